@@ -1,0 +1,37 @@
+# Everyday commands. `make test` is the README's test command and what CI runs.
+PYTHON := .venv/bin/python
+STACK ?= dev
+# The kind stack keeps its state in a local file backend beside the repo, and encrypts
+# its secrets with a passphrase (empty unless you set one): no Pulumi Cloud account needed.
+export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.pulumi-state
+export PULUMI_CONFIG_PASSPHRASE ?=
+
+.PHONY: test plan render crds kind-up kind-down
+
+.venv/bin/python: pyproject.toml
+	python3 -m venv .venv
+	$(PYTHON) -m pip install --quiet --upgrade pip
+	$(PYTHON) -m pip install --quiet -e ".[test]"
+	touch $@
+
+test: .venv/bin/python
+	$(PYTHON) -m mypy
+	@$(PYTHON) -m pytest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
+
+plan: .venv/bin/python
+	$(PYTHON) -m stacks plan $(STACK)
+
+render: .venv/bin/python
+	$(PYTHON) -m stacks render $(STACK) --out out/$(STACK)
+
+crds: .venv/bin/python
+	$(PYTHON) scripts/fetch_crds.py
+
+kind-up: .venv/bin/python
+	mkdir -p .pulumi-state
+	pulumi stack select kind --create --secrets-provider passphrase
+	pulumi up --stack kind --yes
+
+kind-down:
+	pulumi destroy --stack kind --yes

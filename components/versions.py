@@ -1,0 +1,60 @@
+"""The one pin table: every upstream version, chart repository, manifest URL and image.
+
+Nothing else in the repo writes a version literal. The README's version table is
+generated from `PINS` (`python -m stacks versions`) and a test keeps the two in step.
+Re-check each entry's `source` on an upgrade.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class PinKind(str, Enum):
+    HELM = "helm chart"
+    KUSTOMIZE = "kustomize tree"
+    MANIFEST = "release manifest"
+    IMAGE = "container image"
+    TOOL = "tool"
+
+
+@dataclass(frozen=True)
+class Pin:
+    """One upstream artefact at one version, and where that fact was checked."""
+
+    name: str
+    kind: PinKind
+    version: str
+    location: str
+    source: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.version}"
+
+
+KIND_VERSION = Pin(
+    name="kind",
+    kind=PinKind.TOOL,
+    version="v0.33.0",
+    location="https://github.com/kubernetes-sigs/kind/releases/tag/v0.33.0",
+    source="kind v0.33.0 release notes (pre-built images list)",
+)
+KIND_NODE_IMAGE = Pin(
+    name="kindest/node",
+    kind=PinKind.IMAGE,
+    version="v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d",
+    location="docker.io/kindest/node",
+    source="kind v0.33.0 release notes, images pre-built for that release; 1.34 is the Kubernetes "
+    "minor the pinned Kubeflow release is tested on",
+)
+
+PINS: tuple[Pin, ...] = (KIND_VERSION, KIND_NODE_IMAGE)
+
+
+def image(pin: Pin) -> str:
+    """The full image reference of an IMAGE pin (`repo:tag` or `repo@digest`)."""
+    if pin.kind is not PinKind.IMAGE:
+        raise ValueError(f"{pin.name} is a {pin.kind.value}, not an image")
+    return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"

@@ -1,0 +1,79 @@
+"""The cluster a stack asks for, and the one Kubernetes provider every in-cluster component uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+import yaml
+
+from stacks.schema import GkeCluster, KindCluster, PlatformConfig
+
+# GKE's kubectl auth plugin (cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl).
+GKE_AUTH_PLUGIN = "gke-gcloud-auth-plugin"
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """What the in-cluster layers get from infra: a provider, and the kubeconfig (secret)."""
+
+    name: str
+    provider: k8s.Provider
+    kubeconfig: pulumi.Output[str]
+
+
+def gke_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
+    """A kubeconfig that authenticates through gke-gcloud-auth-plugin (no static credentials)."""
+    context = f"gke-{name}"
+    document = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [
+            {"name": context, "cluster": {"server": f"https://{endpoint}", "certificate-authority-data": ca_certificate}}
+        ],
+        "contexts": [{"name": context, "context": {"cluster": context, "user": context}}],
+        "current-context": context,
+        "users": [
+            {
+                "name": context,
+                "user": {
+                    "exec": {
+                        "apiVersion": "client.authentication.k8s.io/v1beta1",
+                        "command": GKE_AUTH_PLUGIN,
+                        "provideClusterInfo": True,
+                        "installHint": "gcloud components install gke-gcloud-auth-plugin",
+                    }
+                },
+            }
+        ],
+    }
+    return yaml.safe_dump(document, sort_keys=False)
+
+
+def build_cluster(config: PlatformConfig) -> Cluster:
+    """The cluster of the stack (GKE, a new kind cluster, or an existing context) and its provider."""
+    from infra.gke import Gke
+    from infra.kind import Kind
+
+    spec = config.cluster
+    provider_args: k8s.ProviderArgs
+    kubeconfig: pulumi.Output[str]
+    if isinstance(spec, GkeCluster):
+        gke = Gke(spec.name, config, spec)
+        plain: pulumi.Output[str] = pulumi.Output.all(gke.endpoint, gke.ca_certificate).apply(
+            lambda parts: gke_kubeconfig(spec.name, parts[0], parts[1])
+        )
+        kubeconfig = pulumi.Output.secret(plain)
+        provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig)
+    elif isinstance(spec, KindCluster) and spec.existing_context:
+        # The provider reads the user's own kubeconfig; nothing of it enters the state.
+        kubeconfig = pulumi.Output.secret("")
+        provider_args = k8s.ProviderArgs(context=spec.existing_context)
+    else:
+        assert isinstance(spec, KindCluster)
+        kind = Kind(spec.name, spec)
+        kubeconfig = kind.kubeconfig
+        provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig)
+    provider = k8s.Provider("k8s", provider_args)
+    return Cluster(name=spec.name, provider=provider, kubeconfig=kubeconfig)

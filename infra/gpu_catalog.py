@@ -1,0 +1,136 @@
+"""GPU catalog: which GKE accelerator rides on which machine types, as data in one place.
+
+Source: Google Cloud docs "GPU machine types" (cloud.google.com/compute/docs/gpus),
+"Running multi-instance GPUs" (GKE, MIG partition sizes), "About GPU obtainability
+with flex-start / queued provisioning" and "Compact placement" pages, as read in
+Nov 2026. Re-check them when adding a GPU or a machine family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    """One GKE accelerator type (the name NAP limits and node labels use)."""
+
+    name: str
+    machine_types: Mapping[str, tuple[int, ...]]
+    """machine type -> the GPU counts it can carry (fixed for A2/A3/A4/G2; N1 attaches 1/2/4/8)."""
+    mig_partitions: tuple[str, ...] = ()
+    compact_placement: bool = False
+    dws: bool = False
+    """Dynamic Workload Scheduler: queued provisioning and flex-start."""
+    fast_socket: bool = True
+    memory_gib: int = 0
+
+    def gpus_per_node(self, machine_type: str) -> int:
+        """GPUs a node of this machine type carries (the largest count it allows)."""
+        return max(self.machine_types[machine_type])
+
+    @property
+    def family(self) -> str:
+        return sorted({m.split("-")[0] for m in self.machine_types})[0]
+
+
+def _fixed(prefix: str, counts: Mapping[str, int]) -> Mapping[str, tuple[int, ...]]:
+    return {f"{prefix}-{suffix}": (n,) for suffix, n in counts.items()}
+
+
+_N1_COUNTS = (1, 2, 4)
+_N1_TYPES = [f"n1-standard-{n}" for n in (1, 2, 4, 8, 16, 32, 64, 96)] + [
+    f"n1-highmem-{n}" for n in (2, 4, 8, 16, 32, 64, 96)
+]
+
+_CATALOG: tuple[Accelerator, ...] = (
+    Accelerator(
+        name="nvidia-tesla-t4",
+        machine_types={m: _N1_COUNTS for m in _N1_TYPES},
+        fast_socket=False,
+        memory_gib=16,
+    ),
+    Accelerator(
+        name="nvidia-l4",
+        machine_types=_fixed(
+            "g2-standard",
+            {"4": 1, "8": 1, "12": 1, "16": 1, "24": 2, "32": 1, "48": 4, "96": 8},
+        ),
+        compact_placement=True,
+        dws=True,
+        memory_gib=24,
+    ),
+    Accelerator(
+        name="nvidia-tesla-a100",
+        machine_types={
+            **_fixed("a2-highgpu", {"1g": 1, "2g": 2, "4g": 4, "8g": 8}),
+            "a2-megagpu-16g": (16,),
+        },
+        mig_partitions=("1g.5gb", "2g.10gb", "3g.20gb", "7g.40gb"),
+        compact_placement=True,
+        dws=True,
+        memory_gib=40,
+    ),
+    Accelerator(
+        name="nvidia-a100-80gb",
+        machine_types=_fixed("a2-ultragpu", {"1g": 1, "2g": 2, "4g": 4, "8g": 8}),
+        mig_partitions=("1g.10gb", "2g.20gb", "3g.40gb", "7g.80gb"),
+        compact_placement=True,
+        dws=True,
+        memory_gib=80,
+    ),
+    Accelerator(
+        name="nvidia-h100-80gb",
+        machine_types=_fixed("a3-highgpu", {"1g": 1, "2g": 2, "4g": 4, "8g": 8}),
+        mig_partitions=("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"),
+        compact_placement=True,
+        dws=True,
+        memory_gib=80,
+    ),
+    Accelerator(
+        name="nvidia-h100-mega-80gb",
+        machine_types={"a3-megagpu-8g": (8,)},
+        mig_partitions=("1g.10gb", "1g.20gb", "2g.20gb", "3g.40gb", "7g.80gb"),
+        compact_placement=True,
+        dws=True,
+        memory_gib=80,
+    ),
+    Accelerator(
+        name="nvidia-h200-141gb",
+        machine_types={"a3-ultragpu-8g": (8,)},
+        mig_partitions=("1g.18gb", "1g.35gb", "2g.35gb", "3g.71gb", "4g.71gb", "7g.141gb"),
+        compact_placement=True,
+        dws=True,
+        memory_gib=141,
+    ),
+    Accelerator(
+        name="nvidia-b200",
+        machine_types={"a4-highgpu-8g": (8,)},
+        compact_placement=True,
+        dws=True,
+        memory_gib=180,
+    ),
+)
+
+ACCELERATORS: Mapping[str, Accelerator] = MappingProxyType({a.name: a for a in _CATALOG})
+
+
+def accelerator(name: str) -> Accelerator:
+    """The catalog entry for `name`; KeyError names the known accelerators."""
+    try:
+        return ACCELERATORS[name]
+    except KeyError:
+        raise KeyError(f"unknown accelerator {name!r}; known: {', '.join(ACCELERATORS)}") from None
+
+
+def describe_machine_types(acc: Accelerator) -> str:
+    """A short human list of the machine types an accelerator rides on, for error messages."""
+    names = list(acc.machine_types)
+    if len(names) <= 4:
+        return ", ".join(names)
+    return f"{names[0]} … {names[-1]}"
+
+
+__all__ = ["ACCELERATORS", "Accelerator", "accelerator", "describe_machine_types"]

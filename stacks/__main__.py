@@ -1,0 +1,116 @@
+"""`python -m stacks plan|render|versions`: the program, offline, for people and CI.
+
+plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
+render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml
+versions                   print the README's version table from the pin table
+reference                  print the README's stack-file reference from the schema
+
+<stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
+A bad stack file prints every problem and exits 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from stacks.config import ConfigError, load, stack_file
+from stacks.plan import Plan, Recorded, evaluate
+
+EXIT_CONFIG_ERROR = 2
+
+
+def stack_name(name_or_path: str) -> str:
+    """`dev` and `stacks/Pulumi.dev.yaml` both name the stack `dev`."""
+    name = stack_file(name_or_path).name
+    return name.removeprefix("Pulumi.").rsplit(".", 1)[0]
+
+
+def plan_for(name_or_path: str) -> Plan:
+    return evaluate(load(name_or_path), stack_name(name_or_path))
+
+
+def format_tree(plan: Plan) -> str:
+    lines = [f"stack {plan.stack}: {len(plan.resources)} resources"]
+
+    def walk(node: Recorded | None, prefix: str) -> None:
+        children = plan.children(node)
+        for i, child in enumerate(children):
+            last = i == len(children) - 1
+            provider = f"  [provider {child.provider_urn.rsplit('::', 1)[-1]}]" if child.provider_urn else ""
+            lines.append(f"{prefix}{'└─ ' if last else '├─ '}{child.type}  {child.name}{provider}")
+            walk(child, prefix + ("   " if last else "│  "))
+
+    walk(None, "")
+    lines.append("")
+    lines.append("counts by type:")
+    width = max((len(t) for t in plan.counts()), default=0)
+    lines += [f"  {t:<{width}}  {n}" for t, n in plan.counts().items()]
+    return "\n".join(lines)
+
+
+def plan_json(plan: Plan) -> str:
+    resources = [
+        {
+            "type": r.type,
+            "name": r.name,
+            "urn": r.urn,
+            "parent": r.parent,
+            "provider": r.provider_urn,
+            "dependencies": list(r.dependencies),
+            "inputs": r.inputs,
+        }
+        for r in plan.resources
+    ]
+    return json.dumps({"stack": plan.stack, "resources": resources, "outputs": plan.outputs}, indent=2, sort_keys=True)
+
+
+def versions_table() -> str:
+    from components.versions import PINS
+
+    lines = ["| upstream | kind | version | from |", "|---|---|---|---|"]
+    lines += [f"| {p.name} | {p.kind.value} | `{p.version}` | {p.location} |" for p in PINS]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m stacks", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    plan_cmd = commands.add_parser("plan", help="print the resource tree of a stack, offline")
+    plan_cmd.add_argument("stack")
+    plan_cmd.add_argument("--json", action="store_true", help="every resource with inputs and dependencies")
+    render_cmd = commands.add_parser("render", help="write objects.yaml and upstream.yaml")
+    render_cmd.add_argument("stack")
+    render_cmd.add_argument("--out", type=Path, required=True)
+    commands.add_parser("versions", help="print the README version table from the pin table")
+    commands.add_parser("reference", help="print the README stack-file reference from the schema")
+    args = parser.parse_args(argv)
+
+    if args.command == "versions":
+        print(versions_table())
+        return 0
+    if args.command == "reference":
+        from stacks.reference import reference
+
+        print(reference())
+        return 0
+    try:
+        plan = plan_for(args.stack)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    if args.command == "plan":
+        print(plan_json(plan) if args.json else format_tree(plan))
+    else:
+        from stacks.render import write
+
+        for path in write(plan, args.out):
+            print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

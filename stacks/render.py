@@ -1,0 +1,128 @@
+"""What a plan installs, as files a reviewer can read and diff:
+
+- `objects.yaml`: every Kubernetes object our code authors, multi-document, in apply order;
+- `upstream.yaml`: every Helm chart, kustomize tree and release manifest we install,
+  with its version and values.
+
+Same stack file, same bytes: mappings are key-sorted, documents sorted by apply order.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from stacks.plan import Plan, Recorded
+
+HELM_CHART = "kubernetes:helm.sh/v4:Chart"
+HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
+KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
+CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
+UPSTREAM_TYPES = (HELM_CHART, HELM_RELEASE, KUSTOMIZE, CONFIG_FILE)
+K8S_PROVIDER = "pulumi:providers:kubernetes"
+
+# Like Helm's install order (helm/pkg/release/util/kind_sorter.go): what others need comes first.
+APPLY_ORDER = (
+    "Namespace",
+    "CustomResourceDefinition",
+    "PriorityClass",
+    "ServiceAccount",
+    "Secret",
+    "ConfigMap",
+    "ClusterRole",
+    "ClusterRoleBinding",
+    "Role",
+    "RoleBinding",
+    "ResourceQuota",
+    "LimitRange",
+    "NetworkPolicy",
+    "Service",
+    "DaemonSet",
+    "Deployment",
+    "StatefulSet",
+    "Job",
+)
+
+
+def is_authored_object(resource: Recorded) -> bool:
+    """A Kubernetes object our code builds itself (not a chart, tree or provider)."""
+    return (
+        resource.custom
+        and resource.type.startswith("kubernetes:")
+        and resource.type not in UPSTREAM_TYPES
+        and resource.type != K8S_PROVIDER
+    )
+
+
+def _sorted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _sorted(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_sorted(v) for v in value]
+    return value
+
+
+def manifest(resource: Recorded) -> dict[str, Any]:
+    """The object as it would be applied: apiVersion, kind, metadata first, the rest sorted."""
+    body = _sorted(resource.inputs)
+    head = {k: body.pop(k) for k in ("apiVersion", "kind", "metadata") if k in body}
+    return {**head, **body}
+
+
+def _apply_rank(obj: dict[str, Any]) -> tuple[int, str, str, str, str]:
+    kind = obj.get("kind", "")
+    rank = APPLY_ORDER.index(kind) if kind in APPLY_ORDER else len(APPLY_ORDER)
+    meta = obj.get("metadata", {})
+    return (rank, obj.get("apiVersion", ""), kind, meta.get("namespace", ""), meta.get("name", ""))
+
+
+def authored_objects(plan: Plan) -> list[dict[str, Any]]:
+    """Every object we author, in apply order."""
+    return sorted((manifest(r) for r in plan.resources if is_authored_object(r)), key=_apply_rank)
+
+
+def _component(plan: Plan, resource: Recorded) -> str:
+    for ancestor in plan.ancestors(resource):
+        if ancestor.type.startswith("mlplatform:"):
+            return ancestor.name
+    return ""
+
+
+def upstream_entry(plan: Plan, resource: Recorded) -> dict[str, Any]:
+    """One installed upstream artefact: what, from where, at which version, with which values."""
+    inputs = resource.inputs
+    entry: dict[str, Any] = {"name": resource.name, "component": _component(plan, resource)}
+    if resource.type in (HELM_CHART, HELM_RELEASE):
+        repo = (inputs.get("repositoryOpts") or {}).get("repo")
+        entry.update(
+            kind="helm",
+            chart=inputs.get("chart"),
+            repository=repo,
+            version=inputs.get("version"),
+            namespace=inputs.get("namespace"),
+            values=inputs.get("values", {}),
+        )
+    elif resource.type == KUSTOMIZE:
+        entry.update(kind="kustomize", directory=inputs.get("directory"), namespace=inputs.get("namespace"))
+    else:
+        entry.update(kind="manifest", files=inputs.get("files"))
+    return _sorted({k: v for k, v in entry.items() if v is not None})
+
+
+def upstream(plan: Plan) -> list[dict[str, Any]]:
+    entries = [upstream_entry(plan, r) for r in plan.resources if r.type in UPSTREAM_TYPES]
+    return sorted(entries, key=lambda e: (e["component"], e["name"]))
+
+
+def dump_all(documents: list[dict[str, Any]]) -> str:
+    return yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, width=120)
+
+
+def write(plan: Plan, out: Path) -> tuple[Path, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    objects_path, upstream_path = out / "objects.yaml", out / "upstream.yaml"
+    objects_path.write_text(dump_all(authored_objects(plan)))
+    upstream_path.write_text(yaml.safe_dump({"stack": plan.stack, "installs": upstream(plan)}, sort_keys=False))
+    return objects_path, upstream_path

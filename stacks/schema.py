@@ -1,0 +1,537 @@
+"""The one schema of a stack file: what `stacks/Pulumi.<env>.yaml` may say.
+
+Field aliases are the keys a platform team writes (camelCase, and the namespaced
+top-level keys `gcp:project`, `mlplatform:cluster`, ...), so every error path reads
+exactly like the stack file. Defaults live on the fields; a field whose change
+replaces live infrastructure says so in its description ("replaces ...").
+
+Checks that span one model raise `problem(field, message)` so that the path names the
+field; checks that span the whole stack (pools vs autoprovisioning, teams vs pools)
+live in `cross_checks` and run once every part has its type.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from enum import Enum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    EmailStr,
+    Field,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
+from pydantic_core import PydanticCustomError
+
+from infra.gpu_catalog import ACCELERATORS, describe_machine_types
+
+DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+# Kubernetes resource.Quantity, e.g. 64, 500m, 256Gi (k8s.io/apimachinery/pkg/api/resource).
+QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
+GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
+GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+# Namespaces a team must never take: the cluster's, Kubeflow's and the operators'.
+RESERVED_NAMESPACES = frozenset(
+    {
+        "default",
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        "kubeflow",
+        "kubeflow-system",
+        "istio-system",
+        "auth",
+        "oauth2-proxy",
+        "cert-manager",
+        "kueue-system",
+        "kuberay-system",
+        "jobset-system",
+        "monitoring",
+        "gpu-operator",
+        "gke-managed-system",
+        "gmp-system",
+        "gmp-public",
+    }
+)
+
+
+def problem(field: str, message: str) -> PydanticCustomError:
+    """A validation error attributed to `field` of the model that raises it."""
+    return PydanticCustomError("config", message, {"field": field})
+
+
+class Model(BaseModel):
+    """Base of every stack-file model: camelCase keys, unknown keys rejected."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        extra="forbid",
+        frozen=True,
+        use_enum_values=False,
+    )
+
+
+def _dns_label(value: str, max_length: int) -> str:
+    if len(value) > max_length or not DNS_LABEL.match(value):
+        raise ValueError(
+            f"{value!r} is not a valid name: use lowercase letters, digits and '-', "
+            f"start with a letter, at most {max_length} characters"
+        )
+    return value
+
+
+ShortName = Annotated[str, AfterValidator(lambda v: _dns_label(v, 40))]
+"""GKE caps cluster and node pool names at 40 characters."""
+
+
+# --- cluster ------------------------------------------------------------------------
+
+
+class Environment(str, Enum):
+    DEV = "dev"
+    STAGING = "staging"
+    PROD = "prod"
+    CI = "ci"
+
+
+class ReleaseChannel(str, Enum):
+    RAPID = "RAPID"
+    REGULAR = "REGULAR"
+    STABLE = "STABLE"
+
+
+class Provisioning(str, Enum):
+    """How a GPU pool obtains its VMs."""
+
+    ON_DEMAND = "on-demand"
+    SPOT = "spot"
+    QUEUED = "queued"
+    """Dynamic Workload Scheduler queued provisioning (ProvisioningRequest, all-or-nothing)."""
+    FLEX_START = "flex-start"
+    """Dynamic Workload Scheduler flex-start: best-effort VMs for up to 7 days."""
+    RESERVATION = "reservation"
+
+
+class SharingStrategy(str, Enum):
+    TIME_SHARING = "time-sharing"
+    MPS = "mps"
+    MIG = "mig"
+
+
+class DriverVersion(str, Enum):
+    LATEST = "LATEST"
+    DEFAULT = "DEFAULT"
+    INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
+
+
+class GpuSharing(Model):
+    """Several pods on one GPU. Changing it replaces the pool."""
+
+    strategy: SharingStrategy
+    max_shared_clients: int | None = Field(
+        default=None, ge=2, le=48, description="time-sharing / mps: pods per GPU."
+    )
+    partition_size: str | None = Field(
+        default=None, description="mig: the MIG profile, e.g. 1g.10gb."
+    )
+
+    @model_validator(mode="after")
+    def _strategy_fields(self) -> GpuSharing:
+        if self.strategy is SharingStrategy.MIG:
+            if self.partition_size is None:
+                raise problem("partitionSize", "mig needs partitionSize, e.g. 1g.10gb")
+            if self.max_shared_clients is not None:
+                raise problem("maxSharedClients", "mig takes partitionSize, not maxSharedClients")
+        else:
+            if self.max_shared_clients is None:
+                raise problem(
+                    "maxSharedClients",
+                    f"{self.strategy.value} needs maxSharedClients (2..48 pods per GPU)",
+                )
+            if self.partition_size is not None:
+                raise problem("partitionSize", "partitionSize is only for strategy mig")
+        return self
+
+
+class SystemPool(Model):
+    """The small CPU pool that runs the platform's controllers."""
+
+    machine_type: str = Field(default="e2-standard-8", description="Replaces the pool.")
+    min: int = Field(default=1, ge=1, le=100)
+    max: int = Field(default=3, ge=1, le=1000)
+    disk_size_gb: int = Field(default=100, ge=20, le=4096, description="Replaces the pool.")
+
+    @model_validator(mode="after")
+    def _min_le_max(self) -> SystemPool:
+        if self.min > self.max:
+            raise problem("min", f"min {self.min} is above max {self.max}; lower min or raise max")
+        return self
+
+
+class GpuPool(Model):
+    """One GPU node pool. Accelerator, machine type, sharing, driver, taints and
+    labels replace the pool when changed; sizes do not."""
+
+    name: ShortName = Field(description="Node pool name, also the runtime suffix (torch-distributed-<name>).")
+    accelerator: str = Field(description="GKE accelerator name, e.g. nvidia-l4. Replaces the pool.")
+    machine_type: str = Field(description="A machine type that carries the accelerator. Replaces the pool.")
+    min: int = Field(default=0, ge=0, le=1000, description="Nodes per zone at least; 0 lets the pool idle at no cost.")
+    max: int = Field(ge=1, le=1000, description="Nodes per zone at most.")
+    provisioning: Provisioning = Provisioning.ON_DEMAND
+    reservation: str | None = Field(default=None, description="Reservation name, with provisioning: reservation.")
+    compact_placement: bool = Field(default=False, description="COMPACT placement policy (one zone). Replaces the pool.")
+    zones: list[str] | None = Field(default=None, description="Node locations; default: the cluster's.")
+    gvnic: bool = True
+    fast_socket: bool = Field(default=False, description="NCCL Fast Socket (needs gvnic).")
+    sharing: GpuSharing | None = None
+    driver_version: DriverVersion = Field(default=DriverVersion.LATEST, description="Replaces the pool.")
+    disk_size_gb: int = Field(default=200, ge=50, le=65536, description="Replaces the pool.")
+
+    @field_validator("zones")
+    @classmethod
+    def _zones(cls, zones: list[str] | None) -> list[str] | None:
+        for zone in zones or []:
+            if not GCP_ZONE.match(zone):
+                raise ValueError(f"{zone!r} is not a GCP zone such as us-central1-a")
+        return zones
+
+    @model_validator(mode="after")
+    def _fits_catalog(self) -> GpuPool:
+        acc = ACCELERATORS.get(self.accelerator)
+        if acc is None:
+            raise problem(
+                "accelerator",
+                f"unknown accelerator {self.accelerator!r}; use one of {', '.join(ACCELERATORS)}",
+            )
+        if self.machine_type not in acc.machine_types:
+            raise problem(
+                "machineType",
+                f"{self.machine_type!r} cannot carry {acc.name}; use one of "
+                f"{describe_machine_types(acc)}",
+            )
+        if self.min > self.max:
+            raise problem("min", f"min {self.min} is above max {self.max}; lower min or raise max")
+        dws = self.provisioning in (Provisioning.QUEUED, Provisioning.FLEX_START)
+        if dws and not acc.dws:
+            raise problem(
+                "provisioning",
+                f"{self.provisioning.value} is not offered for {acc.name}; use on-demand, spot or reservation",
+            )
+        if dws and self.min != 0:
+            raise problem("min", f"{self.provisioning.value} pools start empty; set min to 0")
+        if (self.provisioning is Provisioning.RESERVATION) != (self.reservation is not None):
+            raise problem(
+                "reservation",
+                "set reservation (the reservation's name) exactly when provisioning is reservation",
+            )
+        if self.compact_placement:
+            if not acc.compact_placement:
+                raise problem("compactPlacement", f"{acc.family} machines do not support compact placement; remove it")
+            if self.zones is None or len(self.zones) != 1:
+                raise problem("zones", "compactPlacement keeps nodes in one zone; set zones to exactly one zone")
+        if self.fast_socket and not self.gvnic:
+            raise problem("fastSocket", "NCCL Fast Socket needs gvnic: true")
+        if self.fast_socket and not acc.fast_socket:
+            raise problem("fastSocket", f"NCCL Fast Socket is not supported on {acc.name}; remove it")
+        if self.sharing and self.sharing.strategy is SharingStrategy.MIG:
+            if self.sharing.partition_size not in acc.mig_partitions:
+                allowed = ", ".join(acc.mig_partitions) or "none: this GPU has no MIG"
+                raise problem(
+                    "sharing",
+                    f"partitionSize {self.sharing.partition_size!r} is not a MIG profile of "
+                    f"{acc.name}; use one of {allowed}",
+                )
+        return self
+
+    @property
+    def gpus_per_node(self) -> int:
+        return ACCELERATORS[self.accelerator].gpus_per_node(self.machine_type)
+
+
+class Autoprovisioning(Model):
+    """Node auto-provisioning (NAP): GKE creates pools for pending pods within these limits.
+
+    The limits are cluster-wide totals over every autoscaled pool, so each GPU pool's
+    accelerator needs one (by accelerator name, e.g. nvidia-l4) or that pool cannot grow.
+    """
+
+    enabled: bool = False
+    limits: dict[str, int] = Field(
+        default_factory=dict,
+        description="cpu (cores), memory (GiB) and GPUs per accelerator name.",
+    )
+
+    @model_validator(mode="after")
+    def _limits(self) -> Autoprovisioning:
+        for key, value in self.limits.items():
+            if key not in ("cpu", "memory") and key not in ACCELERATORS:
+                hint = " (NAP uses accelerator names)" if key.startswith("nvidia.com") else ""
+                raise problem(
+                    f"limits.{key}",
+                    f"unknown limit {key!r}{hint}; use cpu, memory or one of {', '.join(ACCELERATORS)}",
+                )
+            if value < 0:
+                raise problem(f"limits.{key}", f"limit {value} is negative; use 0 or more")
+        if self.enabled:
+            missing = [k for k in ("cpu", "memory") if k not in self.limits]
+            if missing:
+                raise problem("limits", f"enabled autoprovisioning needs limits for {' and '.join(missing)}")
+        return self
+
+
+class AuthorizedNetwork(Model):
+    cidr: ipaddress.IPv4Network
+    name: str
+
+
+class Network(Model):
+    """The VPC the cluster gets. Changing any range replaces the network and the cluster."""
+
+    subnet_cidr: ipaddress.IPv4Network = ipaddress.IPv4Network("10.0.0.0/20")
+    pods_cidr: ipaddress.IPv4Network = ipaddress.IPv4Network("10.16.0.0/14")
+    services_cidr: ipaddress.IPv4Network = ipaddress.IPv4Network("10.20.0.0/20")
+    master_cidr: ipaddress.IPv4Network = Field(
+        default=ipaddress.IPv4Network("172.16.0.0/28"),
+        description="Control-plane range of a private cluster; must be a /28.",
+    )
+
+    @model_validator(mode="after")
+    def _ranges(self) -> Network:
+        if self.master_cidr.prefixlen != 28:
+            raise problem("masterCidr", f"{self.master_cidr} must be a /28 range, e.g. 172.16.0.0/28")
+        ranges = {
+            "subnetCidr": self.subnet_cidr,
+            "podsCidr": self.pods_cidr,
+            "servicesCidr": self.services_cidr,
+            "masterCidr": self.master_cidr,
+        }
+        names = list(ranges)
+        for i, a in enumerate(names):
+            for b in names[i + 1 :]:
+                if ranges[a].overlaps(ranges[b]):
+                    raise problem(b, f"{ranges[b]} overlaps {a} {ranges[a]}; pick a disjoint range")
+        return self
+
+
+class GkeCluster(Model):
+    """A GKE Standard cluster with a system pool, GPU pools and NAP."""
+
+    kind: Literal["gke"]
+    name: ShortName = Field(description="Cluster name. Replaces the cluster.")
+    location: str = Field(description="Region (regional cluster) or zone. Replaces the cluster.")
+    release_channel: ReleaseChannel = ReleaseChannel.REGULAR
+    private_nodes: bool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
+    master_authorized_networks: list[AuthorizedNetwork] = Field(
+        default_factory=list, description="CIDRs allowed to reach the control plane; empty: any."
+    )
+    network: Network = Network()
+    system_pool: SystemPool = SystemPool()
+    gpu_pools: list[GpuPool] = Field(default_factory=list)
+    autoprovisioning: Autoprovisioning = Autoprovisioning()
+    deletion_protection: bool | None = Field(
+        default=None, description="Default: on for prod stacks, off otherwise."
+    )
+    managed_prometheus: bool = Field(default=False, description="Google Cloud Managed Service for Prometheus.")
+    image_streaming: bool = True
+    gcs_fuse: bool = Field(default=True, description="GCS Fuse CSI driver add-on (team buckets as volumes).")
+    gateway_api: bool = True
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, value: str) -> str:
+        if not (GCP_REGION.match(value) or GCP_ZONE.match(value)):
+            raise ValueError(f"{value!r} is neither a GCP region (us-central1) nor a zone (us-central1-a)")
+        return value
+
+    @model_validator(mode="after")
+    def _pools(self) -> GkeCluster:
+        seen: set[str] = set()
+        for i, pool in enumerate(self.gpu_pools):
+            if pool.name in seen:
+                raise problem(f"gpuPools[{i}].name", f"duplicate pool name {pool.name!r}; pool names must be unique")
+            if pool.name == "system":
+                raise problem(f"gpuPools[{i}].name", "'system' is the system pool's name; pick another")
+            seen.add(pool.name)
+            for zone in pool.zones or []:
+                if not zone.startswith(self.region):
+                    raise problem(
+                        f"gpuPools[{i}].zones",
+                        f"zone {zone!r} is outside the cluster's region {self.region}",
+                    )
+        return self
+
+    @property
+    def region(self) -> str:
+        return self.location if GCP_REGION.match(self.location) else self.location.rsplit("-", 1)[0]
+
+
+class KindCluster(Model):
+    """A local kind cluster, for development and ephemeral CI clusters."""
+
+    kind: Literal["kind"]
+    name: ShortName = "mlplatform"
+    workers: int = Field(default=2, ge=1, le=8)
+    existing_context: str | None = Field(
+        default=None,
+        description="Use this kubeconfig context instead of creating a cluster.",
+    )
+
+
+Cluster = Annotated[Union[GkeCluster, KindCluster], Field(discriminator="kind")]
+
+
+# --- teams ----------------------------------------------------------------------------
+
+
+class Role(str, Enum):
+    EDIT = "edit"
+    VIEW = "view"
+
+
+class Contributor(Model):
+    email: EmailStr
+    role: Role
+
+
+class TeamQuota(Model):
+    gpus: dict[str, int] = Field(default_factory=dict, description="GPUs per accelerator name.")
+    cpu: str = Field(default="32", description="Kubernetes quantity, e.g. 64 or 500m.")
+    memory: str = Field(default="128Gi", description="Kubernetes quantity, e.g. 256Gi.")
+
+    @field_validator("cpu", "memory", mode="before")
+    @classmethod
+    def _quantity(cls, value: object) -> str:
+        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+        if not isinstance(text, str) or not QUANTITY.match(text):
+            raise ValueError(f"{value!r} is not a Kubernetes quantity such as 64, 500m or 256Gi")
+        return text
+
+    @model_validator(mode="after")
+    def _gpus(self) -> TeamQuota:
+        for name, count in self.gpus.items():
+            if count < 0:
+                raise problem(f"gpus.{name}", f"quota {count} is negative; use 0 or more")
+        return self
+
+
+class Team(Model):
+    name: str = Field(description="Profile and namespace name.")
+    owner: EmailStr
+    contributors: list[Contributor] = Field(default_factory=list)
+    quota: TeamQuota = TeamQuota()
+
+    @field_validator("name")
+    @classmethod
+    def _team_name(cls, value: str) -> str:
+        _dns_label(value, 63)
+        if value in RESERVED_NAMESPACES or value.startswith("kube-"):
+            raise ValueError(f"{value!r} is a reserved namespace; pick another team name")
+        return value
+
+    @model_validator(mode="after")
+    def _people(self) -> Team:
+        seen: set[str] = set()
+        for i, person in enumerate(self.contributors):
+            email = person.email.lower()
+            if email == self.owner.lower():
+                raise problem(f"contributors[{i}].email", f"{person.email} is the owner; remove them from contributors")
+            if email in seen:
+                raise problem(f"contributors[{i}].email", f"{person.email} is listed twice; keep one entry")
+            seen.add(email)
+        return self
+
+
+# --- the whole stack ------------------------------------------------------------------
+
+
+class Components(Model):
+    """In-cluster components. Each upstream project gets its slot as it is implemented."""
+
+
+class PlatformConfig(Model):
+    """Everything a stack file may say, keyed as it is written."""
+
+    project: str | None = Field(default=None, alias="gcp:project", description="GCP project; required for gke.")
+    environment: Environment = Field(
+        default=Environment.DEV,
+        alias="mlplatform:environment",
+        description="prod turns deletion protection on and the prod policy rules.",
+    )
+    cluster: Cluster = Field(alias="mlplatform:cluster", description="The cluster; `kind` picks the model.")
+    components: Components = Field(
+        default=Components(), alias="mlplatform:components", description="In-cluster components."
+    )
+    teams: list[Team] = Field(
+        default_factory=list, alias="mlplatform:teams", description="One Kubeflow profile namespace each."
+    )
+
+    @property
+    def deletion_protection(self) -> bool:
+        cluster = self.cluster
+        if isinstance(cluster, GkeCluster) and cluster.deletion_protection is not None:
+            return cluster.deletion_protection
+        return self.environment is Environment.PROD
+
+
+def missing_keys(raw: dict[str, Any]) -> list[tuple[str, str]]:
+    """Keys one part of the stack makes required elsewhere; checked on the raw file so
+    they are reported together with every type error."""
+    cluster = raw.get("mlplatform:cluster")
+    if isinstance(cluster, dict) and cluster.get("kind") == "gke" and not raw.get("gcp:project"):
+        return [("gcp:project", "a gke cluster needs the GCP project; set gcp:project")]
+    return []
+
+
+def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
+    """Rules across parts of the stack, as (path, message); run once every part has its type."""
+    problems: list[tuple[str, str]] = []
+    cluster = config.cluster
+    pools = cluster.gpu_pools if isinstance(cluster, GkeCluster) else []
+
+    if isinstance(cluster, GkeCluster):
+        nap = cluster.autoprovisioning
+        if nap.enabled:
+            needed: dict[str, int] = {}
+            for pool in pools:
+                needed[pool.accelerator] = needed.get(pool.accelerator, 0) + pool.max * pool.gpus_per_node
+            for acc, gpus in needed.items():
+                limit = nap.limits.get(acc)
+                if limit is None or limit < gpus:
+                    problems.append(
+                        (
+                            f"mlplatform:cluster.autoprovisioning.limits.{acc}",
+                            f"the GPU pools can grow to {gpus} {acc} GPUs but the limit is "
+                            f"{limit if limit is not None else 'missing'}; set it to at least {gpus}",
+                        )
+                    )
+
+    if config.teams:
+        problems.append(
+            ("mlplatform:teams", "teams need the profiles component, which is not implemented yet; remove them for now")
+        )
+    known_gpus = {p.accelerator for p in pools}
+    if isinstance(cluster, GkeCluster) and cluster.autoprovisioning.enabled:
+        known_gpus |= {k for k in cluster.autoprovisioning.limits if k in ACCELERATORS}
+    seen: set[str] = set()
+    for i, team in enumerate(config.teams):
+        path = f"mlplatform:teams[{i}]"
+        if team.name in seen:
+            problems.append((f"{path}.name", f"duplicate team {team.name!r}; team names must be unique"))
+        seen.add(team.name)
+        for acc in team.quota.gpus:
+            if acc not in known_gpus:
+                have = ", ".join(sorted(known_gpus)) or "none (this stack has no GPU pools)"
+                problems.append(
+                    (
+                        f"{path}.quota.gpus.{acc}",
+                        f"no GPU pool or autoprovisioning limit provides {acc}; use one of: {have}",
+                    )
+                )
+    return problems

@@ -1,0 +1,65 @@
+"""Shared fixtures: stack configs to start from, and plans of them under Pulumi's mocks."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from typing import Any, Callable
+
+import pytest
+
+from stacks.config import load, validate
+from stacks.plan import Plan, evaluate
+
+
+def base_gke() -> dict[str, Any]:
+    """A small valid GKE stack, as a stack file's `config:` mapping."""
+    return {
+        "gcp:project": "acme-test",
+        "mlplatform:cluster": {
+            "kind": "gke",
+            "name": "ml-test",
+            "location": "us-central1",
+            "gpuPools": [
+                {"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2},
+            ],
+            "autoprovisioning": {"enabled": True, "limits": {"cpu": 64, "memory": 256, "nvidia-l4": 8}},
+        },
+    }
+
+
+def base_kind() -> dict[str, Any]:
+    return {"mlplatform:cluster": {"kind": "kind", "name": "ml-test"}}
+
+
+def with_changes(config: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `config` with dotted paths set (`mlplatform:cluster.gpuPools.0.max`); None deletes."""
+    result = copy.deepcopy(config)
+    for path, value in changes.items():
+        top, *rest = path.split(".")
+        keys: list[Any] = [top] + [int(k) if k.isdigit() else k for k in rest]
+        node: Any = result
+        for key in keys[:-1]:
+            node = node[key]
+        if value is None:
+            del node[keys[-1]]
+        else:
+            node[keys[-1]] = value
+    return result
+
+
+@cache
+def _shipped(name: str) -> Plan:
+    return evaluate(load(name), name)
+
+
+@pytest.fixture
+def shipped_plan() -> Callable[[str], Plan]:
+    """The plan of a shipped stack (stacks/Pulumi.<name>.yaml), evaluated once per session."""
+    return _shipped
+
+
+@pytest.fixture
+def plan_of() -> Callable[[dict[str, Any]], Plan]:
+    """The plan of a raw stack config."""
+    return lambda raw: evaluate(validate(raw, "test"), "test")

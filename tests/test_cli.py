@@ -1,0 +1,118 @@
+"""`python -m stacks plan|render|versions` as users and CI call them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stacks.__main__ import EXIT_CONFIG_ERROR, main, versions_table
+from stacks.config import stack_names
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_shipped_stacks() -> None:
+    assert {"dev", "prod", "kind"} <= set(stack_names())
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
+def test_plan_prints_tree_and_counts(stack: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", stack]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"stack {stack}: ")
+    assert "pulumi:providers:kubernetes  k8s" in out
+    assert "counts by type:" in out
+
+
+def test_plan_json_lists_inputs_dependencies_and_masks_secrets(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "dev", "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    by_type = {r["type"]: r for r in plan["resources"]}
+    provider = by_type["pulumi:providers:kubernetes"]
+    assert provider["inputs"]["kubeconfig"] == "[secret]"
+    assert provider["dependencies"], "the provider waits for the cluster"
+    pool = next(r for r in plan["resources"] if r["type"] == "gcp:container/nodePool:NodePool")
+    assert pool["parent"].endswith("mlplatform:infra:GkeCluster::ml-dev")
+    assert "BEGIN CERTIFICATE" not in json.dumps(plan) and "bW9jay1jYQ==" not in json.dumps(plan["outputs"])
+
+
+def test_plan_accepts_a_path(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fork = tmp_path / "Pulumi.team-b.yaml"
+    fork.write_text((REPO / "stacks" / "Pulumi.dev.yaml").read_text().replace("ml-dev", "ml-team-b"))
+    assert main(["plan", str(fork)]) == 0
+    assert "ml-team-b" in capsys.readouterr().out
+
+
+def test_render_is_byte_identical_twice(tmp_path: Path) -> None:
+    for stack in ("dev", "kind"):
+        first, second = tmp_path / f"{stack}-1", tmp_path / f"{stack}-2"
+        assert main(["render", stack, "--out", str(first)]) == 0
+        assert main(["render", stack, "--out", str(second)]) == 0
+        for name in ("objects.yaml", "upstream.yaml"):
+            assert (first / name).read_bytes() == (second / name).read_bytes()
+        assert yaml.safe_load((first / "upstream.yaml").read_text())["stack"] == stack
+
+
+def test_plan_json_is_deterministic(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["plan", "prod", "--json"])
+    first = capsys.readouterr().out
+    main(["plan", "prod", "--json"])
+    assert capsys.readouterr().out == first
+
+
+def test_bad_stack_file_exits_2_without_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "Pulumi.bad.yaml"
+    bad.write_text(
+        "config:\n"
+        "  mlplatform:cluster:\n"
+        "    kind: gke\n"
+        "    name: x1\n"
+        "    location: us-central1\n"
+        "    gpuPools: [{name: a, accelerator: nvidia-l4, machineType: n2-standard-8, max: 1}]\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "stacks", "plan", str(bad)], cwd=REPO, capture_output=True, text=True
+    )
+    assert result.returncode == EXIT_CONFIG_ERROR
+    assert "Traceback" not in result.stderr
+    assert "mlplatform:cluster.gpuPools[0].machineType: 'n2-standard-8' cannot carry nvidia-l4" in result.stderr
+    assert "gcp:project: a gke cluster needs the GCP project" in result.stderr
+    assert result.stdout == "", "nothing is planned for a bad stack"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [("config: [1, 2]\n", "needs a top-level 'config:' mapping"), ("config: {a: [\n", "not valid YAML")],
+)
+def test_unreadable_stack_file(tmp_path: Path, content: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "Pulumi.x.yaml"
+    bad.write_text(content)
+    assert main(["plan", str(bad)]) == EXIT_CONFIG_ERROR
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_stack_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "staging-eu"]) == EXIT_CONFIG_ERROR
+    assert "no such stack file; shipped stacks: dev, kind, prod" in capsys.readouterr().err
+
+
+def test_readme_version_table_matches_pin_table() -> None:
+    assert versions_table() in (REPO / "README.md").read_text()
+
+
+def test_readme_reference_matches_schema() -> None:
+    from stacks.reference import reference
+
+    assert reference() in (REPO / "README.md").read_text()
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    readme = (REPO / "README.md").read_text()
+    ci = (REPO / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == "make test"
+    assert "```sh\nmake test\n```" in readme

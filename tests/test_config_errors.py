@@ -1,0 +1,114 @@
+"""Bad stack files stop at the schema with the path, the value and the fix, all at once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from stacks.config import ConfigError, validate
+from tests.conftest import base_gke, base_kind, with_changes
+
+C = "mlplatform:cluster"
+P0 = f"{C}.gpuPools.0"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One bad stack: what changes from a valid base, and the problem it must report."""
+
+    id: str
+    changes: dict[str, Any]
+    path: str
+    message: str
+    base: str = "gke"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def pool(**fields: Any) -> dict[str, Any]:
+    return {"name": "x", "accelerator": "nvidia-l4", "machineType": "g2-standard-8", "max": 1, **fields}
+
+
+CASES = [
+    Case("wrong type for max", {f"{P0}.max": "lots"}, f"{C}.gpuPools[0].max", "valid integer, unable to parse string as an integer (got 'lots')"),
+    Case("negative max", {f"{P0}.max": -1}, f"{C}.gpuPools[0].max", "greater than or equal to 1"),
+    Case("negative min", {f"{P0}.min": -2}, f"{C}.gpuPools[0].min", "greater than or equal to 0"),
+    Case("min above max", {f"{P0}.min": 3}, f"{C}.gpuPools[0].min", "min 3 is above max 2"),
+    Case("unknown accelerator", {f"{P0}.accelerator": "nvidia-l5"}, f"{C}.gpuPools[0].accelerator", "unknown accelerator 'nvidia-l5'; use one of nvidia-tesla-t4"),
+    Case("machine cannot carry gpu", {f"{P0}.machineType": "n2-standard-8"}, f"{C}.gpuPools[0].machineType", "'n2-standard-8' cannot carry nvidia-l4; use one of g2-standard-4 … g2-standard-96"),
+    Case("h100 on g2", {f"{P0}.accelerator": "nvidia-h100-80gb"}, f"{C}.gpuPools[0].machineType", "cannot carry nvidia-h100-80gb; use one of a3-highgpu-1g, a3-highgpu-2g"),
+    Case("duplicate pool names", {f"{C}.gpuPools": [pool(name="a"), pool(name="a")]}, f"{C}.gpuPools[1].name", "duplicate pool name 'a'"),
+    Case("pool named system", {f"{C}.gpuPools": [pool(name="system")]}, f"{C}.gpuPools[0].name", "'system' is the system pool's name"),
+    Case("bad pool name", {f"{P0}.name": "L4_Pool"}, f"{C}.gpuPools[0].name", "'L4_Pool' is not a valid name"),
+    Case("missing project", {"gcp:project": None}, "gcp:project", "a gke cluster needs the GCP project"),
+    Case("missing cluster", {C: None}, C, "required; add this key"),
+    Case("unknown cluster kind", {f"{C}.kind": "eks"}, f"{C}.kind", "cluster kind must be 'gke' or 'kind' (got 'eks')"),
+    Case("misspelt key", {f"{C}.gpuPool": []}, f"{C}.gpuPool", "unknown key; known keys here: kind, name, location"),
+    Case("misspelt pool key", {f"{P0}.acelerator": "nvidia-l4"}, f"{C}.gpuPools[0].acelerator", "unknown key; known keys here: name, accelerator"),
+    Case("bad location", {f"{C}.location": "mars"}, f"{C}.location", "'mars' is neither a GCP region"),
+    Case("bad provisioning", {f"{P0}.provisioning": "cheap"}, f"{C}.gpuPools[0].provisioning", "'on-demand', 'spot', 'queued', 'flex-start' or 'reservation'"),
+    Case("queued t4", {f"{C}.gpuPools": [pool(accelerator="nvidia-tesla-t4", machineType="n1-standard-8", provisioning="queued")]}, f"{C}.gpuPools[0].provisioning", "queued is not offered for nvidia-tesla-t4"),
+    Case("queued pool min", {f"{P0}.provisioning": "queued", f"{P0}.min": 1}, f"{C}.gpuPools[0].min", "queued pools start empty; set min to 0"),
+    Case("reservation without name", {f"{P0}.provisioning": "reservation"}, f"{C}.gpuPools[0].reservation", "set reservation (the reservation's name)"),
+    Case("compact without zone", {f"{P0}.compactPlacement": True}, f"{C}.gpuPools[0].zones", "set zones to exactly one zone"),
+    Case("compact on n1", {f"{C}.gpuPools": [pool(accelerator="nvidia-tesla-t4", machineType="n1-standard-8", compactPlacement=True, zones=["us-central1-a"])]}, f"{C}.gpuPools[0].compactPlacement", "n1 machines do not support compact placement"),
+    Case("zone outside region", {f"{P0}.zones": ["europe-west4-a"]}, f"{C}.gpuPools[0].zones", "zone 'europe-west4-a' is outside the cluster's region us-central1"),
+    Case("fast socket without gvnic", {f"{P0}.fastSocket": True, f"{P0}.gvnic": False}, f"{C}.gpuPools[0].fastSocket", "needs gvnic: true"),
+    Case("mig on l4", {f"{P0}.sharing": {"strategy": "mig", "partitionSize": "1g.10gb"}}, f"{C}.gpuPools[0].sharing", "not a MIG profile of nvidia-l4; use one of none"),
+    Case("time-sharing without clients", {f"{P0}.sharing": {"strategy": "time-sharing"}}, f"{C}.gpuPools[0].sharing.maxSharedClients", "time-sharing needs maxSharedClients"),
+    Case("nap limit by resource name", {f"{C}.autoprovisioning.limits": {"cpu": 1, "memory": 1, "nvidia.com/gpu": 4}}, f"{C}.autoprovisioning.limits.nvidia.com/gpu", "(NAP uses accelerator names)"),
+    Case("nap missing cpu", {f"{C}.autoprovisioning.limits": {"memory": 1, "nvidia-l4": 8}}, f"{C}.autoprovisioning.limits", "needs limits for cpu"),
+    Case("nap does not cover pool", {f"{C}.autoprovisioning.limits": {"cpu": 64, "memory": 256}}, f"{C}.autoprovisioning.limits.nvidia-l4", "can grow to 4 nvidia-l4 GPUs but the limit is missing; set it to at least 4"),
+    Case("nap limit below pools", {f"{C}.autoprovisioning.limits.nvidia-l4": 2}, f"{C}.autoprovisioning.limits.nvidia-l4", "limit is 2; set it to at least 4"),
+    Case("overlapping ranges", {f"{C}.network": {"podsCidr": "10.0.0.0/14"}}, f"{C}.network.podsCidr", "overlaps subnetCidr 10.0.0.0/20"),
+    Case("master range size", {f"{C}.network": {"masterCidr": "172.16.0.0/24"}}, f"{C}.network.masterCidr", "must be a /28"),
+    Case("bad authorized cidr", {f"{C}.masterAuthorizedNetworks": [{"cidr": "10.0.0.300/24", "name": "x"}]}, f"{C}.masterAuthorizedNetworks[0].cidr", "valid IPv4 network"),
+    Case("bad environment", {"mlplatform:environment": "production"}, "mlplatform:environment", "'dev', 'staging', 'prod' or 'ci'"),
+    Case("kind workers", {f"{C}.workers": 0}, f"{C}.workers", "greater than or equal to 1", base="kind"),
+    Case("kind unknown key", {f"{C}.gpuPools": []}, f"{C}.gpuPools", "unknown key; known keys here: kind, name, workers", base="kind"),
+    Case("team reserved name", {"mlplatform:teams": [{"name": "kubeflow", "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "'kubeflow' is a reserved namespace"),
+    Case("team bad email", {"mlplatform:teams": [{"name": "vision", "owner": "lead-at-acme.com"}]}, "mlplatform:teams[0].owner", "not a valid email address"),
+    Case("team duplicate", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com"}, {"name": "vision", "owner": "b@acme.com"}]}, "mlplatform:teams[1].name", "duplicate team 'vision'"),
+    Case("owner also contributor", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "A@acme.com", "role": "edit"}]}]}, "mlplatform:teams[0].contributors[0].email", "A@acme.com is the owner"),
+    Case("contributor twice", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "edit"}, {"email": "b@acme.com", "role": "view"}]}]}, "mlplatform:teams[0].contributors[1].email", "b@acme.com is listed twice"),
+    Case("contributor role", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "admin"}]}]}, "mlplatform:teams[0].contributors[0].role", "'edit' or 'view'"),
+    Case("quota for absent gpu", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-h100-80gb": 8}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-h100-80gb", "no GPU pool or autoprovisioning limit provides nvidia-h100-80gb; use one of: nvidia-l4"),
+    Case("negative quota", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": -1}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-l4", "quota -1 is negative"),
+    Case("bad memory quantity", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"memory": "lots"}}]}, "mlplatform:teams[0].quota.memory", "'lots' is not a Kubernetes quantity"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_stack_reports_path_and_fix(case: Case) -> None:
+    base = base_gke() if case.base == "gke" else base_kind()
+    with pytest.raises(ConfigError) as caught:
+        validate(with_changes(base, case.changes), "bad.yaml")
+    reported = {p.path: p.message for p in caught.value.problems}
+    assert case.path in reported, f"expected a problem at {case.path}, got {reported}"
+    assert case.message in reported[case.path]
+
+
+def test_every_problem_is_listed_at_once() -> None:
+    bad = with_changes(
+        base_gke(),
+        {f"{P0}.max": "lots", f"{C}.location": "mars", "mlplatform:environment": "production"},
+    )
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert {p.path for p in caught.value.problems} == {
+        f"{C}.gpuPools[0].max",
+        f"{C}.location",
+        "mlplatform:environment",
+    }
+    assert str(caught.value).startswith("bad.yaml: 3 problems in the stack config:")
+
+
+def test_valid_bases_pass() -> None:
+    validate(base_gke(), "ok")
+    validate(base_kind(), "ok")
+
+
+def test_other_namespaces_are_left_to_their_providers() -> None:
+    config = validate({**base_gke(), "gcp:region": "us-central1", "kubernetes:context": "x"}, "ok")
+    assert config.project == "acme-test"

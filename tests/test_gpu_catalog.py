@@ -1,0 +1,54 @@
+"""The GPU catalog: facts the pools, runtimes and quotas rely on."""
+
+import pytest
+
+from infra.gpu_catalog import ACCELERATORS, accelerator, describe_machine_types
+
+
+@pytest.mark.parametrize(
+    ("name", "machine_type", "gpus"),
+    [
+        ("nvidia-l4", "g2-standard-8", 1),
+        ("nvidia-l4", "g2-standard-24", 2),
+        ("nvidia-l4", "g2-standard-96", 8),
+        ("nvidia-tesla-a100", "a2-megagpu-16g", 16),
+        ("nvidia-a100-80gb", "a2-ultragpu-4g", 4),
+        ("nvidia-h100-80gb", "a3-highgpu-8g", 8),
+        ("nvidia-h100-mega-80gb", "a3-megagpu-8g", 8),
+        ("nvidia-tesla-t4", "n1-standard-16", 4),
+    ],
+)
+def test_gpus_per_node(name: str, machine_type: str, gpus: int) -> None:
+    assert accelerator(name).gpus_per_node(machine_type) == gpus
+
+
+def test_every_machine_type_belongs_to_one_accelerator() -> None:
+    seen: dict[str, str] = {}
+    for acc in ACCELERATORS.values():
+        for machine in acc.machine_types:
+            assert machine not in seen, f"{machine} listed for {seen.get(machine)} and {acc.name}"
+            seen[machine] = acc.name
+
+
+def test_mig_only_on_datacenter_gpus() -> None:
+    assert accelerator("nvidia-l4").mig_partitions == ()
+    assert "1g.10gb" in accelerator("nvidia-h100-80gb").mig_partitions
+    assert "1g.5gb" in accelerator("nvidia-tesla-a100").mig_partitions
+
+
+def test_dws_and_compact_placement_not_on_n1() -> None:
+    t4 = accelerator("nvidia-tesla-t4")
+    assert not t4.dws and not t4.compact_placement
+    assert all(a.dws for a in ACCELERATORS.values() if a.family in ("a2", "a3", "a4", "g2"))
+
+
+def test_unknown_accelerator_names_the_known_ones() -> None:
+    with pytest.raises(KeyError, match="unknown accelerator 'nvidia-p100'; known: nvidia-tesla-t4"):
+        accelerator("nvidia-p100")
+
+
+def test_machine_type_list_is_short_for_messages() -> None:
+    assert describe_machine_types(accelerator("nvidia-l4")) == "g2-standard-4 … g2-standard-96"
+    assert describe_machine_types(accelerator("nvidia-a100-80gb")) == (
+        "a2-ultragpu-1g, a2-ultragpu-2g, a2-ultragpu-4g, a2-ultragpu-8g"
+    )

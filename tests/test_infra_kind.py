@@ -1,0 +1,46 @@
+"""The kind stack: a local cluster created and deleted through pulumi-command."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import yaml
+
+from components.versions import KIND_NODE_IMAGE
+from stacks.plan import Plan
+from tests.conftest import base_kind, with_changes
+
+
+def test_kind_cluster_is_created_and_deleted_by_command(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    command = plan.one("command:local:Command", "mlplatform").inputs
+    assert command["create"].startswith("kind create cluster --name mlplatform --config -")
+    assert command["delete"] == "kind delete cluster --name mlplatform"
+    assert command["logging"] == "stderr"  # stdout is the kubeconfig
+
+
+def test_kind_config_pins_image_and_topology(shipped_plan: Callable[[str], Plan]) -> None:
+    command = shipped_plan("kind").one("command:local:Command", "mlplatform").inputs
+    config = yaml.safe_load(command["stdin"])
+    assert [n["role"] for n in config["nodes"]] == ["control-plane", "worker", "worker"]
+    assert {n["image"] for n in config["nodes"]} == {f"kindest/node:{KIND_NODE_IMAGE.version}"}
+    patch = yaml.safe_load(config["nodes"][0]["kubeadmConfigPatches"][0])
+    assert patch["apiServer"]["extraArgs"]["service-account-issuer"] == "https://kubernetes.default.svc"
+
+
+def test_kind_provider_gets_the_secret_kubeconfig(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    provider = plan.one("pulumi:providers:kubernetes", "k8s")
+    command = plan.one("command:local:Command", "mlplatform")
+    assert provider.inputs["kubeconfig"] == "[secret]"
+    assert command.urn in provider.dependencies
+
+
+def test_existing_context_creates_no_cluster(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    plan = plan_of(with_changes(base_kind(), {"mlplatform:cluster.existingContext": "kind-dev"}))
+    assert plan.of_type("command:local:Command") == []
+    assert plan.one("pulumi:providers:kubernetes", "k8s").inputs["context"] == "kind-dev"
+
+
+def test_no_gcp_resources_on_kind(shipped_plan: Callable[[str], Plan]) -> None:
+    assert not [r for r in shipped_plan("kind").resources if r.type.startswith("gcp:")]
