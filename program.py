@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import pulumi
 
+from components.platform import install
 from infra.cluster import build_cluster
 from stacks.schema import PlatformConfig
 
 
 def build(config: PlatformConfig) -> None:
     cluster = build_cluster(config)
+    install(config, cluster)
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig)

@@ -1,0 +1,1 @@
+"""In-cluster components: one module per upstream project, wired in `platform.py`."""

@@ -451,8 +451,158 @@ class Team(Model):
 # --- the whole stack ------------------------------------------------------------------
 
 
+class Toggle(Model):
+    enabled: bool = Field(default=True, description="Install this component.")
+
+
+class CertManagerConfig(Toggle):
+    """cert-manager, as the pinned Kubeflow release installs it (webhook certificates)."""
+
+
+class IstioConfig(Toggle):
+    """Istio with CNI and the ingress gateway, as the pinned Kubeflow release installs it."""
+
+
+class AuthKind(str, Enum):
+    DEX = "dex"
+    """Dex static users (passwords from the secret config key mlplatform:dexPasswordHashes)."""
+    OIDC = "oidc"
+    """Dex with an upstream OIDC connector (e.g. Google); client secret from mlplatform:oidcClientSecret."""
+
+
+class OidcConnector(Model):
+    issuer: str = Field(default="https://accounts.google.com", description="The identity provider's issuer URL.")
+    client_id: str = Field(description="OAuth client ID at the identity provider.")
+    name: str = Field(default="Google", description="Shown on the Dex login page.")
+
+
+class KubeflowAuth(Model):
+    """How people sign in. The identity header that reaches profiles is kubeflow-userid."""
+
+    kind: AuthKind = AuthKind.DEX
+    static_users: list[EmailStr] = Field(
+        default_factory=list,
+        description="dex: users who may sign in; each needs a bcrypt hash in mlplatform:dexPasswordHashes.",
+    )
+    oidc: OidcConnector | None = None
+    hostname: str | None = Field(
+        default=None, description="gke: public hostname of the gateway (managed certificate, HTTPS)."
+    )
+    iap: bool = Field(default=False, description="gke: put Identity-Aware Proxy in front of the gateway.")
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> KubeflowAuth:
+        if self.kind is AuthKind.OIDC and self.oidc is None:
+            raise problem("oidc", "kind oidc needs oidc: {issuer, clientId}")
+        if self.kind is AuthKind.DEX and self.oidc is not None:
+            raise problem("oidc", "oidc settings need kind: oidc")
+        return self
+
+
+class KubeflowConfig(Toggle):
+    """Kubeflow multi-user core: dashboard, profiles + KFAM, PodDefaults, notebooks, auth."""
+
+    auth: KubeflowAuth = KubeflowAuth()
+
+
+class JobSetConfig(Toggle):
+    """JobSet, installed once (Trainer's own copy is switched off)."""
+
+
+class TrainerConfig(Toggle):
+    """Kubeflow Trainer v2 controller; our runtimes come from runtimes/."""
+
+
+class RaySource(str, Enum):
+    OPERATOR = "operator"
+    GKE_ADDON = "gke-addon"
+
+
+class KubeRayConfig(Toggle):
+    """KubeRay: the upstream operator, or GKE's managed Ray operator add-on (never both)."""
+
+    source: RaySource = RaySource.OPERATOR
+
+
+class KueueConfig(Toggle):
+    """Kueue with the TrainJob, JobSet and Ray integrations; one ResourceFlavor per GPU pool."""
+
+
+class MetricsBackend(str, Enum):
+    KUBE_PROMETHEUS_STACK = "kube-prometheus-stack"
+    GKE_MANAGED = "gke-managed"
+
+
+class MonitoringConfig(Toggle):
+    """Prometheus + Grafana with GPU, Ray, Kueue and per-team dashboards, and GPU alerts.
+    Grafana's admin password comes from the secret config key mlplatform:grafanaAdminPassword."""
+
+    backend: MetricsBackend = MetricsBackend.KUBE_PROMETHEUS_STACK
+    retention: str = Field(default="15d", pattern=r"^[0-9]+(h|d|w|y)$", description="Prometheus retention, e.g. 15d.")
+    storage_size: str = Field(default="50Gi", description="Prometheus volume size (Kubernetes quantity).")
+    idle_gpu_threshold: int = Field(
+        default=10, ge=1, le=100, description="Alert when allocated GPUs stay below this utilisation (%)."
+    )
+    idle_gpu_minutes: int = Field(default=30, ge=5, le=1440, description="... for this long.")
+    pending_workload_minutes: int = Field(
+        default=30, ge=1, le=10080, description="Alert when a workload waits in Kueue longer than this."
+    )
+    gpu_temperature_celsius: int = Field(default=85, ge=50, le=110, description="Alert above this GPU temperature.")
+
+    @field_validator("storage_size")
+    @classmethod
+    def _storage(cls, value: str) -> str:
+        if not QUANTITY.match(value):
+            raise ValueError(f"{value!r} is not a Kubernetes quantity such as 50Gi")
+        return value
+
+
+class DcgmSource(str, Enum):
+    CHART = "chart"
+    GKE_MANAGED = "gke-managed"
+
+
+class DcgmExporterConfig(Model):
+    """NVIDIA DCGM exporter: GPU metrics per pod. Default: on for GKE stacks, off on kind (no GPUs)."""
+
+    enabled: bool | None = Field(default=None, description="Default: on for gke, off for kind.")
+    source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
+
+
 class Components(Model):
-    """In-cluster components. Each upstream project gets its slot as it is implemented."""
+    """In-cluster components. Each is on unless `enabled: false`."""
+
+    cert_manager: CertManagerConfig = CertManagerConfig()
+    istio: IstioConfig = IstioConfig()
+    kubeflow: KubeflowConfig = KubeflowConfig()
+    jobset: JobSetConfig = JobSetConfig()
+    trainer: TrainerConfig = TrainerConfig()
+    kuberay: KubeRayConfig = KubeRayConfig()
+    kueue: KueueConfig = KueueConfig()
+    monitoring: MonitoringConfig = MonitoringConfig()
+    dcgm_exporter: DcgmExporterConfig = DcgmExporterConfig()
+
+    @model_validator(mode="after")
+    def _needs(self) -> Components:
+        needs = {
+            "kubeflow": ("istio", "certManager"),
+            "trainer": ("jobset",),
+        }
+        enabled = {name for name, on in self.enabled_by_key().items() if on}
+        for component, required in needs.items():
+            for dependency in required:
+                if component in enabled and dependency not in enabled:
+                    raise problem(
+                        f"{dependency}.enabled",
+                        f"{component} needs {dependency}; enable {dependency} or disable {component}",
+                    )
+        return self
+
+    def enabled_by_key(self) -> dict[str, bool]:
+        return {
+            (field.alias or name): bool(getattr(self, name).enabled)
+            for name, field in type(self).model_fields.items()
+        }
 
 
 class PlatformConfig(Model):
@@ -471,6 +621,16 @@ class PlatformConfig(Model):
     teams: list[Team] = Field(
         default_factory=list, alias="mlplatform:teams", description="One Kubeflow profile namespace each."
     )
+
+    def enabled_components(self) -> dict[str, bool]:
+        """Which components this stack installs, with defaults that depend on the cluster resolved."""
+        enabled = self.components.enabled_by_key()
+        cluster = self.cluster
+        if self.components.dcgm_exporter.enabled is None:
+            enabled["dcgmExporter"] = isinstance(cluster, GkeCluster) and (
+                bool(cluster.gpu_pools) or any(k in ACCELERATORS for k in cluster.autoprovisioning.limits)
+            )
+        return enabled
 
     @property
     def deletion_protection(self) -> bool:
@@ -512,6 +672,36 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                         )
                     )
 
+    components = config.components
+    if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeCluster):
+        problems.append(
+            (
+                "mlplatform:components.kuberay.source",
+                "gke-addon is GKE's managed Ray operator; on kind use source: operator",
+            )
+        )
+    dcgm = components.dcgm_exporter
+    if dcgm.enabled and not isinstance(cluster, GkeCluster):
+        problems.append(
+            ("mlplatform:components.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled")
+        )
+    if (
+        isinstance(cluster, GkeCluster)
+        and dcgm.enabled is not False
+        and dcgm.source is DcgmSource.GKE_MANAGED
+        and not cluster.managed_prometheus
+    ):
+        problems.append(
+            (
+                "mlplatform:components.dcgmExporter.source",
+                "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart",
+            )
+        )
+    auth = components.kubeflow.auth
+    if not isinstance(cluster, GkeCluster) and (auth.hostname or auth.iap):
+        problems.append(
+            ("mlplatform:components.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them")
+        )
     if config.teams:
         problems.append(
             ("mlplatform:teams", "teams need the profiles component, which is not implemented yet; remove them for now")

@@ -12,9 +12,17 @@ from stacks.config import load, validate
 from stacks.plan import Plan, evaluate
 
 
+# Components not implemented yet are switched off in test stacks.
+COMPONENTS_OFF = {
+    key: {"enabled": False}
+    for key in ("certManager", "istio", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "dcgmExporter")
+}
+
+
 def base_gke() -> dict[str, Any]:
     """A small valid GKE stack, as a stack file's `config:` mapping."""
     return {
+        "mlplatform:components": COMPONENTS_OFF,
         "gcp:project": "acme-test",
         "mlplatform:cluster": {
             "kind": "gke",
@@ -29,7 +37,7 @@ def base_gke() -> dict[str, Any]:
 
 
 def base_kind() -> dict[str, Any]:
-    return {"mlplatform:cluster": {"kind": "kind", "name": "ml-test"}}
+    return {"mlplatform:cluster": {"kind": "kind", "name": "ml-test"}, "mlplatform:components": COMPONENTS_OFF}
 
 
 def with_changes(config: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,32 @@
+"""The composition: which component module installs which key of `mlplatform:components`,
+and the order the graph cannot see by itself (CRDs and webhooks before what uses them)."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from infra.cluster import Cluster
+from stacks.schema import PlatformConfig
+
+Installer = Callable[[PlatformConfig, Cluster], None]
+
+# Filled as each component lands; an enabled component without an installer is a config error.
+INSTALLERS: dict[str, Installer] = {}
+
+
+def unimplemented(config: PlatformConfig) -> list[tuple[str, str]]:
+    """Enabled components nothing installs yet, as (path, message): never a silent no-op."""
+    return [
+        (
+            f"mlplatform:components.{key}.enabled",
+            f"{key} is not implemented yet; set mlplatform:components.{key}.enabled: false",
+        )
+        for key, enabled in config.enabled_components().items()
+        if enabled and key not in INSTALLERS
+    ]
+
+
+def install(config: PlatformConfig, cluster: Cluster) -> None:
+    for key, enabled in config.enabled_components().items():
+        if enabled:
+            INSTALLERS[key](config, cluster)
