@@ -94,7 +94,13 @@ def read_pulumi_config() -> dict[str, Any]:
 
 def validate(config: dict[str, Any], source: str) -> PlatformConfig:
     """Turn raw stack config into a PlatformConfig, or raise ConfigError listing every problem."""
-    ours = {k: v for k, v in config.items() if k.startswith(f"{NAMESPACE}:") or k in FOREIGN_KEYS}
+    from components.secrets import SECRET_CONFIG_KEYS
+
+    ours = {
+        k: v
+        for k, v in config.items()
+        if (k.startswith(f"{NAMESPACE}:") or k in FOREIGN_KEYS) and k not in SECRET_CONFIG_KEYS
+    }
     missing = [Problem(path, message) for path, message in missing_keys(ours)]
     try:
         platform = PlatformConfig.model_validate(ours)

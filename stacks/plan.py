@@ -162,6 +162,10 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
+    from components.secrets import offline_config
+
+    placeholders = offline_config()
+    pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
 
     @pulumi.runtime.test
     def run() -> None:
