@@ -1,17 +1,73 @@
 """The composition: which component module installs which key of `mlplatform:components`,
-and the order the graph cannot see by itself (CRDs and webhooks before what uses them)."""
+and the order the graph cannot see by itself (CRDs and webhooks before what uses them).
+
+Installers run in the order of INSTALLERS; each gets what earlier ones made ready.
+"""
 
 from __future__ import annotations
 
 from typing import Callable
 
+import pulumi
+
+from components.cert_manager import CertManager
+from components.istio import Istio, istio_settings
+from components.jobset import JobSet
+from components.kuberay import KubeRay
+from components.kubeflow import Kubeflow, kubeflow_settings
+from components.kueue import Kueue
+from components.trainer import Trainer
 from infra.cluster import Cluster
-from stacks.schema import PlatformConfig
+from stacks.schema import PlatformConfig, RaySource
 
-Installer = Callable[[PlatformConfig, Cluster], None]
+Ready = dict[str, pulumi.Resource]
+"""Component key -> the resource that is done when that component is ready."""
+Installer = Callable[[PlatformConfig, Cluster, Ready], pulumi.Resource | None]
 
-# Filled as each component lands; an enabled component without an installer is a config error.
-INSTALLERS: dict[str, Installer] = {}
+
+def _needs(ready: Ready, *keys: str) -> list[pulumi.Resource]:
+    return [ready[k] for k in keys if k in ready]
+
+
+def _cert_manager(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
+    return CertManager("cert-manager", cluster).ready
+
+
+def _istio(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
+    return Istio("istio", istio_settings(config), cluster).ready
+
+
+def _kubeflow(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
+    return Kubeflow("kubeflow", kubeflow_settings(config), cluster, _needs(ready, "certManager", "istio")).ready
+
+
+def _jobset(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
+    return JobSet("jobset", cluster).ready
+
+
+def _trainer(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
+    return Trainer("trainer", cluster, _needs(ready, "jobset")).ready
+
+
+def _kuberay(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+    if config.components.kuberay.source is RaySource.GKE_ADDON:
+        return None  # GKE's managed operator: an add-on of the cluster (infra/gke.py)
+    return KubeRay("kuberay", cluster).ready
+
+
+def _kueue(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
+    return Kueue("kueue", config, cluster, _needs(ready, "jobset", "trainer", "kuberay")).ready
+
+
+INSTALLERS: dict[str, Installer] = {
+    "certManager": _cert_manager,
+    "istio": _istio,
+    "kubeflow": _kubeflow,
+    "jobset": _jobset,
+    "trainer": _trainer,
+    "kuberay": _kuberay,
+    "kueue": _kueue,
+}
 
 
 def unimplemented(config: PlatformConfig) -> list[tuple[str, str]]:
@@ -26,7 +82,12 @@ def unimplemented(config: PlatformConfig) -> list[tuple[str, str]]:
     ]
 
 
-def install(config: PlatformConfig, cluster: Cluster) -> None:
-    for key, enabled in config.enabled_components().items():
-        if enabled:
-            INSTALLERS[key](config, cluster)
+def install(config: PlatformConfig, cluster: Cluster) -> Ready:
+    ready: Ready = {}
+    enabled = config.enabled_components()
+    for key, installer in INSTALLERS.items():
+        if enabled.get(key):
+            done = installer(config, cluster, ready)
+            if done is not None:
+                ready[key] = done
+    return ready

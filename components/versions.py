@@ -50,7 +50,67 @@ KIND_NODE_IMAGE = Pin(
     "minor the pinned Kubeflow release is tested on",
 )
 
-PINS: tuple[Pin, ...] = (KIND_VERSION, KIND_NODE_IMAGE)
+KUBEFLOW_MANIFESTS = Pin(
+    name="kubeflow/manifests",
+    kind=PinKind.KUSTOMIZE,
+    version="26.03",
+    location="https://github.com/kubeflow/manifests",
+    source="tag 26.03 (d68ebc7f), newest non-rc release; now kubeflow/community-distribution (../shared/crds/README.md)",
+)
+CERT_MANAGER = Pin(
+    name="cert-manager",
+    kind=PinKind.KUSTOMIZE,
+    version="v1.19.4",
+    location="kubeflow/manifests 26.03: common/cert-manager",
+    source="the cert-manager release Kubeflow 26.03 ships and tests",
+)
+ISTIO = Pin(
+    name="istio",
+    kind=PinKind.KUSTOMIZE,
+    version="1.29.0",
+    location="kubeflow/manifests 26.03: common/istio",
+    source="the Istio release Kubeflow 26.03 ships and tests (CNI on by default)",
+)
+JOBSET_CHART = Pin(
+    name="jobset",
+    kind=PinKind.HELM,
+    version="0.12.0",
+    location="oci://registry.k8s.io/jobset/charts/jobset",
+    source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/Chart.yaml dependency",
+)
+TRAINER_CHART = Pin(
+    name="kubeflow-trainer",
+    kind=PinKind.HELM,
+    version="2.3.0",
+    location="oci://ghcr.io/kubeflow/charts/kubeflow-trainer",
+    source="kubeflow/trainer charts/kubeflow-trainer (Chart.yaml version 2.3.0)",
+)
+KUBERAY_CHART = Pin(
+    name="kuberay-operator",
+    kind=PinKind.HELM,
+    version="1.7.0",
+    location="https://ray-project.github.io/kuberay-helm/",
+    source="ray-project/kuberay helm-chart/kuberay-operator, release v1.7.0",
+)
+KUEUE_CHART = Pin(
+    name="kueue",
+    kind=PinKind.HELM,
+    version="0.19.2",
+    location="oci://registry.k8s.io/kueue/charts/kueue",
+    source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
+)
+
+PINS: tuple[Pin, ...] = (
+    KIND_VERSION,
+    KIND_NODE_IMAGE,
+    KUBEFLOW_MANIFESTS,
+    CERT_MANAGER,
+    ISTIO,
+    JOBSET_CHART,
+    TRAINER_CHART,
+    KUBERAY_CHART,
+    KUEUE_CHART,
+)
 
 
 def image(pin: Pin) -> str:

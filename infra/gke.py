@@ -11,7 +11,7 @@ import pulumi_gcp as gcp
 
 from infra.gpu_catalog import ACCELERATORS
 from infra.node_labels import pool_node_labels, pool_taints
-from stacks.schema import GkeCluster, GpuPool, GpuSharing, PlatformConfig, Provisioning, SharingStrategy
+from stacks.schema import GkeCluster, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
 
 # Least privilege for node VMs: GKE's documented minimum ("Use least privilege IAM
 # service accounts", cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster)
@@ -113,6 +113,12 @@ def cluster_args(
         addons_config=gcp.container.ClusterAddonsConfigArgs(
             gcs_fuse_csi_driver_config=gcp.container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(
                 enabled=cluster.gcs_fuse
+            ),
+            # GKE's managed Ray operator, when the stack picks it over the KubeRay chart.
+            ray_operator_configs=(
+                [gcp.container.ClusterAddonsConfigRayOperatorConfigArgs(enabled=True)]
+                if config.components.kuberay.enabled and config.components.kuberay.source is RaySource.GKE_ADDON
+                else None
             ),
         ),
         gateway_api_config=(

@@ -15,7 +15,7 @@ from stacks.plan import Plan, evaluate
 # Components not implemented yet are switched off in test stacks.
 COMPONENTS_OFF = {
     key: {"enabled": False}
-    for key in ("certManager", "istio", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "dcgmExporter")
+    for key in ("monitoring", "dcgmExporter")
 }
 
 

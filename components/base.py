@@ -1,0 +1,76 @@
+"""Plumbing shared by every in-cluster component: the provider once, children parented,
+and installing upstream software the way its maintainers publish it (pinned)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.versions import KUBEFLOW_MANIFESTS, Pin, PinKind
+from infra.cluster import Cluster
+
+
+def kubeflow_path(path: str) -> str:
+    """A kustomize remote target inside the pinned Kubeflow release (kustomize remoteBuild syntax)."""
+    return f"{KUBEFLOW_MANIFESTS.location}//{path}?ref={KUBEFLOW_MANIFESTS.version}"
+
+
+class PlatformComponent(pulumi.ComponentResource):
+    """A ComponentResource whose children reach the cluster through one provider."""
+
+    def __init__(self, kind: str, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(
+            f"mlplatform:components:{kind}",
+            name,
+            None,
+            pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
+        )
+
+    def child(self, depends_on: Sequence[pulumi.Resource] = (), **options: Any) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(parent=self, depends_on=list(depends_on), **options)
+
+    def namespace(self, name: str, labels: dict[str, str] | None = None) -> k8s.core.v1.Namespace:
+        return k8s.core.v1.Namespace(
+            name,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=name, labels=labels),
+            opts=self.child(),
+        )
+
+    def chart(
+        self,
+        name: str,
+        pin: Pin,
+        namespace: pulumi.Input[str],
+        values: dict[str, Any],
+        depends_on: Sequence[pulumi.Resource] = (),
+    ) -> k8s.helm.v4.Chart:
+        """A pinned Helm chart: OCI references are the chart itself, others a repository + chart name."""
+        assert pin.kind is PinKind.HELM, pin
+        oci = pin.location.startswith("oci://")
+        return k8s.helm.v4.Chart(
+            name,
+            k8s.helm.v4.ChartArgs(
+                chart=pin.location if oci else pin.name,
+                version=pin.version,
+                repository_opts=None if oci else k8s.helm.v4.RepositoryOptsArgs(repo=pin.location),
+                namespace=namespace,
+                values=values,
+            ),
+            opts=self.child(depends_on),
+        )
+
+    def kustomize(
+        self,
+        name: str,
+        path: str,
+        depends_on: Sequence[pulumi.Resource] = (),
+        transforms: Sequence[pulumi.ResourceTransform] = (),
+    ) -> k8s.kustomize.v2.Directory:
+        """A kustomize tree of the pinned Kubeflow release."""
+        return k8s.kustomize.v2.Directory(
+            name,
+            k8s.kustomize.v2.DirectoryArgs(directory=kubeflow_path(path)),
+            opts=self.child(depends_on, transforms=list(transforms) or None),
+        )

@@ -1,0 +1,69 @@
+"""Istio (CRDs, istiod, CNI, ingress gateway with oauth2-proxy ext-authz) from the pinned
+Kubeflow release. The kind/GKE difference is one field of its settings: GKE mounts
+/opt/cni/bin read-only, so the CNI binaries go to /home/kubernetes/bin."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+from components.base import PlatformComponent
+from infra.cluster import Cluster
+from stacks.schema import GkeCluster, PlatformConfig
+
+CRDS = "common/istio/istio-crds/base"
+NAMESPACE = "common/istio/istio-namespace/base"
+# The oauth2-proxy overlay adds the ext-authz extension provider the Kubeflow gateway uses.
+INSTALL = "common/istio/istio-install/overlays/oauth2-proxy"
+# kubeflow/manifests common/istio/istio-install/overlays/gke/gke-cni-patch.yaml: the
+# istio-cni-node DaemonSet (kube-system) volume cni-bin-dir -> /home/kubernetes/bin.
+# That overlay drops the oauth2-proxy wiring, so we apply its patch as a transform.
+CNI_DAEMONSET = ("DaemonSet", "istio-cni-node")
+CNI_BIN_VOLUME = "cni-bin-dir"
+GKE_CNI_BIN_DIR = "/home/kubernetes/bin"
+
+
+@dataclass(frozen=True)
+class IstioSettings:
+    cni_bin_dir: str | None
+    """Host path for the CNI binaries; None keeps Istio's default (/opt/cni/bin)."""
+
+
+def istio_settings(config: PlatformConfig) -> IstioSettings:
+    return IstioSettings(cni_bin_dir=GKE_CNI_BIN_DIR if isinstance(config.cluster, GkeCluster) else None)
+
+
+def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
+    """The istio-cni-node DaemonSet's properties with the CNI bin volume at `path`; None for other objects."""
+    if (props.get("kind"), props.get("metadata", {}).get("name")) != CNI_DAEMONSET:
+        return None
+    volumes = props["spec"]["template"]["spec"]["volumes"]
+    patched = [
+        {**v, "hostPath": {**v.get("hostPath", {}), "path": path}} if v.get("name") == CNI_BIN_VOLUME else v
+        for v in volumes
+    ]
+    spec = {**props["spec"], "template": {**props["spec"]["template"], "spec": {**props["spec"]["template"]["spec"], "volumes": patched}}}
+    return {**props, "spec": spec}
+
+
+def cni_bin_dir_transform(path: str) -> pulumi.ResourceTransform:
+    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        props = with_cni_bin_dir(dict(args.props), path)
+        return pulumi.ResourceTransformResult(props=props, opts=args.opts) if props else None
+
+    return transform
+
+
+class Istio(PlatformComponent):
+    ready: pulumi.Resource
+    """Done when istiod, the CNI DaemonSet and the ingress gateway are ready."""
+
+    def __init__(self, name: str, settings: IstioSettings, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("Istio", name, cluster, opts)
+        crds = self.kustomize("istio-crds", CRDS)
+        namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
+        transforms = [cni_bin_dir_transform(settings.cni_bin_dir)] if settings.cni_bin_dir else []
+        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=transforms)
+        self.register_outputs({})

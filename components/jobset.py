@@ -1,0 +1,21 @@
+"""JobSet, installed once for the whole cluster (Trainer's bundled copy is switched off)."""
+
+from __future__ import annotations
+
+import pulumi
+
+from components.base import PlatformComponent
+from components.versions import JOBSET_CHART
+from infra.cluster import Cluster
+
+NAMESPACE = "jobset-system"
+
+
+class JobSet(PlatformComponent):
+    ready: pulumi.Resource
+
+    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("JobSet", name, cluster, opts)
+        namespace = self.namespace(NAMESPACE)
+        self.ready = self.chart("jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace])
+        self.register_outputs({})

@@ -1,0 +1,168 @@
+"""Kubeflow's multi-user core from the pinned release: namespaces, roles, the gateway,
+central dashboard, profiles + KFAM, PodDefaults webhook, notebooks, volumes and
+tensorboards, with Dex + oauth2-proxy in front (the identity header is kubeflow-userid).
+
+Paths: kubeflow/manifests 26.03 README, "Install individual components". Dex's users
+are ours, not the release's example user: a transform replaces the `dex` ConfigMap and
+the `dex-passwords` Secret (common/dex/base) with our static users and their hashes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+import yaml
+
+from components.base import PlatformComponent
+from components.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, secret
+from infra.cluster import Cluster
+from stacks.schema import AuthKind, GkeCluster, KubeflowAuth, PlatformConfig
+
+CORE = (
+    ("kubeflow-namespace", "common/kubeflow-namespace/base"),
+    ("kubeflow-roles", "common/kubeflow-roles/base"),
+    ("kubeflow-istio-resources", "common/istio/kubeflow-istio-resources/base"),
+    ("network-policies", "common/networkpolicies/base"),
+)
+APPS = (
+    ("central-dashboard", "applications/centraldashboard/overlays/oauth2-proxy"),
+    ("profiles-kfam", "applications/profiles/upstream/overlays/kubeflow"),
+    ("poddefaults-webhook", "applications/admission-webhook/upstream/overlays/cert-manager"),
+    ("notebook-controller", "applications/jupyter/notebook-controller/upstream/overlays/kubeflow"),
+    ("jupyter-web-app", "applications/jupyter/jupyter-web-app/upstream/overlays/istio"),
+    ("pvcviewer-controller", "applications/pvcviewer-controller/upstream/base"),
+    ("volumes-web-app", "applications/volumes-web-app/upstream/overlays/istio"),
+    ("tensorboard-controller", "applications/tensorboard/tensorboard-controller/upstream/overlays/kubeflow"),
+    ("tensorboards-web-app", "applications/tensorboard/tensorboards-web-app/upstream/overlays/istio"),
+)
+DEX = "common/dex/overlays/oauth2-proxy"
+# kind: oauth2-proxy also trusts the kind API server's service-account tokens (m2m);
+# elsewhere Dex is the only issuer.
+OAUTH2_PROXY = {"kind": "common/oauth2-proxy/overlays/m2m-dex-and-kind", "gke": "common/oauth2-proxy/overlays/m2m-dex-only"}
+USER_HEADER = "kubeflow-userid"
+DEX_NAMESPACE = "auth"
+DEX_ISSUER = "http://dex.auth.svc.cluster.local:5556/dex"
+
+
+@dataclass(frozen=True)
+class KubeflowSettings:
+    auth: KubeflowAuth
+    oauth2_proxy_path: str
+
+
+def kubeflow_settings(config: PlatformConfig) -> KubeflowSettings:
+    kind = "gke" if isinstance(config.cluster, GkeCluster) else "kind"
+    return KubeflowSettings(auth=config.components.kubeflow.auth, oauth2_proxy_path=OAUTH2_PROXY[kind])
+
+
+def password_env(email: str) -> str:
+    """The env var (from the dex-passwords Secret) that holds one user's bcrypt hash."""
+    return "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", email.upper())
+
+
+def user_id(email: str) -> str:
+    """A stable Dex userID per e-mail (Dex only needs it unique)."""
+    return hashlib.sha256(email.lower().encode()).hexdigest()[:20]
+
+
+def dex_config(auth: KubeflowAuth) -> str:
+    """Dex's config.yaml: the layout of common/dex/overlays/oauth2-proxy/config-map.yaml,
+    with our static users (hashes from env) or an upstream OIDC connector."""
+    config: dict[str, Any] = {
+        "issuer": DEX_ISSUER,
+        "storage": {"type": "kubernetes", "config": {"inCluster": True}},
+        "web": {"http": "0.0.0.0:5556"},
+        "logger": {"level": "debug", "format": "text"},
+        "oauth2": {"skipApprovalScreen": True},
+        "enablePasswordDB": auth.kind is AuthKind.DEX,
+        "staticClients": [
+            {
+                "idEnv": "OIDC_CLIENT_ID",
+                "secretEnv": "OIDC_CLIENT_SECRET",
+                "redirectURIs": ["/oauth2/callback"],
+                "name": "Dex Login Application",
+            }
+        ],
+    }
+    if auth.kind is AuthKind.DEX:
+        config["staticPasswords"] = [
+            {"email": e, "hashFromEnv": password_env(e), "username": e.split("@")[0], "userID": user_id(e)}
+            for e in auth.static_users
+        ]
+    elif auth.oidc:
+        config["connectors"] = [
+            {
+                "type": "oidc",
+                "id": "upstream",
+                "name": auth.oidc.name,
+                "config": {
+                    "issuer": auth.oidc.issuer,
+                    "clientID": auth.oidc.client_id,
+                    "clientSecret": "$OIDC_CONNECTOR_SECRET",  # Dex expands $VARS from its env
+                    "redirectURI": f"https://{auth.hostname}/dex/callback" if auth.hostname else "/dex/callback",
+                    "scopes": ["openid", "profile", "email"],
+                },
+            }
+        ]
+    return yaml.safe_dump(config, sort_keys=False)
+
+
+def dex_secret_data(auth: KubeflowAuth) -> pulumi.Output[dict[str, str]]:
+    """The dex-passwords Secret's stringData: one hash per static user, or the OIDC client secret."""
+    if auth.kind is AuthKind.OIDC:
+        return pulumi.Output.secret(secret(OIDC_CLIENT_SECRET).apply(lambda value: {"OIDC_CONNECTOR_SECRET": str(value)}))
+
+    def per_user(hashes: dict[str, str]) -> dict[str, str]:
+        missing = [e for e in auth.static_users if e not in hashes]
+        if missing and hashes:
+            raise pulumi.RunError(
+                f"no password hash for {', '.join(missing)}; set it with: {DEX_PASSWORD_HASHES.how}"
+            )
+        return {password_env(e): hashes.get(e, "") for e in auth.static_users}
+
+    return pulumi.Output.secret(secret(DEX_PASSWORD_HASHES).apply(per_user))
+
+
+def dex_transform(auth: KubeflowAuth) -> pulumi.ResourceTransform:
+    """Replace the release's example Dex user and default password with ours."""
+    data: pulumi.Output[dict[str, str]] = dex_secret_data(auth)
+    config_yaml = dex_config(auth)
+
+    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        props: dict[str, Any] = dict(args.props)
+        target = (props.get("kind"), (props.get("metadata") or {}).get("name"))
+        if target == ("ConfigMap", "dex"):
+            return pulumi.ResourceTransformResult(props={**props, "data": {"config.yaml": config_yaml}}, opts=args.opts)
+        if target == ("Secret", "dex-passwords"):
+            props = {k: v for k, v in props.items() if k != "data"}
+            return pulumi.ResourceTransformResult(props={**props, "stringData": data}, opts=args.opts)
+        return None
+
+    return transform
+
+
+class Kubeflow(PlatformComponent):
+    ready: pulumi.Resource
+    """Done when the profile controller (and so the Profile CRD) is ready."""
+
+    def __init__(
+        self,
+        name: str,
+        settings: KubeflowSettings,
+        cluster: Cluster,
+        needs: list[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("Kubeflow", name, cluster, opts)
+        core: list[pulumi.Resource] = []
+        for tree, path in CORE:
+            core.append(self.kustomize(tree, path, depends_on=needs + core[:1]))
+        self.kustomize("oauth2-proxy", settings.oauth2_proxy_path, depends_on=core)
+        self.kustomize("dex", DEX, depends_on=core, transforms=[dex_transform(settings.auth)])
+        apps = {tree: self.kustomize(tree, path, depends_on=core) for tree, path in APPS}
+        self.ready = apps["profiles-kfam"]
+        self.register_outputs({})

@@ -1,0 +1,45 @@
+"""KubeRay operator from its Helm chart, with Kubeflow role aggregation; or nothing here
+when the stack uses GKE's managed Ray operator add-on (infra/gke.py turns that on).
+
+Under Istio the operator must not inject its wait-for-GCS init container (it cannot
+reach the GCS before the sidecar is up): `ENABLE_INIT_CONTAINER_INJECTION=false`
+(ray-project/kuberay helm-chart/kuberay-operator/values.yaml, `env`). The chart's CRDs
+are large: the provider applies them server-side (pulumi-kubernetes v4 default).
+Roles: kubeflow/manifests experimental/ray/kuberay-operator/base/aggregated-roles.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from components.base import PlatformComponent
+from components.roles import VERBS_READ, Rule, cluster_role
+from components.versions import KUBERAY_CHART
+from infra.cluster import Cluster
+
+NAMESPACE = "kuberay-system"
+
+
+def kuberay_values() -> dict[str, Any]:
+    return {"env": [{"name": "ENABLE_INIT_CONTAINER_INJECTION", "value": "false"}]}
+
+
+RAY = ("ray.io",)
+EDIT_RULES = (Rule(RAY, ("*",), ("get", "list", "watch", "create", "update", "patch", "delete")),)
+VIEW_RULES = (Rule(RAY, ("*",), VERBS_READ),)
+
+
+class KubeRay(PlatformComponent):
+    ready: pulumi.Resource
+
+    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("KubeRay", name, cluster, opts)
+        namespace = self.namespace(NAMESPACE)
+        self.ready = self.chart("kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace])
+        child = self.child()
+        cluster_role("kubeflow-kuberay-admin", ("kubeflow-admin",), opts=child)
+        cluster_role("kubeflow-kuberay-edit", ("kubeflow-edit", "kubeflow-admin"), EDIT_RULES, opts=child)
+        cluster_role("kubeflow-kuberay-view", ("kubeflow-view",), VIEW_RULES, opts=child)
+        self.register_outputs({})

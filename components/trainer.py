@@ -1,0 +1,68 @@
+"""Kubeflow Trainer v2: the controller from its chart (without the bundled JobSet and
+without the hook-installed runtimes: ours come from runtimes/), and the roles that let
+profile members create TrainJobs and every signed-in user read ClusterTrainingRuntimes.
+
+Values: kubeflow/trainer v2.3.0 charts/kubeflow-trainer/values.yaml (`jobset.install`,
+`runtimes.defaultEnabled`, `manager.podAnnotations`). Roles: kubeflow/manifests
+applications/trainer/upstream/overlays/kubeflow-platform/kubeflow-trainer-roles.yaml.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.base import PlatformComponent
+from components.roles import VERBS_READ, Rule, cluster_role
+from components.versions import TRAINER_CHART
+from infra.cluster import Cluster
+
+NAMESPACE = "kubeflow-system"
+WEBHOOK_PORT = 9443
+# Istio must not intercept the webhook port (Kubeflow's trainer overlay sets the same).
+ISTIO_EXCLUDE_INBOUND = "traffic.sidecar.istio.io/excludeInboundPorts"
+
+
+def trainer_values() -> dict[str, Any]:
+    return {
+        "jobset": {"install": False},
+        "runtimes": {"defaultEnabled": False},
+        "manager": {"podAnnotations": {ISTIO_EXCLUDE_INBOUND: str(WEBHOOK_PORT)}},
+    }
+
+
+GROUP = ("trainer.kubeflow.org",)
+EDIT_RULES = (
+    Rule(GROUP, ("trainingruntimes",), VERBS_READ),
+    Rule(GROUP, ("trainjobs",), ("create", "patch", "get", "list", "watch", "delete")),
+    Rule(("",), ("pods", "pods/log", "events"), VERBS_READ),
+)
+VIEW_RULES = (Rule(GROUP, ("trainingruntimes", "trainjobs"), VERBS_READ),)
+CLUSTER_RUNTIME_READER = "kubeflow-trainer-view-cluster-runtimes"
+
+
+class Trainer(PlatformComponent):
+    ready: pulumi.Resource
+    """Done when the controller and its webhook are ready (TrainJob/runtime CRDs exist)."""
+
+    def __init__(
+        self, name: str, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__("Trainer", name, cluster, opts)
+        namespace = self.namespace(NAMESPACE)
+        self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, namespace.metadata.name, trainer_values(), [namespace, *needs])
+        opts_ = self.child()
+        cluster_role("kubeflow-trainer-admin", ("kubeflow-admin",), aggregates="kubeflow-trainer-admin", opts=opts_)
+        cluster_role("kubeflow-trainer-edit", ("kubeflow-edit", "kubeflow-trainer-admin"), EDIT_RULES, opts=opts_)
+        cluster_role("kubeflow-trainer-view", ("kubeflow-view", "kubeflow-trainer-view"), VIEW_RULES, opts=opts_)
+        reader = cluster_role(CLUSTER_RUNTIME_READER, (), (Rule(GROUP, ("clustertrainingruntimes",), VERBS_READ),), opts=opts_)
+        k8s.rbac.v1.ClusterRoleBinding(
+            CLUSTER_RUNTIME_READER,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=CLUSTER_RUNTIME_READER),
+            role_ref=k8s.rbac.v1.RoleRefArgs(api_group="rbac.authorization.k8s.io", kind="ClusterRole", name=reader.metadata.name),
+            subjects=[k8s.rbac.v1.SubjectArgs(kind="Group", name="system:authenticated", api_group="rbac.authorization.k8s.io")],
+            opts=opts_,
+        )
+        self.register_outputs({})

@@ -1,0 +1,34 @@
+"""Rewrite the generated parts of README.md (version table, stack-file reference) from
+the pin table and the schema. Tests fail when they drift; run this to fix them."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from stacks.__main__ import versions_table  # noqa: E402
+from stacks.reference import reference  # noqa: E402
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def main() -> int:
+    text = README.read_text()
+    text = re.sub(r"\| upstream \| kind \| version \| from \|\n(\|.*\|\n)+", versions_table() + "\n", text)
+    head, _, _ = text.partition("## Stack-file reference")
+    text = (
+        head
+        + "## Stack-file reference\n\nGenerated from `stacks/schema.py` (`python -m stacks reference`); "
+        + "a test keeps it equal.\n\n"
+        + reference()
+        + "\n"
+    )
+    README.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

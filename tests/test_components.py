@@ -1,0 +1,171 @@
+"""In-cluster components under mocks: what each installs (source, pinned version, the
+values that matter), the order between them, and the objects we author ourselves."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+import yaml
+
+from components import versions
+from components.istio import GKE_CNI_BIN_DIR, with_cni_bin_dir
+from components.kubeflow import dex_config, password_env
+from stacks.plan import Plan
+from stacks.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
+from stacks.schema import KubeflowAuth
+from tests.conftest import base_gke, base_kind, with_changes
+from tests.support import crds
+from tests.support.validation import validate
+
+
+def _charts(plan: Plan) -> dict[str, dict[str, Any]]:
+    return {e["name"]: e for e in upstream(plan) if e["kind"] == "helm"}
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev"])
+def test_every_component_is_installed_at_its_pinned_version(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    entries = upstream(shipped_plan(stack))
+    charts = {e["name"]: e for e in entries if e["kind"] == "helm"}
+    for pin in (versions.JOBSET_CHART, versions.TRAINER_CHART, versions.KUBERAY_CHART, versions.KUEUE_CHART):
+        assert charts[pin.name]["version"] == pin.version
+    trees = [e["directory"] for e in entries if e["kind"] == "kustomize"]
+    assert trees and all(t.startswith(versions.KUBEFLOW_MANIFESTS.location + "//") for t in trees)
+    assert all(t.endswith(f"?ref={versions.KUBEFLOW_MANIFESTS.version}") for t in trees)
+    components = {e["component"] for e in entries}
+    assert components == {"cert-manager", "istio", "kubeflow", "jobset", "trainer", "kuberay", "kueue"}
+
+
+def test_jobset_installed_once_and_off_in_trainer(shipped_plan: Callable[[str], Plan]) -> None:
+    charts = _charts(shipped_plan("kind"))
+    assert [n for n in charts if "jobset" in n] == ["jobset"]
+    assert charts["kubeflow-trainer"]["values"]["jobset"] == {"install": False}
+    assert charts["kubeflow-trainer"]["values"]["runtimes"] == {"defaultEnabled": False}
+    annotations = charts["kubeflow-trainer"]["values"]["manager"]["podAnnotations"]
+    assert annotations["traffic.sidecar.istio.io/excludeInboundPorts"] == "9443"
+
+
+def test_kuberay_disables_init_container_injection(shipped_plan: Callable[[str], Plan]) -> None:
+    env = _charts(shipped_plan("kind"))["kuberay-operator"]["values"]["env"]
+    assert {"name": "ENABLE_INIT_CONTAINER_INJECTION", "value": "false"} in env
+
+
+def test_kueue_integrations(shipped_plan: Callable[[str], Plan]) -> None:
+    values = _charts(shipped_plan("kind"))["kueue"]["values"]
+    config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["apiVersion"] == "config.kueue.x-k8s.io/v1beta2"
+    assert {"trainer.kubeflow.org/trainjob", "jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster"} <= set(
+        config["integrations"]["frameworks"]
+    )
+
+
+def test_gke_ray_addon_replaces_the_operator(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    plan = plan_of(with_changes(base_gke(), {"mlplatform:components.kuberay": {"source": "gke-addon"}}))
+    assert "kuberay-operator" not in _charts(plan)
+    cluster = plan.of_type("gcp:container/cluster:Cluster")[0].inputs
+    assert cluster["addonsConfig"]["rayOperatorConfigs"] == [{"enabled": True}]
+    operator_plan = plan_of(base_gke())
+    assert "kuberay-operator" in _charts(operator_plan)
+    assert "rayOperatorConfigs" not in operator_plan.of_type("gcp:container/cluster:Cluster")[0].inputs["addonsConfig"]
+
+
+def test_switched_off_component_installs_nothing(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    plan = plan_of(with_changes(base_kind(), {"mlplatform:components.kuberay": {"enabled": False}}))
+    assert "kuberay-operator" not in _charts(plan)
+    assert not [r for r in plan.resources if r.name.startswith("kubeflow-kuberay")]
+
+
+def _depends(plan: Plan, type_: str, name: str, on_type: str, on_name: str) -> bool:
+    return plan.one(on_type, on_name).urn in plan.one(type_, name).dependencies
+
+
+def test_order_crds_and_webhooks_before_their_users(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    assert _depends(plan, KUSTOMIZE, "kubeflow-issuer", KUSTOMIZE, "cert-manager")
+    assert _depends(plan, KUSTOMIZE, "istio", KUSTOMIZE, "istio-namespace")
+    assert _depends(plan, KUSTOMIZE, "istio-namespace", KUSTOMIZE, "istio-crds")
+    for tree in ("kubeflow-namespace", "kubeflow-roles"):
+        assert _depends(plan, KUSTOMIZE, tree, KUSTOMIZE, "istio")
+        assert _depends(plan, KUSTOMIZE, tree, KUSTOMIZE, "kubeflow-issuer")
+    assert _depends(plan, KUSTOMIZE, "profiles-kfam", KUSTOMIZE, "kubeflow-roles")
+    assert _depends(plan, HELM_CHART, "kubeflow-trainer", HELM_CHART, "jobset")
+    for chart in ("jobset", "kubeflow-trainer", "kuberay-operator"):
+        assert _depends(plan, HELM_CHART, "kueue", HELM_CHART, chart)
+    flavor = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
+    assert _depends(plan, flavor, "flavor-default", HELM_CHART, "kueue")
+
+
+def test_one_flavor_per_gpu_pool_from_the_pool_labels(shipped_plan: Callable[[str], Plan]) -> None:
+    flavors = {o["metadata"]["name"]: o for o in authored_objects(shipped_plan("prod")) if o["kind"] == "ResourceFlavor"}
+    assert set(flavors) == {"default", "l4", "h100"}
+    h100 = flavors["h100"]["spec"]
+    assert h100["nodeLabels"] == {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb", "mlplatform.dev/gpu-pool": "h100"}
+    assert h100["nodeTaints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    spot = flavors["l4"]["spec"]["nodeLabels"]
+    assert "cloud.google.com/gke-spot" not in spot  # prod's L4 pool is on-demand
+
+
+def test_trainer_roles_aggregate_into_kubeflow_roles(shipped_plan: Callable[[str], Plan]) -> None:
+    objects = {o["metadata"]["name"]: o for o in authored_objects(shipped_plan("kind")) if o["kind"].startswith("ClusterRole")}
+    edit = objects["kubeflow-trainer-edit"]
+    assert edit["metadata"]["labels"]["rbac.authorization.kubeflow.org/aggregate-to-kubeflow-edit"] == "true"
+    assert {"apiGroups": ["trainer.kubeflow.org"], "resources": ["trainjobs"], "verbs": ["create", "patch", "get", "list", "watch", "delete"]} in edit["rules"]
+    binding = [o for o in objects.values() if o["kind"] == "ClusterRoleBinding"][0]
+    assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"}]
+    assert objects["kubeflow-kuberay-edit"]["metadata"]["labels"]["rbac.authorization.kubeflow.org/aggregate-to-kubeflow-edit"] == "true"
+
+
+@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+@pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
+def test_authored_objects_validate_against_real_schemas(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    objects = authored_objects(shipped_plan(stack))
+    assert objects
+    for obj in objects:
+        assert validate(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
+
+
+def test_istio_cni_bin_dir_only_on_gke(shipped_plan: Callable[[str], Plan]) -> None:
+    from components.istio import istio_settings
+    from stacks.config import load
+
+    assert istio_settings(load("dev")).cni_bin_dir == GKE_CNI_BIN_DIR
+    assert istio_settings(load("kind")).cni_bin_dir is None
+
+
+def test_cni_transform_patches_only_the_cni_daemonset() -> None:
+    daemonset: dict[str, Any] = {
+        "kind": "DaemonSet",
+        "metadata": {"name": "istio-cni-node", "namespace": "kube-system"},
+        "spec": {"template": {"spec": {"volumes": [
+            {"name": "cni-bin-dir", "hostPath": {"path": "/opt/cni/bin"}},
+            {"name": "cni-net-dir", "hostPath": {"path": "/etc/cni/net.d"}},
+        ]}}},
+    }
+    patched = with_cni_bin_dir(daemonset, GKE_CNI_BIN_DIR)
+    assert patched is not None
+    volumes = patched["spec"]["template"]["spec"]["volumes"]
+    assert volumes[0]["hostPath"]["path"] == "/home/kubernetes/bin"
+    assert volumes[1]["hostPath"]["path"] == "/etc/cni/net.d"
+    assert daemonset["spec"]["template"]["spec"]["volumes"][0]["hostPath"]["path"] == "/opt/cni/bin"
+    assert with_cni_bin_dir({"kind": "Deployment", "metadata": {"name": "istiod"}}, GKE_CNI_BIN_DIR) is None
+
+
+def test_dex_static_users_read_hashes_from_env_not_the_stack() -> None:
+    auth = KubeflowAuth.model_validate({"staticUsers": ["ana@acme.com", "bo.x@acme.com"]})
+    config = yaml.safe_load(dex_config(auth))
+    assert config["enablePasswordDB"] is True
+    users = config["staticPasswords"]
+    assert [u["email"] for u in users] == ["ana@acme.com", "bo.x@acme.com"]
+    assert users[1]["hashFromEnv"] == password_env("bo.x@acme.com") == "DEX_PASSWORD_BO_X_ACME_COM"
+    assert all("hash" not in u for u in users)
+
+
+def test_dex_oidc_connector_secret_from_env() -> None:
+    auth = KubeflowAuth.model_validate(
+        {"kind": "oidc", "oidc": {"clientId": "abc.apps.googleusercontent.com"}, "hostname": "kf.acme.com"}
+    )
+    config = yaml.safe_load(dex_config(auth))
+    connector = config["connectors"][0]
+    assert connector["config"]["clientSecret"] == "$OIDC_CONNECTOR_SECRET"
+    assert connector["config"]["redirectURI"] == "https://kf.acme.com/dex/callback"
+    assert config["enablePasswordDB"] is False
