@@ -16,6 +16,7 @@ from components.jobset import JobSet
 from components.kuberay import KubeRay
 from components.kubeflow import Kubeflow, kubeflow_settings
 from components.kueue import Kueue
+from components.profiles import install_teams
 from components.trainer import Trainer
 from infra.cluster import Cluster
 from stacks.schema import PlatformConfig, RaySource
@@ -90,4 +91,6 @@ def install(config: PlatformConfig, cluster: Cluster) -> Ready:
             done = installer(config, cluster, ready)
             if done is not None:
                 ready[key] = done
+    # Teams last: profiles need the profile controller, queues need Kueue, Ray clusters KubeRay.
+    install_teams(config, cluster, _needs(ready, "kubeflow", "kueue", "kuberay"))
     return ready

@@ -100,6 +100,14 @@ KUEUE_CHART = Pin(
     source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
 )
 
+RAY_IMAGE = Pin(
+    name="rayproject/ray",
+    kind=PinKind.IMAGE,
+    version="2.46.0",
+    location="docker.io/rayproject/ray",
+    source="Ray docs, k8s-ecosystem/istio.md example (KubeRay with Istio); GPU workers use the -gpu tag",
+)
+
 PINS: tuple[Pin, ...] = (
     KIND_VERSION,
     KIND_NODE_IMAGE,
@@ -110,6 +118,7 @@ PINS: tuple[Pin, ...] = (
     TRAINER_CHART,
     KUBERAY_CHART,
     KUEUE_CHART,
+    RAY_IMAGE,
 )
 
 

@@ -73,6 +73,8 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.Team,
     schema.Contributor,
     schema.TeamQuota,
+    schema.TeamBucket,
+    schema.TeamRay,
 )
 
 

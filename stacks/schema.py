@@ -421,11 +421,52 @@ class TeamQuota(Model):
         return self
 
 
+class TeamBucket(Model):
+    """A GCS bucket for the team's datasets and checkpoints (GKE only), mounted through GCS Fuse."""
+
+    name: str | None = Field(default=None, description="Default: <project>-<team>. Replaces the bucket.")
+    location: str | None = Field(default=None, description="Default: the cluster's region.")
+
+    @field_validator("name")
+    @classmethod
+    def _bucket_name(cls, value: str | None) -> str | None:
+        if value is not None and not re.match(r"^[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]$", value):
+            raise ValueError(f"{value!r} is not a valid bucket name: 3-63 lowercase letters, digits, '-', '_', '.'")
+        return value
+
+
+class TeamRay(Model):
+    """A RayCluster in the team namespace, autoscaled in-tree, dashboard behind the Kubeflow gateway."""
+
+    name: ShortName = Field(default="ray", description="RayCluster name.")
+    pool: str | None = Field(default=None, description="GPU pool for the workers; none: CPU workers.")
+    min_workers: int = Field(default=0, ge=0, le=100)
+    max_workers: int = Field(default=4, ge=1, le=100)
+    worker_cpu: str = Field(default="4", description="CPU per worker (Kubernetes quantity).")
+    worker_memory: str = Field(default="16Gi", description="Memory per worker (Kubernetes quantity).")
+
+    @field_validator("worker_cpu", "worker_memory", mode="before")
+    @classmethod
+    def _quantity(cls, value: object) -> str:
+        return TeamQuota._quantity(value)
+
+    @model_validator(mode="after")
+    def _sizes(self) -> TeamRay:
+        if self.min_workers > self.max_workers:
+            raise problem("minWorkers", f"minWorkers {self.min_workers} is above maxWorkers {self.max_workers}")
+        return self
+
+
 class Team(Model):
     name: str = Field(description="Profile and namespace name.")
     owner: EmailStr
     contributors: list[Contributor] = Field(default_factory=list)
     quota: TeamQuota = TeamQuota()
+    cohort: str | None = Field(
+        default=None, description="Kueue cohort: teams in one cohort borrow each other's unused GPUs."
+    )
+    bucket: TeamBucket | None = None
+    ray: TeamRay | None = None
 
     @field_validator("name")
     @classmethod
@@ -702,10 +743,8 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
         problems.append(
             ("mlplatform:components.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them")
         )
-    if config.teams:
-        problems.append(
-            ("mlplatform:teams", "teams need the profiles component, which is not implemented yet; remove them for now")
-        )
+    if config.teams and not config.components.kubeflow.enabled:
+        problems.append(("mlplatform:teams", "teams are Kubeflow profiles; enable kubeflow or remove the teams"))
     known_gpus = {p.accelerator for p in pools}
     if isinstance(cluster, GkeCluster) and cluster.autoprovisioning.enabled:
         known_gpus |= {k for k in cluster.autoprovisioning.limits if k in ACCELERATORS}
@@ -724,4 +763,11 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                         f"no GPU pool or autoprovisioning limit provides {acc}; use one of: {have}",
                     )
                 )
+        if team.bucket and not isinstance(cluster, GkeCluster):
+            problems.append((f"{path}.bucket", "buckets are GCS buckets; only gke stacks have them"))
+        if team.ray and team.ray.pool and team.ray.pool not in {p.name for p in pools}:
+            known = ", ".join(p.name for p in pools) or "none (this stack has no GPU pools)"
+            problems.append((f"{path}.ray.pool", f"no GPU pool named {team.ray.pool!r}; use one of: {known}"))
+        if team.ray and not config.components.kuberay.enabled:
+            problems.append((f"{path}.ray", "a team Ray cluster needs the kuberay component; enable it"))
     return problems

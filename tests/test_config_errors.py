@@ -84,6 +84,13 @@ CASES = [
     Case("hostname on kind", {"mlplatform:components.kubeflow": {"enabled": False, "auth": {"hostname": "kf.acme.com"}}}, "mlplatform:components.kubeflow.auth", "on kind remove them", base="kind"),
     Case("bad retention", {"mlplatform:components.monitoring": {"enabled": False, "retention": "two weeks"}}, "mlplatform:components.monitoring.retention", "should match pattern"),
     Case("idle threshold above 100", {"mlplatform:components.monitoring": {"enabled": False, "idleGpuThreshold": 150}}, "mlplatform:components.monitoring.idleGpuThreshold", "less than or equal to 100"),
+    Case("ray on missing pool", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "ray": {"pool": "h100"}}]}, "mlplatform:teams[0].ray.pool", "no GPU pool named 'h100'; use one of: l4"),
+    Case("bucket on kind", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {}}]}, "mlplatform:teams[0].bucket", "only gke stacks have them", base="kind"),
+    Case("ray without kuberay", {"mlplatform:components.kuberay": {"enabled": False}, "mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "ray": {}}]}, "mlplatform:teams[0].ray", "needs the kuberay component"),
+    Case("teams without kubeflow", {"mlplatform:components.kubeflow": {"enabled": False}, "mlplatform:teams": [{"name": "vision", "owner": "a@acme.com"}]}, "mlplatform:teams", "teams are Kubeflow profiles"),
+    Case("ray workers", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "ray": {"minWorkers": 5, "maxWorkers": 2}}]}, "mlplatform:teams[0].ray.minWorkers", "minWorkers 5 is above maxWorkers 2"),
+    Case("long team name", {"mlplatform:teams": [{"name": "a" * 64, "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "at most 63 characters"),
+    Case("bad bucket name", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"name": "Bad Bucket"}}]}, "mlplatform:teams[0].bucket.name", "not a valid bucket name"),
     Case("bad memory quantity", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"memory": "lots"}}]}, "mlplatform:teams[0].quota.memory", "'lots' is not a Kubernetes quantity"),
 ]
 

@@ -79,7 +79,11 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
 
     walk(schema)
     # metadata is validated by the API server, not by the CRD schema.
-    schema.setdefault("properties", {})["metadata"] = {"type": "object"}
+    root = schema.setdefault("properties", {})
+    root["metadata"] = {"type": "object"}
+    # Some CRDs (Istio's) describe only spec/status; every object has these two.
+    root.setdefault("apiVersion", {"type": "string"})
+    root.setdefault("kind", {"type": "string"})
     return schema
 
 

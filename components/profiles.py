@@ -1,0 +1,430 @@
+"""Teams as code: per team a Kubeflow profile namespace with its owner, contributors
+written exactly as KFAM writes them, a quota, a Kueue ClusterQueue + `default`
+LocalQueue, NetworkPolicies, and on GKE a Google service account (Workload Identity)
+and an optional bucket; optionally a RayCluster behind the Kubeflow gateway.
+
+Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10):
+- KFAM binding names and objects: components/access-management/kfam/bindings.go
+  (`[^a-zA-Z0-9]+` -> '-', `User-<email>-ClusterRole-<role>`, lowercased) and
+  kfam/api_default.go (AuthorizationPolicy of the same name, header kubeflow-userid).
+- What the profile controller makes: components/profile-controller/controllers/
+  profile_controller.go (ResourceQuota kf-resource-quota from resourceQuotaSpec, the
+  `owner` namespace annotation it accepts, labels it only adds when absent) and
+  plugin_workload_identity.go (WorkloadIdentity plugin, annotates default-editor).
+- Ray under Istio: ray-project/ray doc/source/cluster/kubernetes/k8s-ecosystem/istio.md
+  (ports pinned on head and workers, headless Service listing them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from components.base import PlatformComponent
+from components.versions import RAY_IMAGE, image
+from infra.cluster import Cluster
+from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
+from stacks.schema import GkeCluster, GpuPool, PlatformConfig, Role, Team
+
+USER_HEADER = "kubeflow-userid"
+# kubeflow/manifests 26.03 profiles params.env / KFAM defaults.
+GATEWAY_PRINCIPAL = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"
+KFP_UI_PRINCIPAL = "cluster.local/ns/kubeflow/sa/ml-pipeline-ui"
+KUBEFLOW_GATEWAY = "kubeflow/kubeflow-gateway"
+CLUSTER_ROLES = {"admin": "kubeflow-admin", "edit": "kubeflow-edit", "view": "kubeflow-view"}
+EDITOR_SA = "default-editor"
+LOCAL_QUEUE = "default"
+DEFAULT_FLAVOR = "default"
+RBAC = "rbac.authorization.k8s.io"
+# Namespaces whose traffic a team namespace accepts: the gateway, Kubeflow's web apps and
+# notebook culling, the operators that probe workloads, and metrics scraping.
+PLATFORM_NAMESPACES = ("istio-system", "kubeflow", "kuberay-system", "kubeflow-system", "monitoring")
+# Profile namespaces run training images as root; the controller would add "restricted"
+# Pod Security labels when absent (profiles/upstream/base/namespace-labels.yaml).
+NAMESPACE_LABELS = {
+    "istio-injection": "enabled",
+    "app.kubernetes.io/part-of": "kubeflow-profile",
+    "pod-security.kubernetes.io/enforce": "baseline",
+    "pod-security.kubernetes.io/warn": "baseline",
+}
+# Ray ports pinned for Istio (Ray's Istio guide): same on head and workers.
+RAY_PORTS = {
+    "node-manager-port": 6380,
+    "object-manager-port": 6381,
+    "runtime-env-agent-port": 6382,
+    "dashboard-agent-grpc-port": 6383,
+    "dashboard-agent-listen-port": 52365,
+    "metrics-export-port": 8080,
+}
+RAY_WORKER_PORTS = range(10002, 10013)
+RAY_DASHBOARD_PORT = 8265
+
+
+def kfam_binding_name(email: str, role: str) -> str:
+    """KFAM's name for a contributor binding: `user-<email, non-alphanumerics as ->-clusterrole-<role>`."""
+    sanitize = re.compile(r"[^a-zA-Z0-9]+")
+    raw = "-".join(["User", sanitize.sub("-", email), "ClusterRole", role]).lower()
+    return sanitize.sub("-", raw)
+
+
+def gpu_total(team: Team) -> int:
+    return sum(team.quota.gpus.values())
+
+
+def google_service_account_id(team: Team) -> str:
+    """6-30 chars; long team names keep a readable prefix and a short stable hash."""
+    base = f"team-{team.name}"
+    if len(base) <= 30:
+        return base
+    digest = hashlib.sha256(team.name.encode()).hexdigest()[:6]
+    return f"{base[:23].rstrip('-')}-{digest}"
+
+
+def profile(team: Team, gcp_service_account: pulumi.Input[str] | None) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "owner": {"apiGroup": RBAC, "kind": "User", "name": team.owner},
+        "resourceQuotaSpec": {
+            "hard": {
+                "cpu": team.quota.cpu,
+                "memory": team.quota.memory,
+                f"requests.{GPU_RESOURCE}": str(gpu_total(team)),
+            }
+        },
+    }
+    if gcp_service_account:
+        spec["plugins"] = [{"kind": "WorkloadIdentity", "spec": {"gcpServiceAccount": gcp_service_account}}]
+    return {"apiVersion": "kubeflow.org/v1", "kind": "Profile", "metadata": {"name": team.name}, "spec": spec}
+
+
+def namespace(team: Team) -> dict[str, Any]:
+    """Created by us (so our objects can land in it at once) the way the controller accepts it."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": team.name, "labels": dict(NAMESPACE_LABELS), "annotations": {"owner": team.owner}},
+    }
+
+
+def contributor_objects(team: Team, email: str, role: Role) -> list[dict[str, Any]]:
+    """The RoleBinding and AuthorizationPolicy KFAM writes when the owner adds a contributor."""
+    name = kfam_binding_name(email, role.value)
+    meta = {"name": name, "namespace": team.name, "annotations": {"user": email, "role": role.value}}
+    return [
+        {
+            "apiVersion": f"{RBAC}/v1",
+            "kind": "RoleBinding",
+            "metadata": meta,
+            "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": CLUSTER_ROLES[role.value]},
+            "subjects": [{"apiGroup": RBAC, "kind": "User", "name": email}],
+        },
+        {
+            "apiVersion": "security.istio.io/v1beta1",
+            "kind": "AuthorizationPolicy",
+            "metadata": meta,
+            "spec": {
+                "rules": [
+                    {
+                        "from": [{"source": {"principals": [GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL]}}],
+                        "when": [{"key": f"request.headers[{USER_HEADER}]", "values": [email]}],
+                    }
+                ]
+            },
+        },
+    ]
+
+
+def team_pools(config: PlatformConfig) -> list[GpuPool]:
+    return config.cluster.gpu_pools if isinstance(config.cluster, GkeCluster) else []
+
+
+def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
+    """CPU/memory in one resource group (default flavor), GPUs in another (one flavor per
+    pool), so a GPU pod takes its CPU from the team's CPU quota and its GPUs from a pool.
+    An accelerator's quota goes to its first pool; later pools of it can borrow."""
+    groups: list[dict[str, Any]] = [
+        {
+            "coveredResources": ["cpu", "memory"],
+            "flavors": [
+                {
+                    "name": DEFAULT_FLAVOR,
+                    "resources": [
+                        {"name": "cpu", "nominalQuota": team.quota.cpu},
+                        {"name": "memory", "nominalQuota": team.quota.memory},
+                    ],
+                }
+            ],
+        }
+    ]
+    seen: set[str] = set()
+    gpu_flavors = []
+    for pool in team_pools(config):
+        quota = team.quota.gpus.get(pool.accelerator, 0) if pool.accelerator not in seen else 0
+        seen.add(pool.accelerator)
+        resource: dict[str, Any] = {"name": GPU_RESOURCE, "nominalQuota": quota}
+        gpu_flavors.append({"name": pool.name, "resources": [resource]})
+    if gpu_flavors:
+        groups.append({"coveredResources": [GPU_RESOURCE], "flavors": gpu_flavors})
+    spec: dict[str, Any] = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": team.name}},
+        "resourceGroups": groups,
+    }
+    if team.cohort:
+        spec["cohortName"] = team.cohort
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": team.name}, "spec": spec}
+
+
+def local_queue(team: Team) -> dict[str, Any]:
+    """Named `default`: Kueue queues TrainJobs, RayJobs and RayClusters without a queue label here."""
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "LocalQueue",
+        "metadata": {"name": LOCAL_QUEUE, "namespace": team.name},
+        "spec": {"clusterQueue": team.name},
+    }
+
+
+def network_policies(team: Team) -> list[dict[str, Any]]:
+    """Allow the namespace itself and the platform's namespaces; everything else is denied."""
+    def policy(name: str, sources: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "NetworkPolicy",
+            "metadata": {"name": name, "namespace": team.name},
+            "spec": {"podSelector": {}, "policyTypes": ["Ingress"], "ingress": [{"from": sources}]},
+        }
+
+    return [
+        policy("allow-same-namespace", [{"podSelector": {}}]),
+        policy(
+            "allow-platform-namespaces",
+            [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": ns}}} for ns in PLATFORM_NAMESPACES],
+        ),
+    ]
+
+
+def _ray_start_params() -> dict[str, str]:
+    return {key: str(port) for key, port in RAY_PORTS.items()} | {"max-worker-port": str(RAY_WORKER_PORTS[-1])}
+
+
+def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
+    """RayCluster, its headless Service (the ports Istio must know), the head-access policy
+    and the dashboard route under /ray/<namespace>/<cluster>/."""
+    ray = team.ray
+    if ray is None:
+        return []
+    pool = next((p for p in team_pools(config) if p.name == ray.pool), None)
+    ns, name = team.name, ray.name
+    ray_image = image(RAY_IMAGE) + ("-gpu" if pool else "")
+    worker_resources: dict[str, Any] = {"cpu": ray.worker_cpu, "memory": ray.worker_memory}
+    if pool:
+        worker_resources[GPU_RESOURCE] = str(pool.gpus_per_node)
+    worker_pod: dict[str, Any] = {
+        "serviceAccountName": EDITOR_SA,
+        "containers": [
+            {"name": "ray-worker", "image": ray_image, "resources": {"requests": worker_resources, "limits": worker_resources}}
+        ],
+    }
+    if pool:
+        worker_pod["nodeSelector"] = pool_selector(pool)
+        worker_pod["tolerations"] = [t.toleration() for t in pool_taints(pool)]
+    head_resources = {"cpu": "2", "memory": "8Gi"}
+    cluster = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": name, "namespace": ns},
+        "spec": {
+            "rayVersion": RAY_IMAGE.version,
+            "enableInTreeAutoscaling": True,
+            "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": 300},
+            "headGroupSpec": {
+                "rayStartParams": _ray_start_params() | {"dashboard-host": "0.0.0.0", "num-gpus": "0"},
+                "template": {
+                    "spec": {
+                        "serviceAccountName": EDITOR_SA,
+                        "containers": [
+                            {
+                                "name": "ray-head",
+                                "image": image(RAY_IMAGE),
+                                "resources": {"requests": head_resources, "limits": head_resources},
+                            }
+                        ],
+                    }
+                },
+            },
+            "workerGroupSpecs": [
+                {
+                    "groupName": pool.name if pool else "cpu",
+                    "replicas": ray.min_workers,
+                    "minReplicas": ray.min_workers,
+                    "maxReplicas": ray.max_workers,
+                    "rayStartParams": _ray_start_params(),
+                    "template": {"spec": worker_pod},
+                }
+            ],
+        },
+    }
+    grpc_ports = [
+        {"name": key.removesuffix("-port")[:15], "port": port, "appProtocol": "grpc"}
+        for key, port in RAY_PORTS.items()
+        if port < 7000
+    ]
+    http_ports = [
+        {"name": "dash-agent", "port": RAY_PORTS["dashboard-agent-listen-port"], "appProtocol": "http"},
+        {"name": "metrics", "port": RAY_PORTS["metrics-export-port"], "appProtocol": "http"},
+    ]
+    worker_ports = [{"name": f"p{p}", "port": p, "appProtocol": "grpc"} for p in RAY_WORKER_PORTS]
+    headless = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": f"{name}-headless", "namespace": ns, "labels": {"ray.io/headless-worker-svc": name}},
+        "spec": {
+            "clusterIP": "None",
+            "publishNotReadyAddresses": True,
+            "selector": {"ray.io/cluster": name},
+            "ports": grpc_ports + http_ports + worker_ports,
+        },
+    }
+    intra = {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "AuthorizationPolicy",
+        "metadata": {"name": f"{name}-ray-internal", "namespace": ns},
+        "spec": {
+            "action": "ALLOW",
+            "selector": {"matchLabels": {"ray.io/cluster": name}},
+            "rules": [{"from": [{"source": {"principals": [f"cluster.local/ns/{ns}/sa/{EDITOR_SA}"]}}]}],
+        },
+    }
+    route = {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "VirtualService",
+        "metadata": {"name": f"{name}-dashboard", "namespace": ns},
+        "spec": {
+            "gateways": [KUBEFLOW_GATEWAY],
+            "hosts": ["*"],
+            "http": [
+                {
+                    "match": [{"uri": {"prefix": ray_dashboard_path(team)}}],
+                    "rewrite": {"uri": "/"},
+                    "route": [
+                        {
+                            "destination": {
+                                "host": f"{name}-head-svc.{ns}.svc.cluster.local",
+                                "port": {"number": RAY_DASHBOARD_PORT},
+                            }
+                        }
+                    ],
+                }
+            ],
+        },
+    }
+    return [cluster, headless, intra, route]
+
+
+def ray_dashboard_path(team: Team) -> str:
+    assert team.ray is not None
+    return f"/ray/{team.name}/{team.ray.name}/"
+
+
+def team_objects(
+    config: PlatformConfig, team: Team, gcp_service_account: pulumi.Input[str] | None = None
+) -> list[dict[str, Any]]:
+    """Every Kubernetes object of one team, in apply order."""
+    objects = [namespace(team), profile(team, gcp_service_account)]
+    for person in team.contributors:
+        objects += contributor_objects(team, person.email, person.role)
+    objects += network_policies(team)
+    objects += [cluster_queue(config, team), local_queue(team)]
+    objects += ray_objects(config, team)
+    return objects
+
+
+def _create(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    """The typed resource for a built-in kind, a CustomResource for everything else."""
+    meta = obj["metadata"]
+    kind = obj["kind"]
+    if kind == "Namespace":
+        return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
+    if kind == "RoleBinding":
+        return k8s.rbac.v1.RoleBinding(name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts)
+    if kind == "NetworkPolicy":
+        return k8s.networking.v1.NetworkPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "Service":
+        return k8s.core.v1.Service(name, metadata=meta, spec=obj["spec"], opts=opts)
+    return k8s.apiextensions.CustomResource(
+        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
+    )
+
+
+class TeamProfile(PlatformComponent):
+    """One team: its namespace and everything in it, and on GKE its Google identity."""
+
+    def __init__(
+        self,
+        team: Team,
+        config: PlatformConfig,
+        cluster: Cluster,
+        needs: list[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("Team", team.name, cluster, opts)
+        gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeCluster) else None
+        ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
+        namespace_resource = _create(f"{team.name}-namespace", ns, self.child(needs))
+        for obj in rest:
+            key = f"{team.name}-{obj['kind'].lower()}-{obj['metadata']['name']}"
+            _create(key, obj, self.child([*needs, namespace_resource]))
+        self.register_outputs({"namespace": team.name})
+
+    def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeCluster) -> pulumi.Output[str]:
+        """A Google service account for the namespace's default-editor (Workload Identity),
+        and the team bucket with that account as object admin."""
+        account = gcp.serviceaccount.Account(
+            f"{team.name}-gsa",
+            gcp.serviceaccount.AccountArgs(
+                project=config.project,
+                account_id=google_service_account_id(team),
+                display_name=f"Kubeflow profile {team.name} (default-editor)",
+            ),
+            opts=self.child(),
+        )
+        gcp.serviceaccount.IAMMember(
+            f"{team.name}-workload-identity",
+            gcp.serviceaccount.IAMMemberArgs(
+                service_account_id=account.name,
+                role="roles/iam.workloadIdentityUser",
+                member=f"serviceAccount:{config.project}.svc.id.goog[{team.name}/{EDITOR_SA}]",
+            ),
+            opts=self.child(),
+        )
+        if team.bucket:
+            bucket = gcp.storage.Bucket(
+                f"{team.name}-bucket",
+                gcp.storage.BucketArgs(
+                    project=config.project,
+                    name=team.bucket.name or f"{config.project}-{team.name}",
+                    location=(team.bucket.location or cluster.region).upper(),
+                    uniform_bucket_level_access=True,
+                    public_access_prevention="enforced",
+                    force_destroy=False,
+                ),
+                opts=self.child(protect=config.deletion_protection),
+            )
+            gcp.storage.BucketIAMMember(
+                f"{team.name}-bucket-admin",
+                gcp.storage.BucketIAMMemberArgs(
+                    bucket=bucket.name,
+                    role="roles/storage.objectAdmin",
+                    member=account.email.apply(lambda e: f"serviceAccount:{e}"),
+                ),
+                opts=self.child(),
+            )
+        return account.email
+
+
+def install_teams(config: PlatformConfig, cluster: Cluster, needs: list[pulumi.Resource]) -> list[TeamProfile]:
+    return [TeamProfile(team, config, cluster, needs) for team in config.teams]

@@ -1,0 +1,223 @@
+"""Teams as code: the exact objects per team, KFAM naming, queues and quotas, and the
+access matrix evaluated against Kubeflow's own aggregated roles."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import pytest
+
+from components.profiles import (
+    GATEWAY_PRINCIPAL,
+    contributor_objects,
+    google_service_account_id,
+    kfam_binding_name,
+    team_objects,
+)
+from stacks.config import load, validate
+from stacks.plan import Plan
+from stacks.render import authored_objects
+from stacks.schema import Role, Team
+from tests.conftest import base_gke, base_kind, with_changes
+from tests.support import crds, rbac
+from tests.support.validation import validate as validate_object
+
+TEAM = {
+    "name": "vision",
+    "owner": "lead@acme.com",
+    "contributors": [{"email": "Ana.Li@acme.com", "role": "edit"}, {"email": "bo@acme.com", "role": "view"}],
+    "quota": {"gpus": {"nvidia-l4": 8}, "cpu": "64", "memory": "256Gi"},
+}
+
+
+@pytest.mark.parametrize(
+    ("email", "role", "name"),
+    [
+        # kubeflow/dashboard components/access-management/kfam/bindings_test.go
+        ("lalith.vaka@zq.msds.kp.org", "edit", "user-lalith-vaka-zq-msds-kp-org-clusterrole-edit"),
+        ("397401@zq.msds.kp.org", "edit", "user-397401-zq-msds-kp-org-clusterrole-edit"),
+        ("Jane.Doe@Example.com", "view", "user-jane-doe-example-com-clusterrole-view"),
+        ("a+b__c@x.io", "edit", "user-a-b-c-x-io-clusterrole-edit"),
+    ],
+)
+def test_kfam_binding_names(email: str, role: str, name: str) -> None:
+    assert kfam_binding_name(email, role) == name
+
+
+def test_contributor_objects_as_kfam_writes_them() -> None:
+    team = Team.model_validate(TEAM)
+    binding, policy = contributor_objects(team, "Ana.Li@acme.com", Role.EDIT)
+    assert binding == {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {
+            "name": "user-ana-li-acme-com-clusterrole-edit",
+            "namespace": "vision",
+            "annotations": {"user": "Ana.Li@acme.com", "role": "edit"},
+        },
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "kubeflow-edit"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "Ana.Li@acme.com"}],
+    }
+    assert policy["metadata"] == binding["metadata"]
+    assert policy["apiVersion"] == "security.istio.io/v1beta1"
+    assert "action" not in policy["spec"] and "selector" not in policy["spec"]
+    (rule,) = policy["spec"]["rules"]
+    assert rule["from"][0]["source"]["principals"][0] == GATEWAY_PRINCIPAL
+    assert rule["when"] == [{"key": "request.headers[kubeflow-userid]", "values": ["Ana.Li@acme.com"]}]
+    viewer, _ = contributor_objects(team, "bo@acme.com", Role.VIEW)
+    assert viewer["roleRef"]["name"] == "kubeflow-view"
+    assert viewer["metadata"]["annotations"] == {"user": "bo@acme.com", "role": "view"}
+
+
+def _objects(raw: dict[str, Any], team: str = "vision") -> dict[tuple[str, str], dict[str, Any]]:
+    config = validate(raw, "test")
+    found = next(t for t in config.teams if t.name == team)
+    return {(o["kind"], o["metadata"]["name"]): o for o in team_objects(config, found, "team-vision@p.iam.gserviceaccount.com")}
+
+
+def test_profile_owner_quota_and_workload_identity() -> None:
+    objects = _objects(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))
+    profile = objects[("Profile", "vision")]
+    assert profile["apiVersion"] == "kubeflow.org/v1"
+    assert profile["spec"]["owner"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "lead@acme.com"}
+    assert profile["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "64", "memory": "256Gi", "requests.nvidia.com/gpu": "8"}
+    assert profile["spec"]["plugins"] == [
+        {"kind": "WorkloadIdentity", "spec": {"gcpServiceAccount": "team-vision@p.iam.gserviceaccount.com"}}
+    ]
+    namespace = objects[("Namespace", "vision")]
+    assert namespace["metadata"]["annotations"] == {"owner": "lead@acme.com"}
+    assert namespace["metadata"]["labels"]["istio-injection"] == "enabled"
+
+
+def test_cluster_queue_quotas_per_pool_flavor_and_cohort() -> None:
+    team = {**TEAM, "cohort": "research"}
+    pools = [
+        {"name": "l4-spot", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2, "provisioning": "spot"},
+        {"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2},
+    ]
+    raw = with_changes(base_gke(), {"mlplatform:teams": [team], "mlplatform:cluster.gpuPools": pools})
+    queue = _objects(raw)[("ClusterQueue", "vision")]["spec"]
+    assert queue["cohortName"] == "research"
+    assert queue["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "vision"}}
+    cpu_group, gpu_group = queue["resourceGroups"]
+    assert cpu_group["coveredResources"] == ["cpu", "memory"]
+    assert cpu_group["flavors"] == [{"name": "default", "resources": [{"name": "cpu", "nominalQuota": "64"}, {"name": "memory", "nominalQuota": "256Gi"}]}]
+    assert gpu_group["coveredResources"] == ["nvidia.com/gpu"]
+    assert gpu_group["flavors"] == [
+        {"name": "l4-spot", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 8}]},
+        {"name": "l4", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 0}]},
+    ]
+
+
+def test_default_local_queue_and_network_isolation() -> None:
+    objects = _objects(with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "quota": {}}]}))
+    assert objects[("LocalQueue", "default")]["spec"] == {"clusterQueue": "vision"}
+    assert objects[("LocalQueue", "default")]["metadata"]["namespace"] == "vision"
+    same = objects[("NetworkPolicy", "allow-same-namespace")]["spec"]
+    assert same["ingress"] == [{"from": [{"podSelector": {}}]}]
+    platform = objects[("NetworkPolicy", "allow-platform-namespaces")]["spec"]["ingress"][0]["from"]
+    namespaces = {s["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"] for s in platform}
+    assert {"istio-system", "kubeflow"} <= namespaces and "default" not in namespaces
+
+
+def test_ray_cluster_ports_pinned_for_istio_and_dashboard_route() -> None:
+    team = {**TEAM, "ray": {"pool": "l4", "maxWorkers": 3}}
+    objects = _objects(with_changes(base_gke(), {"mlplatform:teams": [team]}))
+    cluster = objects[("RayCluster", "ray")]["spec"]
+    assert cluster["enableInTreeAutoscaling"] is True
+    head, (worker,) = cluster["headGroupSpec"], cluster["workerGroupSpecs"]
+    for params in (head["rayStartParams"], worker["rayStartParams"]):
+        assert params["node-manager-port"] == "6380" and params["max-worker-port"] == "10012"
+    pod = worker["template"]["spec"]
+    assert pod["serviceAccountName"] == "default-editor"
+    assert pod["nodeSelector"]["cloud.google.com/gke-accelerator"] == "nvidia-l4"
+    assert pod["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
+    assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "2"
+    assert worker["maxReplicas"] == 3
+    headless = objects[("Service", "ray-headless")]["spec"]
+    ports = {p["port"] for p in headless["ports"]}
+    assert {6380, 6381, 6382, 6383, 52365, 8080} | set(range(10002, 10013)) == ports
+    route = objects[("VirtualService", "ray-dashboard")]["spec"]
+    assert route["http"][0]["match"] == [{"uri": {"prefix": "/ray/vision/ray/"}}]
+    assert route["http"][0]["route"][0]["destination"] == {"host": "ray-head-svc.vision.svc.cluster.local", "port": {"number": 8265}}
+    internal = objects[("AuthorizationPolicy", "ray-ray-internal")]["spec"]
+    assert internal["rules"][0]["from"][0]["source"]["principals"] == ["cluster.local/ns/vision/sa/default-editor"]
+
+
+def test_google_service_account_ids_are_length_safe() -> None:
+    assert google_service_account_id(Team.model_validate({**TEAM, "name": "nlp"})) == "team-nlp"
+    long = Team.model_validate({**TEAM, "name": "a" * 40})
+    other = Team.model_validate({**TEAM, "name": "a" * 39 + "b"})
+    assert 6 <= len(google_service_account_id(long)) <= 30
+    assert google_service_account_id(long) != google_service_account_id(other)
+
+
+def test_gke_team_identity_and_bucket(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    plan = plan_of(with_changes(base_gke(), {"mlplatform:teams": [{**TEAM, "bucket": {}}]}))
+    member = plan.one("gcp:serviceaccount/iAMMember:IAMMember", "vision-workload-identity").inputs
+    assert member["role"] == "roles/iam.workloadIdentityUser"
+    assert member["member"] == "serviceAccount:acme-test.svc.id.goog[vision/default-editor]"
+    bucket = plan.one("gcp:storage/bucket:Bucket", "vision-bucket").inputs
+    assert bucket["name"] == "acme-test-vision" and bucket["uniformBucketLevelAccess"] is True
+    admin = plan.one("gcp:storage/bucketIAMMember:BucketIAMMember", "vision-bucket-admin").inputs
+    assert admin["role"] == "roles/storage.objectAdmin"
+    assert admin["member"] == "serviceAccount:team-vision@acme-test.iam.gserviceaccount.com"
+    profile = plan.one("kubernetes:kubeflow.org/v1:Profile", "vision-profile-vision").inputs
+    assert profile["spec"]["plugins"][0]["spec"]["gcpServiceAccount"] == "team-vision@acme-test.iam.gserviceaccount.com"
+
+
+def test_team_objects_wait_for_kubeflow_kueue_and_their_namespace(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    queue = plan.one("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision-localqueue-default")
+    assert plan.one("kubernetes:core/v1:Namespace", "vision-namespace").urn in queue.dependencies
+    assert plan.one("kubernetes:helm.sh/v4:Chart", "kueue").urn in queue.dependencies
+    profile = plan.one("kubernetes:kubeflow.org/v1:Profile", "vision-profile-vision")
+    assert plan.one("kubernetes:kustomize/v2:Directory", "profiles-kfam").urn in profile.dependencies
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev"])
+def test_shipped_stacks_have_three_teams_one_with_ray(stack: str) -> None:
+    config = load(stack)
+    assert len(config.teams) >= 3
+    assert any(t.ray for t in config.teams)
+    if stack == "dev":
+        assert any(t.bucket for t in config.teams)
+
+
+@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+def test_rendered_team_objects_validate(shipped_plan: Callable[[str], Plan]) -> None:
+    objects = [o for o in authored_objects(shipped_plan("dev")) if o["metadata"].get("namespace") in ("vision", "nlp", "research") or o["kind"] in ("Profile", "ClusterQueue")]
+    kinds = {o["kind"] for o in objects}
+    assert {"Profile", "RoleBinding", "AuthorizationPolicy", "ClusterQueue", "LocalQueue", "NetworkPolicy", "RayCluster", "Service", "VirtualService"} <= kinds
+    for obj in objects:
+        assert validate_object(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
+
+
+@pytest.mark.skipif(not rbac.UPSTREAM_ROLES.is_dir(), reason="needs ../shared/upstream/kubeflow-roles beside the repo")
+def test_access_matrix_against_kubeflow_roles(shipped_plan: Callable[[str], Plan]) -> None:
+    objects = authored_objects(shipped_plan("kind"))
+    roles = rbac.resolve(rbac.upstream_cluster_roles() + [o for o in objects if o["kind"] == "ClusterRole"])
+    # The profile controller binds the owner as `namespaceAdmin` to kubeflow-admin.
+    owner_binding = {
+        "kind": "RoleBinding",
+        "metadata": {"name": "namespaceAdmin", "namespace": "vision"},
+        "roleRef": {"kind": "ClusterRole", "name": "kubeflow-admin"},
+        "subjects": [{"kind": "User", "name": "lead@example.com"}],
+    }
+    bindings = [o for o in objects if o["kind"] == "RoleBinding"] + [owner_binding]
+
+    def can(user: str, verb: str, group: str, resource: str, namespace: str = "vision") -> bool:
+        return rbac.allowed(roles, bindings, user, namespace, verb, group, resource)
+
+    for user in ("lead@example.com", "ana@example.com"):  # owner, editor
+        assert can(user, "create", "trainer.kubeflow.org", "trainjobs")
+        assert can(user, "create", "ray.io", "rayclusters")
+    assert can("bo@example.com", "get", "trainer.kubeflow.org", "trainjobs")  # viewer reads
+    assert not can("bo@example.com", "create", "trainer.kubeflow.org", "trainjobs")
+    assert not can("bo@example.com", "create", "ray.io", "rayclusters")
+    for outsider in ("kim@example.com", "raj@example.com"):  # other teams' people
+        assert not can(outsider, "get", "trainer.kubeflow.org", "trainjobs")
+        assert not can(outsider, "create", "ray.io", "rayclusters")
+    # ana is an editor in vision but only a viewer in nlp
+    assert not can("ana@example.com", "create", "trainer.kubeflow.org", "trainjobs", namespace="nlp")
+    assert can("ana@example.com", "list", "trainer.kubeflow.org", "trainjobs", namespace="nlp")
