@@ -18,3 +18,13 @@ def build(config: PlatformConfig) -> None:
     install(config, cluster)
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig)
+    pulumi.export("kubeflowUrl", kubeflow_url(config))
+    pulumi.export("profiles", [team.name for team in config.teams])
+
+
+def kubeflow_url(config: PlatformConfig) -> str:
+    """Where people open Kubeflow: the public hostname, or a port-forward on kind."""
+    hostname = config.components.kubeflow.auth.hostname
+    if hostname:
+        return f"https://{hostname}/"
+    return "http://localhost:8080/ (kubectl port-forward -n istio-system svc/istio-ingressgateway 8080:80)"

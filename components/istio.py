@@ -4,7 +4,7 @@ Kubeflow release. The kind/GKE difference is one field of its settings: GKE moun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
@@ -25,14 +25,32 @@ CNI_BIN_VOLUME = "cni-bin-dir"
 GKE_CNI_BIN_DIR = "/home/kubernetes/bin"
 
 
+GATEWAY_SERVICE = ("Service", "istio-ingressgateway")
+
+
 @dataclass(frozen=True)
 class IstioSettings:
     cni_bin_dir: str | None
     """Host path for the CNI binaries; None keeps Istio's default (/opt/cni/bin)."""
+    gateway_annotations: dict[str, str] = field(default_factory=dict)
+    """Extra annotations on the ingress gateway Service (GKE Ingress: NEG, BackendConfig)."""
 
 
 def istio_settings(config: PlatformConfig) -> IstioSettings:
-    return IstioSettings(cni_bin_dir=GKE_CNI_BIN_DIR if isinstance(config.cluster, GkeCluster) else None)
+    from components.gateway import gateway_service_annotations
+
+    return IstioSettings(
+        cni_bin_dir=GKE_CNI_BIN_DIR if isinstance(config.cluster, GkeCluster) else None,
+        gateway_annotations=gateway_service_annotations(config),
+    )
+
+
+def with_gateway_annotations(props: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any] | None:
+    """The ingress gateway Service's properties with `annotations` added; None for other objects."""
+    if (props.get("kind"), props.get("metadata", {}).get("name")) != GATEWAY_SERVICE:
+        return None
+    metadata = props["metadata"]
+    return {**props, "metadata": {**metadata, "annotations": {**(metadata.get("annotations") or {}), **annotations}}}
 
 
 def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
@@ -48,10 +66,17 @@ def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
     return {**props, "spec": spec}
 
 
-def cni_bin_dir_transform(path: str) -> pulumi.ResourceTransform:
+def settings_transform(settings: IstioSettings) -> pulumi.ResourceTransform:
+    """Apply the settings to the Istio objects they concern; leave the others alone."""
+
     def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
-        props = with_cni_bin_dir(dict(args.props), path)
-        return pulumi.ResourceTransformResult(props=props, opts=args.opts) if props else None
+        props = dict(args.props)
+        patched = None
+        if settings.cni_bin_dir:
+            patched = with_cni_bin_dir(props, settings.cni_bin_dir)
+        if patched is None and settings.gateway_annotations:
+            patched = with_gateway_annotations(props, settings.gateway_annotations)
+        return pulumi.ResourceTransformResult(props=patched, opts=args.opts) if patched else None
 
     return transform
 
@@ -64,6 +89,7 @@ class Istio(PlatformComponent):
         super().__init__("Istio", name, cluster, opts)
         crds = self.kustomize("istio-crds", CRDS)
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
-        transforms = [cni_bin_dir_transform(settings.cni_bin_dir)] if settings.cni_bin_dir else []
+        needs_transform = settings.cni_bin_dir or settings.gateway_annotations
+        transforms = [settings_transform(settings)] if needs_transform else []
         self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=transforms)
         self.register_outputs({})

@@ -10,6 +10,7 @@ the `dex-passwords` Secret (common/dex/base) with our static users and their has
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -48,15 +49,62 @@ DEX_NAMESPACE = "auth"
 DEX_ISSUER = "http://dex.auth.svc.cluster.local:5556/dex"
 
 
+# The central dashboard's menu (kubeflow/manifests 26.03 applications/centraldashboard/
+# upstream/base/configmap.yaml: ConfigMap centraldashboard-config, key `links`, one JSON
+# string). We replace it whole: the release's menu links Pipelines, Katib and KServe,
+# which this bundle does not install.
+DASHBOARD_CONFIGMAP = "centraldashboard-config"
+BASE_MENU = (
+    {"type": "item", "link": "/jupyter/", "text": "Notebooks", "icon": "book"},
+    {"type": "item", "link": "/volumes/", "text": "Volumes", "icon": "device:storage"},
+    {"type": "item", "link": "/tensorboards/", "text": "TensorBoards", "icon": "assessment"},
+)
+
+
 @dataclass(frozen=True)
 class KubeflowSettings:
     auth: KubeflowAuth
     oauth2_proxy_path: str
+    menu: tuple[dict[str, Any], ...] = BASE_MENU
+    """Central dashboard menu entries, ours plus the teams' Ray dashboards."""
+
+
+def dashboard_menu(config: PlatformConfig) -> tuple[dict[str, Any], ...]:
+    ray_items = [
+        {"type": "item", "link": f"/ray/{t.name}/{t.ray.name}/", "text": f"{t.name}: {t.ray.name}"}
+        for t in config.teams
+        if t.ray
+    ]
+    ray_section = ({"type": "section", "text": "Ray dashboards", "icon": "assessment", "items": ray_items},)
+    return BASE_MENU + (ray_section if ray_items else ())
 
 
 def kubeflow_settings(config: PlatformConfig) -> KubeflowSettings:
     kind = "gke" if isinstance(config.cluster, GkeCluster) else "kind"
-    return KubeflowSettings(auth=config.components.kubeflow.auth, oauth2_proxy_path=OAUTH2_PROXY[kind])
+    return KubeflowSettings(
+        auth=config.components.kubeflow.auth,
+        oauth2_proxy_path=OAUTH2_PROXY[kind],
+        menu=dashboard_menu(config),
+    )
+
+
+def dashboard_links(menu: tuple[dict[str, Any], ...]) -> str:
+    return json.dumps(
+        {"menuLinks": list(menu), "externalLinks": [], "quickLinks": [], "documentationItems": []}, sort_keys=True
+    )
+
+
+def menu_transform(menu: tuple[dict[str, Any], ...]) -> pulumi.ResourceTransform:
+    links = dashboard_links(menu)
+
+    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        props: dict[str, Any] = dict(args.props)
+        if (props.get("kind"), (props.get("metadata") or {}).get("name")) != ("ConfigMap", DASHBOARD_CONFIGMAP):
+            return None
+        data = {**(props.get("data") or {}), "links": links}
+        return pulumi.ResourceTransformResult(props={**props, "data": data}, opts=args.opts)
+
+    return transform
 
 
 def password_env(email: str) -> str:
@@ -163,6 +211,11 @@ class Kubeflow(PlatformComponent):
             core.append(self.kustomize(tree, path, depends_on=needs + core[:1]))
         self.kustomize("oauth2-proxy", settings.oauth2_proxy_path, depends_on=core)
         self.kustomize("dex", DEX, depends_on=core, transforms=[dex_transform(settings.auth)])
-        apps = {tree: self.kustomize(tree, path, depends_on=core) for tree, path in APPS}
+        apps = {
+            tree: self.kustomize(
+                tree, path, depends_on=core, transforms=[menu_transform(settings.menu)] if tree == "central-dashboard" else ()
+            )
+            for tree, path in APPS
+        }
         self.ready = apps["profiles-kfam"]
         self.register_outputs({})

@@ -11,6 +11,7 @@ from typing import Callable
 import pulumi
 
 from components.cert_manager import CertManager
+from components.gateway import HttpsGateway
 from components.istio import Istio, istio_settings
 from components.jobset import JobSet
 from components.kuberay import KubeRay
@@ -19,7 +20,7 @@ from components.kueue import Kueue
 from components.profiles import install_teams
 from components.trainer import Trainer
 from infra.cluster import Cluster
-from stacks.schema import PlatformConfig, RaySource
+from stacks.schema import GkeCluster, PlatformConfig, RaySource
 
 Ready = dict[str, pulumi.Resource]
 """Component key -> the resource that is done when that component is ready."""
@@ -39,7 +40,10 @@ def _istio(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Res
 
 
 def _kubeflow(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Kubeflow("kubeflow", kubeflow_settings(config), cluster, _needs(ready, "certManager", "istio")).ready
+    kubeflow = Kubeflow("kubeflow", kubeflow_settings(config), cluster, _needs(ready, "certManager", "istio"))
+    if isinstance(config.cluster, GkeCluster) and config.components.kubeflow.auth.hostname:
+        HttpsGateway("kubeflow-https", config, cluster, _needs(ready, "istio") + [kubeflow.ready])
+    return kubeflow.ready
 
 
 def _jobset(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:

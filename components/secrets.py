@@ -41,7 +41,13 @@ GRAFANA_ADMIN_PASSWORD = SecretKey(
     how="pulumi config set --secret mlplatform:grafanaAdminPassword VALUE",
     placeholder="offline-placeholder",
 )
-SECRET_KEYS = (DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, GRAFANA_ADMIN_PASSWORD)
+IAP_CLIENT_SECRET = SecretKey(
+    key="iapClientSecret",
+    what="OAuth client secret of Identity-Aware Proxy",
+    how="pulumi config set --secret mlplatform:iapClientSecret VALUE",
+    placeholder="offline-placeholder",
+)
+SECRET_KEYS = (DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, GRAFANA_ADMIN_PASSWORD, IAP_CLIENT_SECRET)
 SECRET_CONFIG_KEYS = frozenset(f"{NAMESPACE}:{s.key}" for s in SECRET_KEYS)
 
 

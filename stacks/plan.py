@@ -87,10 +87,19 @@ class Plan:
         return dict(sorted(result.items()))
 
 
+def _mask_leaves(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _mask_leaves(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_mask_leaves(v) for v in value]
+    return SECRET
+
+
 def mask_secrets(value: Any) -> Any:
-    """Replace every secret-wrapped value with SECRET, keep the rest."""
+    """Replace every value inside a secret with SECRET, keeping its shape (keys stay
+    readable and the object stays schema-valid); keep the rest."""
     if rpc.is_rpc_secret(value):
-        return SECRET
+        return _mask_leaves(rpc.unwrap_rpc_secret(value))
     if isinstance(value, dict):
         return {k: mask_secrets(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -530,6 +530,9 @@ class KubeflowAuth(Model):
         default=None, description="gke: public hostname of the gateway (managed certificate, HTTPS)."
     )
     iap: bool = Field(default=False, description="gke: put Identity-Aware Proxy in front of the gateway.")
+    iap_client_id: str | None = Field(
+        default=None, description="gke + iap: OAuth client ID for IAP; its secret in mlplatform:iapClientSecret."
+    )
 
     @model_validator(mode="after")
     def _kind_fields(self) -> KubeflowAuth:
@@ -537,6 +540,10 @@ class KubeflowAuth(Model):
             raise problem("oidc", "kind oidc needs oidc: {issuer, clientId}")
         if self.kind is AuthKind.DEX and self.oidc is not None:
             raise problem("oidc", "oidc settings need kind: oidc")
+        if self.iap and not (self.hostname and self.iap_client_id):
+            raise problem("iap", "iap needs hostname (the HTTPS entry point) and iapClientId")
+        if self.kind is AuthKind.OIDC and not self.hostname:
+            raise problem("hostname", "an OIDC provider redirects back to a public URL; set hostname")
         return self
 
 

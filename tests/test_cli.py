@@ -116,3 +116,16 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci = (REPO / ".ci" / "run").read_text().strip().splitlines()
     assert ci[-1] == "make test"
     assert "```sh\nmake test\n```" in readme
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
+def test_no_secret_value_reaches_plan_or_render(stack: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from components.secrets import SECRET_KEYS
+
+    main(["plan", stack, "--json"])
+    main(["render", stack, "--out", str(tmp_path)])
+    text = capsys.readouterr().out + (tmp_path / "objects.yaml").read_text() + (tmp_path / "upstream.yaml").read_text()
+    for key in SECRET_KEYS:
+        if isinstance(key.placeholder, str):
+            assert key.placeholder not in text, key.key
+    assert "[secret]" in text  # the secrets are there, masked

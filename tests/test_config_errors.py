@@ -91,6 +91,8 @@ CASES = [
     Case("ray workers", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "ray": {"minWorkers": 5, "maxWorkers": 2}}]}, "mlplatform:teams[0].ray.minWorkers", "minWorkers 5 is above maxWorkers 2"),
     Case("long team name", {"mlplatform:teams": [{"name": "a" * 64, "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "at most 63 characters"),
     Case("bad bucket name", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"name": "Bad Bucket"}}]}, "mlplatform:teams[0].bucket.name", "not a valid bucket name"),
+    Case("iap without client", {"mlplatform:components.kubeflow": {"auth": {"hostname": "kf.acme.com", "iap": True}}}, "mlplatform:components.kubeflow.auth.iap", "iap needs hostname (the HTTPS entry point) and iapClientId"),
+    Case("oidc without hostname", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}}}}, "mlplatform:components.kubeflow.auth.hostname", "set hostname"),
     Case("bad memory quantity", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"memory": "lots"}}]}, "mlplatform:teams[0].quota.memory", "'lots' is not a Kubernetes quantity"),
 ]
 

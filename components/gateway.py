@@ -1,0 +1,140 @@
+"""The Kubeflow gateway on GKE over HTTPS: a global static IP, a Google-managed
+certificate for the stack's hostname, a GKE Ingress in front of Istio's ingress
+gateway (container-native load balancing), and optionally Identity-Aware Proxy.
+
+GKE facts (cloud.google.com/kubernetes-engine/docs/how-to/ingress-configuration,
+managed-certs, ingress-features): the Ingress names its IP with
+`kubernetes.io/ingress.global-static-ip-name` and certificates with
+`networking.gke.io/managed-certificates`; the backend Service carries
+`cloud.google.com/neg` and `cloud.google.com/backend-config`; the BackendConfig's
+health check must hit istio-ingressgateway's status port (15021, /healthz/ready),
+because every other path answers with an auth redirect.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from components.base import PlatformComponent
+from components.secrets import IAP_CLIENT_SECRET, secret
+from infra.cluster import Cluster
+from stacks.schema import GkeCluster, KubeflowAuth, PlatformConfig
+
+NAMESPACE = "istio-system"
+GATEWAY_SERVICE = "istio-ingressgateway"
+BACKEND_CONFIG = "kubeflow-gateway"
+CERTIFICATE = "kubeflow-gateway"
+IAP_SECRET = "kubeflow-iap-oauth"
+STATUS_PORT = 15021
+
+
+def gateway_service_annotations(config: PlatformConfig) -> dict[str, str]:
+    """Annotations Istio's gateway Service needs behind a GKE Ingress (none elsewhere)."""
+    auth = config.components.kubeflow.auth
+    if not (isinstance(config.cluster, GkeCluster) and auth.hostname):
+        return {}
+    return {
+        "cloud.google.com/neg": json.dumps({"ingress": True}),
+        "cloud.google.com/backend-config": json.dumps({"default": BACKEND_CONFIG}),
+    }
+
+
+def backend_config(auth: KubeflowAuth) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "healthCheck": {"type": "HTTP", "port": STATUS_PORT, "requestPath": "/healthz/ready"},
+        "timeoutSec": 3600,  # notebooks keep websockets open
+    }
+    if auth.iap:
+        spec["iap"] = {"enabled": True, "oauthclientCredentials": {"secretName": IAP_SECRET}}
+    return {
+        "apiVersion": "cloud.google.com/v1",
+        "kind": "BackendConfig",
+        "metadata": {"name": BACKEND_CONFIG, "namespace": NAMESPACE},
+        "spec": spec,
+    }
+
+
+def managed_certificate(hostname: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "networking.gke.io/v1",
+        "kind": "ManagedCertificate",
+        "metadata": {"name": CERTIFICATE, "namespace": NAMESPACE},
+        "spec": {"domains": [hostname]},
+    }
+
+
+def ingress(address_name: str) -> dict[str, Any]:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "Ingress",
+        "metadata": {
+            "name": "kubeflow-gateway",
+            "namespace": NAMESPACE,
+            "annotations": {
+                "kubernetes.io/ingress.class": "gce",
+                "kubernetes.io/ingress.global-static-ip-name": address_name,
+                "networking.gke.io/managed-certificates": CERTIFICATE,
+                "kubernetes.io/ingress.allow-http": "false",
+            },
+        },
+        "spec": {"defaultBackend": {"service": {"name": GATEWAY_SERVICE, "port": {"number": 80}}}},
+    }
+
+
+class HttpsGateway(PlatformComponent):
+    """Public HTTPS entry point of the Kubeflow gateway on GKE."""
+
+    address: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        config: PlatformConfig,
+        cluster: Cluster,
+        needs: list[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__("HttpsGateway", name, cluster, opts)
+        auth = config.components.kubeflow.auth
+        assert auth.hostname, "HttpsGateway needs auth.hostname"
+        address = gcp.compute.GlobalAddress(
+            f"{name}-ip",
+            gcp.compute.GlobalAddressArgs(project=config.project, name=f"{cluster.name}-kubeflow"),
+            opts=self.child(protect=config.deletion_protection),
+        )
+        after = self.child(needs)
+        objects = [backend_config(auth), managed_certificate(auth.hostname)]
+        custom = [
+            k8s.apiextensions.CustomResource(
+                f"{name}-{o['kind'].lower()}",
+                api_version=o["apiVersion"],
+                kind=o["kind"],
+                metadata=o["metadata"],
+                spec=o["spec"],
+                opts=after,
+            )
+            for o in objects
+        ]
+        if auth.iap:
+            k8s.core.v1.Secret(
+                f"{name}-iap-oauth",
+                metadata={"name": IAP_SECRET, "namespace": NAMESPACE},
+                string_data=secret(IAP_CLIENT_SECRET).apply(
+                    lambda value: {"client_id": auth.iap_client_id or "", "client_secret": str(value)}
+                ),
+                opts=after,
+            )
+        spec = ingress(f"{cluster.name}-kubeflow")
+        k8s.networking.v1.Ingress(
+            f"{name}-ingress",
+            metadata=spec["metadata"],
+            spec=spec["spec"],
+            opts=self.child([*needs, *custom, address]),
+        )
+        self.address = address.address
+        self.register_outputs({"address": address.address, "hostname": auth.hostname})
