@@ -87,7 +87,6 @@ class Kueue(PlatformComponent):
     ):
         super().__init__("Kueue", name, cluster, opts)
         namespace = self.namespace(NAMESPACE)
-        # Integrations for TrainJob, JobSet and Ray need their CRDs before Kueue starts.
         self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(), [namespace, *needs])
         self.flavors = [
             k8s.apiextensions.CustomResource(

@@ -61,7 +61,9 @@ def _kuberay(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.R
 
 
 def _kueue(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Kueue("kueue", config, cluster, _needs(ready, "jobset", "trainer", "kuberay")).ready
+    # No edge to Trainer/JobSet/KubeRay: Kueue defers an integration until its CRD appears
+    # (kubernetes-sigs/kueue pkg/controller/jobframework/setup.go, "deferring setting up controller").
+    return Kueue("kueue", config, cluster, []).ready
 
 
 INSTALLERS: dict[str, Installer] = {
