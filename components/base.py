@@ -12,6 +12,23 @@ from components.versions import KUBEFLOW_MANIFESTS, Pin, PinKind
 from infra.cluster import Cluster
 
 
+def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    """The typed resource for a built-in kind, a CustomResource for everything else."""
+    meta = obj["metadata"]
+    kind = obj["kind"]
+    if kind == "Namespace":
+        return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
+    if kind == "RoleBinding":
+        return k8s.rbac.v1.RoleBinding(name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts)
+    if kind == "NetworkPolicy":
+        return k8s.networking.v1.NetworkPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "Service":
+        return k8s.core.v1.Service(name, metadata=meta, spec=obj["spec"], opts=opts)
+    return k8s.apiextensions.CustomResource(
+        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
+    )
+
+
 def kubeflow_path(path: str) -> str:
     """A kustomize remote target inside the pinned Kubeflow release (kustomize remoteBuild syntax)."""
     return f"{KUBEFLOW_MANIFESTS.location}//{path}?ref={KUBEFLOW_MANIFESTS.version}"

@@ -20,7 +20,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.base import PlatformComponent
+from components.base import PlatformComponent, apply_manifest
 from components.secrets import IAP_CLIENT_SECRET, secret
 from infra.cluster import Cluster
 from stacks.schema import GkeCluster, KubeflowAuth, PlatformConfig
@@ -109,17 +109,7 @@ class HttpsGateway(PlatformComponent):
         )
         after = self.child(needs)
         objects = [backend_config(auth), managed_certificate(auth.hostname)]
-        custom = [
-            k8s.apiextensions.CustomResource(
-                f"{name}-{o['kind'].lower()}",
-                api_version=o["apiVersion"],
-                kind=o["kind"],
-                metadata=o["metadata"],
-                spec=o["spec"],
-                opts=after,
-            )
-            for o in objects
-        ]
+        custom = [apply_manifest(f"{name}-{o['kind'].lower()}", o, after) for o in objects]
         if auth.iap:
             k8s.core.v1.Secret(
                 f"{name}-iap-oauth",

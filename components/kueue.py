@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 import yaml
 
-from components.base import PlatformComponent
+from components.base import PlatformComponent, apply_manifest
 from components.versions import KUEUE_CHART
 from infra.cluster import Cluster
 from infra.node_labels import pool_selector, pool_taints
@@ -75,7 +74,7 @@ def resource_flavors(config: PlatformConfig) -> list[dict[str, Any]]:
 
 class Kueue(PlatformComponent):
     ready: pulumi.Resource
-    flavors: list[k8s.apiextensions.CustomResource]
+    flavors: list[pulumi.Resource]
 
     def __init__(
         self,
@@ -89,14 +88,7 @@ class Kueue(PlatformComponent):
         namespace = self.namespace(NAMESPACE)
         self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(), [namespace, *needs])
         self.flavors = [
-            k8s.apiextensions.CustomResource(
-                f"flavor-{flavor['metadata']['name']}",
-                api_version=flavor["apiVersion"],
-                kind=flavor["kind"],
-                metadata=flavor["metadata"],
-                spec=flavor["spec"],
-                opts=self.child([self.ready]),
-            )
+            apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready]))
             for flavor in resource_flavors(config)
         ]
         self.register_outputs({})

@@ -25,7 +25,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.base import PlatformComponent
+from components.base import PlatformComponent, apply_manifest
 from components.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -343,23 +343,6 @@ def team_objects(
     return objects
 
 
-def _create(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
-    """The typed resource for a built-in kind, a CustomResource for everything else."""
-    meta = obj["metadata"]
-    kind = obj["kind"]
-    if kind == "Namespace":
-        return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
-    if kind == "RoleBinding":
-        return k8s.rbac.v1.RoleBinding(name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts)
-    if kind == "NetworkPolicy":
-        return k8s.networking.v1.NetworkPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "Service":
-        return k8s.core.v1.Service(name, metadata=meta, spec=obj["spec"], opts=opts)
-    return k8s.apiextensions.CustomResource(
-        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
-    )
-
-
 class TeamProfile(PlatformComponent):
     """One team: its namespace and everything in it, and on GKE its Google identity."""
 
@@ -374,10 +357,10 @@ class TeamProfile(PlatformComponent):
         super().__init__("Team", team.name, cluster, opts)
         gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeCluster) else None
         ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
-        namespace_resource = _create(f"{team.name}-namespace", ns, self.child(needs))
+        namespace_resource = apply_manifest(f"{team.name}-namespace", ns, self.child(needs))
         for obj in rest:
             key = f"{team.name}-{obj['kind'].lower()}-{obj['metadata']['name']}"
-            _create(key, obj, self.child([*needs, namespace_resource]))
+            apply_manifest(key, obj, self.child([*needs, namespace_resource]))
         self.register_outputs({"namespace": team.name})
 
     def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeCluster) -> pulumi.Output[str]:
