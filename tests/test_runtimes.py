@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from typing import Any, Iterator
-from unittest.mock import Mock, patch
 
 import pytest
 from kubeflow_trainer_api import models
@@ -29,6 +28,7 @@ from stacks.plan import evaluate
 from stacks.schema import GkeCluster, GpuPool, PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
+from tests.support.sdk import fake_sdk
 from tests.support.validation import validate as validate_object
 
 CTR_TYPE = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
@@ -229,47 +229,16 @@ def test_runtime_round_trips_through_the_trainer_api_models_without_losing_a_fie
     assert json.dumps(back, sort_keys=True) == json.dumps(manifest, sort_keys=True)
 
 
-def fake_cluster(runtimes: list[dict[str, Any]]) -> Any:
-    """The SDK's Kubernetes API clients, answering with `runtimes` as the cluster's
-    ClusterTrainingRuntimes and no namespaced TrainingRuntimes."""
-    from kubernetes.client import ApiException
-
-    def thread(value: Any) -> Mock:
-        return Mock(get=Mock(return_value=value))
-
-    def get_namespaced(*args: Any, **kwargs: Any) -> Mock:
-        raise ApiException(status=404)
-
-    def get_cluster(group: str, version: str, plural: str, name: str, **kwargs: Any) -> Mock:
-        return thread(next(r for r in runtimes if r["metadata"]["name"] == name))
-
-    custom = Mock(
-        list_cluster_custom_object=Mock(return_value=thread({"items": runtimes})),
-        list_namespaced_custom_object=Mock(return_value=thread({"items": []})),
-        get_namespaced_custom_object=Mock(side_effect=get_namespaced),
-        get_cluster_custom_object=Mock(side_effect=get_cluster),
-    )
-    return custom
-
-
 @pytest.fixture
-def sdk_backend() -> Iterator[Any]:
-    from kubeflow.common.types import KubernetesBackendConfig
-    from kubeflow.trainer.backends.kubernetes.backend import KubernetesBackend
-
-    with (
-        patch("kubernetes.config.load_kube_config", return_value=None),
-        patch("kubeflow.common.utils.is_running_in_k8s", return_value=False),
-        patch("kubernetes.client.CustomObjectsApi", return_value=fake_cluster(ALL)),
-        patch("kubernetes.client.CoreV1Api", return_value=Mock()),
-    ):
-        yield KubernetesBackend(KubernetesBackendConfig(namespace="vision"))
+def sdk() -> Iterator[Any]:
+    with fake_sdk(ALL) as (client, _):
+        yield client
 
 
-def test_sdk_lists_every_runtime_as_a_custom_trainer_with_its_framework(sdk_backend: Any) -> None:
+def test_sdk_lists_every_runtime_as_a_custom_trainer_with_its_framework(sdk: Any) -> None:
     from kubeflow.trainer.types.types import TrainerType
 
-    listed = {r.name: r.trainer for r in sdk_backend.list_runtimes()}
+    listed = {r.name: r.trainer for r in sdk.list_runtimes()}
     assert list(listed) == list(BY_NAME)
     for name, trainer in listed.items():
         assert trainer.trainer_type is TrainerType.CUSTOM_TRAINER
@@ -289,8 +258,8 @@ def test_sdk_lists_every_runtime_as_a_custom_trainer_with_its_framework(sdk_back
         ("jax-distributed-h100", "gpu", "8", "python"),
     ],
 )
-def test_sdk_reads_devices_and_entrypoint(sdk_backend: Any, name: str, device: str, count: str, entrypoint: str) -> None:
-    trainer = sdk_backend.get_runtime(name).trainer
+def test_sdk_reads_devices_and_entrypoint(sdk: Any, name: str, device: str, count: str, entrypoint: str) -> None:
+    trainer = sdk.get_runtime(name).trainer
     assert (trainer.device, trainer.device_count) == (device, count)
     command = " ".join(trainer.command)
     assert command.startswith("mpirun") if entrypoint == "mpirun" else entrypoint in command
