@@ -7,9 +7,9 @@ Our objects are installed by our code after the Trainer CRDs and webhook exist, 
 the Trainer chart's runtime hook (`helm.v4.Chart` does not run hooks in order).
 
 Upstream sources are files of github.com/kubeflow/trainer at v2.3.0, named on each fact
-below. The stored copies read could not be tied to the tag byte for byte (see
-docs/runtimes.md); the shapes agree across the chart and kustomize copies of that era
-except where a comment says which one we follow.
+below. The copies read could not be tied to the tag byte for byte (see docs/runtimes.md).
+Where the chart and kustomize copies differ (MPI job order, `dependsOn`, `fsGroup`) we
+follow the chart's, which is what a v2.3 chart install creates.
 
 Deliberately absent:
 - `trainer.kubeflow.org/webhook-validation: disabled` (the chart's `runtimes.commonLabels`):
@@ -18,8 +18,8 @@ Deliberately absent:
 - `spec.podGroupPolicy`: gang scheduling is Kueue's job here; a coscheduling/volcano pod
   group would make a second scheduler fight Kueue's admission.
 - a `kueue.x-k8s.io/queue-name` label: Kueue v0.19 gives a TrainJob without one the
-  LocalQueue named `default` of its namespace (LocalQueueDefaulting, GA and locked on),
-  which every team namespace has.
+  LocalQueue named `default` of its namespace (LocalQueueDefaulting, GA and locked on);
+  the platform gives every team namespace that queue.
 """
 
 from __future__ import annotations
@@ -133,7 +133,8 @@ def _container(spec: RuntimeSpec, *, sshd: bool, pool: GpuPool | None) -> dict[s
 
 
 def _replicated_job(spec: RuntimeSpec, name: str, *, trainer: bool, pool: GpuPool | None) -> dict[str, Any]:
-    """One JobSet replicated job whose pods opt out of Istio and, with a pool, land on it."""
+    """One JobSet replicated job whose pods opt out of Istio and, with a pool, land on it.
+    Only MPI runtimes have a non-trainer job: the nodes that run sshd for the launcher."""
     pod_spec: dict[str, Any] = {"containers": [_container(spec, sshd=not trainer, pool=pool)]}
     if pool is not None:
         pod_spec["nodeSelector"] = pool_selector(pool)
@@ -158,7 +159,8 @@ def _ml_policy(spec: RuntimeSpec, pool: GpuPool | None) -> dict[str, Any]:
                 "runLauncherAsNode": True,
             },
         }
-    # torch: Trainer derives processes per node from the node's GPU limit (no field in v2.3).
+    # torch and jax: `{}` as upstream. The v2.3 CRD's torch policy has no numProcPerNode
+    # field: Trainer's torch plugin decides torchrun's processes per node.
     return {"numNodes": 1, spec.policy.value: {}}
 
 
