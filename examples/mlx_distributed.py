@@ -24,8 +24,11 @@ def train_mlx_mlp(steps: int = 200, batch_size: int = 256, lr: float = 0.1, seed
     import mlx.optimizers as optim
     from mlx.utils import tree_map
 
-    # Under mpirun this joins the MPI world; run alone it is a group of one.
-    group = mx.distributed.init()
+    # Under mpirun (the runtime's launcher) join the MPI world; run alone, a group of one.
+    try:
+        group = mx.distributed.init(strict=True, backend="mpi")
+    except Exception:
+        group = mx.distributed.init()
     rank, size = group.rank(), group.size()
 
     # The task (same on every rank): 10 classes told apart by a fixed random projection.

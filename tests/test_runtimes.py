@@ -8,6 +8,7 @@ import json
 from typing import Any, Iterator
 
 import pytest
+import yaml
 from kubeflow_trainer_api import models
 
 from components.versions import (
@@ -104,6 +105,84 @@ def test_a_name_over_63_characters_is_an_error_naming_the_pool() -> None:
     pool = GpuPool.model_construct(name="p" * 42, accelerator="nvidia-l4", machine_type="g2-standard-4", max=1)
     with pytest.raises(ValueError, match=r"more than 63; shorten GPU pool name 'p{42}'"):
         runtime_name(catalog.RUNTIMES[1], pool)
+
+
+# The upstream runtimes (charts/kubeflow-trainer/templates/runtimes/ at v2.3.0) with our one
+# change, the Istio opt-out on every pod template; images from the pin table.
+UPSTREAM_TORCH = """
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: torch-distributed
+  labels: {trainer.kubeflow.org/framework: torch}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              template:
+                metadata:
+                  labels: {sidecar.istio.io/inject: "false"}
+                spec:
+                  containers:
+                    - {name: node, image: "pytorch/pytorch:2.10.0-cuda12.8-cudnn9-runtime"}
+"""
+UPSTREAM_DEEPSPEED = """
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: deepspeed-distributed
+  labels: {trainer.kubeflow.org/framework: deepspeed}
+spec:
+  mlPolicy:
+    numNodes: 1
+    mpi: {numProcPerNode: 1, mpiImplementation: OpenMPI, sshAuthMountPath: /home/mpiuser/.ssh, runLauncherAsNode: true}
+  template:
+    spec:
+      network: {publishNotReadyAddresses: true}
+      successPolicy: {operator: All, targetReplicatedJobs: [launcher]}
+      replicatedJobs:
+        - name: launcher
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              template:
+                metadata:
+                  labels: {sidecar.istio.io/inject: "false"}
+                spec:
+                  containers:
+                    - name: node
+                      image: ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0
+                      securityContext: {runAsUser: 1000}
+        - name: node
+          template:
+            spec:
+              template:
+                metadata:
+                  labels: {sidecar.istio.io/inject: "false"}
+                spec:
+                  containers:
+                    - name: node
+                      image: ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0
+                      securityContext: {runAsUser: 1000}
+                      command: [/usr/sbin/sshd]
+                      args: [-De, -f, /home/mpiuser/.sshd_config]
+                      readinessProbe:
+                        tcpSocket: {port: 2222}
+                        initialDelaySeconds: 5
+"""
+
+
+@pytest.mark.parametrize("expected", [UPSTREAM_TORCH, UPSTREAM_DEEPSPEED])
+def test_base_runtime_is_the_upstream_one_plus_the_istio_opt_out(expected: str) -> None:
+    manifest = yaml.safe_load(expected)
+    assert BY_NAME[manifest["metadata"]["name"]] == manifest
 
 
 # --- placement --------------------------------------------------------------------------
@@ -286,6 +365,19 @@ def test_component_creates_one_custom_resource_per_runtime() -> None:
         assert resource.inputs["apiVersion"] == manifest["apiVersion"] and resource.inputs["kind"] == manifest["kind"]
         assert resource.inputs["metadata"] == manifest["metadata"]
         assert resource.inputs["spec"] == manifest["spec"]  # numbers come back as floats; equal
+
+
+def test_component_children_use_the_provider_given_to_the_component() -> None:
+    import pulumi
+    import pulumi_kubernetes as k8s
+
+    def build(c: PlatformConfig) -> None:
+        provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1")
+        TrainingRuntimes("runtimes", c, opts=pulumi.ResourceOptions(providers=[provider]))
+
+    plan = evaluate(validate(base_kind(), "test"), "test", build=build)
+    provider_urn = plan.one("pulumi:providers:kubernetes", "k8s").urn
+    assert {r.provider_urn for r in plan.of_type(CTR_TYPE)} == {provider_urn}
 
 
 def test_component_on_kind_creates_the_base_runtimes_only() -> None:
