@@ -20,6 +20,7 @@ from components.kueue import Kueue
 from components.profiles import install_teams
 from components.trainer import Trainer
 from infra.cluster import Cluster
+from runtimes.component import TrainingRuntimes
 from stacks.schema import GkeCluster, PlatformConfig, RaySource
 
 Ready = dict[str, pulumi.Resource]
@@ -51,7 +52,12 @@ def _jobset(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Re
 
 
 def _trainer(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Trainer("trainer", cluster, _needs(ready, "jobset")).ready
+    trainer = Trainer("trainer", cluster, _needs(ready, "jobset"))
+    # Our runtimes, not the chart's hook: after the CRDs and the validating webhook are up.
+    TrainingRuntimes(
+        "runtimes", config, pulumi.ResourceOptions(providers=[cluster.provider], depends_on=[trainer.ready])
+    )
+    return trainer.ready
 
 
 def _kuberay(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:

@@ -108,6 +108,41 @@ RAY_IMAGE = Pin(
     source="Ray docs, k8s-ecosystem/istio.md example (KubeRay with Istio); GPU workers use the -gpu tag",
 )
 
+# Training runtime images (runtimes/catalog.py). The Trainer chart's runtimes use the same
+# images; its own-built images are tagged v<chart version> (charts/kubeflow-trainer/templates/
+# _helpers.tpl `trainer.defaultImageTag`), i.e. v2.3.0 for the pinned chart.
+TORCH_RUNTIME_IMAGE = Pin(
+    name="pytorch/pytorch",
+    kind=PinKind.IMAGE,
+    version="2.10.0-cuda12.8-cudnn9-runtime",
+    location="docker.io/pytorch/pytorch",
+    source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/templates/runtimes/torch-distributed.yaml "
+    "(torch-distributed runtime image)",
+)
+DEEPSPEED_RUNTIME_IMAGE = Pin(
+    name="kubeflow/trainer/deepspeed-runtime",
+    kind=PinKind.IMAGE,
+    version="v2.3.0",
+    location="ghcr.io/kubeflow/trainer/deepspeed-runtime",
+    source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/values.yaml runtimes.deepspeedDistributed.image "
+    "(tag defaults to v<chart version>)",
+)
+MLX_RUNTIME_IMAGE = Pin(
+    name="kubeflow/trainer/mlx-runtime",
+    kind=PinKind.IMAGE,
+    version="v2.3.0",
+    location="ghcr.io/kubeflow/trainer/mlx-runtime",
+    source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/values.yaml runtimes.mlxDistributed.image "
+    "(tag defaults to v<chart version>)",
+)
+JAX_RUNTIME_IMAGE = Pin(
+    name="nvidia/jax",
+    kind=PinKind.IMAGE,
+    version="25.10-py3",
+    location="nvcr.io/nvidia/jax",
+    source="kubeflow/trainer v2.3.0 manifests/base/runtimes/jax_distributed.yaml (jax-distributed runtime image)",
+)
+
 PINS: tuple[Pin, ...] = (
     KIND_VERSION,
     KIND_NODE_IMAGE,
@@ -119,6 +154,10 @@ PINS: tuple[Pin, ...] = (
     KUBERAY_CHART,
     KUEUE_CHART,
     RAY_IMAGE,
+    TORCH_RUNTIME_IMAGE,
+    DEEPSPEED_RUNTIME_IMAGE,
+    MLX_RUNTIME_IMAGE,
+    JAX_RUNTIME_IMAGE,
 )
 
 

@@ -1,0 +1,35 @@
+"""The training runtimes as one Pulumi component: a CustomResource per manifest of
+`runtimes.catalog`. It goes after the Trainer chart (CRDs and admission webhook first);
+the integrator says so with `depends_on` and gives the Kubernetes provider in `opts`."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from runtimes.catalog import cluster_training_runtimes
+from stacks.schema import PlatformConfig
+
+
+class TrainingRuntimes(pulumi.ComponentResource):
+    """Every ClusterTrainingRuntime of the stack: the base four and the per-GPU-pool variants."""
+
+    names: list[str]
+    """The runtime names, in catalog order: what `TrainerClient().train(runtime=...)` takes."""
+
+    def __init__(self, name: str, config: PlatformConfig, opts: pulumi.ResourceOptions | None = None):
+        super().__init__("mlplatform:runtimes:TrainingRuntimes", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.names = []
+        for manifest in cluster_training_runtimes(config):
+            metadata = manifest["metadata"]
+            k8s.apiextensions.CustomResource(
+                metadata["name"],
+                api_version=manifest["apiVersion"],
+                kind=manifest["kind"],
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=metadata["name"], labels=metadata["labels"]),
+                spec=manifest["spec"],
+                opts=child,
+            )
+            self.names.append(metadata["name"])
+        self.register_outputs({"names": self.names})

@@ -1,0 +1,112 @@
+"""The data scientists' examples: importable without the optional frameworks, training
+functions the SDK can ship (self-contained source), TrainJobs the SDK accepts on our
+runtimes, and the PyTorch one actually learning on CPU."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+import pytest
+
+from runtimes.catalog import cluster_training_runtimes
+from stacks.config import validate
+from tests.conftest import base_gke
+from tests.support import crds
+from tests.support.sdk import fake_sdk
+from tests.support.validation import validate as validate_object
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+OPTIONAL = ("mlx", "deepspeed", "ray", "transformers")
+RUNTIMES = cluster_training_runtimes(validate(base_gke(), "test"))  # base four + the l4 variants
+
+
+def load(name: str) -> ModuleType:
+    """Import examples/<name>.py as a module (examples/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("name", ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve"])
+def test_example_imports_without_the_optional_frameworks(name: str) -> None:
+    before = set(sys.modules)
+    module = load(name)
+    assert module.__doc__ and "python examples/" in module.__doc__
+    assert not [m for m in set(sys.modules) - before if m.split(".")[0] in OPTIONAL]
+
+
+SHIPPED = [("pytorch_ddp_mnist", "train_mnist_cnn"), ("mlx_distributed", "train_mlx_mlp"), ("deepspeed_t5", "finetune_t5")]
+
+
+@pytest.mark.parametrize(("module", "function"), SHIPPED)
+def test_training_function_is_self_contained(module: str, function: str) -> None:
+    # The SDK ships only the function's source (inspect.getsource) to the nodes: defined
+    # alone, it must compile and reference no name of its module.
+    source = textwrap.dedent(inspect.getsource(getattr(load(module), function)))
+    namespace: dict[str, Any] = {}
+    exec(compile(source, f"<{function}>", "exec"), namespace)
+    assert inspect.getclosurevars(namespace[function]).globals == {}
+
+
+def submitted(submit: Callable[..., str], *args: Any) -> dict[str, Any]:
+    with fake_sdk(RUNTIMES) as (client, created):
+        submit(client, *args)
+    (trainjob,) = created
+    assert trainjob["kind"] == "TrainJob"
+    assert "labels" not in trainjob["metadata"] or not trainjob["metadata"]["labels"]  # Kueue defaults the queue
+    if crds.crd_dir() is not None:
+        assert validate_object(trainjob) == []
+    return trainjob
+
+
+def test_pytorch_example_submits_three_nodes_on_torch_distributed() -> None:
+    module = load("pytorch_ddp_mnist")
+    spec = submitted(module.submit)["spec"]
+    assert spec["runtimeRef"]["name"] == "torch-distributed"
+    assert spec["trainer"]["numNodes"] == 3
+    assert "def train_mnist_cnn(" in " ".join(spec["trainer"]["command"])
+
+
+def test_mlx_example_submits_on_mlx_distributed_through_mpirun() -> None:
+    spec = submitted(load("mlx_distributed").submit)["spec"]
+    assert spec["runtimeRef"]["name"] == "mlx-distributed"
+    assert spec["trainer"]["command"][0] == "mpirun"
+
+
+def test_deepspeed_example_takes_eight_gpus_and_mounts_the_team_bucket() -> None:
+    module = load("deepspeed_t5")
+    spec = submitted(module.submit, "acme-ml-vision")["spec"]
+    assert spec["runtimeRef"]["name"] == "deepspeed-distributed-l4"
+    assert spec["trainer"]["numNodes"] == 4  # g2-standard-24: 2 L4s per node
+    (patch,) = spec["runtimePatches"]
+    jobs = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
+    assert [j["name"] for j in jobs] == ["launcher", "node"]
+    pod = jobs[0]["template"]["spec"]["template"]
+    assert pod["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
+    (volume,) = pod["spec"]["volumes"]
+    assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
+    assert volume["csi"]["volumeAttributes"]["bucketName"] == "acme-ml-vision"
+    (container,) = pod["spec"]["containers"]
+    assert container["volumeMounts"] == [{"name": "team-bucket", "mountPath": module.MOUNT_PATH}]
+
+
+def test_deepspeed_example_refuses_a_cpu_runtime() -> None:
+    with pytest.raises(SystemExit, match="pick a GPU runtime"):
+        submitted(load("deepspeed_t5").submit, "b", "deepspeed-distributed")
+
+
+def test_pytorch_training_function_lowers_the_loss_on_cpu() -> None:
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(2)
+    losses = load("pytorch_ddp_mnist").train_mnist_cnn(num_samples=640, batch_size=32, max_steps=20)
+    assert len(losses) == 20
+    first, last = sum(losses[:5]) / 5, sum(losses[-5:]) / 5
+    assert last < 0.5 * first, losses

@@ -1,0 +1,387 @@
+"""The ClusterTrainingRuntimes: names, GPU-pool variants, the upstream wiring Trainer and
+the SDK rely on, schema validity, lossless round-trips through the Trainer API models,
+the SDK's own parsing, and the component under Pulumi's mocks."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import pytest
+import yaml
+from kubeflow_trainer_api import models
+
+from components.versions import (
+    DEEPSPEED_RUNTIME_IMAGE,
+    JAX_RUNTIME_IMAGE,
+
+    MLX_RUNTIME_IMAGE,
+    PINS,
+    TORCH_RUNTIME_IMAGE,
+    image,
+)
+from infra.node_labels import GPU_TAINT, pool_selector
+from runtimes import catalog
+from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
+from runtimes.component import TrainingRuntimes
+from stacks.config import validate
+from stacks.plan import evaluate
+from stacks.schema import GkeCluster, GpuPool, PlatformConfig
+from tests.conftest import base_gke, base_kind, with_changes
+from tests.support import crds
+from tests.support.sdk import fake_sdk
+from tests.support.validation import validate as validate_object
+
+CTR_TYPE = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
+BASE_NAMES = ["torch-distributed", "deepspeed-distributed", "mlx-distributed", "jax-distributed"]
+
+
+def two_pools() -> PlatformConfig:
+    """The base GKE stack plus a spot 8-GPU H100 pool after its 2-GPU L4 pool."""
+    h100 = {
+        "name": "h100",
+        "accelerator": "nvidia-h100-80gb",
+        "machineType": "a3-highgpu-8g",
+        "max": 1,
+        "provisioning": "spot",
+    }
+    raw = with_changes(
+        base_gke(),
+        {
+            "mlplatform:cluster.gpuPools": base_gke()["mlplatform:cluster"]["gpuPools"] + [h100],
+            "mlplatform:cluster.autoprovisioning.limits.nvidia-h100-80gb": 8,
+        },
+    )
+    return validate(raw, "test")
+
+
+def pools(config: PlatformConfig) -> list[GpuPool]:
+    assert isinstance(config.cluster, GkeCluster)
+    return list(config.cluster.gpu_pools)
+
+
+def pod_specs(manifest: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    for job in manifest["spec"]["template"]["spec"]["replicatedJobs"]:
+        yield job["name"], job["template"]["spec"]["template"]
+
+
+ALL = cluster_training_runtimes(two_pools())
+BY_NAME = {m["metadata"]["name"]: m for m in ALL}
+
+
+# --- names and variants ---------------------------------------------------------------
+
+
+def test_base_runtimes_are_the_four_upstream_ones_with_the_sdk_framework_label() -> None:
+    runtimes = base_runtimes()
+    assert [r["metadata"]["name"] for r in runtimes] == BASE_NAMES
+    assert [r["metadata"]["labels"][catalog.FRAMEWORK_LABEL] for r in runtimes] == ["torch", "deepspeed", "mlx", "jax"]
+    assert {(r["apiVersion"], r["kind"]) for r in runtimes} == {("trainer.kubeflow.org/v1alpha1", "ClusterTrainingRuntime")}
+
+
+def test_kind_stack_gets_only_the_base_runtimes() -> None:
+    assert cluster_training_runtimes(validate(base_kind(), "test")) == base_runtimes()
+
+
+def test_each_gpu_pool_gets_one_variant_of_each_runtime_in_pool_order() -> None:
+    assert list(BY_NAME) == BASE_NAMES + [f"{n}-l4" for n in BASE_NAMES] + [f"{n}-h100" for n in BASE_NAMES]
+    assert BY_NAME["torch-distributed-l4"]["metadata"]["labels"] == {
+        catalog.FRAMEWORK_LABEL: "torch",
+        "mlplatform.dev/gpu-pool": "l4",
+    }
+
+
+def test_same_config_gives_the_same_runtimes() -> None:
+    assert cluster_training_runtimes(two_pools()) == ALL
+
+
+def test_longest_pool_name_fits_the_63_character_limit() -> None:
+    longest = max(catalog.RUNTIMES, key=lambda s: len(s.name))
+    pool = GpuPool.model_construct(name="p" * 40, accelerator="nvidia-l4", machine_type="g2-standard-4", max=1)  # the schema's longest pool name
+    assert len(runtime_name(longest, pool)) <= 63
+
+
+def test_a_name_over_63_characters_is_an_error_naming_the_pool() -> None:
+    pool = GpuPool.model_construct(name="p" * 42, accelerator="nvidia-l4", machine_type="g2-standard-4", max=1)
+    with pytest.raises(ValueError, match=r"more than 63; shorten GPU pool name 'p{42}'"):
+        runtime_name(catalog.RUNTIMES[1], pool)
+
+
+# The upstream runtimes (charts/kubeflow-trainer/templates/runtimes/ at v2.3.0) with our one
+# change, the Istio opt-out on every pod template; images from the pin table.
+UPSTREAM_TORCH = """
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: torch-distributed
+  labels: {trainer.kubeflow.org/framework: torch}
+spec:
+  mlPolicy: {numNodes: 1, torch: {}}
+  template:
+    spec:
+      replicatedJobs:
+        - name: node
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              template:
+                metadata:
+                  labels: {sidecar.istio.io/inject: "false"}
+                spec:
+                  containers:
+                    - {name: node, image: "pytorch/pytorch:2.10.0-cuda12.8-cudnn9-runtime"}
+"""
+UPSTREAM_DEEPSPEED = """
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: deepspeed-distributed
+  labels: {trainer.kubeflow.org/framework: deepspeed}
+spec:
+  mlPolicy:
+    numNodes: 1
+    mpi: {numProcPerNode: 1, mpiImplementation: OpenMPI, sshAuthMountPath: /home/mpiuser/.ssh, runLauncherAsNode: true}
+  template:
+    spec:
+      network: {publishNotReadyAddresses: true}
+      successPolicy: {operator: All, targetReplicatedJobs: [launcher]}
+      replicatedJobs:
+        - name: launcher
+          template:
+            metadata:
+              labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
+            spec:
+              template:
+                metadata:
+                  labels: {sidecar.istio.io/inject: "false"}
+                spec:
+                  containers:
+                    - name: node
+                      image: ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0
+                      securityContext: {runAsUser: 1000}
+        - name: node
+          template:
+            spec:
+              template:
+                metadata:
+                  labels: {sidecar.istio.io/inject: "false"}
+                spec:
+                  containers:
+                    - name: node
+                      image: ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0
+                      securityContext: {runAsUser: 1000}
+                      command: [/usr/sbin/sshd]
+                      args: [-De, -f, /home/mpiuser/.sshd_config]
+                      readinessProbe:
+                        tcpSocket: {port: 2222}
+                        initialDelaySeconds: 5
+"""
+
+
+@pytest.mark.parametrize("expected", [UPSTREAM_TORCH, UPSTREAM_DEEPSPEED])
+def test_base_runtime_is_the_upstream_one_plus_the_istio_opt_out(expected: str) -> None:
+    manifest = yaml.safe_load(expected)
+    assert BY_NAME[manifest["metadata"]["name"]] == manifest
+
+
+# --- placement --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pool_name", ["l4", "h100"])
+def test_gpu_variants_land_on_their_pool_with_all_its_gpus(pool_name: str) -> None:
+    pool = next(p for p in pools(two_pools()) if p.name == pool_name)
+    gpus = str(pool.gpus_per_node)
+    for base in BASE_NAMES:
+        for job, template in pod_specs(BY_NAME[f"{base}-{pool_name}"]):
+            spec = template["spec"]
+            assert spec["nodeSelector"] == pool_selector(pool), (base, job)
+            assert GPU_TAINT.toleration() in spec["tolerations"], (base, job)
+            (container,) = spec["containers"]
+            assert container["resources"] == {"requests": {"nvidia.com/gpu": gpus}, "limits": {"nvidia.com/gpu": gpus}}
+
+
+def test_spot_pool_variants_select_spot_nodes() -> None:
+    spec = dict(pod_specs(BY_NAME["torch-distributed-h100"]))["node"]["spec"]
+    assert spec["nodeSelector"]["cloud.google.com/gke-spot"] == "true"
+    assert spec["nodeSelector"]["cloud.google.com/gke-accelerator"] == "nvidia-h100-80gb"
+
+
+def test_mpi_gpu_variants_run_one_process_per_gpu() -> None:
+    assert BY_NAME["deepspeed-distributed-l4"]["spec"]["mlPolicy"]["mpi"]["numProcPerNode"] == 2
+    assert BY_NAME["mlx-distributed-h100"]["spec"]["mlPolicy"]["mpi"]["numProcPerNode"] == 8
+    assert BY_NAME["deepspeed-distributed"]["spec"]["mlPolicy"]["mpi"]["numProcPerNode"] == 1
+
+
+def test_base_runtimes_ask_for_no_gpus_and_no_nodes() -> None:
+    for manifest in base_runtimes():
+        for _, template in pod_specs(manifest):
+            assert "nodeSelector" not in template["spec"] and "tolerations" not in template["spec"]
+            assert "resources" not in template["spec"]["containers"][0]
+
+
+# --- upstream wiring ----------------------------------------------------------------------
+
+
+def test_every_pod_template_opts_out_of_istio_injection() -> None:
+    for manifest in ALL:
+        for job, template in pod_specs(manifest):
+            assert template["metadata"]["labels"]["sidecar.istio.io/inject"] == "false", (manifest["metadata"]["name"], job)
+
+
+@pytest.mark.parametrize("name", ["torch-distributed", "jax-distributed-l4"])
+def test_torch_and_jax_have_one_node_job_marked_as_the_trainer(name: str) -> None:
+    manifest = BY_NAME[name]
+    (job,) = manifest["spec"]["template"]["spec"]["replicatedJobs"]
+    assert job["name"] == "node"
+    assert job["template"]["metadata"]["labels"] == {catalog.ANCESTOR_LABEL: "trainer"}
+    assert job["template"]["spec"]["template"]["spec"]["containers"][0]["name"] == "node"
+
+
+@pytest.mark.parametrize("name", ["deepspeed-distributed", "mlx-distributed", "deepspeed-distributed-h100"])
+def test_mpi_runtimes_keep_the_launcher_and_ssh_wiring(name: str) -> None:
+    manifest = BY_NAME[name]
+    mpi = manifest["spec"]["mlPolicy"]["mpi"]
+    assert (mpi["mpiImplementation"], mpi["sshAuthMountPath"], mpi["runLauncherAsNode"]) == (
+        "OpenMPI",
+        "/home/mpiuser/.ssh",
+        True,
+    )
+    jobset = manifest["spec"]["template"]["spec"]
+    assert jobset["network"] == {"publishNotReadyAddresses": True}
+    assert jobset["successPolicy"] == {"operator": "All", "targetReplicatedJobs": ["launcher"]}
+    launcher, node = jobset["replicatedJobs"]
+    assert (launcher["name"], node["name"]) == ("launcher", "node")
+    assert launcher["template"]["metadata"]["labels"] == {catalog.ANCESTOR_LABEL: "trainer"}
+    assert "metadata" not in node["template"]
+    sshd = node["template"]["spec"]["template"]["spec"]["containers"][0]
+    assert sshd["command"] == ["/usr/sbin/sshd"] and sshd["args"] == ["-De", "-f", "/home/mpiuser/.sshd_config"]
+    assert sshd["readinessProbe"]["tcpSocket"] == {"port": 2222}
+    for _, template in pod_specs(manifest):
+        assert template["spec"]["containers"][0]["securityContext"] == {"runAsUser": 1000}
+
+
+def test_each_runtime_has_exactly_one_ml_policy() -> None:
+    # CEL on the CRD: "Only one of the policy can be configured" (not checked by JSON schema).
+    for manifest in ALL:
+        policies = set(manifest["spec"]["mlPolicy"]) - {"numNodes"}
+        assert len(policies) == 1, manifest["metadata"]["name"]
+
+
+def test_runtimes_leave_gang_scheduling_and_queueing_to_kueue() -> None:
+    for manifest in ALL:
+        assert "podGroupPolicy" not in manifest["spec"]
+        assert "kueue.x-k8s.io" not in json.dumps(manifest)  # no queue label: the namespace default
+        assert "trainer.kubeflow.org/webhook-validation" not in manifest["metadata"]["labels"]
+
+
+def test_images_come_from_the_pin_table() -> None:
+    expected = {
+        "torch-distributed": TORCH_RUNTIME_IMAGE,
+        "deepspeed-distributed": DEEPSPEED_RUNTIME_IMAGE,
+        "mlx-distributed": MLX_RUNTIME_IMAGE,
+        "jax-distributed": JAX_RUNTIME_IMAGE,
+    }
+    for manifest in ALL:
+        base = next(b for b in expected if manifest["metadata"]["name"].startswith(b))
+        for _, template in pod_specs(manifest):
+            assert template["spec"]["containers"][0]["image"] == image(expected[base])
+    assert set(expected.values()) <= set(PINS)
+
+
+# --- schemas, models and the SDK ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", list(BY_NAME))
+def test_runtime_validates_against_the_trainer_crd(name: str) -> None:
+    if crds.crd_dir() is None:
+        pytest.skip(crds.MISSING)
+    assert validate_object(BY_NAME[name]) == []
+
+
+@pytest.mark.parametrize("name", list(BY_NAME))
+def test_runtime_round_trips_through_the_trainer_api_models_without_losing_a_field(name: str) -> None:
+    manifest = BY_NAME[name]
+    back = models.TrainerV1alpha1ClusterTrainingRuntime.from_dict(manifest).to_dict()
+    # Compare as JSON so that types count too (a quantity must stay the string "2").
+    assert json.dumps(back, sort_keys=True) == json.dumps(manifest, sort_keys=True)
+
+
+@pytest.fixture
+def sdk() -> Iterator[Any]:
+    with fake_sdk(ALL) as (client, _):
+        yield client
+
+
+def test_sdk_lists_every_runtime_as_a_custom_trainer_with_its_framework(sdk: Any) -> None:
+    from kubeflow.trainer.types.types import TrainerType
+
+    listed = {r.name: r.trainer for r in sdk.list_runtimes()}
+    assert list(listed) == list(BY_NAME)
+    for name, trainer in listed.items():
+        assert trainer.trainer_type is TrainerType.CUSTOM_TRAINER
+        assert trainer.framework == BY_NAME[name]["metadata"]["labels"][catalog.FRAMEWORK_LABEL]
+        assert trainer.image == BY_NAME[name]["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"][0]["image"]
+        assert trainer.num_nodes == 1
+
+
+@pytest.mark.parametrize(
+    ("name", "device", "count", "entrypoint"),
+    [
+        ("torch-distributed", "Unknown", "Unknown", "torchrun"),
+        ("torch-distributed-l4", "gpu", "2", "torchrun"),
+        ("deepspeed-distributed", "Unknown", "1", "mpirun"),
+        ("deepspeed-distributed-h100", "gpu", "8", "mpirun"),
+        ("mlx-distributed-l4", "gpu", "2", "mpirun"),
+        ("jax-distributed-h100", "gpu", "8", "python"),
+    ],
+)
+def test_sdk_reads_devices_and_entrypoint(sdk: Any, name: str, device: str, count: str, entrypoint: str) -> None:
+    trainer = sdk.get_runtime(name).trainer
+    assert (trainer.device, trainer.device_count) == (device, count)
+    command = " ".join(trainer.command)
+    assert command.startswith("mpirun") if entrypoint == "mpirun" else entrypoint in command
+
+
+# --- the component under mocks ----------------------------------------------------------
+
+
+def test_component_creates_one_custom_resource_per_runtime() -> None:
+    config = two_pools()
+    built: list[TrainingRuntimes] = []
+
+    def build(c: PlatformConfig) -> None:
+        built.append(TrainingRuntimes("runtimes", c))
+
+    plan = evaluate(config, "test", build=build)
+    component = plan.one("mlplatform:runtimes:TrainingRuntimes", "runtimes")
+    recorded = plan.of_type(CTR_TYPE)
+    assert sorted(r.name for r in recorded) == sorted(BY_NAME)
+    assert built[0].names == list(BY_NAME)
+    for resource in recorded:
+        manifest = BY_NAME[resource.name]
+        assert resource.parent == component.urn
+        assert resource.inputs["apiVersion"] == manifest["apiVersion"] and resource.inputs["kind"] == manifest["kind"]
+        assert resource.inputs["metadata"] == manifest["metadata"]
+        assert resource.inputs["spec"] == manifest["spec"]  # numbers come back as floats; equal
+
+
+def test_component_children_use_the_provider_given_to_the_component() -> None:
+    import pulumi
+    import pulumi_kubernetes as k8s
+
+    def build(c: PlatformConfig) -> None:
+        provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1")
+        TrainingRuntimes("runtimes", c, opts=pulumi.ResourceOptions(providers=[provider]))
+
+    plan = evaluate(validate(base_kind(), "test"), "test", build=build)
+    provider_urn = plan.one("pulumi:providers:kubernetes", "k8s").urn
+    assert {r.provider_urn for r in plan.of_type(CTR_TYPE)} == {provider_urn}
+
+
+def test_component_on_kind_creates_the_base_runtimes_only() -> None:
+    def build(c: PlatformConfig) -> None:
+        TrainingRuntimes("runtimes", c)
+
+    plan = evaluate(validate(base_kind(), "test"), "test", build=build)
+    assert sorted(r.name for r in plan.of_type(CTR_TYPE)) == sorted(BASE_NAMES)
