@@ -5,13 +5,20 @@ from __future__ import annotations
 
 from typing import Callable
 
+from components.dcgm import install_dcgm_exporter
+from components.monitoring import install_monitoring
 from infra.cluster import Cluster
 from stacks.schema import PlatformConfig
 
 Installer = Callable[[PlatformConfig, Cluster], None]
 
 # Filled as each component lands; an enabled component without an installer is a config error.
-INSTALLERS: dict[str, Installer] = {}
+# `install` runs them in this order: a component comes after the ones it depends on.
+INSTALLERS: dict[str, Installer] = {
+    "monitoring": install_monitoring,
+    # after monitoring: its ServiceMonitor depends on the Prometheus Operator CRDs
+    "dcgmExporter": install_dcgm_exporter,
+}
 
 
 def unimplemented(config: PlatformConfig) -> list[tuple[str, str]]:
@@ -27,6 +34,7 @@ def unimplemented(config: PlatformConfig) -> list[tuple[str, str]]:
 
 
 def install(config: PlatformConfig, cluster: Cluster) -> None:
-    for key, enabled in config.enabled_components().items():
-        if enabled:
-            INSTALLERS[key](config, cluster)
+    enabled = config.enabled_components()
+    for key, installer in INSTALLERS.items():
+        if enabled.get(key):
+            installer(config, cluster)
