@@ -86,11 +86,12 @@ def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
     selector = {"matchLabels": SCRAPE_LABELS}
     return {
         "fullnameOverride": PROMETHEUS_RELEASE,
-        # Grafana comes from the maintained grafana-community chart (grafana_values).
-        "grafana": {"enabled": False},
+        # Grafana comes from the maintained grafana-community chart (grafana_values); the
+        # stack's Kubernetes dashboards still ship as sidecar ConfigMaps (grafana_dashboard=1).
+        "grafana": {"enabled": False, "forceDeployDashboards": True},
         # helm.v4.Chart renders Helm hooks as plain resources, so the admission webhook's
         # certificate-patching hook Jobs cannot run in order; without the webhook the operator
-        # still rejects invalid rules itself. prometheusOperator.tls serves that webhook.
+        # skips (and logs) invalid rules itself. prometheusOperator.tls serves that webhook.
         "prometheusOperator": {"admissionWebhooks": {"enabled": False}, "tls": {"enabled": False}},
         # Control-plane components are not scrapeable on GKE (managed) nor on kind (bound to
         # localhost); left on they only raise TargetDown alerts.

@@ -143,7 +143,8 @@ def test_retention_and_storage_come_from_config() -> None:
 
 def test_grafana_comes_from_the_grafana_community_chart_not_the_stack() -> None:
     values = monitoring.prometheus_stack_values(_config())
-    assert values["grafana"] == {"enabled": False}
+    assert values["grafana"]["enabled"] is False
+    assert values["grafana"]["forceDeployDashboards"] is True, "the stack's own dashboards, for our Grafana"
     assert GRAFANA.location == "https://grafana-community.github.io/helm-charts"
 
 
