@@ -11,7 +11,8 @@ Backends (MonitoringConfig.backend):
 - gke-managed: Google Cloud Managed Service for Prometheus collects (the cluster has
   managedPrometheus: true); Grafana queries it through Google's query frontend, which runs
   as a Google service account with roles/monitoring.viewer (Workload Identity), and our
-  alerts become a GMP `Rules` object.
+  alerts become a GMP `ClusterRules` object and Ray pods are scraped by a
+  `ClusterPodMonitoring`.
 """
 
 from __future__ import annotations
@@ -213,10 +214,23 @@ def ray_pod_monitor_spec() -> dict[str, Any]:
 
 
 def gmp_rules_spec(config: MonitoringConfig) -> dict[str, Any]:
-    """Our alerts as GMP Rules (monitoring.googleapis.com/v1): the same groups, with the
-    evaluation interval GMP requires."""
+    """Our alerts as GMP ClusterRules (monitoring.googleapis.com/v1; cluster-wide, where a
+    namespaced Rules would only see its own namespace): the same groups, with the
+    evaluation interval GMP requires (prometheus-engine charts/operator/crds
+    monitoring.googleapis.com_clusterrules.yaml: groups[].interval is required)."""
     spec = rule_spec(config)
     return {"groups": [{**group, "interval": "60s"} for group in spec["groups"]]}
+
+
+def ray_cluster_pod_monitoring_spec() -> dict[str, Any]:
+    """ray_pod_monitor_spec for managed Prometheus: a ClusterPodMonitoring (every namespace;
+    namespace/pod/container target labels by default), the Ray cluster from the pod label
+    (prometheus-engine monitoring.googleapis.com_clusterpodmonitorings.yaml: targetLabels.fromPod)."""
+    return {
+        "selector": {"matchLabels": {"ray.io/is-ray-node": "yes"}},
+        "endpoints": [{"port": "metrics", "interval": "30s"}],
+        "targetLabels": {"fromPod": [{"from": "ray.io/cluster", "to": "ray_io_cluster"}]},
+    }
 
 
 def gmp_service_account_id(cluster: GkeCluster) -> str:
@@ -309,13 +323,22 @@ class Monitoring(pulumi.ComponentResource):
                 opts=after_crds,
             )
         else:
-            # GKE installs the monitoring.googleapis.com CRDs with managed Prometheus.
+            # GKE installs the monitoring.googleapis.com CRDs with managed Prometheus; both
+            # kinds are cluster-scoped.
             k8s.apiextensions.CustomResource(
                 RULE_NAME,
                 api_version="monitoring.googleapis.com/v1",
-                kind="Rules",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME, namespace=NAMESPACE),
+                kind="ClusterRules",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME),
                 spec=gmp_rules_spec(monitoring),
+                opts=after_crds,
+            )
+            k8s.apiextensions.CustomResource(
+                RAY_POD_MONITOR,
+                api_version="monitoring.googleapis.com/v1",
+                kind="ClusterPodMonitoring",
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR),
+                spec=ray_cluster_pod_monitoring_spec(),
                 opts=after_crds,
             )
 

@@ -275,12 +275,13 @@ def test_managed_backend_installs_grafana_on_the_gmp_frontend() -> None:
     assert binding.inputs["member"] == "serviceAccount:acme-test.svc.id.goog[monitoring/gmp-frontend]"
 
 
-def test_managed_backend_alerts_are_gmp_rules() -> None:
+def test_managed_backend_alerts_are_gmp_cluster_rules() -> None:
     plan = planned("managed")
     assert plan.of_type(PROMETHEUS_RULE) == []
-    rules = plan.one("kubernetes:monitoring.googleapis.com/v1:Rules", monitoring.RULE_NAME).inputs
+    rules = plan.one("kubernetes:monitoring.googleapis.com/v1:ClusterRules", monitoring.RULE_NAME).inputs
+    assert "namespace" not in rules["metadata"], "cluster-wide: a namespaced Rules sees one namespace"
     group = rules["spec"]["groups"][0]
-    assert group["interval"] == "60s"
+    assert set(group) == {"name", "interval", "rules"} and group["interval"] == "60s"
     assert {r["alert"] for r in group["rules"]} == {
         "GpuAllocatedButIdle",
         "GpuXidError",
@@ -289,11 +290,20 @@ def test_managed_backend_alerts_are_gmp_rules() -> None:
     }
 
 
+def test_managed_backend_scrapes_ray_pods_in_every_namespace() -> None:
+    plan = planned("managed")
+    assert plan.of_type(POD_MONITOR) == []
+    monitor = plan.one("kubernetes:monitoring.googleapis.com/v1:ClusterPodMonitoring", monitoring.RAY_POD_MONITOR).inputs
+    assert "namespace" not in monitor["metadata"]
+    assert monitor["spec"]["selector"] == monitoring.ray_pod_monitor_spec()["selector"]
+    assert monitor["spec"]["targetLabels"]["fromPod"] == [{"from": "ray.io/cluster", "to": "ray_io_cluster"}]
+
+
 @needs_crds
 def test_managed_backend_built_in_objects_validate() -> None:
     for obj in authored_objects(planned("managed")):
-        if obj["kind"] == "Rules":
-            continue  # GMP's CRD is not among the pinned upstream CRDs
+        if obj["apiVersion"] == "monitoring.googleapis.com/v1":
+            continue  # GMP's CRDs are not among the pinned upstream CRDs (shapes checked above)
         if obj["kind"] == "Secret":
             obj = {**obj, "stringData": {}}
         assert validate(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
