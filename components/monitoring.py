@@ -258,31 +258,72 @@ class Monitoring(pulumi.ComponentResource):
             None,
             pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
         )
-        monitoring = config.components.monitoring
-        child = pulumi.ResourceOptions(parent=self)
         ns = k8s.core.v1.Namespace(
-            NAMESPACE, metadata=k8s.meta.v1.ObjectMetaArgs(name=NAMESPACE), opts=child
+            NAMESPACE, metadata=k8s.meta.v1.ObjectMetaArgs(name=NAMESPACE), opts=pulumi.ResourceOptions(parent=self)
         )
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
-        crds: list[pulumi.Resource] = []
-
-        if monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            stack = k8s.helm.v4.Chart(
-                PROMETHEUS_RELEASE,
-                chart_args(
-                    KUBE_PROMETHEUS_STACK,
-                    "kube-prometheus-stack",
-                    PROMETHEUS_RELEASE,
-                    NAMESPACE,
-                    prometheus_stack_values(monitoring),
-                ),
-                opts=in_ns,
-            )
-            crds = [stack]
+        if config.components.monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
+            self._prometheus_stack(config.components.monitoring, in_ns)
         else:
-            assert isinstance(config.cluster, GkeCluster)  # schema: gke-managed needs a GKE cluster
-            self._gmp_frontend(config, config.cluster, in_ns)
+            assert isinstance(config.cluster, GkeCluster)  # the schema allows gke-managed only on GKE
+            self._managed_prometheus(config, config.cluster, in_ns)
+        self._grafana(config, ns)
 
+        self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
+        self.register_outputs({"namespace": self.namespace, "grafanaService": self.grafana_service})
+
+    def _prometheus_stack(self, config: MonitoringConfig, opts: pulumi.ResourceOptions) -> None:
+        """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
+        stack = k8s.helm.v4.Chart(
+            PROMETHEUS_RELEASE,
+            chart_args(
+                KUBE_PROMETHEUS_STACK, "kube-prometheus-stack", PROMETHEUS_RELEASE, NAMESPACE, prometheus_stack_values(config)
+            ),
+            opts=opts,
+        )
+        after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
+        k8s.apiextensions.CustomResource(
+            RULE_NAME,
+            api_version="monitoring.coreos.com/v1",
+            kind="PrometheusRule",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME, namespace=NAMESPACE, labels=SCRAPE_LABELS),
+            spec=rule_spec(config),
+            opts=after_crds,
+        )
+        k8s.apiextensions.CustomResource(
+            RAY_POD_MONITOR,
+            api_version="monitoring.coreos.com/v1",
+            kind="PodMonitor",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR, namespace=NAMESPACE, labels=SCRAPE_LABELS),
+            spec=ray_pod_monitor_spec(),
+            opts=after_crds,
+        )
+
+    def _managed_prometheus(self, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions) -> None:
+        """The query frontend Grafana reads, our alerts and the Ray scrape config. GKE installs
+        the monitoring.googleapis.com CRDs with managed Prometheus; both kinds are cluster-scoped."""
+        self._gmp_frontend(config, cluster, opts)
+        k8s.apiextensions.CustomResource(
+            RULE_NAME,
+            api_version="monitoring.googleapis.com/v1",
+            kind="ClusterRules",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME),
+            spec=gmp_rules_spec(config.components.monitoring),
+            opts=opts,
+        )
+        k8s.apiextensions.CustomResource(
+            RAY_POD_MONITOR,
+            api_version="monitoring.googleapis.com/v1",
+            kind="ClusterPodMonitoring",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR),
+            spec=ray_cluster_pod_monitoring_spec(),
+            opts=opts,
+        )
+
+    def _grafana(self, config: PlatformConfig, ns: k8s.core.v1.Namespace) -> None:
+        """The admin Secret, our dashboards for the sidecar, and Grafana itself."""
+        in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         admin = k8s.core.v1.Secret(
             ADMIN_SECRET,
             metadata=k8s.meta.v1.ObjectMetaArgs(name=ADMIN_SECRET, namespace=NAMESPACE),
@@ -302,49 +343,6 @@ class Monitoring(pulumi.ComponentResource):
             chart_args(GRAFANA, "grafana", GRAFANA_RELEASE, NAMESPACE, grafana_values(config)),
             opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, admin]),
         )
-
-        # Our own custom resources wait for the CRDs the chart installs.
-        after_crds = pulumi.ResourceOptions(parent=self, depends_on=[ns, *crds])
-        if monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            k8s.apiextensions.CustomResource(
-                RULE_NAME,
-                api_version="monitoring.coreos.com/v1",
-                kind="PrometheusRule",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME, namespace=NAMESPACE, labels=SCRAPE_LABELS),
-                spec=rule_spec(monitoring),
-                opts=after_crds,
-            )
-            k8s.apiextensions.CustomResource(
-                RAY_POD_MONITOR,
-                api_version="monitoring.coreos.com/v1",
-                kind="PodMonitor",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR, namespace=NAMESPACE, labels=SCRAPE_LABELS),
-                spec=ray_pod_monitor_spec(),
-                opts=after_crds,
-            )
-        else:
-            # GKE installs the monitoring.googleapis.com CRDs with managed Prometheus; both
-            # kinds are cluster-scoped.
-            k8s.apiextensions.CustomResource(
-                RULE_NAME,
-                api_version="monitoring.googleapis.com/v1",
-                kind="ClusterRules",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME),
-                spec=gmp_rules_spec(monitoring),
-                opts=after_crds,
-            )
-            k8s.apiextensions.CustomResource(
-                RAY_POD_MONITOR,
-                api_version="monitoring.googleapis.com/v1",
-                kind="ClusterPodMonitoring",
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR),
-                spec=ray_cluster_pod_monitoring_spec(),
-                opts=after_crds,
-            )
-
-        self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
-        self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
-        self.register_outputs({"namespace": self.namespace, "grafanaService": self.grafana_service})
 
     def _gmp_frontend(self, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions) -> None:
         """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;
