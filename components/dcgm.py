@@ -128,5 +128,9 @@ def install_dcgm_exporter(config: PlatformConfig, cluster: Cluster) -> None:
     if config.components.dcgm_exporter.source is DcgmSource.GKE_MANAGED:
         return  # GKE runs the exporter (infra/gke.py enables the DCGM monitoring package)
     # The chart's ServiceMonitor needs the Prometheus Operator CRDs of the Monitoring component.
-    monitoring = installed_monitoring(cluster) if service_monitor_enabled(config) else None
+    monitoring = None
+    if service_monitor_enabled(config):
+        monitoring = installed_monitoring(cluster)
+        if monitoring is None:
+            raise RuntimeError("install monitoring before dcgmExporter (components.platform.INSTALLERS order)")
     DcgmExporter("dcgm-exporter", config, cluster, monitoring=monitoring)
