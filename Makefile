@@ -6,7 +6,7 @@ STACK ?= dev
 export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.pulumi-state
 export PULUMI_CONFIG_PASSPHRASE ?=
 
-.PHONY: test plan render crds kind-up kind-down
+.PHONY: test plan render crds kind-up kind-down grafana grafana-password
 
 .venv/bin/python: pyproject.toml
 	python3 -m venv .venv
@@ -31,7 +31,16 @@ crds: .venv/bin/python
 kind-up: .venv/bin/python
 	mkdir -p .pulumi-state
 	pulumi stack select kind --create --secrets-provider passphrase
+	@# Grafana's admin password: a random one on first use (read it with `make grafana-password`).
+	pulumi config get --stack kind mlplatform:grafanaAdminPassword >/dev/null 2>&1 || \
+		pulumi config set --stack kind --secret mlplatform:grafanaAdminPassword "$$(openssl rand -base64 18)"
 	pulumi up --stack kind --yes
+
+grafana-password:
+	@pulumi config get --stack $(STACK) mlplatform:grafanaAdminPassword
+
+grafana: ## port-forward Grafana to http://localhost:3000 (user admin)
+	kubectl --context kind-mlplatform -n monitoring port-forward svc/grafana 3000:80
 
 kind-down:
 	pulumi destroy --stack kind --yes

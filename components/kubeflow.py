@@ -19,6 +19,7 @@ import pulumi
 import yaml
 
 from components.base import PlatformComponent
+from components.monitoring import GRAFANA_PATH
 from components.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, secret
 from infra.cluster import Cluster
 from stacks.schema import AuthKind, GkeCluster, KubeflowAuth, PlatformConfig
@@ -76,7 +77,8 @@ def dashboard_menu(config: PlatformConfig) -> tuple[dict[str, Any], ...]:
         if t.ray
     ]
     ray_section = ({"type": "section", "text": "Ray dashboards", "icon": "assessment", "items": ray_items},)
-    return BASE_MENU + (ray_section if ray_items else ())
+    grafana = ({"type": "item", "link": GRAFANA_PATH, "text": "Grafana (GPUs)", "icon": "assessment"},)
+    return BASE_MENU + (ray_section if ray_items else ()) + (grafana if config.components.monitoring.enabled else ())
 
 
 def kubeflow_settings(config: PlatformConfig) -> KubeflowSettings:

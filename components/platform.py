@@ -11,17 +11,19 @@ from typing import Callable
 import pulumi
 
 from components.cert_manager import CertManager
+from components.dcgm import DcgmExporter, service_monitor_enabled
 from components.gateway import HttpsGateway
 from components.istio import Istio, istio_settings
 from components.jobset import JobSet
 from components.kuberay import KubeRay
 from components.kubeflow import Kubeflow, kubeflow_settings
 from components.kueue import Kueue
+from components.monitoring import Monitoring
 from components.profiles import install_teams
 from components.trainer import Trainer
 from infra.cluster import Cluster
 from runtimes.component import TrainingRuntimes
-from stacks.schema import GkeCluster, PlatformConfig, RaySource
+from stacks.schema import DcgmSource, GkeCluster, PlatformConfig, RaySource
 
 Ready = dict[str, pulumi.Resource]
 """Component key -> the resource that is done when that component is ready."""
@@ -72,6 +74,18 @@ def _kueue(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Res
     return Kueue("kueue", config, cluster, []).ready
 
 
+def _monitoring(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
+    return Monitoring("monitoring", config, cluster)
+
+
+def _dcgm_exporter(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+    if config.components.dcgm_exporter.source is DcgmSource.GKE_MANAGED:
+        return None  # GKE runs the exporter (infra/gke.py enables the DCGM monitoring package)
+    # The chart's ServiceMonitor needs the Prometheus Operator CRDs of the Monitoring component.
+    monitoring = ready.get("monitoring") if service_monitor_enabled(config) else None
+    return DcgmExporter("dcgm-exporter", config, cluster, monitoring=monitoring)
+
+
 INSTALLERS: dict[str, Installer] = {
     "certManager": _cert_manager,
     "istio": _istio,
@@ -80,6 +94,8 @@ INSTALLERS: dict[str, Installer] = {
     "trainer": _trainer,
     "kuberay": _kuberay,
     "kueue": _kueue,
+    "monitoring": _monitoring,
+    "dcgmExporter": _dcgm_exporter,  # after monitoring: see _dcgm_exporter
 }
 
 

@@ -17,6 +17,7 @@ class PinKind(str, Enum):
     MANIFEST = "release manifest"
     IMAGE = "container image"
     TOOL = "tool"
+    DASHBOARD = "grafana.com dashboard"
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,45 @@ KIND_NODE_IMAGE = Pin(
     location="docker.io/kindest/node",
     source="kind v0.33.0 release notes, images pre-built for that release; 1.34 is the Kubernetes "
     "minor the pinned Kubeflow release is tested on",
+)
+KUBE_PROMETHEUS_STACK = Pin(
+    name="kube-prometheus-stack",
+    kind=PinKind.HELM,
+    version="81.4.5",
+    location="https://prometheus-community.github.io/helm-charts",
+    source="prometheus-community/helm-charts charts/kube-prometheus-stack/Chart.yaml (version 81.4.5, "
+    "appVersion v0.88.0); newest copy read, re-check with `helm search repo` before an upgrade",
+)
+GRAFANA = Pin(
+    name="grafana",
+    kind=PinKind.HELM,
+    version="11.1.7",
+    location="https://grafana-community.github.io/helm-charts",
+    source="grafana-community/helm-charts charts/grafana/Chart.yaml (version 11.1.7, appVersion 12.3.3); "
+    "the chart moved from grafana.github.io to grafana-community in January 2026",
+)
+DCGM_EXPORTER = Pin(
+    name="dcgm-exporter",
+    kind=PinKind.HELM,
+    version="4.8.2",
+    location="https://nvidia.github.io/dcgm-exporter/helm-charts",
+    source="NVIDIA/dcgm-exporter deployment/ Helm chart, published in the repo's gh-pages index",
+)
+GMP_FRONTEND = Pin(
+    name="gke.gcr.io/prometheus-engine/frontend",
+    kind=PinKind.IMAGE,
+    version="v0.15.3-gke.0",
+    location="gke.gcr.io/prometheus-engine/frontend",
+    source="Google Cloud Managed Service for Prometheus docs, \"Query using Grafana\" (query frontend "
+    "for Grafana's Prometheus datasource); the tag the docs' example uses",
+)
+DCGM_DASHBOARD = Pin(
+    name="NVIDIA DCGM Exporter Dashboard",
+    kind=PinKind.DASHBOARD,
+    version="2",
+    location="https://grafana.com/grafana/dashboards/12239",
+    source="NVIDIA/dcgm-exporter README (\"published on Grafana.com as dashboard 12239\"); revision 2 "
+    "is the one the Grafana chart's gnetId provider fetches",
 )
 
 KUBEFLOW_MANIFESTS = Pin(
@@ -158,6 +198,11 @@ PINS: tuple[Pin, ...] = (
     DEEPSPEED_RUNTIME_IMAGE,
     MLX_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
+    KUBE_PROMETHEUS_STACK,
+    GRAFANA,
+    DCGM_EXPORTER,
+    GMP_FRONTEND,
+    DCGM_DASHBOARD,
 )
 
 

@@ -34,6 +34,9 @@ from infra.gpu_catalog import ACCELERATORS, describe_machine_types
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # Kubernetes resource.Quantity, e.g. 64, 500m, 256Gi (k8s.io/apimachinery/pkg/api/resource).
 QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
+# Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
+RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
+VOLUME_SIZE = re.compile(r"^[1-9][0-9]*(Mi|Gi|Ti)$")
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 # Namespaces a team must never take: the cluster's, Kubeflow's and the operators'.
@@ -54,6 +57,7 @@ RESERVED_NAMESPACES = frozenset(
         "jobset-system",
         "monitoring",
         "gpu-operator",
+        "dcgm-exporter",
         "gke-managed-system",
         "gmp-system",
         "gmp-public",
@@ -586,8 +590,8 @@ class MonitoringConfig(Toggle):
     Grafana's admin password comes from the secret config key mlplatform:grafanaAdminPassword."""
 
     backend: MetricsBackend = MetricsBackend.KUBE_PROMETHEUS_STACK
-    retention: str = Field(default="15d", pattern=r"^[0-9]+(h|d|w|y)$", description="Prometheus retention, e.g. 15d.")
-    storage_size: str = Field(default="50Gi", description="Prometheus volume size (Kubernetes quantity).")
+    retention: str = Field(default="15d", description="Prometheus retention, e.g. 15d (h, d, w or y).")
+    storage_size: str = Field(default="50Gi", description="Prometheus volume size, e.g. 50Gi (Mi, Gi or Ti).")
     idle_gpu_threshold: int = Field(
         default=10, ge=1, le=100, description="Alert when allocated GPUs stay below this utilisation (%)."
     )
@@ -597,11 +601,18 @@ class MonitoringConfig(Toggle):
     )
     gpu_temperature_celsius: int = Field(default=85, ge=50, le=110, description="Alert above this GPU temperature.")
 
+    @field_validator("retention")
+    @classmethod
+    def _retention(cls, value: str) -> str:
+        if not RETENTION.match(value):
+            raise ValueError(f"{value!r} is not a Prometheus retention such as 15d: a positive number and h, d, w or y")
+        return value
+
     @field_validator("storage_size")
     @classmethod
     def _storage(cls, value: str) -> str:
-        if not QUANTITY.match(value):
-            raise ValueError(f"{value!r} is not a Kubernetes quantity such as 50Gi")
+        if not VOLUME_SIZE.match(value):
+            raise ValueError(f"{value!r} is not a volume size such as 50Gi: a positive number and Mi, Gi or Ti")
         return value
 
 
@@ -745,6 +756,42 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                 "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart",
             )
         )
+    monitoring = components.monitoring
+    if monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED:
+        if not isinstance(cluster, GkeCluster):
+            problems.append(
+                (
+                    "mlplatform:components.monitoring.backend",
+                    "gke-managed is GKE's managed Prometheus; on kind use backend: kube-prometheus-stack",
+                )
+            )
+        elif not cluster.managed_prometheus:
+            problems.append(
+                (
+                    "mlplatform:components.monitoring.backend",
+                    "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack",
+                )
+            )
+    # GPU metrics must reach the Prometheus the dashboards and alerts read.
+    if monitoring.enabled and config.enabled_components()["dcgmExporter"]:
+        managed_dcgm = dcgm.source is DcgmSource.GKE_MANAGED
+        managed_backend = monitoring.backend is MetricsBackend.GKE_MANAGED
+        if managed_dcgm and not managed_backend:
+            problems.append(
+                (
+                    "mlplatform:components.dcgmExporter.source",
+                    "GKE's managed DCGM metrics go to managed Prometheus, which kube-prometheus-stack does not read; "
+                    "use source: chart or monitoring.backend: gke-managed",
+                )
+            )
+        if managed_backend and not managed_dcgm:
+            problems.append(
+                (
+                    "mlplatform:components.dcgmExporter.source",
+                    "with monitoring.backend gke-managed use source: gke-managed "
+                    "(the chart's ServiceMonitor is for kube-prometheus-stack)",
+                )
+            )
     auth = components.kubeflow.auth
     if not isinstance(cluster, GkeCluster) and (auth.hostname or auth.iap):
         problems.append(

@@ -12,6 +12,7 @@ from tests.conftest import base_gke, base_kind, with_changes
 
 C = "mlplatform:cluster"
 P0 = f"{C}.gpuPools.0"
+M = "mlplatform:components.monitoring"
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ CASES = [
     Case("managed dcgm without managed prometheus", {"mlplatform:components.dcgmExporter": {"source": "gke-managed"}}, "mlplatform:components.dcgmExporter.source", "need cluster.managedPrometheus: true"),
     Case("oidc without settings", {"mlplatform:components.kubeflow": {"enabled": False, "auth": {"kind": "oidc"}}}, "mlplatform:components.kubeflow.auth.oidc", "kind oidc needs oidc"),
     Case("hostname on kind", {"mlplatform:components.kubeflow": {"enabled": False, "auth": {"hostname": "kf.acme.com"}}}, "mlplatform:components.kubeflow.auth", "on kind remove them", base="kind"),
-    Case("bad retention", {"mlplatform:components.monitoring": {"enabled": False, "retention": "two weeks"}}, "mlplatform:components.monitoring.retention", "should match pattern"),
+    Case("bad retention", {"mlplatform:components.monitoring": {"enabled": False, "retention": "two weeks"}}, "mlplatform:components.monitoring.retention", "'two weeks' is not a Prometheus retention such as 15d"),
     Case("idle threshold above 100", {"mlplatform:components.monitoring": {"enabled": False, "idleGpuThreshold": 150}}, "mlplatform:components.monitoring.idleGpuThreshold", "less than or equal to 100"),
     Case("ray on missing pool", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "ray": {"pool": "h100"}}]}, "mlplatform:teams[0].ray.pool", "no GPU pool named 'h100'; use one of: l4"),
     Case("bucket on kind", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {}}]}, "mlplatform:teams[0].bucket", "only gke stacks have them", base="kind"),
@@ -93,6 +94,20 @@ CASES = [
     Case("bad bucket name", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"name": "Bad Bucket"}}]}, "mlplatform:teams[0].bucket.name", "not a valid bucket name"),
     Case("iap without client", {"mlplatform:components.kubeflow": {"auth": {"hostname": "kf.acme.com", "iap": True}}}, "mlplatform:components.kubeflow.auth.iap", "iap needs hostname (the HTTPS entry point) and iapClientId"),
     Case("oidc without hostname", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}}}}, "mlplatform:components.kubeflow.auth.hostname", "set hostname"),
+    Case("zero retention", {f"{M}.retention": "0d"}, f"{M}.retention", "'0d' is not a Prometheus retention such as 15d: a positive number and h, d, w or y"),
+    Case("retention in minutes", {f"{M}.retention": "90m"}, f"{M}.retention", "'90m' is not a Prometheus retention"),
+    Case("storage without unit", {f"{M}.storageSize": "50"}, f"{M}.storageSize", "'50' is not a volume size such as 50Gi: a positive number and Mi, Gi or Ti"),
+    Case("storage in millis", {f"{M}.storageSize": "500m"}, f"{M}.storageSize", "'500m' is not a volume size such as 50Gi"),
+    Case("idle threshold zero", {f"{M}.idleGpuThreshold": 0}, f"{M}.idleGpuThreshold", "greater than or equal to 1 (got 0)"),
+    Case("idle minutes too short", {f"{M}.idleGpuMinutes": 2}, f"{M}.idleGpuMinutes", "greater than or equal to 5 (got 2)"),
+    Case("pending minutes zero", {f"{M}.pendingWorkloadMinutes": 0}, f"{M}.pendingWorkloadMinutes", "greater than or equal to 1 (got 0)"),
+    Case("temperature too high", {f"{M}.gpuTemperatureCelsius": 130}, f"{M}.gpuTemperatureCelsius", "less than or equal to 110 (got 130)"),
+    Case("unknown backend", {f"{M}.backend": "thanos"}, f"{M}.backend", "'kube-prometheus-stack' or 'gke-managed' (got 'thanos')"),
+    Case("unknown dcgm source", {"mlplatform:components.dcgmExporter": {"source": "operator"}}, "mlplatform:components.dcgmExporter.source", "'chart' or 'gke-managed' (got 'operator')"),
+    Case("managed backend without managed prometheus", {f"{M}.enabled": True, f"{M}.backend": "gke-managed"}, f"{M}.backend", "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack"),
+    Case("managed backend on kind", {f"{M}.enabled": True, f"{M}.backend": "gke-managed"}, f"{M}.backend", "on kind use backend: kube-prometheus-stack", base="kind"),
+    Case("managed dcgm with kube-prometheus-stack", {f"{C}.managedPrometheus": True, f"{M}.enabled": True, "mlplatform:components.dcgmExporter": {"source": "gke-managed"}}, "mlplatform:components.dcgmExporter.source", "kube-prometheus-stack does not read; use source: chart or monitoring.backend: gke-managed"),
+    Case("dcgm chart with managed backend", {f"{C}.managedPrometheus": True, f"{M}.enabled": True, f"{M}.backend": "gke-managed", "mlplatform:components.dcgmExporter": {}}, "mlplatform:components.dcgmExporter.source", "with monitoring.backend gke-managed use source: gke-managed"),
     Case("bad memory quantity", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"memory": "lots"}}]}, "mlplatform:teams[0].quota.memory", "'lots' is not a Kubernetes quantity"),
 ]
 

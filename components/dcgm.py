@@ -1,0 +1,124 @@
+"""NVIDIA DCGM exporter: GPU metrics per node and per pod, from NVIDIA's Helm chart, set up
+for GKE's Google-installed driver. With `source: gke-managed` GKE runs the exporter itself
+(managed Prometheus' DCGM package, enabled by infra/gke.py) and nothing is installed here.
+
+Chart keys: NVIDIA/dcgm-exporter deployment/values.yaml and templates/daemonset.yaml,
+templates/service-monitor.yaml. The GKE recipe (driver host path, library path, GPU-node
+affinity) follows GoogleCloudPlatform/prometheus-engine examples/nvidia-dcgm/exporter.yaml,
+which cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm points to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.monitoring import SCRAPE_LABELS, chart_args
+from components.versions import DCGM_EXPORTER
+from infra.cluster import Cluster
+from infra.node_labels import ACCELERATOR_LABEL, GPU_TAINT
+from stacks.schema import DcgmSource, MetricsBackend, PlatformConfig
+
+NAMESPACE = "dcgm-exporter"
+RELEASE = "dcgm-exporter"
+# Where GKE's driver installer puts the NVIDIA libraries and tools on the node, and where
+# the exporter expects them (GKE docs "Install NVIDIA GPU device drivers"; Google's example).
+GKE_NVIDIA_HOST_PATH = "/home/kubernetes/bin/nvidia"
+NVIDIA_MOUNT_PATH = "/usr/local/nvidia"
+NVIDIA_LIBRARY_PATH = f"{NVIDIA_MOUNT_PATH}/lib64"
+NVIDIA_VOLUME = "nvidia-install-dir-host"
+# The chart's default metrics list (values.yaml extraConfigMapVolumes/extraVolumeMounts);
+# repeated because setting extraVolumeMounts replaces the chart's list.
+METRICS_VOLUME_MOUNT = {
+    "name": "exporter-metrics-volume",
+    "mountPath": "/etc/dcgm-exporter/default-counters.csv",
+    "subPath": "default-counters.csv",
+}
+
+
+def service_monitor_enabled(config: PlatformConfig) -> bool:
+    """Our Prometheus scrapes the exporter through the chart's ServiceMonitor; that needs the
+    Prometheus Operator CRDs, i.e. monitoring on with kube-prometheus-stack."""
+    monitoring = config.components.monitoring
+    return monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
+
+
+def dcgm_exporter_values(config: PlatformConfig) -> dict[str, Any]:
+    """dcgm-exporter chart values for GKE nodes with Google-installed drivers."""
+    return {
+        "serviceMonitor": {
+            "enabled": service_monitor_enabled(config),
+            "interval": "15s",
+            # Labels the kube-prometheus-stack Prometheus selects (components/monitoring.py).
+            "additionalLabels": SCRAPE_LABELS,
+            # honorLabels false (chart default): the workload's namespace/pod/container labels
+            # arrive as exported_namespace/exported_pod/exported_container, and a GPU no pod
+            # holds has none; dashboards and alerts rely on that.
+            "honorLabels": False,
+            # The node the GPU is on, for joining with kube-state-metrics' node labels (pools).
+            "relabelings": [{"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}],
+        },
+        # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule.
+        "tolerations": [GPU_TAINT.toleration()],
+        # Only GPU nodes: GKE labels each with its accelerator.
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [{"matchExpressions": [{"key": ACCELERATOR_LABEL, "operator": "Exists"}]}]
+                }
+            }
+        },
+        # The driver's libraries (libnvidia-ml) from the node, on the library path.
+        "extraHostVolumes": [{"name": NVIDIA_VOLUME, "hostPath": GKE_NVIDIA_HOST_PATH}],
+        "extraVolumeMounts": [
+            METRICS_VOLUME_MOUNT,
+            {"name": NVIDIA_VOLUME, "mountPath": NVIDIA_MOUNT_PATH, "readOnly": True},
+        ],
+        "extraEnv": [
+            {"name": "LD_LIBRARY_PATH", "value": NVIDIA_LIBRARY_PATH},
+            # Match GPUs to pods by device name, as GKE's device plugin reports them.
+            {"name": "DCGM_EXPORTER_KUBERNETES_GPU_ID_TYPE", "value": "device-name"},
+        ],
+        # Pod attribution (namespace/pod/container labels) is on by default
+        # (DCGM_EXPORTER_KUBERNETES=true in the DaemonSet); it reads the kubelet's
+        # pod-resources socket the chart mounts from kubeletPath.
+        "kubeletPath": "/var/lib/kubelet/pod-resources",
+        "priorityClassName": "system-node-critical",
+    }
+
+
+class DcgmExporter(pulumi.ComponentResource):
+    """NVIDIA's DCGM exporter DaemonSet on every GPU node."""
+
+    namespace: pulumi.Output[str]
+    """The exporter's namespace."""
+
+    def __init__(
+        self,
+        name: str,
+        config: PlatformConfig,
+        cluster: Cluster,
+        opts: pulumi.ResourceOptions | None = None,
+        *,
+        monitoring: pulumi.Resource | None = None,
+    ) -> None:
+        """`monitoring`: the Monitoring component whose Prometheus Operator CRDs the chart's
+        ServiceMonitor needs; the chart waits for it."""
+        super().__init__(
+            "mlplatform:components:DcgmExporter",
+            name,
+            None,
+            pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
+        )
+        ns = k8s.core.v1.Namespace(
+            NAMESPACE, metadata=k8s.meta.v1.ObjectMetaArgs(name=NAMESPACE), opts=pulumi.ResourceOptions(parent=self)
+        )
+        k8s.helm.v4.Chart(
+            RELEASE,
+            chart_args(DCGM_EXPORTER, "dcgm-exporter", RELEASE, NAMESPACE, dcgm_exporter_values(config)),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns] + ([monitoring] if monitoring else [])),
+        )
+        self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.register_outputs({"namespace": self.namespace})

@@ -1,0 +1,471 @@
+"""Prometheus and Grafana: kube-prometheus-stack (or GKE's managed Prometheus), Grafana from
+the grafana-community chart, our dashboards through Grafana's sidecar, and our GPU alerts.
+
+The chart values are built by pure functions (`prometheus_stack_values`, `grafana_values`,
+...) that tests read directly; `Monitoring` only turns them into resources.
+
+Backends (MonitoringConfig.backend):
+- kube-prometheus-stack: Prometheus Operator, Prometheus, Alertmanager, node-exporter and
+  kube-state-metrics in namespace `monitoring`; our ServiceMonitors/PodMonitors/PrometheusRules
+  carry `SCRAPE_LABELS`, which is exactly what this Prometheus selects.
+- gke-managed: Google Cloud Managed Service for Prometheus collects (the cluster has
+  managedPrometheus: true); Grafana queries it through Google's query frontend, which runs
+  as a Google service account with roles/monitoring.viewer (Workload Identity), and our
+  alerts become a GMP `ClusterRules` object and Ray pods are scraped by a
+  `ClusterPodMonitoring`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_gcp as gcp
+import pulumi_kubernetes as k8s
+
+from components.alerts import rule_spec
+from components.dashboards import dashboards
+from components.base import apply_manifest
+from components.secrets import GRAFANA_ADMIN_PASSWORD, secret
+from components.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, Pin, image
+from infra.cluster import Cluster
+from infra.node_labels import ACCELERATOR_LABEL, POOL_LABEL
+from stacks.schema import GkeCluster, MetricsBackend, MonitoringConfig, PlatformConfig
+
+NAMESPACE = "monitoring"
+# Helm release names; fullnameOverride pins the object names to them, so the service
+# names below do not depend on Helm's name-shortening rules.
+PROMETHEUS_RELEASE = "kube-prometheus-stack"
+GRAFANA_RELEASE = "grafana"
+# The Grafana Service, for `kubectl port-forward` and the Kubeflow menu link (wired by the
+# integrator). grafana chart values: service.port 80 -> the container's 3000.
+GRAFANA_SERVICE = GRAFANA_RELEASE
+GRAFANA_PORT = 80
+# Served through the Kubeflow gateway under this path (menu link in the central dashboard).
+GRAFANA_PATH = "/grafana/"
+
+
+def grafana_route() -> dict[str, Any]:
+    """The VirtualService that serves Grafana at GRAFANA_PATH through the Kubeflow gateway;
+    sign-in at the gateway (oauth2-proxy) comes first, then Grafana's own login."""
+    return {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "VirtualService",
+        "metadata": {"name": GRAFANA_RELEASE, "namespace": NAMESPACE},
+        "spec": {
+            "gateways": ["kubeflow/kubeflow-gateway"],
+            "hosts": ["*"],
+            "http": [
+                {
+                    "match": [{"uri": {"prefix": GRAFANA_PATH}}],
+                    "route": [
+                        {
+                            "destination": {
+                                "host": f"{GRAFANA_SERVICE}.{NAMESPACE}.svc.cluster.local",
+                                "port": {"number": GRAFANA_PORT},
+                            }
+                        }
+                    ],
+                }
+            ],
+        },
+    }
+# kube-prometheus-stack names the Prometheus Service <fullname>-prometheus, port 9090
+# (templates/prometheus/service.yaml, values prometheus.service.port).
+PROMETHEUS_URL = f"http://{PROMETHEUS_RELEASE}-prometheus.{NAMESPACE}.svc:9090"
+# Labels every ServiceMonitor, PodMonitor and PrometheusRule of ours carries; the same
+# `release: <release>` label kube-prometheus-stack puts on its own monitors, and what our
+# Prometheus selects (set explicitly in prometheus_stack_values).
+SCRAPE_LABELS = {"release": PROMETHEUS_RELEASE}
+# The Grafana sidecar picks up ConfigMaps with this label (grafana chart values
+# sidecar.dashboards.label / labelValue).
+DASHBOARD_LABEL = {"grafana_dashboard": "1"}
+ADMIN_SECRET = "grafana-admin"
+ADMIN_USER_KEY = "admin-user"
+ADMIN_PASSWORD_KEY = "admin-password"
+DATASOURCE_NAME = "Prometheus"
+# The GMP query frontend (cloud.google.com/stackdriver/docs/managed-prometheus/query).
+GMP_FRONTEND_NAME = "gmp-frontend"
+GMP_FRONTEND_PORT = 9090
+RULE_NAME = "mlplatform-gpu-alerts"
+RAY_POD_MONITOR = "ray-pods"
+
+
+def chart_args(pin: Pin, chart: str, release: str, namespace: str, values: dict[str, Any]) -> k8s.helm.v4.ChartArgs:
+    """A pinned Helm chart from its repository, in `namespace`."""
+    return k8s.helm.v4.ChartArgs(
+        chart=chart,
+        name=release,
+        namespace=namespace,
+        version=pin.version,
+        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=pin.location),
+        values=values,
+    )
+
+
+def gpu_metrics(config: PlatformConfig) -> bool:
+    """Whether this stack collects GPU metrics (DCGM exporter, or GKE's managed DCGM)."""
+    return config.enabled_components()["dcgmExporter"]
+
+
+# --- pure functions: config -> chart values and objects ---------------------------------
+
+
+def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
+    """kube-prometheus-stack values (prometheus-community/helm-charts charts/kube-prometheus-stack/values.yaml)."""
+    selector = {"matchLabels": SCRAPE_LABELS}
+    return {
+        "fullnameOverride": PROMETHEUS_RELEASE,
+        # Grafana comes from the maintained grafana-community chart (grafana_values); the
+        # stack's Kubernetes dashboards still ship as sidecar ConfigMaps (grafana_dashboard=1).
+        "grafana": {"enabled": False, "forceDeployDashboards": True},
+        # helm.v4.Chart renders Helm hooks as plain resources, so the admission webhook's
+        # certificate-patching hook Jobs cannot run in order; without the webhook the operator
+        # skips (and logs) invalid rules itself. prometheusOperator.tls serves that webhook.
+        "prometheusOperator": {"admissionWebhooks": {"enabled": False}, "tls": {"enabled": False}},
+        # Control-plane components are not scrapeable on GKE (managed) nor on kind (bound to
+        # localhost); left on they only raise TargetDown alerts.
+        "kubeControllerManager": {"enabled": False},
+        "kubeScheduler": {"enabled": False},
+        "kubeEtcd": {"enabled": False},
+        "prometheus": {
+            "prometheusSpec": {
+                "retention": config.retention,
+                "storageSpec": {
+                    "volumeClaimTemplate": {
+                        "spec": {
+                            "accessModes": ["ReadWriteOnce"],
+                            "resources": {"requests": {"storage": config.storage_size}},
+                        }
+                    }
+                },
+                # The chart's default when these are unset (…SelectorNilUsesHelmValues: true)
+                # is the same `release` selector; spelled out so tests can compare it with
+                # the labels our monitors carry. {} namespace selectors: every namespace.
+                "serviceMonitorSelector": selector,
+                "serviceMonitorNamespaceSelector": {},
+                "podMonitorSelector": selector,
+                "podMonitorNamespaceSelector": {},
+                "ruleSelector": selector,
+                "ruleNamespaceSelector": {},
+            }
+        },
+        # kube_node_labels carries only allow-listed labels (kube-state-metrics
+        # --metric-labels-allowlist); the GPU pool and accelerator labels give per-pool views.
+        "kube-state-metrics": {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL}]"]},
+    }
+
+
+def datasource_url(config: PlatformConfig) -> str:
+    if config.components.monitoring.backend is MetricsBackend.GKE_MANAGED:
+        return f"http://{GMP_FRONTEND_NAME}.{NAMESPACE}.svc:{GMP_FRONTEND_PORT}"
+    return PROMETHEUS_URL
+
+
+def grafana_values(config: PlatformConfig) -> dict[str, Any]:
+    """grafana-community/helm-charts charts/grafana values."""
+    values: dict[str, Any] = {
+        "fullnameOverride": GRAFANA_RELEASE,
+        "service": {"type": "ClusterIP", "port": GRAFANA_PORT},
+        # The admin password is ours (a Pulumi secret), not one the chart generates.
+        "admin": {"existingSecret": ADMIN_SECRET, "userKey": ADMIN_USER_KEY, "passwordKey": ADMIN_PASSWORD_KEY},
+        # Dashboards are code: the sidecar loads every ConfigMap labelled grafana_dashboard=1
+        # in Grafana's own namespace (searchNamespace unset).
+        "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1"}},
+        "datasources": {
+            "datasources.yaml": {
+                "apiVersion": 1,
+                "datasources": [
+                    {
+                        "name": DATASOURCE_NAME,
+                        "type": "prometheus",
+                        "uid": "prometheus",
+                        "url": datasource_url(config),
+                        "access": "proxy",
+                        "isDefault": True,
+                    }
+                ],
+            }
+        },
+    }
+    if config.components.kubeflow.enabled:
+        # Behind the gateway at GRAFANA_PATH (Grafana docs, "Run Grafana behind a reverse proxy").
+        values["grafana.ini"] = {
+            "server": {"root_url": f"%(protocol)s://%(domain)s{GRAFANA_PATH}", "serve_from_sub_path": True}
+        }
+    if gpu_metrics(config):
+        # NVIDIA's DCGM dashboard, fetched from grafana.com by id and revision at Grafana start
+        # (the chart's `dashboards` gnetId provider); its ${DS_PROMETHEUS} input -> our datasource.
+        values["dashboardProviders"] = {
+            "dashboardproviders.yaml": {
+                "apiVersion": 1,
+                "providers": [
+                    {
+                        "name": "nvidia",
+                        "orgId": 1,
+                        "folder": "NVIDIA",
+                        "type": "file",
+                        "disableDeletion": True,
+                        "editable": False,
+                        "options": {"path": "/var/lib/grafana/dashboards/nvidia"},
+                    }
+                ],
+            }
+        }
+        values["dashboards"] = {
+            "nvidia": {
+                "dcgm-exporter": {
+                    "gnetId": int(DCGM_DASHBOARD.location.rsplit("/", 1)[1]),
+                    "revision": int(DCGM_DASHBOARD.version),
+                    "datasource": [{"name": "DS_PROMETHEUS", "value": DATASOURCE_NAME}],
+                }
+            }
+        }
+    return values
+
+
+def dashboard_config_maps() -> dict[str, dict[str, str]]:
+    """ConfigMap name -> data, one dashboard each (ConfigMaps hold at most 1 MiB)."""
+    return {f"dashboard-{file.removesuffix('.json')}": {file: text} for file, text in dashboards().items()}
+
+
+def ray_pod_monitor_spec() -> dict[str, Any]:
+    """Scrape every Ray pod's metrics port, in every namespace. KubeRay labels its pods
+    ray.io/is-ray-node=yes and names the port `metrics` (8080); the ray_io_cluster label
+    follows KubeRay's config/prometheus/podMonitor.yaml."""
+    return {
+        "namespaceSelector": {"any": True},
+        "selector": {"matchLabels": {"ray.io/is-ray-node": "yes"}},
+        "podMetricsEndpoints": [
+            {
+                "port": "metrics",
+                "relabelings": [
+                    {"sourceLabels": ["__meta_kubernetes_pod_label_ray_io_cluster"], "targetLabel": "ray_io_cluster"}
+                ],
+            }
+        ],
+    }
+
+
+def gmp_rules_spec(config: MonitoringConfig) -> dict[str, Any]:
+    """Our alerts as GMP ClusterRules (monitoring.googleapis.com/v1; cluster-wide, where a
+    namespaced Rules would only see its own namespace): the same groups, with the
+    evaluation interval GMP requires (prometheus-engine charts/operator/crds
+    monitoring.googleapis.com_clusterrules.yaml: groups[].interval is required)."""
+    spec = rule_spec(config)
+    return {"groups": [{**group, "interval": "60s"} for group in spec["groups"]]}
+
+
+def ray_cluster_pod_monitoring_spec() -> dict[str, Any]:
+    """ray_pod_monitor_spec for managed Prometheus: a ClusterPodMonitoring (every namespace;
+    namespace/pod/container target labels by default), the Ray cluster from the pod label
+    (prometheus-engine monitoring.googleapis.com_clusterpodmonitorings.yaml: targetLabels.fromPod)."""
+    return {
+        "selector": {"matchLabels": {"ray.io/is-ray-node": "yes"}},
+        "endpoints": [{"port": "metrics", "interval": "30s"}],
+        "targetLabels": {"fromPod": [{"from": "ray.io/cluster", "to": "ray_io_cluster"}]},
+    }
+
+
+def gmp_service_account_id(cluster: GkeCluster) -> str:
+    """GCP service account ids are 6-30 characters."""
+    return f"{cluster.name[:20].rstrip('-')}-gmp-query"
+
+
+# --- the component ----------------------------------------------------------------------
+
+
+class Monitoring(pulumi.ComponentResource):
+    """Prometheus (or GKE's managed Prometheus), Grafana, our dashboards and alerts."""
+
+    namespace: pulumi.Output[str]
+    """The namespace of Prometheus and Grafana."""
+    grafana_service: pulumi.Output[str]
+    """`<service>.<namespace>:<port>` of Grafana inside the cluster."""
+
+    def __init__(
+        self, name: str, config: PlatformConfig, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
+    ) -> None:
+        super().__init__(
+            "mlplatform:components:Monitoring",
+            name,
+            None,
+            pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
+        )
+        ns = k8s.core.v1.Namespace(
+            NAMESPACE, metadata=k8s.meta.v1.ObjectMetaArgs(name=NAMESPACE), opts=pulumi.ResourceOptions(parent=self)
+        )
+        in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
+        if config.components.monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
+            self._prometheus_stack(config.components.monitoring, in_ns)
+        else:
+            assert isinstance(config.cluster, GkeCluster)  # the schema allows gke-managed only on GKE
+            self._managed_prometheus(config, config.cluster, in_ns)
+        self._grafana(config, ns)
+
+        self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
+        self.register_outputs({"namespace": self.namespace, "grafanaService": self.grafana_service})
+
+    def _prometheus_stack(self, config: MonitoringConfig, opts: pulumi.ResourceOptions) -> None:
+        """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
+        stack = k8s.helm.v4.Chart(
+            PROMETHEUS_RELEASE,
+            chart_args(
+                KUBE_PROMETHEUS_STACK, "kube-prometheus-stack", PROMETHEUS_RELEASE, NAMESPACE, prometheus_stack_values(config)
+            ),
+            opts=opts,
+        )
+        after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
+        k8s.apiextensions.CustomResource(
+            RULE_NAME,
+            api_version="monitoring.coreos.com/v1",
+            kind="PrometheusRule",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME, namespace=NAMESPACE, labels=SCRAPE_LABELS),
+            spec=rule_spec(config),
+            opts=after_crds,
+        )
+        k8s.apiextensions.CustomResource(
+            RAY_POD_MONITOR,
+            api_version="monitoring.coreos.com/v1",
+            kind="PodMonitor",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR, namespace=NAMESPACE, labels=SCRAPE_LABELS),
+            spec=ray_pod_monitor_spec(),
+            opts=after_crds,
+        )
+
+    def _managed_prometheus(self, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions) -> None:
+        """The query frontend Grafana reads, our alerts and the Ray scrape config. GKE installs
+        the monitoring.googleapis.com CRDs with managed Prometheus; both kinds are cluster-scoped."""
+        self._gmp_frontend(config, cluster, opts)
+        k8s.apiextensions.CustomResource(
+            RULE_NAME,
+            api_version="monitoring.googleapis.com/v1",
+            kind="ClusterRules",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME),
+            spec=gmp_rules_spec(config.components.monitoring),
+            opts=opts,
+        )
+        k8s.apiextensions.CustomResource(
+            RAY_POD_MONITOR,
+            api_version="monitoring.googleapis.com/v1",
+            kind="ClusterPodMonitoring",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR),
+            spec=ray_cluster_pod_monitoring_spec(),
+            opts=opts,
+        )
+
+    def _grafana(self, config: PlatformConfig, ns: k8s.core.v1.Namespace) -> None:
+        """The admin Secret, our dashboards for the sidecar, and Grafana itself."""
+        in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
+        admin = k8s.core.v1.Secret(
+            ADMIN_SECRET,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=ADMIN_SECRET, namespace=NAMESPACE),
+            type="Opaque",
+            string_data={ADMIN_USER_KEY: "admin", ADMIN_PASSWORD_KEY: secret(GRAFANA_ADMIN_PASSWORD)},
+            opts=in_ns,
+        )
+        for cm_name, data in dashboard_config_maps().items():
+            k8s.core.v1.ConfigMap(
+                cm_name,
+                metadata=k8s.meta.v1.ObjectMetaArgs(name=cm_name, namespace=NAMESPACE, labels=DASHBOARD_LABEL),
+                data=data,
+                opts=in_ns,
+            )
+        k8s.helm.v4.Chart(
+            GRAFANA_RELEASE,
+            chart_args(GRAFANA, "grafana", GRAFANA_RELEASE, NAMESPACE, grafana_values(config)),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, admin]),
+        )
+        if config.components.kubeflow.enabled:
+            apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(), in_ns)
+
+    def _gmp_frontend(self, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions) -> None:
+        """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;
+        it runs as a Google service account with monitoring.viewer (Workload Identity).
+        GCP IAM lives here, not in infra/, because only this component needs it."""
+        project = config.project or ""
+        gcp_child = pulumi.ResourceOptions(parent=self)
+        account = gcp.serviceaccount.Account(
+            GMP_FRONTEND_NAME,
+            gcp.serviceaccount.AccountArgs(
+                account_id=gmp_service_account_id(cluster),
+                project=project,
+                display_name=f"{cluster.name}: Grafana reads managed Prometheus",
+            ),
+            opts=gcp_child,
+        )
+        gcp.projects.IAMMember(
+            f"{GMP_FRONTEND_NAME}-monitoring-viewer",
+            gcp.projects.IAMMemberArgs(
+                project=project, role="roles/monitoring.viewer", member=account.email.apply(lambda e: f"serviceAccount:{e}")
+            ),
+            opts=gcp_child,
+        )
+        gcp.serviceaccount.IAMMember(
+            f"{GMP_FRONTEND_NAME}-workload-identity",
+            gcp.serviceaccount.IAMMemberArgs(
+                service_account_id=account.name,
+                role="roles/iam.workloadIdentityUser",
+                member=f"serviceAccount:{project}.svc.id.goog[{NAMESPACE}/{GMP_FRONTEND_NAME}]",
+            ),
+            opts=gcp_child,
+        )
+        labels = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
+        k8s.core.v1.ServiceAccount(
+            GMP_FRONTEND_NAME,
+            metadata=k8s.meta.v1.ObjectMetaArgs(
+                name=GMP_FRONTEND_NAME,
+                namespace=NAMESPACE,
+                labels=labels,
+                annotations={"iam.gke.io/gcp-service-account": account.email},
+            ),
+            opts=opts,
+        )
+        meta = k8s.meta.v1.ObjectMetaArgs(name=GMP_FRONTEND_NAME, namespace=NAMESPACE, labels=labels)
+        k8s.apps.v1.Deployment(GMP_FRONTEND_NAME, metadata=meta, spec=gmp_frontend_spec(project), opts=opts)
+        k8s.core.v1.Service(
+            GMP_FRONTEND_NAME,
+            metadata=meta,
+            spec=k8s.core.v1.ServiceSpecArgs(
+                selector=labels,
+                ports=[k8s.core.v1.ServicePortArgs(name="web", port=GMP_FRONTEND_PORT, target_port="web")],
+            ),
+            opts=opts,
+        )
+
+
+def gmp_frontend_spec(project: str) -> k8s.apps.v1.DeploymentSpecArgs:
+    """Google's query frontend for `project` (args, port and probes as in the GMP docs' example)."""
+    labels = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
+    return k8s.apps.v1.DeploymentSpecArgs(
+        replicas=2,
+        selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
+        template=k8s.core.v1.PodTemplateSpecArgs(
+            metadata=k8s.meta.v1.ObjectMetaArgs(labels=labels),
+            spec=k8s.core.v1.PodSpecArgs(
+                service_account_name=GMP_FRONTEND_NAME,
+                containers=[
+                    k8s.core.v1.ContainerArgs(
+                        name="frontend",
+                        image=image(GMP_FRONTEND),
+                        args=[f"--web.listen-address=:{GMP_FRONTEND_PORT}", f"--query.project-id={project}"],
+                        ports=[k8s.core.v1.ContainerPortArgs(name="web", container_port=GMP_FRONTEND_PORT)],
+                        readiness_probe=k8s.core.v1.ProbeArgs(
+                            http_get=k8s.core.v1.HTTPGetActionArgs(path="/-/ready", port="web")
+                        ),
+                        liveness_probe=k8s.core.v1.ProbeArgs(
+                            http_get=k8s.core.v1.HTTPGetActionArgs(path="/-/healthy", port="web")
+                        ),
+                        security_context=k8s.core.v1.SecurityContextArgs(
+                            allow_privilege_escalation=False, run_as_non_root=True, run_as_user=1000
+                        ),
+                    )
+                ],
+            ),
+        ),
+    )
+
+
+# The Monitoring component installed on each cluster of this program run, so that later
+# components (the DCGM exporter's ServiceMonitor) can depend on it explicitly.

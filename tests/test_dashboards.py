@@ -1,0 +1,140 @@
+"""Dashboards as code and alert rules: valid Grafana JSON from the library, PromQL that parses."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from grafana_foundation_sdk.cog.encoder import JSONEncoder
+from grafana_foundation_sdk.models.dashboard import Dashboard
+
+from components.alerts import alerts, rule_spec
+from components.dashboards import dashboards
+from components.dashboards.common import DATASOURCE_VARIABLE, WORKLOAD_NAMESPACE
+from stacks.schema import MonitoringConfig
+from tests.support.promql import dashboard_expressions, metric_names, parse
+
+DASHBOARDS = dashboards()
+
+
+def _panels(model: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for p in model["panels"] if p["type"] != "row"]
+
+
+@pytest.mark.parametrize("file", sorted(DASHBOARDS))
+def test_dashboard_is_grafana_json_the_library_reads_back(file: str) -> None:
+    text = DASHBOARDS[file]
+    model = Dashboard.from_json(json.loads(text))
+    assert JSONEncoder(sort_keys=True, indent=2).encode(model) == text
+    assert model.uid and model.title and "mlplatform" in (model.tags or [])
+
+
+@pytest.mark.parametrize("file", sorted(DASHBOARDS))
+def test_every_panel_queries_the_datasource_variable(file: str) -> None:
+    model = json.loads(DASHBOARDS[file])
+    variables = {v["name"]: v for v in model["templating"]["list"]}
+    assert variables[DATASOURCE_VARIABLE]["type"] == "datasource"
+    assert variables[DATASOURCE_VARIABLE]["query"] == "prometheus"
+    for panel in _panels(model):
+        assert panel["datasource"] == {"type": "prometheus", "uid": f"${{{DATASOURCE_VARIABLE}}}"}, panel["title"]
+        assert panel["targets"], panel["title"]
+        ref_ids = [t["refId"] for t in panel["targets"]]
+        assert all(ref_ids) and len(set(ref_ids)) == len(ref_ids), panel["title"]
+        grid = panel["gridPos"]
+        assert grid["x"] + grid["w"] <= 24, panel["title"]
+
+
+@pytest.mark.parametrize("file", sorted(DASHBOARDS))
+def test_every_dashboard_expression_parses(file: str) -> None:
+    found = list(dashboard_expressions(DASHBOARDS[file]))
+    assert found
+    for where, expr in found:
+        try:
+            assert metric_names(parse(expr)), f"{where} selects no metric"
+        except ValueError as err:
+            pytest.fail(f"{file} {where}: {err}\n{expr}")
+
+
+def test_dashboard_uids_are_unique() -> None:
+    uids = [json.loads(t)["uid"] for t in DASHBOARDS.values()]
+    assert len(set(uids)) == len(uids)
+
+
+def test_gpus_by_team_covers_the_issue() -> None:
+    model = json.loads(DASHBOARDS["gpus-by-team.json"])
+    titles = {p["title"] for p in _panels(model)}
+    assert {
+        "GPU utilisation by team",
+        "GPU memory used by team",
+        "GPU power by team",
+        "GPU utilisation by pool",
+        "GPU memory used by pool",
+        "GPU power by pool",
+        "GPUs allocated vs used",
+        "Queue wait before admission (p90)",
+    } <= titles
+    metrics: set[str] = set()
+    for _, expr in dashboard_expressions(DASHBOARDS["gpus-by-team.json"]):
+        metrics |= metric_names(parse(expr))
+    assert {
+        "DCGM_FI_DEV_GPU_UTIL",
+        "DCGM_FI_DEV_FB_USED",
+        "DCGM_FI_DEV_POWER_USAGE",
+        "kube_pod_container_resource_requests",
+        "kube_node_labels",
+        "kueue_admission_wait_time_seconds_bucket",
+    } <= metrics
+    team_panels = [p for p in _panels(model) if p["title"].endswith("by team")]
+    for panel in team_panels:
+        assert f"by ({WORKLOAD_NAMESPACE})" in panel["targets"][0]["expr"]
+
+
+def test_ray_and_kueue_dashboards_read_their_metrics() -> None:
+    def metrics(file: str) -> set[str]:
+        found: set[str] = set()
+        for _, expr in dashboard_expressions(DASHBOARDS[file]):
+            found |= metric_names(parse(expr))
+        return found
+
+    assert {"ray_tasks", "ray_actors", "ray_node_gpus_utilization"} <= metrics("ray.json")
+    assert {"kueue_pending_workloads", "kueue_admitted_active_workloads", "kueue_cluster_queue_nominal_quota"} <= metrics(
+        "kueue.json"
+    )
+
+
+def test_every_alert_expression_parses() -> None:
+    for alert in alerts(MonitoringConfig()):
+        try:
+            parse(alert.expr)
+        except ValueError as err:
+            pytest.fail(f"{alert.name}: {err}\n{alert.expr}")
+
+
+def test_alerts_use_the_configured_thresholds() -> None:
+    config = MonitoringConfig.model_validate(
+        {"idleGpuThreshold": 25, "idleGpuMinutes": 45, "pendingWorkloadMinutes": 90, "gpuTemperatureCelsius": 80}
+    )
+    by_name = {a["alert"]: a for a in rule_spec(config)["groups"][0]["rules"]}
+    assert set(by_name) == {"GpuAllocatedButIdle", "GpuXidError", "GpuTemperatureHigh", "KueueWorkloadsPendingTooLong"}
+
+    idle = parse(by_name["GpuAllocatedButIdle"]["expr"])
+    assert str(idle.op) == "<" and idle.rhs.val == 25  # type: ignore[attr-defined]
+    assert f"by ({WORKLOAD_NAMESPACE})" in by_name["GpuAllocatedButIdle"]["expr"]
+    assert by_name["GpuAllocatedButIdle"]["for"] == "45m"
+
+    temperature = parse(by_name["GpuTemperatureHigh"]["expr"])
+    assert str(temperature.op) == ">" and temperature.rhs.val == 80  # type: ignore[attr-defined]
+    assert metric_names(temperature) == {"DCGM_FI_DEV_GPU_TEMP"}
+
+    assert metric_names(parse(by_name["GpuXidError"]["expr"])) == {"DCGM_FI_DEV_XID_ERRORS"}
+    assert by_name["GpuXidError"]["labels"]["severity"] == "critical"
+
+    pending = by_name["KueueWorkloadsPendingTooLong"]
+    assert metric_names(parse(pending["expr"])) == {"kueue_pending_workloads"}
+    assert pending["for"] == "90m"
+
+
+def test_parser_rejects_broken_promql() -> None:
+    with pytest.raises(ValueError):
+        parse("sum(DCGM_FI_DEV_GPU_UTIL")

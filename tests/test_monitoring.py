@@ -1,0 +1,422 @@
+"""Monitoring and the DCGM exporter, planned under mocks: chart inputs, our own objects,
+and the contracts between them (scrape labels, sidecar label, admin secret)."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any, Callable
+
+import pytest
+
+from components import dcgm, monitoring
+from components.dashboards import dashboards
+from components.platform import INSTALLERS
+from components.secrets import GRAFANA_ADMIN_PASSWORD
+from components.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
+from infra.node_labels import ACCELERATOR_LABEL, GPU_TAINT
+from stacks.config import validate as validate_config
+from stacks.plan import SECRET, Plan, Recorded, evaluate
+from stacks.render import HELM_CHART, authored_objects
+from stacks.schema import MonitoringConfig
+from tests.conftest import base_gke, base_kind, with_changes
+from tests.support import crds
+from tests.support.validation import GKE_PROVIDED_KINDS, validate
+
+needs_crds = pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+
+MONITORING = "mlplatform:components:Monitoring"
+DCGM = "mlplatform:components:DcgmExporter"
+PROMETHEUS_RULE = "kubernetes:monitoring.coreos.com/v1:PrometheusRule"
+POD_MONITOR = "kubernetes:monitoring.coreos.com/v1:PodMonitor"
+C = "mlplatform:components"
+
+
+def on(**monitoring_fields: Any) -> dict[str, Any]:
+    """The small GKE stack with monitoring and the DCGM exporter on."""
+    return with_changes(
+        base_gke(), {f"{C}.monitoring": {"enabled": True, **monitoring_fields}, f"{C}.dcgmExporter": {}}
+    )
+
+
+@cache
+def planned(stack: str) -> Plan:
+    """Plans of the two stacks most tests read, evaluated once."""
+    return evaluate(validate_config(on() if stack == "on" else managed(), "test"), "test")
+
+
+def chart(plan: Plan, name: str) -> dict[str, Any]:
+    return plan.one(HELM_CHART, name).inputs
+
+
+def _config(**fields: Any) -> MonitoringConfig:
+    return MonitoringConfig.model_validate(fields)
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """Kubernetes label-selector semantics (matchLabels and matchExpressions)."""
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for expr in selector.get("matchExpressions", []):
+        value, op, values = labels.get(expr["key"]), expr["operator"], expr.get("values", [])
+        if (
+            (op == "In" and value not in values)
+            or (op == "NotIn" and value in values)
+            or (op == "Exists" and value is None)
+            or (op == "DoesNotExist" and value is not None)
+        ):
+            return False
+    return True
+
+
+# --- shipped stacks ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
+def test_every_shipped_stack_has_monitoring(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan(stack)
+    assert plan.one(MONITORING, "monitoring")
+    assert chart(plan, "kube-prometheus-stack")["version"] == KUBE_PROMETHEUS_STACK.version
+    assert chart(plan, "grafana")["repositoryOpts"] == {"repo": GRAFANA.location}
+
+
+def test_kind_has_monitoring_but_no_dcgm(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    assert plan.of_type(DCGM) == []
+    assert not [r for r in plan.of_type(HELM_CHART) if r.inputs["chart"] == "dcgm-exporter"]
+    assert "dashboards" not in chart(plan, "grafana")["values"], "no NVIDIA dashboard without GPUs"
+    values = chart(plan, "grafana")["values"]
+    assert values["sidecar"]["dashboards"]["enabled"] is True
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_gke_stacks_have_the_dcgm_exporter_after_monitoring(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan(stack)
+    exporter = plan.one(HELM_CHART, "dcgm-exporter")
+    assert exporter.inputs["version"] == DCGM_EXPORTER.version
+    assert exporter.inputs["repositoryOpts"] == {"repo": DCGM_EXPORTER.location}
+    assert plan.one(HELM_CHART, "kube-prometheus-stack").urn in exporter.dependencies, "ServiceMonitor CRD first"
+
+
+def test_prod_retention_and_storage_from_the_stack_file(shipped_plan: Callable[[str], Plan]) -> None:
+    spec = chart(shipped_plan("prod"), "kube-prometheus-stack")["values"]["prometheus"]["prometheusSpec"]
+    assert spec["retention"] == "30d"
+    assert spec["storageSpec"]["volumeClaimTemplate"]["spec"]["resources"]["requests"]["storage"] == "200Gi"
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
+def test_components_parent_their_children_and_use_the_cluster_provider(
+    stack: str, shipped_plan: Callable[[str], Plan]
+) -> None:
+    plan = shipped_plan(stack)
+    provider = plan.one("pulumi:providers:kubernetes", "k8s").urn
+    for component in plan.of_type(MONITORING) + plan.of_type(DCGM):
+        children = plan.children(component)
+        assert children
+        for child in children:
+            if child.type.startswith("kubernetes:"):
+                assert child.provider_urn == provider, child.name
+
+
+@needs_crds
+@pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
+def test_every_object_we_author_validates(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    objects = authored_objects(shipped_plan(stack))
+    kinds = {o["kind"] for o in objects}
+    assert {"Namespace", "Secret", "ConfigMap", "PrometheusRule", "PodMonitor"} <= kinds
+    for obj in objects:
+        if (obj["apiVersion"], obj["kind"]) in GKE_PROVIDED_KINDS:
+            continue  # GKE serves these CRDs; tests/test_components.py checks their shape
+        assert validate(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
+
+
+# --- kube-prometheus-stack and Grafana ---------------------------------------------------
+
+
+def test_retention_and_storage_come_from_config() -> None:
+    values = monitoring.prometheus_stack_values(_config(retention="7d", storageSize="20Gi"))
+    spec = values["prometheus"]["prometheusSpec"]
+    assert spec["retention"] == "7d"
+    assert spec["storageSpec"]["volumeClaimTemplate"]["spec"]["resources"]["requests"]["storage"] == "20Gi"
+
+
+
+def test_grafana_comes_from_the_grafana_community_chart_not_the_stack() -> None:
+    values = monitoring.prometheus_stack_values(_config())
+    assert values["grafana"]["enabled"] is False
+    assert values["grafana"]["forceDeployDashboards"] is True, "the stack's own dashboards, for our Grafana"
+    assert GRAFANA.location == "https://grafana-community.github.io/helm-charts"
+
+
+def test_prometheus_selects_our_monitors_and_rules_in_every_namespace() -> None:
+    spec = monitoring.prometheus_stack_values(_config())["prometheus"]["prometheusSpec"]
+    for kind in ("serviceMonitor", "podMonitor", "rule"):
+        assert selects(spec[f"{kind}Selector"], monitoring.SCRAPE_LABELS), kind
+        assert spec[f"{kind}NamespaceSelector"] == {}, f"{kind}: every namespace"
+
+
+def test_grafana_admin_password_is_a_secret_in_a_k8s_secret() -> None:
+    plan = planned("on")
+    secret = plan.one("kubernetes:core/v1:Secret", monitoring.ADMIN_SECRET)
+    # masked leaf by leaf: the keys stay readable, the values never reach the plan
+    assert set(secret.inputs["stringData"].values()) == {SECRET}
+    assert set(secret.inputs["stringData"]) == {monitoring.ADMIN_USER_KEY, monitoring.ADMIN_PASSWORD_KEY}
+    assert secret.inputs["metadata"]["namespace"] == monitoring.NAMESPACE
+    admin = chart(plan, "grafana")["values"]["admin"]
+    assert admin == {
+        "existingSecret": monitoring.ADMIN_SECRET,
+        "userKey": monitoring.ADMIN_USER_KEY,
+        "passwordKey": monitoring.ADMIN_PASSWORD_KEY,
+    }
+    assert secret.urn in plan.one(HELM_CHART, "grafana").dependencies
+    everything = json.dumps([r.inputs for r in plan.resources])
+    assert GRAFANA_ADMIN_PASSWORD.placeholder not in everything
+
+
+def test_grafana_service_constant_matches_the_chart_values() -> None:
+    values = chart(planned("on"), "grafana")["values"]
+    assert values["fullnameOverride"] == monitoring.GRAFANA_SERVICE
+    assert values["service"]["port"] == monitoring.GRAFANA_PORT
+    datasource = values["datasources"]["datasources.yaml"]["datasources"][0]
+    assert datasource["url"] == monitoring.PROMETHEUS_URL
+    assert monitoring.PROMETHEUS_URL.startswith(f"http://{KUBE_PROMETHEUS_STACK.name}-prometheus.monitoring.svc:")
+
+
+def test_dashboards_are_config_maps_the_sidecar_loads() -> None:
+    plan = planned("on")
+    sidecar = chart(plan, "grafana")["values"]["sidecar"]["dashboards"]
+    maps = [r for r in plan.of_type("kubernetes:core/v1:ConfigMap") if r.name.startswith("dashboard-")]
+    provisioned: dict[str, str] = {}
+    for cm in maps:
+        assert cm.inputs["metadata"]["labels"] == {sidecar["label"]: sidecar["labelValue"]}
+        assert cm.inputs["metadata"]["namespace"] == monitoring.NAMESPACE
+        provisioned.update(cm.inputs["data"])
+    assert provisioned == dashboards()
+
+
+def test_nvidia_dashboard_is_referenced_by_pinned_id_not_copied() -> None:
+    values = chart(planned("on"), "grafana")["values"]
+    reference = values["dashboards"]["nvidia"]["dcgm-exporter"]
+    # numbers come back from the engine as floats
+    assert reference["gnetId"] == 12239 and int(reference["revision"]) == int(DCGM_DASHBOARD.version)
+    providers = values["dashboardProviders"]["dashboardproviders.yaml"]["providers"]
+    assert [p["name"] for p in providers] == ["nvidia"]
+    assert all("12239" not in text for text in dashboards().values())
+
+
+def test_alerts_are_a_prometheus_rule_our_prometheus_selects(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    plan = plan_of(on(idleGpuThreshold=20, idleGpuMinutes=60))
+    rule = plan.one(PROMETHEUS_RULE, monitoring.RULE_NAME)
+    spec = chart(plan, "kube-prometheus-stack")["values"]["prometheus"]["prometheusSpec"]
+    assert selects(spec["ruleSelector"], rule.inputs["metadata"]["labels"])
+    idle = next(r for r in rule.inputs["spec"]["groups"][0]["rules"] if r["alert"] == "GpuAllocatedButIdle")
+    assert idle["expr"].endswith("< 20") and idle["for"] == "60m"
+    assert plan.one(HELM_CHART, "kube-prometheus-stack").urn in rule.dependencies, "CRDs first"
+
+
+def test_ray_pods_are_scraped() -> None:
+    plan = planned("on")
+    pod_monitor = plan.one(POD_MONITOR, monitoring.RAY_POD_MONITOR)
+    spec = chart(plan, "kube-prometheus-stack")["values"]["prometheus"]["prometheusSpec"]
+    assert selects(spec["podMonitorSelector"], pod_monitor.inputs["metadata"]["labels"])
+    assert pod_monitor.inputs["spec"]["namespaceSelector"] == {"any": True}
+
+
+def test_kube_state_metrics_exposes_the_pool_label() -> None:
+    values = monitoring.prometheus_stack_values(_config())
+    allow = values["kube-state-metrics"]["metricLabelsAllowlist"]
+    assert any("mlplatform.dev/gpu-pool" in entry and entry.startswith("nodes=") for entry in allow)
+
+
+def test_monitoring_off_installs_nothing_and_dcgm_has_no_service_monitor(
+    plan_of: Callable[[dict[str, Any]], Plan],
+) -> None:
+    plan = plan_of(with_changes(base_gke(), {f"{C}.dcgmExporter": {}}))
+    assert plan.of_type(MONITORING) == []
+    exporter = plan.one(HELM_CHART, "dcgm-exporter")
+    assert exporter.inputs["values"]["serviceMonitor"]["enabled"] is False
+
+
+def test_installers_run_monitoring_before_the_dcgm_exporter() -> None:
+    keys = list(INSTALLERS)
+    assert keys.index("monitoring") < keys.index("dcgmExporter")
+
+
+# --- GKE managed Prometheus ---------------------------------------------------------------
+
+
+def managed() -> dict[str, Any]:
+    return with_changes(
+        base_gke(),
+        {
+            "mlplatform:cluster.managedPrometheus": True,
+            f"{C}.monitoring": {"enabled": True, "backend": "gke-managed"},
+            f"{C}.dcgmExporter": {"source": "gke-managed"},
+        },
+    )
+
+
+def test_managed_backend_installs_grafana_on_the_gmp_frontend() -> None:
+    plan = planned("managed")
+    charts = {r.name for r in plan.of_type(HELM_CHART)}
+    assert "grafana" in charts
+    assert not charts & {"kube-prometheus-stack", "dcgm-exporter"}, "GKE runs both"
+    assert plan.of_type(DCGM) == []
+    datasource = chart(plan, "grafana")["values"]["datasources"]["datasources.yaml"]["datasources"][0]
+    service = plan.one("kubernetes:core/v1:Service", monitoring.GMP_FRONTEND_NAME).inputs
+    assert datasource["url"] == f"http://{service['metadata']['name']}.monitoring.svc:{int(service['spec']['ports'][0]['port'])}"
+    deployment = plan.one("kubernetes:apps/v1:Deployment", monitoring.GMP_FRONTEND_NAME).inputs
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    assert "--query.project-id=acme-test" in container["args"]
+    account = plan.one("kubernetes:core/v1:ServiceAccount", monitoring.GMP_FRONTEND_NAME).inputs
+    email = plan.one("gcp:serviceaccount/account:Account", monitoring.GMP_FRONTEND_NAME)
+    assert account["metadata"]["annotations"]["iam.gke.io/gcp-service-account"].endswith(".iam.gserviceaccount.com")
+    assert email.inputs["accountId"] == "ml-test-gmp-query"
+    viewer = plan.one("gcp:projects/iAMMember:IAMMember", f"{monitoring.GMP_FRONTEND_NAME}-monitoring-viewer").inputs
+    assert viewer["role"] == "roles/monitoring.viewer"
+    binding = plan.one("gcp:serviceaccount/iAMMember:IAMMember", f"{monitoring.GMP_FRONTEND_NAME}-workload-identity")
+    assert binding.inputs["member"] == "serviceAccount:acme-test.svc.id.goog[monitoring/gmp-frontend]"
+
+
+def test_managed_backend_alerts_are_gmp_cluster_rules() -> None:
+    plan = planned("managed")
+    assert plan.of_type(PROMETHEUS_RULE) == []
+    rules = plan.one("kubernetes:monitoring.googleapis.com/v1:ClusterRules", monitoring.RULE_NAME).inputs
+    assert "namespace" not in rules["metadata"], "cluster-wide: a namespaced Rules sees one namespace"
+    group = rules["spec"]["groups"][0]
+    assert set(group) == {"name", "interval", "rules"} and group["interval"] == "60s"
+    assert {r["alert"] for r in group["rules"]} == {
+        "GpuAllocatedButIdle",
+        "GpuXidError",
+        "GpuTemperatureHigh",
+        "KueueWorkloadsPendingTooLong",
+    }
+
+
+def test_managed_backend_scrapes_ray_pods_in_every_namespace() -> None:
+    plan = planned("managed")
+    assert plan.of_type(POD_MONITOR) == []
+    monitor = plan.one("kubernetes:monitoring.googleapis.com/v1:ClusterPodMonitoring", monitoring.RAY_POD_MONITOR).inputs
+    assert "namespace" not in monitor["metadata"]
+    assert monitor["spec"]["selector"] == monitoring.ray_pod_monitor_spec()["selector"]
+    assert monitor["spec"]["targetLabels"]["fromPod"] == [{"from": "ray.io/cluster", "to": "ray_io_cluster"}]
+
+
+@needs_crds
+def test_managed_backend_built_in_objects_validate() -> None:
+    for obj in authored_objects(planned("managed")):
+        if obj["apiVersion"] == "monitoring.googleapis.com/v1":
+            continue  # GMP's CRDs are not among the pinned upstream CRDs (shapes checked above)
+        if obj["kind"] == "Secret":
+            obj = {**obj, "stringData": {}}
+        assert validate(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
+
+
+def test_kind_stack_with_monitoring_on_plans(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    plan = plan_of(with_changes(base_kind(), {f"{C}.monitoring": {"enabled": True}}))
+    assert plan.one(MONITORING, "monitoring")
+    assert plan.of_type(DCGM) == []
+
+
+# --- the DCGM exporter --------------------------------------------------------------------
+
+
+def dcgm_values(plan: Plan) -> dict[str, Any]:
+    return chart(plan, "dcgm-exporter")["values"]
+
+
+def _recorded_values() -> tuple[dict[str, Any], dict[str, Any]]:
+    plan = planned("on")
+    return dcgm_values(plan), chart(plan, "kube-prometheus-stack")["values"]
+
+
+def test_dcgm_service_monitor_labels_match_the_prometheus_selector() -> None:
+    values, stack = _recorded_values()
+    monitor = values["serviceMonitor"]
+    assert monitor["enabled"] is True
+    spec = stack["prometheus"]["prometheusSpec"]
+    assert selects(spec["serviceMonitorSelector"], monitor["additionalLabels"])
+    assert spec["serviceMonitorNamespaceSelector"] == {}, "the exporter's namespace is selected too"
+
+
+def test_dcgm_runs_on_gke_gpu_nodes_with_the_google_driver() -> None:
+    values, _ = _recorded_values()
+    assert values["tolerations"] == [
+        {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+    ]
+    assert values["tolerations"] == [GPU_TAINT.toleration()]
+    terms = values["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    assert terms == [{"matchExpressions": [{"key": ACCELERATOR_LABEL, "operator": "Exists"}]}]
+    assert ACCELERATOR_LABEL == "cloud.google.com/gke-accelerator"
+    volumes = {v["name"]: v["hostPath"] for v in values["extraHostVolumes"]}
+    mounts = {m["name"]: m["mountPath"] for m in values["extraVolumeMounts"]}
+    nvidia = next(name for name, path in volumes.items() if path == "/home/kubernetes/bin/nvidia")
+    assert mounts[nvidia] == "/usr/local/nvidia"
+    env = {e["name"]: e["value"] for e in values["extraEnv"]}
+    assert env["LD_LIBRARY_PATH"] == "/usr/local/nvidia/lib64"
+    assert "DCGM_EXPORTER_KUBERNETES" not in env, "pod attribution stays on (the chart sets it true)"
+
+
+def test_dcgm_keeps_the_chart_metrics_list_mounted() -> None:
+    values, _ = _recorded_values()
+    assert dcgm.METRICS_VOLUME_MOUNT in values["extraVolumeMounts"]
+
+
+def test_dcgm_attributes_metrics_to_pods_and_nodes() -> None:
+    values, _ = _recorded_values()
+    assert values["kubeletPath"] == "/var/lib/kubelet/pod-resources"
+    monitor = values["serviceMonitor"]
+    # honorLabels false: the workload's labels arrive as exported_namespace/exported_pod,
+    # which the dashboards and alerts group by.
+    assert monitor["honorLabels"] is False
+    assert {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"} in monitor["relabelings"]
+
+
+@needs_crds
+def test_dcgm_service_monitor_as_the_chart_renders_it_validates() -> None:
+    """The chart's templates/service-monitor.yaml, filled with our values, against the CRD."""
+    values, _ = _recorded_values()
+    monitor = values["serviceMonitor"]
+    obj = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {"name": "dcgm-exporter", "namespace": dcgm.NAMESPACE, "labels": monitor["additionalLabels"]},
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/name": "dcgm-exporter"}},
+            "namespaceSelector": {"matchNames": [dcgm.NAMESPACE]},
+            "endpoints": [
+                {
+                    "port": "metrics",
+                    "path": "/metrics",
+                    "interval": monitor["interval"],
+                    "honorLabels": monitor["honorLabels"],
+                    "relabelings": monitor["relabelings"],
+                }
+            ],
+        },
+    }
+    assert validate(obj) == []
+
+
+def test_dcgm_chart_waits_for_monitoring_only_when_it_is_on() -> None:
+    plan = planned("on")
+    exporter: Recorded = plan.one(HELM_CHART, "dcgm-exporter")
+    assert plan.one(HELM_CHART, "kube-prometheus-stack").urn in exporter.dependencies
+    assert plan.one("kubernetes:core/v1:Namespace", dcgm.NAMESPACE).urn in exporter.dependencies
+
+
+def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_plan: Callable[[str], Plan]) -> None:
+    import json as json_
+
+    from components.kubeflow import dashboard_links, dashboard_menu
+    from stacks.config import load
+
+    plan = shipped_plan("kind")
+    route = next(o for o in authored_objects(plan) if o["kind"] == "VirtualService" and o["metadata"]["name"] == "grafana")
+    http = route["spec"]["http"][0]
+    assert http["match"] == [{"uri": {"prefix": monitoring.GRAFANA_PATH}}]
+    assert http["route"][0]["destination"]["host"] == "grafana.monitoring.svc.cluster.local"
+    server = chart(plan, "grafana")["values"]["grafana.ini"]["server"]
+    assert server["serve_from_sub_path"] is True and server["root_url"].endswith("/grafana/")
+    links = json_.loads(dashboard_links(dashboard_menu(load("kind"))))["menuLinks"]
+    assert {"type": "item", "link": "/grafana/", "text": "Grafana (GPUs)", "icon": "assessment"} in links
