@@ -6,8 +6,8 @@ The chart values are built by pure functions (`prometheus_stack_values`, `grafan
 
 Backends (MonitoringConfig.backend):
 - kube-prometheus-stack: Prometheus Operator, Prometheus, Alertmanager, node-exporter and
-  kube-state-metrics in namespace `monitoring`; our ServiceMonitors/PodMonitors/PrometheusRules
-  carry `SCRAPE_LABELS`, which is exactly what this Prometheus selects.
+  kube-state-metrics in namespace `monitoring`; it scrapes every ServiceMonitor (the
+  operators' own: Kueue, DCGM) and our PodMonitors/PrometheusRules, which carry `SCRAPE_LABELS`.
 - gke-managed: Google Cloud Managed Service for Prometheus collects (the cluster has
   managedPrometheus: true); Grafana queries it through Google's query frontend, which runs
   as a Google service account with roles/monitoring.viewer (Workload Identity), and our
@@ -139,10 +139,12 @@ def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
                         }
                     }
                 },
-                # The chart's default when these are unset (…SelectorNilUsesHelmValues: true)
-                # is the same `release` selector; spelled out so tests can compare it with
-                # the labels our monitors carry. {} namespace selectors: every namespace.
-                "serviceMonitorSelector": selector,
+                # ServiceMonitors: every one in the cluster. The operators bring their own
+                # with only their chart's labels (Kueue: charts/kueue/templates/prometheus/
+                # monitor.yaml, enablePrometheus), so a `release` selector would miss them.
+                # PodMonitors and rules: ours, which carry SCRAPE_LABELS. {} namespace
+                # selectors: every namespace.
+                "serviceMonitorSelector": {},
                 "serviceMonitorNamespaceSelector": {},
                 "podMonitorSelector": selector,
                 "podMonitorNamespaceSelector": {},

@@ -420,3 +420,14 @@ def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_pla
     assert server["serve_from_sub_path"] is True and server["root_url"].endswith("/grafana/")
     links = json_.loads(dashboard_links(dashboard_menu(load("kind"))))["menuLinks"]
     assert {"type": "item", "link": "/grafana/", "text": "Grafana (GPUs)", "icon": "assessment"} in links
+
+
+def test_prometheus_scrapes_the_operators_own_service_monitors() -> None:
+    from components.kueue import kueue_values
+
+    spec = monitoring.prometheus_stack_values(MonitoringConfig())["prometheus"]["prometheusSpec"]
+    # Kueue's chart labels its ServiceMonitor only with its own labels (charts/kueue/templates/_helpers.tpl).
+    kueue_monitor_labels = {"app.kubernetes.io/name": "kueue", "app.kubernetes.io/instance": "kueue"}
+    assert kueue_values()["enablePrometheus"] is True
+    assert selects(spec["serviceMonitorSelector"], kueue_monitor_labels)
+    assert spec["serviceMonitorNamespaceSelector"] == {}
