@@ -118,3 +118,24 @@ def image(pin: Pin) -> str:
     if pin.kind is not PinKind.IMAGE:
         raise ValueError(f"{pin.name} is a {pin.kind.value}, not an image")
     return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"
+
+
+# --- images our checks run (not installed by the platform, so not in the README table) ---
+# `python -m stacks smoke` and the kind e2e suite start these on a live cluster.
+
+SMOKE_CUDA_IMAGE = Pin(
+    name="nvidia/cuda",
+    kind=PinKind.IMAGE,
+    version="12.8.1-base-ubuntu24.04",
+    location="docker.io/nvidia/cuda",
+    source="NVIDIA CUDA base image; sets PATH/LD_LIBRARY_PATH to /usr/local/nvidia, where GKE mounts "
+    "the driver's nvidia-smi and libraries (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
+)
+E2E_RAY_IMAGE = Pin(
+    name="rayproject/ray",
+    kind=PinKind.IMAGE,
+    version="2.46.0",
+    location="docker.io/rayproject/ray",
+    source="Ray release image, the version of KubeRay's Istio guide (docs.ray.io, k8s-ecosystem/istio)",
+)
+CHECK_PINS: tuple[Pin, ...] = (SMOKE_CUDA_IMAGE, E2E_RAY_IMAGE)
