@@ -297,25 +297,33 @@ def _gpu_workloads(api: Any, pools: list[GpuPool], namespace: str, run: str, tim
 
     watched: dict[str, Callable[[], tuple[State, str]]] = {}
     results: dict[str, tuple[State, str]] = {}
+    delete_when_passed: dict[str, Callable[[], object]] = {}
+
+    def start(check: str, create: Callable[[], object], read: Callable[[], tuple[State, str]]) -> None:
+        watched[check] = read
+        try:
+            create()
+        except ApiException as error:
+            results[check] = ("failed", f"not created: {error.status} {error.reason}: {error.body}")
+
     for pool in pools:
-        job, trainjob = nvidia_smi_job(pool, namespace, run), gpu_trainjob(pool, namespace, run)
-        starts = (
-            (f"nvidia-smi on pool {pool.name}", job, lambda: batch.create_namespaced_job(namespace, job), read_job),
-            (
-                f"TrainJob on {runtime_name(pool)}",
-                trainjob,
-                lambda: custom.create_namespaced_custom_object(group, version, namespace, "trainjobs", trainjob),
-                read_trainjob,
-            ),
+        job = nvidia_smi_job(pool, namespace, run)
+        name = job["metadata"]["name"]
+        start(
+            f"nvidia-smi on pool {pool.name} (Job {namespace}/{name})",
+            partial(batch.create_namespaced_job, namespace, job),
+            partial(read_job, name),
         )
-        for label, manifest, create, read in starts:
-            name = manifest["metadata"]["name"]
-            check = f"{label} ({manifest['kind']} {namespace}/{name})"
-            try:
-                create()
-            except ApiException as error:
-                results[check] = ("failed", f"not created: {error.status} {error.reason}: {error.body}")
-            watched[check] = partial(read, name)
+        trainjob = gpu_trainjob(pool, namespace, run)
+        name = trainjob["metadata"]["name"]
+        check = f"TrainJob on {runtime_name(pool)} ({namespace}/{name})"
+        start(
+            check,
+            partial(custom.create_namespaced_custom_object, group, version, namespace, "trainjobs", trainjob),
+            partial(read_trainjob, name),
+        )
+        # Jobs delete themselves (TTL); a TrainJob that failed stays for `kubectl describe`.
+        delete_when_passed[check] = partial(custom.delete_namespaced_custom_object, group, version, namespace, "trainjobs", name)
 
     def pending() -> list[str]:
         for check, read in watched.items():
@@ -333,6 +341,11 @@ def _gpu_workloads(api: Any, pools: list[GpuPool], namespace: str, run: str, tim
     for check in watched:
         state, detail = results.get(check, ("pending", f"not finished after {timeout:.0f}s"))
         outcomes.append(Outcome(check, "PASS" if state == "succeeded" else "FAIL", detail))
+        if state == "succeeded" and check in delete_when_passed:
+            try:
+                delete_when_passed[check]()
+            except ApiException:
+                pass  # already gone; nothing to clean up
     return outcomes
 
 
