@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -150,3 +151,58 @@ def test_smoke_of_a_gke_stack_without_gpu_pools_exits_2() -> None:
     err = io.StringIO()
     assert smoke(config, "test", Options(), out=io.StringIO(), err=err) == EXIT_CANNOT_SMOKE
     assert "no GPU pools" in err.getvalue()
+
+
+class FakeApi:
+    """The parts of the Kubernetes client `smoke` uses, answering from dicts."""
+
+    def __init__(self, trainjob_conditions: dict[str, str], refuse: set[str]):
+        self.trainjob_conditions, self.refuse = trainjob_conditions, refuse
+        self.created: list[dict[str, Any]] = []
+        self.deleted: list[str] = []
+
+    def sanitize_for_serialization(self, obj: object) -> object:
+        return obj
+
+    # BatchV1Api
+    def create_namespaced_job(self, namespace: str, body: dict[str, object]) -> None:
+        self.created.append(body)
+
+    def read_namespaced_job(self, name: str, namespace: str) -> dict[str, object]:
+        return {"status": {"conditions": [{"type": "Complete", "status": "True"}]}}
+
+    # CustomObjectsApi
+    def create_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str, body: dict[str, Any]) -> None:
+        from kubernetes.client.exceptions import ApiException
+
+        name = body["metadata"]["name"]
+        if any(pool in name for pool in self.refuse):
+            raise ApiException(status=422, reason="Unprocessable Entity")
+        self.created.append(body)
+
+    def get_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str, name: str) -> dict[str, object]:
+        kind = next(v for k, v in self.trainjob_conditions.items() if k in name)
+        return {"status": {"conditions": [{"type": kind, "status": "True", "reason": "Boom", "message": "exit 1"}]}}
+
+    def delete_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str, name: str) -> None:
+        self.deleted.append(name)
+
+
+def test_live_run_reports_each_pool_and_cleans_up_what_passed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kubernetes.client
+
+    from stacks import smoke as smoke_module
+
+    api = FakeApi(trainjob_conditions={"-l4-": "Complete", "-h100-": "Failed", "-a100-": "Complete"}, refuse={"-a100-"})
+    monkeypatch.setattr(kubernetes.client, "BatchV1Api", lambda _: api)
+    monkeypatch.setattr(kubernetes.client, "CustomObjectsApi", lambda _: api)
+    pools = gpu_pools("prod") + [GpuPool(name="a100", accelerator="nvidia-tesla-a100", machine_type="a2-highgpu-1g", max=1)]
+    outcomes = smoke_module._gpu_workloads(api, pools, "team-a", "run001", timeout=5)
+    lines = [str(o) for o in outcomes]
+    assert lines[0] == "PASS nvidia-smi on pool l4 (Job team-a/smoke-smi-l4-run001): completed"
+    assert lines[1] == "PASS TrainJob on torch-distributed-l4 (team-a/smoke-train-l4-run001): completed"
+    assert lines[3] == "FAIL TrainJob on torch-distributed-h100 (team-a/smoke-train-h100-run001): Boom: exit 1"
+    assert lines[5].startswith("FAIL TrainJob on torch-distributed-a100 (team-a/smoke-train-a100-run001): not created: 422")
+    assert [o.status for o in outcomes].count("PASS") == 4
+    assert api.deleted == ["smoke-train-l4-run001"], "only TrainJobs that passed are deleted"
+    assert [b["kind"] for b in api.created] == ["Job", "TrainJob", "Job", "TrainJob", "Job"]

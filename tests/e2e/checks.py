@@ -203,7 +203,7 @@ def rayjob_manifest(name: str, namespace: str, image: str) -> dict[str, Any]:
         "spec": {
             "entrypoint": f'python -c "{RAY_CHECK}"',
             "shutdownAfterJobFinishes": True,
-            "ttlSecondsAfterFinished": 60,
+            "ttlSecondsAfterFinished": 300,
             "activeDeadlineSeconds": 1800,
             "rayClusterSpec": {
                 "headGroupSpec": {"rayStartParams": {}, "template": template(_ray_container("ray-head", image, "1", "2Gi"))},
