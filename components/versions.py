@@ -138,4 +138,3 @@ E2E_RAY_IMAGE = Pin(
     location="docker.io/rayproject/ray",
     source="Ray release image, the version of KubeRay's Istio guide (docs.ray.io, k8s-ecosystem/istio)",
 )
-CHECK_PINS: tuple[Pin, ...] = (SMOKE_CUDA_IMAGE, E2E_RAY_IMAGE)

@@ -49,6 +49,7 @@ GPU_CHECK = (
     "print('cuda devices:', torch.cuda.device_count(), torch.cuda.get_device_name(0)); "
     "print('sum on gpu:', torch.ones(1024, device='cuda').sum().item())"
 )
+IN_CLUSTER = "in-cluster service account"
 JOB_TTL_SECONDS = 3600
 """Finished smoke Jobs stay an hour for `kubectl logs`, then Kubernetes deletes them."""
 
@@ -137,7 +138,8 @@ def gpu_trainjob(pool: GpuPool, namespace: str, run: str) -> dict[str, Any]:
 # --- reading the cluster's answers -----------------------------------------------------
 
 
-def _condition(obj: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
+def true_condition(obj: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
+    """The object's status condition of type `kind` if it is True, else None."""
     for condition in (obj.get("status") or {}).get("conditions") or []:
         if condition.get("type") == kind and condition.get("status") == "True":
             return condition
@@ -145,18 +147,13 @@ def _condition(obj: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
 
 
 def job_state(job: Mapping[str, Any]) -> tuple[State, str]:
-    """A batch/v1 Job's outcome from its conditions (Complete/Failed), with the reason."""
-    if _condition(job, "Complete"):
+    """A Job's or a TrainJob's outcome (both say it with Complete/Failed conditions), with the reason."""
+    if true_condition(job, "Complete"):
         return "succeeded", "completed"
-    failed = _condition(job, "Failed")
+    failed = true_condition(job, "Failed")
     if failed:
         return "failed", f"{failed.get('reason', 'Failed')}: {failed.get('message', '')}".rstrip(": ")
     return "pending", "not finished"
-
-
-def trainjob_state(trainjob: Mapping[str, Any]) -> tuple[State, str]:
-    """A TrainJob's outcome from its Complete/Failed conditions, with the reason."""
-    return job_state(trainjob)
 
 
 def prometheus_query_path(namespace: str = MONITORING_NAMESPACE, service: str = PROMETHEUS_SERVICE) -> str:
@@ -198,7 +195,7 @@ def kubeconfig_source(environ: Mapping[str, str], home: Path) -> str | None:
     if (home / ".kube" / "config").is_file():
         return str(home / ".kube" / "config")
     if environ.get("KUBERNETES_SERVICE_HOST"):
-        return "in-cluster service account"
+        return IN_CLUSTER
     return None
 
 
@@ -267,7 +264,10 @@ def smoke(config: PlatformConfig, stack: str, options: Options, out: TextIO | No
 
     from kubernetes import client, config as kube_config
 
-    kube_config.load_kube_config(config_file=options.kubeconfig, context=options.context)
+    if source == IN_CLUSTER:
+        kube_config.load_incluster_config()
+    else:
+        kube_config.load_kube_config(config_file=options.kubeconfig, context=options.context)
     api = client.ApiClient()
     namespace = options.namespace or default_namespace(config)
     run = run_id(time.time())
@@ -293,7 +293,7 @@ def _gpu_workloads(api: Any, pools: list[GpuPool], namespace: str, run: str, tim
         return job_state(api.sanitize_for_serialization(batch.read_namespaced_job(name, namespace)))
 
     def read_trainjob(name: str) -> tuple[State, str]:
-        return trainjob_state(custom.get_namespaced_custom_object(group, version, namespace, "trainjobs", name))
+        return job_state(custom.get_namespaced_custom_object(group, version, namespace, "trainjobs", name))
 
     watched: dict[str, Callable[[], tuple[State, str]]] = {}
     results: dict[str, tuple[State, str]] = {}

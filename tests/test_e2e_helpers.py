@@ -248,6 +248,8 @@ def test_pages_without_a_password_form_are_not_login_forms() -> None:
 def test_dex_error_text_is_read() -> None:
     assert login_error(DEX_LOGIN.format(error=DEX_ERROR)) == "Invalid Email Address and password."
     assert login_error(DEX_LOGIN.format(error="")) == ""
+    nested = '<div class="dex-error-box"><br>Invalid <b>password</b>.</div><p>Forgot it?</p>'
+    assert login_error(nested) == "Invalid password ."
 
 
 class FakeBrowser:

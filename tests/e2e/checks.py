@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from components import jobset, kubeflow, kuberay, kueue, trainer
-from stacks.smoke import State
+from stacks.smoke import State, true_condition
 
 Obj = Mapping[str, Any]
 
@@ -79,12 +79,6 @@ def _observed(obj: Obj) -> bool:
     return bool((obj.get("status") or {}).get("observedGeneration", 0) >= generation)
 
 
-def _true(obj: Obj, kind: str) -> bool:
-    return any(
-        c.get("type") == kind and c.get("status") == "True" for c in (obj.get("status") or {}).get("conditions") or []
-    )
-
-
 def deployment_pending(deployment: Obj) -> str | None:
     want = (deployment.get("spec") or {}).get("replicas", 1)
     status = deployment.get("status") or {}
@@ -112,7 +106,7 @@ def crds_pending(crds: Iterable[Obj], expected: Iterable[str]) -> list[str]:
     by_name = {(c.get("metadata") or {}).get("name"): c for c in crds}
     pending = [f"CRD {name}: missing" for name in expected if name not in by_name]
     for name, crd in sorted(by_name.items(), key=lambda item: str(item[0])):
-        if not _true(crd, "Established"):
+        if true_condition(crd, "Established") is None:
             pending.append(f"CRD {name}: not established")
     return pending
 
@@ -120,7 +114,7 @@ def crds_pending(crds: Iterable[Obj], expected: Iterable[str]) -> list[str]:
 def localqueue_pending(queue: Obj | None, namespace: str) -> str | None:
     if queue is None:
         return f"LocalQueue {namespace}/{DEFAULT_QUEUE}: missing"
-    if not _true(queue, "Active"):
+    if true_condition(queue, "Active") is None:
         return f"{_name(queue)}: not Active"
     return None
 
@@ -172,7 +166,7 @@ def owned_by(obj: Obj, uid: str) -> bool:
 
 def admitted(workload: Obj) -> bool:
     """Kueue admitted the Workload (its condition, or the admission it recorded)."""
-    return _true(workload, "Admitted") or bool((workload.get("status") or {}).get("admission"))
+    return true_condition(workload, "Admitted") is not None or bool((workload.get("status") or {}).get("admission"))
 
 
 # --- the Ray workload ------------------------------------------------------------------

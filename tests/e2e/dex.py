@@ -20,6 +20,8 @@ from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
 from typing import Mapping, Protocol
 
 START = "/oauth2/start"
+VOID = frozenset({"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"})
+"""HTML elements without an end tag (they must not count as nesting)."""
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -77,7 +79,8 @@ class _Parser(HTMLParser):
         elif tag == "input" and self._in_form and values.get("name"):
             self.forms[-1].inputs.append(values)
         if self._error_depth:
-            self._error_depth += 1
+            if tag not in VOID:
+                self._error_depth += 1
         elif values.get("id") == "login-error" or "dex-error-box" in values.get("class", "").split():
             self._error_depth = 1
 
