@@ -55,7 +55,7 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
         log = writer(log_file)
         deployed: Platform | None = None
         try:
-            up = stack.up(on_output=log, color="never")
+            up = stack.up(on_output=log, color="never", show_secrets=False)
             kubeconfig = workdir / "kubeconfig"
             kubeconfig.write_text(up.outputs["kubeconfig"].value)
             kubeconfig.chmod(0o600)
@@ -68,5 +68,5 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
                 collect_logs(deployed.cluster.kubeconfig, artifacts, log)
             # Always, also after the ordered teardown (then it has nothing left to do):
             # a failed test or teardown must not leave the kind cluster behind.
-            stack.destroy(on_output=log, color="never", continue_on_error=True)
+            stack.destroy(on_output=log, color="never", continue_on_error=True, show_secrets=False)
             stack.workspace.remove_stack(stack.name)

@@ -54,7 +54,9 @@ class Platform:
         for stage, urns in teardown_stages(state_resources(self.stack.export_stack().deployment)):
             if stage == "cluster":
                 break  # the full destroy below
-            self.stack.destroy(target=urns, target_dependents=True, on_output=self.log, color="never")
+            self.stack.destroy(
+                target=urns, target_dependents=True, on_output=self.log, color="never", show_secrets=False
+            )
             if stage == "teams":
                 wait_for("team namespaces deleted", self._existing_team_namespaces, NAMESPACES_TIMEOUT)
             wait_for(
@@ -62,7 +64,7 @@ class Platform:
                 lambda: terminating(self.cluster.items(self.cluster.core.list_namespace())),
                 NAMESPACES_TIMEOUT,
             )
-        self.stack.destroy(on_output=self.log, color="never")
+        self.stack.destroy(on_output=self.log, color="never", show_secrets=False)
 
     def _existing_team_namespaces(self) -> list[str]:
         return [
