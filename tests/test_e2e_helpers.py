@@ -43,6 +43,7 @@ from tests.e2e.stack import (
     teardown_stages,
 )
 from tests.support import crds
+from tests.support.validation import validate as validate_object
 
 # --- waiting ------------------------------------------------------------------------------
 
@@ -423,7 +424,7 @@ def test_a_workload_is_admitted_by_its_condition_or_its_recorded_admission() -> 
 @pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
 def test_rayjob_is_valid_for_kuberay_and_keeps_istio_out() -> None:
     rayjob = rayjob_manifest("e2e-ray", "team", "rayproject/ray:2.46.0")
-    assert crds.validate_custom(rayjob) == []
+    assert validate_object(rayjob) == []
     spec = rayjob["spec"]
     templates = [spec["rayClusterSpec"]["headGroupSpec"]["template"], spec["submitterPodTemplate"]]
     templates += [g["template"] for g in spec["rayClusterSpec"]["workerGroupSpecs"]]

@@ -60,7 +60,7 @@ def test_nvidia_smi_job_is_a_valid_job_pinned_to_its_pool(pool: GpuPool) -> None
 @pytest.mark.parametrize("pool", POOLS + [pytest.param(LONGEST_POOL, id="40-character-pool")])
 def test_gpu_trainjob_is_valid_and_targets_the_pools_runtime(pool: GpuPool) -> None:
     trainjob = gpu_trainjob(pool, "team-a", "abc123")
-    assert crds.validate_custom(trainjob) == []
+    assert validate_object(trainjob) == []
     assert trainjob["spec"]["runtimeRef"]["name"] == f"torch-distributed-{pool.name}"
     assert trainjob["spec"]["trainer"]["numNodes"] == 1
     assert trainjob["spec"]["trainer"]["resourcesPerNode"]["limits"] == {"nvidia.com/gpu": "1"}
