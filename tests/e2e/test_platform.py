@@ -44,10 +44,13 @@ def test_component_deployments_and_daemonsets_are_ready(platform: Platform) -> N
     namespaces = component_namespaces(platform.config.enabled_components())
 
     def pending() -> list[str]:
-        found = []
+        found: list[str | None] = []
         for ns in namespaces:
-            found += [deployment_pending(d) for d in cluster.items(cluster.apps.list_namespaced_deployment(ns))]
-            found += [daemonset_pending(d) for d in cluster.items(cluster.apps.list_namespaced_daemon_set(ns))]
+            deployments = cluster.items(cluster.apps.list_namespaced_deployment(ns))
+            daemonsets = cluster.items(cluster.apps.list_namespaced_daemon_set(ns))
+            if not deployments and not daemonsets:  # a missing namespace lists nothing, too
+                found.append(f"namespace {ns}: no Deployments or DaemonSets")
+            found += [deployment_pending(d) for d in deployments] + [daemonset_pending(d) for d in daemonsets]
         return [p for p in found if p]
 
     wait_for("component Deployments and DaemonSets ready", pending, timeout=900)
