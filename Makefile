@@ -5,8 +5,10 @@ STACK ?= dev
 # its secrets with a passphrase (empty unless you set one): no Pulumi Cloud account needed.
 export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.pulumi-state
 export PULUMI_CONFIG_PASSPHRASE ?=
+# Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
+E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test plan render crds kind-up kind-down grafana grafana-password
+.PHONY: test plan render crds kind-up kind-down grafana grafana-password e2e
 
 .venv/bin/python: pyproject.toml
 	python3 -m venv .venv
@@ -44,3 +46,8 @@ grafana: ## port-forward Grafana to http://localhost:3000 (user admin)
 
 kind-down:
 	pulumi destroy --stack kind --yes
+
+# End to end on a kind cluster of its own (docs/e2e.md): creates it with `pulumi up` of the
+# kind stack through the Automation API (state and secrets in a temp dir), tests, destroys it.
+e2e: .venv/bin/python
+	E2E=1 E2E_ARTIFACTS=$(E2E_ARTIFACTS) $(PYTHON) -m pytest -m e2e tests/e2e -v -rs

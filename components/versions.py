@@ -183,6 +183,26 @@ JAX_RUNTIME_IMAGE = Pin(
     source="kubeflow/trainer v2.3.0 manifests/base/runtimes/jax_distributed.yaml (jax-distributed runtime image)",
 )
 
+
+def image(pin: Pin) -> str:
+    """The full image reference of an IMAGE pin (`repo:tag` or `repo@digest`)."""
+    if pin.kind is not PinKind.IMAGE:
+        raise ValueError(f"{pin.name} is a {pin.kind.value}, not an image")
+    return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"
+
+
+# --- images our checks run on a live cluster (not installed by the platform) ---
+# `python -m stacks smoke` and the kind e2e suite start these on a live cluster.
+
+SMOKE_CUDA_IMAGE = Pin(
+    name="nvidia/cuda",
+    kind=PinKind.IMAGE,
+    version="12.8.1-base-ubuntu24.04",
+    location="docker.io/nvidia/cuda",
+    source="NVIDIA CUDA base image; sets PATH/LD_LIBRARY_PATH to /usr/local/nvidia, where GKE mounts "
+    "the driver's nvidia-smi and libraries (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
+)
+
 PINS: tuple[Pin, ...] = (
     KIND_VERSION,
     KIND_NODE_IMAGE,
@@ -203,11 +223,5 @@ PINS: tuple[Pin, ...] = (
     DCGM_EXPORTER,
     GMP_FRONTEND,
     DCGM_DASHBOARD,
+    SMOKE_CUDA_IMAGE,
 )
-
-
-def image(pin: Pin) -> str:
-    """The full image reference of an IMAGE pin (`repo:tag` or `repo@digest`)."""
-    if pin.kind is not PinKind.IMAGE:
-        raise ValueError(f"{pin.name} is a {pin.kind.value}, not an image")
-    return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"

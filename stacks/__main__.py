@@ -4,6 +4,7 @@ plan <stack> [--json]      evaluate the real program under mocks; print the reso
 render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml
 versions                   print the README's version table from the pin table
 reference                  print the README's stack-file reference from the schema
+smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
 
 <stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
 A bad stack file prints every problem and exits 2.
@@ -87,6 +88,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     render_cmd.add_argument("--out", type=Path, required=True)
     commands.add_parser("versions", help="print the README version table from the pin table")
     commands.add_parser("reference", help="print the README stack-file reference from the schema")
+    smoke_cmd = commands.add_parser("smoke", help="post-deploy GPU checks on the live cluster of a GKE stack")
+    smoke_cmd.add_argument("stack")
+    smoke_cmd.add_argument("--kubeconfig", help="default: $KUBECONFIG, else ~/.kube/config")
+    smoke_cmd.add_argument("--context", help="kubeconfig context; default: the current one")
+    smoke_cmd.add_argument("--namespace", help="where the jobs run; default: the first team's namespace")
+    smoke_cmd.add_argument("--timeout", type=float, default=1800.0, help="seconds per wait (default 1800)")
     args = parser.parse_args(argv)
 
     if args.command == "versions":
@@ -97,6 +104,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(reference())
         return 0
+    if args.command == "smoke":
+        from stacks.smoke import Options, smoke
+
+        try:
+            config = load(args.stack)
+        except ConfigError as err:
+            print(err, file=sys.stderr)
+            return EXIT_CONFIG_ERROR
+        options = Options(kubeconfig=args.kubeconfig, context=args.context, namespace=args.namespace, timeout=args.timeout)
+        return smoke(config, stack_name(args.stack), options)
     try:
         plan = plan_for(args.stack)
     except ConfigError as err:

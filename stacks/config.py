@@ -115,6 +115,17 @@ def validate(config: dict[str, Any], source: str) -> PlatformConfig:
     return platform
 
 
+def running_stack_config() -> PlatformConfig:
+    """The running Pulumi program's validated config; a bad one stops the update with every
+    problem listed (the body of `__main__.py`, shared with the e2e suite's inline program)."""
+    import pulumi
+
+    try:
+        return validate(read_pulumi_config(), f"stack {pulumi.get_stack()}")
+    except ConfigError as err:
+        raise pulumi.RunError(str(err)) from None
+
+
 def load(name_or_path: str) -> PlatformConfig:
     """Load and validate a stack by name (`dev`) or path."""
     path = stack_file(name_or_path)
