@@ -33,6 +33,8 @@ crds: .venv/bin/python
 kind-up: .venv/bin/python
 	mkdir -p .pulumi-state
 	pulumi stack select kind --create --secrets-provider passphrase
+	@# Dex users: random passwords, bcrypt hashes as secret config (no default password).
+	$(PYTHON) scripts/kind_users.py
 	@# Grafana's admin password: a random one on first use (read it with `make grafana-password`).
 	pulumi config get --stack kind mlplatform:grafanaAdminPassword >/dev/null 2>&1 || \
 		pulumi config set --stack kind --secret mlplatform:grafanaAdminPassword "$$(openssl rand -base64 18)"
