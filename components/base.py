@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import pulumi
+import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.versions import KUBEFLOW_MANIFESTS, Pin, PinKind
@@ -34,6 +35,35 @@ def kubeflow_path(path: str) -> str:
     return f"{KUBEFLOW_MANIFESTS.location}//{path}?ref={KUBEFLOW_MANIFESTS.version}"
 
 
+def workload_identity_account(
+    name: str,
+    project: str,
+    account_id: str,
+    display_name: str,
+    kubernetes_service_account: tuple[str, str],
+    opts: pulumi.ResourceOptions,
+) -> gcp.serviceaccount.Account:
+    """A Google service account that a Kubernetes service account (namespace, name) acts as
+    through Workload Identity (cloud.google.com/kubernetes-engine/docs/how-to/workload-identity:
+    roles/iam.workloadIdentityUser for `<project>.svc.id.goog[<namespace>/<name>]`)."""
+    account = gcp.serviceaccount.Account(
+        name,
+        gcp.serviceaccount.AccountArgs(project=project, account_id=account_id, display_name=display_name),
+        opts=opts,
+    )
+    namespace, service_account = kubernetes_service_account
+    gcp.serviceaccount.IAMMember(
+        f"{name}-workload-identity",
+        gcp.serviceaccount.IAMMemberArgs(
+            service_account_id=account.name,
+            role="roles/iam.workloadIdentityUser",
+            member=f"serviceAccount:{project}.svc.id.goog[{namespace}/{service_account}]",
+        ),
+        opts=opts,
+    )
+    return account
+
+
 class PlatformComponent(pulumi.ComponentResource):
     """A ComponentResource whose children reach the cluster through one provider."""
 
@@ -48,7 +78,7 @@ class PlatformComponent(pulumi.ComponentResource):
     def child(self, depends_on: Sequence[pulumi.Resource] = (), **options: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, depends_on=list(depends_on), **options)
 
-    def namespace(self, name: str, labels: dict[str, str] | None = None) -> k8s.core.v1.Namespace:
+    def create_namespace(self, name: str, labels: dict[str, str] | None = None) -> k8s.core.v1.Namespace:
         return k8s.core.v1.Namespace(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(name=name, labels=labels),

@@ -15,6 +15,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from components.base import PlatformComponent
 from components.monitoring import SCRAPE_LABELS, chart_args
 from components.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
@@ -89,7 +90,7 @@ def dcgm_exporter_values(config: PlatformConfig) -> dict[str, Any]:
     }
 
 
-class DcgmExporter(pulumi.ComponentResource):
+class DcgmExporter(PlatformComponent):
     """NVIDIA's DCGM exporter DaemonSet on every GPU node."""
 
     namespace: pulumi.Output[str]
@@ -106,15 +107,8 @@ class DcgmExporter(pulumi.ComponentResource):
     ) -> None:
         """`monitoring`: the Monitoring component whose Prometheus Operator CRDs the chart's
         ServiceMonitor needs; the chart waits for it."""
-        super().__init__(
-            "mlplatform:components:DcgmExporter",
-            name,
-            None,
-            pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
-        )
-        ns = k8s.core.v1.Namespace(
-            NAMESPACE, metadata=k8s.meta.v1.ObjectMetaArgs(name=NAMESPACE), opts=pulumi.ResourceOptions(parent=self)
-        )
+        super().__init__("DcgmExporter", name, cluster, opts)
+        ns = self.create_namespace(NAMESPACE)
         k8s.helm.v4.Chart(
             RELEASE,
             chart_args(DCGM_EXPORTER, "dcgm-exporter", RELEASE, NAMESPACE, dcgm_exporter_values(config)),

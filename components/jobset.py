@@ -16,6 +16,6 @@ class JobSet(PlatformComponent):
 
     def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__("JobSet", name, cluster, opts)
-        namespace = self.namespace(NAMESPACE)
+        namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace])
         self.register_outputs({})

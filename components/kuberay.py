@@ -36,7 +36,7 @@ class KubeRay(PlatformComponent):
 
     def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__("KubeRay", name, cluster, opts)
-        namespace = self.namespace(NAMESPACE)
+        namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace])
         child = self.child()
         cluster_role("kubeflow-kuberay-admin", ("kubeflow-admin",), opts=child)

@@ -85,7 +85,7 @@ class Kueue(PlatformComponent):
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("Kueue", name, cluster, opts)
-        namespace = self.namespace(NAMESPACE)
+        namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(), [namespace, *needs])
         self.flavors = [
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready]))

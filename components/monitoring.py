@@ -25,7 +25,7 @@ import pulumi_kubernetes as k8s
 
 from components.alerts import rule_spec
 from components.dashboards import dashboards
-from components.base import apply_manifest
+from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.secrets import GRAFANA_ADMIN_PASSWORD, secret
 from components.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, Pin, image
 from infra.cluster import Cluster
@@ -277,7 +277,7 @@ def gmp_service_account_id(cluster: GkeCluster) -> str:
 # --- the component ----------------------------------------------------------------------
 
 
-class Monitoring(pulumi.ComponentResource):
+class Monitoring(PlatformComponent):
     """Prometheus (or GKE's managed Prometheus), Grafana, our dashboards and alerts."""
 
     namespace: pulumi.Output[str]
@@ -288,15 +288,8 @@ class Monitoring(pulumi.ComponentResource):
     def __init__(
         self, name: str, config: PlatformConfig, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
     ) -> None:
-        super().__init__(
-            "mlplatform:components:Monitoring",
-            name,
-            None,
-            pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
-        )
-        ns = k8s.core.v1.Namespace(
-            NAMESPACE, metadata=k8s.meta.v1.ObjectMetaArgs(name=NAMESPACE), opts=pulumi.ResourceOptions(parent=self)
-        )
+        super().__init__("Monitoring", name, cluster, opts)
+        ns = self.create_namespace(NAMESPACE)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         if config.components.monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
             self._prometheus_stack(config.components.monitoring, in_ns)
@@ -388,28 +381,18 @@ class Monitoring(pulumi.ComponentResource):
         GCP IAM lives here, not in infra/, because only this component needs it."""
         project = config.project or ""
         gcp_child = pulumi.ResourceOptions(parent=self)
-        account = gcp.serviceaccount.Account(
+        account = workload_identity_account(
             GMP_FRONTEND_NAME,
-            gcp.serviceaccount.AccountArgs(
-                account_id=gmp_service_account_id(cluster),
-                project=project,
-                display_name=f"{cluster.name}: Grafana reads managed Prometheus",
-            ),
-            opts=gcp_child,
+            project,
+            gmp_service_account_id(cluster),
+            f"{cluster.name}: Grafana reads managed Prometheus",
+            (NAMESPACE, GMP_FRONTEND_NAME),
+            gcp_child,
         )
         gcp.projects.IAMMember(
             f"{GMP_FRONTEND_NAME}-monitoring-viewer",
             gcp.projects.IAMMemberArgs(
                 project=project, role="roles/monitoring.viewer", member=account.email.apply(lambda e: f"serviceAccount:{e}")
-            ),
-            opts=gcp_child,
-        )
-        gcp.serviceaccount.IAMMember(
-            f"{GMP_FRONTEND_NAME}-workload-identity",
-            gcp.serviceaccount.IAMMemberArgs(
-                service_account_id=account.name,
-                role="roles/iam.workloadIdentityUser",
-                member=f"serviceAccount:{project}.svc.id.goog[{NAMESPACE}/{GMP_FRONTEND_NAME}]",
             ),
             opts=gcp_child,
         )

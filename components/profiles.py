@@ -25,7 +25,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.base import PlatformComponent, apply_manifest
+from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -366,23 +366,13 @@ class TeamProfile(PlatformComponent):
     def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeCluster) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),
         and the team bucket with that account as object admin."""
-        account = gcp.serviceaccount.Account(
+        account = workload_identity_account(
             f"{team.name}-gsa",
-            gcp.serviceaccount.AccountArgs(
-                project=config.project,
-                account_id=google_service_account_id(team),
-                display_name=f"Kubeflow profile {team.name} (default-editor)",
-            ),
-            opts=self.child(),
-        )
-        gcp.serviceaccount.IAMMember(
-            f"{team.name}-workload-identity",
-            gcp.serviceaccount.IAMMemberArgs(
-                service_account_id=account.name,
-                role="roles/iam.workloadIdentityUser",
-                member=f"serviceAccount:{config.project}.svc.id.goog[{team.name}/{EDITOR_SA}]",
-            ),
-            opts=self.child(),
+            config.project or "",
+            google_service_account_id(team),
+            f"Kubeflow profile {team.name} (default-editor)",
+            (team.name, EDITOR_SA),
+            self.child(),
         )
         if team.bucket:
             bucket = gcp.storage.Bucket(

@@ -51,7 +51,7 @@ class Trainer(PlatformComponent):
         self, name: str, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__("Trainer", name, cluster, opts)
-        namespace = self.namespace(NAMESPACE)
+        namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, namespace.metadata.name, trainer_values(), [namespace, *needs])
         opts_ = self.child()
         cluster_role("kubeflow-trainer-admin", ("kubeflow-admin",), aggregates="kubeflow-trainer-admin", opts=opts_)

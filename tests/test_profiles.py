@@ -154,7 +154,7 @@ def test_google_service_account_ids_are_length_safe() -> None:
 
 def test_gke_team_identity_and_bucket(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
     plan = plan_of(with_changes(base_gke(), {"mlplatform:teams": [{**TEAM, "bucket": {}}]}))
-    member = plan.one("gcp:serviceaccount/iAMMember:IAMMember", "vision-workload-identity").inputs
+    member = plan.one("gcp:serviceaccount/iAMMember:IAMMember", "vision-gsa-workload-identity").inputs
     assert member["role"] == "roles/iam.workloadIdentityUser"
     assert member["member"] == "serviceAccount:acme-test.svc.id.goog[vision/default-editor]"
     bucket = plan.one("gcp:storage/bucket:Bucket", "vision-bucket").inputs
