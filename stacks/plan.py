@@ -34,6 +34,8 @@ class Recorded:
     dependencies: tuple[str, ...]
     inputs: dict[str, Any]
     custom: bool
+    protect: bool = False
+    """Pulumi's `protect` option: the engine refuses to delete the resource."""
 
     @property
     def provider_urn(self) -> str | None:
@@ -150,6 +152,7 @@ class _RecordingMonitor(mocks.MockMonitor):
                     dependencies=tuple(sorted(set(request.dependencies))),
                     inputs=mask_secrets(rpc.deserialize_properties(request.object)),
                     custom=bool(request.custom),
+                    protect=bool(request.protect),
                 )
             )
         return response

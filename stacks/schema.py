@@ -720,6 +720,10 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                         )
                     )
 
+    if config.environment is Environment.PROD and not isinstance(cluster, GkeCluster):
+        problems.append(
+            ("mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster")
+        )
     components = config.components
     if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeCluster):
         problems.append(

@@ -65,6 +65,7 @@ CASES = [
     Case("master range size", {f"{C}.network": {"masterCidr": "172.16.0.0/24"}}, f"{C}.network.masterCidr", "must be a /28"),
     Case("bad authorized cidr", {f"{C}.masterAuthorizedNetworks": [{"cidr": "10.0.0.300/24", "name": "x"}]}, f"{C}.masterAuthorizedNetworks[0].cidr", "valid IPv4 network"),
     Case("bad environment", {"mlplatform:environment": "production"}, "mlplatform:environment", "'dev', 'staging', 'prod' or 'ci'"),
+    Case("prod on kind", {"mlplatform:environment": "prod"}, "mlplatform:environment", "a kind cluster is never prod", base="kind"),
     Case("kind workers", {f"{C}.workers": 0}, f"{C}.workers", "greater than or equal to 1", base="kind"),
     Case("kind unknown key", {f"{C}.gpuPools": []}, f"{C}.gpuPools", "unknown key; known keys here: kind, name, workers", base="kind"),
     Case("team reserved name", {"mlplatform:teams": [{"name": "kubeflow", "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "'kubeflow' is a reserved namespace"),
