@@ -104,3 +104,26 @@ def test_preview_unknowns_do_not_fail_a_rule(shipped_plan: Callable[[str], Plan]
 
     outputs = {**plan.outputs, "kubeconfig": UNKNOWN_STRING_VALUE}
     assert analyze(request(plan, outputs, unknown_version)) == []
+
+
+def test_pack_entry_point_serves_the_repo_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    import runpy
+    from pathlib import Path
+
+    import policy.pack
+
+    served: list[bool] = []
+    monkeypatch.setattr(policy.pack, "serve", lambda: served.append(True))
+    runpy.run_path(str(Path(__file__).resolve().parents[1] / "policy" / "__main__.py"))
+    assert served == [True]
+
+
+def test_pack_files_are_complete() -> None:
+    from pathlib import Path
+
+    import yaml
+
+    folder = Path(__file__).resolve().parents[1] / "policy"
+    manifest = yaml.safe_load((folder / "PulumiPolicy.yaml").read_text())
+    assert manifest["runtime"]["name"] == "python" and manifest["version"]
+    assert "pulumi-policy" in (folder / "requirements.txt").read_text()
