@@ -68,7 +68,7 @@ def stack_view(args: StackValidationArgs) -> StackView:
             outputs = props
             continue
         resources.append(Resource(r.resource_type, r.name, r.urn, props, bool(r.opts.protect)))
-    return StackView(resources=resources, outputs=outputs)
+    return StackView(resources=resources, outputs=outputs, live=True)
 
 
 def stack_policy(rule: Rule) -> StackValidationPolicy:

@@ -68,6 +68,9 @@ class StackView:
 
     resources: Sequence[Resource]
     outputs: Mapping[str, Any] = field(default_factory=dict)
+    live: bool = False
+    """Props are what Pulumi hands stack policies: each resource's outputs. Remote
+    components (Helm v4 charts, kustomize and yaml v2) then show no inputs at all."""
 
     def of_type(self, *types: str) -> list[Resource]:
         return [r for r in self.resources if r.type in types]
@@ -304,11 +307,19 @@ def _remote(location: str) -> bool:
 
 
 def _upstream_pinned(stack: StackView) -> Iterator[tuple[str, str]]:
+    def hidden(resource: Resource, key: str) -> bool:
+        """A component's inputs are not among its outputs: nothing to check live (CI checks offline)."""
+        return stack.live and resource.type != HELM_RELEASE and key not in resource.props
+
     for chart in stack.of_type(HELM_CHART, HELM_RELEASE):
+        if hidden(chart, "version"):
+            continue
         version = chart.props.get("version")
         if not unknown(version) and (not version or str(version).lower() in MOVING_REFS):
             yield chart.urn, f"Helm chart {chart.props.get('chart')!r} has no pinned version; set version"
     for tree in stack.of_type(KUSTOMIZE):
+        if hidden(tree, "directory"):
+            continue
         directory = str(tree.props.get("directory") or "")
         if unknown(directory) or not _remote(directory):
             continue
@@ -316,6 +327,8 @@ def _upstream_pinned(stack: StackView) -> Iterator[tuple[str, str]]:
         if ref is None or not ref.group(1) or ref.group(1).lower() in MOVING_REFS:
             yield tree.urn, f"kustomize directory {directory!r} needs ?ref=<tag or commit>"
     for manifest in stack.of_type(CONFIG_FILE, CONFIG_GROUP):
+        if hidden(manifest, "file") and hidden(manifest, "files"):
+            continue
         files = manifest.props.get("files") or [manifest.props.get("file")]
         for url in [f for f in files if isinstance(f, str) and _remote(f)]:
             segments = {s.lower() for s in re.split(r"[/?#]", url)}

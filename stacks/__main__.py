@@ -64,6 +64,7 @@ def plan_json(plan: Plan) -> str:
             "parent": r.parent,
             "provider": r.provider_urn,
             "dependencies": list(r.dependencies),
+            "protect": r.protect,
             "inputs": r.inputs,
         }
         for r in plan.resources

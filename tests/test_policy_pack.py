@@ -127,3 +127,24 @@ def test_pack_files_are_complete() -> None:
     manifest = yaml.safe_load((folder / "PulumiPolicy.yaml").read_text())
     assert manifest["runtime"]["name"] == "python" and manifest["version"]
     assert "pulumi-policy" in (folder / "requirements.txt").read_text()
+
+
+def test_live_components_without_inputs_are_not_blamed(shipped_plan: Callable[[str], Plan]) -> None:
+    # Pulumi gives stack policies each resource's outputs; a Helm v4 chart's are its
+    # rendered resources, not its version. The pin rule is then left to the offline run.
+    plan = shipped_plan("kind")
+
+    def outputs_only(type_: str, props: dict[str, Any]) -> dict[str, Any]:
+        return {"resources": []} if type_.endswith(("helm.sh/v4:Chart", "kustomize/v2:Directory")) else props
+
+    assert analyze(request(plan, {**plan.outputs, "kubeconfig": marked(KUBECONFIG)}, outputs_only)) == []
+
+
+def test_live_chart_with_empty_version_is_still_caught(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+
+    def empty(type_: str, props: dict[str, Any]) -> dict[str, Any]:
+        return {**props, "version": ""} if type_.endswith("helm.sh/v4:Chart") else props
+
+    found = analyze(request(plan, {**plan.outputs, "kubeconfig": marked(KUBECONFIG)}, empty))
+    assert found and {d.policyName for d in found} == {"upstream-pinned"}
