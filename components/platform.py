@@ -119,6 +119,7 @@ def install(config: PlatformConfig, cluster: Cluster) -> Ready:
             done = installer(config, cluster, ready)
             if done is not None:
                 ready[key] = done
-    # Teams last: profiles need the profile controller, queues need Kueue, Ray clusters KubeRay.
-    install_teams(config, cluster, _needs(ready, "kubeflow", "kueue", "kuberay"))
+    # Teams last: profiles need the profile controller, queues Kueue, Ray clusters KubeRay,
+    # Istio policies Istio's CRDs; each team object waits only for its own (profiles.OBJECT_NEEDS).
+    install_teams(config, cluster, ready)
     return ready

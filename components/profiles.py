@@ -343,6 +343,20 @@ def team_objects(
     return objects
 
 
+# What each kind of team object waits for, by component key (components/platform.py):
+# only the CRD or controller it really needs. Namespaces, RBAC and NetworkPolicies are
+# built-in kinds and wait for nothing but the namespace (a RoleBinding may name its
+# ClusterRole before Kubeflow creates it).
+OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
+    "Profile": ("kubeflow",),
+    "AuthorizationPolicy": ("istio",),
+    "VirtualService": ("istio",),
+    "ClusterQueue": ("kueue",),
+    "LocalQueue": ("kueue",),
+    "RayCluster": ("kuberay",),
+}
+
+
 class TeamProfile(PlatformComponent):
     """One team: its namespace and everything in it, and on GKE its Google identity."""
 
@@ -351,15 +365,16 @@ class TeamProfile(PlatformComponent):
         team: Team,
         config: PlatformConfig,
         cluster: Cluster,
-        needs: list[pulumi.Resource],
+        ready: dict[str, pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
     ):
         super().__init__("Team", team.name, cluster, opts)
         gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeCluster) else None
         ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
-        namespace_resource = apply_manifest(f"{team.name}-namespace", ns, self.child(needs))
+        namespace_resource = apply_manifest(f"{team.name}-namespace", ns, self.child())
         for obj in rest:
             key = f"{team.name}-{obj['kind'].lower()}-{obj['metadata']['name']}"
+            needs = [ready[k] for k in OBJECT_NEEDS.get(obj["kind"], ()) if k in ready]
             apply_manifest(key, obj, self.child([*needs, namespace_resource]))
         self.register_outputs({"namespace": team.name})
 
@@ -399,5 +414,6 @@ class TeamProfile(PlatformComponent):
         return account.email
 
 
-def install_teams(config: PlatformConfig, cluster: Cluster, needs: list[pulumi.Resource]) -> list[TeamProfile]:
-    return [TeamProfile(team, config, cluster, needs) for team in config.teams]
+def install_teams(config: PlatformConfig, cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[TeamProfile]:
+    """`ready`: component key -> the resource that is done when that component is ready."""
+    return [TeamProfile(team, config, cluster, ready) for team in config.teams]

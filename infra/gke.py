@@ -25,6 +25,9 @@ NODE_SA_ROLES = (
     "roles/artifactregistry.reader",
 )
 CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+# GCP label on the cluster naming the stack's environment, so the policy pack (policy/)
+# can tell prod from the resources alone. Updated in place, never a replacement.
+ENVIRONMENT_LABEL = "mlplatform-environment"
 # Admission webhooks the control plane must reach on private clusters: 9443 (Trainer,
 # JobSet, Kueue, KubeRay, cert-manager's webhook via 10250 is open already), 8443
 # (Kueue visibility, profile webhooks), 15017 (istiod's injector).
@@ -164,6 +167,7 @@ def cluster_args(
             ),
         ),
         deletion_protection=config.deletion_protection,
+        resource_labels={ENVIRONMENT_LABEL: config.environment.value},
     )
 
 

@@ -5,6 +5,8 @@ render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml
 versions                   print the README's version table from the pin table
 reference                  print the README's stack-file reference from the schema
 smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
+policy <stack>             run the policy pack's rules offline; exit 1 on violations
+cost <stack>               idle and full-autoscale cost per hour, from infra/prices.py
 
 <stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
 A bad stack file prints every problem and exits 2.
@@ -21,6 +23,7 @@ from typing import Sequence
 from stacks.config import ConfigError, load, stack_file
 from stacks.plan import Plan, Recorded, evaluate
 
+EXIT_VIOLATIONS = 1
 EXIT_CONFIG_ERROR = 2
 
 
@@ -62,6 +65,7 @@ def plan_json(plan: Plan) -> str:
             "parent": r.parent,
             "provider": r.provider_urn,
             "dependencies": list(r.dependencies),
+            "protect": r.protect,
             "inputs": r.inputs,
         }
         for r in plan.resources
@@ -77,6 +81,33 @@ def versions_table() -> str:
     return "\n".join(lines)
 
 
+def policy(plan: Plan) -> int:
+    """Print each violation as `<rule>: <resource>: <message>`; 1 if there is any."""
+    from policy.offline import violations
+    from policy.rules import RULES
+
+    found = violations(plan)
+    for violation in found:
+        print(violation)
+    if found:
+        print(f"stack {plan.stack}: {len(found)} policy violation{'s' if len(found) != 1 else ''}", file=sys.stderr)
+        return EXIT_VIOLATIONS
+    print(f"stack {plan.stack}: {len(RULES)} rules, no violations")
+    return 0
+
+
+def cost(name_or_path: str) -> int:
+    """Print the stack's cost view; 2 for a bad stack, an unknown region or machine type."""
+    from stacks.cost import PriceError, cost_view
+
+    try:
+        print(cost_view(load(name_or_path)))
+    except (ConfigError, PriceError) as err:
+        print(err, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m stacks", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -86,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     render_cmd = commands.add_parser("render", help="write objects.yaml and upstream.yaml")
     render_cmd.add_argument("stack")
     render_cmd.add_argument("--out", type=Path, required=True)
+    policy_cmd = commands.add_parser("policy", help="run the policy pack's rules offline")
+    policy_cmd.add_argument("stack")
+    cost_cmd = commands.add_parser("cost", help="idle and full-autoscale cost per hour")
+    cost_cmd.add_argument("stack")
     commands.add_parser("versions", help="print the README version table from the pin table")
     commands.add_parser("reference", help="print the README stack-file reference from the schema")
     smoke_cmd = commands.add_parser("smoke", help="post-deploy GPU checks on the live cluster of a GKE stack")
@@ -114,11 +149,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_CONFIG_ERROR
         options = Options(kubeconfig=args.kubeconfig, context=args.context, namespace=args.namespace, timeout=args.timeout)
         return smoke(config, stack_name(args.stack), options)
+    if args.command == "cost":
+        return cost(args.stack)
     try:
         plan = plan_for(args.stack)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
+    if args.command == "policy":
+        return policy(plan)
     if args.command == "plan":
         print(plan_json(plan) if args.json else format_tree(plan))
     else:
@@ -130,4 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except BrokenPipeError:  # `python -m stacks plan dev | head`: the reader left; not an error
+        sys.stderr.close()
+        sys.exit(0)

@@ -39,6 +39,7 @@ RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
 VOLUME_SIZE = re.compile(r"^[1-9][0-9]*(Mi|Gi|Ti)$")
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
+REGIONAL_ZONES = 3
 # Namespaces a team must never take: the cluster's, Kubeflow's and the operators'.
 RESERVED_NAMESPACES = frozenset(
     {
@@ -374,6 +375,14 @@ class GkeCluster(Model):
     @property
     def region(self) -> str:
         return self.location if GCP_REGION.match(self.location) else self.location.rsplit("-", 1)[0]
+
+    def zone_count(self, zones: list[str] | None = None) -> int:
+        """Zones a pool spreads over (its min/max count per zone): its own zones, else one for a
+        zonal cluster and three for a regional one (GKE's default node locations,
+        cloud.google.com/kubernetes-engine/docs/concepts/regional-clusters)."""
+        if zones:
+            return len(zones)
+        return 1 if GCP_ZONE.match(self.location) else REGIONAL_ZONES
 
 
 class KindCluster(Model):
@@ -719,7 +728,8 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
         if nap.enabled:
             needed: dict[str, int] = {}
             for pool in pools:
-                needed[pool.accelerator] = needed.get(pool.accelerator, 0) + pool.max * pool.gpus_per_node
+                gpus = pool.max * pool.gpus_per_node * cluster.zone_count(pool.zones)
+                needed[pool.accelerator] = needed.get(pool.accelerator, 0) + gpus
             for acc, gpus in needed.items():
                 limit = nap.limits.get(acc)
                 if limit is None or limit < gpus:
@@ -731,6 +741,10 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                         )
                     )
 
+    if config.environment is Environment.PROD and not isinstance(cluster, GkeCluster):
+        problems.append(
+            ("mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster")
+        )
     components = config.components
     if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeCluster):
         problems.append(

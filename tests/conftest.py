@@ -31,7 +31,7 @@ def base_gke() -> dict[str, Any]:
             "gpuPools": [
                 {"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2},
             ],
-            "autoprovisioning": {"enabled": True, "limits": {"cpu": 64, "memory": 256, "nvidia-l4": 8}},
+            "autoprovisioning": {"enabled": True, "limits": {"cpu": 64, "memory": 256, "nvidia-l4": 12}},
         },
     }
 

@@ -37,7 +37,7 @@ def test_dev_autoprovisioning_limits_use_accelerator_names(shipped_plan: Callabl
     autoscaling = shipped_plan("dev").one(CLUSTER, "ml-dev").inputs["clusterAutoscaling"]
     assert autoscaling["enabled"] is True
     limits = {l["resourceType"]: l["maximum"] for l in autoscaling["resourceLimits"]}
-    assert limits == {"cpu": 512, "memory": 2048, "nvidia-l4": 16}
+    assert limits == {"cpu": 512, "memory": 2048, "nvidia-l4": 24}
     defaults = autoscaling["autoProvisioningDefaults"]
     assert defaults["serviceAccount"] == "ml-dev-nodes@acme-ml-dev.iam.gserviceaccount.com"
     assert defaults["shieldedInstanceConfig"] == {"enableIntegrityMonitoring": True, "enableSecureBoot": True}

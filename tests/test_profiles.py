@@ -95,7 +95,14 @@ def test_cluster_queue_quotas_per_pool_flavor_and_cohort() -> None:
         {"name": "l4-spot", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2, "provisioning": "spot"},
         {"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2},
     ]
-    raw = with_changes(base_gke(), {"mlplatform:teams": [team], "mlplatform:cluster.gpuPools": pools})
+    raw = with_changes(
+        base_gke(),
+        {
+            "mlplatform:teams": [team],
+            "mlplatform:cluster.gpuPools": pools,
+            "mlplatform:cluster.autoprovisioning.limits.nvidia-l4": 24,  # 2 pools x 2 nodes x 2 GPUs x 3 zones
+        },
+    )
     queue = _objects(raw)[("ClusterQueue", "vision")]["spec"]
     assert queue["cohortName"] == "research"
     assert queue["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "vision"}}

@@ -49,7 +49,7 @@ def two_pools() -> PlatformConfig:
         base_gke(),
         {
             "mlplatform:cluster.gpuPools": base_gke()["mlplatform:cluster"]["gpuPools"] + [h100],
-            "mlplatform:cluster.autoprovisioning.limits.nvidia-h100-80gb": 8,
+            "mlplatform:cluster.autoprovisioning.limits.nvidia-h100-80gb": 24,  # 1 node x 8 GPUs x 3 zones
         },
     )
     return validate(raw, "test")

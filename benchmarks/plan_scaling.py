@@ -1,0 +1,152 @@
+"""How plan time grows with teams, against the raw cost of the Pulumi engine (mocks).
+
+    python -m benchmarks.plan_scaling [--teams 10 100 1000] [--repeat 3]
+
+For each size, in one run and side by side: the kind stack with that many generated
+teams is planned under mocks (stacks.plan.evaluate), then the same mocked engine
+registers the same number of bare resources (no inputs, no parents); the best of
+`--repeat` runs of each is kept and their ratio printed. Both run under the same
+garbage-collector settings (stacks.plan.bulk_registration). Also printed: the dependency
+depth after the cluster (stacks/graph.py), component level and resource level.
+Not part of the unit suite: it takes minutes at 1,000 teams.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import time
+from typing import Any, Callable, Sequence
+
+import pulumi
+from pulumi.runtime import mocks
+
+from stacks.config import load, read_stack_file, stack_file, validate
+from stacks.graph import short, stages_after_cluster
+from stacks.plan import PROJECT, Plan, bulk_registration, evaluate
+from stacks.schema import PlatformConfig
+
+
+def teams_config(count: int) -> PlatformConfig:
+    """The shipped kind stack with `count` generated teams: unique names and e-mails, one contributor each."""
+    raw = read_stack_file(stack_file("kind"))
+    raw["mlplatform:teams"] = [
+        {
+            "name": f"team-{i:04d}",
+            "owner": f"lead-{i:04d}@example.com",
+            "contributors": [{"email": f"dev-{i:04d}@example.com", "role": "edit"}],
+            "quota": {"cpu": "8", "memory": "32Gi"},
+        }
+        for i in range(count)
+    ]
+    return validate(raw, f"kind + {count} teams")
+
+
+class _BareMocks(mocks.Mocks):
+    def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[Any, Any]]:
+        return f"{args.name}-id", {}
+
+    def call(self, args: mocks.MockCallArgs) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
+        return {}, None
+
+
+class _EchoMocks(_BareMocks):
+    def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[Any, Any]]:
+        return f"{args.name}-id", dict(args.inputs)
+
+
+class _Bare(pulumi.CustomResource):
+    def __init__(self, name: str, props: dict[str, Any] | None = None, type_: str = "bench:index:Bare") -> None:
+        super().__init__(type_, name, props or {})
+
+
+def _engine(mock: mocks.Mocks, register: Callable[[], None]) -> float:
+    pulumi.runtime.set_mocks(mock, project=PROJECT, stack="bare", preview=False)
+    pulumi.runtime.settings.ROOT.set(None)
+    run = pulumi.runtime.test(register)
+    start = time.perf_counter()
+    with bulk_registration():  # the same garbage-collector settings evaluate() runs with
+        run()
+    return time.perf_counter() - start
+
+
+def raw_engine(count: int) -> float:
+    """Seconds for the mocked engine to register `count` bare resources in one program."""
+
+    def register() -> None:
+        for i in range(count):
+            _Bare(f"r{i}")
+
+    return _engine(_BareMocks(), register)
+
+
+def replay(plan: Plan) -> float:
+    """Seconds to register the plan's resources again with their recorded inputs, flat:
+    no components, parents, providers, dependencies or program logic (outputs echo inputs,
+    as in the plan's mocks). What is left between this and the plan is our program's shape."""
+
+    def register() -> None:
+        for i, r in enumerate(plan.resources):
+            _Bare(f"r{i}", dict(r.inputs), "bench:index:" + r.type.rsplit(":", 1)[-1])
+
+    return _engine(_EchoMocks(), register)
+
+
+def timed_plan(config: PlatformConfig) -> tuple[float, Plan]:
+    start = time.perf_counter()
+    plan = evaluate(config, "bench")
+    return time.perf_counter() - start, plan
+
+
+def best(measure: Callable[[], float], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        times.append(measure())
+    return min(times)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.plan_scaling", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--teams", type=int, nargs="+", default=[10, 100, 1000])
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+
+    base = evaluate(load("kind"), "kind")
+    components, resources = stages_after_cluster(base)
+    print(f"kind stack: {len(components) - 1} component-level stages after the cluster:")
+    print("  " + " -> ".join(short(u) for u in components))
+    print(f"longest resource-level chain: {len(resources) - 1} edges after the cluster:")
+    print("  " + " -> ".join(short(u) for u in resources))
+    print()
+    print(f"{'teams':>6} {'resources':>9} {'plan s':>8} {'raw s':>8} {'ratio':>6} {'replay s':>8} {'ms/team':>8} {'stages':>6}")
+    previous: tuple[int, float] | None = None
+    for teams in args.teams:
+        config = teams_config(teams)
+        plans: list[Plan] = []
+
+        def plan_once() -> float:
+            seconds, plan = timed_plan(config)
+            plans[:] = [plan]
+            return seconds
+
+        plan_s = best(plan_once, args.repeat)
+        count = len(plans[0].resources)
+        raw_s = best(lambda: raw_engine(count), args.repeat)
+        replay_s = best(lambda: replay(plans[0]), args.repeat)
+        stages = len(stages_after_cluster(plans[0])[0]) - 1
+        per_team = ""
+        if previous is not None:
+            per_team = f"{1000 * (plan_s - previous[1]) / (teams - previous[0]):.1f}"
+        print(
+            f"{teams:>6} {count:>9} {plan_s:>8.2f} {raw_s:>8.2f} {plan_s / raw_s:>5.2f}x {replay_s:>8.2f}"
+            f" {per_team:>8} {stages:>6}"
+        )
+        previous = (teams, plan_s)
+    print("\nratio: plan / raw (bare resources, same count); replay: same resources and inputs, flat")
+    print("ms/team: marginal plan time per added team since the previous row (flat = linear growth)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

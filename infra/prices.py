@@ -1,0 +1,158 @@
+"""Hourly list prices (USD) for the cost view (`python -m stacks cost <stack>`), as data.
+
+Compute Engine bills a VM by its vCPUs, memory and GPUs; the accelerator-optimized
+families (G2, A2, A3) bundle their GPUs, so a machine's price here is
+vCPUs x vCPU rate + GiB x memory rate + bundled GPUs x GPU rate of its family, and N1
+machines add their attached GPUs (T4) at the GPU rate.
+
+Sources (us-central1, on-demand and Spot list prices, no discounts):
+- https://cloud.google.com/compute/vm-instance-pricing
+- https://cloud.google.com/compute/gpus-pricing
+- https://cloud.google.com/spot-vms/pricing
+- https://cloud.google.com/kubernetes-engine/pricing (cluster management fee)
+
+These figures must be re-checked against those pages before anyone budgets on them:
+Spot prices change up to once a day, GPU list prices moved in 2025, and the figures here
+were transcribed, not fetched (no network in this change). A3 on-demand is set so that
+a3-highgpu-8g totals its long-standing list price; Dynamic Workload Scheduler
+(queued, flex-start) prices are not in this table yet, so those pools are priced
+on-demand and the view says so. Machine types and regions not listed here are
+reported as unknown, never estimated: a3-megagpu-8g, a3-ultragpu-8g and a4-highgpu-8g
+are sold mostly through reservations and DWS and have no row yet.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from types import MappingProxyType
+from typing import Mapping
+
+AS_OF = date(2026, 11, 30)
+SOURCES = (
+    "https://cloud.google.com/compute/vm-instance-pricing",
+    "https://cloud.google.com/compute/gpus-pricing",
+    "https://cloud.google.com/spot-vms/pricing",
+    "https://cloud.google.com/kubernetes-engine/pricing",
+)
+GKE_CLUSTER_FEE = 0.10
+"""Per cluster per hour, Standard edition, regional or zonal (the free-tier credit covers one zonal cluster)."""
+
+
+@dataclass(frozen=True)
+class Rates:
+    """One machine family's hourly rates in one region."""
+
+    vcpu: float
+    gib: float
+    gpu: float = 0.0
+    """Per bundled (G2/A2/A3) or attached (N1) GPU."""
+
+
+@dataclass(frozen=True)
+class FamilyPrices:
+    on_demand: Rates
+    spot: Rates
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A predefined machine type: vCPUs, memory, and the GPUs it bundles."""
+
+    vcpus: int
+    gib: float
+    gpus: int = 0
+
+
+def _shapes() -> dict[str, Shape]:
+    shapes: dict[str, Shape] = {}
+    for n in (2, 4, 8, 16, 32):
+        shapes[f"e2-standard-{n}"] = Shape(n, 4 * n)
+    for n in (1, 2, 4, 8, 16, 32, 64, 96):
+        shapes[f"n1-standard-{n}"] = Shape(n, 3.75 * n)
+    for n in (2, 4, 8, 16, 32, 64, 96):
+        shapes[f"n1-highmem-{n}"] = Shape(n, 6.5 * n)
+    g2 = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}
+    for n, gpus in g2.items():
+        shapes[f"g2-standard-{n}"] = Shape(n, 4 * n, gpus)
+    for gpus in (1, 2, 4, 8):
+        shapes[f"a2-highgpu-{gpus}g"] = Shape(12 * gpus, 85 * gpus, gpus)
+        shapes[f"a2-ultragpu-{gpus}g"] = Shape(12 * gpus, 170 * gpus, gpus)
+        shapes[f"a3-highgpu-{gpus}g"] = Shape(26 * gpus, 234 * gpus, gpus)
+    shapes["a2-megagpu-16g"] = Shape(96, 1360, 16)
+    return shapes
+
+
+SHAPES: Mapping[str, Shape] = MappingProxyType(_shapes())
+
+FAMILY_OF_PREFIX = (
+    ("e2-", "e2"),
+    ("n1-", "n1"),
+    ("g2-", "g2"),
+    ("a2-ultragpu-", "a2-ultra"),
+    ("a2-", "a2"),
+    ("a3-highgpu-", "a3-high"),
+)
+
+PRICES: Mapping[str, Mapping[str, FamilyPrices]] = MappingProxyType(
+    {
+        "us-central1": MappingProxyType(
+            {
+                "e2": FamilyPrices(Rates(0.021811, 0.002923), Rates(0.00872, 0.001169)),
+                "n1": FamilyPrices(Rates(0.031611, 0.004237), Rates(0.00663, 0.000889)),
+                "g2": FamilyPrices(Rates(0.024988, 0.002927, gpu=0.56), Rates(0.0100, 0.00117, gpu=0.224)),
+                "a2": FamilyPrices(Rates(0.031611, 0.004237, gpu=2.933908), Rates(0.01264, 0.001695, gpu=1.17)),
+                "a2-ultra": FamilyPrices(Rates(0.031611, 0.004237, gpu=3.9692), Rates(0.01264, 0.001695, gpu=1.57)),
+                "a3-high": FamilyPrices(Rates(0.031611, 0.004237, gpu=9.2182), Rates(0.0102, 0.000888, gpu=2.25)),
+            }
+        )
+    }
+)
+
+ATTACHED_GPUS: Mapping[str, Mapping[str, FamilyPrices]] = MappingProxyType(
+    {"us-central1": MappingProxyType({"nvidia-tesla-t4": FamilyPrices(Rates(0, 0, gpu=0.35), Rates(0, 0, gpu=0.14))})}
+)
+"""GPUs attached to N1 machines, priced per GPU on top of the machine."""
+
+
+class PriceError(Exception):
+    """A region, machine type or accelerator this table has no price for."""
+
+
+def _family(machine_type: str) -> str:
+    for prefix, family in FAMILY_OF_PREFIX:
+        if machine_type.startswith(prefix):
+            return family
+    raise PriceError(f"no price for machine type {machine_type!r} in infra/prices.py; add it from {SOURCES[0]}")
+
+
+def _region(region: str) -> Mapping[str, FamilyPrices]:
+    if region not in PRICES:
+        raise PriceError(
+            f"no prices for region {region!r} in infra/prices.py (have: {', '.join(PRICES)}); add them from {SOURCES[0]}"
+        )
+    return PRICES[region]
+
+
+def machine_price(region: str, machine_type: str, spot: bool = False, attached: tuple[str, int] | None = None) -> float:
+    """USD per hour for one node: the machine with its bundled GPUs, plus attached GPUs (N1)."""
+    family = _region(region).get(_family(machine_type))
+    shape = SHAPES.get(machine_type)
+    if family is None or shape is None:
+        raise PriceError(f"no price for machine type {machine_type!r} in {region} in infra/prices.py; add it from {SOURCES[0]}")
+    rates = family.spot if spot else family.on_demand
+    price = shape.vcpus * rates.vcpu + shape.gib * rates.gib + shape.gpus * rates.gpu
+    if attached is not None:
+        accelerator, count = attached
+        gpu = ATTACHED_GPUS.get(region, {}).get(accelerator)
+        if gpu is None:
+            raise PriceError(f"no price for GPU {accelerator!r} in {region} in infra/prices.py; add it from {SOURCES[1]}")
+        price += count * (gpu.spot if spot else gpu.on_demand).gpu
+    return price
+
+
+def vcpus(machine_type: str) -> int:
+    shape = SHAPES.get(machine_type)
+    if shape is None:
+        raise PriceError(f"no shape for machine type {machine_type!r} in infra/prices.py")
+    return shape.vcpus

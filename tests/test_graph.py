@@ -1,0 +1,54 @@
+"""Dependency depth: the longest chain of serial stages after the cluster."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from stacks.graph import component_graph, longest_chain, resource_graph, stages_after_cluster
+from stacks.plan import Plan
+
+
+def test_longest_chain_on_a_hand_made_graph() -> None:
+    # cluster <- provider <- {cert-manager, kueue}; kubeflow <- cert-manager; teams <- {kubeflow, kueue}
+    graph = {
+        "cluster": frozenset(),
+        "provider": frozenset({"cluster"}),
+        "cert-manager": frozenset({"provider"}),
+        "kueue": frozenset({"provider"}),
+        "kubeflow": frozenset({"cert-manager"}),
+        "teams": frozenset({"kubeflow", "kueue"}),
+        "unrelated": frozenset(),
+    }
+    assert longest_chain(graph, {"cluster"}) == ["cluster", "provider", "cert-manager", "kubeflow", "teams"]
+    assert longest_chain(graph, {"kueue"}) == ["kueue", "teams"]
+    assert longest_chain({}, set()) == []
+
+
+def test_kind_stack_has_at_most_five_component_stages_after_the_cluster(shipped_plan: Callable[[str], Plan]) -> None:
+    components, resources = stages_after_cluster(shipped_plan("kind"))
+    assert components[0].endswith("mlplatform:infra:KindCluster::mlplatform")
+    assert components[1].endswith("pulumi:providers:kubernetes::k8s")
+    assert len(components) - 1 <= 5
+    assert len(resources) >= len(components)  # the resource-level chain is never shorter
+
+
+def test_component_graph_collapses_children(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    graph = component_graph(plan)
+    team = next(u for u in graph if u.endswith("mlplatform:components:Team::vision"))
+    kinds = {u.split("::")[-2].rsplit("$", 1)[-1] for u in graph[team]}
+    assert "mlplatform:components:Kubeflow" in kinds and "pulumi:providers:kubernetes" in kinds
+    assert not any(u.endswith("vision-namespace") for u in graph)  # inside the Team node
+    assert len(resource_graph(plan)) == len(plan.resources)
+
+
+def test_team_objects_wait_only_for_what_they_need(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+
+    def deps(type_: str, name: str) -> set[str]:
+        return {u.rsplit("::", 1)[-1] for u in plan.one(type_, name).dependencies}
+
+    assert deps("kubernetes:core/v1:Namespace", "vision-namespace") == set()
+    assert deps("kubernetes:networking.k8s.io/v1:NetworkPolicy", "vision-networkpolicy-allow-same-namespace") == {"vision-namespace"}
+    assert deps("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision-localqueue-default") == {"vision-namespace", "kueue"}
+    assert deps("kubernetes:kubeflow.org/v1:Profile", "vision-profile-vision") == {"vision-namespace", "profiles-kfam"}

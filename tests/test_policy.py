@@ -1,0 +1,348 @@
+"""The policy pack's rules: the shipped stacks pass, and each rule catches a stack that breaks it.
+
+Where the schema or the program already rule a breakage out, the broken stack is a
+recorded plan with one resource edited (`edit`, `drop`, `add`); the test says so.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+from typing import Any, Callable
+
+import pulumi
+import pytest
+
+from policy.offline import stack_view, violations
+from policy.rules import RULES, Resource, StackView, Violation, check
+from stacks.plan import Plan, evaluate
+from tests.conftest import base_gke, base_kind, with_changes
+
+CLUSTER = "gcp:container/cluster:Cluster"
+POOL = "gcp:container/nodePool:NodePool"
+C = "mlplatform:cluster"
+TEAM = {"name": "vision", "owner": "lead@acme.com", "contributors": [{"email": "ana@acme.com", "role": "edit"}]}
+
+
+def rules_hit(found: list[Violation]) -> set[str]:
+    return {v.rule for v in found}
+
+
+def only(found: list[Violation], rule: str) -> list[Violation]:
+    assert rules_hit(found) == {rule}, [str(v) for v in found]
+    return found
+
+
+def find(view: StackView, match: Callable[[Resource], bool]) -> Resource:
+    hits = [r for r in view.resources if match(r)]
+    assert len(hits) == 1, [r.urn for r in hits]
+    return hits[0]
+
+
+def edit(view: StackView, match: Callable[[Resource], bool], change: Callable[[dict[str, Any]], None], **fields: Any) -> StackView:
+    """A copy of `view` with one resource's props changed in place by `change`."""
+    target = find(view, match)
+    props = copy.deepcopy(dict(target.props))
+    change(props)
+    edited = replace(target, props=props, **fields)
+    return replace(view, resources=[edited if r is target else r for r in view.resources])
+
+
+def drop(view: StackView, match: Callable[[Resource], bool]) -> StackView:
+    target = find(view, match)
+    return replace(view, resources=[r for r in view.resources if r is not target])
+
+
+def add(view: StackView, resource: Resource) -> StackView:
+    return replace(view, resources=[*view.resources, resource])
+
+
+def kind_of(kind: str, name: str | None = None) -> Callable[[Resource], bool]:
+    return lambda r: r.type.endswith(f":{kind}") and (name is None or r.props.get("metadata", {}).get("name") == name)
+
+
+def gpu_pool(r: Resource) -> bool:
+    return r.type == POOL and r.props.get("name") == "l4"
+
+
+# --- the shipped stacks and the rule set ----------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
+def test_shipped_stacks_pass_every_rule(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    assert violations(shipped_plan(stack)) == []
+
+
+def test_rule_names_are_unique_and_described() -> None:
+    names = [r.name for r in RULES]
+    assert len(names) == len(set(names)) and all(r.description for r in RULES)
+
+
+def test_rule_constants_match_the_program() -> None:
+    from components.profiles import LOCAL_QUEUE, NAMESPACE_LABELS
+    from infra.gke import ENVIRONMENT_LABEL
+    from policy import rules
+
+    assert rules.ENVIRONMENT_LABEL == ENVIRONMENT_LABEL
+    assert rules.LOCAL_QUEUE == LOCAL_QUEUE
+    key, value = rules.PROFILE_NAMESPACE_LABEL
+    assert NAMESPACE_LABELS[key] == value
+
+
+def test_cluster_carries_environment_label_and_protect(shipped_plan: Callable[[str], Plan]) -> None:
+    prod = shipped_plan("prod").one(CLUSTER, "ml-prod")
+    dev = shipped_plan("dev").one(CLUSTER, "ml-dev")
+    assert prod.inputs["resourceLabels"] == {"mlplatform-environment": "prod"} and prod.protect
+    assert dev.inputs["resourceLabels"] == {"mlplatform-environment": "dev"} and not dev.protect
+
+
+def test_violation_format() -> None:
+    assert str(Violation("team-quota", "urn:x", "no quota")) == "team-quota: urn:x: no quota"
+
+
+# --- GPU pools --------------------------------------------------------------------------
+
+
+def test_gpu_pool_without_driver_installation(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    raw = with_changes(base_gke(), {f"{C}.gpuPools.0.driverVersion": "INSTALLATION_DISABLED"})
+    [violation] = only(violations(plan_of(raw)), "gpu-pool-nodes")
+    assert "no GKE driver installation" in violation.message
+
+
+def test_gpu_pool_without_label_or_taint(shipped_plan: Callable[[str], Plan]) -> None:
+    # infra/gke.py always sets both: the broken pool is an edited recorded plan.
+    def strip(props: dict[str, Any]) -> None:
+        props["nodeConfig"]["labels"] = {}
+        props["nodeConfig"]["taints"] = []
+
+    found = only(check(edit(stack_view(shipped_plan("dev")), gpu_pool, strip)), "gpu-pool-nodes")
+    messages = " ".join(v.message for v in found)
+    assert "label mlplatform.dev/gpu-pool=l4" in messages and "taint nvidia.com/gpu=present:NoSchedule" in messages
+
+
+def test_gpu_pool_without_kueue_flavor(shipped_plan: Callable[[str], Plan]) -> None:
+    # components/kueue.py derives one flavor per pool: the missing flavor is an edited plan.
+    view = drop(stack_view(shipped_plan("dev")), kind_of("ResourceFlavor", "l4"))
+    [violation] = only(check(view), "gpu-pool-nodes")
+    assert "no ResourceFlavor 'l4'" in violation.message
+
+
+def test_autoprovisioning_limit_below_pools(shipped_plan: Callable[[str], Plan]) -> None:
+    # The schema rejects this stack (cross_checks): the limit is edited in a recorded plan.
+    def lower(props: dict[str, Any]) -> None:
+        for limit in props["clusterAutoscaling"]["resourceLimits"]:
+            if limit["resourceType"] == "nvidia-l4":
+                limit["maximum"] = 2
+
+    [violation] = only(check(edit(stack_view(shipped_plan("dev")), lambda r: r.type == CLUSTER, lower)), "autoprovisioning-covers-gpus")
+    # dev's l4 pool: max 4 nodes per zone x 2 GPUs x 3 zones (regional cluster)
+    assert "limit 2 for nvidia-l4 but the GPU pools can grow to 24" in violation.message
+
+
+def test_non_prod_gpu_pool_with_idle_nodes(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    raw = with_changes(base_gke(), {f"{C}.gpuPools.0.min": 1})
+    found = only(violations(plan_of(raw)), "gpu-pools-scale-to-zero")
+    assert "autoscaling.minNodeCount is 1 in a dev stack" in found[0].message
+
+
+def test_prod_gpu_pool_may_keep_nodes(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    raw = with_changes(
+        base_gke(),
+        {
+            f"{C}.gpuPools.0.min": 1,
+            "mlplatform:environment": "prod",
+            f"{C}.masterAuthorizedNetworks": [{"cidr": "203.0.113.0/24", "name": "office"}],
+        },
+    )
+    assert violations(plan_of(raw)) == []
+
+
+# --- environment and prod hardening -----------------------------------------------------
+
+
+def test_cluster_without_environment_label(shipped_plan: Callable[[str], Plan]) -> None:
+    # infra/gke.py always labels the cluster: the label is removed from a recorded plan.
+    view = edit(stack_view(shipped_plan("dev")), lambda r: r.type == CLUSTER, lambda p: p.pop("resourceLabels"))
+    [violation] = only(check(view), "environment-known")
+    assert "no mlplatform-environment label" in violation.message
+
+
+def test_prod_cluster_public_open_and_unprotected(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    raw = with_changes(
+        base_gke(),
+        {"mlplatform:environment": "prod", f"{C}.privateNodes": False, f"{C}.deletionProtection": False},
+    )
+    found = only(violations(plan_of(raw)), "prod-cluster-hardened")
+    assert [v.message for v in found] == [
+        "prod cluster needs private nodes (privateNodes: true)",
+        "prod cluster needs authorized networks for the control plane (masterAuthorizedNetworks)",
+        "prod cluster needs deletion protection (deletionProtection: true)",
+        "prod cluster needs Pulumi protect on the cluster",
+    ]
+
+
+def test_prod_cluster_without_shielded_nodes(shipped_plan: Callable[[str], Plan]) -> None:
+    # infra/gke.py always enables shielded nodes: switched off in a recorded plan.
+    view = edit(stack_view(shipped_plan("prod")), lambda r: r.type == CLUSTER, lambda p: p.update(enableShieldedNodes=False))
+    [violation] = only(check(view), "prod-cluster-hardened")
+    assert violation.message == "prod cluster needs shielded nodes"
+
+
+def test_protect_is_read_from_the_resource(shipped_plan: Callable[[str], Plan]) -> None:
+    view = edit(stack_view(shipped_plan("prod")), lambda r: r.type == CLUSTER, lambda p: None, protect=False)
+    [violation] = only(check(view), "prod-cluster-hardened")
+    assert "Pulumi protect" in violation.message
+
+
+# --- teams ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def team_view() -> StackView:
+    from stacks.config import validate
+
+    raw = with_changes(base_kind(), {"mlplatform:teams": [TEAM]})
+    return stack_view(evaluate(validate(raw, "test"), "test"))
+
+
+def test_team_stack_passes(team_view: StackView) -> None:
+    assert check(team_view) == []
+
+
+def test_team_profile_without_quota(team_view: StackView) -> None:
+    # components/profiles.py always writes the quota: removed from a recorded plan.
+    view = edit(team_view, kind_of("Profile", "vision"), lambda p: p["spec"].pop("resourceQuotaSpec"))
+    [violation] = only(check(view), "team-quota")
+    assert "resourceQuotaSpec.hard lacks cpu, memory, requests.nvidia.com/gpu" in violation.message
+
+
+def test_team_namespace_without_profile(team_view: StackView) -> None:
+    # Every team gets its Profile: the Profile is dropped from a recorded plan.
+    [violation] = only(check(drop(team_view, kind_of("Profile", "vision"))), "team-quota")
+    assert violation.message == "team namespace vision has no Profile, so no ResourceQuota"
+
+
+def test_team_without_default_local_queue(team_view: StackView) -> None:
+    # Every team gets LocalQueue `default`: dropped from a recorded plan.
+    [violation] = only(check(drop(team_view, kind_of("LocalQueue", "default"))), "team-default-queue")
+    assert "no LocalQueue 'default'" in violation.message
+
+
+def test_team_allow_all_authorization_policy(team_view: StackView) -> None:
+    # We never write such a policy: one is added to a recorded plan.
+    allow_all = Resource(
+        type="kubernetes:security.istio.io/v1beta1:AuthorizationPolicy",
+        name="vision-open",
+        urn="urn:pulumi:test::mlplatform::kubernetes:security.istio.io/v1beta1:AuthorizationPolicy::vision-open",
+        props={
+            "apiVersion": "security.istio.io/v1beta1",
+            "kind": "AuthorizationPolicy",
+            "metadata": {"name": "open", "namespace": "vision"},
+            "spec": {"action": "ALLOW", "rules": [{}]},
+        },
+    )
+    deny = replace(allow_all, urn=allow_all.urn + "-deny", props={**allow_all.props, "spec": {"action": "DENY", "rules": [{}]}})
+    [violation] = only(check(add(add(team_view, allow_all), deny)), "team-no-allow-all")
+    assert violation.message == "AuthorizationPolicy vision/open: rules[0] has no from/to/when and allows everyone"
+
+
+def test_contributor_policies_are_not_allow_all(team_view: StackView) -> None:
+    policies = [r for r in team_view.resources if r.type.endswith(":AuthorizationPolicy")]
+    assert policies and check(team_view) == []
+
+
+# --- upstream pins ----------------------------------------------------------------------
+
+
+def test_unpinned_chart_tree_and_manifest(shipped_plan: Callable[[str], Plan]) -> None:
+    # The pin table makes every install pinned: unpinned ones are edited into a recorded plan.
+    view = stack_view(shipped_plan("kind"))
+    view = edit(view, lambda r: r.type.endswith("helm.sh/v4:Chart") and r.name == "kueue", lambda p: p.pop("version"))
+    view = edit(
+        view,
+        lambda r: r.type.endswith("kustomize/v2:Directory") and r.name.endswith("cert-manager"),
+        lambda p: p.update(directory=p["directory"].split("?")[0]),
+    )
+    view = add(
+        view,
+        Resource(
+            "kubernetes:yaml/v2:ConfigFile",
+            "latest",
+            "urn:x:latest",
+            {"file": "https://github.com/kubernetes-sigs/jobset/releases/latest/download/manifests.yaml"},
+        ),
+    )
+    view = add(
+        view,
+        Resource(
+            "kubernetes:yaml/v2:ConfigFile",
+            "pinned",
+            "urn:x:pinned",
+            {"file": "https://github.com/kubernetes-sigs/jobset/releases/download/v0.12.0/manifests.yaml"},
+        ),
+    )
+    found = only(check(view), "upstream-pinned")
+    assert len(found) == 3
+    assert {v.resource for v in found} >= {"urn:x:latest"}
+    assert any("needs ?ref=" in v.message for v in found) and any("no pinned version" in v.message for v in found)
+
+
+def test_kustomize_branch_ref_is_not_a_pin() -> None:
+    tree = Resource(
+        "kubernetes:kustomize/v2:Directory", "t", "urn:t", {"directory": "https://github.com/kubeflow/manifests//common?ref=master"}
+    )
+    assert rules_hit(check(StackView([tree]))) == {"upstream-pinned"}
+
+
+# --- secrets ----------------------------------------------------------------------------
+
+
+def test_plain_kubeconfig_output(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    from infra.cluster import build_cluster
+    from stacks.config import validate
+
+    def leaky(config: Any) -> None:
+        cluster = build_cluster(config)
+        pulumi.export("kubeconfig", pulumi.Output.unsecret(cluster.kubeconfig))
+
+    plan = evaluate(validate(base_kind(), "test"), "test", build=leaky)
+    [violation] = only(violations(plan), "no-plain-secret-outputs")
+    assert violation.resource == "stack" and "'kubeconfig' names a secret" in violation.message
+
+
+def test_credentials_in_any_plain_output() -> None:
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIE...\n-----END RSA PRIVATE KEY-----"
+    view = StackView([], outputs={"notes": {"ca": key}, "kubeconfig": "[secret]", "clusterName": "ml"})
+    [violation] = only(check(view), "no-plain-secret-outputs")
+    assert "'notes' carries credentials" in violation.message
+
+
+# --- `python -m stacks policy` ----------------------------------------------------------
+
+
+def test_cli_policy_clean_stack(capsys: pytest.CaptureFixture[str]) -> None:
+    from stacks.__main__ import main
+
+    assert main(["policy", "kind"]) == 0
+    assert capsys.readouterr().out == f"stack kind: {len(RULES)} rules, no violations\n"
+
+
+def test_cli_policy_prints_violations_and_exits_1(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    from stacks.__main__ import EXIT_VIOLATIONS, main
+
+    stack = tmp_path / "Pulumi.warm.yaml"
+    stack.write_text(yaml.safe_dump({"config": with_changes(base_gke(), {f"{C}.gpuPools.0.min": 1})}))
+    assert main(["policy", str(stack)]) == EXIT_VIOLATIONS
+    out, err = capsys.readouterr()
+    assert out.startswith("gpu-pools-scale-to-zero: urn:pulumi:warm::mlplatform::")
+    assert ": pool l4: autoscaling.minNodeCount is 1 in a dev stack" in out
+    assert "stack warm: 2 policy violations" in err
+
+
+def test_cli_policy_bad_stack_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from stacks.__main__ import EXIT_CONFIG_ERROR, main
+
+    assert main(["policy", "staging-eu"]) == EXIT_CONFIG_ERROR
+    assert "no such stack file" in capsys.readouterr().err
