@@ -26,6 +26,10 @@ ISTIO_EXCLUDE_INBOUND = "traffic.sidecar.istio.io/excludeInboundPorts"
 
 
 def trainer_values() -> dict[str, Any]:
+    """With no built-in runtime enabled, the chart renders neither its runtime installer
+    hook Job nor its pre-delete cleanup Job (charts/kubeflow-trainer/templates/runtimes/
+    installer-job.yaml and cleanup-job.yaml are gated on `trainer.runtimes.enabled`):
+    helm.v4.Chart would otherwise run those hooks as plain, unordered Jobs."""
     return {
         "jobset": {"install": False},
         "runtimes": {"defaultEnabled": False},
