@@ -11,7 +11,7 @@ import pulumi_gcp as gcp
 
 from infra.gpu_catalog import ACCELERATORS
 from infra.node_labels import pool_node_labels, pool_taints
-from stacks.schema import GkeCluster, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
+from stacks.schema import DcgmSource, GkeCluster, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
 
 # Least privilege for node VMs: GKE's documented minimum ("Use least privilege IAM
 # service accounts", cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster)
@@ -75,7 +75,13 @@ def cluster_args(
         gcp.container.ClusterClusterAutoscalingResourceLimitArgs(resource_type=name, maximum=value, minimum=0)
         for name, value in sorted(nap.limits.items())
     ]
-    monitoring_components = ["SYSTEM_COMPONENTS"] + (["DCGM", "JOBSET"] if cluster.managed_prometheus else [])
+    # GKE's managed DCGM metrics only when the stack picks them over NVIDIA's chart (never both).
+    managed_dcgm = (
+        config.enabled_components()["dcgmExporter"] and config.components.dcgm_exporter.source is DcgmSource.GKE_MANAGED
+    )
+    monitoring_components = (
+        ["SYSTEM_COMPONENTS"] + (["JOBSET"] if cluster.managed_prometheus else []) + (["DCGM"] if managed_dcgm else [])
+    )
     return gcp.container.ClusterArgs(
         name=cluster.name,
         project=config.project,

@@ -178,3 +178,21 @@ def test_gke_kubeconfig_uses_the_auth_plugin() -> None:
     assert config["clusters"][0]["cluster"]["server"] == "https://203.0.113.1"
     assert config["users"][0]["user"]["exec"]["command"] == "gke-gcloud-auth-plugin"
     assert "token" not in config["users"][0]["user"]
+
+
+def test_gke_managed_dcgm_only_when_chosen(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    from tests.conftest import base_gke, with_changes
+
+    def components(changes: dict[str, Any]) -> list[str]:
+        cluster = plan_of(with_changes(base_gke(), changes)).of_type(CLUSTER)[0].inputs
+        return cluster["monitoringConfig"]["enableComponents"]
+
+    assert components({}) == ["SYSTEM_COMPONENTS"]
+    # managed Prometheus with NVIDIA's chart: GKE must not run a second exporter
+    assert components({"mlplatform:cluster.managedPrometheus": True}) == ["SYSTEM_COMPONENTS", "JOBSET"]
+    managed = {
+        "mlplatform:cluster.managedPrometheus": True,
+        "mlplatform:components.monitoring": {"backend": "gke-managed"},
+        "mlplatform:components.dcgmExporter": {"source": "gke-managed"},
+    }
+    assert components(managed) == ["SYSTEM_COMPONENTS", "JOBSET", "DCGM"]
