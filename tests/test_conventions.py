@@ -1,0 +1,55 @@
+"""Repository conventions the design relies on, checked on the source itself."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CODE = [p for d in ("components", "infra", "runtimes", "stacks", "policy") for p in (REPO / d).rglob("*.py")]
+CODE.append(REPO / "program.py")
+VERSION = re.compile(r"(?<![\d.])v?\d+\.\d+\.\d+(?![\d.])")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """ids of the string constants that are docstrings or bare string statements (comments)."""
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    }
+
+
+def test_no_version_literal_outside_the_pin_table() -> None:
+    found = []
+    for path in CODE:
+        if path.name == "versions.py" and path.parent.name == "components":
+            continue
+        tree = ast.parse(path.read_text())
+        skip = _docstrings(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+                if VERSION.search(node.value):
+                    found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}")
+    assert found == [], "versions belong in components/versions.py"
+
+
+def test_gcp_resources_are_built_from_typed_args() -> None:
+    """`gcp.<module>.<Resource>(name, <Args>)`: the second argument is a typed *Args object
+    (or a function returning one, named *_args), never keyword bags or dicts."""
+    found = []
+    for path in CODE:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            chain = ast.unparse(node.func)
+            name = node.func.attr
+            if not chain.startswith("gcp.") or name.endswith("Args") or not name[:1].isupper():
+                continue
+            args = node.args[1] if len(node.args) > 1 else None
+            callee = ast.unparse(args.func) if isinstance(args, ast.Call) else ""
+            if not (callee.endswith("Args") or callee.endswith("_args")):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {chain}")
+    assert found == []
