@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 import pulumi
+
+from stacks.schema import AuthKind, PlatformConfig
 
 NAMESPACE = "mlplatform"
 
@@ -64,6 +66,40 @@ def secret(key: SecretKey) -> pulumi.Output[Any]:
             return value
 
     return pulumi.Output.secret(raw.apply(decode))
+
+
+def required_secrets(config: PlatformConfig) -> list[SecretKey]:
+    """The secret keys this stack's choices need."""
+    components = config.components
+    auth = components.kubeflow.auth
+    needed: list[SecretKey] = []
+    if components.kubeflow.enabled:
+        if auth.kind is AuthKind.DEX and auth.static_users:
+            needed.append(DEX_PASSWORD_HASHES)
+        if auth.kind is AuthKind.OIDC:
+            needed.append(OIDC_CLIENT_SECRET)
+        if auth.iap:
+            needed.append(IAP_CLIENT_SECRET)
+    if components.monitoring.enabled:
+        needed.append(GRAFANA_ADMIN_PASSWORD)
+    return needed
+
+
+def secret_problems(config: PlatformConfig, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Missing secrets of a running stack, as (path, message), so `pulumi up` stops before
+    registering anything; `values` is the stack's decrypted config."""
+    problems = []
+    for key in required_secrets(config):
+        path = f"{NAMESPACE}:{key.key}"
+        value = values.get(path)
+        if value in (None, ""):
+            problems.append((path, f"{key.what} is not set; set it with: {key.how}"))
+        elif key is DEX_PASSWORD_HASHES:
+            hashes = value if isinstance(value, dict) else {}
+            missing = [str(u) for u in config.components.kubeflow.auth.static_users if str(u) not in hashes]
+            if missing:
+                problems.append((path, f"no password hash for {', '.join(missing)}; set it with: {key.how}"))
+    return problems
 
 
 def offline_config() -> dict[str, str]:

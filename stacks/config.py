@@ -120,10 +120,18 @@ def running_stack_config() -> PlatformConfig:
     problem listed (the body of `__main__.py`, shared with the e2e suite's inline program)."""
     import pulumi
 
+    from components.secrets import secret_problems
+
+    source = f"stack {pulumi.get_stack()}"
+    raw = read_pulumi_config()
     try:
-        return validate(read_pulumi_config(), f"stack {pulumi.get_stack()}")
+        config = validate(raw, source)
+        missing = [Problem(path, message) for path, message in secret_problems(config, raw)]
+        if missing:
+            raise ConfigError(source, missing)
     except ConfigError as err:
         raise pulumi.RunError(str(err)) from None
+    return config
 
 
 def load(name_or_path: str) -> PlatformConfig:

@@ -160,6 +160,14 @@ def test_config_values_put_every_hash_in_one_secret_and_structures_as_json() -> 
     assert not values["mlplatform:teams"].secret
     assert json.loads(values["mlplatform:teams"].value)[0]["owner"] == people.owner.email
     assert values["mlplatform:environment"].value == "ci"
+    # every secret the e2e stack needs is set, as a secret, so `pulumi up` does not stop
+    from components.secrets import required_secrets, secret_problems
+    from stacks.schema import PlatformConfig as Config
+
+    config = Config.model_validate(e2e_config(kind_stack_config(), people))
+    decrypted = {k: json.loads(v.value) if k.endswith("Hashes") else v.value for k, v in values.items()}
+    assert all(values[f"mlplatform:{key.key}"].secret for key in required_secrets(config))
+    assert secret_problems(config, decrypted) == []
 
 
 def test_every_run_gets_new_passwords() -> None:
