@@ -21,12 +21,12 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest
+from components.istio import GATEWAY_SERVICE
 from components.secrets import IAP_CLIENT_SECRET, secret
 from infra.cluster import Cluster
 from stacks.schema import GkeCluster, KubeflowAuth, PlatformConfig
 
 NAMESPACE = "istio-system"
-GATEWAY_SERVICE = "istio-ingressgateway"
 BACKEND_CONFIG = "kubeflow-gateway"
 CERTIFICATE = "kubeflow-gateway"
 IAP_SECRET = "kubeflow-iap-oauth"

@@ -25,7 +25,8 @@ CNI_BIN_VOLUME = "cni-bin-dir"
 GKE_CNI_BIN_DIR = "/home/kubernetes/bin"
 
 
-GATEWAY_SERVICE = ("Service", "istio-ingressgateway")
+GATEWAY_SERVICE = "istio-ingressgateway"
+"""The ingress gateway Service of the Kubeflow install (istio-system)."""
 
 
 @dataclass(frozen=True)
@@ -47,7 +48,7 @@ def istio_settings(config: PlatformConfig) -> IstioSettings:
 
 def with_gateway_annotations(props: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any] | None:
     """The ingress gateway Service's properties with `annotations` added; None for other objects."""
-    if (props.get("kind"), props.get("metadata", {}).get("name")) != GATEWAY_SERVICE:
+    if (props.get("kind"), props.get("metadata", {}).get("name")) != ("Service", GATEWAY_SERVICE):
         return None
     metadata = props["metadata"]
     return {**props, "metadata": {**metadata, "annotations": {**(metadata.get("annotations") or {}), **annotations}}}

@@ -45,9 +45,8 @@ DEX = "common/dex/overlays/oauth2-proxy"
 # kind: oauth2-proxy also trusts the kind API server's service-account tokens (m2m);
 # elsewhere Dex is the only issuer.
 OAUTH2_PROXY = {"kind": "common/oauth2-proxy/overlays/m2m-dex-and-kind", "gke": "common/oauth2-proxy/overlays/m2m-dex-only"}
-USER_HEADER = "kubeflow-userid"
 DEX_NAMESPACE = "auth"
-DEX_ISSUER = "http://dex.auth.svc.cluster.local:5556/dex"
+DEX_ISSUER = f"http://dex.{DEX_NAMESPACE}.svc.cluster.local:5556/dex"
 
 
 # The central dashboard's menu (kubeflow/manifests 26.03 applications/centraldashboard/

@@ -26,6 +26,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
+from components.kueue import DEFAULT_FLAVOR
 from components.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -39,7 +40,6 @@ KUBEFLOW_GATEWAY = "kubeflow/kubeflow-gateway"
 CLUSTER_ROLES = {"admin": "kubeflow-admin", "edit": "kubeflow-edit", "view": "kubeflow-view"}
 EDITOR_SA = "default-editor"
 LOCAL_QUEUE = "default"
-DEFAULT_FLAVOR = "default"
 RBAC = "rbac.authorization.k8s.io"
 # Namespaces whose traffic a team namespace accepts: the gateway, Kubeflow's web apps and
 # notebook culling, the operators that probe workloads, and metrics scraping.
