@@ -99,18 +99,6 @@ INSTALLERS: dict[str, Installer] = {
 }
 
 
-def unimplemented(config: PlatformConfig) -> list[tuple[str, str]]:
-    """Enabled components nothing installs yet, as (path, message): never a silent no-op."""
-    return [
-        (
-            f"mlplatform:components.{key}.enabled",
-            f"{key} is not implemented yet; set mlplatform:components.{key}.enabled: false",
-        )
-        for key, enabled in config.enabled_components().items()
-        if enabled and key not in INSTALLERS
-    ]
-
-
 def install(config: PlatformConfig, cluster: Cluster) -> Ready:
     ready: Ready = {}
     enabled = config.enabled_components()

@@ -106,10 +106,7 @@ def validate(config: dict[str, Any], source: str) -> PlatformConfig:
         platform = PlatformConfig.model_validate(ours)
     except ValidationError as err:
         raise ConfigError(source, [_problem(e) for e in err.errors()] + missing) from None
-    from components.platform import unimplemented
-
-    checks = cross_checks(platform) + unimplemented(platform)
-    problems = missing + [Problem(path, message) for path, message in checks]
+    problems = missing + [Problem(path, message) for path, message in cross_checks(platform)]
     if problems:
         raise ConfigError(source, problems)
     return platform

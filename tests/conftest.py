@@ -12,7 +12,7 @@ from stacks.config import load, validate
 from stacks.plan import Plan, evaluate
 
 
-# Components not implemented yet are switched off in test stacks.
+# Monitoring is off in the small test stacks (smaller plans); tests that need it turn it on.
 COMPONENTS_OFF = {
     key: {"enabled": False}
     for key in ("monitoring", "dcgmExporter")

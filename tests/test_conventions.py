@@ -53,3 +53,11 @@ def test_gcp_resources_are_built_from_typed_args() -> None:
             if not (callee.endswith("Args") or callee.endswith("_args")):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}: {chain}")
     assert found == []
+
+
+def test_every_component_slot_has_an_installer() -> None:
+    """A component the schema offers but nothing installs would be a silent no-op."""
+    from components.platform import INSTALLERS
+    from stacks.schema import Components
+
+    assert set(INSTALLERS) == {field.alias or name for name, field in Components.model_fields.items()}
