@@ -3,14 +3,53 @@ and installing upstream software the way its maintainers publish it (pinned)."""
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.versions import KUBEFLOW_MANIFESTS, Pin, PinKind
+from components.sources import chart_source, kubeflow_tree
+from components.versions import Pin
 from infra.cluster import Cluster
+from stacks.schema import Sources
+
+PropsTransform = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+"""A change to one rendered object, on plain data: the object's properties in, the changed
+properties out, or None to leave it alone. `pulumi up` applies it as a resource transform
+to every object a chart or tree renders; the offline full render applies the same function."""
+
+HELM_CHART_TYPE = "kubernetes:helm.sh/v4:Chart"
+KUSTOMIZE_TYPE = "kubernetes:kustomize/v2:Directory"
+
+INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
+"""(resource type, name) of each chart or tree -> its transforms, as the program registered
+them; the offline plan (stacks/plan.py) takes them for the full render."""
+
+
+def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]) -> dict[str, Any] | None:
+    """`props` after every transform in order; None when none of them changed it."""
+    changed = False
+    for transform in transforms:
+        result = transform(props)
+        if result is not None:
+            props, changed = result, True
+    return props if changed else None
+
+
+def resource_transform(transforms: Sequence[PropsTransform]) -> pulumi.ResourceTransform:
+    """The pure transforms as one Pulumi resource transform."""
+
+    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        props = apply_transforms(dict(args.props), transforms)
+        return pulumi.ResourceTransformResult(props=props, opts=args.opts) if props is not None else None
+
+    return transform
+
+
+def matches(props: dict[str, Any], kind: str, name: str) -> bool:
+    """Whether `props` are the object `kind`/`name` (any namespace)."""
+    return (props.get("kind"), (props.get("metadata") or {}).get("name")) == (kind, name)
 
 
 def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
@@ -28,11 +67,6 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
     return k8s.apiextensions.CustomResource(
         name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
     )
-
-
-def kubeflow_path(path: str) -> str:
-    """A kustomize remote target inside the pinned Kubeflow release (kustomize remoteBuild syntax)."""
-    return f"{KUBEFLOW_MANIFESTS.location}//{path}?ref={KUBEFLOW_MANIFESTS.version}"
 
 
 def workload_identity_account(
@@ -64,10 +98,37 @@ def workload_identity_account(
     return account
 
 
-class PlatformComponent(pulumi.ComponentResource):
-    """A ComponentResource whose children reach the cluster through one provider."""
+def chart_args(
+    pin: Pin, namespace: pulumi.Input[str], values: dict[str, Any], sources: Sources, release: str | None = None
+) -> k8s.helm.v4.ChartArgs:
+    """A pinned Helm chart from its public repository or the stack's mirror, in `namespace`;
+    the release is named after the resource unless `release` says otherwise."""
+    source = chart_source(pin, sources)
+    return k8s.helm.v4.ChartArgs(
+        chart=source.chart,
+        version=source.version,
+        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
+        name=release,
+        namespace=namespace,
+        values=values,
+    )
 
-    def __init__(self, kind: str, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+
+class PlatformComponent(pulumi.ComponentResource):
+    """A ComponentResource whose children reach the cluster through one provider, and that
+    installs upstream charts and trees from the stack's sources."""
+
+    sources: Sources
+
+    def __init__(
+        self,
+        kind: str,
+        name: str,
+        cluster: Cluster,
+        opts: pulumi.ResourceOptions | None = None,
+        sources: Sources | None = None,
+    ):
+        self.sources = sources or Sources()
         super().__init__(
             f"mlplatform:components:{kind}",
             name,
@@ -85,6 +146,10 @@ class PlatformComponent(pulumi.ComponentResource):
             opts=self.child(),
         )
 
+    def _transform_options(self, type_: str, name: str, transforms: Sequence[PropsTransform]) -> dict[str, Any]:
+        INSTALL_TRANSFORMS[(type_, name)] = tuple(transforms)
+        return {"transforms": [resource_transform(transforms)]} if transforms else {}
+
     def chart(
         self,
         name: str,
@@ -92,20 +157,14 @@ class PlatformComponent(pulumi.ComponentResource):
         namespace: pulumi.Input[str],
         values: dict[str, Any],
         depends_on: Sequence[pulumi.Resource] = (),
+        transforms: Sequence[PropsTransform] = (),
+        release: str | None = None,
     ) -> k8s.helm.v4.Chart:
-        """A pinned Helm chart: OCI references are the chart itself, others a repository + chart name."""
-        assert pin.kind is PinKind.HELM, pin
-        oci = pin.location.startswith("oci://")
+        """A pinned Helm chart (release named after the resource unless `release` is given)."""
         return k8s.helm.v4.Chart(
             name,
-            k8s.helm.v4.ChartArgs(
-                chart=pin.location if oci else pin.name,
-                version=pin.version,
-                repository_opts=None if oci else k8s.helm.v4.RepositoryOptsArgs(repo=pin.location),
-                namespace=namespace,
-                values=values,
-            ),
-            opts=self.child(depends_on),
+            chart_args(pin, namespace, values, self.sources, release),
+            opts=self.child(depends_on, **self._transform_options(HELM_CHART_TYPE, name, transforms)),
         )
 
     def kustomize(
@@ -113,11 +172,11 @@ class PlatformComponent(pulumi.ComponentResource):
         name: str,
         path: str,
         depends_on: Sequence[pulumi.Resource] = (),
-        transforms: Sequence[pulumi.ResourceTransform] = (),
+        transforms: Sequence[PropsTransform] = (),
     ) -> k8s.kustomize.v2.Directory:
         """A kustomize tree of the pinned Kubeflow release."""
         return k8s.kustomize.v2.Directory(
             name,
-            k8s.kustomize.v2.DirectoryArgs(directory=kubeflow_path(path)),
-            opts=self.child(depends_on, transforms=list(transforms) or None),
+            k8s.kustomize.v2.DirectoryArgs(directory=kubeflow_tree(path, self.sources)),
+            opts=self.child(depends_on, **self._transform_options(KUSTOMIZE_TYPE, name, transforms)),
         )

@@ -16,11 +16,11 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent
-from components.monitoring import SCRAPE_LABELS, chart_args
+from components.monitoring import SCRAPE_LABELS
 from components.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
 from infra.node_labels import ACCELERATOR_LABEL, GPU_TAINT
-from stacks.schema import DcgmSource, MetricsBackend, PlatformConfig
+from stacks.schema import DcgmSource, MetricsBackend, PlatformConfig, Sources
 
 NAMESPACE = "dcgm-exporter"
 RELEASE = "dcgm-exporter"
@@ -101,18 +101,14 @@ class DcgmExporter(PlatformComponent):
         name: str,
         config: PlatformConfig,
         cluster: Cluster,
-        opts: pulumi.ResourceOptions | None = None,
+        opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None,
         *,
         monitoring: pulumi.Resource | None = None,
     ) -> None:
         """`monitoring`: the Monitoring component whose Prometheus Operator CRDs the chart's
         ServiceMonitor needs; the chart waits for it."""
-        super().__init__("DcgmExporter", name, cluster, opts)
+        super().__init__("DcgmExporter", name, cluster, opts, sources)
         ns = self.create_namespace(NAMESPACE)
-        k8s.helm.v4.Chart(
-            RELEASE,
-            chart_args(DCGM_EXPORTER, "dcgm-exporter", RELEASE, NAMESPACE, dcgm_exporter_values(config)),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns] + ([monitoring] if monitoring else [])),
-        )
+        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(config), [ns] + ([monitoring] if monitoring else []))
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace})

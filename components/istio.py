@@ -5,13 +5,14 @@ Kubeflow release. The kind/GKE difference is one field of its settings: GKE moun
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pulumi
 
-from components.base import PlatformComponent
+from components.base import PlatformComponent, PropsTransform
 from infra.cluster import Cluster
-from stacks.schema import GkeCluster, PlatformConfig
+from stacks.schema import GkeCluster, PlatformConfig, Sources
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
@@ -67,30 +68,23 @@ def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
     return {**props, "spec": spec}
 
 
-def settings_transform(settings: IstioSettings) -> pulumi.ResourceTransform:
-    """Apply the settings to the Istio objects they concern; leave the others alone."""
-
-    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
-        props = dict(args.props)
-        patched = None
-        if settings.cni_bin_dir:
-            patched = with_cni_bin_dir(props, settings.cni_bin_dir)
-        if patched is None and settings.gateway_annotations:
-            patched = with_gateway_annotations(props, settings.gateway_annotations)
-        return pulumi.ResourceTransformResult(props=patched, opts=args.opts) if patched else None
-
-    return transform
+def settings_transforms(settings: IstioSettings) -> tuple[PropsTransform, ...]:
+    """The settings as transforms of the Istio objects they concern."""
+    transforms: list[PropsTransform] = []
+    if settings.cni_bin_dir:
+        transforms.append(partial(with_cni_bin_dir, path=settings.cni_bin_dir))
+    if settings.gateway_annotations:
+        transforms.append(partial(with_gateway_annotations, annotations=settings.gateway_annotations))
+    return tuple(transforms)
 
 
 class Istio(PlatformComponent):
     ready: pulumi.Resource
     """Done when istiod, the CNI DaemonSet and the ingress gateway are ready."""
 
-    def __init__(self, name: str, settings: IstioSettings, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("Istio", name, cluster, opts)
+    def __init__(self, name: str, settings: IstioSettings, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
+        super().__init__("Istio", name, cluster, opts, sources)
         crds = self.kustomize("istio-crds", CRDS)
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
-        needs_transform = settings.cni_bin_dir or settings.gateway_annotations
-        transforms = [settings_transform(settings)] if needs_transform else []
-        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=transforms)
+        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=settings_transforms(settings))
         self.register_outputs({})

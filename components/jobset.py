@@ -7,6 +7,7 @@ import pulumi
 from components.base import PlatformComponent
 from components.versions import JOBSET_CHART
 from infra.cluster import Cluster
+from stacks.schema import Sources
 
 NAMESPACE = "jobset-system"
 
@@ -14,8 +15,8 @@ NAMESPACE = "jobset-system"
 class JobSet(PlatformComponent):
     ready: pulumi.Resource
 
-    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("JobSet", name, cluster, opts)
+    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
+        super().__init__("JobSet", name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace])
         self.register_outputs({})

@@ -18,17 +18,20 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.base import PlatformComponent
+from components.base import PlatformComponent, PropsTransform, matches
 from components.monitoring import GRAFANA_PATH
 from components.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, secret
 from infra.cluster import Cluster
-from stacks.schema import AuthKind, GkeCluster, KubeflowAuth, PlatformConfig
+from stacks.schema import AuthKind, GkeCluster, KubeflowAuth, PlatformConfig, Sources
 
+# The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
+# kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
+# the old `common/networkpolicies/base` held; the rest moved into the dex, oauth2-proxy,
+# istio-namespace and cert-manager trees.
 CORE = (
     ("kubeflow-namespace", "common/kubeflow-namespace/base"),
     ("kubeflow-roles", "common/kubeflow-roles/base"),
     ("kubeflow-istio-resources", "common/istio/kubeflow-istio-resources/base"),
-    ("network-policies", "common/networkpolicies/base"),
 )
 APPS = (
     ("central-dashboard", "applications/centraldashboard/overlays/oauth2-proxy"),
@@ -95,17 +98,11 @@ def dashboard_links(menu: tuple[dict[str, Any], ...]) -> str:
     )
 
 
-def menu_transform(menu: tuple[dict[str, Any], ...]) -> pulumi.ResourceTransform:
-    links = dashboard_links(menu)
-
-    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
-        props: dict[str, Any] = dict(args.props)
-        if (props.get("kind"), (props.get("metadata") or {}).get("name")) != ("ConfigMap", DASHBOARD_CONFIGMAP):
-            return None
-        data = {**(props.get("data") or {}), "links": links}
-        return pulumi.ResourceTransformResult(props={**props, "data": data}, opts=args.opts)
-
-    return transform
+def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
+    """The central dashboard's ConfigMap with our menu; None for other objects."""
+    if not matches(props, "ConfigMap", DASHBOARD_CONFIGMAP):
+        return None
+    return {**props, "data": {**(props.get("data") or {}), "links": links}}
 
 
 def password_env(email: str) -> str:
@@ -172,22 +169,19 @@ def dex_secret_data(auth: KubeflowAuth) -> pulumi.Output[dict[str, str]]:
     return pulumi.Output.secret(secret(DEX_PASSWORD_HASHES).apply(per_user))
 
 
-def dex_transform(auth: KubeflowAuth) -> pulumi.ResourceTransform:
-    """Replace the release's example Dex user and default password with ours."""
-    data: pulumi.Output[dict[str, str]] = dex_secret_data(auth)
-    config_yaml = dex_config(auth)
+def with_dex_users(props: dict[str, Any], config_yaml: str, secret_data: Any) -> dict[str, Any] | None:
+    """The release's example Dex user and default password replaced by ours: the `dex`
+    ConfigMap gets our config, the `dex-passwords` Secret our hashes (common/dex/base)."""
+    if matches(props, "ConfigMap", "dex"):
+        return {**props, "data": {"config.yaml": config_yaml}}
+    if matches(props, "Secret", "dex-passwords"):
+        return {**{k: v for k, v in props.items() if k != "data"}, "stringData": secret_data}
+    return None
 
-    def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
-        props: dict[str, Any] = dict(args.props)
-        target = (props.get("kind"), (props.get("metadata") or {}).get("name"))
-        if target == ("ConfigMap", "dex"):
-            return pulumi.ResourceTransformResult(props={**props, "data": {"config.yaml": config_yaml}}, opts=args.opts)
-        if target == ("Secret", "dex-passwords"):
-            props = {k: v for k, v in props.items() if k != "data"}
-            return pulumi.ResourceTransformResult(props={**props, "stringData": data}, opts=args.opts)
-        return None
 
-    return transform
+def dex_transforms(auth: KubeflowAuth) -> tuple[PropsTransform, ...]:
+    config_yaml, secret_data = dex_config(auth), dex_secret_data(auth)
+    return (lambda props: with_dex_users(props, config_yaml, secret_data),)
 
 
 class Kubeflow(PlatformComponent):
@@ -200,18 +194,18 @@ class Kubeflow(PlatformComponent):
         settings: KubeflowSettings,
         cluster: Cluster,
         needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None,
+        opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None,
     ):
-        super().__init__("Kubeflow", name, cluster, opts)
+        super().__init__("Kubeflow", name, cluster, opts, sources)
         core: list[pulumi.Resource] = []
         for tree, path in CORE:
             core.append(self.kustomize(tree, path, depends_on=needs + core[:1]))
         self.kustomize("oauth2-proxy", settings.oauth2_proxy_path, depends_on=core)
-        self.kustomize("dex", DEX, depends_on=core, transforms=[dex_transform(settings.auth)])
+        self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(settings.auth))
+        links = dashboard_links(settings.menu)
+        menu = (lambda props: with_menu(props, links),)
         apps = {
-            tree: self.kustomize(
-                tree, path, depends_on=core, transforms=[menu_transform(settings.menu)] if tree == "central-dashboard" else ()
-            )
+            tree: self.kustomize(tree, path, depends_on=core, transforms=menu if tree == "central-dashboard" else ())
             for tree, path in APPS
         }
         self.ready = apps["profiles-kfam"]

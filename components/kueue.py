@@ -18,7 +18,7 @@ from components.base import PlatformComponent, apply_manifest
 from components.versions import KUEUE_CHART
 from infra.cluster import Cluster
 from infra.node_labels import pool_selector, pool_taints
-from stacks.schema import GkeCluster, PlatformConfig
+from stacks.schema import GkeCluster, PlatformConfig, Sources
 
 NAMESPACE = "kueue-system"
 FRAMEWORKS = (
@@ -82,9 +82,9 @@ class Kueue(PlatformComponent):
         config: PlatformConfig,
         cluster: Cluster,
         needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None,
+        opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None,
     ):
-        super().__init__("Kueue", name, cluster, opts)
+        super().__init__("Kueue", name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(), [namespace, *needs])
         self.flavors = [

@@ -27,10 +27,10 @@ from components.alerts import rule_spec
 from components.dashboards import dashboards
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.secrets import GRAFANA_ADMIN_PASSWORD, secret
-from components.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, Pin, image
+from components.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
 from infra.node_labels import ACCELERATOR_LABEL, POOL_LABEL
-from stacks.schema import GkeCluster, MetricsBackend, MonitoringConfig, PlatformConfig
+from stacks.schema import GkeCluster, MetricsBackend, MonitoringConfig, PlatformConfig, Sources
 
 NAMESPACE = "monitoring"
 # Helm release names; fullnameOverride pins the object names to them, so the service
@@ -89,18 +89,6 @@ GMP_FRONTEND_NAME = "gmp-frontend"
 GMP_FRONTEND_PORT = 9090
 RULE_NAME = "mlplatform-gpu-alerts"
 RAY_POD_MONITOR = "ray-pods"
-
-
-def chart_args(pin: Pin, chart: str, release: str, namespace: str, values: dict[str, Any]) -> k8s.helm.v4.ChartArgs:
-    """A pinned Helm chart from its repository, in `namespace`."""
-    return k8s.helm.v4.ChartArgs(
-        chart=chart,
-        name=release,
-        namespace=namespace,
-        version=pin.version,
-        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=pin.location),
-        values=values,
-    )
 
 
 def gpu_metrics(config: PlatformConfig) -> bool:
@@ -286,13 +274,13 @@ class Monitoring(PlatformComponent):
     """`<service>.<namespace>:<port>` of Grafana inside the cluster."""
 
     def __init__(
-        self, name: str, config: PlatformConfig, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
+        self, name: str, config: PlatformConfig, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None
     ) -> None:
-        super().__init__("Monitoring", name, cluster, opts)
+        super().__init__("Monitoring", name, cluster, opts, sources)
         ns = self.create_namespace(NAMESPACE)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         if config.components.monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            self._prometheus_stack(config.components.monitoring, in_ns)
+            self._prometheus_stack(config.components.monitoring, ns, in_ns)
         else:
             assert isinstance(config.cluster, GkeCluster)  # the schema allows gke-managed only on GKE
             self._managed_prometheus(config, config.cluster, in_ns)
@@ -302,14 +290,10 @@ class Monitoring(PlatformComponent):
         self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
         self.register_outputs({"namespace": self.namespace, "grafanaService": self.grafana_service})
 
-    def _prometheus_stack(self, config: MonitoringConfig, opts: pulumi.ResourceOptions) -> None:
+    def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> None:
         """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
-        stack = k8s.helm.v4.Chart(
-            PROMETHEUS_RELEASE,
-            chart_args(
-                KUBE_PROMETHEUS_STACK, "kube-prometheus-stack", PROMETHEUS_RELEASE, NAMESPACE, prometheus_stack_values(config)
-            ),
-            opts=opts,
+        stack = self.chart(
+            PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns]
         )
         after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
         k8s.apiextensions.CustomResource(
@@ -367,11 +351,7 @@ class Monitoring(PlatformComponent):
                 data=data,
                 opts=in_ns,
             )
-        k8s.helm.v4.Chart(
-            GRAFANA_RELEASE,
-            chart_args(GRAFANA, "grafana", GRAFANA_RELEASE, NAMESPACE, grafana_values(config)),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[ns, admin]),
-        )
+        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(config), [ns, admin])
         if config.components.kubeflow.enabled:
             apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(), in_ns)
 

@@ -35,26 +35,28 @@ def _needs(ready: Ready, *keys: str) -> list[pulumi.Resource]:
 
 
 def _cert_manager(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return CertManager("cert-manager", cluster).ready
+    return CertManager("cert-manager", cluster, sources=config.sources).ready
 
 
 def _istio(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Istio("istio", istio_settings(config), cluster).ready
+    return Istio("istio", istio_settings(config), cluster, sources=config.sources).ready
 
 
 def _kubeflow(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    kubeflow = Kubeflow("kubeflow", kubeflow_settings(config), cluster, _needs(ready, "certManager", "istio"))
+    kubeflow = Kubeflow(
+        "kubeflow", kubeflow_settings(config), cluster, _needs(ready, "certManager", "istio"), sources=config.sources
+    )
     if isinstance(config.cluster, GkeCluster) and config.components.kubeflow.auth.hostname:
         HttpsGateway("kubeflow-https", config, cluster, _needs(ready, "istio") + [kubeflow.ready])
     return kubeflow.ready
 
 
 def _jobset(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return JobSet("jobset", cluster).ready
+    return JobSet("jobset", cluster, sources=config.sources).ready
 
 
 def _trainer(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    trainer = Trainer("trainer", cluster, _needs(ready, "jobset"))
+    trainer = Trainer("trainer", cluster, _needs(ready, "jobset"), sources=config.sources)
     # Our runtimes, not the chart's hook: after the CRDs and the validating webhook are up.
     TrainingRuntimes(
         "runtimes", config, pulumi.ResourceOptions(providers=[cluster.provider], depends_on=[trainer.ready])
@@ -65,17 +67,17 @@ def _trainer(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.R
 def _kuberay(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
     if config.components.kuberay.source is RaySource.GKE_ADDON:
         return None  # GKE's managed operator: an add-on of the cluster (infra/gke.py)
-    return KubeRay("kuberay", cluster).ready
+    return KubeRay("kuberay", cluster, sources=config.sources).ready
 
 
 def _kueue(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
     # No edge to Trainer/JobSet/KubeRay: Kueue defers an integration until its CRD appears
     # (kubernetes-sigs/kueue pkg/controller/jobframework/setup.go, "deferring setting up controller").
-    return Kueue("kueue", config, cluster, []).ready
+    return Kueue("kueue", config, cluster, [], sources=config.sources).ready
 
 
 def _monitoring(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Monitoring("monitoring", config, cluster)
+    return Monitoring("monitoring", config, cluster, sources=config.sources)
 
 
 def _dcgm_exporter(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
@@ -83,7 +85,7 @@ def _dcgm_exporter(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pu
         return None  # GKE runs the exporter (infra/gke.py enables the DCGM monitoring package)
     # The chart's ServiceMonitor needs the Prometheus Operator CRDs of the Monitoring component.
     monitoring = ready.get("monitoring") if service_monitor_enabled(config) else None
-    return DcgmExporter("dcgm-exporter", config, cluster, monitoring=monitoring)
+    return DcgmExporter("dcgm-exporter", config, cluster, monitoring=monitoring, sources=config.sources)
 
 
 INSTALLERS: dict[str, Installer] = {

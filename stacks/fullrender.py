@@ -1,0 +1,411 @@
+"""The whole platform as the cluster will receive it: every chart rendered by helm v4 and
+every Kubeflow tree built by kustomize the way pulumi-kubernetes does it, put through the
+program's own transforms, plus the objects we author.
+
+What pulumi-kubernetes does, read in its provider sources (provider/pkg/provider/helm/v4/
+chart.go, kustomize/v2/directory.go, yaml/v2/yaml.go):
+- helm.v4.Chart: `helm template` with the release named after the resource (or `name`),
+  `--namespace`, CRDs included, hooks dropped (`DisableHooks`, hooks are never applied),
+  the cluster's version and API versions as capabilities;
+- kustomize.v2.Directory: krusty with no load restrictions and no reordering;
+- both: a namespaced object without a namespace gets the install's namespace (or the
+  provider's default, `default`), then the resource transforms run on each object.
+Capabilities offline: the pinned Kubernetes version, and the API versions a first
+`pulumi up` would find, i.e. the CRDs of the installs this one depends on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+import pulumi
+import yaml
+
+from components.base import HELM_CHART_TYPE, KUSTOMIZE_TYPE, apply_transforms
+from components.versions import KIND_NODE_IMAGE
+from stacks import tools
+from stacks.plan import SECRET, Plan, Recorded
+from stacks.schemas import load_all
+from stacks.render import APPLY_ORDER, CONFIG_FILE, HELM_RELEASE, authored_objects, is_authored_object, manifest
+
+REPO = Path(__file__).resolve().parents[1]
+KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]
+"""The Kubernetes version charts are rendered for: the kind node image's (GKE's REGULAR
+channel runs the same minor, Nov 2026)."""
+DEFAULT_NAMESPACE = "default"
+# Cluster-scoped built-in kinds (kubectl api-resources --namespaced=false, Kubernetes 1.34).
+CLUSTER_SCOPED = frozenset(
+    {
+        "APIService",
+        "CertificateSigningRequest",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "ComponentStatus",
+        "CSIDriver",
+        "CSINode",
+        "CustomResourceDefinition",
+        "FlowSchema",
+        "IngressClass",
+        "IPAddress",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
+        "MutatingWebhookConfiguration",
+        "Namespace",
+        "Node",
+        "PersistentVolume",
+        "PriorityClass",
+        "PriorityLevelConfiguration",
+        "RuntimeClass",
+        "ServiceCIDR",
+        "StorageClass",
+        "ValidatingAdmissionPolicy",
+        "ValidatingAdmissionPolicyBinding",
+        "ValidatingWebhookConfiguration",
+        "VolumeAttachment",
+        "DeviceClass",
+        "ResourceSlice",
+    }
+)
+# Applied last: a webhook registered before its Service is up rejects what follows it.
+APPLY_LAST = ("APIService", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
+UNKNOWN = "[unknown]"
+
+
+class RenderError(Exception):
+    """helm or kustomize failed on an install; the message names the install and the tool's error."""
+
+
+@dataclass(frozen=True)
+class Install:
+    """One chart or tree of the plan, with what helm or kustomize needs to render it."""
+
+    resource: Recorded
+    component: str
+    kind: str
+    """helm or kustomize"""
+    target: str
+    """chart reference or kustomize directory"""
+    namespace: str | None
+    release: str = ""
+    version: str | None = None
+    repo: str | None = None
+    values: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        return f"{self.component}/{self.resource.name}" if self.component else self.resource.name
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One object the cluster receives and where it comes from."""
+
+    obj: dict[str, Any]
+    source: str
+    """`<component>/<install>` for upstream objects, `<component>` for ours"""
+    urn: str
+    """the plan resource that creates it (the install, or our own resource)"""
+    upstream: bool
+    original: dict[str, Any] | None = None
+    """upstream objects: as the chart or tree had it, before our transforms"""
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """(group, kind, namespace, name): what the API server keys the object by."""
+        return object_key(self.obj)
+
+
+@dataclass
+class FullRender:
+    stack: str
+    plan: Plan
+    installs: list[Install]
+    objects: list[Rendered]
+
+    def by_urn(self, urn: str) -> list[Rendered]:
+        return [o for o in self.objects if o.urn == urn]
+
+
+def object_key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
+    api_version = obj.get("apiVersion", "")
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    meta = obj.get("metadata") or {}
+    return (group, obj.get("kind", ""), meta.get("namespace") or "", meta.get("name", ""))
+
+
+def component_of(plan: Plan, resource: Recorded) -> str:
+    for ancestor in plan.ancestors(resource):
+        if ancestor.type.startswith("mlplatform:"):
+            return ancestor.name
+    return ""
+
+
+def installs(plan: Plan) -> list[Install]:
+    """Every chart and tree in the plan, in URN order."""
+    found = []
+    for resource in plan.resources:
+        inputs = resource.inputs
+        component = component_of(plan, resource)
+        if resource.type == HELM_CHART_TYPE:
+            found.append(
+                Install(
+                    resource=resource,
+                    component=component,
+                    kind="helm",
+                    target=inputs["chart"],
+                    namespace=inputs.get("namespace") or None,
+                    release=inputs.get("name") or resource.name,
+                    version=inputs.get("version"),
+                    repo=(inputs.get("repositoryOpts") or {}).get("repo"),
+                    values=inputs.get("values") or {},
+                )
+            )
+        elif resource.type == KUSTOMIZE_TYPE:
+            found.append(
+                Install(
+                    resource=resource,
+                    component=component,
+                    kind="kustomize",
+                    target=inputs["directory"],
+                    namespace=inputs.get("namespace") or None,
+                )
+            )
+        elif resource.type in (HELM_RELEASE, CONFIG_FILE):
+            raise RenderError(f"{resource.name}: {resource.type} is not rendered offline; install it as a Chart or Directory")
+    return found
+
+
+# --- the dependency graph of the plan ---------------------------------------------------
+
+
+def dependency_closure(plan: Plan, resource: Recorded) -> set[str]:
+    """URNs `resource` waits for in Pulumi's graph: its dependencies and theirs, a component
+    standing for everything under it (Pulumi waits for a component's children)."""
+    children: dict[str, list[str]] = {}
+    for r in plan.resources:
+        if r.parent:
+            children.setdefault(r.parent, []).append(r.urn)
+    seen: set[str] = set()
+    stack = list(resource.dependencies)
+    while stack:
+        urn = stack.pop()
+        if urn in seen:
+            continue
+        seen.add(urn)
+        stack += children.get(urn, [])
+        if urn in plan._by_urn:
+            stack += plan.get(urn).dependencies
+    return seen
+
+
+# --- running helm and kustomize ---------------------------------------------------------
+
+
+def _run(args: list[str], what: str) -> str:
+    env = {**os.environ}
+    # helm keeps its repository cache and config apart from the user's.
+    home = tools.cache_dir().parent / "helm"
+    env.update(HELM_CACHE_HOME=str(home / "cache"), HELM_CONFIG_HOME=str(home / "config"), HELM_DATA_HOME=str(home / "data"))
+    result = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RenderError(f"{what}: {' '.join(args[:2])} failed:\n{result.stderr.strip()}")
+    return result.stdout
+
+
+def _plain(value: Any) -> Any:
+    """Values for YAML: Pulumi Outputs (secrets from transforms) become SECRET."""
+    if isinstance(value, pulumi.Output):
+        return SECRET
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def api_versions(objects: Iterable[dict[str, Any]]) -> list[str]:
+    """helm `--api-versions` entries (`group/version` and `group/version/Kind`) of the CRDs among `objects`."""
+    found: set[str] = set()
+    for obj in objects:
+        if obj.get("kind") != "CustomResourceDefinition":
+            continue
+        spec = obj.get("spec") or {}
+        for version in spec.get("versions") or []:
+            group_version = f"{spec.get('group')}/{version.get('name')}"
+            found |= {group_version, f"{group_version}/{(spec.get('names') or {}).get('kind')}"}
+    return sorted(found)
+
+
+_PARSED: dict[str, tuple[dict[str, Any], ...]] = {}
+
+
+def parsed(text: str) -> tuple[dict[str, Any], ...]:
+    """The documents of a render output, parsed once per process (shipped stacks share most
+    installs). Callers never mutate them: normalizing and transforms build new dicts."""
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    if digest not in _PARSED:
+        _PARSED[digest] = tuple(load_all(text))
+    return _PARSED[digest]
+
+
+def render_chart(install: Install, capabilities: list[str]) -> str:
+    with tempfile.NamedTemporaryFile("w", suffix=".json") as values:
+        json.dump(install.values, values)
+        values.flush()
+        args = [tools.find(tools.HELM), "template", install.release, install.target]
+        args += ["--namespace", install.namespace or DEFAULT_NAMESPACE, "--include-crds", "--no-hooks"]
+        args += ["--kube-version", KUBERNETES_VERSION, "-f", values.name]
+        if install.version:
+            args += ["--version", install.version]
+        if install.repo:
+            args += ["--repo", install.repo]
+        for capability in capabilities:
+            args += ["--api-versions", capability]
+        return _run(args, install.label)
+
+
+def build_tree(install: Install) -> str:
+    args = [tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target]
+    return _run(args, install.label)
+
+
+def namespaced_kinds(objects: Iterable[dict[str, Any]]) -> dict[tuple[str, str], bool]:
+    """(group, kind) -> namespaced, for the custom kinds whose CRDs are among `objects`."""
+    scopes = {}
+    for obj in objects:
+        if obj.get("kind") == "CustomResourceDefinition":
+            spec = obj.get("spec") or {}
+            scopes[(spec.get("group", ""), (spec.get("names") or {}).get("kind", ""))] = spec.get("scope") == "Namespaced"
+    return scopes
+
+
+def is_namespaced(obj: dict[str, Any], custom: dict[tuple[str, str], bool]) -> bool | None:
+    """Whether the kind is namespaced; None when no CRD in the render says."""
+    group, kind, _, _ = object_key(obj)
+    if "." not in group or group.endswith(".k8s.io") and not group.endswith(".x-k8s.io"):
+        return kind not in CLUSTER_SCOPED
+    return custom.get((group, kind))
+
+
+def normalized(obj: dict[str, Any], namespace: str, custom: dict[tuple[str, str], bool]) -> dict[str, Any]:
+    """`obj` with the install's namespace when its kind is namespaced and it names none (a new dict)."""
+    meta = obj.get("metadata") or {}
+    if meta.get("namespace") or not is_namespaced(obj, custom):
+        return obj
+    return {**obj, "metadata": {**meta, "namespace": namespace}}
+
+
+def _apply_rank(rendered: Rendered) -> tuple[int, str, str, str, str, str]:
+    obj = rendered.obj
+    kind = obj.get("kind", "")
+    if kind in APPLY_ORDER:
+        rank = APPLY_ORDER.index(kind)
+    elif kind in APPLY_LAST:
+        rank = len(APPLY_ORDER) + 1 + APPLY_LAST.index(kind)
+    else:
+        rank = len(APPLY_ORDER)
+    group, _, namespace, name = rendered.key
+    return (rank, group, kind, namespace, name, rendered.source)
+
+
+def full_render(plan: Plan) -> FullRender:
+    """Render every install of `plan` and add our own objects; raises RenderError."""
+    found = installs(plan)
+    raw: dict[str, tuple[dict[str, Any], ...]] = {}
+    trees = [i for i in found if i.kind == "kustomize"]
+    # helm and kubectl run side by side; their output is parsed here, in one thread.
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for install, text in zip(trees, pool.map(build_tree, trees)):
+            raw[install.resource.urn] = parsed(text)
+    # Charts see the CRDs of what they depend on (the trees are built by now).
+    charts = [i for i in found if i.kind == "helm"]
+    # A chart whose capabilities depend on another chart's CRDs renders after it.
+    pending = list(charts)
+    while pending:
+        ready = [i for i in pending if not (dependency_closure(plan, i.resource) & {c.resource.urn for c in pending})]
+        if not ready:
+            raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending))
+        inputs = []
+        for install in ready:
+            before = [o for urn in dependency_closure(plan, install.resource) & set(raw) for o in raw[urn]]
+            inputs.append(api_versions(before))
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            for install, text in zip(ready, pool.map(render_chart, ready, inputs)):
+                raw[install.resource.urn] = parsed(text)
+        pending = [i for i in pending if i not in ready]
+
+    everything = [o for objects in raw.values() for o in objects] + authored_objects(plan)
+    custom = namespaced_kinds(everything)
+    if any(is_namespaced(o, custom) is None for o in everything):
+        custom = _shared_scopes() | custom
+    rendered: list[Rendered] = []
+    for install in found:
+        transforms = plan.transforms.get((install.resource.type, install.resource.name), ())
+        for original in raw[install.resource.urn]:
+            obj = normalized(original, install.namespace or DEFAULT_NAMESPACE, custom)
+            changed = apply_transforms(obj, transforms)
+            final = _plain(changed) if changed is not None else obj
+            rendered.append(Rendered(final, install.label, install.resource.urn, True, original))
+    for resource in plan.resources:
+        if is_authored_object(resource):
+            obj = manifest(resource)
+            rendered.append(Rendered(obj, component_of(plan, resource), resource.urn, False))
+    rendered.sort(key=_apply_rank)
+    return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered)
+
+
+def _shared_scopes() -> dict[tuple[str, str], bool]:
+    from stacks.schemas import crd_scopes
+
+    return crd_scopes()
+
+
+# --- files ------------------------------------------------------------------------------
+
+
+def index(render: FullRender) -> list[dict[str, str]]:
+    return [
+        {"apiVersion": o.obj.get("apiVersion", ""), "kind": o.obj.get("kind", ""), "namespace": o.key[2], "name": o.key[3], "source": o.source}
+        for o in render.objects
+    ]
+
+
+def counts(render: FullRender) -> dict[str, int]:
+    """Objects per install (upstream) and per component (ours), for the reviewed snapshot."""
+    result: dict[str, int] = {}
+    for o in render.objects:
+        label = o.source if o.upstream else f"{o.source} (ours)"
+        result[label] = result.get(label, 0) + 1
+    return dict(sorted(result.items()))
+
+
+def write(render: FullRender, out: Path) -> list[Path]:
+    """DIR/platform.yaml (every object, in apply order) and DIR/index.yaml (each object's source)."""
+    from stacks.render import dump_all
+
+    out.mkdir(parents=True, exist_ok=True)
+    platform, index_path = out / "platform.yaml", out / "index.yaml"
+    platform.write_text(dump_all([_sorted_keys(o.obj) for o in render.objects]))
+    index_path.write_text(yaml.safe_dump({"stack": render.stack, "objects": index(render), "counts": counts(render)}, sort_keys=False))
+    return [platform, index_path]
+
+
+def _sorted_keys(obj: dict[str, Any]) -> dict[str, Any]:
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: walk(value[k]) for k in sorted(value, key=str)}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        return value
+
+    body = walk(obj)
+    head = {k: body.pop(k) for k in ("apiVersion", "kind", "metadata") if k in body}
+    return {**head, **body}

@@ -1,0 +1,164 @@
+"""Schemas of the objects the platform creates: built-in kinds with kubernetes-validate
+(strict: an unknown field fails, as a typo would be pruned), custom kinds against their
+CRD's openAPIV3Schema, taken from the render itself, else from the pinned upstream CRDs
+(`$CRD_DIR`; `../shared/crds` beside the repo; the cache `make crds` fills).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterable
+
+import jsonschema
+import kubernetes_validate
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlplatform" / "crds"
+KUBERNETES_MINOR = "1.34"
+"""The Kubernetes minor built-in kinds are validated for (the kind node image's; GKE REGULAR)."""
+# Custom kinds GKE itself serves, with no public CRD at a pinned version; their shape is
+# tested directly (tests/test_components.py).
+GKE_PROVIDED_KINDS = frozenset({("cloud.google.com/v1", "BackendConfig")})
+
+Schemas = dict[tuple[str, str], dict[str, Any]]
+
+
+class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """PyYAML's safe loader (the C one where built), reading a plain `=` as the string it
+    is in YAML 1.2 (CRD enums list `=` as an operator; PyYAML 1.1 makes it a `value` tag)."""
+
+
+Loader.add_constructor("tag:yaml.org,2002:value", lambda loader, node: loader.construct_scalar(node))
+
+
+def load_all(text: str) -> list[dict[str, Any]]:
+    """The non-empty mapping documents of a multi-document YAML text."""
+    return [d for d in yaml.load_all(text, Loader=Loader) if isinstance(d, dict) and d]
+
+
+def crd_dir() -> Path | None:
+    """Where the pinned upstream CRDs are: `$CRD_DIR`, ../shared/crds beside the repo, the cache."""
+    for candidate in (os.environ.get("CRD_DIR"), REPO.parent / "shared" / "crds", CACHE):
+        if candidate and Path(candidate).is_dir() and any(Path(candidate).rglob("*.yaml")):
+            return Path(candidate)
+    return None
+
+
+def schemas_of(crds: Iterable[dict[str, Any]]) -> Schemas:
+    """(apiVersion, kind) -> openAPIV3Schema for every version of every CRD in `crds`."""
+    found: Schemas = {}
+    for doc in crds:
+        if doc.get("kind") != "CustomResourceDefinition":
+            continue
+        spec = doc["spec"]
+        for version in spec["versions"]:
+            schema = (version.get("schema") or {}).get("openAPIV3Schema")
+            if schema:
+                found[(f"{spec['group']}/{version['name']}", spec["names"]["kind"])] = schema
+    return found
+
+
+@cache
+def _shared_crds() -> tuple[dict[str, Any], ...]:
+    root = crd_dir()
+    if root is None:
+        return ()
+    docs = []
+    for path in sorted(root.rglob("*.yaml")):
+        docs += load_all(path.read_text())
+    return tuple(docs)
+
+
+@cache
+def shared_schemas() -> Schemas:
+    return schemas_of(_shared_crds())
+
+
+def crd_scopes() -> dict[tuple[str, str], bool]:
+    """(group, kind) -> namespaced, from the pinned upstream CRDs."""
+    return {
+        (d["spec"]["group"], d["spec"]["names"]["kind"]): d["spec"].get("scope") == "Namespaced"
+        for d in _shared_crds()
+        if d.get("kind") == "CustomResourceDefinition"
+    }
+
+
+def strict(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with unknown fields rejected, as the API server prunes (and we want typos caught).
+
+    `x-kubernetes-preserve-unknown-fields` and `x-kubernetes-int-or-string` keep their meaning.
+    """
+    schema = copy.deepcopy(schema)
+
+    def walk(node: Any) -> None:
+        if not isinstance(node, dict):
+            return
+        if node.get("x-kubernetes-int-or-string"):
+            node.pop("type", None)
+            node["anyOf"] = [{"type": "integer"}, {"type": "string"}]
+        if "properties" in node and not node.get("x-kubernetes-preserve-unknown-fields"):
+            node.setdefault("additionalProperties", False)
+        if node.get("nullable"):
+            kind = node.get("type")
+            if isinstance(kind, str):
+                node["type"] = [kind, "null"]
+        for value in node.values():
+            if isinstance(value, dict):
+                walk(value)
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+
+    walk(schema)
+    # metadata is validated by the API server, not by the CRD schema.
+    root = schema.setdefault("properties", {})
+    root["metadata"] = {"type": "object"}
+    # Some CRDs (Istio's) describe only spec/status; every object has these two.
+    root.setdefault("apiVersion", {"type": "string"})
+    root.setdefault("kind", {"type": "string"})
+    return schema
+
+
+class Validator:
+    """Validates objects against built-in schemas and the given CRD schemas (then the shared ones)."""
+
+    def __init__(self, crd_schemas: Schemas | None = None):
+        self.schemas: Schemas = {**shared_schemas(), **(crd_schemas or {})}
+        self._compiled: dict[tuple[str, str], jsonschema.Draft7Validator] = {}
+
+    def errors(self, obj: dict[str, Any]) -> list[str]:
+        """Every schema error of `obj` (empty: valid)."""
+        if is_builtin(obj):
+            return builtin_errors(obj)
+        key = (obj.get("apiVersion", ""), obj.get("kind", ""))
+        if key in GKE_PROVIDED_KINDS:
+            return []
+        if key not in self.schemas:
+            return [f"no CRD for {key[1]} {key[0]} in the render or in {crd_dir()}"]
+        if key not in self._compiled:
+            self._compiled[key] = jsonschema.Draft7Validator(strict(self.schemas[key]))
+        return [
+            f"{'.'.join(str(p) for p in error.absolute_path) or '<root>'}: {error.message}"
+            for error in sorted(self._compiled[key].iter_errors(obj), key=lambda e: list(map(str, e.absolute_path)))
+        ]
+
+
+def is_builtin(obj: dict[str, Any]) -> bool:
+    api_version = obj.get("apiVersion", "")
+    group = api_version.split("/")[0] if "/" in api_version else ""
+    core_groups = {"", "apps", "batch", "policy", "autoscaling"}
+    return group in core_groups or (group.endswith(".k8s.io") and not group.endswith(".x-k8s.io"))
+
+
+def builtin_errors(obj: dict[str, Any]) -> list[str]:
+    try:
+        kubernetes_validate.validate(obj, KUBERNETES_MINOR, strict=True)
+    except kubernetes_validate.ValidationError as err:
+        return [f"{'.'.join(str(p) for p in err.path) or '<root>'}: {err.message}"]
+    except kubernetes_validate.SchemaNotFoundError as err:
+        return [f"no schema for {obj.get('kind')} {obj.get('apiVersion')}: {err}"]
+    return []
