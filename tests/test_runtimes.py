@@ -130,7 +130,7 @@ spec:
                   labels: {sidecar.istio.io/inject: "false"}
                 spec:
                   containers:
-                    - {name: node, image: "pytorch/pytorch:2.10.0-cuda12.8-cudnn9-runtime"}
+                    - {name: node, image: "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"}
 """
 UPSTREAM_DEEPSPEED = """
 apiVersion: trainer.kubeflow.org/v1alpha1
@@ -183,6 +183,13 @@ spec:
 def test_base_runtime_is_the_upstream_one_plus_the_istio_opt_out(expected: str) -> None:
     manifest = yaml.safe_load(expected)
     assert BY_NAME[manifest["metadata"]["name"]] == manifest
+
+
+def test_torch_runtimes_run_the_pytorch_image_of_trainer_v2_3_0() -> None:
+    # files/runtimes/torch-distributed.yaml at v2.3.0 (kubeflow/trainer#3780 moved it off 2.10.0-cuda12.8).
+    for name in ["torch-distributed", "torch-distributed-l4", "torch-distributed-h100"]:
+        (container,) = dict(pod_specs(BY_NAME[name]))["node"]["spec"]["containers"]
+        assert container["image"] == "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime", name
 
 
 # --- placement --------------------------------------------------------------------------
