@@ -148,16 +148,18 @@ RAY_IMAGE = Pin(
     source="Ray docs, k8s-ecosystem/istio.md example (KubeRay with Istio); GPU workers use the -gpu tag",
 )
 
-# Training runtime images (runtimes/catalog.py). The Trainer chart's runtimes use the same
-# images; its own-built images are tagged v<chart version> (charts/kubeflow-trainer/templates/
-# _helpers.tpl `trainer.defaultImageTag`), i.e. v2.3.0 for the pinned chart.
+# Training runtime images (runtimes/catalog.py): the images of the Trainer v2.3.0 runtimes,
+# read at tag v2.3.0 (658725bd) of github.com/kubeflow/trainer. Its own-built images are
+# tagged v<chart version> (charts/kubeflow-trainer/templates/_helpers.tpl
+# `trainer.defaultImageTag`), i.e. v2.3.0 for the pinned chart; the kustomize overlay
+# manifests/overlays/runtimes/kustomization.yaml sets the same `newTag: v2.3.0`.
 TORCH_RUNTIME_IMAGE = Pin(
     name="pytorch/pytorch",
     kind=PinKind.IMAGE,
-    version="2.10.0-cuda12.8-cudnn9-runtime",
+    version="2.13.0-cuda13.0-cudnn9-runtime",
     location="docker.io/pytorch/pytorch",
-    source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/templates/runtimes/torch-distributed.yaml "
-    "(torch-distributed runtime image)",
+    source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/files/runtimes/torch-distributed.yaml "
+    "(same in manifests/base/runtimes/torch_distributed.yaml; bumped from 2.10.0-cuda12.8 by kubeflow/trainer#3780)",
 )
 DEEPSPEED_RUNTIME_IMAGE = Pin(
     name="kubeflow/trainer/deepspeed-runtime",
@@ -165,7 +167,7 @@ DEEPSPEED_RUNTIME_IMAGE = Pin(
     version="v2.3.0",
     location="ghcr.io/kubeflow/trainer/deepspeed-runtime",
     source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/values.yaml runtimes.deepspeedDistributed.image "
-    "(tag defaults to v<chart version>)",
+    "(tag empty: defaults to v<chart version>), used by files/runtimes/deepspeed-distributed.yaml",
 )
 MLX_RUNTIME_IMAGE = Pin(
     name="kubeflow/trainer/mlx-runtime",
@@ -173,14 +175,15 @@ MLX_RUNTIME_IMAGE = Pin(
     version="v2.3.0",
     location="ghcr.io/kubeflow/trainer/mlx-runtime",
     source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/values.yaml runtimes.mlxDistributed.image "
-    "(tag defaults to v<chart version>)",
+    "(tag empty: defaults to v<chart version>), used by files/runtimes/mlx-distributed.yaml",
 )
 JAX_RUNTIME_IMAGE = Pin(
     name="nvidia/jax",
     kind=PinKind.IMAGE,
     version="25.10-py3",
     location="nvcr.io/nvidia/jax",
-    source="kubeflow/trainer v2.3.0 manifests/base/runtimes/jax_distributed.yaml (jax-distributed runtime image)",
+    source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/files/runtimes/jax-distributed.yaml "
+    "(same in manifests/base/runtimes/jax_distributed.yaml; unchanged since v2.2.0)",
 )
 
 

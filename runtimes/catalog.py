@@ -1,23 +1,30 @@
 """Our ClusterTrainingRuntimes, as plain manifests: the names data scientists pass to
 `TrainerClient().train(runtime=...)`.
 
-Four upstream runtimes (torch, deepspeed, mlx, jax) in the shape Kubeflow Trainer v2.3
+Four upstream runtimes (torch, deepspeed, mlx, jax) in the shape Kubeflow Trainer v2.3.0
 ships them, plus one variant of each per GPU pool that lands on that pool's nodes.
 Our objects are installed by our code after the Trainer CRDs and webhook exist, not by
-the Trainer chart's runtime hook (`helm.v4.Chart` does not run hooks in order).
+the Trainer chart's runtime installer hook (`helm.v4.Chart` does not run hooks in order).
 
-Upstream sources are files of github.com/kubeflow/trainer at v2.3.0, named on each fact
-below. The copies read could not be tied to the tag byte for byte (see docs/runtimes.md).
-Where the chart and kustomize copies differ (MPI job order, `dependsOn`, `fsGroup`) we
-follow the chart's, which is what a v2.3 chart install creates.
+Upstream sources are files of github.com/kubeflow/trainer at tag v2.3.0 (commit 658725bd),
+named on each fact below: the chart's `charts/kubeflow-trainer/files/runtimes/<name>.yaml`
+(which `templates/runtimes/_runtimes.tpl` feeds to the installer Job) and the kustomize
+`manifests/base/runtimes/<name>.yaml`. At the tag the two agree on everything below,
+images included (the chart's tag defaults to `v<chart version>`, the kustomize overlay
+`manifests/overlays/runtimes/kustomization.yaml` sets `newTag: v2.3.0`).
 
-Deliberately absent:
-- `trainer.kubeflow.org/webhook-validation: disabled` (the chart's `runtimes.commonLabels`):
-  it opts a runtime out of Trainer's admission webhook for good; runtimes we author stay
-  validated (upstream docs, "Skipping Webhook Validation").
-- `spec.podGroupPolicy`: gang scheduling is Kueue's job here; a coscheduling/volcano pod
-  group would make a second scheduler fight Kueue's admission.
-- a `kueue.x-k8s.io/queue-name` label: Kueue v0.19 gives a TrainJob without one the
+Our deliberate differences from upstream:
+- GPU pool variants (`<runtime>-<pool>`): node selector, tolerations, GPU requests = limits,
+  a memory-backed /dev/shm, and for MPI one process per GPU. Upstream has no per-pool variants.
+- `sidecar.istio.io/inject: "false"` on every pod template (kubeflow/trainer#2794).
+- No `trainer.kubeflow.org/webhook-validation: disabled` (the chart's `runtimes.commonLabels`,
+  the kustomize overlay's `labels`): it opts a runtime out of Trainer's admission webhook for
+  good; runtimes we author stay validated (upstream docs, "Skipping Webhook Validation").
+  Nor the chart's own `helm.sh/*` / `app.kubernetes.io/*` labels.
+- No `spec.podGroupPolicy` (upstream's four have none either, and we keep it that way):
+  gang scheduling is Kueue's job here; a coscheduling/volcano pod group would make a second
+  scheduler fight Kueue's admission.
+- No `kueue.x-k8s.io/queue-name` label: Kueue v0.19 gives a TrainJob without one the
   LocalQueue named `default` of its namespace (LocalQueueDefaulting, GA and locked on);
   the platform gives every team namespace that queue.
 """
@@ -46,7 +53,7 @@ KIND = "ClusterTrainingRuntime"
 FRAMEWORK_LABEL = "trainer.kubeflow.org/framework"
 # Marks the replicated job whose `node` container is the trainer; the SDK finds the
 # trainer's image and devices through it (kubeflow/sdk constants TRAINJOB_ANCESTOR_LABEL),
-# value `trainer` in every upstream runtime (charts/kubeflow-trainer/templates/runtimes/).
+# value `trainer` in every upstream runtime (charts/kubeflow-trainer/files/runtimes/*.yaml).
 ANCESTOR_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
 ANCESTOR_TRAINER = "trainer"
 # Istio sidecars break multi-node TrainJobs in profile namespaces (kubeflow/trainer#2794);
@@ -80,27 +87,35 @@ class RuntimeSpec:
 
 
 RUNTIMES: tuple[RuntimeSpec, ...] = (
-    # charts/kubeflow-trainer/templates/runtimes/torch-distributed.yaml: mlPolicy torch: {},
+    # charts/kubeflow-trainer/files/runtimes/torch-distributed.yaml: mlPolicy torch: {},
     # one `node` job (ancestor trainer), image pytorch/pytorch.
     RuntimeSpec("torch-distributed", "torch", TORCH_RUNTIME_IMAGE, Policy.TORCH),
-    # charts/kubeflow-trainer/templates/runtimes/deepspeed-distributed.yaml: mlPolicy mpi,
-    # `launcher` (ancestor trainer) + `node` (sshd) jobs, image deepspeed-runtime.
+    # charts/kubeflow-trainer/files/runtimes/deepspeed-distributed.yaml: mlPolicy mpi,
+    # `node` (sshd) + `launcher` (ancestor trainer) jobs, image deepspeed-runtime.
     RuntimeSpec("deepspeed-distributed", "deepspeed", DEEPSPEED_RUNTIME_IMAGE, Policy.MPI),
-    # charts/kubeflow-trainer/templates/runtimes/mlx-distributed.yaml: same shape as deepspeed.
+    # charts/kubeflow-trainer/files/runtimes/mlx-distributed.yaml: same shape as deepspeed.
     RuntimeSpec("mlx-distributed", "mlx", MLX_RUNTIME_IMAGE, Policy.MPI),
-    # manifests/base/runtimes/jax_distributed.yaml: mlPolicy jax: {}, one `node` job.
+    # charts/kubeflow-trainer/files/runtimes/jax-distributed.yaml: mlPolicy jax: {}, one `node` job.
     RuntimeSpec("jax-distributed", "jax", JAX_RUNTIME_IMAGE, Policy.JAX),
 )
 
 # The MPI wiring Trainer's MPI plugin expects from the upstream images, as the chart's
-# deepspeed/mlx runtimes set it (charts/kubeflow-trainer/templates/runtimes/
-# deepspeed-distributed.yaml): OpenMPI, keys mounted for user mpiuser (uid 1000), the
-# launcher is also rank 0 of the nodes, workers run sshd on 2222 and say Ready when it listens.
+# deepspeed/mlx runtimes set it (charts/kubeflow-trainer/files/runtimes/
+# deepspeed-distributed.yaml, mlx-distributed.yaml): OpenMPI, keys mounted for user mpiuser
+# (uid 1000), the launcher is also rank 0 of the nodes, workers run sshd on 2222 and say
+# Ready when it listens.
 MPI_USER_ID = 1000
+# From v2.3.0 Trainer mounts the SSH private key 0640 root:root (pkg/constants/constants.go
+# MPISSHPrivateKeyFileMode, kubeflow/trainer#3649), so uid 1000 reads it only through its
+# group: both MPI pod templates set `securityContext: {fsGroup: 1000}` (files/runtimes/
+# deepspeed-distributed.yaml and mlx-distributed.yaml, kubeflow/trainer#3748).
+MPI_FS_GROUP = 1000
 SSH_AUTH_MOUNT_PATH = "/home/mpiuser/.ssh"
 SSHD_COMMAND = ("/usr/sbin/sshd",)
 SSHD_ARGS = ("-De", "-f", "/home/mpiuser/.sshd_config")
 SSHD_PORT = 2222
+# The JobSet dependsOn status the launcher waits for (the CRD allows Ready or Complete).
+NODES_READY = "Ready"
 
 
 def runtime_name(spec: RuntimeSpec, pool: GpuPool | None = None) -> str:
@@ -132,10 +147,21 @@ def _container(spec: RuntimeSpec, *, sshd: bool, pool: GpuPool | None) -> dict[s
     return container
 
 
-def _replicated_job(spec: RuntimeSpec, name: str, *, trainer: bool, pool: GpuPool | None) -> dict[str, Any]:
+def _replicated_job(
+    spec: RuntimeSpec,
+    name: str,
+    *,
+    trainer: bool,
+    pool: GpuPool | None,
+    depends_on: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
     """One JobSet replicated job whose pods opt out of Istio and, with a pool, land on it.
     Only MPI runtimes have a non-trainer job: the nodes that run sshd for the launcher."""
-    pod_spec: dict[str, Any] = {"containers": [_container(spec, sshd=not trainer, pool=pool)]}
+    pod_spec: dict[str, Any] = {}
+    if spec.policy is Policy.MPI:
+        # files/runtimes/deepspeed-distributed.yaml: on the launcher's and the nodes' pods.
+        pod_spec["securityContext"] = {"fsGroup": MPI_FS_GROUP}
+    pod_spec["containers"] = [_container(spec, sshd=not trainer, pool=pool)]
     if pool is not None:
         pod_spec["nodeSelector"] = pool_selector(pool)
         pod_spec["tolerations"] = [taint.toleration() for taint in pool_taints(pool)]
@@ -144,7 +170,11 @@ def _replicated_job(spec: RuntimeSpec, name: str, *, trainer: bool, pool: GpuPoo
     if trainer:
         template["metadata"] = {"labels": {ANCESTOR_LABEL: ANCESTOR_TRAINER}}
     template["spec"] = {"template": {"metadata": {"labels": {ISTIO_INJECT_LABEL: "false"}}, "spec": pod_spec}}
-    return {"name": name, "template": template}
+    job: dict[str, Any] = {"name": name}
+    if depends_on is not None:
+        job["dependsOn"] = depends_on
+    job["template"] = template
+    return job
 
 
 def _ml_policy(spec: RuntimeSpec, pool: GpuPool | None) -> dict[str, Any]:
@@ -169,12 +199,18 @@ def _jobset_spec(spec: RuntimeSpec, pool: GpuPool | None) -> dict[str, Any]:
         return {"replicatedJobs": [_replicated_job(spec, NODE, trainer=True, pool=pool)]}
     # The launcher runs mpirun (and is rank 0, runLauncherAsNode); the nodes run sshd. The
     # JobSet succeeds when the launcher does; node pods must be reachable by DNS before Ready.
+    # From v2.3.0 the nodes come first and JobSet creates the launcher only once the node job
+    # is Ready, i.e. sshd listens on every node (files/runtimes/deepspeed-distributed.yaml,
+    # kubeflow/trainer#3748: JobSet forbids dependsOn on the first job and wants the
+    # dependency listed before the job that depends on it).
     return {
         "network": {"publishNotReadyAddresses": True},
         "successPolicy": {"operator": "All", "targetReplicatedJobs": [LAUNCHER]},
         "replicatedJobs": [
-            _replicated_job(spec, LAUNCHER, trainer=True, pool=pool),
             _replicated_job(spec, NODE, trainer=False, pool=pool),
+            _replicated_job(
+                spec, LAUNCHER, trainer=True, pool=pool, depends_on=[{"name": NODE, "status": NODES_READY}]
+            ),
         ],
     }
 

@@ -14,7 +14,6 @@ from kubeflow_trainer_api import models
 from components.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
-
     MLX_RUNTIME_IMAGE,
     PINS,
     TORCH_RUNTIME_IMAGE,
@@ -107,8 +106,10 @@ def test_a_name_over_63_characters_is_an_error_naming_the_pool() -> None:
         runtime_name(catalog.RUNTIMES[1], pool)
 
 
-# The upstream runtimes (charts/kubeflow-trainer/templates/runtimes/ at v2.3.0) with our one
-# change, the Istio opt-out on every pod template; images from the pin table.
+# The upstream runtimes, as github.com/kubeflow/trainer v2.3.0 (658725bd) ships them in
+# charts/kubeflow-trainer/files/runtimes/<name>.yaml (images resolved with the chart's
+# default values; the same in manifests/base/runtimes/ with the runtimes overlay), less the
+# chart's labels and plus our one change, the Istio opt-out on every pod template.
 UPSTREAM_TORCH = """
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime
@@ -130,24 +131,20 @@ spec:
                   labels: {sidecar.istio.io/inject: "false"}
                 spec:
                   containers:
-                    - {name: node, image: "pytorch/pytorch:2.10.0-cuda12.8-cudnn9-runtime"}
+                    - {name: node, image: "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime"}
 """
-UPSTREAM_DEEPSPEED = """
+UPSTREAM_JAX = """
 apiVersion: trainer.kubeflow.org/v1alpha1
 kind: ClusterTrainingRuntime
 metadata:
-  name: deepspeed-distributed
-  labels: {trainer.kubeflow.org/framework: deepspeed}
+  name: jax-distributed
+  labels: {trainer.kubeflow.org/framework: jax}
 spec:
-  mlPolicy:
-    numNodes: 1
-    mpi: {numProcPerNode: 1, mpiImplementation: OpenMPI, sshAuthMountPath: /home/mpiuser/.ssh, runLauncherAsNode: true}
+  mlPolicy: {numNodes: 1, jax: {}}
   template:
     spec:
-      network: {publishNotReadyAddresses: true}
-      successPolicy: {operator: All, targetReplicatedJobs: [launcher]}
       replicatedJobs:
-        - name: launcher
+        - name: node
           template:
             metadata:
               labels: {trainer.kubeflow.org/trainjob-ancestor-step: trainer}
@@ -157,32 +154,75 @@ spec:
                   labels: {sidecar.istio.io/inject: "false"}
                 spec:
                   containers:
-                    - name: node
-                      image: ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0
-                      securityContext: {runAsUser: 1000}
+                    - {name: node, image: "nvcr.io/nvidia/jax:25.10-py3"}
+"""
+# deepspeed-distributed.yaml and mlx-distributed.yaml differ only in name, label and image.
+UPSTREAM_MPI = """
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata:
+  name: {framework}-distributed
+  labels: {{trainer.kubeflow.org/framework: {framework}}}
+spec:
+  mlPolicy:
+    numNodes: 1
+    mpi: {{numProcPerNode: 1, mpiImplementation: OpenMPI, sshAuthMountPath: /home/mpiuser/.ssh, runLauncherAsNode: true}}
+  template:
+    spec:
+      network: {{publishNotReadyAddresses: true}}
+      successPolicy: {{operator: All, targetReplicatedJobs: [launcher]}}
+      replicatedJobs:
         - name: node
           template:
             spec:
               template:
                 metadata:
-                  labels: {sidecar.istio.io/inject: "false"}
+                  labels: {{sidecar.istio.io/inject: "false"}}
                 spec:
+                  securityContext: {{fsGroup: 1000}}
                   containers:
                     - name: node
-                      image: ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0
-                      securityContext: {runAsUser: 1000}
+                      image: {image}
+                      securityContext: {{runAsUser: 1000}}
                       command: [/usr/sbin/sshd]
                       args: [-De, -f, /home/mpiuser/.sshd_config]
                       readinessProbe:
-                        tcpSocket: {port: 2222}
+                        tcpSocket: {{port: 2222}}
                         initialDelaySeconds: 5
+        - name: launcher
+          dependsOn:
+            - {{name: node, status: Ready}}
+          template:
+            metadata:
+              labels: {{trainer.kubeflow.org/trainjob-ancestor-step: trainer}}
+            spec:
+              template:
+                metadata:
+                  labels: {{sidecar.istio.io/inject: "false"}}
+                spec:
+                  securityContext: {{fsGroup: 1000}}
+                  containers:
+                    - name: node
+                      image: {image}
+                      securityContext: {{runAsUser: 1000}}
 """
+UPSTREAM_DEEPSPEED = UPSTREAM_MPI.format(framework="deepspeed", image="ghcr.io/kubeflow/trainer/deepspeed-runtime:v2.3.0")
+UPSTREAM_MLX = UPSTREAM_MPI.format(framework="mlx", image="ghcr.io/kubeflow/trainer/mlx-runtime:v2.3.0")
 
 
-@pytest.mark.parametrize("expected", [UPSTREAM_TORCH, UPSTREAM_DEEPSPEED])
-def test_base_runtime_is_the_upstream_one_plus_the_istio_opt_out(expected: str) -> None:
+@pytest.mark.parametrize(
+    "expected", [UPSTREAM_TORCH, UPSTREAM_DEEPSPEED, UPSTREAM_MLX, UPSTREAM_JAX], ids=lambda y: yaml.safe_load(y)["metadata"]["name"]
+)
+def test_base_runtime_is_the_upstream_v2_3_0_one_plus_the_istio_opt_out(expected: str) -> None:
     manifest = yaml.safe_load(expected)
     assert BY_NAME[manifest["metadata"]["name"]] == manifest
+
+
+def test_torch_runtimes_run_the_pytorch_image_of_trainer_v2_3_0() -> None:
+    # files/runtimes/torch-distributed.yaml at v2.3.0 (kubeflow/trainer#3780 moved it off 2.10.0-cuda12.8).
+    for name in ["torch-distributed", "torch-distributed-l4", "torch-distributed-h100"]:
+        (container,) = dict(pod_specs(BY_NAME[name]))["node"]["spec"]["containers"]
+        assert container["image"] == "pytorch/pytorch:2.13.0-cuda13.0-cudnn9-runtime", name
 
 
 # --- placement --------------------------------------------------------------------------
@@ -238,6 +278,9 @@ def test_torch_and_jax_have_one_node_job_marked_as_the_trainer(name: str) -> Non
     assert job["template"]["spec"]["template"]["spec"]["containers"][0]["name"] == "node"
 
 
+MPI_NAMES = [n for n in BY_NAME if n.startswith(("deepspeed-distributed", "mlx-distributed"))]
+
+
 @pytest.mark.parametrize("name", ["deepspeed-distributed", "mlx-distributed", "deepspeed-distributed-h100"])
 def test_mpi_runtimes_keep_the_launcher_and_ssh_wiring(name: str) -> None:
     manifest = BY_NAME[name]
@@ -250,8 +293,8 @@ def test_mpi_runtimes_keep_the_launcher_and_ssh_wiring(name: str) -> None:
     jobset = manifest["spec"]["template"]["spec"]
     assert jobset["network"] == {"publishNotReadyAddresses": True}
     assert jobset["successPolicy"] == {"operator": "All", "targetReplicatedJobs": ["launcher"]}
-    launcher, node = jobset["replicatedJobs"]
-    assert (launcher["name"], node["name"]) == ("launcher", "node")
+    node, launcher = jobset["replicatedJobs"]
+    assert (node["name"], launcher["name"]) == ("node", "launcher")
     assert launcher["template"]["metadata"]["labels"] == {catalog.ANCESTOR_LABEL: "trainer"}
     assert "metadata" not in node["template"]
     sshd = node["template"]["spec"]["template"]["spec"]["containers"][0]
@@ -259,6 +302,45 @@ def test_mpi_runtimes_keep_the_launcher_and_ssh_wiring(name: str) -> None:
     assert sshd["readinessProbe"]["tcpSocket"] == {"port": 2222}
     for _, template in pod_specs(manifest):
         assert template["spec"]["containers"][0]["securityContext"] == {"runAsUser": 1000}
+
+
+@pytest.mark.parametrize("name", MPI_NAMES)
+def test_mpi_pods_set_fs_group_1000_so_mpiuser_can_read_the_0640_root_owned_ssh_key(name: str) -> None:
+    # Trainer v2.3.0 mounts the private key 0640 root:root (pkg/constants/constants.go
+    # MPISSHPrivateKeyFileMode); files/runtimes/{deepspeed,mlx}-distributed.yaml set fsGroup 1000
+    # on both pod templates so that uid 1000 reads it through the group.
+    for job, template in pod_specs(BY_NAME[name]):
+        assert template["spec"]["securityContext"] == {"fsGroup": 1000}, job
+
+
+@pytest.mark.parametrize("name", MPI_NAMES)
+def test_mpi_launcher_starts_only_once_the_node_job_is_ready(name: str) -> None:
+    # files/runtimes/{deepspeed,mlx}-distributed.yaml at v2.3.0 (kubeflow/trainer#3748): JobSet
+    # creates the launcher after every sshd node pod is Ready, so mpirun's first ssh succeeds.
+    node, launcher = BY_NAME[name]["spec"]["template"]["spec"]["replicatedJobs"]
+    assert (node["name"], launcher["name"]) == ("node", "launcher")
+    assert launcher["dependsOn"] == [{"name": "node", "status": "Ready"}]
+    assert "dependsOn" not in node
+
+
+@pytest.mark.parametrize("name", list(BY_NAME))
+def test_depends_on_passes_the_jobset_webhook_rules(name: str) -> None:
+    # JobSet v0.12.0 pkg/webhooks/jobset_webhook.go rejects dependsOn on the first replicated
+    # job and one naming a job not listed before it (neither is in the CRD schema); the API
+    # docs say "only a single item is supported" although the schema allows 5.
+    jobs = BY_NAME[name]["spec"]["template"]["spec"]["replicatedJobs"]
+    assert "dependsOn" not in jobs[0]
+    for index, job in enumerate(jobs):
+        earlier = {j["name"] for j in jobs[:index]}
+        assert len(job.get("dependsOn", [])) <= 1
+        assert {d["name"] for d in job.get("dependsOn", [])} <= earlier, job["name"]
+
+
+@pytest.mark.parametrize("name", [n for n in BY_NAME if n not in MPI_NAMES])
+def test_torch_and_jax_pods_set_no_pod_security_context_as_upstream(name: str) -> None:
+    # files/runtimes/torch-distributed.yaml, jax-distributed.yaml: one job, no pod securityContext.
+    for job, template in pod_specs(BY_NAME[name]):
+        assert "securityContext" not in template["spec"], job
 
 
 def test_each_runtime_has_exactly_one_ml_policy() -> None:
