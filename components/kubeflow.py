@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+import pulumi_random as random
 import yaml
 
 from components.base import PlatformComponent, PropsTransform, matches
@@ -157,16 +158,16 @@ def dex_config(auth: KubeflowAuth) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def dex_secret_data(auth: KubeflowAuth) -> pulumi.Output[dict[str, str]]:
-    """The dex-passwords Secret's stringData: one hash per static user, or the OIDC client secret."""
+def dex_secret_data(auth: KubeflowAuth) -> dict[str, pulumi.Output[str]]:
+    """The dex-passwords Secret's stringData: one hash per static user, or the OIDC client
+    secret; each value a Pulumi secret (the keys are not secret)."""
     if auth.kind is AuthKind.OIDC:
-        return pulumi.Output.secret(secret(OIDC_CLIENT_SECRET).apply(lambda value: {"OIDC_CONNECTOR_SECRET": str(value)}))
-
-    def per_user(hashes: dict[str, str]) -> dict[str, str]:
-        # A user without a hash stops `pulumi up` before this runs (secrets.secret_problems).
-        return {password_env(e): hashes.get(e, "") for e in auth.static_users}
-
-    return pulumi.Output.secret(secret(DEX_PASSWORD_HASHES).apply(per_user))
+        return {"OIDC_CONNECTOR_SECRET": pulumi.Output.secret(secret(OIDC_CLIENT_SECRET).apply(str))}
+    hashes = secret(DEX_PASSWORD_HASHES)
+    # A user without a hash stops `pulumi up` before this runs (secrets.secret_problems).
+    return {
+        password_env(e): pulumi.Output.secret(hashes.apply(lambda h, e=e: str(h.get(e, "")))) for e in auth.static_users
+    }
 
 
 def with_dex_users(props: dict[str, Any], config_yaml: str, secret_data: Any) -> dict[str, Any] | None:
@@ -179,9 +180,43 @@ def with_dex_users(props: dict[str, Any], config_yaml: str, secret_data: Any) ->
     return None
 
 
-def dex_transforms(auth: KubeflowAuth) -> tuple[PropsTransform, ...]:
+# The OAuth client between oauth2-proxy and Dex, and oauth2-proxy's cookie key: the release
+# ships them as literals anyone can read (common/oauth2-proxy/base/kustomization.yaml
+# secretGenerator `oauth2-proxy`: client-secret, cookie-secret; common/dex/base
+# secret_params.env -> Secret `dex-oidc-client`: OIDC_CLIENT_SECRET). A cookie key must be
+# 16, 24 or 32 bytes (oauth2-proxy docs, "Generating a Cookie Secret"): 32 characters.
+CLIENT_SECRET_KEY = "client-secret"
+COOKIE_SECRET_KEY = "cookie-secret"
+DEX_CLIENT_SECRET = ("Secret", "dex-oidc-client")
+DEX_CLIENT_SECRET_KEY = "OIDC_CLIENT_SECRET"
+SECRET_LENGTH = 32
+
+
+def with_secrets(props: dict[str, Any], replace: dict[str, Any]) -> dict[str, Any]:
+    """A Secret with the `replace` keys taken out of `data` and set in `stringData`."""
+    data = {k: v for k, v in (props.get("data") or {}).items() if k not in replace}
+    return {**props, "data": data, "stringData": {**(props.get("stringData") or {}), **replace}}
+
+
+def with_oauth2_proxy_secrets(props: dict[str, Any], client_secret: Any, cookie_secret: Any) -> dict[str, Any] | None:
+    """oauth2-proxy's generated Secret (its name carries kustomize's content hash) with our values."""
+    if props.get("kind") != "Secret" or not {CLIENT_SECRET_KEY, COOKIE_SECRET_KEY} <= set(props.get("data") or {}):
+        return None
+    return with_secrets(props, {CLIENT_SECRET_KEY: client_secret, COOKIE_SECRET_KEY: cookie_secret})
+
+
+def with_dex_client_secret(props: dict[str, Any], client_secret: Any) -> dict[str, Any] | None:
+    if not matches(props, *DEX_CLIENT_SECRET):
+        return None
+    return with_secrets(props, {DEX_CLIENT_SECRET_KEY: client_secret})
+
+
+def dex_transforms(auth: KubeflowAuth, client_secret: Any) -> tuple[PropsTransform, ...]:
     config_yaml, secret_data = dex_config(auth), dex_secret_data(auth)
-    return (lambda props: with_dex_users(props, config_yaml, secret_data),)
+    return (
+        lambda props: with_dex_users(props, config_yaml, secret_data),
+        lambda props: with_dex_client_secret(props, client_secret),
+    )
 
 
 class Kubeflow(PlatformComponent):
@@ -200,8 +235,13 @@ class Kubeflow(PlatformComponent):
         core: list[pulumi.Resource] = []
         for tree, path in CORE:
             core.append(self.kustomize(tree, path, depends_on=needs + core[:1]))
-        self.kustomize("oauth2-proxy", settings.oauth2_proxy_path, depends_on=core)
-        self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(settings.auth))
+        client_secret, cookie_secret = (
+            random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
+            for key in (CLIENT_SECRET_KEY, COOKIE_SECRET_KEY)
+        )
+        oauth2_proxy = (lambda props: with_oauth2_proxy_secrets(props, client_secret, cookie_secret),)
+        self.kustomize("oauth2-proxy", settings.oauth2_proxy_path, depends_on=core, transforms=oauth2_proxy)
+        self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(settings.auth, client_secret))
         links = dashboard_links(settings.menu)
         menu = (lambda props: with_menu(props, links),)
         apps = {

@@ -122,6 +122,8 @@ def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -
         return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": "bW9jay1jYQ=="}}
     if type_ == "gcp:serviceaccount/account:Account":
         return {"email": f"{inputs.get('accountId', name)}@{project}.iam.gserviceaccount.com"}
+    if type_ == "random:index/randomPassword:RandomPassword":
+        return {"result": "mock-random-password"}  # a secret output (pulumi-random marks it so)
     if type_ == "command:local:Command":
         return {"stdout": "apiVersion: v1\nkind: Config\n# kubeconfig of the mocked command\n", "stderr": ""}
     return {}
