@@ -164,10 +164,12 @@ def dex_secret_data(auth: KubeflowAuth) -> dict[str, pulumi.Output[str]]:
     if auth.kind is AuthKind.OIDC:
         return {"OIDC_CONNECTOR_SECRET": pulumi.Output.secret(secret(OIDC_CLIENT_SECRET).apply(str))}
     hashes = secret(DEX_PASSWORD_HASHES)
-    # A user without a hash stops `pulumi up` before this runs (secrets.secret_problems).
-    return {
-        password_env(e): pulumi.Output.secret(hashes.apply(lambda h, e=e: str(h.get(e, "")))) for e in auth.static_users
-    }
+
+    def hash_of(email: str) -> pulumi.Output[str]:
+        # A user without a hash stops `pulumi up` before this runs (secrets.secret_problems).
+        return pulumi.Output.secret(hashes.apply(lambda h: str(h.get(email, ""))))
+
+    return {password_env(e): hash_of(e) for e in auth.static_users}
 
 
 def with_dex_users(props: dict[str, Any], config_yaml: str, secret_data: Any) -> dict[str, Any] | None:
