@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any, Iterable
 
 import jsonschema
 import kubernetes_validate
+import kubernetes_validate.utils
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -127,7 +129,7 @@ class Validator:
     """Validates objects against built-in schemas and the given CRD schemas (then the shared ones)."""
 
     def __init__(self, crd_schemas: Schemas | None = None):
-        self.schemas: Schemas = {**shared_schemas(), **(crd_schemas or {})}
+        self.schemas: Schemas = dict(crd_schemas or {})
         self._compiled: dict[tuple[str, str], jsonschema.Draft7Validator] = {}
 
     def errors(self, obj: dict[str, Any]) -> list[str]:
@@ -137,6 +139,8 @@ class Validator:
         key = (obj.get("apiVersion", ""), obj.get("kind", ""))
         if key in GKE_PROVIDED_KINDS:
             return []
+        if key not in self.schemas and key in shared_schemas():
+            self.schemas[key] = shared_schemas()[key]  # loaded only when the render lacks the CRD
         if key not in self.schemas:
             return [f"no CRD for {key[1]} {key[0]} in the render or in {crd_dir()}"]
         if key not in self._compiled:
@@ -154,11 +158,36 @@ def is_builtin(obj: dict[str, Any]) -> bool:
     return group in core_groups or (group.endswith(".k8s.io") and not group.endswith(".x-k8s.io"))
 
 
-def builtin_errors(obj: dict[str, Any]) -> list[str]:
+@cache
+def _definitions(schema_dir: str) -> Any:
+    from referencing import Resource
+
+    return Resource.from_contents(kubernetes_validate.utils.schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json", KUBERNETES_MINOR))
+
+
+@cache
+def _builtin_validator(api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
+    """kubernetes-validate's strict schema of one kind, compiled once (its own `validate`
+    re-reads the multi-megabyte definitions file on every call)."""
+    from referencing import Registry, Resource
+
+    versions = [v for v in kubernetes_validate.utils.all_versions() if kubernetes_validate.utils.major_minor(v) <= KUBERNETES_MINOR]
+    schema_dir = f"v{versions[-1]}-local-strict"
+    # kubernetes-validate's file naming: rbac.authorization.k8s.io/v1 -> rbac-v1
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     try:
-        kubernetes_validate.validate(obj, KUBERNETES_MINOR, strict=True)
-    except kubernetes_validate.ValidationError as err:
-        return [f"{'.'.join(str(p) for p in err.path) or '<root>'}: {err.message}"]
-    except kubernetes_validate.SchemaNotFoundError as err:
-        return [f"no schema for {obj.get('kind')} {obj.get('apiVersion')}: {err}"]
-    return []
+        schema = kubernetes_validate.utils.schema_contents(
+            f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{group_version}.json", KUBERNETES_MINOR
+        )
+    except FileNotFoundError:
+        return None
+    registry = _definitions(schema_dir) @ (Resource.from_contents(schema) @ Registry())
+    return jsonschema.validators.Draft202012Validator(schema, registry=registry)
+
+
+def builtin_errors(obj: dict[str, Any]) -> list[str]:
+    validator = _builtin_validator(obj.get("apiVersion", ""), obj.get("kind", ""))
+    if validator is None:
+        return [f"no schema for {obj.get('kind')} {obj.get('apiVersion')} in Kubernetes {KUBERNETES_MINOR}"]
+    error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
+    return [] if error is None else [f"{'.'.join(str(p) for p in error.absolute_path) or '<root>'}: {error.message}"]

@@ -1,0 +1,507 @@
+"""`python -m stacks check`: a lint of the whole platform the cluster will receive (the
+full render), as a table of named rules like the policy pack's. Each rule is a pure
+function of the render; each has a test that breaks it (tests/test_check.py).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Callable, Iterable, Iterator
+
+from stacks.fullrender import FullRender, Rendered, dependency_closure, object_key
+from stacks.plan import SECRET
+from stacks.schema import GkeCluster
+from stacks.schemas import GKE_PROVIDED_KINDS, Validator, schemas_of
+
+BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
+WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
+# Google's load balancers and health checkers reach NEG backends from these ranges
+# (cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges; GKE Ingress docs).
+GOOGLE_LB_RANGES = ("130.211.0.0/22", "35.191.0.0/16")
+# GKE admits pods of these priority classes outside kube-system only where a ResourceQuota
+# scoped to the class exists (cloud.google.com/kubernetes-engine/docs/how-to/
+# node-auto-provisioning and kubernetes.io/docs/concepts/policy/resource-quotas
+# "Limit Priority Class consumption by default", which GKE configures).
+CRITICAL_PRIORITY_CLASSES = frozenset({"system-node-critical", "system-cluster-critical"})
+FIREWALL = "gcp:compute/firewall:Firewall"
+MASKED = frozenset({SECRET, "W3NlY3JldF0="})  # "[secret]" and its base64
+CREDENTIAL_WORDS = ("password", "secret", "token", "cookie", "key")
+# Kueue v0.19.2: a job in a namespace whose LocalQueue is named `default` gets that queue
+# (LocalQueueDefaulting), and so does one carrying the queue label.
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_DEFAULT_QUEUE = "default"
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    object: str
+    source: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.object} [{self.source}]: {self.message}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"rule": self.rule, "object": self.object, "source": self.source, "message": self.message}
+
+
+def label(o: Rendered) -> str:
+    group, kind, namespace, name = o.key
+    return f"{kind}{'.' + group if group else ''} {namespace + '/' if namespace else ''}{name}"
+
+
+# --- the context rules read ---------------------------------------------------------------
+
+
+class Platform:
+    """The render with the lookups the rules share."""
+
+    def __init__(self, render: FullRender):
+        self.render = render
+        self.objects = render.objects
+        self.config = render.plan.config
+
+    @cached_property
+    def gke(self) -> GkeCluster | None:
+        return self.config.cluster if self.config and isinstance(self.config.cluster, GkeCluster) else None
+
+    def of_kind(self, *kinds: str) -> list[Rendered]:
+        return [o for o in self.objects if o.obj.get("kind") in kinds]
+
+    @cached_property
+    def namespaces(self) -> dict[str, dict[str, str]]:
+        """Namespace name -> its labels (with the automatic kubernetes.io/metadata.name)."""
+        found = {ns: {"kubernetes.io/metadata.name": ns} for ns in BUILTIN_NAMESPACES}
+        for o in self.of_kind("Namespace"):
+            name = o.key[3]
+            found[name] = {**((o.obj.get("metadata") or {}).get("labels") or {}), "kubernetes.io/metadata.name": name}
+        return found
+
+    @cached_property
+    def closures(self) -> dict[str, set[str]]:
+        return {}
+
+    def waits_for(self, urn: str) -> set[str]:
+        """The URNs the resource `urn` waits for, itself included."""
+        if urn not in self.closures:
+            self.closures[urn] = dependency_closure(self.render.plan, self.render.plan.get(urn)) | {urn}
+        return self.closures[urn]
+
+    def pod_templates(self, namespace: str) -> list[tuple[Rendered, dict[str, Any]]]:
+        """(workload, pod template) of every workload in `namespace`."""
+        found = []
+        for o in self.objects:
+            if o.obj.get("kind") in WORKLOAD_KINDS and o.key[2] == namespace:
+                template = ((o.obj.get("spec") or {}).get("template")) or {}
+                found.append((o, template))
+        return found
+
+    def pods_behind(self, service: Rendered) -> list[dict[str, Any]]:
+        selector = (service.obj.get("spec") or {}).get("selector") or {}
+        if not selector:
+            return []
+        return [
+            template
+            for _, template in self.pod_templates(service.key[2])
+            if selector.items() <= (((template.get("metadata") or {}).get("labels")) or {}).items()
+        ]
+
+    def service(self, namespace: str, name: str) -> Rendered | None:
+        return next((o for o in self.of_kind("Service") if o.key[2:] == (namespace, name)), None)
+
+    def policies_for(self, namespace: str, pod_labels: dict[str, str]) -> list[dict[str, Any]]:
+        """The Ingress NetworkPolicies in `namespace` that select pods with `pod_labels`."""
+        found = []
+        for o in self.of_kind("NetworkPolicy"):
+            spec = o.obj.get("spec") or {}
+            if o.key[2] != namespace or "Ingress" not in (spec.get("policyTypes") or ["Ingress"]):
+                continue
+            if selects(spec.get("podSelector") or {}, pod_labels):
+                found.append(spec)
+        return found
+
+    @cached_property
+    def firewall_ports(self) -> set[int] | None:
+        """TCP ports the control plane may open to nodes on a private GKE cluster; None elsewhere."""
+        if not (self.gke and self.gke.private_nodes):
+            return None
+        ports: set[int] = set()
+        master = str(self.gke.network.master_cidr)
+        for rule in self.render.plan.of_type(FIREWALL):
+            if master not in (rule.inputs.get("sourceRanges") or []):
+                continue
+            for allow in rule.inputs.get("allows") or []:
+                for port in allow.get("ports") or []:
+                    low, _, high = str(port).partition("-")
+                    ports |= set(range(int(low), int(high or low) + 1))
+        return ports
+
+
+def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
+    """Kubernetes label-selector semantics (matchLabels and matchExpressions); {} selects all."""
+    if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
+        if operator == "In" and labels.get(key) not in values:
+            return False
+        if operator == "NotIn" and labels.get(key) in values:
+            return False
+        if operator == "Exists" and key not in labels:
+            return False
+        if operator == "DoesNotExist" and key in labels:
+            return False
+    return True
+
+
+def container_port(template: dict[str, Any], port: Any) -> int | None:
+    """A Service targetPort (number or name) as the container port number it reaches."""
+    if isinstance(port, int) or str(port).isdigit():
+        return int(port)
+    for container in ((template.get("spec") or {}).get("containers")) or []:
+        for p in container.get("ports") or []:
+            if p.get("name") == port:
+                return int(p["containerPort"])
+    return None
+
+
+def port_allowed(rule: dict[str, Any], number: int, names: set[str]) -> bool:
+    ports = rule.get("ports")
+    if not ports:
+        return True
+    for p in ports:
+        value = p.get("port")
+        if value is None or value == number or str(value) in names:
+            return True
+        end = p.get("endPort")
+        if isinstance(value, int) and end and value <= number <= end:
+            return True
+    return False
+
+
+def admits(policies: list[dict[str, Any]], number: int, names: set[str], source: str | None) -> bool:
+    """Whether traffic to port `number` from outside the pod network (`source`: an address
+    range, or None for "any address, such as the API server's") passes `policies`."""
+    if not policies:
+        return True
+    for policy in policies:
+        for rule in policy.get("ingress") or []:
+            if not port_allowed(rule, number, names):
+                continue
+            peers = rule.get("from")
+            if not peers:
+                return True
+            for peer in peers:
+                block = peer.get("ipBlock")
+                if block and _covers(block, source):
+                    return True
+    return False
+
+
+def _covers(block: dict[str, Any], source: str | None) -> bool:
+    network = ipaddress.ip_network(block["cidr"], strict=False)
+    wanted = ipaddress.ip_network(source or "0.0.0.0/0", strict=False)
+    if wanted.version != network.version or not wanted.subnet_of(network):  # type: ignore[arg-type]
+        return False
+    return not any(wanted.overlaps(ipaddress.ip_network(e, strict=False)) for e in block.get("except") or [])
+
+
+def port_names(template: dict[str, Any], number: int) -> set[str]:
+    names = set()
+    for container in ((template.get("spec") or {}).get("containers")) or []:
+        for p in container.get("ports") or []:
+            if p.get("containerPort") == number and p.get("name"):
+                names.add(p["name"])
+    return names
+
+
+# --- the rules --------------------------------------------------------------------------
+
+RuleFn = Callable[[Platform], Iterable[Violation]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    summary: str
+    check: RuleFn
+
+
+def schema_valid(platform: Platform) -> Iterator[Violation]:
+    """Every object valid against its schema: built-ins strictly, custom kinds against the
+    CRDs in the render itself, else the pinned upstream CRDs."""
+    validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")))
+    for o in platform.objects:
+        errors = validator.errors(o.obj)
+        if errors:
+            yield Violation("schema", label(o), o.source, "; ".join(errors[:3]) + (f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""))
+
+
+def no_duplicates(platform: Platform) -> Iterator[Violation]:
+    """No object (group, kind, namespace, name) created twice: Pulumi would fight itself."""
+    seen: dict[tuple[str, str, str, str], Rendered] = {}
+    for o in platform.objects:
+        first = seen.setdefault(o.key, o)
+        if first is not o:
+            yield Violation("duplicate", label(o), o.source, f"also created by {first.source}")
+
+
+def created_before(platform: Platform) -> Iterator[Violation]:
+    """Every custom resource's CRD and every namespaced object's namespace come from an
+    install it waits for in the Pulumi graph (or from the same install, which orders them)."""
+    crds: dict[tuple[str, str], Rendered] = {}
+    for o in platform.of_kind("CustomResourceDefinition"):
+        spec = o.obj.get("spec") or {}
+        crds[(spec.get("group", ""), (spec.get("names") or {}).get("kind", ""))] = o
+    namespaces = {o.key[3]: o for o in platform.of_kind("Namespace")}
+    for o in platform.objects:
+        group, kind, namespace, _ = o.key
+        waits = platform.waits_for(o.urn)
+        if "." in group and not (group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")):
+            crd = crds.get((group, kind))
+            if crd is None:
+                if (o.obj.get("apiVersion"), kind) not in GKE_PROVIDED_KINDS and not _gke_serves(platform, group):
+                    yield Violation("order", label(o), o.source, f"no CustomResourceDefinition for {kind}.{group} in the platform")
+            elif crd.urn not in waits:
+                yield Violation("order", label(o), o.source, f"does not wait for its CRD (from {crd.source})")
+        if namespace and namespace not in BUILTIN_NAMESPACES:
+            creator = namespaces.get(namespace)
+            if creator is None:
+                yield Violation("order", label(o), o.source, f"namespace {namespace} is created by nothing in the platform")
+            elif creator.urn not in waits:
+                yield Violation("order", label(o), o.source, f"does not wait for namespace {namespace} (from {creator.source})")
+
+
+def _gke_serves(platform: Platform, group: str) -> bool:
+    """API groups GKE itself serves on every cluster (managed Prometheus, managed certificates)."""
+    return platform.gke is not None and group in {"monitoring.googleapis.com", "cloud.google.com", "networking.gke.io"}
+
+
+def webhooks_reachable(platform: Platform) -> Iterator[Violation]:
+    """Every admission webhook is reachable from the API server: its Service and target port
+    exist, NetworkPolicies admit the API server, and a private GKE cluster's firewall opens it."""
+    for o in platform.of_kind("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
+        for hook in o.obj.get("webhooks") or []:
+            ref = (hook.get("clientConfig") or {}).get("service")
+            if not ref:
+                continue
+            where = f"webhook {hook.get('name')} -> {ref.get('namespace')}/{ref.get('name')}"
+            service = platform.service(ref.get("namespace", ""), ref.get("name", ""))
+            if service is None:
+                yield Violation("webhook", label(o), o.source, f"{where}: no such Service")
+                continue
+            port = ref.get("port", 443)
+            spec_port = next((p for p in (service.obj.get("spec") or {}).get("ports") or [] if p.get("port") == port), None)
+            if spec_port is None:
+                yield Violation("webhook", label(o), o.source, f"{where}: the Service has no port {port}")
+                continue
+            pods = platform.pods_behind(service)
+            if not pods:
+                yield Violation("webhook", label(o), o.source, f"{where}: no pods match the Service's selector")
+                continue
+            for template in pods:
+                number = container_port(template, spec_port.get("targetPort", port))
+                if number is None:
+                    yield Violation("webhook", label(o), o.source, f"{where}: target port {spec_port.get('targetPort')} names no container port")
+                    continue
+                pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
+                policies = platform.policies_for(service.key[2], pod_labels)
+                if not admits(policies, number, port_names(template, number), None):
+                    yield Violation("webhook", label(o), o.source, f"{where}: NetworkPolicies in {service.key[2]} drop the API server's traffic to port {number}")
+                ports = platform.firewall_ports
+                if ports is not None and number not in ports:
+                    yield Violation("webhook", label(o), o.source, f"{where}: the private cluster's control-plane firewall does not open port {number}")
+
+
+def load_balancer_admitted(platform: Platform) -> Iterator[Violation]:
+    """Every Service behind a GKE Ingress (container-native, NEG) admits Google's load-balancer
+    and health-check ranges on its serving port and its health-check port."""
+    for service in platform.of_kind("Service"):
+        annotations = (service.obj.get("metadata") or {}).get("annotations") or {}
+        try:
+            neg = json.loads(annotations.get("cloud.google.com/neg", "{}"))
+        except json.JSONDecodeError:
+            neg = {}
+        if not neg.get("ingress"):
+            continue
+        health_ports: set[int] = set()
+        backend = json.loads(annotations.get("cloud.google.com/backend-config", "{}")).get("default")
+        for config in platform.of_kind("BackendConfig"):
+            if config.key[2:] == (service.key[2], backend):
+                port = ((config.obj.get("spec") or {}).get("healthCheck") or {}).get("port")
+                if port:
+                    health_ports.add(int(port))
+        for template in platform.pods_behind(service):
+            pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
+            policies = platform.policies_for(service.key[2], pod_labels)
+            serving = {container_port(template, p.get("targetPort", p.get("port"))) for p in (service.obj.get("spec") or {}).get("ports") or []}
+            for number in sorted(p for p in serving | health_ports if p is not None):
+                for source in GOOGLE_LB_RANGES:
+                    if not admits(policies, number, port_names(template, number), source):
+                        yield Violation("load-balancer", label(service), service.source, f"NetworkPolicies in {service.key[2]} drop {source} to port {number}")
+
+
+MONITOR_SELECTORS = {
+    "ServiceMonitor": ("serviceMonitorSelector", "serviceMonitorNamespaceSelector"),
+    "PodMonitor": ("podMonitorSelector", "podMonitorNamespaceSelector"),
+    "PrometheusRule": ("ruleSelector", "ruleNamespaceSelector"),
+}
+
+
+def monitors_selected(platform: Platform) -> Iterator[Violation]:
+    """Every ServiceMonitor, PodMonitor and PrometheusRule is picked up by a Prometheus in the
+    platform (Prometheus Operator: a nil selector selects nothing, {} everything; a nil
+    namespace selector means the Prometheus' own namespace only)."""
+    prometheuses = [o for o in platform.of_kind("Prometheus") if o.key[0] == "monitoring.coreos.com"]
+    for o in platform.of_kind(*MONITOR_SELECTORS):
+        if o.key[0] != "monitoring.coreos.com":
+            continue
+        selector_key, namespace_key = MONITOR_SELECTORS[o.obj["kind"]]
+        labels = (o.obj.get("metadata") or {}).get("labels") or {}
+        namespace_labels = platform.namespaces.get(o.key[2], {})
+        picked = False
+        for prometheus in prometheuses:
+            spec = prometheus.obj.get("spec") or {}
+            selector, namespace_selector = spec.get(selector_key), spec.get(namespace_key)
+            if selector is None or not selects(selector, labels):
+                continue
+            if namespace_selector is None and o.key[2] != prometheus.key[2]:
+                continue
+            if namespace_selector is not None and not selects(namespace_selector, namespace_labels):
+                continue
+            picked = True
+        if not picked:
+            where = ", ".join(label(p) for p in prometheuses) or "no Prometheus in the platform"
+            yield Violation("monitor", label(o), o.source, f"selected by no Prometheus ({where})")
+
+
+def critical_priority(platform: Platform) -> Iterator[Violation]:
+    """On GKE, pods of a system-critical priority class outside kube-system need a
+    ResourceQuota scoped to that class in their namespace, or GKE rejects them."""
+    if platform.gke is None:
+        return
+    quotas: dict[str, set[str]] = {}
+    for quota in platform.of_kind("ResourceQuota"):
+        for expression in (((quota.obj.get("spec") or {}).get("scopeSelector")) or {}).get("matchExpressions") or []:
+            if expression.get("scopeName") == "PriorityClass" and expression.get("operator") == "In":
+                quotas.setdefault(quota.key[2], set()).update(expression.get("values") or [])
+    for o in platform.objects:
+        if o.obj.get("kind") not in WORKLOAD_KINDS or o.key[2] == "kube-system":
+            continue
+        priority = ((((o.obj.get("spec") or {}).get("template")) or {}).get("spec") or {}).get("priorityClassName")
+        if priority in CRITICAL_PRIORITY_CLASSES and priority not in quotas.get(o.key[2], set()):
+            yield Violation("critical-priority", label(o), o.source, f"priority class {priority} in {o.key[2]} without a ResourceQuota scoped to it")
+
+
+def images(obj: Any) -> Iterator[str]:
+    """Every container image an object runs, wherever its pod specs sit (workloads, CRs)."""
+    if isinstance(obj, dict):
+        for key in ("containers", "initContainers", "ephemeralContainers"):
+            for container in obj.get(key) or [] if isinstance(obj.get(key), list) else []:
+                if isinstance(container, dict) and isinstance(container.get("image"), str):
+                    yield container["image"]
+        for value in obj.values():
+            yield from images(value)
+    elif isinstance(obj, list):
+        for value in obj:
+            yield from images(value)
+
+
+def is_pinned(reference: str) -> bool:
+    """A digest, or a tag that is not `latest`."""
+    if "@sha256:" in reference:
+        return True
+    name, _, tag = reference.rpartition(":")
+    return bool(name) and "/" not in tag and tag not in ("", "latest")
+
+
+def images_pinned(platform: Platform) -> Iterator[Violation]:
+    """Every image pinned by tag or digest, never `latest` or untagged."""
+    for o in platform.objects:
+        for reference in sorted(set(images(o.obj))):
+            if not is_pinned(reference):
+                yield Violation("image", label(o), o.source, f"image {reference!r} is not pinned (give a tag or digest, not latest)")
+
+
+def kueue_rules(platform: Platform) -> Iterator[Violation]:
+    """Objects Kueue manages obey Kueue v0.19.2's rules: every queue and flavor named exists,
+    and a managed RayCluster does not autoscale (its webhook rejects that unless it is an
+    elastic job)."""
+    flavors = {o.key[3] for o in platform.of_kind("ResourceFlavor")}
+    cluster_queues = {o.key[3] for o in platform.of_kind("ClusterQueue")}
+    checks = {o.key[3] for o in platform.of_kind("AdmissionCheck")}
+    local_queues: dict[str, set[str]] = {}
+    for queue in platform.of_kind("LocalQueue"):
+        local_queues.setdefault(queue.key[2], set()).add(queue.key[3])
+        target = (queue.obj.get("spec") or {}).get("clusterQueue")
+        if target not in cluster_queues:
+            yield Violation("kueue", label(queue), queue.source, f"ClusterQueue {target} does not exist")
+    for queue in platform.of_kind("ClusterQueue"):
+        spec = queue.obj.get("spec") or {}
+        for group in spec.get("resourceGroups") or []:
+            for flavor in group.get("flavors") or []:
+                if flavor.get("name") not in flavors:
+                    yield Violation("kueue", label(queue), queue.source, f"ResourceFlavor {flavor.get('name')} does not exist")
+        strategy = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
+        for check in list(spec.get("admissionChecks") or []) + [c.get("name") for c in strategy]:
+            if check not in checks:
+                yield Violation("kueue", label(queue), queue.source, f"AdmissionCheck {check} does not exist")
+    for cluster in platform.of_kind("RayCluster"):
+        meta = cluster.obj.get("metadata") or {}
+        queue = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)
+        managed = queue is not None or KUEUE_DEFAULT_QUEUE in local_queues.get(cluster.key[2], set())
+        autoscaling = (cluster.obj.get("spec") or {}).get("enableInTreeAutoscaling")
+        elastic = (meta.get("annotations") or {}).get("kueue.x-k8s.io/elastic-job") == "true"
+        if managed and autoscaling and not elastic:
+            yield Violation("kueue", label(cluster), cluster.source, "Kueue manages this RayCluster, and a Kueue-managed RayCluster can use autoscaling only as an elastic job")
+
+
+def _secret_values(obj: dict[str, Any]) -> dict[str, Any]:
+    return {**(obj.get("data") or {}), **(obj.get("stringData") or {})}
+
+
+def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
+    """No credential the upstream release publishes survives: a Secret from a Kubeflow tree
+    keeps none of its literal values, a chart's Secret no credential-like literal."""
+    for o in platform.of_kind("Secret"):
+        if not o.upstream or o.original is None:
+            continue
+        tree = o.source in {i.label for i in platform.render.installs if i.kind == "kustomize"}
+        before = _secret_values(o.original)
+        for key, value in _secret_values(o.obj).items():
+            if not value or value in MASKED:
+                continue
+            credential = any(word in key.lower() for word in CREDENTIAL_WORDS)
+            if (tree and before.get(key) == value) or (not tree and credential):
+                yield Violation("upstream-secret", label(o), o.source, f"{key} is the value the upstream release publishes; replace it with a Pulumi secret")
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("schema", "every object valid against its schema", schema_valid),
+    Rule("duplicate", "no object from two sources", no_duplicates),
+    Rule("order", "CRDs and namespaces come from installs their users wait for", created_before),
+    Rule("webhook", "every admission webhook reachable from the API server", webhooks_reachable),
+    Rule("load-balancer", "GKE load balancer and health checks reach NEG backends", load_balancer_admitted),
+    Rule("monitor", "every monitor and rule selected by a Prometheus", monitors_selected),
+    Rule("critical-priority", "critical-priority pods only where GKE admits them", critical_priority),
+    Rule("image", "every image pinned", images_pinned),
+    Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
+    Rule("upstream-secret", "no well-known secret from an upstream release", no_upstream_secrets),
+)
+
+
+def check(render: FullRender, rules: Iterable[Rule] = RULES) -> list[Violation]:
+    platform = Platform(render)
+    return [v for rule in rules for v in rule.check(platform)]
+
+
+def image_list(render: FullRender) -> list[str]:
+    """Every image the platform runs, sorted: what an air-gapped install mirrors."""
+    return sorted({reference for o in render.objects for reference in images(o.obj)})
+
+
+__all__ = ["RULES", "Rule", "Violation", "check", "image_list", "object_key"]
