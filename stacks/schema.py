@@ -449,7 +449,8 @@ class TeamBucket(Model):
 
 
 class TeamRay(Model):
-    """A RayCluster in the team namespace, autoscaled in-tree, dashboard behind the Kubeflow gateway."""
+    """A RayCluster in the team namespace, autoscaled in-tree (with Kueue: an elastic Kueue job,
+    each scale-up admitted against the team's quota), dashboard behind the Kubeflow gateway."""
 
     name: ShortName = Field(default="ray", description="RayCluster name.")
     pool: str | None = Field(default=None, description="GPU pool for the workers; none: CPU workers.")
