@@ -27,7 +27,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
-from components.kueue import DEFAULT_FLAVOR
+from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from components.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -153,7 +153,12 @@ def team_pools(config: PlatformConfig) -> list[GpuPool]:
 def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     """CPU/memory in one resource group (default flavor), GPUs in another (one flavor per
     pool), so a GPU pod takes its CPU from the team's CPU quota and its GPUs from a pool.
-    An accelerator's quota goes to its first pool; later pools of it can borrow."""
+    An accelerator's quota goes to its first pool; later pools of it can borrow.
+
+    A workload given a queued pool's flavor is admitted only once its ProvisioningRequest
+    is provisioned: the pool's AdmissionCheck (components/kueue.py) runs on that flavor
+    alone (v1beta2 `admissionChecksStrategy.admissionChecks[].onFlavors`; v1beta2 has no
+    plain `admissionChecks` list)."""
     groups: list[dict[str, Any]] = [
         {
             "coveredResources": ["cpu", "memory"],
@@ -183,6 +188,9 @@ def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     }
     if team.cohort:
         spec["cohortName"] = team.cohort
+    checks = [{"name": admission_check_name(pool), "onFlavors": [pool.name]} for pool in queued_pools(config)]
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": team.name}, "spec": spec}
 
 
