@@ -2,6 +2,15 @@
 pool derived from the pool's own node labels and taints (infra/node_labels.py), so a
 flavor cannot drift from its pool. Team ClusterQueues/LocalQueues come with the teams.
 
+Queued (DWS) pools: GKE gives their nodes only to ProvisioningRequests, so each such pool
+gets a ProvisioningRequestConfig (class `queued-provisioning.gke.io`, managed resource
+nvidia.com/gpu) and an AdmissionCheck of Kueue's ProvisioningRequest controller, and every
+team ClusterQueue runs that check on the pool's flavor (components/profiles.py). Manifests
+as in GKE's Kueue + DWS examples (guide: cloud.google.com/kubernetes-engine/docs/how-to/
+provisioningrequest; GoogleCloudPlatform/ai-on-gke tutorials-and-examples/
+workflow-orchestration/dws-examples/dws-queues.yaml and dws_and_reservation.yaml, the
+per-flavor check), written in Kueue's v1beta2 API.
+
 Configuration layout and framework names: kubernetes-sigs/kueue charts/kueue values.yaml
 (`managerConfig.controllerManagerConfigYaml`, config.kueue.x-k8s.io/v1beta2) and the
 Kueue integrations reference.
@@ -17,8 +26,8 @@ import yaml
 from components.base import PlatformComponent, apply_manifest
 from components.versions import KUEUE_CHART
 from infra.cluster import Cluster
-from infra.node_labels import pool_selector, pool_taints
-from stacks.schema import GkeCluster, PlatformConfig, Sources
+from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
+from stacks.schema import GkeCluster, GpuPool, PlatformConfig, Provisioning, Sources
 
 NAMESPACE = "kueue-system"
 FRAMEWORKS = (
@@ -30,6 +39,16 @@ FRAMEWORKS = (
 )
 DEFAULT_FLAVOR = "default"
 """CPU-only nodes (kind, the system pool): no labels, no taints."""
+API_GROUP = "kueue.x-k8s.io"
+API_VERSION = f"{API_GROUP}/v1beta2"
+# Kueue v0.19.2 apis/kueue/v1beta2/provisioningrequestconfig_types.go
+# (ProvisioningRequestControllerName). The controller needs no feature gate: ProvisioningACC
+# went GA, locked on, in 0.14 and was removed in 0.15 (pkg/features/kube_features.go at
+# v0.14.0 and v0.19.2); cmd/kueue/main.go (setupControllers) starts it whenever the API
+# server serves autoscaling.x-k8s.io ProvisioningRequests, as GKE does.
+PROVISIONING_REQUEST_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+# GKE's provisioning class for queued provisioning (the GKE guide above).
+QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 
 
 def manager_config() -> str:
@@ -72,6 +91,41 @@ def resource_flavors(config: PlatformConfig) -> list[dict[str, Any]]:
     return flavors
 
 
+def queued_pools(config: PlatformConfig) -> list[GpuPool]:
+    pools = config.cluster.gpu_pools if isinstance(config.cluster, GkeCluster) else []
+    return [p for p in pools if p.provisioning is Provisioning.QUEUED]
+
+
+def admission_check_name(pool: GpuPool) -> str:
+    """The AdmissionCheck (and its ProvisioningRequestConfig) of one queued pool."""
+    return f"{pool.name}-dws"
+
+
+def provisioning_admission_checks(config: PlatformConfig) -> list[dict[str, Any]]:
+    """Per queued pool, a ProvisioningRequestConfig and the AdmissionCheck that uses it."""
+    objects: list[dict[str, Any]] = []
+    for pool in queued_pools(config):
+        name = admission_check_name(pool)
+        objects += [
+            {
+                "apiVersion": API_VERSION,
+                "kind": "ProvisioningRequestConfig",
+                "metadata": {"name": name},
+                "spec": {"provisioningClassName": QUEUED_PROVISIONING_CLASS, "managedResources": [GPU_RESOURCE]},
+            },
+            {
+                "apiVersion": API_VERSION,
+                "kind": "AdmissionCheck",
+                "metadata": {"name": name},
+                "spec": {
+                    "controllerName": PROVISIONING_REQUEST_CONTROLLER,
+                    "parameters": {"apiGroup": API_GROUP, "kind": "ProvisioningRequestConfig", "name": name},
+                },
+            },
+        ]
+    return objects
+
+
 class Kueue(PlatformComponent):
     ready: pulumi.Resource
     flavors: list[pulumi.Resource]
@@ -91,4 +145,6 @@ class Kueue(PlatformComponent):
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready]))
             for flavor in resource_flavors(config)
         ]
+        for obj in provisioning_admission_checks(config):
+            apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child([self.ready]))
         self.register_outputs({})

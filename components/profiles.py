@@ -13,6 +13,7 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
   plugin_workload_identity.go (WorkloadIdentity plugin, annotates default-editor).
 - Ray under Istio: ray-project/ray doc/source/cluster/kubernetes/k8s-ecosystem/istio.md
   (ports pinned on head and workers, headless Service listing them).
+- Ray under Kueue (kubernetes-sigs/kueue v0.19.2): see `ray_objects`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
-from components.kueue import DEFAULT_FLAVOR
+from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from components.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -63,6 +64,13 @@ RAY_PORTS = {
 }
 RAY_WORKER_PORTS = range(10002, 10013)
 RAY_DASHBOARD_PORT = 8265
+# Kueue v0.19.2: the queue label (pkg/controller/constants/constants.go QueueLabel), the
+# per-job elastic opt-in (pkg/constants/constants.go ElasticJobAnnotation, value "true" in
+# pkg/workloadslicing/workloadslicing.go) and the scheduling gate an elastic job's pod
+# templates carry (apis/kueue/v1beta2/constants.go ElasticJobSchedulingGate).
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
+KUEUE_ELASTIC_JOB_GATE = "kueue.x-k8s.io/elastic-job"
 
 
 def kfam_binding_name(email: str, role: str) -> str:
@@ -145,7 +153,12 @@ def team_pools(config: PlatformConfig) -> list[GpuPool]:
 def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     """CPU/memory in one resource group (default flavor), GPUs in another (one flavor per
     pool), so a GPU pod takes its CPU from the team's CPU quota and its GPUs from a pool.
-    An accelerator's quota goes to its first pool; later pools of it can borrow."""
+    An accelerator's quota goes to its first pool; later pools of it can borrow.
+
+    A workload given a queued pool's flavor is admitted only once its ProvisioningRequest
+    is provisioned: the pool's AdmissionCheck (components/kueue.py) runs on that flavor
+    alone (v1beta2 `admissionChecksStrategy.admissionChecks[].onFlavors`; v1beta2 has no
+    plain `admissionChecks` list)."""
     groups: list[dict[str, Any]] = [
         {
             "coveredResources": ["cpu", "memory"],
@@ -175,6 +188,9 @@ def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     }
     if team.cohort:
         spec["cohortName"] = team.cohort
+    checks = [{"name": admission_check_name(pool), "onFlavors": [pool.name]} for pool in queued_pools(config)]
+    if checks:
+        spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": team.name}, "spec": spec}
 
 
@@ -213,7 +229,32 @@ def _ray_start_params() -> dict[str, str]:
 
 def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
     """RayCluster, its headless Service (the ports Istio must know), the head-access policy
-    and the dashboard route under /ray/<namespace>/<cluster>/."""
+    and the dashboard route under /ray/<namespace>/<cluster>/.
+
+    The RayCluster is a Kueue *elastic job* in the team's `default` LocalQueue: admitted
+    against the team's quota, and still autoscaled in-tree between minWorkers and
+    maxWorkers. Kueue v0.19.2 rejects a Kueue-managed RayCluster with
+    `enableInTreeAutoscaling` unless it is elastic ("a kueue-managed RayCluster can use
+    autoscaling only as an elastic job: enable the ElasticJobsViaWorkloadSlices feature
+    gate and set the "kueue.x-k8s.io/elastic-job": "true" annotation",
+    pkg/controller/jobs/raycluster/raycluster_webhook.go validateCreate), and a RayCluster
+    in a namespace with a `default` LocalQueue is Kueue-managed (LocalQueueDefaulting).
+    ElasticJobsViaWorkloadSlices is beta and on by default since 0.18
+    (pkg/features/kube_features.go), so no gate is set in the manager config; the
+    RayCluster task page (site/content/en/docs/tasks/run/rayclusters.md) documents this
+    set-up and test/e2e/singlecluster/extended/kuberay_autoscaling_test.go exercises it.
+    Each scale-up is admitted as a new workload slice on the flavor first assigned.
+
+    Why not the alternatives: a fixed-size cluster would hold maxWorkers GPUs of quota
+    while idle; leaving the cluster outside Kueue would let it take GPUs past the team's
+    queues (Kueue has no per-object opt-out once a `default` LocalQueue exists).
+
+    We write what Kueue's webhook would otherwise add itself, so every `pulumi up` sends
+    the same object and Kueue's update validation keeps passing: the queue label (set
+    explicitly, so the cluster is managed even if it is created before its LocalQueue) and
+    the elastic-job scheduling gate on the head and every worker group (validateElasticJob
+    requires it; Kueue lifts it from each pod once its slice is admitted). Without Kueue in
+    the stack none of this is written: nothing would lift the gate."""
     ray = team.ray
     if ray is None:
         return []
@@ -233,28 +274,29 @@ def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
         worker_pod["nodeSelector"] = pool_selector(pool)
         worker_pod["tolerations"] = [t.toleration() for t in pool_taints(pool)]
     head_resources = {"cpu": "2", "memory": "8Gi"}
+    head_pod: dict[str, Any] = {
+        "serviceAccountName": EDITOR_SA,
+        "containers": [
+            {"name": "ray-head", "image": image(RAY_IMAGE), "resources": {"requests": head_resources, "limits": head_resources}}
+        ],
+    }
+    metadata: dict[str, Any] = {"name": name, "namespace": ns}
+    if config.enabled_components().get("kueue"):
+        metadata["labels"] = {KUEUE_QUEUE_LABEL: LOCAL_QUEUE}
+        metadata["annotations"] = {KUEUE_ELASTIC_JOB_ANNOTATION: "true"}
+        for pod in (head_pod, worker_pod):
+            pod["schedulingGates"] = [{"name": KUEUE_ELASTIC_JOB_GATE}]
     cluster = {
         "apiVersion": "ray.io/v1",
         "kind": "RayCluster",
-        "metadata": {"name": name, "namespace": ns},
+        "metadata": metadata,
         "spec": {
             "rayVersion": RAY_IMAGE.version,
             "enableInTreeAutoscaling": True,
             "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": 300},
             "headGroupSpec": {
                 "rayStartParams": _ray_start_params() | {"dashboard-host": "0.0.0.0", "num-gpus": "0"},
-                "template": {
-                    "spec": {
-                        "serviceAccountName": EDITOR_SA,
-                        "containers": [
-                            {
-                                "name": "ray-head",
-                                "image": image(RAY_IMAGE),
-                                "resources": {"requests": head_resources, "limits": head_resources},
-                            }
-                        ],
-                    }
-                },
+                "template": {"spec": head_pod},
             },
             "workerGroupSpecs": [
                 {
@@ -346,14 +388,16 @@ def team_objects(
 # What each kind of team object waits for, by component key (components/platform.py):
 # only the CRD or controller it really needs. Namespaces, RBAC and NetworkPolicies are
 # built-in kinds and wait for nothing but the namespace (a RoleBinding may name its
-# ClusterRole before Kubeflow creates it).
+# ClusterRole before Kubeflow creates it). A RayCluster also waits for Kueue when Kueue is
+# installed: Kueue's webhooks must be serving when it is created, to suspend it until it is
+# admitted and to check it is a valid elastic job (see ray_objects).
 OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
     "Profile": ("kubeflow",),
     "AuthorizationPolicy": ("istio",),
     "VirtualService": ("istio",),
     "ClusterQueue": ("kueue",),
     "LocalQueue": ("kueue",),
-    "RayCluster": ("kuberay",),
+    "RayCluster": ("kuberay", "kueue"),
 }
 
 

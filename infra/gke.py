@@ -231,7 +231,18 @@ def gpu_pool_args(
 ) -> gcp.container.NodePoolArgs:
     """One GPU pool. DWS pools (queued, flex-start) follow GKE's required settings:
     no reservation, location policy ANY, autoscaling from zero, auto-repair off
-    (cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest and .../dws-flex-start-training)."""
+    (cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest and .../dws-flex-start-training).
+
+    Queued pools are "flex-start with queued provisioning": GKE's current guide creates them
+    with both `--flex-start` and `--enable-queued-provisioning` (provisioningrequest page,
+    "How flex-start with queued provisioning works"; flex-start needs GKE 1.32.2-gke.1652000
+    or later, .../concepts/dws). pulumi-gcp 10.2.0 exposes the two separately:
+    `NodePoolNodeConfigArgs.flex_start` and `NodePoolArgs.queued_provisioning`
+    (`NodePoolQueuedProvisioningArgs(enabled=...)`), so a queued pool sets both and a
+    flex-start pool only the first. A queued pool's nodes come only through
+    ProvisioningRequests ("obtainable through the ProvisioningRequest API exclusively",
+    pulumi-gcp's NodePoolQueuedProvisioningArgs), which Kueue's admission check creates
+    (components/kueue.py)."""
     acc = ACCELERATORS[pool.accelerator]
     dws = pool.provisioning in (Provisioning.QUEUED, Provisioning.FLEX_START)
     sharing = pool.sharing
@@ -266,7 +277,7 @@ def gpu_pool_args(
             for t in pool_taints(pool)
         ],
         spot=pool.provisioning is Provisioning.SPOT,
-        flex_start=True if pool.provisioning is Provisioning.FLEX_START else None,
+        flex_start=True if dws else None,  # queued pools too: see the docstring
         reservation_affinity=affinity,
         gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=pool.gvnic),
         fast_socket=gcp.container.NodePoolNodeConfigFastSocketArgs(enabled=True) if pool.fast_socket else None,

@@ -118,7 +118,8 @@ class Provisioning(str, Enum):
     ON_DEMAND = "on-demand"
     SPOT = "spot"
     QUEUED = "queued"
-    """Dynamic Workload Scheduler queued provisioning (ProvisioningRequest, all-or-nothing)."""
+    """Dynamic Workload Scheduler flex-start with queued provisioning: all nodes at once, only
+    through ProvisioningRequests, which Kueue's admission check on the pool's flavor creates."""
     FLEX_START = "flex-start"
     """Dynamic Workload Scheduler flex-start: best-effort VMs for up to 7 days."""
     RESERVATION = "reservation"
@@ -189,7 +190,11 @@ class GpuPool(Model):
     machine_type: str = Field(description="A machine type that carries the accelerator. Replaces the pool.")
     min: int = Field(default=0, ge=0, le=1000, description="Nodes per zone at least; 0 lets the pool idle at no cost.")
     max: int = Field(ge=1, le=1000, description="Nodes per zone at most.")
-    provisioning: Provisioning = Provisioning.ON_DEMAND
+    provisioning: Provisioning = Field(
+        default=Provisioning.ON_DEMAND,
+        description="queued: flex-start with queued provisioning, nodes only through Kueue's "
+        "ProvisioningRequests (needs the kueue component). Replaces the pool.",
+    )
     reservation: str | None = Field(default=None, description="Reservation name, with provisioning: reservation.")
     compact_placement: bool = Field(default=False, description="COMPACT placement policy (one zone). Replaces the pool.")
     zones: list[str] | None = Field(default=None, description="Node locations; default: the cluster's.")
@@ -449,7 +454,8 @@ class TeamBucket(Model):
 
 
 class TeamRay(Model):
-    """A RayCluster in the team namespace, autoscaled in-tree, dashboard behind the Kubeflow gateway."""
+    """A RayCluster in the team namespace, autoscaled in-tree (with Kueue: an elastic Kueue job,
+    each scale-up admitted against the team's quota), dashboard behind the Kubeflow gateway."""
 
     name: ShortName = Field(default="ray", description="RayCluster name.")
     pool: str | None = Field(default=None, description="GPU pool for the workers; none: CPU workers.")
@@ -586,7 +592,8 @@ class KubeRayConfig(Toggle):
 
 
 class KueueConfig(Toggle):
-    """Kueue with the TrainJob, JobSet and Ray integrations; one ResourceFlavor per GPU pool."""
+    """Kueue with the TrainJob, JobSet and Ray integrations; one ResourceFlavor per GPU pool,
+    and a ProvisioningRequest admission check per queued pool."""
 
 
 class MetricsBackend(str, Enum):
@@ -802,6 +809,16 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
             ("mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster")
         )
     components = config.components
+    if not components.kueue.enabled:
+        for i, pool in enumerate(pools):
+            if pool.provisioning is Provisioning.QUEUED:
+                problems.append(
+                    (
+                        f"mlplatform:cluster.gpuPools[{i}].provisioning",
+                        "queued pools get nodes only through ProvisioningRequests, which Kueue creates; "
+                        "enable the kueue component or use provisioning: flex-start",
+                    )
+                )
     if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeCluster):
         problems.append(
             (

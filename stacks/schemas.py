@@ -93,6 +93,8 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with unknown fields rejected, as the API server prunes (and we want typos caught).
 
     `x-kubernetes-preserve-unknown-fields` and `x-kubernetes-int-or-string` keep their meaning.
+    Go (RE2) patterns that switch on case-insensitivity after the anchor, `^(?i)...` (Kueue's
+    AdmissionCheck `parameters.kind`), are rewritten `(?i)^...`, the form Python's `re` takes.
     """
     schema = copy.deepcopy(schema)
 
@@ -104,6 +106,9 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
             node["anyOf"] = [{"type": "integer"}, {"type": "string"}]
         if "properties" in node and not node.get("x-kubernetes-preserve-unknown-fields"):
             node.setdefault("additionalProperties", False)
+        pattern = node.get("pattern")
+        if isinstance(pattern, str) and pattern.startswith("^(?i)"):
+            node["pattern"] = "(?i)^" + pattern.removeprefix("^(?i)")
         if node.get("nullable"):
             kind = node.get("type")
             if isinstance(kind, str):

@@ -105,6 +105,66 @@ def test_one_flavor_per_gpu_pool_from_the_pool_labels(shipped_plan: Callable[[st
     assert "cloud.google.com/gke-spot" not in spot  # prod's L4 pool is on-demand
 
 
+def _kueue_objects(plan: Plan, kind: str) -> dict[str, dict[str, Any]]:
+    return {o["metadata"]["name"]: o for o in authored_objects(plan) if o["kind"] == kind}
+
+
+def test_queued_pool_gets_a_provisioning_request_admission_check(shipped_plan: Callable[[str], Plan]) -> None:
+    # GKE's Kueue + DWS manifests (cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest;
+    # GoogleCloudPlatform/ai-on-gke dws-examples/dws-queues.yaml), in Kueue v0.19.2's v1beta2 API;
+    # the controller name is ProvisioningRequestControllerName (apis/kueue/v1beta2/provisioningrequestconfig_types.go).
+    plan = shipped_plan("prod")  # pools: l4 on-demand, h100 queued
+    assert _kueue_objects(plan, "ProvisioningRequestConfig") == {
+        "h100-dws": {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "ProvisioningRequestConfig",
+            "metadata": {"name": "h100-dws"},
+            "spec": {"provisioningClassName": "queued-provisioning.gke.io", "managedResources": ["nvidia.com/gpu"]},
+        }
+    }
+    assert _kueue_objects(plan, "AdmissionCheck") == {
+        "h100-dws": {
+            "apiVersion": "kueue.x-k8s.io/v1beta2",
+            "kind": "AdmissionCheck",
+            "metadata": {"name": "h100-dws"},
+            "spec": {
+                "controllerName": "kueue.x-k8s.io/provisioning-request",
+                "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "h100-dws"},
+            },
+        }
+    }
+    for kind in ("ProvisioningRequestConfig", "AdmissionCheck"):
+        assert _depends(plan, f"kubernetes:kueue.x-k8s.io/v1beta2:{kind}", f"{kind.lower()}-h100-dws", HELM_CHART, "kueue")
+
+
+def test_team_cluster_queue_runs_the_check_on_the_queued_flavor_only(shipped_plan: Callable[[str], Plan]) -> None:
+    queue = _kueue_objects(shipped_plan("prod"), "ClusterQueue")["vision"]["spec"]
+    assert queue["admissionChecksStrategy"] == {"admissionChecks": [{"name": "h100-dws", "onFlavors": ["h100"]}]}
+    assert "admissionChecks" not in queue  # v1beta2 has only the per-flavor strategy
+    for stack in ("kind", "dev"):  # no queued pools: no checks
+        assert all("admissionChecksStrategy" not in q["spec"] for q in _kueue_objects(shipped_plan(stack), "ClusterQueue").values())
+
+
+@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+def test_admission_check_objects_validate_and_refer_to_each_other(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("prod")
+    configs = _kueue_objects(plan, "ProvisioningRequestConfig")
+    checks = _kueue_objects(plan, "AdmissionCheck")
+    flavors = _kueue_objects(plan, "ResourceFlavor")
+    queues = _kueue_objects(plan, "ClusterQueue")
+    assert configs and checks and queues
+    for obj in [*configs.values(), *checks.values(), *queues.values()]:
+        assert validate(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
+    # References the schema cannot check: check -> config, queue -> check and flavor.
+    for check in checks.values():
+        assert check["spec"]["parameters"]["name"] in configs
+    for queue in queues.values():
+        queue_flavors = {f["name"] for group in queue["spec"]["resourceGroups"] for f in group["flavors"]}
+        for rule in queue["spec"]["admissionChecksStrategy"]["admissionChecks"]:
+            assert rule["name"] in checks
+            assert set(rule["onFlavors"]) <= queue_flavors & set(flavors)
+
+
 def test_trainer_roles_aggregate_into_kubeflow_roles(shipped_plan: Callable[[str], Plan]) -> None:
     objects = {o["metadata"]["name"]: o for o in authored_objects(shipped_plan("kind")) if o["kind"].startswith("ClusterRole")}
     edit = objects["kubeflow-trainer-edit"]

@@ -51,6 +51,7 @@ CASES = [
     Case("bad provisioning", {f"{P0}.provisioning": "cheap"}, f"{C}.gpuPools[0].provisioning", "'on-demand', 'spot', 'queued', 'flex-start' or 'reservation'"),
     Case("queued t4", {f"{C}.gpuPools": [pool(accelerator="nvidia-tesla-t4", machineType="n1-standard-8", provisioning="queued")]}, f"{C}.gpuPools[0].provisioning", "queued is not offered for nvidia-tesla-t4"),
     Case("queued pool min", {f"{P0}.provisioning": "queued", f"{P0}.min": 1}, f"{C}.gpuPools[0].min", "queued pools start empty; set min to 0"),
+    Case("queued pool without kueue", {f"{P0}.provisioning": "queued", "mlplatform:components.kueue": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "queued pools get nodes only through ProvisioningRequests, which Kueue creates; enable the kueue component or use provisioning: flex-start"),
     Case("reservation without name", {f"{P0}.provisioning": "reservation"}, f"{C}.gpuPools[0].reservation", "set reservation (the reservation's name)"),
     Case("compact without zone", {f"{P0}.compactPlacement": True}, f"{C}.gpuPools[0].zones", "set zones to exactly one zone"),
     Case("compact on n1", {f"{C}.gpuPools": [pool(accelerator="nvidia-tesla-t4", machineType="n1-standard-8", compactPlacement=True, zones=["us-central1-a"])]}, f"{C}.gpuPools[0].compactPlacement", "n1 machines do not support compact placement"),

@@ -89,6 +89,17 @@ def test_prod_h100_queued_compact_pool(shipped_plan: Callable[[str], Plan]) -> N
     assert node["spot"] is False
 
 
+def test_queued_pool_is_flex_start_with_queued_provisioning(shipped_plan: Callable[[str], Plan]) -> None:
+    # GKE: "To use flex-start with queued provisioning, you have to add the --flex-start and
+    # --enable-queued-provisioning flags when you create the node pool"
+    # (cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest); pulumi-gcp 10.2.0
+    # spells them nodeConfig.flexStart and queuedProvisioning.enabled.
+    h100 = _pools(shipped_plan("prod"))["h100"]
+    assert h100["nodeConfig"]["flexStart"] is True
+    assert h100["queuedProvisioning"] == {"enabled": True}
+    assert "flexStart" not in _pools(shipped_plan("prod"))["l4"]["nodeConfig"]
+
+
 def test_prod_l4_on_demand(shipped_plan: Callable[[str], Plan]) -> None:
     l4 = _pools(shipped_plan("prod"))["l4"]
     assert l4["nodeConfig"]["spot"] is False

@@ -151,6 +151,41 @@ def test_ray_cluster_ports_pinned_for_istio_and_dashboard_route() -> None:
     assert internal["rules"][0]["from"][0]["source"]["principals"] == ["cluster.local/ns/vision/sa/default-editor"]
 
 
+# Kueue v0.19.2 (kubernetes-sigs/kueue): the queue label (pkg/controller/constants/constants.go),
+# the elastic-job annotation (pkg/constants/constants.go ElasticJobAnnotation = "true" opt-in)
+# and scheduling gate (apis/kueue/v1beta2/constants.go ElasticJobSchedulingGate) that
+# pkg/controller/jobs/raycluster/raycluster_webhook.go requires of an autoscaled RayCluster.
+ELASTIC_GATE = [{"name": "kueue.x-k8s.io/elastic-job"}]
+
+
+def test_ray_cluster_is_an_elastic_kueue_job_in_the_default_queue() -> None:
+    team = {**TEAM, "ray": {"pool": "l4", "maxWorkers": 3}}
+    cluster = _objects(with_changes(base_gke(), {"mlplatform:teams": [team]}))[("RayCluster", "ray")]
+    assert cluster["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "default"}
+    assert cluster["metadata"]["annotations"] == {"kueue.x-k8s.io/elastic-job": "true"}
+    assert cluster["spec"]["enableInTreeAutoscaling"] is True  # allowed: the cluster is elastic
+    assert cluster["spec"]["headGroupSpec"]["template"]["spec"]["schedulingGates"] == ELASTIC_GATE
+    (worker,) = cluster["spec"]["workerGroupSpecs"]
+    assert worker["template"]["spec"]["schedulingGates"] == ELASTIC_GATE
+    assert worker["groupName"] != "head"  # Kueue reserves the name for the head PodSet
+
+
+def test_ray_cluster_without_kueue_carries_no_kueue_gate() -> None:
+    team = {**TEAM, "ray": {"pool": "l4"}}
+    raw = with_changes(base_gke(), {"mlplatform:teams": [team], "mlplatform:components.kueue": {"enabled": False}})
+    cluster = _objects(raw)[("RayCluster", "ray")]
+    assert "labels" not in cluster["metadata"] and "annotations" not in cluster["metadata"]
+    pods = [cluster["spec"]["headGroupSpec"]["template"]["spec"], cluster["spec"]["workerGroupSpecs"][0]["template"]["spec"]]
+    assert all("schedulingGates" not in pod for pod in pods)  # nothing would lift it
+
+
+def test_ray_cluster_waits_for_kueue_and_kuberay(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    (cluster,) = [r for r in plan.of_type("kubernetes:ray.io/v1:RayCluster") if r.inputs["metadata"]["namespace"] == "nlp"]
+    assert plan.one("kubernetes:helm.sh/v4:Chart", "kueue").urn in cluster.dependencies
+    assert plan.one("kubernetes:helm.sh/v4:Chart", "kuberay-operator").urn in cluster.dependencies
+
+
 def test_google_service_account_ids_are_length_safe() -> None:
     assert google_service_account_id(Team.model_validate({**TEAM, "name": "nlp"})) == "team-nlp"
     long = Team.model_validate({**TEAM, "name": "a" * 40})

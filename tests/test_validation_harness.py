@@ -54,6 +54,23 @@ def test_int_or_string_quantities_are_honoured() -> None:
     assert validate(queue) == []
 
 
+@needs_crds
+def test_go_case_insensitive_patterns_are_honoured() -> None:
+    # kueue v0.19.2 AdmissionCheck: parameters.kind has pattern ^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$
+    check: dict[str, Any] = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "AdmissionCheck",
+        "metadata": {"name": "c"},
+        "spec": {
+            "controllerName": "kueue.x-k8s.io/provisioning-request",
+            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "c"},
+        },
+    }
+    assert validate(check) == []
+    check["spec"]["parameters"]["kind"] = "9Config"
+    assert any("parameters.kind" in e for e in validate(check))
+
+
 def test_unknown_custom_kind_is_an_error_not_a_pass() -> None:
     errors = validate({"apiVersion": "example.com/v1", "kind": "Nothing", "metadata": {"name": "x"}})
     assert errors and "no CRD schema" in errors[0]
