@@ -16,7 +16,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent
-from components.monitoring import SCRAPE_LABELS
+from components.monitoring import SCRAPE_LABELS, service_monitor_enabled
 from components.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
 from infra.node_labels import ACCELERATOR_LABEL, GPU_TAINT
@@ -37,13 +37,6 @@ METRICS_VOLUME_MOUNT = {
     "mountPath": "/etc/dcgm-exporter/default-counters.csv",
     "subPath": "default-counters.csv",
 }
-
-
-def service_monitor_enabled(config: PlatformConfig) -> bool:
-    """Our Prometheus scrapes the exporter through the chart's ServiceMonitor; that needs the
-    Prometheus Operator CRDs, i.e. monitoring on with kube-prometheus-stack."""
-    monitoring = config.components.monitoring
-    return monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
 
 
 def dcgm_exporter_values(config: PlatformConfig) -> dict[str, Any]:
@@ -86,8 +79,29 @@ def dcgm_exporter_values(config: PlatformConfig) -> dict[str, Any]:
         # (DCGM_EXPORTER_KUBERNETES=true in the DaemonSet); it reads the kubelet's
         # pod-resources socket the chart mounts from kubeletPath.
         "kubeletPath": "/var/lib/kubelet/pod-resources",
-        "priorityClassName": "system-node-critical",
+        "priorityClassName": PRIORITY_CLASS,
     }
+
+
+PRIORITY_CLASS = "system-node-critical"
+CRITICAL_QUOTA = "critical-pods"
+
+
+def critical_pods_quota() -> k8s.core.v1.ResourceQuotaSpecArgs:
+    """GKE admits pods of the system-critical priority classes outside kube-system only in a
+    namespace whose ResourceQuota is scoped to them (GKE docs, "Manage the GPU Stack with the
+    NVIDIA GPU Operator": ResourceQuota with scopeSelector PriorityClass In
+    [system-node-critical, system-cluster-critical]); one exporter pod per GPU node."""
+    return k8s.core.v1.ResourceQuotaSpecArgs(
+        hard={"pods": "100"},
+        scope_selector=k8s.core.v1.ScopeSelectorArgs(
+            match_expressions=[
+                k8s.core.v1.ScopedResourceSelectorRequirementArgs(
+                    scope_name="PriorityClass", operator="In", values=[PRIORITY_CLASS]
+                )
+            ]
+        ),
+    )
 
 
 class DcgmExporter(PlatformComponent):
@@ -109,6 +123,13 @@ class DcgmExporter(PlatformComponent):
         ServiceMonitor needs; the chart waits for it."""
         super().__init__("DcgmExporter", name, cluster, opts, sources)
         ns = self.create_namespace(NAMESPACE)
-        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(config), [ns] + ([monitoring] if monitoring else []))
+        quota = k8s.core.v1.ResourceQuota(
+            CRITICAL_QUOTA,
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=CRITICAL_QUOTA, namespace=NAMESPACE),
+            spec=critical_pods_quota(),
+            opts=self.child([ns]),
+        )
+        needs = [ns, quota] + ([monitoring] if monitoring else [])
+        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(config), needs)
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace})

@@ -86,6 +86,37 @@ def ingress(address_name: str) -> dict[str, Any]:
     }
 
 
+# Google's load balancers and health checkers reach the NEG endpoints (the gateway pods)
+# from these ranges (cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges).
+# kubeflow/manifests 26.03 common/istio/istio-namespace/base adds a same-namespace-only
+# NetworkPolicy to istio-system, which drops them; this policy admits them to the gateway.
+GOOGLE_LB_RANGES = ("130.211.0.0/22", "35.191.0.0/16")
+# istio-ingressgateway's pod labels and the container ports its Service targets (http2 80 ->
+# 8080, https 443 -> 8443) plus the status port the health check uses (common/istio/
+# istio-install/base/install.yaml); `python -m stacks check` proves them against the render.
+GATEWAY_POD_LABELS = {"app": "istio-ingressgateway", "istio": "ingressgateway"}
+GATEWAY_PORTS = (8080, 8443, STATUS_PORT)
+LB_POLICY = "allow-google-load-balancer"
+
+
+def load_balancer_policy() -> dict[str, Any]:
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {"name": LB_POLICY, "namespace": NAMESPACE},
+        "spec": {
+            "podSelector": {"matchLabels": GATEWAY_POD_LABELS},
+            "policyTypes": ["Ingress"],
+            "ingress": [
+                {
+                    "from": [{"ipBlock": {"cidr": cidr}} for cidr in GOOGLE_LB_RANGES],
+                    "ports": [{"protocol": "TCP", "port": port} for port in GATEWAY_PORTS],
+                }
+            ],
+        },
+    }
+
+
 class HttpsGateway(PlatformComponent):
     """Public HTTPS entry point of the Kubeflow gateway on GKE."""
 
@@ -108,6 +139,7 @@ class HttpsGateway(PlatformComponent):
             opts=self.child(protect=config.deletion_protection),
         )
         after = self.child(needs)
+        apply_manifest(f"{name}-{LB_POLICY}", load_balancer_policy(), after)
         objects = [backend_config(auth), managed_certificate(auth.hostname)]
         custom = [apply_manifest(f"{name}-{o['kind'].lower()}", o, after) for o in objects]
         if auth.iap:

@@ -82,9 +82,18 @@ class Istio(PlatformComponent):
     ready: pulumi.Resource
     """Done when istiod, the CNI DaemonSet and the ingress gateway are ready."""
 
-    def __init__(self, name: str, settings: IstioSettings, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
+    def __init__(
+        self,
+        name: str,
+        settings: IstioSettings,
+        cluster: Cluster,
+        opts: pulumi.ResourceOptions | None = None,
+        sources: Sources | None = None,
+        needs: list[pulumi.Resource] | None = None,
+    ):
+        """`needs`: what creates the namespaces Istio's install puts objects into (`kubeflow`)."""
         super().__init__("Istio", name, cluster, opts, sources)
-        crds = self.kustomize("istio-crds", CRDS)
+        crds = self.kustomize("istio-crds", CRDS, depends_on=needs or [])
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
         self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=settings_transforms(settings))
         self.register_outputs({})

@@ -28,9 +28,10 @@ from stacks.schema import AuthKind, GkeCluster, KubeflowAuth, PlatformConfig, So
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
 # the old `common/networkpolicies/base` held; the rest moved into the dex, oauth2-proxy,
-# istio-namespace and cert-manager trees.
+# istio-namespace and cert-manager trees. Installed first (KubeflowNamespaces): Istio's
+# install puts Sidecars into `kubeflow`, Trainer runs in `kubeflow-system`.
+NAMESPACES_TREE = "common/kubeflow-namespace/base"
 CORE = (
-    ("kubeflow-namespace", "common/kubeflow-namespace/base"),
     ("kubeflow-roles", "common/kubeflow-roles/base"),
     ("kubeflow-istio-resources", "common/istio/kubeflow-istio-resources/base"),
 )
@@ -46,9 +47,11 @@ APPS = (
     ("tensorboards-web-app", "applications/tensorboard/tensorboards-web-app/upstream/overlays/istio"),
 )
 DEX = "common/dex/overlays/oauth2-proxy"
-# kind: oauth2-proxy also trusts the kind API server's service-account tokens (m2m);
-# elsewhere Dex is the only issuer.
-OAUTH2_PROXY = {"kind": "common/oauth2-proxy/overlays/m2m-dex-and-kind", "gke": "common/oauth2-proxy/overlays/m2m-dex-only"}
+# Every cluster: oauth2-proxy trusts Dex (and, m2m, Dex-issued tokens). The release's kind
+# variant `m2m-dex-and-kind` adds a `cluster-jwks-proxy` running `bitnamisecure/kubectl:latest`
+# (common/oauth2-proxy/components/cluster-jwks-proxy/kustomization.yaml), an image that
+# cannot be pinned by tag, for kind service-account tokens nothing here uses.
+OAUTH2_PROXY = "common/oauth2-proxy/overlays/m2m-dex-only"
 DEX_NAMESPACE = "auth"
 DEX_ISSUER = f"http://dex.{DEX_NAMESPACE}.svc.cluster.local:5556/dex"
 
@@ -85,10 +88,9 @@ def dashboard_menu(config: PlatformConfig) -> tuple[dict[str, Any], ...]:
 
 
 def kubeflow_settings(config: PlatformConfig) -> KubeflowSettings:
-    kind = "gke" if isinstance(config.cluster, GkeCluster) else "kind"
     return KubeflowSettings(
         auth=config.components.kubeflow.auth,
-        oauth2_proxy_path=OAUTH2_PROXY[kind],
+        oauth2_proxy_path=OAUTH2_PROXY,
         menu=dashboard_menu(config),
     )
 
@@ -219,6 +221,18 @@ def dex_transforms(auth: KubeflowAuth, client_secret: Any) -> tuple[PropsTransfo
         lambda props: with_dex_users(props, config_yaml, secret_data),
         lambda props: with_dex_client_secret(props, client_secret),
     )
+
+
+class KubeflowNamespaces(PlatformComponent):
+    """Kubeflow's namespaces `kubeflow` and `kubeflow-system` with their NetworkPolicies,
+    before Istio and Trainer, which put objects into them."""
+
+    ready: pulumi.Resource
+
+    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
+        super().__init__("KubeflowNamespaces", name, cluster, opts, sources)
+        self.ready = self.kustomize("kubeflow-namespace", NAMESPACES_TREE)
+        self.register_outputs({})
 
 
 class Kubeflow(PlatformComponent):

@@ -24,6 +24,7 @@ import pulumi
 import yaml
 
 from components.base import PlatformComponent, apply_manifest
+from components.monitoring import service_monitor_enabled
 from components.versions import KUEUE_CHART
 from infra.cluster import Cluster
 from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -65,8 +66,10 @@ def manager_config() -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kueue_values() -> dict[str, Any]:
-    return {"managerConfig": {"controllerManagerConfigYaml": manager_config()}, "enablePrometheus": True}
+def kueue_values(service_monitor: bool) -> dict[str, Any]:
+    """`enablePrometheus` renders the chart's ServiceMonitor (charts/kueue/templates/prometheus/
+    monitor.yaml): only where a Prometheus Operator serves that kind and scrapes it."""
+    return {"managerConfig": {"controllerManagerConfigYaml": manager_config()}, "enablePrometheus": service_monitor}
 
 
 def resource_flavors(config: PlatformConfig) -> list[dict[str, Any]]:
@@ -140,7 +143,7 @@ class Kueue(PlatformComponent):
     ):
         super().__init__("Kueue", name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(), [namespace, *needs])
+        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(service_monitor_enabled(config)), [namespace, *needs])
         self.flavors = [
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready]))
             for flavor in resource_flavors(config)

@@ -91,6 +91,13 @@ RULE_NAME = "mlplatform-gpu-alerts"
 RAY_POD_MONITOR = "ray-pods"
 
 
+def service_monitor_enabled(config: PlatformConfig) -> bool:
+    """Whether ServiceMonitors work here: they need the Prometheus Operator's CRDs and a
+    Prometheus that scrapes them, i.e. monitoring on with kube-prometheus-stack."""
+    monitoring = config.components.monitoring
+    return monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
+
+
 def gpu_metrics(config: PlatformConfig) -> bool:
     """Whether this stack collects GPU metrics (DCGM exporter, or GKE's managed DCGM)."""
     return config.enabled_components()["dcgmExporter"]
@@ -133,6 +140,10 @@ def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
                 # PodMonitors and rules: ours, which carry SCRAPE_LABELS. {} namespace
                 # selectors: every namespace.
                 "serviceMonitorSelector": {},
+                # Without this the chart replaces the {} above with its own `release` selector
+                # (values.yaml prometheus.prometheusSpec.serviceMonitorSelectorNilUsesHelmValues,
+                # templates/prometheus/prometheus.yaml): Kueue's monitor would go unscraped.
+                "serviceMonitorSelectorNilUsesHelmValues": False,
                 "serviceMonitorNamespaceSelector": {},
                 "podMonitorSelector": selector,
                 "podMonitorNamespaceSelector": {},

@@ -11,14 +11,14 @@ from typing import Callable
 import pulumi
 
 from components.cert_manager import CertManager
-from components.dcgm import DcgmExporter, service_monitor_enabled
+from components.dcgm import DcgmExporter
 from components.gateway import HttpsGateway
 from components.istio import Istio, istio_settings
 from components.jobset import JobSet
 from components.kuberay import KubeRay
-from components.kubeflow import Kubeflow, kubeflow_settings
+from components.kubeflow import Kubeflow, KubeflowNamespaces, kubeflow_settings
 from components.kueue import Kueue
-from components.monitoring import Monitoring
+from components.monitoring import Monitoring, service_monitor_enabled
 from components.profiles import install_teams
 from components.trainer import Trainer
 from infra.cluster import Cluster
@@ -27,6 +27,8 @@ from stacks.schema import DcgmSource, GkeCluster, PlatformConfig, RaySource
 
 Ready = dict[str, pulumi.Resource]
 """Component key -> the resource that is done when that component is ready."""
+KUBEFLOW_NAMESPACES = "kubeflowNamespaces"
+"""Ready key of Kubeflow's namespace tree, installed first when Kubeflow is on."""
 Installer = Callable[[PlatformConfig, Cluster, Ready], pulumi.Resource | None]
 
 
@@ -39,12 +41,17 @@ def _cert_manager(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pul
 
 
 def _istio(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Istio("istio", istio_settings(config), cluster, sources=config.sources).ready
+    # Istio's Kubeflow install puts Sidecars into the `kubeflow` namespace.
+    return Istio("istio", istio_settings(config), cluster, sources=config.sources, needs=_needs(ready, KUBEFLOW_NAMESPACES)).ready
 
 
 def _kubeflow(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
     kubeflow = Kubeflow(
-        "kubeflow", kubeflow_settings(config), cluster, _needs(ready, "certManager", "istio"), sources=config.sources
+        "kubeflow",
+        kubeflow_settings(config),
+        cluster,
+        _needs(ready, KUBEFLOW_NAMESPACES, "certManager", "istio"),
+        sources=config.sources,
     )
     if isinstance(config.cluster, GkeCluster) and config.components.kubeflow.auth.hostname:
         HttpsGateway("kubeflow-https", config, cluster, _needs(ready, "istio") + [kubeflow.ready])
@@ -56,11 +63,11 @@ def _jobset(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Re
 
 
 def _trainer(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    trainer = Trainer("trainer", cluster, _needs(ready, "jobset"), sources=config.sources)
-    # Our runtimes, not the chart's hook: after the CRDs and the validating webhook are up.
-    TrainingRuntimes(
-        "runtimes", config, pulumi.ResourceOptions(providers=[cluster.provider], depends_on=[trainer.ready])
+    trainer = Trainer(
+        "trainer", cluster, _needs(ready, "jobset"), sources=config.sources, namespace=ready.get(KUBEFLOW_NAMESPACES)
     )
+    # Our runtimes, not the chart's hook: after the CRDs and the validating webhook are up.
+    TrainingRuntimes("runtimes", config, [trainer.ready], pulumi.ResourceOptions(providers=[cluster.provider]))
     return trainer.ready
 
 
@@ -73,7 +80,9 @@ def _kuberay(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.R
 def _kueue(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
     # No edge to Trainer/JobSet/KubeRay: Kueue defers an integration until its CRD appears
     # (kubernetes-sigs/kueue pkg/controller/jobframework/setup.go, "deferring setting up controller").
-    return Kueue("kueue", config, cluster, [], sources=config.sources).ready
+    # Its ServiceMonitor needs the Prometheus Operator's CRDs.
+    monitoring = _needs(ready, "monitoring") if service_monitor_enabled(config) else []
+    return Kueue("kueue", config, cluster, monitoring, sources=config.sources).ready
 
 
 def _monitoring(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
@@ -95,8 +104,8 @@ INSTALLERS: dict[str, Installer] = {
     "jobset": _jobset,
     "trainer": _trainer,
     "kuberay": _kuberay,
-    "kueue": _kueue,
     "monitoring": _monitoring,
+    "kueue": _kueue,  # after monitoring: see _kueue
     "dcgmExporter": _dcgm_exporter,  # after monitoring: see _dcgm_exporter
 }
 
@@ -104,6 +113,8 @@ INSTALLERS: dict[str, Installer] = {
 def install(config: PlatformConfig, cluster: Cluster) -> Ready:
     ready: Ready = {}
     enabled = config.enabled_components()
+    if enabled.get("kubeflow"):
+        ready[KUBEFLOW_NAMESPACES] = KubeflowNamespaces("kubeflow-namespaces", cluster, sources=config.sources).ready
     for key, installer in INSTALLERS.items():
         if enabled.get(key):
             done = installer(config, cluster, ready)

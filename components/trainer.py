@@ -26,6 +26,13 @@ WEBHOOK_PORT = 9443
 ISTIO_EXCLUDE_INBOUND = "traffic.sidecar.istio.io/excludeInboundPorts"
 
 
+# kubeflow/manifests 26.03 common/kubeflow-namespace/base/kubeflow-system: the NetworkPolicy
+# `trainer-webhook` admits the API server to pods labelled so; the 2.3.0 chart's pods carry
+# only its selector labels, so we add it through `manager.labels` (values.yaml: "Extra labels
+# for manager resources (including the Deployment and pods)").
+WEBHOOK_POLICY_LABELS = {"service.istio.io/canonical-name": "trainer"}
+
+
 def trainer_values() -> dict[str, Any]:
     """With no built-in runtime enabled, the chart renders neither its runtime installer
     hook Job nor its pre-delete cleanup Job (charts/kubeflow-trainer/templates/runtimes/
@@ -34,7 +41,7 @@ def trainer_values() -> dict[str, Any]:
     return {
         "jobset": {"install": False},
         "runtimes": {"defaultEnabled": False},
-        "manager": {"podAnnotations": {ISTIO_EXCLUDE_INBOUND: str(WEBHOOK_PORT)}},
+        "manager": {"podAnnotations": {ISTIO_EXCLUDE_INBOUND: str(WEBHOOK_PORT)}, "labels": WEBHOOK_POLICY_LABELS},
     }
 
 
@@ -53,11 +60,19 @@ class Trainer(PlatformComponent):
     """Done when the controller and its webhook are ready (TrainJob/runtime CRDs exist)."""
 
     def __init__(
-        self, name: str, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None
+        self,
+        name: str,
+        cluster: Cluster,
+        needs: list[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
+        sources: Sources | None = None,
+        namespace: pulumi.Resource | None = None,
     ):
+        """`namespace`: what creates kubeflow-system when Kubeflow does (its namespace tree);
+        None creates it here."""
         super().__init__("Trainer", name, cluster, opts, sources)
-        namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, namespace.metadata.name, trainer_values(), [namespace, *needs])
+        namespace = namespace or self.create_namespace(NAMESPACE)
+        self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, NAMESPACE, trainer_values(), [namespace, *needs])
         opts_ = self.child()
         cluster_role("kubeflow-trainer-admin", ("kubeflow-admin",), aggregates="kubeflow-trainer-admin", opts=opts_)
         cluster_role("kubeflow-trainer-edit", ("kubeflow-edit", "kubeflow-trainer-admin"), EDIT_RULES, opts=opts_)

@@ -17,9 +17,14 @@ class TrainingRuntimes(pulumi.ComponentResource):
     names: list[str]
     """The runtime names, in catalog order: what `TrainerClient().train(runtime=...)` takes."""
 
-    def __init__(self, name: str, config: PlatformConfig, opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self, name: str, config: PlatformConfig, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None
+    ):
+        """`needs`: the Trainer chart (CRDs and webhook). Each runtime waits for it itself:
+        Pulumi does not make children wait for their component's own `depends_on`
+        (pulumi/runtime/resource.py prepare_resource reads only the resource's options)."""
         super().__init__("mlplatform:runtimes:TrainingRuntimes", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
+        child = pulumi.ResourceOptions(parent=self, depends_on=needs)
         self.names = []
         for manifest in cluster_training_runtimes(config):
             metadata = manifest["metadata"]

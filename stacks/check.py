@@ -27,6 +27,10 @@ GOOGLE_LB_RANGES = ("130.211.0.0/22", "35.191.0.0/16")
 # "Limit Priority Class consumption by default", which GKE configures).
 CRITICAL_PRIORITY_CLASSES = frozenset({"system-node-critical", "system-cluster-critical"})
 FIREWALL = "gcp:compute/firewall:Firewall"
+# GKE's own firewall rule lets a private cluster's control plane reach nodes on these ports
+# (cloud.google.com/kubernetes-engine/docs/how-to/private-clusters, "Adding firewall rules
+# for specific use cases"); every other webhook port needs a rule of ours.
+GKE_CONTROL_PLANE_PORTS = frozenset({443, 10250})
 MASKED = frozenset({SECRET, "W3NlY3JldF0="})  # "[secret]" and its base64
 CREDENTIAL_WORDS = ("password", "secret", "token", "cookie", "key")
 # Kueue v0.19.2: a job in a namespace whose LocalQueue is named `default` gets that queue
@@ -129,7 +133,7 @@ class Platform:
         """TCP ports the control plane may open to nodes on a private GKE cluster; None elsewhere."""
         if not (self.gke and self.gke.private_nodes):
             return None
-        ports: set[int] = set()
+        ports: set[int] = set(GKE_CONTROL_PLANE_PORTS)
         master = str(self.gke.network.master_cidr)
         for rule in self.render.plan.of_type(FIREWALL):
             if master not in (rule.inputs.get("sourceRanges") or []):
@@ -452,8 +456,8 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
                 yield Violation("kueue", label(queue), queue.source, f"AdmissionCheck {check} does not exist")
     for cluster in platform.of_kind("RayCluster"):
         meta = cluster.obj.get("metadata") or {}
-        queue = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)
-        managed = queue is not None or KUEUE_DEFAULT_QUEUE in local_queues.get(cluster.key[2], set())
+        queue_name = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)
+        managed = queue_name is not None or KUEUE_DEFAULT_QUEUE in local_queues.get(cluster.key[2], set())
         autoscaling = (cluster.obj.get("spec") or {}).get("enableInTreeAutoscaling")
         elastic = (meta.get("annotations") or {}).get("kueue.x-k8s.io/elastic-job") == "true"
         if managed and autoscaling and not elastic:
@@ -465,18 +469,15 @@ def _secret_values(obj: dict[str, Any]) -> dict[str, Any]:
 
 
 def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
-    """No credential the upstream release publishes survives: a Secret from a Kubeflow tree
-    keeps none of its literal values, a chart's Secret no credential-like literal."""
+    """No credential the upstream release publishes survives: every credential-like key
+    (password, secret, token, cookie, key) of an upstream Secret holds a Pulumi secret."""
     for o in platform.of_kind("Secret"):
-        if not o.upstream or o.original is None:
+        if not o.upstream:
             continue
-        tree = o.source in {i.label for i in platform.render.installs if i.kind == "kustomize"}
-        before = _secret_values(o.original)
         for key, value in _secret_values(o.obj).items():
             if not value or value in MASKED:
                 continue
-            credential = any(word in key.lower() for word in CREDENTIAL_WORDS)
-            if (tree and before.get(key) == value) or (not tree and credential):
+            if any(word in key.lower() for word in CREDENTIAL_WORDS):
                 yield Violation("upstream-secret", label(o), o.source, f"{key} is the value the upstream release publishes; replace it with a Pulumi secret")
 
 

@@ -428,6 +428,9 @@ def test_prometheus_scrapes_the_operators_own_service_monitors() -> None:
     spec = monitoring.prometheus_stack_values(MonitoringConfig())["prometheus"]["prometheusSpec"]
     # Kueue's chart labels its ServiceMonitor only with its own labels (charts/kueue/templates/_helpers.tpl).
     kueue_monitor_labels = {"app.kubernetes.io/name": "kueue", "app.kubernetes.io/instance": "kueue"}
-    assert kueue_values()["enablePrometheus"] is True
+    assert kueue_values(service_monitor=True)["enablePrometheus"] is True
+    assert kueue_values(service_monitor=False)["enablePrometheus"] is False
     assert selects(spec["serviceMonitorSelector"], kueue_monitor_labels)
+    # The chart keeps {} only with this off (kube-prometheus-stack values.yaml).
+    assert spec["serviceMonitorSelectorNilUsesHelmValues"] is False
     assert spec["serviceMonitorNamespaceSelector"] == {}

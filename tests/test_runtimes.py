@@ -433,7 +433,7 @@ def test_component_creates_one_custom_resource_per_runtime() -> None:
     built: list[TrainingRuntimes] = []
 
     def build(c: PlatformConfig) -> None:
-        built.append(TrainingRuntimes("runtimes", c))
+        built.append(TrainingRuntimes("runtimes", c, []))
 
     plan = evaluate(config, "test", build=build)
     component = plan.one("mlplatform:runtimes:TrainingRuntimes", "runtimes")
@@ -454,7 +454,7 @@ def test_component_children_use_the_provider_given_to_the_component() -> None:
 
     def build(c: PlatformConfig) -> None:
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1")
-        TrainingRuntimes("runtimes", c, opts=pulumi.ResourceOptions(providers=[provider]))
+        TrainingRuntimes("runtimes", c, [], opts=pulumi.ResourceOptions(providers=[provider]))
 
     plan = evaluate(validate(base_kind(), "test"), "test", build=build)
     provider_urn = plan.one("pulumi:providers:kubernetes", "k8s").urn
@@ -463,7 +463,7 @@ def test_component_children_use_the_provider_given_to_the_component() -> None:
 
 def test_component_on_kind_creates_the_base_runtimes_only() -> None:
     def build(c: PlatformConfig) -> None:
-        TrainingRuntimes("runtimes", c)
+        TrainingRuntimes("runtimes", c, [])
 
     plan = evaluate(validate(base_kind(), "test"), "test", build=build)
     assert sorted(r.name for r in plan.of_type(CTR_TYPE)) == sorted(BASE_NAMES)
