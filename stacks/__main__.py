@@ -1,7 +1,11 @@
 """`python -m stacks plan|render|versions`: the program, offline, for people and CI.
 
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
-render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml
+render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --full also
+                           DIR/platform.yaml (every object, charts and trees rendered for
+                           real) and DIR/index.yaml (which install each object comes from)
+check <stack> [--json]     lint the full render; exit 1 on violations
+images <stack>             every image the platform runs (what an air-gapped install mirrors)
 versions                   print the README's version table from the pin table
 reference                  print the README's stack-file reference from the schema
 smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
@@ -10,6 +14,10 @@ cost <stack>               idle and full-autoscale cost per hour, from infra/pri
 
 <stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
 A bad stack file prints every problem and exits 2.
+
+The full render (render --full, check, images) fetches charts and trees from the stack's
+sources (mlplatform:sources; default the public upstreams), or from a mirror directory:
+--mirror DIR, else $MLPLATFORM_MIRROR, else ../shared/upstream beside the repo if present.
 """
 
 from __future__ import annotations
@@ -18,13 +26,17 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-from stacks.config import ConfigError, load, stack_file
+from stacks.config import ConfigError, Problem, load, stack_file
 from stacks.plan import Plan, Recorded, evaluate
+
+if TYPE_CHECKING:
+    from stacks.fullrender import FullRender
 
 EXIT_VIOLATIONS = 1
 EXIT_CONFIG_ERROR = 2
+EXIT_RENDER_ERROR = 3
 
 
 def stack_name(name_or_path: str) -> str:
@@ -108,15 +120,69 @@ def cost(name_or_path: str) -> int:
     return 0
 
 
+MIRROR_ENV = "MLPLATFORM_MIRROR"
+SHARED_MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
+
+
+def mirror_for(option: Path | None) -> Path | None:
+    """The mirror directory the full render reads: the option, $MLPLATFORM_MIRROR, or the
+    shared test mirror beside the repo; None: the stack's own sources."""
+    import os
+
+    if option is not None:
+        return option
+    if os.environ.get(MIRROR_ENV):
+        return Path(os.environ[MIRROR_ENV])
+    return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
+
+
+def full_render_for(name_or_path: str, mirror: Path | None) -> "FullRender":
+    """The stack's full render; a mirror replaces the stack's sources."""
+    from components.sources import mirror_sources
+    from stacks.fullrender import full_render
+
+    config = load(name_or_path)
+    directory = mirror_for(mirror)
+    if directory is not None:
+        if not directory.is_dir():
+            raise ConfigError(str(directory), [Problem("--mirror", "no such directory")])
+        config = config.model_copy(update={"sources": mirror_sources(directory)})
+        print(f"sources: mirror {directory}", file=sys.stderr)
+    return full_render(evaluate(config, stack_name(name_or_path)))
+
+
+def check_command(name_or_path: str, mirror: Path | None, as_json: bool) -> int:
+    from stacks.check import RULES, check
+
+    render = full_render_for(name_or_path, mirror)
+    found = check(render)
+    if as_json:
+        print(json.dumps({"stack": render.stack, "violations": [v.as_dict() for v in found]}, indent=2))
+    else:
+        for violation in found:
+            print(violation)
+        summary = f"stack {render.stack}: {len(render.objects)} objects from {len(render.installs)} installs, {len(RULES)} rules"
+        print(f"{summary}, {len(found)} violation{'s' if len(found) != 1 else ''}" if found else f"{summary}, no violations")
+    return EXIT_VIOLATIONS if found else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m stacks", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     plan_cmd = commands.add_parser("plan", help="print the resource tree of a stack, offline")
     plan_cmd.add_argument("stack")
     plan_cmd.add_argument("--json", action="store_true", help="every resource with inputs and dependencies")
-    render_cmd = commands.add_parser("render", help="write objects.yaml and upstream.yaml")
-    render_cmd.add_argument("stack")
-    render_cmd.add_argument("--out", type=Path, required=True)
+    render_cmd = commands.add_parser("render", help="write objects.yaml and upstream.yaml (--full: every object)")
+    render_cmd.add_argument("stack", help="a stack name from stacks/ (dev, prod, kind) or a stack file")
+    render_cmd.add_argument("--out", type=Path, required=True, help="the directory to write the files into")
+    render_cmd.add_argument("--full", action="store_true", help="also render every chart and tree: platform.yaml, index.yaml")
+    check_cmd = commands.add_parser("check", help="lint the whole platform the cluster will receive")
+    check_cmd.add_argument("stack", help="a stack name from stacks/ (dev, prod, kind) or a stack file")
+    check_cmd.add_argument("--json", action="store_true", help="the violations as JSON")
+    images_cmd = commands.add_parser("images", help="every image the platform runs, one per line")
+    images_cmd.add_argument("stack", help="a stack name from stacks/ (dev, prod, kind) or a stack file")
+    for command in (render_cmd, check_cmd, images_cmd):
+        command.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/) to render from")
     policy_cmd = commands.add_parser("policy", help="run the policy pack's rules offline")
     policy_cmd.add_argument("stack")
     cost_cmd = commands.add_parser("cost", help="idle and full-autoscale cost per hour")
@@ -151,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return smoke(config, stack_name(args.stack), options)
     if args.command == "cost":
         return cost(args.stack)
+    if args.command in ("check", "images") or (args.command == "render" and args.full):
+        return full_command(args)
     try:
         plan = plan_for(args.stack)
     except ConfigError as err:
@@ -165,6 +233,34 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         for path in write(plan, args.out):
             print(f"wrote {path}")
+    return 0
+
+
+def full_command(args: argparse.Namespace) -> int:
+    """check, images and render --full: everything that renders charts and trees for real."""
+    from stacks.fullrender import RenderError
+    from stacks.tools import ToolError
+
+    try:
+        if args.command == "check":
+            return check_command(args.stack, args.mirror, args.json)
+        render = full_render_for(args.stack, args.mirror)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    except (RenderError, ToolError) as err:
+        print(f"render failed: {err}", file=sys.stderr)
+        return EXIT_RENDER_ERROR
+    if args.command == "images":
+        from stacks.check import image_list
+
+        print("\n".join(image_list(render)))
+        return 0
+    from stacks import fullrender
+    from stacks.render import write
+
+    for path in [*write(render.plan, args.out), *fullrender.write(render, args.out)]:
+        print(f"wrote {path}")
     return 0
 
 
