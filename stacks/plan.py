@@ -47,6 +47,8 @@ class Recorded:
     custom: bool
     protect: bool = False
     """Pulumi's `protect` option: the engine refuses to delete the resource."""
+    ignore_changes: tuple[str, ...] = ()
+    """Pulumi's `ignore_changes` option, as the engine receives it (input property paths)."""
     aliases: tuple[str, ...] = ()
     """The URNs this resource had before a rename (`aliases` option), as the engine resolves them."""
 
@@ -227,6 +229,7 @@ class _RecordingMonitor(mocks.MockMonitor):
                     inputs=mask_secrets(self.recording_mocks.last.inputs),
                     custom=bool(request.custom),
                     protect=bool(request.protect),
+                    ignore_changes=tuple(request.ignoreChanges),
                     aliases=self._alias_urns(request),
                 )
             )

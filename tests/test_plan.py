@@ -1,13 +1,19 @@
 """The offline plan does what the engine does where Pulumi's mock monitor does not: the
-engine's URNs, a duplicate URN stops the run, and aliases the engine would accept."""
+engine's URNs, a duplicate URN stops the run, and the options the engine acts on
+(ignore_changes, aliases) name what they mean to."""
 
 from __future__ import annotations
 
+import importlib
+import re
+import typing
 from typing import Any, Callable
 
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
+from pulumi import _types
+from pulumi.runtime import rpc
 
 from stacks.config import load
 from stacks.plan import DuplicateUrnError, Plan, evaluate
@@ -62,6 +68,59 @@ def test_one_name_under_two_parent_chains_is_no_duplicate() -> None:
             k8s.core.v1.Namespace("ns", metadata={"name": "a"}, opts=pulumi.ResourceOptions(parent=inner))
 
     assert len(_evaluate(build).of_type("kubernetes:core/v1:Namespace")) == 2
+
+
+def _input_types(annotation: Any) -> list[type]:
+    """The input types (`*Args` classes) inside an annotation such as Optional[Input[XArgs]]."""
+    if isinstance(annotation, type) and _types.is_input_type(annotation):
+        return [annotation]
+    return [found for arg in typing.get_args(annotation) for found in _input_types(arg)]
+
+
+def _args_class(type_: str) -> type:
+    """The `*Args` class of a provider resource type, found through the package's own
+    registry of resource modules (`gcp:container/cluster:Cluster` -> pulumi_gcp.container.ClusterArgs)."""
+    package, module, name = type_.split(":")
+    registered = rpc.get_resource_module(package, module, "")
+    assert registered is not None, f"no Python module registered for {type_}"
+    fqn = getattr(registered, "mod_info")["fqn"]
+    return typing.cast(type, getattr(importlib.import_module(fqn), f"{name}Args"))
+
+
+def _unknown_input(type_: str, path: str) -> str | None:
+    """None when `path` (an ignore_changes entry) names an input property of `type_`, else why not."""
+    current: type | None = _args_class(type_)
+    for segment in [s for s in re.split(r"\.|\[[^\]]*\]", path) if s]:
+        if current is None:
+            return f"{path}: nothing to descend into before {segment!r}"
+        properties = _types.input_type_types(current)
+        if segment not in properties:
+            return f"{path}: {current.__name__} has no input {segment!r}"
+        nested = _input_types(properties[segment])
+        current = nested[0] if nested else None
+    return None
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_every_ignore_changes_entry_names_an_input_of_its_resource(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    """An entry that names no input ignores nothing, silently (the GKE cluster's `nodePool`
+    did: the input is `nodePools`)."""
+    plan = shipped_plan(stack)
+    wrong = [
+        f"{r.type} {r.name}: {problem}"
+        for r in plan.resources
+        for path in r.ignore_changes
+        if (problem := _unknown_input(r.type, path))
+    ]
+    assert wrong == []
+
+
+def test_the_ignore_changes_check_sees_the_gke_entries(shipped_plan: Callable[[str], Plan]) -> None:
+    cluster = shipped_plan("dev").one("gcp:container/cluster:Cluster", "ml-dev")
+    assert set(cluster.ignore_changes) == {"nodeConfig", "initialNodeCount", "nodePools"}
+    assert _unknown_input(cluster.type, "nodePool") == "nodePool: ClusterArgs has no input 'nodePool'"
+    assert _unknown_input("gcp:container/nodePool:NodePool", "nodeConfig.kubeletConfig") is None
+    assert _unknown_input("gcp:container/nodePool:NodePool", "nodeConfig.kubeletConfg") is not None
 
 
 def _alias_clashes(plan: Plan) -> list[str]:
