@@ -75,7 +75,7 @@ def _kueue(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Res
 
 
 def _monitoring(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Monitoring("monitoring", config, cluster)
+    return Monitoring("monitoring", config, cluster, istio=ready.get("istio"))
 
 
 def _dcgm_exporter(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
