@@ -285,8 +285,16 @@ class Monitoring(PlatformComponent):
     """`<service>.<namespace>:<port>` of Grafana inside the cluster."""
 
     def __init__(
-        self, name: str, config: PlatformConfig, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None
+        self,
+        name: str,
+        config: PlatformConfig,
+        cluster: Cluster,
+        istio: pulumi.Resource | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+        sources: Sources | None = None,
     ) -> None:
+        """`istio`: the resource that is done when Istio's CRDs are served; Grafana's route
+        (a VirtualService) waits for it."""
         super().__init__("Monitoring", name, cluster, opts, sources)
         ns = self.create_namespace(NAMESPACE)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
@@ -295,7 +303,7 @@ class Monitoring(PlatformComponent):
         else:
             assert isinstance(config.cluster, GkeCluster)  # the schema allows gke-managed only on GKE
             self._managed_prometheus(config, config.cluster, in_ns)
-        self._grafana(config, ns)
+        self._grafana(config, ns, istio)
 
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
@@ -345,8 +353,9 @@ class Monitoring(PlatformComponent):
             opts=opts,
         )
 
-    def _grafana(self, config: PlatformConfig, ns: k8s.core.v1.Namespace) -> None:
-        """The admin Secret, our dashboards for the sidecar, and Grafana itself."""
+    def _grafana(self, config: PlatformConfig, ns: k8s.core.v1.Namespace, istio: pulumi.Resource | None) -> None:
+        """The admin Secret, our dashboards for the sidecar, Grafana itself, and its route
+        through the Kubeflow gateway (after Istio, whose CRD it is)."""
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         admin = k8s.core.v1.Secret(
             ADMIN_SECRET,
@@ -364,7 +373,7 @@ class Monitoring(PlatformComponent):
             )
         self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(config), [ns, admin])
         if config.components.kubeflow.enabled:
-            apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(), in_ns)
+            apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(), self.child([ns] if istio is None else [ns, istio]))
 
     def _gmp_frontend(self, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions) -> None:
         """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;

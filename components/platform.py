@@ -86,7 +86,7 @@ def _kueue(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Res
 
 
 def _monitoring(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource:
-    return Monitoring("monitoring", config, cluster, sources=config.sources)
+    return Monitoring("monitoring", config, cluster, istio=ready.get("istio"), sources=config.sources)
 
 
 def _dcgm_exporter(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:

@@ -5,8 +5,9 @@ and an optional bucket; optionally a RayCluster behind the Kubeflow gateway.
 
 Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10):
 - KFAM binding names and objects: components/access-management/kfam/bindings.go
-  (`[^a-zA-Z0-9]+` -> '-', `User-<email>-ClusterRole-<role>`, lowercased) and
-  kfam/api_default.go (AuthorizationPolicy of the same name, header kubeflow-userid).
+  (`[^a-zA-Z0-9]+` -> '-', `User-<email>-ClusterRole-<role>`, lowercased; the function is
+  in components/naming.py, where the schema reads it too) and kfam/api_default.go
+  (AuthorizationPolicy of the same name, header kubeflow-userid).
 - What the profile controller makes: components/profile-controller/controllers/
   profile_controller.go (ResourceQuota kf-resource-quota from resourceQuotaSpec, the
   `owner` namespace annotation it accepts, labels it only adds when absent) and
@@ -19,7 +20,6 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
 import pulumi
@@ -28,6 +28,7 @@ import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
+from components.naming import kfam_binding_name
 from components.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -71,13 +72,6 @@ RAY_DASHBOARD_PORT = 8265
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 KUEUE_ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 KUEUE_ELASTIC_JOB_GATE = "kueue.x-k8s.io/elastic-job"
-
-
-def kfam_binding_name(email: str, role: str) -> str:
-    """KFAM's name for a contributor binding: `user-<email, non-alphanumerics as ->-clusterrole-<role>`."""
-    sanitize = re.compile(r"[^a-zA-Z0-9]+")
-    raw = "-".join(["User", sanitize.sub("-", email), "ClusterRole", role]).lower()
-    return sanitize.sub("-", raw)
 
 
 def gpu_total(team: Team) -> int:
@@ -401,6 +395,43 @@ OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
+def resource_name(team: Team, obj: dict[str, Any]) -> str:
+    """The Pulumi name of a team object: `<namespace>/<name>`, the name pulumi-kubernetes
+    gives each object of a yaml/v2 ConfigFile (pulumi-kubernetes v4.32.0
+    provider/pkg/provider/yaml/v2/yaml.go, `register`); cluster-scoped objects (the namespace, Profile, ClusterQueue) under the
+    team's name. Kubernetes names never contain '/' (Pulumi names may hold any string), and
+    the Pulumi type carries the kind, so two team objects share a URN only when they are
+    one Kubernetes object."""
+    meta = obj["metadata"]
+    return f"{meta.get('namespace', team.name)}/{meta['name']}"
+
+
+def legacy_resource_name(team: Team, obj: dict[str, Any]) -> str:
+    """The name team objects had before `resource_name`; `<team>-<kind>-<name>` let team
+    `a` with Ray cluster `x-service-y` and team `a-service-x` with Ray cluster `y` share one."""
+    if obj["kind"] == "Namespace":
+        return f"{team.name}-namespace"
+    return f"{team.name}-{obj['kind'].lower()}-{obj['metadata']['name']}"
+
+
+class OldNames:
+    """The rename to `resource_name` keeps live objects: each object gets its old name as an
+    alias, so the engine finds it in the state (drop once every stack has run `pulumi up`
+    with the new names). Each old name goes to the first object that had it: where two had
+    one, the engine stopped at the second, so only the first can be in a stack's state, and
+    two aliases of one URN would stop the engine again (error 2008)."""
+
+    def __init__(self) -> None:
+        self._given: set[tuple[str, str, str]] = set()
+
+    def aliases(self, team: Team, obj: dict[str, Any]) -> list[pulumi.Input[pulumi.Alias | str]]:
+        old = (obj["apiVersion"], obj["kind"], legacy_resource_name(team, obj))
+        if old in self._given:
+            return []
+        self._given.add(old)
+        return [pulumi.Alias(name=old[2])]
+
+
 class TeamProfile(PlatformComponent):
     """One team: its namespace and everything in it, and on GKE its Google identity."""
 
@@ -411,15 +442,19 @@ class TeamProfile(PlatformComponent):
         cluster: Cluster,
         ready: dict[str, pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
+        old_names: OldNames | None = None,
     ):
+        """`old_names`: shared by all teams of the stack (see OldNames)."""
         super().__init__("Team", team.name, cluster, opts)
+        old_names = old_names or OldNames()
         gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeCluster) else None
         ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
-        namespace_resource = apply_manifest(f"{team.name}-namespace", ns, self.child())
+        namespace_resource = apply_manifest(resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns)))
         for obj in rest:
-            key = f"{team.name}-{obj['kind'].lower()}-{obj['metadata']['name']}"
             needs = [ready[k] for k in OBJECT_NEEDS.get(obj["kind"], ()) if k in ready]
-            apply_manifest(key, obj, self.child([*needs, namespace_resource]))
+            apply_manifest(
+                resource_name(team, obj), obj, self.child([*needs, namespace_resource], aliases=old_names.aliases(team, obj))
+            )
         self.register_outputs({"namespace": team.name})
 
     def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeCluster) -> pulumi.Output[str]:
@@ -460,4 +495,5 @@ class TeamProfile(PlatformComponent):
 
 def install_teams(config: PlatformConfig, cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[TeamProfile]:
     """`ready`: component key -> the resource that is done when that component is ready."""
-    return [TeamProfile(team, config, cluster, ready) for team in config.teams]
+    old_names = OldNames()
+    return [TeamProfile(team, config, cluster, ready, old_names=old_names) for team in config.teams]

@@ -74,6 +74,12 @@ def build_cluster(config: PlatformConfig) -> Cluster:
         assert isinstance(spec, KindCluster)
         kind = Kind(spec.name, spec)
         kubeconfig = kind.kubeconfig
-        provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig)
+        # `kind delete cluster` (or a Docker restart) can take the cluster away behind
+        # Pulumi's back; deleteUnreachable lets refresh and destroy drop its objects from the
+        # state instead of failing on every one (ProviderArgs `delete_unreachable` in the
+        # pulumi-kubernetes 4.34.2 we install; Read and Delete in provider/pkg/provider/
+        # provider.go, v4.32.0). Only for the cluster we create: a GKE cluster or someone's
+        # context is unreachable for other reasons, and its objects must stay in the state.
+        provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig, delete_unreachable=True)
     provider = k8s.Provider("k8s", provider_args)
     return Cluster(name=spec.name, provider=provider, kubeconfig=kubeconfig)

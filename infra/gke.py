@@ -394,8 +394,10 @@ class Gke(pulumi.ComponentResource):
                 parent=self,
                 depends_on=roles,  # NAP nodes need their roles before the first node boots
                 protect=config.deletion_protection,
-                # GKE reports node_config for the removed default pool; it is not ours to manage.
-                ignore_changes=["nodeConfig", "initialNodeCount", "nodePool"],
+                # GKE reports node_config for the removed default pool, and our NodePools in
+                # the cluster's nodePools (pulumi-gcp 10.2.0 ClusterArgs.node_pools); neither
+                # is ours to manage here.
+                ignore_changes=["nodeConfig", "initialNodeCount", "nodePools"],
             ),
         )
         pool_opts = pulumi.ResourceOptions(parent=self, ignore_changes=SERVER_NORMALISED_POOL_FIELDS)

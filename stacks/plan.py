@@ -4,6 +4,14 @@ every resource it registers (type, name, parent, provider, inputs, dependencies)
 No CLI, credentials or network: the mocks answer each registration with the inputs
 plus a few deterministic stand-ins for values only a cloud knows (endpoints, e-mails).
 The same recorder backs `python -m stacks plan|render` and the test suite.
+
+Where Pulumi's mock monitor and the engine differ, the recorder does what the engine
+does: URNs carry the parent's whole qualified type and no root-stack prefix
+(pkg/resource/deploy/deployment.go `generateURN`, sdk/go/common/resource/urn/urn.go
+`New`), and a second registration of one URN stops the run with the engine's error 2001
+(pkg/resource/deploy/step_generator.go `generateURN`, sdk/go/common/diag/errors.go
+`GetDuplicateResourceURNError`). Read in pulumi/pulumi v3.259.0, the newest tag we could
+read (the 3.272.0 we install was not there); both are the same in v3.0.0 and v3.200.0.
 """
 
 from __future__ import annotations
@@ -39,6 +47,10 @@ class Recorded:
     custom: bool
     protect: bool = False
     """Pulumi's `protect` option: the engine refuses to delete the resource."""
+    ignore_changes: tuple[str, ...] = ()
+    """Pulumi's `ignore_changes` option, as the engine receives it (input property paths)."""
+    aliases: tuple[str, ...] = ()
+    """The URNs this resource had before a rename (`aliases` option), as the engine resolves them."""
 
     @property
     def provider_urn(self) -> str | None:
@@ -146,14 +158,70 @@ class _Mocks(mocks.Mocks):
         return {}, None
 
 
+class DuplicateUrnError(RuntimeError):
+    """Two resources registered with one URN. The engine stops the deployment there, with
+    this message (error 2001, sdk/go/common/diag/errors.go); so does `evaluate`."""
+
+    def __init__(self, urn: str):
+        self.urn = urn
+        super().__init__(f"Duplicate resource URN '{urn}'; try giving it a unique name")
+
+
+def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> str:
+    """The URN the engine gives a resource: its parent's whole qualified type (not only the
+    parent's own type, as the mock monitor has it), none for children of the root stack."""
+    parent_type = parent.split("::")[2] if parent else ""
+    qualified = type_ if parent_type in ("", STACK_TYPE) else f"{parent_type}${type_}"
+    return f"urn:pulumi:{stack}::{project}::{qualified}::{name}"
+
+
 class _RecordingMonitor(mocks.MockMonitor):
     def __init__(self, project: str):
         self.recording_mocks = _Mocks(project)
         super().__init__(self.recording_mocks)
         self.records: list[Recorded] = []
         self.outputs: dict[str, Any] = {}
+        self.urns: set[str] = set()
+        self.urns_lock = threading.Lock()  # registrations arrive on several threads
+        self.duplicate: DuplicateUrnError | None = None
+
+    def make_urn(self, parent: str, type_: str, name: str) -> str:
+        return engine_urn(pulumi.get_stack(), pulumi.get_project(), parent, type_, name)
+
+    def _claim(self, urn: str) -> None:
+        with self.urns_lock:
+            if urn in self.urns:
+                # The engine answers the registration with this error and bails out.
+                self.duplicate = self.duplicate or DuplicateUrnError(urn)
+                raise self.duplicate
+            self.urns.add(urn)
+
+    def _alias_urns(self, request: Any) -> tuple[str, ...]:
+        """Each alias as a URN, filled in from the resource as the engine does
+        (pkg/resource/deploy/step_generator.go `collapseAliasToUrn`)."""
+        urns = []
+        for alias in request.aliases:
+            if alias.WhichOneof("alias") == "urn":
+                urns.append(alias.urn)
+                continue
+            spec = alias.spec
+            parent = "" if spec.noParent else spec.parentUrn or request.parent
+            urns.append(
+                engine_urn(
+                    spec.stack or pulumi.get_stack(),
+                    spec.project or pulumi.get_project(),
+                    parent,
+                    spec.type or request.type,
+                    spec.name or request.name,
+                )
+            )
+        return tuple(sorted(urns))
 
     def RegisterResource(self, request: Any) -> Any:
+        # `set_mocks` registers a root stack of its own before `evaluate` starts a fresh
+        # one (pulumi/runtime/mocks.py); the engine only ever sees the program's.
+        if request.type != STACK_TYPE:
+            self._claim(self.make_urn(request.parent, request.type, request.name))
         response = super().RegisterResource(request)
         if request.type != STACK_TYPE:
             self.records.append(
@@ -167,6 +235,8 @@ class _RecordingMonitor(mocks.MockMonitor):
                     inputs=mask_secrets(self.recording_mocks.last.inputs),
                     custom=bool(request.custom),
                     protect=bool(request.protect),
+                    ignore_changes=tuple(request.ignoreChanges),
+                    aliases=self._alias_urns(request),
                 )
             )
         return response
@@ -198,7 +268,8 @@ def bulk_registration() -> Iterator[None]:
 
 
 def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig], None] | None = None) -> Plan:
-    """Run `build` (default: the real program) for `config` under mocks; return what it registered."""
+    """Run `build` (default: the real program) for `config` under mocks; return what it registered.
+    Raises DuplicateUrnError where the engine would stop on a duplicate URN."""
     if build is None:
         import program
 
@@ -221,7 +292,13 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
         Stack(lambda: build(config))
 
     with bulk_registration():
-        run()
+        try:
+            run()
+        except Exception:
+            if monitor.duplicate is None:
+                raise
+        if monitor.duplicate is not None:
+            raise monitor.duplicate from None
     return Plan(
         stack=stack, resources=monitor.records, outputs=monitor.outputs, transforms=dict(INSTALL_TRANSFORMS), config=config
     )

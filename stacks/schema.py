@@ -29,6 +29,7 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
+from components.naming import kfam_binding_name
 from infra.gpu_catalog import ACCELERATORS, describe_machine_types
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -64,6 +65,13 @@ RESERVED_NAMESPACES = frozenset(
         "gmp-public",
     }
 )
+# GPU pool names other objects already take, with the reason: the system pool's GKE name,
+# and Kueue's ResourceFlavor for CPU-only nodes (components/kueue.py DEFAULT_FLAVOR; every
+# pool also gets a flavor of its name).
+RESERVED_POOL_NAMES = {
+    "system": "the system pool's name",
+    "default": "the name of Kueue's ResourceFlavor for CPU-only nodes",
+}
 
 
 def problem(field: str, message: str) -> PydanticCustomError:
@@ -185,7 +193,9 @@ class GpuPool(Model):
     """One GPU node pool. Accelerator, machine type, sharing, driver, taints and
     labels replace the pool when changed; sizes do not."""
 
-    name: ShortName = Field(description="Node pool name, also the runtime suffix (torch-distributed-<name>).")
+    name: ShortName = Field(
+        description="Node pool name, also the runtime suffix (torch-distributed-<name>); not system or default."
+    )
     accelerator: str = Field(description="GKE accelerator name, e.g. nvidia-l4. Replaces the pool.")
     machine_type: str = Field(description="A machine type that carries the accelerator. Replaces the pool.")
     min: int = Field(default=0, ge=0, le=1000, description="Nodes per zone at least; 0 lets the pool idle at no cost.")
@@ -366,8 +376,6 @@ class GkeCluster(Model):
         for i, pool in enumerate(self.gpu_pools):
             if pool.name in seen:
                 raise problem(f"gpuPools[{i}].name", f"duplicate pool name {pool.name!r}; pool names must be unique")
-            if pool.name == "system":
-                raise problem(f"gpuPools[{i}].name", "'system' is the system pool's name; pick another")
             seen.add(pool.name)
             for zone in pool.zones or []:
                 if not zone.startswith(self.region):
@@ -786,6 +794,15 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
     cluster = config.cluster
     pools = cluster.gpu_pools if isinstance(cluster, GkeCluster) else []
 
+    for i, pool in enumerate(pools):
+        if pool.name in RESERVED_POOL_NAMES:
+            problems.append(
+                (
+                    f"mlplatform:cluster.gpuPools[{i}].name",
+                    f"{pool.name!r} is {RESERVED_POOL_NAMES[pool.name]}; pick another pool name",
+                )
+            )
+
     if isinstance(cluster, GkeCluster):
         nap = cluster.autoprovisioning
         if nap.enabled:
@@ -904,6 +921,7 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                         f"no GPU pool or autoprovisioning limit provides {acc}; use one of: {have}",
                     )
                 )
+        problems += _binding_name_clashes(path, team)
         if team.bucket and not isinstance(cluster, GkeCluster):
             problems.append((f"{path}.bucket", "buckets are GCS buckets; only gke stacks have them"))
         if team.ray and team.ray.pool and team.ray.pool not in {p.name for p in pools}:
@@ -911,4 +929,26 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
             problems.append((f"{path}.ray.pool", f"no GPU pool named {team.ray.pool!r}; use one of: {known}"))
         if team.ray and not config.components.kuberay.enabled:
             problems.append((f"{path}.ray", "a team Ray cluster needs the kuberay component; enable it"))
+    return problems
+
+
+def _binding_name_clashes(path: str, team: Team) -> list[tuple[str, str]]:
+    """Contributors KFAM would give one RoleBinding and AuthorizationPolicy name
+    (ana.b@x.com and ana-b@x.com with one role): one object, so only one of them has access."""
+    problems: list[tuple[str, str]] = []
+    first: dict[str, tuple[int, str]] = {}
+    for j, person in enumerate(team.contributors):
+        name = kfam_binding_name(person.email, person.role.value)
+        if name in first:
+            k, other = first[name]
+            problems.append(
+                (
+                    f"{path}.contributors[{j}].email",
+                    f"{person.email} and {other} (contributors[{k}]) get one Kubeflow binding name {name!r} "
+                    "(KFAM turns every run of characters other than letters and digits into '-'); "
+                    "keep one of them, or give them different roles",
+                )
+            )
+        else:
+            first[name] = (j, person.email)
     return problems

@@ -41,6 +41,7 @@ CASES = [
     Case("h100 on g2", {f"{P0}.accelerator": "nvidia-h100-80gb"}, f"{C}.gpuPools[0].machineType", "cannot carry nvidia-h100-80gb; use one of a3-highgpu-1g, a3-highgpu-2g"),
     Case("duplicate pool names", {f"{C}.gpuPools": [pool(name="a"), pool(name="a")]}, f"{C}.gpuPools[1].name", "duplicate pool name 'a'"),
     Case("pool named system", {f"{C}.gpuPools": [pool(name="system")]}, f"{C}.gpuPools[0].name", "'system' is the system pool's name"),
+    Case("pool named default", {f"{C}.gpuPools": [pool(name="default")]}, f"{C}.gpuPools[0].name", "'default' is the name of Kueue's ResourceFlavor for CPU-only nodes; pick another pool name"),
     Case("bad pool name", {f"{P0}.name": "L4_Pool"}, f"{C}.gpuPools[0].name", "'L4_Pool' is not a valid name"),
     Case("missing project", {"gcp:project": None}, "gcp:project", "a gke cluster needs the GCP project"),
     Case("missing cluster", {C: None}, C, "required; add this key"),
@@ -75,6 +76,7 @@ CASES = [
     Case("team duplicate", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com"}, {"name": "vision", "owner": "b@acme.com"}]}, "mlplatform:teams[1].name", "duplicate team 'vision'"),
     Case("owner also contributor", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "A@acme.com", "role": "edit"}]}]}, "mlplatform:teams[0].contributors[0].email", "A@acme.com is the owner"),
     Case("contributor twice", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "edit"}, {"email": "b@acme.com", "role": "view"}]}]}, "mlplatform:teams[0].contributors[1].email", "b@acme.com is listed twice"),
+    Case("contributors with one KFAM name", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "edit"}]}]}, "mlplatform:teams[0].contributors[1].email", "ana-b@x.com and ana.b@x.com (contributors[0]) get one Kubeflow binding name 'user-ana-b-x-com-clusterrole-edit' (KFAM turns every run of characters other than letters and digits into '-'); keep one of them, or give them different roles"),
     Case("contributor role", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "admin"}]}]}, "mlplatform:teams[0].contributors[0].role", "'edit' or 'view'"),
     Case("quota for absent gpu", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-h100-80gb": 8}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-h100-80gb", "no GPU pool or autoprovisioning limit provides nvidia-h100-80gb; use one of: nvidia-l4"),
     Case("negative quota", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": -1}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-l4", "quota -1 is negative"),
@@ -149,3 +151,32 @@ def test_valid_bases_pass() -> None:
 def test_other_namespaces_are_left_to_their_providers() -> None:
     config = validate({**base_gke(), "gcp:region": "us-central1", "kubernetes:context": "x"}, "ok")
     assert config.project == "acme-test"
+
+
+def test_names_that_would_collide_are_all_reported_at_once() -> None:
+    """Two GPU pools on reserved names and two contributors KFAM would give one binding."""
+    pools = [pool(name="default"), pool(name="system")]
+    people = [{"email": "ana.b@x.com", "role": "view"}, {"email": "ana-b@x.com", "role": "view"}]
+    bad = with_changes(
+        base_gke(), {f"{C}.gpuPools": pools, "mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": people}]}
+    )
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert {p.path for p in caught.value.problems} == {
+        f"{C}.gpuPools[0].name",
+        f"{C}.gpuPools[1].name",
+        "mlplatform:teams[0].contributors[1].email",
+    }
+
+
+def test_kueues_default_flavor_is_a_reserved_pool_name() -> None:
+    """Every pool gets a ResourceFlavor of its name beside the default one."""
+    from components.kueue import DEFAULT_FLAVOR
+    from stacks.schema import RESERVED_POOL_NAMES
+
+    assert DEFAULT_FLAVOR in RESERVED_POOL_NAMES
+
+
+def test_contributors_with_one_kfam_name_but_different_roles_are_valid() -> None:
+    people = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "view"}]
+    validate(with_changes(base_kind(), {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": people}]}), "ok")

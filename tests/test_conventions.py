@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import ast
 import re
+import tomllib
+from importlib import metadata
 from pathlib import Path
+
+import yaml
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
 CODE = [p for d in ("components", "infra", "runtimes", "stacks", "policy") for p in (REPO / d).rglob("*.py")]
@@ -61,3 +68,29 @@ def test_every_component_slot_has_an_installer() -> None:
     from stacks.schema import Components
 
     assert set(INSTALLERS) == {field.alias or name for name, field in Components.model_fields.items()}
+
+
+def _floor(specifiers: SpecifierSet) -> Version:
+    (floor,) = [Version(s.version) for s in specifiers if s.operator == ">="]
+    return floor
+
+
+def _dependency(name: str) -> Requirement:
+    dependencies = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    return next(r for r in map(Requirement, dependencies) if r.name == name)
+
+
+def test_required_pulumi_version_admits_the_cli_ci_runs_and_matches_the_sdk_floor() -> None:
+    """CI runs the CLI at the SDK's version (.ci/install-tools), so the SDK range must sit
+    inside the CLI range Pulumi.yaml asks for."""
+    required = yaml.safe_load((REPO / "Pulumi.yaml").read_text())["requiredPulumiVersion"]
+    # blang/semver range syntax: comparators separated by spaces are AND-ed.
+    cli = SpecifierSet(",".join(required.split()))
+    assert Version(metadata.version("pulumi")) in cli
+    assert _floor(cli) >= Version("3.219.0")  # the first CLI that reads requiredPulumiVersion
+    assert _floor(_dependency("pulumi").specifier) == _floor(cli)
+
+
+def test_pulumi_kubernetes_floor_fails_on_objects_that_already_exist() -> None:
+    """Before 4.29.0 the provider took over an object that already existed in the cluster."""
+    assert _floor(_dependency("pulumi-kubernetes").specifier) >= Version("4.29")

@@ -38,7 +38,7 @@ def test_component_graph_collapses_children(shipped_plan: Callable[[str], Plan])
     team = next(u for u in graph if u.endswith("mlplatform:components:Team::vision"))
     kinds = {u.split("::")[-2].rsplit("$", 1)[-1] for u in graph[team]}
     assert "mlplatform:components:Kubeflow" in kinds and "pulumi:providers:kubernetes" in kinds
-    assert not any(u.endswith("vision-namespace") for u in graph)  # inside the Team node
+    assert not any(u.endswith("Namespace::vision/vision") for u in graph)  # inside the Team node
     assert len(resource_graph(plan)) == len(plan.resources)
 
 
@@ -48,7 +48,7 @@ def test_team_objects_wait_only_for_what_they_need(shipped_plan: Callable[[str],
     def deps(type_: str, name: str) -> set[str]:
         return {u.rsplit("::", 1)[-1] for u in plan.one(type_, name).dependencies}
 
-    assert deps("kubernetes:core/v1:Namespace", "vision-namespace") == set()
-    assert deps("kubernetes:networking.k8s.io/v1:NetworkPolicy", "vision-networkpolicy-allow-same-namespace") == {"vision-namespace"}
-    assert deps("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision-localqueue-default") == {"vision-namespace", "kueue"}
-    assert deps("kubernetes:kubeflow.org/v1:Profile", "vision-profile-vision") == {"vision-namespace", "profiles-kfam"}
+    assert deps("kubernetes:core/v1:Namespace", "vision/vision") == set()
+    assert deps("kubernetes:networking.k8s.io/v1:NetworkPolicy", "vision/allow-same-namespace") == {"vision/vision"}
+    assert deps("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision/default") == {"vision/vision", "kueue"}
+    assert deps("kubernetes:kubeflow.org/v1:Profile", "vision/vision") == {"vision/vision", "profiles-kfam"}

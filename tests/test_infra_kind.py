@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import pytest
 import yaml
 
 from components.versions import KIND_NODE_IMAGE
@@ -36,10 +37,22 @@ def test_kind_provider_gets_the_secret_kubeconfig(shipped_plan: Callable[[str], 
     assert command.urn in provider.dependencies
 
 
+def test_kind_provider_drops_the_objects_of_a_deleted_cluster_from_state(shipped_plan: Callable[[str], Plan]) -> None:
+    """`kind delete cluster` takes every object with it; refresh and destroy then forget them."""
+    assert shipped_plan("kind").one("pulumi:providers:kubernetes", "k8s").inputs["deleteUnreachable"] == "true"
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_gke_provider_keeps_unreachable_objects_in_state(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    assert "deleteUnreachable" not in shipped_plan(stack).one("pulumi:providers:kubernetes", "k8s").inputs
+
+
 def test_existing_context_creates_no_cluster(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
     plan = plan_of(with_changes(base_kind(), {"mlplatform:cluster.existingContext": "kind-dev"}))
     assert plan.of_type("command:local:Command") == []
-    assert plan.one("pulumi:providers:kubernetes", "k8s").inputs["context"] == "kind-dev"
+    provider = plan.one("pulumi:providers:kubernetes", "k8s").inputs
+    assert provider["context"] == "kind-dev"
+    assert "deleteUnreachable" not in provider  # not our cluster: its objects stay in the state
 
 
 def test_no_gcp_resources_on_kind(shipped_plan: Callable[[str], Plan]) -> None:

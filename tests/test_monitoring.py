@@ -422,6 +422,16 @@ def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_pla
     assert {"type": "item", "link": "/grafana/", "text": "Grafana (GPUs)", "icon": "assessment"} in links
 
 
+@pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
+def test_grafana_route_waits_for_istios_crds(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    """A VirtualService before Istio's CRDs fails `pulumi up` on a new cluster."""
+    plan = shipped_plan(stack)
+    route = plan.one("kubernetes:networking.istio.io/v1:VirtualService", f"{monitoring.GRAFANA_RELEASE}-route")
+    istio = next(r for r in plan.of_type("mlplatform:components:Istio"))
+    istio_ready = [r for r in plan.children(istio) if r.type == "kubernetes:kustomize/v2:Directory" and r.name == "istio"]
+    assert istio_ready and istio_ready[0].urn in route.dependencies
+
+
 def test_prometheus_scrapes_the_operators_own_service_monitors() -> None:
     from components.kueue import kueue_values
 

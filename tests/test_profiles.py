@@ -204,16 +204,16 @@ def test_gke_team_identity_and_bucket(plan_of: Callable[[dict[str, Any]], Plan])
     admin = plan.one("gcp:storage/bucketIAMMember:BucketIAMMember", "vision-bucket-admin").inputs
     assert admin["role"] == "roles/storage.objectAdmin"
     assert admin["member"] == "serviceAccount:team-vision@acme-test.iam.gserviceaccount.com"
-    profile = plan.one("kubernetes:kubeflow.org/v1:Profile", "vision-profile-vision").inputs
+    profile = plan.one("kubernetes:kubeflow.org/v1:Profile", "vision/vision").inputs
     assert profile["spec"]["plugins"][0]["spec"]["gcpServiceAccount"] == "team-vision@acme-test.iam.gserviceaccount.com"
 
 
 def test_team_objects_wait_for_kubeflow_kueue_and_their_namespace(shipped_plan: Callable[[str], Plan]) -> None:
     plan = shipped_plan("kind")
-    queue = plan.one("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision-localqueue-default")
-    assert plan.one("kubernetes:core/v1:Namespace", "vision-namespace").urn in queue.dependencies
+    queue = plan.one("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision/default")
+    assert plan.one("kubernetes:core/v1:Namespace", "vision/vision").urn in queue.dependencies
     assert plan.one("kubernetes:helm.sh/v4:Chart", "kueue").urn in queue.dependencies
-    profile = plan.one("kubernetes:kubeflow.org/v1:Profile", "vision-profile-vision")
+    profile = plan.one("kubernetes:kubeflow.org/v1:Profile", "vision/vision")
     assert plan.one("kubernetes:kustomize/v2:Directory", "profiles-kfam").urn in profile.dependencies
 
 
@@ -263,3 +263,37 @@ def test_access_matrix_against_kubeflow_roles(shipped_plan: Callable[[str], Plan
     # ana is an editor in vision but only a viewer in nlp
     assert not can("ana@example.com", "create", "trainer.kubeflow.org", "trainjobs", namespace="nlp")
     assert can("ana@example.com", "list", "trainer.kubeflow.org", "trainjobs", namespace="nlp")
+
+
+def test_team_objects_are_named_namespace_slash_name(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    team = plan.one("mlplatform:components:Team", "vision")
+    objects = [r for r in plan.children(team) if r.type.startswith("kubernetes:")]
+    assert objects
+    for r in objects:
+        meta = r.inputs["metadata"]
+        assert r.name == f"{meta.get('namespace', 'vision')}/{meta['name']}", r.type
+
+
+def test_renamed_team_objects_keep_their_old_names_as_aliases(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("kind")
+    team = "urn:pulumi:kind::mlplatform::mlplatform:components:Team"
+    expected = {
+        ("kubernetes:core/v1:Namespace", "vision/vision"): "vision-namespace",
+        ("kubernetes:kubeflow.org/v1:Profile", "vision/vision"): "vision-profile-vision",
+        ("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision/default"): "vision-localqueue-default",
+        ("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", "vision/user-ana-example-com-clusterrole-edit"): (
+            "vision-rolebinding-user-ana-example-com-clusterrole-edit"
+        ),
+    }
+    for (type_, name), old in expected.items():
+        assert f"{team}${type_}::{old}" in plan.one(type_, name).aliases
+
+
+def test_contributors_kfam_names_alike_with_different_roles_get_both_bindings(
+    plan_of: Callable[[dict[str, Any]], Plan],
+) -> None:
+    people = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "view"}]
+    plan = plan_of(with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "contributors": people, "quota": {}}]}))
+    bindings = {r.name for r in plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding") if r.name.startswith("vision/")}
+    assert bindings == {"vision/user-ana-b-x-com-clusterrole-edit", "vision/user-ana-b-x-com-clusterrole-view"}

@@ -1,0 +1,158 @@
+"""The offline plan does what the engine does where Pulumi's mock monitor does not: the
+engine's URNs, a duplicate URN stops the run, and the options the engine acts on
+(ignore_changes, aliases) name what they mean to."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import typing
+from typing import Any, Callable
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+from pulumi import _types
+from pulumi.runtime import rpc
+
+from stacks.config import load
+from stacks.plan import DuplicateUrnError, Plan, evaluate
+from tests.conftest import base_kind, with_changes
+
+SHIPPED = ["kind", "dev", "prod"]
+
+
+def _evaluate(build: Callable[[], None]) -> Plan:
+    return evaluate(load("kind"), "test", lambda _config: build())
+
+
+class _Box(pulumi.ComponentResource):
+    def __init__(self, type_: str, name: str, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(type_, name, None, opts)
+
+
+def test_a_duplicate_urn_stops_evaluate_with_the_engines_message() -> None:
+    def build() -> None:
+        k8s.core.v1.Namespace("team", metadata={"name": "a"})
+        k8s.core.v1.Namespace("team", metadata={"name": "b"})
+
+    with pytest.raises(DuplicateUrnError) as raised:
+        _evaluate(build)
+    urn = "urn:pulumi:test::mlplatform::kubernetes:core/v1:Namespace::team"
+    # pulumi/pulumi sdk/go/common/diag/errors.go GetDuplicateResourceURNError (error 2001)
+    assert str(raised.value) == f"Duplicate resource URN '{urn}'; try giving it a unique name"
+    assert raised.value.urn == urn
+
+
+def test_urns_carry_the_whole_parent_type_and_no_root_stack() -> None:
+    def build() -> None:
+        outer = _Box("test:index:Outer", "outer")
+        inner = _Box("test:index:Inner", "inner", pulumi.ResourceOptions(parent=outer))
+        k8s.core.v1.Namespace("ns", metadata={"name": "a"}, opts=pulumi.ResourceOptions(parent=inner))
+
+    plan = _evaluate(build)
+    assert plan.one("test:index:Outer", "outer").urn == "urn:pulumi:test::mlplatform::test:index:Outer::outer"
+    assert plan.one("kubernetes:core/v1:Namespace", "ns").urn == (
+        "urn:pulumi:test::mlplatform::test:index:Outer$test:index:Inner$kubernetes:core/v1:Namespace::ns"
+    )
+
+
+def test_one_name_under_two_parent_chains_is_no_duplicate() -> None:
+    """The mock monitor keeps only the parent's own type, so these two would share a URN there;
+    the engine keeps the whole chain and accepts them."""
+
+    def build() -> None:
+        for outer_type in ("test:index:A", "test:index:B"):
+            outer = _Box(outer_type, outer_type.rsplit(":", 1)[-1].lower())
+            inner = _Box("test:index:Inner", f"inner-{outer_type[-1]}", pulumi.ResourceOptions(parent=outer))
+            k8s.core.v1.Namespace("ns", metadata={"name": "a"}, opts=pulumi.ResourceOptions(parent=inner))
+
+    assert len(_evaluate(build).of_type("kubernetes:core/v1:Namespace")) == 2
+
+
+def _input_types(annotation: Any) -> list[type]:
+    """The input types (`*Args` classes) inside an annotation such as Optional[Input[XArgs]]."""
+    if isinstance(annotation, type) and _types.is_input_type(annotation):
+        return [annotation]
+    return [found for arg in typing.get_args(annotation) for found in _input_types(arg)]
+
+
+def _args_class(type_: str) -> type:
+    """The `*Args` class of a provider resource type, found through the package's own
+    registry of resource modules (`gcp:container/cluster:Cluster` -> pulumi_gcp.container.ClusterArgs)."""
+    package, module, name = type_.split(":")
+    registered = rpc.get_resource_module(package, module, "")
+    assert registered is not None, f"no Python module registered for {type_}"
+    fqn = getattr(registered, "mod_info")["fqn"]
+    return typing.cast(type, getattr(importlib.import_module(fqn), f"{name}Args"))
+
+
+def _unknown_input(type_: str, path: str) -> str | None:
+    """None when `path` (an ignore_changes entry) names an input property of `type_`, else why not."""
+    current: type | None = _args_class(type_)
+    for segment in [s for s in re.split(r"\.|\[[^\]]*\]", path) if s]:
+        if current is None:
+            return f"{path}: nothing to descend into before {segment!r}"
+        properties = _types.input_type_types(current)
+        if segment not in properties:
+            return f"{path}: {current.__name__} has no input {segment!r}"
+        nested = _input_types(properties[segment])
+        current = nested[0] if nested else None
+    return None
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_every_ignore_changes_entry_names_an_input_of_its_resource(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    """An entry that names no input ignores nothing, silently (the GKE cluster's `nodePool`
+    did: the input is `nodePools`)."""
+    plan = shipped_plan(stack)
+    wrong = [
+        f"{r.type} {r.name}: {problem}"
+        for r in plan.resources
+        for path in r.ignore_changes
+        if (problem := _unknown_input(r.type, path))
+    ]
+    assert wrong == []
+
+
+def test_the_ignore_changes_check_sees_the_gke_entries(shipped_plan: Callable[[str], Plan]) -> None:
+    cluster = shipped_plan("dev").one("gcp:container/cluster:Cluster", "ml-dev")
+    assert set(cluster.ignore_changes) == {"nodeConfig", "initialNodeCount", "nodePools"}
+    assert _unknown_input(cluster.type, "nodePool") == "nodePool: ClusterArgs has no input 'nodePool'"
+    assert _unknown_input("gcp:container/nodePool:NodePool", "nodeConfig.kubeletConfig") is None
+    assert _unknown_input("gcp:container/nodePool:NodePool", "nodeConfig.kubeletConfg") is not None
+
+
+def _alias_clashes(plan: Plan) -> list[str]:
+    """Aliases the engine would refuse once the state holds the aliased URN
+    (step_generator.go getOldResource: errors 2008 and 2016)."""
+    urns = {r.urn for r in plan.resources}
+    claimed: dict[str, str] = {}
+    clashes = []
+    for r in plan.resources:
+        for alias in r.aliases:
+            if alias in urns:
+                clashes.append(f"{r.urn} aliases {alias}, which another resource has")
+            elif alias in claimed:
+                clashes.append(f"{r.urn} and {claimed[alias]} both alias {alias}")
+            claimed[alias] = r.urn
+    return clashes
+
+
+@pytest.mark.parametrize("stack", SHIPPED)
+def test_no_alias_claims_a_urn_another_resource_has_or_claims(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    assert _alias_clashes(shipped_plan(stack)) == []
+
+
+def test_teams_whose_old_names_collided_plan_without_alias_clashes(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    """Their headless Services had one name (`a-service-x-service-y-headless`): only the first
+    keeps it as an alias, as only the first can have reached the state."""
+    teams = [
+        {"name": "a", "owner": "o@x.com", "ray": {"name": "x-service-y"}},
+        {"name": "a-service-x", "owner": "o@x.com", "ray": {"name": "y"}},
+    ]
+    plan = plan_of(with_changes(base_kind(), {"mlplatform:teams": teams}))
+    first, second = (plan.one("kubernetes:core/v1:Service", n) for n in ("a/x-service-y-headless", "a-service-x/y-headless"))
+    assert [a.rsplit("::", 1)[-1] for a in first.aliases] == ["a-service-x-service-y-headless"]
+    assert second.aliases == ()
+    assert _alias_clashes(plan) == []
