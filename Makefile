@@ -8,7 +8,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test plan render crds kind-up kind-down grafana grafana-password e2e
+.PHONY: test check-stacks plan render crds kind-up kind-down grafana grafana-password e2e
 
 .venv/bin/python: pyproject.toml
 	python3 -m venv .venv
@@ -18,14 +18,22 @@ E2E_ARTIFACTS ?= out/e2e
 
 test: .venv/bin/python
 	$(PYTHON) -m mypy
-	@$(PYTHON) -m pytest; rc=$$?; \
+	@# Two workers, one per core; a file's tests share one worker (and its full renders).
+	@$(PYTHON) -m pytest -n 2 --dist loadfile; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
+	@$(MAKE) --no-print-directory check-stacks
+
+# `python -m stacks check` of every shipped stack: the full render (helm, kustomize) from the
+# upstream mirror (../shared/upstream beside the repo, or MLPLATFORM_MIRROR), then every rule.
+check-stacks: .venv/bin/python
+	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
+		$(PYTHON) -m stacks check $$stack || exit 1; done
 
 plan: .venv/bin/python
 	$(PYTHON) -m stacks plan $(STACK)
 
 render: .venv/bin/python
-	$(PYTHON) -m stacks render $(STACK) --out out/$(STACK)
+	$(PYTHON) -m stacks render $(STACK) --full --out out/$(STACK)
 
 crds: .venv/bin/python
 	$(PYTHON) scripts/fetch_crds.py

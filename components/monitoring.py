@@ -114,8 +114,9 @@ def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
         # Grafana comes from the maintained grafana-community chart (grafana_values); the
         # stack's Kubernetes dashboards still ship as sidecar ConfigMaps (grafana_dashboard=1).
         "grafana": {"enabled": False, "forceDeployDashboards": True},
-        # helm.v4.Chart renders Helm hooks as plain resources, so the admission webhook's
-        # certificate-patching hook Jobs cannot run in order; without the webhook the operator
+        # helm.v4.Chart drops Helm hooks (pulumi-kubernetes provider/pkg/provider/helm/v4/
+        # chart.go: DisableHooks, only the release manifest is applied), so the admission
+        # webhook's certificate hook Jobs would never run; without the webhook the operator
         # skips (and logs) invalid rules itself. prometheusOperator.tls serves that webhook.
         "prometheusOperator": {"admissionWebhooks": {"enabled": False}, "tls": {"enabled": False}},
         # Control-plane components are not scrapeable on GKE (managed) nor on kind (bound to

@@ -37,7 +37,8 @@ def trainer_values() -> dict[str, Any]:
     """With no built-in runtime enabled, the chart renders neither its runtime installer
     hook Job nor its pre-delete cleanup Job (charts/kubeflow-trainer/templates/runtimes/
     installer-job.yaml and cleanup-job.yaml are gated on `trainer.runtimes.enabled`):
-    helm.v4.Chart would otherwise run those hooks as plain, unordered Jobs."""
+    helm.v4.Chart drops hooks anyway (pulumi-kubernetes helm/v4/chart.go: DisableHooks), so
+    the chart's runtimes would silently never be installed: ours come from runtimes/."""
     return {
         "jobset": {"install": False},
         "runtimes": {"defaultEnabled": False},

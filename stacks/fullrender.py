@@ -272,9 +272,15 @@ def render_chart(install: Install, capabilities: list[str]) -> str:
         return _run(args, install.label)
 
 
+_TREES: dict[str, str] = {}
+
+
 def build_tree(install: Install) -> str:
-    args = [tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target]
-    return _run(args, install.label)
+    """kustomize's output for the tree; a tree is built once per process (stacks share them)."""
+    if install.target not in _TREES:
+        args = [tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target]
+        _TREES[install.target] = _run(args, install.label)
+    return _TREES[install.target]
 
 
 def namespaced_kinds(objects: Iterable[dict[str, Any]]) -> dict[tuple[str, str], bool]:

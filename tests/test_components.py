@@ -33,7 +33,7 @@ def test_every_component_is_installed_at_its_pinned_version(stack: str, shipped_
     assert trees and all(t.startswith(versions.KUBEFLOW_MANIFESTS.location + "//") for t in trees)
     assert all(t.endswith(f"?ref={versions.KUBEFLOW_MANIFESTS.version}") for t in trees)
     components = {e["component"] for e in entries}
-    platform = {"cert-manager", "istio", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring"}
+    platform = {"cert-manager", "istio", "kubeflow-namespaces", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring"}
     assert components == platform | ({"dcgm-exporter"} if stack == "dev" else set())
 
 
@@ -84,9 +84,12 @@ def test_order_crds_and_webhooks_before_their_users(shipped_plan: Callable[[str]
     plan = shipped_plan("kind")
     assert _depends(plan, KUSTOMIZE, "istio", KUSTOMIZE, "istio-namespace")
     assert _depends(plan, KUSTOMIZE, "istio-namespace", KUSTOMIZE, "istio-crds")
-    for tree in ("kubeflow-namespace", "kubeflow-roles"):
-        assert _depends(plan, KUSTOMIZE, tree, KUSTOMIZE, "istio")
-        assert _depends(plan, KUSTOMIZE, tree, KUSTOMIZE, "cert-manager")
+    assert _depends(plan, KUSTOMIZE, "kubeflow-roles", KUSTOMIZE, "istio")
+    assert _depends(plan, KUSTOMIZE, "kubeflow-roles", KUSTOMIZE, "cert-manager")
+    # Istio's install puts Sidecars into `kubeflow`; Trainer runs in kubeflow-system.
+    assert _depends(plan, KUSTOMIZE, "istio-crds", KUSTOMIZE, "kubeflow-namespace")
+    assert _depends(plan, HELM_CHART, "kubeflow-trainer", KUSTOMIZE, "kubeflow-namespace")
+    assert _depends(plan, HELM_CHART, "kueue", HELM_CHART, "kube-prometheus-stack")
     assert _depends(plan, KUSTOMIZE, "profiles-kfam", KUSTOMIZE, "kubeflow-roles")
     assert _depends(plan, HELM_CHART, "kubeflow-trainer", HELM_CHART, "jobset")
     for chart in ("jobset", "kubeflow-trainer", "kuberay-operator"):  # Kueue waits for their CRDs itself
