@@ -87,7 +87,7 @@ def google_service_account_id(team: Team) -> str:
     return f"{base[:23].rstrip('-')}-{digest}"
 
 
-def profile(team: Team, gcp_service_account: pulumi.Input[str] | None) -> dict[str, Any]:
+def profile(team: Team) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "owner": {"apiGroup": RBAC, "kind": "User", "name": team.owner},
         "resourceQuotaSpec": {
@@ -98,9 +98,26 @@ def profile(team: Team, gcp_service_account: pulumi.Input[str] | None) -> dict[s
             }
         },
     }
-    if gcp_service_account:
-        spec["plugins"] = [{"kind": "WorkloadIdentity", "spec": {"gcpServiceAccount": gcp_service_account}}]
     return {"apiVersion": "kubeflow.org/v1", "kind": "Profile", "metadata": {"name": team.name}, "spec": spec}
+
+
+# GKE Workload Identity: the KSA names its Google service account in this annotation
+# (cloud.google.com/kubernetes-engine/docs/how-to/workload-identity).
+GSA_ANNOTATION = "iam.gke.io/gcp-service-account"
+
+
+def editor_service_account(team: Team, gcp_service_account: pulumi.Input[str]) -> dict[str, Any]:
+    """`default-editor`, made by us with its Workload Identity annotation. Not the profile
+    controller's WorkloadIdentity plugin: that plugin calls IAM to grant the binding itself,
+    with credentials the controller lacks here, and error-loops; our IAM member grants it.
+    The controller creates the account only when absent and leaves an existing one alone
+    (kubeflow/dashboard components/profile-controller/controllers/profile_controller.go
+    updateServiceAccount: Get, Create on NotFound)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": EDITOR_SA, "namespace": team.name, "annotations": {GSA_ANNOTATION: gcp_service_account}},
+    }
 
 
 def namespace(team: Team) -> dict[str, Any]:
@@ -370,7 +387,10 @@ def team_objects(
     config: PlatformConfig, team: Team, gcp_service_account: pulumi.Input[str] | None = None
 ) -> list[dict[str, Any]]:
     """Every Kubernetes object of one team, in apply order."""
-    objects = [namespace(team), profile(team, gcp_service_account)]
+    objects = [namespace(team)]
+    if gcp_service_account:
+        objects.append(editor_service_account(team, gcp_service_account))
+    objects.append(profile(team))
     for person in team.contributors:
         objects += contributor_objects(team, person.email, person.role)
     objects += network_policies(team)
@@ -450,11 +470,16 @@ class TeamProfile(PlatformComponent):
         gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeCluster) else None
         ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
         namespace_resource = apply_manifest(resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns)))
+        editor: list[pulumi.Resource] = []
         for obj in rest:
             needs = [ready[k] for k in OBJECT_NEEDS.get(obj["kind"], ()) if k in ready]
-            apply_manifest(
+            if obj["kind"] == "Profile":
+                needs += editor  # our default-editor exists before the controller looks for it
+            created = apply_manifest(
                 resource_name(team, obj), obj, self.child([*needs, namespace_resource], aliases=old_names.aliases(team, obj))
             )
+            if obj["kind"] == "ServiceAccount":
+                editor.append(created)
         self.register_outputs({"namespace": team.name})
 
     def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeCluster) -> pulumi.Output[str]:

@@ -81,9 +81,14 @@ def test_profile_owner_quota_and_workload_identity() -> None:
     assert profile["apiVersion"] == "kubeflow.org/v1"
     assert profile["spec"]["owner"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "lead@acme.com"}
     assert profile["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "64", "memory": "256Gi", "requests.nvidia.com/gpu": "8"}
-    assert profile["spec"]["plugins"] == [
-        {"kind": "WorkloadIdentity", "spec": {"gcpServiceAccount": "team-vision@p.iam.gserviceaccount.com"}}
-    ]
+    # No WorkloadIdentity plugin (the controller would call IAM itself): we annotate the KSA.
+    assert "plugins" not in profile["spec"]
+    account = objects[("ServiceAccount", "default-editor")]
+    assert account["metadata"] == {
+        "name": "default-editor",
+        "namespace": "vision",
+        "annotations": {"iam.gke.io/gcp-service-account": "team-vision@p.iam.gserviceaccount.com"},
+    }
     namespace = objects[("Namespace", "vision")]
     assert namespace["metadata"]["annotations"] == {"owner": "lead@acme.com"}
     assert namespace["metadata"]["labels"]["istio-injection"] == "enabled"
@@ -204,8 +209,8 @@ def test_gke_team_identity_and_bucket(plan_of: Callable[[dict[str, Any]], Plan])
     admin = plan.one("gcp:storage/bucketIAMMember:BucketIAMMember", "vision-bucket-admin").inputs
     assert admin["role"] == "roles/storage.objectAdmin"
     assert admin["member"] == "serviceAccount:team-vision@acme-test.iam.gserviceaccount.com"
-    profile = plan.one("kubernetes:kubeflow.org/v1:Profile", "vision/vision").inputs
-    assert profile["spec"]["plugins"][0]["spec"]["gcpServiceAccount"] == "team-vision@acme-test.iam.gserviceaccount.com"
+    account = plan.one("kubernetes:core/v1:ServiceAccount", "vision/default-editor").inputs
+    assert account["metadata"]["annotations"]["iam.gke.io/gcp-service-account"] == "team-vision@acme-test.iam.gserviceaccount.com"
 
 
 def test_team_objects_wait_for_kubeflow_kueue_and_their_namespace(shipped_plan: Callable[[str], Plan]) -> None:
