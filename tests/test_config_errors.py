@@ -113,6 +113,11 @@ CASES = [
     Case("managed dcgm with kube-prometheus-stack", {f"{C}.managedPrometheus": True, f"{M}.enabled": True, "mlplatform:components.dcgmExporter": {"source": "gke-managed"}}, "mlplatform:components.dcgmExporter.source", "kube-prometheus-stack does not read; use source: chart or monitoring.backend: gke-managed"),
     Case("dcgm chart with managed backend", {f"{C}.managedPrometheus": True, f"{M}.enabled": True, f"{M}.backend": "gke-managed", "mlplatform:components.dcgmExporter": {}}, "mlplatform:components.dcgmExporter.source", "with monitoring.backend gke-managed use source: gke-managed"),
     Case("bad memory quantity", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"memory": "lots"}}]}, "mlplatform:teams[0].quota.memory", "'lots' is not a Kubernetes quantity"),
+    Case("chart mirror with another scheme", {"mlplatform:sources": {"charts": "s3://acme/charts"}}, "mlplatform:sources.charts", "'s3://acme/charts': use oci://<registry>/<path>, https://<helm repository>, or a local directory"),
+    Case("empty chart mirror", {"mlplatform:sources": {"charts": " "}}, "mlplatform:sources.charts", "empty; remove the key to use the public chart repositories"),
+    Case("manifests mirror over ftp", {"mlplatform:sources": {"kubeflowManifests": "ftp://git.acme/kf"}}, "mlplatform:sources.kubeflowManifests", "'ftp://git.acme/kf': use a git URL (https:// or ssh://) or a local directory"),
+    Case("manifests mirror with a ref", {"mlplatform:sources": {"kubeflowManifests": "https://git.acme/kf//common?ref=26.03"}}, "mlplatform:sources.kubeflowManifests", "give the repository root; the tag and paths come from the pin table"),
+    Case("unknown sources key", {"mlplatform:sources": {"chart": "oci://x"}}, "mlplatform:sources.chart", "unknown key; known keys here: charts, kubeflowManifests"),
 ]
 
 
