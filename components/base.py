@@ -23,8 +23,8 @@ HELM_CHART_TYPE = "kubernetes:helm.sh/v4:Chart"
 KUSTOMIZE_TYPE = "kubernetes:kustomize/v2:Directory"
 
 INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
-"""(resource type, name) of each chart or tree -> its transforms, as the program registered
-them; the offline plan (stacks/plan.py) takes them for the full render."""
+"""(resource type, name) of each tree -> its transforms, as the program registered them; the
+offline plan (stacks/plan.py) takes them for the full render. Charts take none."""
 
 
 def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]) -> dict[str, Any] | None:
@@ -100,17 +100,14 @@ def workload_identity_account(
     return account
 
 
-def chart_args(
-    pin: Pin, namespace: pulumi.Input[str], values: dict[str, Any], sources: Sources, release: str | None = None
-) -> k8s.helm.v4.ChartArgs:
-    """A pinned Helm chart from its public repository or the stack's mirror, in `namespace`;
-    the release is named after the resource unless `release` says otherwise."""
+def chart_args(pin: Pin, namespace: pulumi.Input[str], values: dict[str, Any], sources: Sources) -> k8s.helm.v4.ChartArgs:
+    """A pinned Helm chart from its public repository or the stack's mirror, in `namespace`
+    (helm.v4.Chart names the release after the resource)."""
     source = chart_source(pin, sources)
     return k8s.helm.v4.ChartArgs(
         chart=source.chart,
         version=source.version,
         repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
-        name=release,
         namespace=namespace,
         values=values,
     )
@@ -148,10 +145,6 @@ class PlatformComponent(pulumi.ComponentResource):
             opts=self.child(),
         )
 
-    def _transform_options(self, type_: str, name: str, transforms: Sequence[PropsTransform]) -> dict[str, Any]:
-        INSTALL_TRANSFORMS[(type_, name)] = tuple(transforms)
-        return {"transforms": [resource_transform(transforms)]} if transforms else {}
-
     def chart(
         self,
         name: str,
@@ -159,15 +152,9 @@ class PlatformComponent(pulumi.ComponentResource):
         namespace: pulumi.Input[str],
         values: dict[str, Any],
         depends_on: Sequence[pulumi.Resource] = (),
-        transforms: Sequence[PropsTransform] = (),
-        release: str | None = None,
     ) -> k8s.helm.v4.Chart:
-        """A pinned Helm chart (release named after the resource unless `release` is given)."""
-        return k8s.helm.v4.Chart(
-            name,
-            chart_args(pin, namespace, values, self.sources, release),
-            opts=self.child(depends_on, **self._transform_options(HELM_CHART_TYPE, name, transforms)),
-        )
+        """A pinned Helm chart, its release named after the resource."""
+        return k8s.helm.v4.Chart(name, chart_args(pin, namespace, values, self.sources), opts=self.child(depends_on))
 
     def kustomize(
         self,
@@ -176,9 +163,12 @@ class PlatformComponent(pulumi.ComponentResource):
         depends_on: Sequence[pulumi.Resource] = (),
         transforms: Sequence[PropsTransform] = (),
     ) -> k8s.kustomize.v2.Directory:
-        """A kustomize tree of the pinned Kubeflow release."""
+        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects
+        (recorded in INSTALL_TRANSFORMS for the offline render)."""
+        INSTALL_TRANSFORMS[(KUSTOMIZE_TYPE, name)] = tuple(transforms)
+        options = {"transforms": [resource_transform(transforms)]} if transforms else {}
         return k8s.kustomize.v2.Directory(
             name,
             k8s.kustomize.v2.DirectoryArgs(directory=kubeflow_tree(path, self.sources)),
-            opts=self.child(depends_on, **self._transform_options(KUSTOMIZE_TYPE, name, transforms)),
+            opts=self.child(depends_on, **options),
         )

@@ -115,7 +115,8 @@ class DcgmExporter(PlatformComponent):
         name: str,
         config: PlatformConfig,
         cluster: Cluster,
-        opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+        sources: Sources | None = None,
         *,
         monitoring: pulumi.Resource | None = None,
     ) -> None:

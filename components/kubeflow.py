@@ -23,7 +23,7 @@ from components.base import PlatformComponent, PropsTransform, matches
 from components.monitoring import GRAFANA_PATH
 from components.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, secret
 from infra.cluster import Cluster
-from stacks.schema import AuthKind, GkeCluster, KubeflowAuth, PlatformConfig, Sources
+from stacks.schema import AuthKind, KubeflowAuth, PlatformConfig, Sources
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
@@ -71,7 +71,6 @@ BASE_MENU = (
 @dataclass(frozen=True)
 class KubeflowSettings:
     auth: KubeflowAuth
-    oauth2_proxy_path: str
     menu: tuple[dict[str, Any], ...] = BASE_MENU
     """Central dashboard menu entries, ours plus the teams' Ray dashboards."""
 
@@ -90,7 +89,6 @@ def dashboard_menu(config: PlatformConfig) -> tuple[dict[str, Any], ...]:
 def kubeflow_settings(config: PlatformConfig) -> KubeflowSettings:
     return KubeflowSettings(
         auth=config.components.kubeflow.auth,
-        oauth2_proxy_path=OAUTH2_PROXY,
         menu=dashboard_menu(config),
     )
 
@@ -245,7 +243,8 @@ class Kubeflow(PlatformComponent):
         settings: KubeflowSettings,
         cluster: Cluster,
         needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+        sources: Sources | None = None,
     ):
         super().__init__("Kubeflow", name, cluster, opts, sources)
         core: list[pulumi.Resource] = []
@@ -256,7 +255,7 @@ class Kubeflow(PlatformComponent):
             for key in (CLIENT_SECRET_KEY, COOKIE_SECRET_KEY)
         )
         oauth2_proxy = (lambda props: with_oauth2_proxy_secrets(props, client_secret, cookie_secret),)
-        self.kustomize("oauth2-proxy", settings.oauth2_proxy_path, depends_on=core, transforms=oauth2_proxy)
+        self.kustomize("oauth2-proxy", OAUTH2_PROXY, depends_on=core, transforms=oauth2_proxy)
         self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(settings.auth, client_secret))
         links = dashboard_links(settings.menu)
         menu = (lambda props: with_menu(props, links),)

@@ -139,7 +139,8 @@ class Kueue(PlatformComponent):
         config: PlatformConfig,
         cluster: Cluster,
         needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+        sources: Sources | None = None,
     ):
         super().__init__("Kueue", name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)

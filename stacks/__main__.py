@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -127,8 +128,6 @@ SHARED_MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "upstrea
 def mirror_for(option: Path | None) -> Path | None:
     """The mirror directory the full render reads: the option, $MLPLATFORM_MIRROR, or the
     shared test mirror beside the repo; None: the stack's own sources."""
-    import os
-
     if option is not None:
         return option
     if os.environ.get(MIRROR_ENV):

@@ -11,16 +11,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Callable, Iterable, Iterator
 
-from stacks.fullrender import FullRender, Rendered, dependency_closure, object_key
+from components.gateway import GOOGLE_LB_RANGES
+from components.profiles import LOCAL_QUEUE
+from stacks.fullrender import FullRender, Rendered
 from stacks.plan import SECRET
 from stacks.schema import GkeCluster
-from stacks.schemas import GKE_PROVIDED_KINDS, Validator, schemas_of
+from stacks.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
-# Google's load balancers and health checkers reach NEG backends from these ranges
-# (cloud.google.com/load-balancing/docs/health-check-concepts#ip-ranges; GKE Ingress docs).
-GOOGLE_LB_RANGES = ("130.211.0.0/22", "35.191.0.0/16")
 # GKE admits pods of these priority classes outside kube-system only where a ResourceQuota
 # scoped to the class exists (cloud.google.com/kubernetes-engine/docs/how-to/
 # node-auto-provisioning and kubernetes.io/docs/concepts/policy/resource-quotas
@@ -33,10 +32,9 @@ FIREWALL = "gcp:compute/firewall:Firewall"
 GKE_CONTROL_PLANE_PORTS = frozenset({443, 10250})
 MASKED = frozenset({SECRET, "W3NlY3JldF0="})  # "[secret]" and its base64
 CREDENTIAL_WORDS = ("password", "secret", "token", "cookie", "key")
-# Kueue v0.19.2: a job in a namespace whose LocalQueue is named `default` gets that queue
-# (LocalQueueDefaulting), and so does one carrying the queue label.
+# Kueue v0.19.2: a job in a namespace whose LocalQueue is named `default` (LOCAL_QUEUE) gets
+# that queue (LocalQueueDefaulting), and so does one carrying the queue label.
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-KUEUE_DEFAULT_QUEUE = "default"
 
 
 @dataclass(frozen=True)
@@ -85,15 +83,10 @@ class Platform:
             found[name] = {**((o.obj.get("metadata") or {}).get("labels") or {}), "kubernetes.io/metadata.name": name}
         return found
 
-    @cached_property
-    def closures(self) -> dict[str, set[str]]:
-        return {}
-
-    def waits_for(self, urn: str) -> set[str]:
+    def waits_for(self, urn: str) -> frozenset[str]:
         """The URNs the resource `urn` waits for, itself included."""
-        if urn not in self.closures:
-            self.closures[urn] = dependency_closure(self.render.plan, self.render.plan.get(urn)) | {urn}
-        return self.closures[urn]
+        plan = self.render.plan
+        return plan.waits_for(plan.get(urn)) | {urn}
 
     def pod_templates(self, namespace: str) -> list[tuple[Rendered, dict[str, Any]]]:
         """(workload, pod template) of every workload in `namespace`."""
@@ -265,7 +258,7 @@ def created_before(platform: Platform) -> Iterator[Violation]:
     for o in platform.objects:
         group, kind, namespace, _ = o.key
         waits = platform.waits_for(o.urn)
-        if "." in group and not (group.endswith(".k8s.io") and not group.endswith(".x-k8s.io")):
+        if not is_builtin(o.obj):
             crd = crds.get((group, kind))
             if crd is None:
                 if (o.obj.get("apiVersion"), kind) not in GKE_PROVIDED_KINDS and not _gke_serves(platform, group):
@@ -457,7 +450,7 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
     for cluster in platform.of_kind("RayCluster"):
         meta = cluster.obj.get("metadata") or {}
         queue_name = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)
-        managed = queue_name is not None or KUEUE_DEFAULT_QUEUE in local_queues.get(cluster.key[2], set())
+        managed = queue_name is not None or LOCAL_QUEUE in local_queues.get(cluster.key[2], set())
         autoscaling = (cluster.obj.get("spec") or {}).get("enableInTreeAutoscaling")
         elastic = (meta.get("annotations") or {}).get("kueue.x-k8s.io/elastic-job") == "true"
         if managed and autoscaling and not elastic:
@@ -504,5 +497,3 @@ def image_list(render: FullRender) -> list[str]:
     """Every image the platform runs, sorted: what an air-gapped install mirrors."""
     return sorted({reference for o in render.objects for reference in images(o.obj)})
 
-
-__all__ = ["RULES", "Rule", "Violation", "check", "image_list", "object_key"]

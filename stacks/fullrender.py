@@ -33,8 +33,18 @@ from components.base import HELM_CHART_TYPE, KUSTOMIZE_TYPE, apply_transforms
 from components.versions import KIND_NODE_IMAGE
 from stacks import tools
 from stacks.plan import SECRET, Plan, Recorded
-from stacks.schemas import load_all
-from stacks.render import APPLY_ORDER, CONFIG_FILE, HELM_RELEASE, authored_objects, is_authored_object, manifest
+from stacks.render import (
+    APPLY_ORDER,
+    CONFIG_FILE,
+    HELM_RELEASE,
+    authored_objects,
+    component_name,
+    dump_all,
+    is_authored_object,
+    manifest,
+    ordered,
+)
+from stacks.schemas import crd_scopes, is_builtin, load_all, scopes_of
 
 REPO = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]
@@ -141,27 +151,20 @@ def object_key(obj: dict[str, Any]) -> tuple[str, str, str, str]:
     return (group, obj.get("kind", ""), meta.get("namespace") or "", meta.get("name", ""))
 
 
-def component_of(plan: Plan, resource: Recorded) -> str:
-    for ancestor in plan.ancestors(resource):
-        if ancestor.type.startswith("mlplatform:"):
-            return ancestor.name
-    return ""
-
-
 def installs(plan: Plan) -> list[Install]:
     """Every chart and tree in the plan, in URN order."""
     found = []
     for resource in plan.resources:
         inputs = resource.inputs
-        component = component_of(plan, resource)
+        component, namespace = component_name(plan, resource), inputs.get("namespace") or None
         if resource.type == HELM_CHART_TYPE:
             found.append(
                 Install(
-                    resource=resource,
-                    component=component,
-                    kind="helm",
-                    target=inputs["chart"],
-                    namespace=inputs.get("namespace") or None,
+                    resource,
+                    component,
+                    "helm",
+                    inputs["chart"],
+                    namespace,
                     release=inputs.get("name") or resource.name,
                     version=inputs.get("version"),
                     repo=(inputs.get("repositoryOpts") or {}).get("repo"),
@@ -169,41 +172,10 @@ def installs(plan: Plan) -> list[Install]:
                 )
             )
         elif resource.type == KUSTOMIZE_TYPE:
-            found.append(
-                Install(
-                    resource=resource,
-                    component=component,
-                    kind="kustomize",
-                    target=inputs["directory"],
-                    namespace=inputs.get("namespace") or None,
-                )
-            )
+            found.append(Install(resource, component, "kustomize", inputs["directory"], namespace))
         elif resource.type in (HELM_RELEASE, CONFIG_FILE):
             raise RenderError(f"{resource.name}: {resource.type} is not rendered offline; install it as a Chart or Directory")
     return found
-
-
-# --- the dependency graph of the plan ---------------------------------------------------
-
-
-def dependency_closure(plan: Plan, resource: Recorded) -> set[str]:
-    """URNs `resource` waits for in Pulumi's graph: its dependencies and theirs, a component
-    standing for everything under it (Pulumi waits for a component's children)."""
-    children: dict[str, list[str]] = {}
-    for r in plan.resources:
-        if r.parent:
-            children.setdefault(r.parent, []).append(r.urn)
-    seen: set[str] = set()
-    stack = list(resource.dependencies)
-    while stack:
-        urn = stack.pop()
-        if urn in seen:
-            continue
-        seen.add(urn)
-        stack += children.get(urn, [])
-        if urn in plan._by_urn:
-            stack += plan.get(urn).dependencies
-    return seen
 
 
 # --- running helm and kustomize ---------------------------------------------------------
@@ -283,20 +255,10 @@ def build_tree(install: Install) -> str:
     return _TREES[install.target]
 
 
-def namespaced_kinds(objects: Iterable[dict[str, Any]]) -> dict[tuple[str, str], bool]:
-    """(group, kind) -> namespaced, for the custom kinds whose CRDs are among `objects`."""
-    scopes = {}
-    for obj in objects:
-        if obj.get("kind") == "CustomResourceDefinition":
-            spec = obj.get("spec") or {}
-            scopes[(spec.get("group", ""), (spec.get("names") or {}).get("kind", ""))] = spec.get("scope") == "Namespaced"
-    return scopes
-
-
 def is_namespaced(obj: dict[str, Any], custom: dict[tuple[str, str], bool]) -> bool | None:
     """Whether the kind is namespaced; None when no CRD in the render says."""
     group, kind, _, _ = object_key(obj)
-    if "." not in group or group.endswith(".k8s.io") and not group.endswith(".x-k8s.io"):
+    if is_builtin(obj):
         return kind not in CLUSTER_SCOPED
     return custom.get((group, kind))
 
@@ -336,22 +298,20 @@ def full_render(plan: Plan) -> FullRender:
     # A chart whose capabilities depend on another chart's CRDs renders after it.
     pending = list(charts)
     while pending:
-        ready = [i for i in pending if not (dependency_closure(plan, i.resource) & {c.resource.urn for c in pending})]
+        waiting = {c.resource.urn for c in pending}
+        ready = [i for i in pending if not plan.waits_for(i.resource) & waiting]
         if not ready:
             raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending))
-        inputs = []
-        for install in ready:
-            before = [o for urn in dependency_closure(plan, install.resource) & set(raw) for o in raw[urn]]
-            inputs.append(api_versions(before))
+        inputs = [api_versions(o for urn in plan.waits_for(i.resource) & set(raw) for o in raw[urn]) for i in ready]
         with ThreadPoolExecutor(max_workers=4) as pool:
             for install, text in zip(ready, pool.map(render_chart, ready, inputs)):
                 raw[install.resource.urn] = parsed(text)
         pending = [i for i in pending if i not in ready]
 
     everything = [o for objects in raw.values() for o in objects] + authored_objects(plan)
-    custom = namespaced_kinds(everything)
+    custom = scopes_of(everything)
     if any(is_namespaced(o, custom) is None for o in everything):
-        custom = _shared_scopes() | custom
+        custom = crd_scopes() | custom  # the pinned upstream CRDs, read only when needed
     rendered: list[Rendered] = []
     for install in found:
         transforms = plan.transforms.get((install.resource.type, install.resource.name), ())
@@ -363,15 +323,9 @@ def full_render(plan: Plan) -> FullRender:
     for resource in plan.resources:
         if is_authored_object(resource):
             obj = manifest(resource)
-            rendered.append(Rendered(obj, component_of(plan, resource), resource.urn, False))
+            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False))
     rendered.sort(key=_apply_rank)
     return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered)
-
-
-def _shared_scopes() -> dict[tuple[str, str], bool]:
-    from stacks.schemas import crd_scopes
-
-    return crd_scopes()
 
 
 # --- files ------------------------------------------------------------------------------
@@ -395,23 +349,8 @@ def counts(render: FullRender) -> dict[str, int]:
 
 def write(render: FullRender, out: Path) -> list[Path]:
     """DIR/platform.yaml (every object, in apply order) and DIR/index.yaml (each object's source)."""
-    from stacks.render import dump_all
-
     out.mkdir(parents=True, exist_ok=True)
     platform, index_path = out / "platform.yaml", out / "index.yaml"
-    platform.write_text(dump_all([_sorted_keys(o.obj) for o in render.objects]))
+    platform.write_text(dump_all([ordered(o.obj) for o in render.objects]))
     index_path.write_text(yaml.safe_dump({"stack": render.stack, "objects": index(render), "counts": counts(render)}, sort_keys=False))
     return [platform, index_path]
-
-
-def _sorted_keys(obj: dict[str, Any]) -> dict[str, Any]:
-    def walk(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: walk(value[k]) for k in sorted(value, key=str)}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        return value
-
-    body = walk(obj)
-    head = {k: body.pop(k) for k in ("apiVersion", "kind", "metadata") if k in body}
-    return {**head, **body}

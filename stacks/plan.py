@@ -73,6 +73,28 @@ class Plan:
     def __post_init__(self) -> None:
         self.resources.sort(key=lambda r: r.urn)
         self._by_urn = {r.urn: r for r in self.resources}
+        self._child_urns: dict[str, list[str]] = {}
+        for r in self.resources:
+            if r.parent:
+                self._child_urns.setdefault(r.parent, []).append(r.urn)
+        self._waits_for: dict[str, frozenset[str]] = {}
+
+    def waits_for(self, resource: Recorded) -> frozenset[str]:
+        """URNs `resource` waits for in Pulumi's graph: its dependencies and theirs, a
+        component standing for everything under it (Pulumi waits for a component's children)."""
+        if resource.urn not in self._waits_for:
+            seen: set[str] = set()
+            pending = list(resource.dependencies)
+            while pending:
+                urn = pending.pop()
+                if urn in seen:
+                    continue
+                seen.add(urn)
+                pending += self._child_urns.get(urn, [])
+                if urn in self._by_urn:
+                    pending += self._by_urn[urn].dependencies
+            self._waits_for[resource.urn] = frozenset(seen)
+        return self._waits_for[resource.urn]
 
     def get(self, urn: str) -> Recorded:
         return self._by_urn[urn]

@@ -58,17 +58,22 @@ def is_authored_object(resource: Recorded) -> bool:
 
 def _sorted(value: Any) -> Any:
     if isinstance(value, dict):
-        return {k: _sorted(value[k]) for k in sorted(value)}
+        return {k: _sorted(value[k]) for k in sorted(value, key=str)}
     if isinstance(value, list):
         return [_sorted(v) for v in value]
     return value
 
 
-def manifest(resource: Recorded) -> dict[str, Any]:
-    """The object as it would be applied: apiVersion, kind, metadata first, the rest sorted."""
-    body = _sorted(resource.inputs)
+def ordered(obj: dict[str, Any]) -> dict[str, Any]:
+    """An object as it is written out: apiVersion, kind, metadata first, the rest sorted."""
+    body = _sorted(obj)
     head = {k: body.pop(k) for k in ("apiVersion", "kind", "metadata") if k in body}
     return {**head, **body}
+
+
+def manifest(resource: Recorded) -> dict[str, Any]:
+    """The object as it would be applied."""
+    return ordered(resource.inputs)
 
 
 def _apply_rank(obj: dict[str, Any]) -> tuple[int, str, str, str, str]:
@@ -83,7 +88,8 @@ def authored_objects(plan: Plan) -> list[dict[str, Any]]:
     return sorted((manifest(r) for r in plan.resources if is_authored_object(r)), key=_apply_rank)
 
 
-def _component(plan: Plan, resource: Recorded) -> str:
+def component_name(plan: Plan, resource: Recorded) -> str:
+    """The name of the mlplatform component a resource belongs to ("" for none)."""
     for ancestor in plan.ancestors(resource):
         if ancestor.type.startswith("mlplatform:"):
             return ancestor.name
@@ -93,7 +99,7 @@ def _component(plan: Plan, resource: Recorded) -> str:
 def upstream_entry(plan: Plan, resource: Recorded) -> dict[str, Any]:
     """One installed upstream artefact: what, from where, at which version, with which values."""
     inputs = resource.inputs
-    entry: dict[str, Any] = {"name": resource.name, "component": _component(plan, resource)}
+    entry: dict[str, Any] = {"name": resource.name, "component": component_name(plan, resource)}
     if resource.type in (HELM_CHART, HELM_RELEASE):
         repo = (inputs.get("repositoryOpts") or {}).get("repo")
         entry.update(

@@ -715,28 +715,37 @@ class Sources(Model):
     @field_validator("charts")
     @classmethod
     def _charts(cls, value: str | None) -> str | None:
-        if value is not None:
-            if not value.strip():
-                raise ValueError("empty; remove the key to use the public chart repositories")
-            scheme = REMOTE_SCHEME.match(value)
-            if scheme and scheme[0] not in ("oci://", "https://", "http://"):
-                raise ValueError(
-                    f"{value!r}: use oci://<registry>/<path>, https://<helm repository>, or a local directory"
-                )
-        return value.rstrip("/") if value else value
+        return _mirror_location(
+            value,
+            ("oci://", "https://", "http://"),
+            "use oci://<registry>/<path>, https://<helm repository>, or a local directory",
+            "remove the key to use the public chart repositories",
+        )
 
     @field_validator("kubeflow_manifests")
     @classmethod
     def _manifests(cls, value: str | None) -> str | None:
-        if value is not None:
-            if not value.strip():
-                raise ValueError("empty; remove the key to use github.com/kubeflow/manifests")
-            scheme = REMOTE_SCHEME.match(value)
-            if scheme and scheme[0] not in ("https://", "http://", "ssh://", "file://"):
-                raise ValueError(f"{value!r}: use a git URL (https:// or ssh://) or a local directory")
-            if "?" in value or "//" in value.split("://", 1)[-1]:
-                raise ValueError(f"{value!r}: give the repository root; the tag and paths come from the pin table")
-        return value.rstrip("/") if value else value
+        value = _mirror_location(
+            value,
+            ("https://", "http://", "ssh://", "file://"),
+            "use a git URL (https:// or ssh://) or a local directory",
+            "remove the key to use github.com/kubeflow/manifests",
+        )
+        if value is not None and ("?" in value or "//" in value.split("://", 1)[-1]):
+            raise ValueError(f"{value!r}: give the repository root; the tag and paths come from the pin table")
+        return value
+
+
+def _mirror_location(value: str | None, schemes: tuple[str, ...], use: str, empty: str) -> str | None:
+    """A mirror location: a URL with one of `schemes`, or a local path; trailing `/` dropped."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise ValueError(f"empty; {empty}")
+    scheme = REMOTE_SCHEME.match(value)
+    if scheme and scheme[0] not in schemes:
+        raise ValueError(f"{value!r}: {use}")
+    return value.rstrip("/")
 
 
 class PlatformConfig(Model):

@@ -80,13 +80,18 @@ def shared_schemas() -> Schemas:
     return schemas_of(_shared_crds())
 
 
-def crd_scopes() -> dict[tuple[str, str], bool]:
-    """(group, kind) -> namespaced, from the pinned upstream CRDs."""
+def scopes_of(crds: Iterable[dict[str, Any]]) -> dict[tuple[str, str], bool]:
+    """(group, kind) -> namespaced, for every CRD in `crds`."""
     return {
         (d["spec"]["group"], d["spec"]["names"]["kind"]): d["spec"].get("scope") == "Namespaced"
-        for d in _shared_crds()
+        for d in crds
         if d.get("kind") == "CustomResourceDefinition"
     }
+
+
+def crd_scopes() -> dict[tuple[str, str], bool]:
+    """(group, kind) -> namespaced, from the pinned upstream CRDs."""
+    return scopes_of(_shared_crds())
 
 
 def strict(schema: dict[str, Any]) -> dict[str, Any]:
@@ -157,6 +162,7 @@ class Validator:
 
 
 def is_builtin(obj: dict[str, Any]) -> bool:
+    """Whether the object's kind is Kubernetes' own (core groups, `*.k8s.io` but not `*.x-k8s.io`)."""
     api_version = obj.get("apiVersion", "")
     group = api_version.split("/")[0] if "/" in api_version else ""
     core_groups = {"", "apps", "batch", "policy", "autoscaling"}

@@ -20,6 +20,7 @@ from stacks.plan import SECRET, Plan, Recorded, evaluate
 from stacks.render import HELM_CHART, authored_objects
 from stacks.schema import MonitoringConfig
 from tests.conftest import base_gke, base_kind, with_changes
+from stacks.check import selects
 from tests.support import crds
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 
@@ -51,22 +52,6 @@ def chart(plan: Plan, name: str) -> dict[str, Any]:
 
 def _config(**fields: Any) -> MonitoringConfig:
     return MonitoringConfig.model_validate(fields)
-
-
-def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    """Kubernetes label-selector semantics (matchLabels and matchExpressions)."""
-    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
-        return False
-    for expr in selector.get("matchExpressions", []):
-        value, op, values = labels.get(expr["key"]), expr["operator"], expr.get("values", [])
-        if (
-            (op == "In" and value not in values)
-            or (op == "NotIn" and value in values)
-            or (op == "Exists" and value is None)
-            or (op == "DoesNotExist" and value is not None)
-        ):
-            return False
-    return True
 
 
 # --- shipped stacks ----------------------------------------------------------------------

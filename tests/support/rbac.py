@@ -10,6 +10,7 @@ from typing import Any, Iterable
 
 import yaml
 
+from stacks.check import selects
 from tests.support.crds import REPO
 
 UPSTREAM_ROLES = REPO.parent / "shared" / "upstream" / "kubeflow-roles"
@@ -20,10 +21,6 @@ def upstream_cluster_roles() -> list[dict[str, Any]]:
     for path in sorted(UPSTREAM_ROLES.glob("*.yaml")):
         roles += [d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") == "ClusterRole"]
     return roles
-
-
-def _matches(labels: dict[str, str], selector: dict[str, Any]) -> bool:
-    return all(labels.get(k) == v for k, v in selector.get("matchLabels", {}).items())
 
 
 def resolve(cluster_roles: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -37,7 +34,7 @@ def resolve(cluster_roles: Iterable[dict[str, Any]]) -> dict[str, list[dict[str,
             selectors = (role.get("aggregationRule") or {}).get("clusterRoleSelectors") or []
             for other_name, other in roles.items():
                 labels = other["metadata"].get("labels") or {}
-                if other_name != name and any(_matches(labels, s) for s in selectors):
+                if other_name != name and any(selects(s, labels) for s in selectors):
                     for rule in rules[other_name]:
                         if rule not in rules[name]:
                             rules[name].append(rule)
