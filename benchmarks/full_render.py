@@ -23,11 +23,11 @@ TARGET_SECONDS = 20.0
 ONE_STACK = """
 import json, sys, time
 from components.sources import mirror_sources
-from stacks.check import check
+from tooling.check import check
 from stacks.config import load
-from stacks.fullrender import full_render
-from stacks.plan import evaluate
-from stacks import tools
+from tooling.fullrender import full_render
+from tooling.plan import evaluate
+from tooling import tools
 tools.find(tools.HELM), tools.find(tools.KUBECTL)
 stack, mirror = sys.argv[1], sys.argv[2]
 start = time.perf_counter()

@@ -3,11 +3,11 @@
     python -m benchmarks.plan_scaling [--teams 10 100 1000] [--repeat 3]
 
 For each size, in one run and side by side: the kind stack with that many generated
-teams is planned under mocks (stacks.plan.evaluate), then the same mocked engine
+teams is planned under mocks (tooling.plan.evaluate), then the same mocked engine
 registers the same number of bare resources (no inputs, no parents); the best of
 `--repeat` runs of each is kept and their ratio printed. Both run under the same
-garbage-collector settings (stacks.plan.bulk_registration). Also printed: the dependency
-depth after the cluster (stacks/graph.py), component level and resource level.
+garbage-collector settings (tooling.plan.bulk_registration). Also printed: the dependency
+depth after the cluster (tooling/graph.py), component level and resource level.
 Not part of the unit suite: it takes minutes at 1,000 teams.
 """
 
@@ -22,8 +22,8 @@ import pulumi
 from pulumi.runtime import mocks
 
 from stacks.config import load, read_stack_file, stack_file, validate
-from stacks.graph import short, stages_after_cluster
-from stacks.plan import PROJECT, Plan, bulk_registration, evaluate
+from tooling.graph import short, stages_after_cluster
+from tooling.plan import PROJECT, Plan, bulk_registration, evaluate
 from stacks.schema import PlatformConfig
 
 

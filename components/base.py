@@ -10,7 +10,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.sources import chart_source, kubeflow_tree
-from components.versions import Pin
+from facts.versions import Pin
 from infra.cluster import Cluster
 from stacks.schema import Sources
 
@@ -24,7 +24,7 @@ KUSTOMIZE_TYPE = "kubernetes:kustomize/v2:Directory"
 
 INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
 """(resource type, name) of each tree -> its transforms, as the program registered them; the
-offline plan (stacks/plan.py) takes them for the full render. Charts take none."""
+offline plan (tooling/plan.py) takes them for the full render. Charts take none."""
 
 
 def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]) -> dict[str, Any] | None:

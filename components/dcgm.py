@@ -17,9 +17,9 @@ import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent
 from components.monitoring import SCRAPE_LABELS, service_monitor_enabled
-from components.versions import DCGM_EXPORTER
+from facts.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
-from infra.node_labels import ACCELERATOR_LABEL, GPU_TAINT
+from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
 from stacks.schema import DcgmSource, MetricsBackend, PlatformConfig, Sources
 
 NAMESPACE = "dcgm-exporter"

@@ -24,7 +24,7 @@ from components.base import PlatformComponent, apply_manifest
 from components.istio import GATEWAY_SERVICE
 from components.secrets import IAP_CLIENT_SECRET, secret
 from infra.cluster import Cluster
-from stacks.schema import GkeCluster, KubeflowAuth, PlatformConfig
+from stacks.schema import GkeClusterConfig, KubeflowAuth, PlatformConfig
 
 NAMESPACE = "istio-system"
 BACKEND_CONFIG = "kubeflow-gateway"
@@ -36,7 +36,7 @@ STATUS_PORT = 15021
 def gateway_service_annotations(config: PlatformConfig) -> dict[str, str]:
     """Annotations Istio's gateway Service needs behind a GKE Ingress (none elsewhere)."""
     auth = config.components.kubeflow.auth
-    if not (isinstance(config.cluster, GkeCluster) and auth.hostname):
+    if not (isinstance(config.cluster, GkeClusterConfig) and auth.hostname):
         return {}
     return {
         "cloud.google.com/neg": json.dumps({"ingress": True}),

@@ -12,7 +12,7 @@ import pulumi
 
 from components.base import PlatformComponent, PropsTransform
 from infra.cluster import Cluster
-from stacks.schema import GkeCluster, PlatformConfig, Sources
+from stacks.schema import GkeClusterConfig, PlatformConfig, Sources
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
@@ -42,7 +42,7 @@ def istio_settings(config: PlatformConfig) -> IstioSettings:
     from components.gateway import gateway_service_annotations
 
     return IstioSettings(
-        cni_bin_dir=GKE_CNI_BIN_DIR if isinstance(config.cluster, GkeCluster) else None,
+        cni_bin_dir=GKE_CNI_BIN_DIR if isinstance(config.cluster, GkeClusterConfig) else None,
         gateway_annotations=gateway_service_annotations(config),
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pulumi
 
 from components.base import PlatformComponent
-from components.versions import JOBSET_CHART
+from facts.versions import JOBSET_CHART
 from infra.cluster import Cluster
 from stacks.schema import Sources
 

@@ -1,5 +1,5 @@
 """Kueue with the TrainJob, JobSet and Ray integrations, and one ResourceFlavor per GPU
-pool derived from the pool's own node labels and taints (infra/node_labels.py), so a
+pool derived from the pool's own node labels and taints (facts/node_labels.py), so a
 flavor cannot drift from its pool. Team ClusterQueues/LocalQueues come with the teams.
 
 Queued (DWS) pools: GKE gives their nodes only to ProvisioningRequests, so each such pool
@@ -25,10 +25,10 @@ import yaml
 
 from components.base import PlatformComponent, apply_manifest
 from components.monitoring import service_monitor_enabled
-from components.versions import KUEUE_CHART
+from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
-from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from stacks.schema import GkeCluster, GpuPool, PlatformConfig, Provisioning, Sources
+from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
+from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Provisioning, Sources
 
 NAMESPACE = "kueue-system"
 FRAMEWORKS = (
@@ -77,7 +77,7 @@ def resource_flavors(config: PlatformConfig) -> list[dict[str, Any]]:
     flavors: list[dict[str, Any]] = [
         {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": DEFAULT_FLAVOR}, "spec": {}}
     ]
-    pools = config.cluster.gpu_pools if isinstance(config.cluster, GkeCluster) else []
+    pools = config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
     for pool in pools:
         flavors.append(
             {
@@ -95,7 +95,7 @@ def resource_flavors(config: PlatformConfig) -> list[dict[str, Any]]:
 
 
 def queued_pools(config: PlatformConfig) -> list[GpuPool]:
-    pools = config.cluster.gpu_pools if isinstance(config.cluster, GkeCluster) else []
+    pools = config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
     return [p for p in pools if p.provisioning is Provisioning.QUEUED]
 
 

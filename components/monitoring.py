@@ -27,10 +27,10 @@ from components.alerts import rule_spec
 from components.dashboards import dashboards
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.secrets import GRAFANA_ADMIN_PASSWORD, secret
-from components.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
+from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
-from infra.node_labels import ACCELERATOR_LABEL, POOL_LABEL
-from stacks.schema import GkeCluster, MetricsBackend, MonitoringConfig, PlatformConfig, Sources
+from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
+from stacks.schema import GkeClusterConfig, MetricsBackend, MonitoringConfig, PlatformConfig, Sources
 
 NAMESPACE = "monitoring"
 # Helm release names; fullnameOverride pins the object names to them, so the service
@@ -269,7 +269,7 @@ def ray_cluster_pod_monitoring_spec() -> dict[str, Any]:
     }
 
 
-def gmp_service_account_id(cluster: GkeCluster) -> str:
+def gmp_service_account_id(cluster: GkeClusterConfig) -> str:
     """GCP service account ids are 6-30 characters."""
     return f"{cluster.name[:20].rstrip('-')}-gmp-query"
 
@@ -302,7 +302,7 @@ class Monitoring(PlatformComponent):
         if config.components.monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
             self._prometheus_stack(config.components.monitoring, ns, in_ns)
         else:
-            assert isinstance(config.cluster, GkeCluster)  # the schema allows gke-managed only on GKE
+            assert isinstance(config.cluster, GkeClusterConfig)  # the schema allows gke-managed only on GKE
             self._managed_prometheus(config, config.cluster, in_ns)
         self._grafana(config, ns, istio)
 
@@ -333,7 +333,7 @@ class Monitoring(PlatformComponent):
             opts=after_crds,
         )
 
-    def _managed_prometheus(self, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions) -> None:
+    def _managed_prometheus(self, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions) -> None:
         """The query frontend Grafana reads, our alerts and the Ray scrape config. GKE installs
         the monitoring.googleapis.com CRDs with managed Prometheus; both kinds are cluster-scoped."""
         self._gmp_frontend(config, cluster, opts)
@@ -376,7 +376,7 @@ class Monitoring(PlatformComponent):
         if config.components.kubeflow.enabled:
             apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(), self.child([ns] if istio is None else [ns, istio]))
 
-    def _gmp_frontend(self, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions) -> None:
+    def _gmp_frontend(self, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions) -> None:
         """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;
         it runs as a Google service account with monitoring.viewer (Workload Identity).
         GCP IAM lives here, not in infra/, because only this component needs it."""

@@ -23,7 +23,7 @@ from components.profiles import install_teams
 from components.trainer import Trainer
 from infra.cluster import Cluster
 from runtimes.component import TrainingRuntimes
-from stacks.schema import DcgmSource, GkeCluster, PlatformConfig, RaySource
+from stacks.schema import DcgmSource, GkeClusterConfig, PlatformConfig, RaySource
 
 Ready = dict[str, pulumi.Resource]
 """Component key -> the resource that is done when that component is ready."""
@@ -53,7 +53,7 @@ def _kubeflow(config: PlatformConfig, cluster: Cluster, ready: Ready) -> pulumi.
         _needs(ready, KUBEFLOW_NAMESPACES, "certManager", "istio"),
         sources=config.sources,
     )
-    if isinstance(config.cluster, GkeCluster) and config.components.kubeflow.auth.hostname:
+    if isinstance(config.cluster, GkeClusterConfig) and config.components.kubeflow.auth.hostname:
         HttpsGateway("kubeflow-https", config, cluster, _needs(ready, "istio") + [kubeflow.ready])
     return kubeflow.ready
 

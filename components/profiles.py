@@ -6,7 +6,7 @@ and an optional bucket; optionally a RayCluster behind the Kubeflow gateway.
 Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10):
 - KFAM binding names and objects: components/access-management/kfam/bindings.go
   (`[^a-zA-Z0-9]+` -> '-', `User-<email>-ClusterRole-<role>`, lowercased; the function is
-  in components/naming.py, where the schema reads it too) and kfam/api_default.go
+  in facts/naming.py, where the schema reads it too) and kfam/api_default.go
   (AuthorizationPolicy of the same name, header kubeflow-userid).
 - What the profile controller makes: components/profile-controller/controllers/
   profile_controller.go (ResourceQuota kf-resource-quota from resourceQuotaSpec, the
@@ -28,11 +28,11 @@ import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
-from components.naming import kfam_binding_name
-from components.versions import RAY_IMAGE, image
+from facts.naming import kfam_binding_name
+from facts.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
-from infra.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from stacks.schema import GkeCluster, GpuPool, PlatformConfig, Role, Team
+from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
+from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Role, Team
 
 USER_HEADER = "kubeflow-userid"
 # kubeflow/manifests 26.03 profiles params.env / KFAM defaults.
@@ -158,7 +158,7 @@ def contributor_objects(team: Team, email: str, role: Role) -> list[dict[str, An
 
 
 def team_pools(config: PlatformConfig) -> list[GpuPool]:
-    return config.cluster.gpu_pools if isinstance(config.cluster, GkeCluster) else []
+    return config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
 
 
 def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
@@ -467,7 +467,7 @@ class TeamProfile(PlatformComponent):
         """`old_names`: shared by all teams of the stack (see OldNames)."""
         super().__init__("Team", team.name, cluster, opts)
         old_names = old_names or OldNames()
-        gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeCluster) else None
+        gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeClusterConfig) else None
         ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
         namespace_resource = apply_manifest(resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns)))
         editor: list[pulumi.Resource] = []
@@ -482,7 +482,7 @@ class TeamProfile(PlatformComponent):
                 editor.append(created)
         self.register_outputs({"namespace": team.name})
 
-    def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeCluster) -> pulumi.Output[str]:
+    def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeClusterConfig) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),
         and the team bucket with that account as object admin."""
         account = workload_identity_account(

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.versions import KUBEFLOW_MANIFESTS, Pin, PinKind
+from facts.versions import KUBEFLOW_MANIFESTS, Pin, PinKind
 from stacks.schema import Sources
 
 MIRROR_CHARTS = "charts"

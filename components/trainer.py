@@ -16,7 +16,7 @@ import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
-from components.versions import TRAINER_CHART
+from facts.versions import TRAINER_CHART
 from infra.cluster import Cluster
 from stacks.schema import Sources
 

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from stacks.schema import GkeCluster, KindCluster, PlatformConfig
+from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
 
 # GKE's kubectl auth plugin (cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl).
 GKE_AUTH_PLUGIN = "gke-gcloud-auth-plugin"
@@ -59,19 +59,19 @@ def build_cluster(config: PlatformConfig) -> Cluster:
     spec = config.cluster
     provider_args: k8s.ProviderArgs
     kubeconfig: pulumi.Output[str]
-    if isinstance(spec, GkeCluster):
+    if isinstance(spec, GkeClusterConfig):
         gke = Gke(spec.name, config, spec)
         plain: pulumi.Output[str] = pulumi.Output.all(gke.endpoint, gke.ca_certificate).apply(
             lambda parts: gke_kubeconfig(spec.name, parts[0], parts[1])
         )
         kubeconfig = pulumi.Output.secret(plain)
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig)
-    elif isinstance(spec, KindCluster) and spec.existing_context:
+    elif isinstance(spec, KindClusterConfig) and spec.existing_context:
         # The provider reads the user's own kubeconfig; nothing of it enters the state.
         kubeconfig = pulumi.Output.secret("")
         provider_args = k8s.ProviderArgs(context=spec.existing_context)
     else:
-        assert isinstance(spec, KindCluster)
+        assert isinstance(spec, KindClusterConfig)
         kind = Kind(spec.name, spec)
         kubeconfig = kind.kubeconfig
         # `kind delete cluster` (or a Docker restart) can take the cluster away behind

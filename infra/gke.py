@@ -9,9 +9,9 @@ from __future__ import annotations
 import pulumi
 import pulumi_gcp as gcp
 
-from infra.gpu_catalog import ACCELERATORS
-from infra.node_labels import pool_node_labels, pool_taints
-from stacks.schema import DcgmSource, GkeCluster, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
+from facts.gpu_catalog import ACCELERATORS
+from facts.node_labels import pool_node_labels, pool_taints
+from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
 
 # Least privilege for node VMs: GKE's documented minimum ("Use least privilege IAM
 # service accounts", cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster)
@@ -41,7 +41,7 @@ SERVICES_RANGE = "services"
 SERVER_NORMALISED_POOL_FIELDS = ["initialNodeCount", "nodeConfig.kubeletConfig", "nodeConfig.resourceLabels"]
 
 
-def node_tag(cluster: GkeCluster) -> str:
+def node_tag(cluster: GkeClusterConfig) -> str:
     """Network tag on every node of the cluster, targeted by the webhook firewall rule."""
     return f"{cluster.name}-node"
 
@@ -49,7 +49,7 @@ def node_tag(cluster: GkeCluster) -> str:
 # --- pure functions: config -> Args ---------------------------------------------------
 
 
-def subnetwork_args(cluster: GkeCluster, network: pulumi.Input[str]) -> gcp.compute.SubnetworkArgs:
+def subnetwork_args(cluster: GkeClusterConfig, network: pulumi.Input[str]) -> gcp.compute.SubnetworkArgs:
     net = cluster.network
     return gcp.compute.SubnetworkArgs(
         network=network,
@@ -67,7 +67,7 @@ def subnetwork_args(cluster: GkeCluster, network: pulumi.Input[str]) -> gcp.comp
 
 def cluster_args(
     config: PlatformConfig,
-    cluster: GkeCluster,
+    cluster: GkeClusterConfig,
     network: pulumi.Input[str],
     subnetwork: pulumi.Input[str],
     node_service_account: pulumi.Input[str],
@@ -180,7 +180,7 @@ def cluster_args(
 
 
 def _node_config(
-    cluster: GkeCluster,
+    cluster: GkeClusterConfig,
     machine_type: str,
     disk_size_gb: int,
     service_account: pulumi.Input[str],
@@ -201,7 +201,7 @@ def _node_config(
 
 
 def system_pool_args(
-    cluster: GkeCluster, cluster_name: pulumi.Input[str], service_account: pulumi.Input[str]
+    cluster: GkeClusterConfig, cluster_name: pulumi.Input[str], service_account: pulumi.Input[str]
 ) -> gcp.container.NodePoolArgs:
     pool = cluster.system_pool
     return gcp.container.NodePoolArgs(
@@ -229,7 +229,7 @@ def _sharing_config(
 
 
 def gpu_pool_args(
-    cluster: GkeCluster, pool: GpuPool, cluster_name: pulumi.Input[str], service_account: pulumi.Input[str]
+    cluster: GkeClusterConfig, pool: GpuPool, cluster_name: pulumi.Input[str], service_account: pulumi.Input[str]
 ) -> gcp.container.NodePoolArgs:
     """One GPU pool. DWS pools (queued, flex-start) follow GKE's required settings:
     no reservation, location policy ANY, autoscaling from zero, auto-repair off
@@ -307,7 +307,7 @@ def gpu_pool_args(
     )
 
 
-def webhook_firewall_args(cluster: GkeCluster, network: pulumi.Input[str]) -> gcp.compute.FirewallArgs:
+def webhook_firewall_args(cluster: GkeClusterConfig, network: pulumi.Input[str]) -> gcp.compute.FirewallArgs:
     """Private clusters only open 443/10250 from the control plane; webhooks need more."""
     return gcp.compute.FirewallArgs(
         network=network,
@@ -328,7 +328,7 @@ class Network(pulumi.ComponentResource):
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
 
-    def __init__(self, name: str, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("mlplatform:infra:Network", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         network = gcp.compute.Network(
@@ -364,7 +364,7 @@ class Gke(pulumi.ComponentResource):
     endpoint: pulumi.Output[str]
     ca_certificate: pulumi.Output[str]
 
-    def __init__(self, name: str, config: PlatformConfig, cluster: GkeCluster, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("mlplatform:infra:GkeCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         network = Network(name, config, cluster, opts=child)

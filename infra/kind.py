@@ -13,8 +13,8 @@ import pulumi
 import pulumi_command as command
 import yaml
 
-from components.versions import KIND_NODE_IMAGE, image
-from stacks.schema import KindCluster
+from facts.versions import KIND_NODE_IMAGE, image
+from stacks.schema import KindClusterConfig
 
 API_SERVER_PATCH = """kind: ClusterConfiguration
 apiServer:
@@ -24,7 +24,7 @@ apiServer:
 """
 
 
-def kind_config(cluster: KindCluster) -> str:
+def kind_config(cluster: KindClusterConfig) -> str:
     """The kind cluster config: one control plane and `workers` workers on the pinned image."""
     node_image = image(KIND_NODE_IMAGE)
     nodes: list[dict[str, object]] = [
@@ -35,7 +35,7 @@ def kind_config(cluster: KindCluster) -> str:
     return yaml.safe_dump(document, sort_keys=False)
 
 
-def create_command(cluster: KindCluster) -> str:
+def create_command(cluster: KindClusterConfig) -> str:
     # `kind create` logs to stderr; stdout carries only the kubeconfig of `kind get`.
     return (
         f"kind create cluster --name {cluster.name} --config - --wait 5m 1>&2"
@@ -43,7 +43,7 @@ def create_command(cluster: KindCluster) -> str:
     )
 
 
-def delete_command(cluster: KindCluster) -> str:
+def delete_command(cluster: KindClusterConfig) -> str:
     return f"kind delete cluster --name {cluster.name}"
 
 
@@ -52,7 +52,7 @@ class Kind(pulumi.ComponentResource):
 
     kubeconfig: pulumi.Output[str]
 
-    def __init__(self, name: str, cluster: KindCluster, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, cluster: KindClusterConfig, opts: pulumi.ResourceOptions | None = None):
         super().__init__("mlplatform:infra:KindCluster", name, None, opts)
         config = kind_config(cluster)
         created = command.local.Command(

@@ -1,4 +1,4 @@
-"""The offline adapter: an evaluated plan (stacks.plan) as the rules' neutral resource list.
+"""The offline adapter: an evaluated plan (tooling.plan) as the rules' neutral resource list.
 
 The plan already masks secrets with the same SECRET leaf the rules expect.
 """
@@ -6,8 +6,8 @@ The plan already masks secrets with the same SECRET leaf the rules expect.
 from __future__ import annotations
 
 from policy.rules import SECRET, Resource, StackView, Violation, check
-from stacks.plan import SECRET as PLAN_SECRET
-from stacks.plan import Plan
+from tooling.plan import SECRET as PLAN_SECRET
+from tooling.plan import Plan
 
 assert SECRET == PLAN_SECRET, "the plan and the rules must mask secrets alike"
 

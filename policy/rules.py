@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from infra.node_labels import GPU_TAINT, POOL_LABEL
+from facts.node_labels import GPU_TAINT, POOL_LABEL
 from stacks.schema import GCP_ZONE, REGIONAL_ZONES
 
 SECRET = "[secret]"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from components.versions import (
+from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
     MLX_RUNTIME_IMAGE,
@@ -43,8 +43,8 @@ from components.versions import (
     Pin,
     image,
 )
-from infra.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
-from stacks.schema import GkeCluster, GpuPool, PlatformConfig
+from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
+from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 KIND = "ClusterTrainingRuntime"
@@ -239,7 +239,7 @@ def base_runtimes() -> list[dict[str, Any]]:
 
 def gpu_pools(config: PlatformConfig) -> list[GpuPool]:
     """The stack's GPU pools; a kind cluster has none."""
-    return list(config.cluster.gpu_pools) if isinstance(config.cluster, GkeCluster) else []
+    return list(config.cluster.gpu_pools) if isinstance(config.cluster, GkeClusterConfig) else []
 
 
 def cluster_training_runtimes(config: PlatformConfig) -> list[dict[str, Any]]:

@@ -1,7 +1,7 @@
 """Download the upstream CRDs the schema tests validate against, at the pinned tags.
 
 For forks without the shared data beside the repo: `make crds` fills the cache that
-stacks/schemas.py looks in (or the folder given as the first argument).
+tooling/schemas.py looks in (or the folder given as the first argument).
 Multi-document sources (Istio, cert-manager) are kept whole; the tests read every
 CustomResourceDefinition document in a file.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stacks.schemas import CACHE  # noqa: E402
+from tooling.schemas import CACHE  # noqa: E402
 
 GITHUB = "https://raw.githubusercontent.com"
 # (folder, repository, tag, path) — the same sources ../shared/crds/README.md names.

@@ -15,7 +15,7 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from stacks.schema import GkeCluster, KindCluster, PlatformConfig, cross_checks, missing_keys
+from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig, cross_checks, missing_keys
 
 STACKS_DIR = Path(__file__).resolve().parent
 NAMESPACE = "mlplatform"
@@ -23,7 +23,7 @@ NAMESPACE = "mlplatform"
 # left to its provider (gcp:region, kubernetes:..., pulumi:...).
 FOREIGN_KEYS = ("gcp:project",)
 # pydantic names the cluster's discriminator tag in error paths.
-CLUSTER_KINDS: dict[str, type[BaseModel]] = {"gke": GkeCluster, "kind": KindCluster}
+CLUSTER_KINDS: dict[str, type[BaseModel]] = {"gke": GkeClusterConfig, "kind": KindClusterConfig}
 
 
 @dataclass(frozen=True)

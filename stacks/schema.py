@@ -29,8 +29,8 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from components.naming import kfam_binding_name
-from infra.gpu_catalog import ACCELERATORS, describe_machine_types
+from facts.naming import kfam_binding_name
+from facts.gpu_catalog import ACCELERATORS, describe_machine_types
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # Kubernetes resource.Quantity, e.g. 64, 500m, 256Gi (k8s.io/apimachinery/pkg/api/resource).
@@ -271,6 +271,11 @@ class GpuPool(Model):
         return self
 
     @property
+    def spot(self) -> bool:
+        """Spot VMs: GKE labels their nodes, and every selector of the pool includes that label."""
+        return self.provisioning is Provisioning.SPOT
+
+    @property
     def gpus_per_node(self) -> int:
         return ACCELERATORS[self.accelerator].gpus_per_node(self.machine_type)
 
@@ -311,7 +316,7 @@ class AuthorizedNetwork(Model):
     name: str
 
 
-class Network(Model):
+class NetworkConfig(Model):
     """The VPC the cluster gets. Changing any range replaces the network and the cluster."""
 
     subnet_cidr: ipaddress.IPv4Network = ipaddress.IPv4Network("10.0.0.0/20")
@@ -323,7 +328,7 @@ class Network(Model):
     )
 
     @model_validator(mode="after")
-    def _ranges(self) -> Network:
+    def _ranges(self) -> NetworkConfig:
         if self.master_cidr.prefixlen != 28:
             raise problem("masterCidr", f"{self.master_cidr} must be a /28 range, e.g. 172.16.0.0/28")
         ranges = {
@@ -340,7 +345,7 @@ class Network(Model):
         return self
 
 
-class GkeCluster(Model):
+class GkeClusterConfig(Model):
     """A GKE Standard cluster with a system pool, GPU pools and NAP."""
 
     kind: Literal["gke"]
@@ -351,7 +356,7 @@ class GkeCluster(Model):
     master_authorized_networks: list[AuthorizedNetwork] = Field(
         default_factory=list, description="CIDRs allowed to reach the control plane; empty: any."
     )
-    network: Network = Network()
+    network: NetworkConfig = NetworkConfig()
     system_pool: SystemPool = SystemPool()
     gpu_pools: list[GpuPool] = Field(default_factory=list)
     autoprovisioning: Autoprovisioning = Autoprovisioning()
@@ -371,7 +376,7 @@ class GkeCluster(Model):
         return value
 
     @model_validator(mode="after")
-    def _pools(self) -> GkeCluster:
+    def _pools(self) -> GkeClusterConfig:
         seen: set[str] = set()
         for i, pool in enumerate(self.gpu_pools):
             if pool.name in seen:
@@ -398,7 +403,7 @@ class GkeCluster(Model):
         return 1 if GCP_ZONE.match(self.location) else REGIONAL_ZONES
 
 
-class KindCluster(Model):
+class KindClusterConfig(Model):
     """A local kind cluster, for development and ephemeral CI clusters."""
 
     kind: Literal["kind"]
@@ -410,7 +415,7 @@ class KindCluster(Model):
     )
 
 
-Cluster = Annotated[Union[GkeCluster, KindCluster], Field(discriminator="kind")]
+ClusterConfig = Annotated[Union[GkeClusterConfig, KindClusterConfig], Field(discriminator="kind")]
 
 
 # --- teams ----------------------------------------------------------------------------
@@ -757,7 +762,7 @@ class PlatformConfig(Model):
         alias="mlplatform:environment",
         description="prod turns deletion protection on and the prod policy rules.",
     )
-    cluster: Cluster = Field(alias="mlplatform:cluster", description="The cluster; `kind` picks the model.")
+    cluster: ClusterConfig = Field(alias="mlplatform:cluster", description="The cluster; `kind` picks the model.")
     components: Components = Field(
         default=Components(), alias="mlplatform:components", description="In-cluster components."
     )
@@ -775,7 +780,7 @@ class PlatformConfig(Model):
         enabled = self.components.enabled_by_key()
         cluster = self.cluster
         if self.components.dcgm_exporter.enabled is None:
-            enabled["dcgmExporter"] = isinstance(cluster, GkeCluster) and (
+            enabled["dcgmExporter"] = isinstance(cluster, GkeClusterConfig) and (
                 bool(cluster.gpu_pools) or any(k in ACCELERATORS for k in cluster.autoprovisioning.limits)
             )
         return enabled
@@ -783,7 +788,7 @@ class PlatformConfig(Model):
     @property
     def deletion_protection(self) -> bool:
         cluster = self.cluster
-        if isinstance(cluster, GkeCluster) and cluster.deletion_protection is not None:
+        if isinstance(cluster, GkeClusterConfig) and cluster.deletion_protection is not None:
             return cluster.deletion_protection
         return self.environment is Environment.PROD
 
@@ -801,7 +806,7 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
     """Rules across parts of the stack, as (path, message); run once every part has its type."""
     problems: list[tuple[str, str]] = []
     cluster = config.cluster
-    pools = cluster.gpu_pools if isinstance(cluster, GkeCluster) else []
+    pools = cluster.gpu_pools if isinstance(cluster, GkeClusterConfig) else []
 
     for i, pool in enumerate(pools):
         if pool.name in RESERVED_POOL_NAMES:
@@ -812,7 +817,7 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                 )
             )
 
-    if isinstance(cluster, GkeCluster):
+    if isinstance(cluster, GkeClusterConfig):
         nap = cluster.autoprovisioning
         if nap.enabled:
             needed: dict[str, int] = {}
@@ -830,7 +835,7 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                         )
                     )
 
-    if config.environment is Environment.PROD and not isinstance(cluster, GkeCluster):
+    if config.environment is Environment.PROD and not isinstance(cluster, GkeClusterConfig):
         problems.append(
             ("mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster")
         )
@@ -845,7 +850,7 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                         "enable the kueue component or use provisioning: flex-start",
                     )
                 )
-    if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeCluster):
+    if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeClusterConfig):
         problems.append(
             (
                 "mlplatform:components.kuberay.source",
@@ -853,12 +858,12 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
             )
         )
     dcgm = components.dcgm_exporter
-    if dcgm.enabled and not isinstance(cluster, GkeCluster):
+    if dcgm.enabled and not isinstance(cluster, GkeClusterConfig):
         problems.append(
             ("mlplatform:components.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled")
         )
     if (
-        isinstance(cluster, GkeCluster)
+        isinstance(cluster, GkeClusterConfig)
         and dcgm.enabled is not False
         and dcgm.source is DcgmSource.GKE_MANAGED
         and not cluster.managed_prometheus
@@ -871,7 +876,7 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
         )
     monitoring = components.monitoring
     if monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED:
-        if not isinstance(cluster, GkeCluster):
+        if not isinstance(cluster, GkeClusterConfig):
             problems.append(
                 (
                     "mlplatform:components.monitoring.backend",
@@ -906,14 +911,14 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                 )
             )
     auth = components.kubeflow.auth
-    if not isinstance(cluster, GkeCluster) and (auth.hostname or auth.iap):
+    if not isinstance(cluster, GkeClusterConfig) and (auth.hostname or auth.iap):
         problems.append(
             ("mlplatform:components.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them")
         )
     if config.teams and not config.components.kubeflow.enabled:
         problems.append(("mlplatform:teams", "teams are Kubeflow profiles; enable kubeflow or remove the teams"))
     known_gpus = {p.accelerator for p in pools}
-    if isinstance(cluster, GkeCluster) and cluster.autoprovisioning.enabled:
+    if isinstance(cluster, GkeClusterConfig) and cluster.autoprovisioning.enabled:
         known_gpus |= {k for k in cluster.autoprovisioning.limits if k in ACCELERATORS}
     seen: set[str] = set()
     for i, team in enumerate(config.teams):
@@ -931,7 +936,7 @@ def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
                     )
                 )
         problems += _binding_name_clashes(path, team)
-        if team.bucket and not isinstance(cluster, GkeCluster):
+        if team.bucket and not isinstance(cluster, GkeClusterConfig):
             problems.append((f"{path}.bucket", "buckets are GCS buckets; only gke stacks have them"))
         if team.ray and team.ray.pool and team.ray.pool not in {p.name for p in pools}:
             known = ", ".join(p.name for p in pools) or "none (this stack has no GPU pools)"

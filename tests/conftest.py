@@ -9,7 +9,7 @@ from typing import Any, Callable
 import pytest
 
 from stacks.config import load, validate
-from stacks.plan import Plan, evaluate
+from tooling.plan import Plan, evaluate
 
 
 # Monitoring is off in the small test stacks (smaller plans); tests that need it turn it on.

@@ -16,12 +16,12 @@ import pytest
 import yaml
 
 from components.sources import mirror_sources
-from stacks import check as lint
-from stacks import fullrender
+from tooling import check as lint
+from tooling import fullrender
 from stacks.config import load
-from stacks.fullrender import FullRender, Rendered
-from stacks.plan import evaluate
-from stacks.render import dump_all, ordered
+from tooling.fullrender import FullRender, Rendered
+from tooling.plan import evaluate
+from tooling.render import dump_all, ordered
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO.parent / "shared" / "upstream"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stacks.__main__ import EXIT_CONFIG_ERROR, main, versions_table
+from tooling.cli import EXIT_CONFIG_ERROR, main, versions_table
 from stacks.config import stack_names
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,7 +106,7 @@ def test_readme_version_table_matches_pin_table() -> None:
 
 
 def test_readme_reference_matches_schema() -> None:
-    from stacks.reference import reference
+    from tooling.reference import reference
 
     assert reference() in (REPO / "README.md").read_text()
 

@@ -8,11 +8,11 @@ from typing import Any, Callable
 import pytest
 import yaml
 
-from components import versions
+from facts import versions
 from components.istio import GKE_CNI_BIN_DIR, with_cni_bin_dir
 from components.kubeflow import dex_config, password_env
-from stacks.plan import Plan
-from stacks.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
+from tooling.plan import Plan
+from tooling.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
 from stacks.schema import KubeflowAuth
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds

@@ -39,7 +39,7 @@ def test_no_version_literal_outside_the_pin_table() -> None:
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
                 if VERSION.search(node.value):
                     found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}")
-    assert found == [], "versions belong in components/versions.py"
+    assert found == [], "versions belong in facts/versions.py"
 
 
 def test_gcp_resources_are_built_from_typed_args() -> None:

@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 import yaml
 
-from infra.gpu_catalog import ACCELERATORS
-from infra.prices import AS_OF, GKE_CLUSTER_FEE, PRICES, SHAPES, SOURCES, PriceError, machine_price
-from stacks.__main__ import EXIT_CONFIG_ERROR, main
+from facts.gpu_catalog import ACCELERATORS
+from facts.prices import AS_OF, GKE_CLUSTER_FEE, PRICES, SHAPES, SOURCES, PriceError, machine_price
+from tooling.cli import EXIT_CONFIG_ERROR, main
 from stacks.config import load, validate
-from stacks.cost import cost_lines, cost_view
+from tooling.cost import cost_lines, cost_view
 from tests.conftest import base_gke, base_kind, with_changes
 
 C = "mlplatform:cluster"
@@ -38,7 +38,7 @@ def test_shipped_machine_types_are_priced() -> None:
 
 def test_catalog_machine_types_priced_or_named_as_missing() -> None:
     missing = sorted(m for acc in ACCELERATORS.values() for m in acc.machine_types if m not in SHAPES)
-    assert missing == ["a3-megagpu-8g", "a3-ultragpu-8g", "a4-highgpu-8g"]  # see infra/prices.py docstring
+    assert missing == ["a3-megagpu-8g", "a3-ultragpu-8g", "a4-highgpu-8g"]  # see facts/prices.py docstring
 
 
 def test_spot_is_cheaper_than_on_demand() -> None:

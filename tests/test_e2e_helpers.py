@@ -12,7 +12,7 @@ from typing import Any, Mapping
 import pytest
 
 from stacks.schema import PlatformConfig, Team
-from stacks.waiting import WaitTimeout, wait_for
+from tooling.waiting import WaitTimeout, wait_for
 from tests.e2e.access import ACTIONS, access_matrix, membership
 from tests.e2e.checks import (
     admitted,

@@ -12,8 +12,8 @@ from typing import Callable
 
 import pytest
 
-from stacks.__main__ import plan_json
-from stacks.plan import Plan
+from tooling.cli import plan_json
+from tooling.plan import Plan
 
 SNAPSHOTS = Path(__file__).resolve().parent / "snapshots" / "plans"
 

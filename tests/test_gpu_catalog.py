@@ -2,7 +2,7 @@
 
 import pytest
 
-from infra.gpu_catalog import ACCELERATORS, accelerator, describe_machine_types
+from facts.gpu_catalog import ACCELERATORS, accelerator, describe_machine_types
 
 
 @pytest.mark.parametrize(

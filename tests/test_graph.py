@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from stacks.graph import component_graph, longest_chain, resource_graph, stages_after_cluster
-from stacks.plan import Plan
+from tooling.graph import component_graph, longest_chain, resource_graph, stages_after_cluster
+from tooling.plan import Plan
 
 
 def test_longest_chain_on_a_hand_made_graph() -> None:

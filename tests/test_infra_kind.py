@@ -7,8 +7,8 @@ from typing import Any, Callable
 import pytest
 import yaml
 
-from components.versions import KIND_NODE_IMAGE
-from stacks.plan import Plan
+from facts.versions import KIND_NODE_IMAGE
+from tooling.plan import Plan
 from tests.conftest import base_kind, with_changes
 
 

@@ -13,14 +13,14 @@ from components import dcgm, monitoring
 from components.dashboards import dashboards
 from components.platform import INSTALLERS
 from components.secrets import GRAFANA_ADMIN_PASSWORD
-from components.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
-from infra.node_labels import ACCELERATOR_LABEL, GPU_TAINT
+from facts.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
+from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
 from stacks.config import validate as validate_config
-from stacks.plan import SECRET, Plan, Recorded, evaluate
-from stacks.render import HELM_CHART, authored_objects
+from tooling.plan import SECRET, Plan, Recorded, evaluate
+from tooling.render import HELM_CHART, authored_objects
 from stacks.schema import MonitoringConfig
 from tests.conftest import base_gke, base_kind, with_changes
-from stacks.check import selects
+from tooling.check import selects
 from tests.support import crds
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 

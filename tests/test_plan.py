@@ -16,7 +16,7 @@ from pulumi import _types
 from pulumi.runtime import rpc
 
 from stacks.config import load
-from stacks.plan import DuplicateUrnError, Plan, evaluate
+from tooling.plan import DuplicateUrnError, Plan, evaluate
 from tests.conftest import base_kind, with_changes
 
 SHIPPED = ["kind", "dev", "prod"]

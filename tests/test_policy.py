@@ -15,7 +15,7 @@ import pytest
 
 from policy.offline import stack_view, violations
 from policy.rules import RULES, Resource, StackView, Violation, check
-from stacks.plan import Plan, evaluate
+from tooling.plan import Plan, evaluate
 from tests.conftest import base_gke, base_kind, with_changes
 
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -321,7 +321,7 @@ def test_credentials_in_any_plain_output() -> None:
 
 
 def test_cli_policy_clean_stack(capsys: pytest.CaptureFixture[str]) -> None:
-    from stacks.__main__ import main
+    from tooling.cli import main
 
     assert main(["policy", "kind"]) == 0
     assert capsys.readouterr().out == f"stack kind: {len(RULES)} rules, no violations\n"
@@ -330,7 +330,7 @@ def test_cli_policy_clean_stack(capsys: pytest.CaptureFixture[str]) -> None:
 def test_cli_policy_prints_violations_and_exits_1(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     import yaml
 
-    from stacks.__main__ import EXIT_VIOLATIONS, main
+    from tooling.cli import EXIT_VIOLATIONS, main
 
     stack = tmp_path / "Pulumi.warm.yaml"
     stack.write_text(yaml.safe_dump({"config": with_changes(base_gke(), {f"{C}.gpuPools.0.min": 1})}))
@@ -342,7 +342,7 @@ def test_cli_policy_prints_violations_and_exits_1(tmp_path: Any, capsys: pytest.
 
 
 def test_cli_policy_bad_stack_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
-    from stacks.__main__ import EXIT_CONFIG_ERROR, main
+    from tooling.cli import EXIT_CONFIG_ERROR, main
 
     assert main(["policy", "staging-eu"]) == EXIT_CONFIG_ERROR
     assert "no such stack file" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from policy.pack import PACK_NAME, keep_secrets_marked, policies
 from policy.rules import RULES, SECRET, STACK
-from stacks.plan import Plan
+from tooling.plan import Plan
 
 SIG = "4dabf18193072939515e22adb298388d"
 SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270"

@@ -15,8 +15,8 @@ from components.profiles import (
     team_objects,
 )
 from stacks.config import load, validate
-from stacks.plan import Plan
-from stacks.render import authored_objects
+from tooling.plan import Plan
+from tooling.render import authored_objects
 from stacks.schema import Role, Team
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, rbac

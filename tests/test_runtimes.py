@@ -11,7 +11,7 @@ import pytest
 import yaml
 from kubeflow_trainer_api import models
 
-from components.versions import (
+from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
     MLX_RUNTIME_IMAGE,
@@ -19,13 +19,13 @@ from components.versions import (
     TORCH_RUNTIME_IMAGE,
     image,
 )
-from infra.node_labels import GPU_TAINT, pool_selector
+from facts.node_labels import GPU_TAINT, pool_selector
 from runtimes import catalog
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes
 from stacks.config import validate
-from stacks.plan import evaluate
-from stacks.schema import GkeCluster, GpuPool, PlatformConfig
+from tooling.plan import evaluate
+from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.sdk import fake_sdk
@@ -55,7 +55,7 @@ def two_pools() -> PlatformConfig:
 
 
 def pools(config: PlatformConfig) -> list[GpuPool]:
-    assert isinstance(config.cluster, GkeCluster)
+    assert isinstance(config.cluster, GkeClusterConfig)
     return list(config.cluster.gpu_pools)
 
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from infra.node_labels import GPU_TAINT, pool_selector
-from stacks.__main__ import main
+from facts.node_labels import GPU_TAINT, pool_selector
+from tooling.cli import main
 from stacks.config import load, validate
-from stacks.schema import GkeCluster, GpuPool
-from stacks.smoke import (
+from stacks.schema import GkeClusterConfig, GpuPool
+from tooling.smoke import (
     EXIT_CANNOT_SMOKE,
     EXIT_NO_CLUSTER,
     Options,
@@ -35,7 +35,7 @@ from tests.support.validation import validate as validate_object
 
 def gpu_pools(stack: str) -> list[GpuPool]:
     cluster = load(stack).cluster
-    assert isinstance(cluster, GkeCluster)
+    assert isinstance(cluster, GkeClusterConfig)
     return cluster.gpu_pools
 
 
@@ -200,7 +200,7 @@ class FakeApi:
 def test_live_run_reports_each_pool_and_cleans_up_what_passed(monkeypatch: pytest.MonkeyPatch) -> None:
     import kubernetes.client
 
-    from stacks import smoke as smoke_module
+    from tooling import smoke as smoke_module
 
     api = FakeApi(trainjob_conditions={"-l4-": "Complete", "-h100-": "Failed", "-a100-": "Complete"}, refuse={"-a100-"})
     monkeypatch.setattr(kubernetes.client, "BatchV1Api", lambda _: api)

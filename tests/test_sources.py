@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from components.sources import ChartSource, chart_source, kubeflow_tree, mirror_sources
-from components.versions import KUBE_PROMETHEUS_STACK, KUEUE_CHART
-from stacks.plan import Plan
-from stacks.render import upstream
+from facts.versions import KUBE_PROMETHEUS_STACK, KUEUE_CHART
+from tooling.plan import Plan
+from tooling.render import upstream
 from stacks.schema import Sources
 from tests.conftest import base_kind, with_changes
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from stacks import tools
-from stacks.__main__ import EXIT_CONFIG_ERROR, main
+from tooling import tools
+from tooling.cli import EXIT_CONFIG_ERROR, main
 
 
 def test_an_unfit_override_is_refused_with_what_it_needs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from components import jobset, kubeflow, kuberay, kueue, trainer
-from stacks.smoke import State, true_condition
+from tooling.smoke import State, true_condition
 
 Obj = Mapping[str, Any]
 

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from kubernetes import client, config as kube_config
 from kubernetes.client.exceptions import ApiException
 
-from stacks.waiting import wait_for
+from tooling.waiting import wait_for
 from tests.e2e.checks import unhealthy_pods
 
 FORWARDING = re.compile(r"Forwarding from 127\.0\.0\.1:(\d+) ->")

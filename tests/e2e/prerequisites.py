@@ -12,7 +12,7 @@ import subprocess
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from components.versions import KIND_VERSION
+from facts.versions import KIND_VERSION
 
 OPT_IN = "E2E"
 """The suite runs only with E2E=1 (`make e2e` sets it): it takes a machine for ~40 minutes."""

@@ -8,8 +8,8 @@ import urllib.error
 
 import pytest
 
-from components.versions import RAY_IMAGE, image
-from stacks.waiting import wait_for
+from facts.versions import RAY_IMAGE, image
+from tooling.waiting import wait_for
 from tests.e2e.access import access_matrix
 from tests.e2e.checks import (
     DEFAULT_QUEUE,

@@ -1,10 +1,10 @@
-"""Upstream CRD schemas for tests: the product's own loader (stacks/schemas.py)."""
+"""Upstream CRD schemas for tests: the product's own loader (tooling/schemas.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from stacks.schemas import CACHE, REPO, Validator, crd_dir, shared_schemas, strict
+from tooling.schemas import CACHE, REPO, Validator, crd_dir, shared_schemas, strict
 
 __all__ = ["CACHE", "MISSING", "REPO", "crd_dir", "schemas", "strict", "validate_custom"]
 

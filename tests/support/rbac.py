@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 import yaml
 
-from stacks.check import selects
+from tooling.check import selects
 from tests.support.crds import REPO
 
 UPSTREAM_ROLES = REPO.parent / "shared" / "upstream" / "kubeflow-roles"

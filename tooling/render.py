@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from stacks.plan import Plan, Recorded
+from tooling.plan import Plan, Recorded
 
 HELM_CHART = "kubernetes:helm.sh/v4:Chart"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"

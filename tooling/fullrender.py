@@ -30,10 +30,10 @@ import pulumi
 import yaml
 
 from components.base import HELM_CHART_TYPE, KUSTOMIZE_TYPE, apply_transforms
-from components.versions import KIND_NODE_IMAGE
-from stacks import tools
-from stacks.plan import SECRET, Plan, Recorded
-from stacks.render import (
+from facts.versions import KIND_NODE_IMAGE
+from tooling import tools
+from tooling.plan import SECRET, Plan, Recorded
+from tooling.render import (
     APPLY_ORDER,
     CONFIG_FILE,
     HELM_RELEASE,
@@ -44,7 +44,7 @@ from stacks.render import (
     manifest,
     ordered,
 )
-from stacks.schemas import crd_scopes, is_builtin, load_all, scopes_of
+from tooling.schemas import crd_scopes, is_builtin, load_all, scopes_of
 
 REPO = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
-from stacks.plan import Plan, Recorded
+from tooling.plan import Plan, Recorded
 
 Graph = Mapping[str, frozenset[str]]
 """node -> the nodes it depends on."""

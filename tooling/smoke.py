@@ -2,7 +2,7 @@
 cluster that each GPU pool really serves GPUs, to the platform's users and to monitoring:
 
 - an `nvidia-smi` Job on each GPU pool (the pool's node selector and GPU toleration,
-  from infra/node_labels.py, exactly as runtimes and Kueue flavors target it);
+  from facts/node_labels.py, exactly as runtimes and Kueue flavors target it);
 - a 1-node TrainJob on each GPU runtime variant (`torch-distributed-<pool>`) that
   asserts CUDA is visible to PyTorch;
 - DCGM metrics in Prometheus (`DCGM_FI_DEV_GPU_UTIL`, through the API server's service
@@ -25,10 +25,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, TextIO
 
-from components.versions import SMOKE_CUDA_IMAGE, image
-from infra.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
-from stacks.schema import DcgmSource, GkeCluster, GpuPool, MetricsBackend, PlatformConfig
-from stacks.waiting import WaitTimeout, wait_for
+from facts.versions import SMOKE_CUDA_IMAGE, image
+from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
+from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, MetricsBackend, PlatformConfig
+from tooling.waiting import WaitTimeout, wait_for
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -199,7 +199,7 @@ def kubeconfig_source(environ: Mapping[str, str], home: Path) -> str | None:
     return None
 
 
-def credentials_hint(cluster: GkeCluster, project: str | None) -> str:
+def credentials_hint(cluster: GkeClusterConfig, project: str | None) -> str:
     return (
         f"gcloud container clusters get-credentials {cluster.name} --location {cluster.location}"
         f" --project {project or '<project>'}"
@@ -209,7 +209,7 @@ def credentials_hint(cluster: GkeCluster, project: str | None) -> str:
 def cannot_smoke(config: PlatformConfig) -> str | None:
     """Why this stack has nothing for the GPU smoke test to check, or None."""
     cluster = config.cluster
-    if not isinstance(cluster, GkeCluster):
+    if not isinstance(cluster, GkeClusterConfig):
         return "a kind stack has no GPUs; the smoke test is for GKE stacks (kind has `make e2e`)"
     if not cluster.gpu_pools:
         return "this stack has no GPU pools (mlplatform:cluster.gpuPools) to smoke-test"
@@ -252,7 +252,7 @@ def smoke(config: PlatformConfig, stack: str, options: Options, out: TextIO | No
         print(f"smoke {stack}: {reason}", file=err)
         return EXIT_CANNOT_SMOKE
     cluster = config.cluster
-    assert isinstance(cluster, GkeCluster)
+    assert isinstance(cluster, GkeClusterConfig)
     source = options.kubeconfig or kubeconfig_source(os.environ, Path.home())
     if source is None or (options.kubeconfig and not Path(options.kubeconfig).is_file()):
         print(

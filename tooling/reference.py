@@ -50,9 +50,9 @@ def _default(field: Any) -> str:
 
 MODELS: tuple[type[BaseModel], ...] = (
     schema.PlatformConfig,
-    schema.GkeCluster,
-    schema.KindCluster,
-    schema.Network,
+    schema.GkeClusterConfig,
+    schema.KindClusterConfig,
+    schema.NetworkConfig,
     schema.AuthorizedNetwork,
     schema.SystemPool,
     schema.GpuPool,

@@ -13,10 +13,10 @@ from typing import Any, Callable, Iterable, Iterator
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.profiles import LOCAL_QUEUE
-from stacks.fullrender import FullRender, Rendered
-from stacks.plan import SECRET
-from stacks.schema import GkeCluster
-from stacks.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
+from tooling.fullrender import FullRender, Rendered
+from tooling.plan import SECRET
+from stacks.schema import GkeClusterConfig
+from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
@@ -68,8 +68,8 @@ class Platform:
         self.config = render.plan.config
 
     @cached_property
-    def gke(self) -> GkeCluster | None:
-        return self.config.cluster if self.config and isinstance(self.config.cluster, GkeCluster) else None
+    def gke(self) -> GkeClusterConfig | None:
+        return self.config.cluster if self.config and isinstance(self.config.cluster, GkeClusterConfig) else None
 
     def of_kind(self, *kinds: str) -> list[Rendered]:
         return [o for o in self.objects if o.obj.get("kind") in kinds]
