@@ -7,7 +7,7 @@ replaces live infrastructure says so in its description ("replaces ...").
 
 Checks that span one model raise `problem(field, message)` so that the path names the
 field; checks that span the whole stack (pools vs autoprovisioning, teams vs pools)
-live in `cross_checks` and run once every part has its type.
+are the rules of stacks/rules.py and run once every part has its type.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import (
     AfterValidator,
@@ -29,7 +29,6 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from facts.naming import kfam_binding_name
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -792,177 +791,3 @@ class PlatformConfig(Model):
             return cluster.deletion_protection
         return self.environment is Environment.PROD
 
-
-def missing_keys(raw: dict[str, Any]) -> list[tuple[str, str]]:
-    """Keys one part of the stack makes required elsewhere; checked on the raw file so
-    they are reported together with every type error."""
-    cluster = raw.get("mlplatform:cluster")
-    if isinstance(cluster, dict) and cluster.get("kind") == "gke" and not raw.get("gcp:project"):
-        return [("gcp:project", "a gke cluster needs the GCP project; set gcp:project")]
-    return []
-
-
-def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
-    """Rules across parts of the stack, as (path, message); run once every part has its type."""
-    problems: list[tuple[str, str]] = []
-    cluster = config.cluster
-    pools = cluster.gpu_pools if isinstance(cluster, GkeClusterConfig) else []
-
-    for i, pool in enumerate(pools):
-        if pool.name in RESERVED_POOL_NAMES:
-            problems.append(
-                (
-                    f"mlplatform:cluster.gpuPools[{i}].name",
-                    f"{pool.name!r} is {RESERVED_POOL_NAMES[pool.name]}; pick another pool name",
-                )
-            )
-
-    if isinstance(cluster, GkeClusterConfig):
-        nap = cluster.autoprovisioning
-        if nap.enabled:
-            needed: dict[str, int] = {}
-            for pool in pools:
-                gpus = pool.max * pool.gpus_per_node * cluster.zone_count(pool.zones)
-                needed[pool.accelerator] = needed.get(pool.accelerator, 0) + gpus
-            for acc, gpus in needed.items():
-                limit = nap.limits.get(acc)
-                if limit is None or limit < gpus:
-                    problems.append(
-                        (
-                            f"mlplatform:cluster.autoprovisioning.limits.{acc}",
-                            f"the GPU pools can grow to {gpus} {acc} GPUs but the limit is "
-                            f"{limit if limit is not None else 'missing'}; set it to at least {gpus}",
-                        )
-                    )
-
-    if config.environment is Environment.PROD and not isinstance(cluster, GkeClusterConfig):
-        problems.append(
-            ("mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster")
-        )
-    components = config.components
-    if not components.kueue.enabled:
-        for i, pool in enumerate(pools):
-            if pool.provisioning is Provisioning.QUEUED:
-                problems.append(
-                    (
-                        f"mlplatform:cluster.gpuPools[{i}].provisioning",
-                        "queued pools get nodes only through ProvisioningRequests, which Kueue creates; "
-                        "enable the kueue component or use provisioning: flex-start",
-                    )
-                )
-    if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeClusterConfig):
-        problems.append(
-            (
-                "mlplatform:components.kuberay.source",
-                "gke-addon is GKE's managed Ray operator; on kind use source: operator",
-            )
-        )
-    dcgm = components.dcgm_exporter
-    if dcgm.enabled and not isinstance(cluster, GkeClusterConfig):
-        problems.append(
-            ("mlplatform:components.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled")
-        )
-    if (
-        isinstance(cluster, GkeClusterConfig)
-        and dcgm.enabled is not False
-        and dcgm.source is DcgmSource.GKE_MANAGED
-        and not cluster.managed_prometheus
-    ):
-        problems.append(
-            (
-                "mlplatform:components.dcgmExporter.source",
-                "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart",
-            )
-        )
-    monitoring = components.monitoring
-    if monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED:
-        if not isinstance(cluster, GkeClusterConfig):
-            problems.append(
-                (
-                    "mlplatform:components.monitoring.backend",
-                    "gke-managed is GKE's managed Prometheus; on kind use backend: kube-prometheus-stack",
-                )
-            )
-        elif not cluster.managed_prometheus:
-            problems.append(
-                (
-                    "mlplatform:components.monitoring.backend",
-                    "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack",
-                )
-            )
-    # GPU metrics must reach the Prometheus the dashboards and alerts read.
-    if monitoring.enabled and config.enabled_components()["dcgmExporter"]:
-        managed_dcgm = dcgm.source is DcgmSource.GKE_MANAGED
-        managed_backend = monitoring.backend is MetricsBackend.GKE_MANAGED
-        if managed_dcgm and not managed_backend:
-            problems.append(
-                (
-                    "mlplatform:components.dcgmExporter.source",
-                    "GKE's managed DCGM metrics go to managed Prometheus, which kube-prometheus-stack does not read; "
-                    "use source: chart or monitoring.backend: gke-managed",
-                )
-            )
-        if managed_backend and not managed_dcgm:
-            problems.append(
-                (
-                    "mlplatform:components.dcgmExporter.source",
-                    "with monitoring.backend gke-managed use source: gke-managed "
-                    "(the chart's ServiceMonitor is for kube-prometheus-stack)",
-                )
-            )
-    auth = components.kubeflow.auth
-    if not isinstance(cluster, GkeClusterConfig) and (auth.hostname or auth.iap):
-        problems.append(
-            ("mlplatform:components.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them")
-        )
-    if config.teams and not config.components.kubeflow.enabled:
-        problems.append(("mlplatform:teams", "teams are Kubeflow profiles; enable kubeflow or remove the teams"))
-    known_gpus = {p.accelerator for p in pools}
-    if isinstance(cluster, GkeClusterConfig) and cluster.autoprovisioning.enabled:
-        known_gpus |= {k for k in cluster.autoprovisioning.limits if k in ACCELERATORS}
-    seen: set[str] = set()
-    for i, team in enumerate(config.teams):
-        path = f"mlplatform:teams[{i}]"
-        if team.name in seen:
-            problems.append((f"{path}.name", f"duplicate team {team.name!r}; team names must be unique"))
-        seen.add(team.name)
-        for acc in team.quota.gpus:
-            if acc not in known_gpus:
-                have = ", ".join(sorted(known_gpus)) or "none (this stack has no GPU pools)"
-                problems.append(
-                    (
-                        f"{path}.quota.gpus.{acc}",
-                        f"no GPU pool or autoprovisioning limit provides {acc}; use one of: {have}",
-                    )
-                )
-        problems += _binding_name_clashes(path, team)
-        if team.bucket and not isinstance(cluster, GkeClusterConfig):
-            problems.append((f"{path}.bucket", "buckets are GCS buckets; only gke stacks have them"))
-        if team.ray and team.ray.pool and team.ray.pool not in {p.name for p in pools}:
-            known = ", ".join(p.name for p in pools) or "none (this stack has no GPU pools)"
-            problems.append((f"{path}.ray.pool", f"no GPU pool named {team.ray.pool!r}; use one of: {known}"))
-        if team.ray and not config.components.kuberay.enabled:
-            problems.append((f"{path}.ray", "a team Ray cluster needs the kuberay component; enable it"))
-    return problems
-
-
-def _binding_name_clashes(path: str, team: Team) -> list[tuple[str, str]]:
-    """Contributors KFAM would give one RoleBinding and AuthorizationPolicy name
-    (ana.b@x.com and ana-b@x.com with one role): one object, so only one of them has access."""
-    problems: list[tuple[str, str]] = []
-    first: dict[str, tuple[int, str]] = {}
-    for j, person in enumerate(team.contributors):
-        name = kfam_binding_name(person.email, person.role.value)
-        if name in first:
-            k, other = first[name]
-            problems.append(
-                (
-                    f"{path}.contributors[{j}].email",
-                    f"{person.email} and {other} (contributors[{k}]) get one Kubeflow binding name {name!r} "
-                    "(KFAM turns every run of characters other than letters and digits into '-'); "
-                    "keep one of them, or give them different roles",
-                )
-            )
-        else:
-            first[name] = (j, person.email)
-    return problems

@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from stacks.config import ConfigError, validate
 from tests.conftest import base_gke, base_kind, with_changes
+from tests.support.cases import Case
 
 C = "mlplatform:cluster"
 P0 = f"{C}.gpuPools.0"
 M = "mlplatform:components.monitoring"
-
-
-@dataclass(frozen=True)
-class Case:
-    """One bad stack: what changes from a valid base, and the problem it must report."""
-
-    id: str
-    changes: dict[str, Any]
-    path: str
-    message: str
-    base: str = "gke"
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def pool(**fields: Any) -> dict[str, Any]:
@@ -123,9 +111,8 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_stack_reports_path_and_fix(case: Case) -> None:
-    base = base_gke() if case.base == "gke" else base_kind()
     with pytest.raises(ConfigError) as caught:
-        validate(with_changes(base, case.changes), "bad.yaml")
+        validate(case.stack(), "bad.yaml")
     reported: dict[str, list[str]] = {}
     for p in caught.value.problems:
         reported.setdefault(p.path, []).append(p.message)
