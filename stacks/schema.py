@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from decimal import Decimal
 from enum import Enum
 from typing import Annotated, Literal, Union
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     BaseModel,
     ConfigDict,
     EmailStr,
@@ -30,13 +32,13 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
+from stacks import quantity
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-# Kubernetes resource.Quantity, e.g. 64, 500m, 256Gi (k8s.io/apimachinery/pkg/api/resource).
-QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
 # Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
 RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
-VOLUME_SIZE = re.compile(r"^[1-9][0-9]*(Mi|Gi|Ti)$")
+# Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
+MIN_VOLUME_BYTES = 2**20
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 REGIONAL_ZONES = 3
@@ -101,6 +103,20 @@ def _dns_label(value: str, max_length: int) -> str:
 
 ShortName = Annotated[str, AfterValidator(lambda v: _dns_label(v, 40))]
 """GKE caps cluster and node pool names at 40 characters."""
+
+
+def _resource_quantity(value: object) -> str:
+    """A quota or request: a Kubernetes quantity of 0 or more (the API server rejects
+    negative ones), kept as written; YAML numbers (64, 0.5) become their text."""
+    text = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    if not isinstance(text, str):
+        raise ValueError(f"{value!r} is not a Kubernetes quantity such as 64, 500m or 256Gi: {quantity.HOW}")
+    if quantity.parse(text) < 0:
+        raise ValueError(f"{text!r} is negative; use 0 or more")
+    return text
+
+
+ResourceQuantity = Annotated[str, BeforeValidator(_resource_quantity)]
 
 
 # --- cluster ------------------------------------------------------------------------
@@ -469,16 +485,8 @@ class TeamQuota(Model):
     the nominal quota of the team's ClusterQueue."""
 
     gpus: dict[str, int] = Field(default_factory=dict, description="GPUs per accelerator name, e.g. nvidia-l4: 8.")
-    cpu: str = Field(default="32", description="CPU cores, a Kubernetes quantity such as 64 or 500m.")
-    memory: str = Field(default="128Gi", description="Memory, a Kubernetes quantity such as 256Gi.")
-
-    @field_validator("cpu", "memory", mode="before")
-    @classmethod
-    def _quantity(cls, value: object) -> str:
-        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-        if not isinstance(text, str) or not QUANTITY.match(text):
-            raise ValueError(f"{value!r} is not a Kubernetes quantity such as 64, 500m or 256Gi")
-        return text
+    cpu: ResourceQuantity = Field(default="32", description="CPU cores, a Kubernetes quantity such as 64 or 500m.")
+    memory: ResourceQuantity = Field(default="128Gi", description="Memory, a Kubernetes quantity such as 256Gi.")
 
     @model_validator(mode="after")
     def _gpus(self) -> TeamQuota:
@@ -510,13 +518,8 @@ class TeamRay(Model):
     pool: str | None = Field(default=None, description="GPU pool for the workers; none: CPU workers.")
     min_workers: int = Field(default=0, ge=0, le=100, description="Workers the autoscaler keeps at least.")
     max_workers: int = Field(default=4, ge=1, le=100, description="Workers the autoscaler may add up to.")
-    worker_cpu: str = Field(default="4", description="CPU per worker (Kubernetes quantity).")
-    worker_memory: str = Field(default="16Gi", description="Memory per worker (Kubernetes quantity).")
-
-    @field_validator("worker_cpu", "worker_memory", mode="before")
-    @classmethod
-    def _quantity(cls, value: object) -> str:
-        return TeamQuota._quantity(value)
+    worker_cpu: ResourceQuantity = Field(default="4", description="CPU per worker (Kubernetes quantity).")
+    worker_memory: ResourceQuantity = Field(default="16Gi", description="Memory per worker (Kubernetes quantity).")
 
     @model_validator(mode="after")
     def _sizes(self) -> TeamRay:
@@ -671,7 +674,9 @@ class MonitoringConfig(Toggle):
     retention: str = Field(
         default="15d", description="kube-prometheus-stack: how long Prometheus keeps data, e.g. 15d (h, d, w or y)."
     )
-    storage_size: str = Field(default="50Gi", description="kube-prometheus-stack: Prometheus volume size, e.g. 50Gi (Mi, Gi or Ti).")
+    storage_size: str = Field(
+        default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
+    )
     idle_gpu_threshold: int = Field(
         default=10, ge=1, le=100, description="Alert when allocated GPUs stay below this utilisation (%)."
     )
@@ -693,8 +698,15 @@ class MonitoringConfig(Toggle):
     @field_validator("storage_size")
     @classmethod
     def _storage(cls, value: str) -> str:
-        if not VOLUME_SIZE.match(value):
-            raise ValueError(f"{value!r} is not a volume size such as 50Gi: a positive number and Mi, Gi or Ti")
+        try:
+            size: Decimal | None = quantity.parse(value)
+        except ValueError:
+            size = None
+        if size is None or size < MIN_VOLUME_BYTES:
+            raise ValueError(
+                f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi "
+                "(a bare number counts bytes)"
+            )
         return value
 
 
