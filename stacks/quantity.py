@@ -18,9 +18,9 @@ GRAMMAR = re.compile(rf"{_NUMBER}(?:[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?")
 HOW = "a number, then nothing, m, k, M, G, T, Ki, Mi, Gi, Ti or an exponent such as e3"
 
 
-def parse(text: str) -> Decimal:
+def parse(text: object) -> Decimal:
     """The value of a Kubernetes quantity; ValueError naming the text and how to write one."""
-    if not GRAMMAR.fullmatch(text):
+    if not isinstance(text, str) or not GRAMMAR.fullmatch(text):
         raise ValueError(f"{text!r} is not a Kubernetes quantity such as 64, 500m or 256Gi: {HOW}")
     # Imported here: the kubernetes package takes most of a second to import, and the
     # policy pack's virtualenv (policy/requirements.txt), which imports the schema, lacks it.
