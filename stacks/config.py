@@ -15,7 +15,8 @@ from typing import Any, Iterable
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig, cross_checks, missing_keys
+from stacks.rules import cross_checks, missing_keys
+from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
 
 STACKS_DIR = Path(__file__).resolve().parent
 NAMESPACE = "mlplatform"

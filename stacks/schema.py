@@ -7,18 +7,20 @@ replaces live infrastructure says so in its description ("replaces ...").
 
 Checks that span one model raise `problem(field, message)` so that the path names the
 field; checks that span the whole stack (pools vs autoprovisioning, teams vs pools)
-live in `cross_checks` and run once every part has its type.
+are the rules of stacks/rules.py and run once every part has its type.
 """
 
 from __future__ import annotations
 
 import ipaddress
 import re
+from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Literal, Union
 
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     BaseModel,
     ConfigDict,
     EmailStr,
@@ -29,15 +31,14 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
-from facts.naming import kfam_binding_name
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
+from stacks import quantity
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-# Kubernetes resource.Quantity, e.g. 64, 500m, 256Gi (k8s.io/apimachinery/pkg/api/resource).
-QUANTITY = re.compile(r"^[0-9]+(\.[0-9]+)?(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$")
 # Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
 RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
-VOLUME_SIZE = re.compile(r"^[1-9][0-9]*(Mi|Gi|Ti)$")
+# Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
+MIN_VOLUME_BYTES = 2**20
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 REGIONAL_ZONES = 3
@@ -104,6 +105,18 @@ ShortName = Annotated[str, AfterValidator(lambda v: _dns_label(v, 40))]
 """GKE caps cluster and node pool names at 40 characters."""
 
 
+def _resource_quantity(value: object) -> object:
+    """A quota or request: a Kubernetes quantity of 0 or more (the API server rejects
+    negative ones), kept as written; YAML numbers (64, 0.5) become their text."""
+    text = str(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+    if quantity.parse(text) < 0:
+        raise ValueError(f"{text!r} is negative; use 0 or more")
+    return text
+
+
+ResourceQuantity = Annotated[str, BeforeValidator(_resource_quantity)]
+
+
 # --- cluster ------------------------------------------------------------------------
 
 
@@ -148,7 +161,9 @@ class DriverVersion(str, Enum):
 class GpuSharing(Model):
     """Several pods on one GPU. Changing it replaces the pool."""
 
-    strategy: SharingStrategy
+    strategy: SharingStrategy = Field(
+        description="time-sharing or mps (with maxSharedClients), or mig (with partitionSize)."
+    )
     max_shared_clients: int | None = Field(
         default=None, ge=2, le=48, description="time-sharing / mps: pods per GPU."
     )
@@ -177,10 +192,10 @@ class GpuSharing(Model):
 class SystemPool(Model):
     """The small CPU pool that runs the platform's controllers."""
 
-    machine_type: str = Field(default="e2-standard-8", description="Replaces the pool.")
-    min: int = Field(default=1, ge=1, le=100)
-    max: int = Field(default=3, ge=1, le=1000)
-    disk_size_gb: int = Field(default=100, ge=20, le=4096, description="Replaces the pool.")
+    machine_type: str = Field(default="e2-standard-8", description="Machine type of the nodes. Replaces the pool.")
+    min: int = Field(default=1, ge=1, le=100, description="Nodes per zone at least.")
+    max: int = Field(default=3, ge=1, le=1000, description="Nodes per zone at most.")
+    disk_size_gb: int = Field(default=100, ge=20, le=4096, description="Boot disk per node (GB). Replaces the pool.")
 
     @model_validator(mode="after")
     def _min_le_max(self) -> SystemPool:
@@ -208,11 +223,16 @@ class GpuPool(Model):
     reservation: str | None = Field(default=None, description="Reservation name, with provisioning: reservation.")
     compact_placement: bool = Field(default=False, description="COMPACT placement policy (one zone). Replaces the pool.")
     zones: list[str] | None = Field(default=None, description="Node locations; default: the cluster's.")
-    gvnic: bool = True
+    gvnic: bool = Field(default=True, description="Google Virtual NIC on the nodes; fastSocket needs it.")
     fast_socket: bool = Field(default=False, description="NCCL Fast Socket (needs gvnic).")
-    sharing: GpuSharing | None = None
-    driver_version: DriverVersion = Field(default=DriverVersion.LATEST, description="Replaces the pool.")
-    disk_size_gb: int = Field(default=200, ge=50, le=65536, description="Replaces the pool.")
+    sharing: GpuSharing | None = Field(
+        default=None, description="Several pods on one GPU: time-sharing, MPS or MIG. Replaces the pool."
+    )
+    driver_version: DriverVersion = Field(
+        default=DriverVersion.LATEST,
+        description="The NVIDIA driver GKE installs; INSTALLATION_DISABLED installs none. Replaces the pool.",
+    )
+    disk_size_gb: int = Field(default=200, ge=50, le=65536, description="Boot disk per node (GB). Replaces the pool.")
 
     @field_validator("zones")
     @classmethod
@@ -287,7 +307,9 @@ class Autoprovisioning(Model):
     accelerator needs one (by accelerator name, e.g. nvidia-l4) or that pool cannot grow.
     """
 
-    enabled: bool = False
+    enabled: bool = Field(
+        default=False, description="Let GKE create node pools for pending pods; needs cpu and memory limits."
+    )
     limits: dict[str, int] = Field(
         default_factory=dict,
         description="cpu (cores), memory (GiB) and GPUs per accelerator name.",
@@ -312,16 +334,24 @@ class Autoprovisioning(Model):
 
 
 class AuthorizedNetwork(Model):
-    cidr: ipaddress.IPv4Network
-    name: str
+    """An IPv4 range allowed to reach the cluster's control plane."""
+
+    cidr: ipaddress.IPv4Network = Field(description="The range, e.g. 203.0.113.0/24.")
+    name: str = Field(description="Display name of the range in GKE.")
 
 
 class NetworkConfig(Model):
     """The VPC the cluster gets. Changing any range replaces the network and the cluster."""
 
-    subnet_cidr: ipaddress.IPv4Network = ipaddress.IPv4Network("10.0.0.0/20")
-    pods_cidr: ipaddress.IPv4Network = ipaddress.IPv4Network("10.16.0.0/14")
-    services_cidr: ipaddress.IPv4Network = ipaddress.IPv4Network("10.20.0.0/20")
+    subnet_cidr: ipaddress.IPv4Network = Field(
+        default=ipaddress.IPv4Network("10.0.0.0/20"), description="The subnet's primary range: node IPs."
+    )
+    pods_cidr: ipaddress.IPv4Network = Field(
+        default=ipaddress.IPv4Network("10.16.0.0/14"), description="The subnet's secondary range for pod IPs."
+    )
+    services_cidr: ipaddress.IPv4Network = Field(
+        default=ipaddress.IPv4Network("10.20.0.0/20"), description="The subnet's secondary range for Service IPs."
+    )
     master_cidr: ipaddress.IPv4Network = Field(
         default=ipaddress.IPv4Network("172.16.0.0/28"),
         description="Control-plane range of a private cluster; must be a /28.",
@@ -348,25 +378,40 @@ class NetworkConfig(Model):
 class GkeClusterConfig(Model):
     """A GKE Standard cluster with a system pool, GPU pools and NAP."""
 
-    kind: Literal["gke"]
+    kind: Literal["gke"] = Field(description="Picks this model: a GKE cluster.")
     name: ShortName = Field(description="Cluster name. Replaces the cluster.")
     location: str = Field(description="Region (regional cluster) or zone. Replaces the cluster.")
-    release_channel: ReleaseChannel = ReleaseChannel.REGULAR
+    release_channel: ReleaseChannel = Field(
+        default=ReleaseChannel.REGULAR, description="GKE release channel the cluster takes its versions and upgrades from."
+    )
     private_nodes: bool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
     master_authorized_networks: list[AuthorizedNetwork] = Field(
         default_factory=list, description="CIDRs allowed to reach the control plane; empty: any."
     )
-    network: NetworkConfig = NetworkConfig()
-    system_pool: SystemPool = SystemPool()
-    gpu_pools: list[GpuPool] = Field(default_factory=list)
-    autoprovisioning: Autoprovisioning = Autoprovisioning()
+    network: NetworkConfig = Field(default=NetworkConfig(), description="The VPC's address ranges.")
+    system_pool: SystemPool = Field(default=SystemPool(), description="The CPU pool for the platform's controllers.")
+    gpu_pools: list[GpuPool] = Field(
+        default_factory=list,
+        description="GPU node pools; each also gets a Kueue ResourceFlavor and training runtimes of its name.",
+    )
+    autoprovisioning: Autoprovisioning = Field(
+        default=Autoprovisioning(), description="Node auto-provisioning (NAP) and its cluster-wide limits."
+    )
     deletion_protection: bool | None = Field(
         default=None, description="Default: on for prod stacks, off otherwise."
     )
-    managed_prometheus: bool = Field(default=False, description="Google Cloud Managed Service for Prometheus.")
-    image_streaming: bool = True
+    managed_prometheus: bool = Field(
+        default=False,
+        description="Google Cloud Managed Service for Prometheus; monitoring backend gke-managed and "
+        "dcgmExporter source gke-managed need it.",
+    )
+    image_streaming: bool = Field(
+        default=True, description="GKE image streaming for the node pools: containers start before the image is fully pulled."
+    )
     gcs_fuse: bool = Field(default=True, description="GCS Fuse CSI driver add-on (team buckets as volumes).")
-    gateway_api: bool = True
+    gateway_api: bool = Field(
+        default=True, description="Gateway API on the cluster (standard channel): its CRDs and GKE's Gateway controller."
+    )
 
     @field_validator("location")
     @classmethod
@@ -406,9 +451,9 @@ class GkeClusterConfig(Model):
 class KindClusterConfig(Model):
     """A local kind cluster, for development and ephemeral CI clusters."""
 
-    kind: Literal["kind"]
-    name: ShortName = "mlplatform"
-    workers: int = Field(default=2, ge=1, le=8)
+    kind: Literal["kind"] = Field(description="Picks this model: a local kind cluster.")
+    name: ShortName = Field(default="mlplatform", description="kind cluster name. Replaces the cluster.")
+    workers: int = Field(default=2, ge=1, le=8, description="Worker nodes beside the control plane. Replaces the cluster.")
     existing_context: str | None = Field(
         default=None,
         description="Use this kubeconfig context instead of creating a cluster.",
@@ -427,22 +472,19 @@ class Role(str, Enum):
 
 
 class Contributor(Model):
-    email: EmailStr
-    role: Role
+    """Someone besides the owner with access to the team namespace."""
+
+    email: EmailStr = Field(description="The address they sign in with.")
+    role: Role = Field(description="edit (ClusterRole kubeflow-edit) or view (kubeflow-view) in the namespace.")
 
 
 class TeamQuota(Model):
-    gpus: dict[str, int] = Field(default_factory=dict, description="GPUs per accelerator name.")
-    cpu: str = Field(default="32", description="Kubernetes quantity, e.g. 64 or 500m.")
-    memory: str = Field(default="128Gi", description="Kubernetes quantity, e.g. 256Gi.")
+    """What the team's pods may request at once: the namespace's ResourceQuota and, with kueue,
+    the nominal quota of the team's ClusterQueue."""
 
-    @field_validator("cpu", "memory", mode="before")
-    @classmethod
-    def _quantity(cls, value: object) -> str:
-        text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
-        if not isinstance(text, str) or not QUANTITY.match(text):
-            raise ValueError(f"{value!r} is not a Kubernetes quantity such as 64, 500m or 256Gi")
-        return text
+    gpus: dict[str, int] = Field(default_factory=dict, description="GPUs per accelerator name, e.g. nvidia-l4: 8.")
+    cpu: ResourceQuantity = Field(default="32", description="CPU cores, a Kubernetes quantity such as 64 or 500m.")
+    memory: ResourceQuantity = Field(default="128Gi", description="Memory, a Kubernetes quantity such as 256Gi.")
 
     @model_validator(mode="after")
     def _gpus(self) -> TeamQuota:
@@ -472,15 +514,10 @@ class TeamRay(Model):
 
     name: ShortName = Field(default="ray", description="RayCluster name.")
     pool: str | None = Field(default=None, description="GPU pool for the workers; none: CPU workers.")
-    min_workers: int = Field(default=0, ge=0, le=100)
-    max_workers: int = Field(default=4, ge=1, le=100)
-    worker_cpu: str = Field(default="4", description="CPU per worker (Kubernetes quantity).")
-    worker_memory: str = Field(default="16Gi", description="Memory per worker (Kubernetes quantity).")
-
-    @field_validator("worker_cpu", "worker_memory", mode="before")
-    @classmethod
-    def _quantity(cls, value: object) -> str:
-        return TeamQuota._quantity(value)
+    min_workers: int = Field(default=0, ge=0, le=100, description="Workers the autoscaler keeps at least.")
+    max_workers: int = Field(default=4, ge=1, le=100, description="Workers the autoscaler may add up to.")
+    worker_cpu: ResourceQuantity = Field(default="4", description="CPU per worker (Kubernetes quantity).")
+    worker_memory: ResourceQuantity = Field(default="16Gi", description="Memory per worker (Kubernetes quantity).")
 
     @model_validator(mode="after")
     def _sizes(self) -> TeamRay:
@@ -490,15 +527,17 @@ class TeamRay(Model):
 
 
 class Team(Model):
+    """A team: one Kubeflow profile namespace with its people, quota and queue."""
+
     name: str = Field(description="Profile and namespace name.")
-    owner: EmailStr
-    contributors: list[Contributor] = Field(default_factory=list)
-    quota: TeamQuota = TeamQuota()
+    owner: EmailStr = Field(description="The profile's owner, admin of the namespace (ClusterRole kubeflow-admin).")
+    contributors: list[Contributor] = Field(default_factory=list, description="Everyone else with access.")
+    quota: TeamQuota = Field(default=TeamQuota(), description="CPU, memory and GPUs the team may use at once.")
     cohort: str | None = Field(
         default=None, description="Kueue cohort: teams in one cohort borrow each other's unused GPUs."
     )
-    bucket: TeamBucket | None = None
-    ray: TeamRay | None = None
+    bucket: TeamBucket | None = Field(default=None, description="A GCS bucket for the team (gke only).")
+    ray: TeamRay | None = Field(default=None, description="A RayCluster in the namespace (needs kuberay).")
 
     @field_validator("name")
     @classmethod
@@ -544,6 +583,8 @@ class AuthKind(str, Enum):
 
 
 class OidcConnector(Model):
+    """The upstream identity provider Dex sends people to."""
+
     issuer: str = Field(default="https://accounts.google.com", description="The identity provider's issuer URL.")
     client_id: str = Field(description="OAuth client ID at the identity provider.")
     name: str = Field(default="Google", description="Shown on the Dex login page.")
@@ -552,12 +593,14 @@ class OidcConnector(Model):
 class KubeflowAuth(Model):
     """How people sign in. The identity header that reaches profiles is kubeflow-userid."""
 
-    kind: AuthKind = AuthKind.DEX
+    kind: AuthKind = Field(
+        default=AuthKind.DEX, description="dex: static users; oidc: Dex with an upstream OIDC provider."
+    )
     static_users: list[EmailStr] = Field(
         default_factory=list,
         description="dex: users who may sign in; each needs a bcrypt hash in mlplatform:dexPasswordHashes.",
     )
-    oidc: OidcConnector | None = None
+    oidc: OidcConnector | None = Field(default=None, description="oidc: the upstream provider.")
     hostname: str | None = Field(
         default=None, description="gke: public hostname of the gateway (managed certificate, HTTPS)."
     )
@@ -582,7 +625,7 @@ class KubeflowAuth(Model):
 class KubeflowConfig(Toggle):
     """Kubeflow multi-user core: dashboard, profiles + KFAM, PodDefaults, notebooks, auth."""
 
-    auth: KubeflowAuth = KubeflowAuth()
+    auth: KubeflowAuth = Field(default=KubeflowAuth(), description="How people sign in.")
 
 
 class JobSetConfig(Toggle):
@@ -601,7 +644,10 @@ class RaySource(str, Enum):
 class KubeRayConfig(Toggle):
     """KubeRay: the upstream operator, or GKE's managed Ray operator add-on (never both)."""
 
-    source: RaySource = RaySource.OPERATOR
+    source: RaySource = Field(
+        default=RaySource.OPERATOR,
+        description="operator: the KubeRay chart; gke-addon: GKE's managed Ray operator (gke only).",
+    )
 
 
 class KueueConfig(Toggle):
@@ -618,13 +664,23 @@ class MonitoringConfig(Toggle):
     """Prometheus + Grafana with GPU, Ray, Kueue and per-team dashboards, and GPU alerts.
     Grafana's admin password comes from the secret config key mlplatform:grafanaAdminPassword."""
 
-    backend: MetricsBackend = MetricsBackend.KUBE_PROMETHEUS_STACK
-    retention: str = Field(default="15d", description="Prometheus retention, e.g. 15d (h, d, w or y).")
-    storage_size: str = Field(default="50Gi", description="Prometheus volume size, e.g. 50Gi (Mi, Gi or Ti).")
+    backend: MetricsBackend = Field(
+        default=MetricsBackend.KUBE_PROMETHEUS_STACK,
+        description="kube-prometheus-stack in the cluster, or gke-managed: Google Cloud Managed Service "
+        "for Prometheus (needs cluster.managedPrometheus).",
+    )
+    retention: str = Field(
+        default="15d", description="kube-prometheus-stack: how long Prometheus keeps data, e.g. 15d (h, d, w or y)."
+    )
+    storage_size: str = Field(
+        default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
+    )
     idle_gpu_threshold: int = Field(
         default=10, ge=1, le=100, description="Alert when allocated GPUs stay below this utilisation (%)."
     )
-    idle_gpu_minutes: int = Field(default=30, ge=5, le=1440, description="... for this long.")
+    idle_gpu_minutes: int = Field(
+        default=30, ge=5, le=1440, description="... for this many minutes (the idle-GPU alert's `for`)."
+    )
     pending_workload_minutes: int = Field(
         default=30, ge=1, le=10080, description="Alert when a workload waits in Kueue longer than this."
     )
@@ -640,8 +696,15 @@ class MonitoringConfig(Toggle):
     @field_validator("storage_size")
     @classmethod
     def _storage(cls, value: str) -> str:
-        if not VOLUME_SIZE.match(value):
-            raise ValueError(f"{value!r} is not a volume size such as 50Gi: a positive number and Mi, Gi or Ti")
+        try:
+            size: Decimal | None = quantity.parse(value)
+        except ValueError:
+            size = None
+        if size is None or size < MIN_VOLUME_BYTES:
+            raise ValueError(
+                f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi "
+                "(a bare number counts bytes)"
+            )
         return value
 
 
@@ -651,24 +714,26 @@ class DcgmSource(str, Enum):
 
 
 class DcgmExporterConfig(Model):
-    """NVIDIA DCGM exporter: GPU metrics per pod. Default: on for GKE stacks, off on kind (no GPUs)."""
+    """NVIDIA DCGM exporter: GPU metrics per pod. Default: on for GKE stacks with GPUs, off otherwise."""
 
-    enabled: bool | None = Field(default=None, description="Default: on for gke, off for kind.")
+    enabled: bool | None = Field(
+        default=None, description="Default: on for gke stacks with GPU pools or GPU autoprovisioning limits, off otherwise."
+    )
     source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
 
 
 class Components(Model):
     """In-cluster components. Each is on unless `enabled: false`."""
 
-    cert_manager: CertManagerConfig = CertManagerConfig()
-    istio: IstioConfig = IstioConfig()
-    kubeflow: KubeflowConfig = KubeflowConfig()
-    jobset: JobSetConfig = JobSetConfig()
-    trainer: TrainerConfig = TrainerConfig()
-    kuberay: KubeRayConfig = KubeRayConfig()
-    kueue: KueueConfig = KueueConfig()
-    monitoring: MonitoringConfig = MonitoringConfig()
-    dcgm_exporter: DcgmExporterConfig = DcgmExporterConfig()
+    cert_manager: CertManagerConfig = Field(default=CertManagerConfig(), description="Webhook certificates; kubeflow needs it.")
+    istio: IstioConfig = Field(default=IstioConfig(), description="Service mesh and ingress gateway; kubeflow needs it.")
+    kubeflow: KubeflowConfig = Field(default=KubeflowConfig(), description="Dashboard, notebooks, profiles and sign-in; teams need it.")
+    jobset: JobSetConfig = Field(default=JobSetConfig(), description="JobSet, which TrainJobs run as; trainer needs it.")
+    trainer: TrainerConfig = Field(default=TrainerConfig(), description="Kubeflow Trainer and our training runtimes.")
+    kuberay: KubeRayConfig = Field(default=KubeRayConfig(), description="Ray operator; team Ray clusters need it.")
+    kueue: KueueConfig = Field(default=KueueConfig(), description="Queues and quotas per team; queued GPU pools need it.")
+    monitoring: MonitoringConfig = Field(default=MonitoringConfig(), description="Prometheus, Grafana, dashboards and GPU alerts.")
+    dcgm_exporter: DcgmExporterConfig = Field(default=DcgmExporterConfig(), description="GPU metrics per pod.")
 
     @model_validator(mode="after")
     def _needs(self) -> Components:
@@ -792,177 +857,3 @@ class PlatformConfig(Model):
             return cluster.deletion_protection
         return self.environment is Environment.PROD
 
-
-def missing_keys(raw: dict[str, Any]) -> list[tuple[str, str]]:
-    """Keys one part of the stack makes required elsewhere; checked on the raw file so
-    they are reported together with every type error."""
-    cluster = raw.get("mlplatform:cluster")
-    if isinstance(cluster, dict) and cluster.get("kind") == "gke" and not raw.get("gcp:project"):
-        return [("gcp:project", "a gke cluster needs the GCP project; set gcp:project")]
-    return []
-
-
-def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
-    """Rules across parts of the stack, as (path, message); run once every part has its type."""
-    problems: list[tuple[str, str]] = []
-    cluster = config.cluster
-    pools = cluster.gpu_pools if isinstance(cluster, GkeClusterConfig) else []
-
-    for i, pool in enumerate(pools):
-        if pool.name in RESERVED_POOL_NAMES:
-            problems.append(
-                (
-                    f"mlplatform:cluster.gpuPools[{i}].name",
-                    f"{pool.name!r} is {RESERVED_POOL_NAMES[pool.name]}; pick another pool name",
-                )
-            )
-
-    if isinstance(cluster, GkeClusterConfig):
-        nap = cluster.autoprovisioning
-        if nap.enabled:
-            needed: dict[str, int] = {}
-            for pool in pools:
-                gpus = pool.max * pool.gpus_per_node * cluster.zone_count(pool.zones)
-                needed[pool.accelerator] = needed.get(pool.accelerator, 0) + gpus
-            for acc, gpus in needed.items():
-                limit = nap.limits.get(acc)
-                if limit is None or limit < gpus:
-                    problems.append(
-                        (
-                            f"mlplatform:cluster.autoprovisioning.limits.{acc}",
-                            f"the GPU pools can grow to {gpus} {acc} GPUs but the limit is "
-                            f"{limit if limit is not None else 'missing'}; set it to at least {gpus}",
-                        )
-                    )
-
-    if config.environment is Environment.PROD and not isinstance(cluster, GkeClusterConfig):
-        problems.append(
-            ("mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster")
-        )
-    components = config.components
-    if not components.kueue.enabled:
-        for i, pool in enumerate(pools):
-            if pool.provisioning is Provisioning.QUEUED:
-                problems.append(
-                    (
-                        f"mlplatform:cluster.gpuPools[{i}].provisioning",
-                        "queued pools get nodes only through ProvisioningRequests, which Kueue creates; "
-                        "enable the kueue component or use provisioning: flex-start",
-                    )
-                )
-    if components.kuberay.source is RaySource.GKE_ADDON and not isinstance(cluster, GkeClusterConfig):
-        problems.append(
-            (
-                "mlplatform:components.kuberay.source",
-                "gke-addon is GKE's managed Ray operator; on kind use source: operator",
-            )
-        )
-    dcgm = components.dcgm_exporter
-    if dcgm.enabled and not isinstance(cluster, GkeClusterConfig):
-        problems.append(
-            ("mlplatform:components.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled")
-        )
-    if (
-        isinstance(cluster, GkeClusterConfig)
-        and dcgm.enabled is not False
-        and dcgm.source is DcgmSource.GKE_MANAGED
-        and not cluster.managed_prometheus
-    ):
-        problems.append(
-            (
-                "mlplatform:components.dcgmExporter.source",
-                "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart",
-            )
-        )
-    monitoring = components.monitoring
-    if monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED:
-        if not isinstance(cluster, GkeClusterConfig):
-            problems.append(
-                (
-                    "mlplatform:components.monitoring.backend",
-                    "gke-managed is GKE's managed Prometheus; on kind use backend: kube-prometheus-stack",
-                )
-            )
-        elif not cluster.managed_prometheus:
-            problems.append(
-                (
-                    "mlplatform:components.monitoring.backend",
-                    "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack",
-                )
-            )
-    # GPU metrics must reach the Prometheus the dashboards and alerts read.
-    if monitoring.enabled and config.enabled_components()["dcgmExporter"]:
-        managed_dcgm = dcgm.source is DcgmSource.GKE_MANAGED
-        managed_backend = monitoring.backend is MetricsBackend.GKE_MANAGED
-        if managed_dcgm and not managed_backend:
-            problems.append(
-                (
-                    "mlplatform:components.dcgmExporter.source",
-                    "GKE's managed DCGM metrics go to managed Prometheus, which kube-prometheus-stack does not read; "
-                    "use source: chart or monitoring.backend: gke-managed",
-                )
-            )
-        if managed_backend and not managed_dcgm:
-            problems.append(
-                (
-                    "mlplatform:components.dcgmExporter.source",
-                    "with monitoring.backend gke-managed use source: gke-managed "
-                    "(the chart's ServiceMonitor is for kube-prometheus-stack)",
-                )
-            )
-    auth = components.kubeflow.auth
-    if not isinstance(cluster, GkeClusterConfig) and (auth.hostname or auth.iap):
-        problems.append(
-            ("mlplatform:components.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them")
-        )
-    if config.teams and not config.components.kubeflow.enabled:
-        problems.append(("mlplatform:teams", "teams are Kubeflow profiles; enable kubeflow or remove the teams"))
-    known_gpus = {p.accelerator for p in pools}
-    if isinstance(cluster, GkeClusterConfig) and cluster.autoprovisioning.enabled:
-        known_gpus |= {k for k in cluster.autoprovisioning.limits if k in ACCELERATORS}
-    seen: set[str] = set()
-    for i, team in enumerate(config.teams):
-        path = f"mlplatform:teams[{i}]"
-        if team.name in seen:
-            problems.append((f"{path}.name", f"duplicate team {team.name!r}; team names must be unique"))
-        seen.add(team.name)
-        for acc in team.quota.gpus:
-            if acc not in known_gpus:
-                have = ", ".join(sorted(known_gpus)) or "none (this stack has no GPU pools)"
-                problems.append(
-                    (
-                        f"{path}.quota.gpus.{acc}",
-                        f"no GPU pool or autoprovisioning limit provides {acc}; use one of: {have}",
-                    )
-                )
-        problems += _binding_name_clashes(path, team)
-        if team.bucket and not isinstance(cluster, GkeClusterConfig):
-            problems.append((f"{path}.bucket", "buckets are GCS buckets; only gke stacks have them"))
-        if team.ray and team.ray.pool and team.ray.pool not in {p.name for p in pools}:
-            known = ", ".join(p.name for p in pools) or "none (this stack has no GPU pools)"
-            problems.append((f"{path}.ray.pool", f"no GPU pool named {team.ray.pool!r}; use one of: {known}"))
-        if team.ray and not config.components.kuberay.enabled:
-            problems.append((f"{path}.ray", "a team Ray cluster needs the kuberay component; enable it"))
-    return problems
-
-
-def _binding_name_clashes(path: str, team: Team) -> list[tuple[str, str]]:
-    """Contributors KFAM would give one RoleBinding and AuthorizationPolicy name
-    (ana.b@x.com and ana-b@x.com with one role): one object, so only one of them has access."""
-    problems: list[tuple[str, str]] = []
-    first: dict[str, tuple[int, str]] = {}
-    for j, person in enumerate(team.contributors):
-        name = kfam_binding_name(person.email, person.role.value)
-        if name in first:
-            k, other = first[name]
-            problems.append(
-                (
-                    f"{path}.contributors[{j}].email",
-                    f"{person.email} and {other} (contributors[{k}]) get one Kubeflow binding name {name!r} "
-                    "(KFAM turns every run of characters other than letters and digits into '-'); "
-                    "keep one of them, or give them different roles",
-                )
-            )
-        else:
-            first[name] = (j, person.email)
-    return problems

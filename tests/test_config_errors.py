@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from stacks.config import ConfigError, validate
 from tests.conftest import base_gke, base_kind, with_changes
+from tests.support.cases import Case
 
 C = "mlplatform:cluster"
 P0 = f"{C}.gpuPools.0"
 M = "mlplatform:components.monitoring"
-
-
-@dataclass(frozen=True)
-class Case:
-    """One bad stack: what changes from a valid base, and the problem it must report."""
-
-    id: str
-    changes: dict[str, Any]
-    path: str
-    message: str
-    base: str = "gke"
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def pool(**fields: Any) -> dict[str, Any]:
@@ -100,7 +88,7 @@ CASES = [
     Case("oidc without hostname", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}}}}, "mlplatform:components.kubeflow.auth.hostname", "set hostname"),
     Case("zero retention", {f"{M}.retention": "0d"}, f"{M}.retention", "'0d' is not a Prometheus retention such as 15d: a positive number and h, d, w or y"),
     Case("retention in minutes", {f"{M}.retention": "90m"}, f"{M}.retention", "'90m' is not a Prometheus retention"),
-    Case("storage without unit", {f"{M}.storageSize": "50"}, f"{M}.storageSize", "'50' is not a volume size such as 50Gi: a positive number and Mi, Gi or Ti"),
+    Case("storage without unit", {f"{M}.storageSize": "50"}, f"{M}.storageSize", "'50' is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi (a bare number counts bytes)"),
     Case("storage in millis", {f"{M}.storageSize": "500m"}, f"{M}.storageSize", "'500m' is not a volume size such as 50Gi"),
     Case("idle threshold zero", {f"{M}.idleGpuThreshold": 0}, f"{M}.idleGpuThreshold", "greater than or equal to 1 (got 0)"),
     Case("idle minutes too short", {f"{M}.idleGpuMinutes": 2}, f"{M}.idleGpuMinutes", "greater than or equal to 5 (got 2)"),
@@ -123,9 +111,8 @@ CASES = [
 
 @pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
 def test_bad_stack_reports_path_and_fix(case: Case) -> None:
-    base = base_gke() if case.base == "gke" else base_kind()
     with pytest.raises(ConfigError) as caught:
-        validate(with_changes(base, case.changes), "bad.yaml")
+        validate(case.stack(), "bad.yaml")
     reported: dict[str, list[str]] = {}
     for p in caught.value.problems:
         reported.setdefault(p.path, []).append(p.message)

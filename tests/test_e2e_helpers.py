@@ -380,6 +380,11 @@ def test_team_quota_must_carry_the_teams_cpu_and_memory() -> None:
     assert quota_problems(None, "t", "8", "16Gi") == ["ResourceQuota t/kf-resource-quota: missing"]
 
 
+def test_team_quota_is_compared_by_value_as_the_api_server_canonicalises_it() -> None:
+    quota = {"spec": {"hard": {"cpu": "500m", "memory": "1Gi"}}}
+    assert quota_problems(quota, "t", "0.5", "1024Mi") == []
+
+
 def test_default_local_queue_must_be_active() -> None:
     assert localqueue_pending(None, "t") == "LocalQueue t/default: missing"
     active = obj("LocalQueue", "default", status={"conditions": [{"type": "Active", "status": "True"}]}, namespace="t")

@@ -75,13 +75,14 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.TeamQuota,
     schema.TeamBucket,
     schema.TeamRay,
+    schema.Sources,
 )
 
 
 def reference() -> str:
     sections: list[str] = []
     for model in MODELS:
-        doc = (model.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        doc = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split())
         lines = [f"#### {model.__name__}", "", doc, ""]
         if model.model_fields:
             lines += ["| key | type | default | notes |", "|---|---|---|---|"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from components import jobset, kubeflow, kuberay, kueue, trainer
+from stacks import quantity
 from tooling.smoke import State, true_condition
 
 Obj = Mapping[str, Any]
@@ -121,14 +122,15 @@ def localqueue_pending(queue: Obj | None, namespace: str) -> str | None:
 
 def quota_problems(quota: Obj | None, namespace: str, cpu: str, memory: str) -> list[str]:
     """What the team namespace's quota lacks of the team's cpu and memory (any of the
-    `cpu`, `requests.cpu`, `limits.cpu` spellings counts)."""
+    `cpu`, `requests.cpu`, `limits.cpu` spellings counts), compared by value: the API
+    server returns quantities in canonical form (0.5 comes back as 500m)."""
     if quota is None:
         return [f"ResourceQuota {namespace}/{QUOTA}: missing"]
     hard: Mapping[str, str] = (quota.get("spec") or {}).get("hard") or {}
     problems = []
     for resource, want in (("cpu", cpu), ("memory", memory)):
         got = {key: value for key, value in hard.items() if key == resource or key.endswith(f".{resource}")}
-        if want not in got.values():
+        if quantity.parse(want) not in {quantity.parse(value) for value in got.values()}:
             problems.append(f"ResourceQuota {namespace}/{QUOTA}: no {resource} limit of {want} (hard: {dict(hard)})")
     return problems
 

@@ -1,0 +1,30 @@
+"""Kubernetes quantities (64, 500m, .5, 1e3, 256Gi), read the way the API server reads them.
+
+`kubernetes.utils.parse_quantity` gives the value, but on its own it takes text the API
+server rejects (k8s.io/apimachinery pkg/api/resource/quantity.go): surrounding spaces,
+`1_000`, `NaN`, `inf`, `1K`, `1mi`, `1e3Mi`, non-ASCII digits. So the text must first
+match quantity.go's grammar: a signed decimal number, then a binary suffix (Ki … Ei), a
+decimal one (n, u, m, k, M, G, T, P, E) or an integer exponent (e3, E-2; ParseQuantity
+takes digits only there, stricter than the OpenAPI pattern CRDs carry).
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+_NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
+GRAMMAR = re.compile(rf"{_NUMBER}(?:[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?")
+HOW = "a number, then nothing, m, k, M, G, T, Ki, Mi, Gi, Ti or an exponent such as e3"
+
+
+def parse(text: object) -> Decimal:
+    """The value of a Kubernetes quantity; ValueError naming the text and how to write one."""
+    if not isinstance(text, str) or not GRAMMAR.fullmatch(text):
+        raise ValueError(f"{text!r} is not a Kubernetes quantity such as 64, 500m or 256Gi: {HOW}")
+    # Imported here: the kubernetes package takes most of a second to import, and the
+    # policy pack's virtualenv (policy/requirements.txt), which imports the schema, lacks it.
+    from kubernetes.utils.quantity import parse_quantity
+
+    value: Decimal = parse_quantity(text)
+    return value

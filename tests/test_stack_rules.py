@@ -1,0 +1,73 @@
+"""Each rule of stacks/rules.py, broken by a minimal stack: exactly its problem, with
+the exact path and message, and nothing else."""
+
+from __future__ import annotations
+
+import pytest
+
+from stacks.config import ConfigError, validate
+from stacks.rules import RULES, cross_checks
+from stacks.schema import PlatformConfig
+from tests.conftest import base_kind, with_changes
+from tests.support.cases import Case
+
+C = "mlplatform:cluster"
+P0 = f"{C}.gpuPools.0"
+K = "mlplatform:components"
+T = "mlplatform:teams"
+TEAM = {"name": "vision", "owner": "a@acme.com"}
+SAME_KFAM_NAME = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "edit"}]
+MANAGED_PROMETHEUS = {f"{C}.managedPrometheus": True, f"{K}.monitoring": {"enabled": True}}
+
+CASES = [
+    Case("pool named system", {f"{P0}.name": "system"}, f"{C}.gpuPools[0].name", "'system' is the system pool's name; pick another pool name", rule="pool-names-free"),
+    Case("nap below pools", {f"{C}.autoprovisioning.limits.nvidia-l4": 2}, f"{C}.autoprovisioning.limits.nvidia-l4", "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is 2; set it to at least 12", rule="autoprovisioning-covers-gpus"),
+    Case("nap without the pool's gpu", {f"{C}.autoprovisioning.limits": {"cpu": 64, "memory": 256}}, f"{C}.autoprovisioning.limits.nvidia-l4", "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is missing; set it to at least 12", rule="autoprovisioning-covers-gpus"),
+    Case("prod on kind", {"mlplatform:environment": "prod"}, "mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster", base="kind", rule="prod-on-gke"),
+    Case("queued pool without kueue", {f"{P0}.provisioning": "queued", f"{K}.kueue": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "queued pools get nodes only through ProvisioningRequests, which Kueue creates; enable the kueue component or use provisioning: flex-start", rule="queued-pools-need-kueue"),
+    Case("ray addon on kind", {f"{K}.kuberay": {"source": "gke-addon"}}, f"{K}.kuberay.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator", base="kind", rule="ray-addon-on-gke"),
+    Case("dcgm on kind", {f"{K}.dcgmExporter": {"enabled": True}}, f"{K}.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled", base="kind", rule="dcgm-on-gke"),
+    Case("managed dcgm without managed prometheus", {f"{K}.dcgmExporter": {"source": "gke-managed"}}, f"{K}.dcgmExporter.source", "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart", rule="managed-dcgm-needs-managed-prometheus"),
+    Case("managed backend without managed prometheus", {f"{K}.monitoring": {"enabled": True, "backend": "gke-managed"}}, f"{K}.monitoring.backend", "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack", rule="managed-backend-needs-managed-prometheus"),
+    Case("managed backend on kind", {f"{K}.monitoring": {"enabled": True, "backend": "gke-managed"}}, f"{K}.monitoring.backend", "gke-managed is GKE's managed Prometheus; on kind use backend: kube-prometheus-stack", base="kind", rule="managed-backend-needs-managed-prometheus"),
+    Case("managed dcgm into kube-prometheus-stack", {**MANAGED_PROMETHEUS, f"{K}.dcgmExporter": {"source": "gke-managed"}}, f"{K}.dcgmExporter.source", "GKE's managed DCGM metrics go to managed Prometheus, which kube-prometheus-stack does not read; use source: chart or monitoring.backend: gke-managed", rule="gpu-metrics-reach-prometheus"),
+    Case("dcgm chart into managed prometheus", {**MANAGED_PROMETHEUS, f"{K}.monitoring.backend": "gke-managed", f"{K}.dcgmExporter": {}}, f"{K}.dcgmExporter.source", "with monitoring.backend gke-managed use source: gke-managed (the chart's ServiceMonitor is for kube-prometheus-stack)", rule="gpu-metrics-reach-prometheus"),
+    Case("gateway hostname on kind", {f"{K}.kubeflow": {"auth": {"hostname": "kf.acme.com"}}}, f"{K}.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them", base="kind", rule="gateway-exposed-on-gke"),
+    Case("teams without kubeflow", {f"{K}.kubeflow": {"enabled": False}, T: [TEAM]}, T, "teams are Kubeflow profiles; enable kubeflow or remove the teams", rule="teams-need-kubeflow"),
+    Case("two teams of one name", {T: [TEAM, {**TEAM, "owner": "b@acme.com"}]}, f"{T}[1].name", "duplicate team 'vision'; team names must be unique", rule="team-names-unique"),
+    Case("quota for a gpu no pool has", {T: [{**TEAM, "quota": {"gpus": {"nvidia-h100-80gb": 8}}}]}, f"{T}[0].quota.gpus.nvidia-h100-80gb", "no GPU pool or autoprovisioning limit provides nvidia-h100-80gb; use one of: nvidia-l4", rule="team-gpus-provided"),
+    Case("gpu quota on kind", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 1}}}]}, f"{T}[0].quota.gpus.nvidia-l4", "no GPU pool or autoprovisioning limit provides nvidia-l4; use one of: none (this stack has no GPU pools)", base="kind", rule="team-gpus-provided"),
+    Case("contributors of one kfam name", {T: [{**TEAM, "contributors": SAME_KFAM_NAME}]}, f"{T}[0].contributors[1].email", "ana-b@x.com and ana.b@x.com (contributors[0]) get one Kubeflow binding name 'user-ana-b-x-com-clusterrole-edit' (KFAM turns every run of characters other than letters and digits into '-'); keep one of them, or give them different roles", rule="contributor-binding-names-unique"),
+    Case("bucket on kind", {T: [{**TEAM, "bucket": {}}]}, f"{T}[0].bucket", "buckets are GCS buckets; only gke stacks have them", base="kind", rule="team-bucket-on-gke"),
+    Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
+    Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_rule_reports_exactly_its_problem(case: Case) -> None:
+    rule = next(r for r in RULES if r.name == case.rule)
+    assert rule.problems(PlatformConfig.model_validate(case.stack())) == [(case.path, case.message)]
+    with pytest.raises(ConfigError) as caught:
+        validate(case.stack(), "bad.yaml")
+    assert [(p.path, p.message) for p in caught.value.problems] == [(case.path, case.message)]
+
+
+def test_every_rule_has_a_case() -> None:
+    names = [r.name for r in RULES]
+    assert len(set(names)) == len(names), "rule names must be unique"
+    assert sorted(set(names) - {c.rule for c in CASES}) == []
+    assert all(r.description.strip() for r in RULES)
+
+
+def test_problems_are_listed_rule_by_rule_then_team_by_team() -> None:
+    teams = [{**TEAM, "bucket": {}, "ray": {}}, {**TEAM, "owner": "b@acme.com", "bucket": {}}]
+    changes = {"mlplatform:environment": "prod", f"{K}.kuberay": {"enabled": False}, T: teams}
+    config = PlatformConfig.model_validate(with_changes(base_kind(), changes))
+    assert [path for path, _ in cross_checks(config)] == [
+        "mlplatform:environment",
+        f"{T}[0].bucket",
+        f"{T}[0].ray",
+        f"{T}[1].name",
+        f"{T}[1].bucket",
+    ]
