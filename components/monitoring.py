@@ -27,6 +27,7 @@ from components.alerts import rule_spec
 from components.dashboards import dashboards
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.secrets import GRAFANA_ADMIN_PASSWORD, secret
+from facts.naming import google_service_account_id
 from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
@@ -269,9 +270,6 @@ def ray_cluster_pod_monitoring_spec() -> dict[str, Any]:
     }
 
 
-def gmp_service_account_id(cluster: GkeClusterConfig) -> str:
-    """GCP service account ids are 6-30 characters."""
-    return f"{cluster.name[:20].rstrip('-')}-gmp-query"
 
 
 # --- the component ----------------------------------------------------------------------
@@ -385,7 +383,7 @@ class Monitoring(PlatformComponent):
         account = workload_identity_account(
             GMP_FRONTEND_NAME,
             project,
-            gmp_service_account_id(cluster),
+            google_service_account_id(cluster.name, suffix="-gmp-query"),
             f"{cluster.name}: Grafana reads managed Prometheus",
             (NAMESPACE, GMP_FRONTEND_NAME),
             gcp_child,

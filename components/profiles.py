@@ -19,7 +19,6 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import pulumi
@@ -28,7 +27,7 @@ import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
-from facts.naming import kfam_binding_name
+from facts.naming import google_service_account_id, kfam_binding_name
 from facts.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -78,13 +77,9 @@ def gpu_total(team: Team) -> int:
     return sum(team.quota.gpus.values())
 
 
-def google_service_account_id(team: Team) -> str:
-    """6-30 chars; long team names keep a readable prefix and a short stable hash."""
-    base = f"team-{team.name}"
-    if len(base) <= 30:
-        return base
-    digest = hashlib.sha256(team.name.encode()).hexdigest()[:6]
-    return f"{base[:23].rstrip('-')}-{digest}"
+def team_service_account_id(team: Team) -> str:
+    """The id of the team's Google service account: `team-<name>`, length-safe."""
+    return google_service_account_id(team.name, prefix="team-")
 
 
 def profile(team: Team) -> dict[str, Any]:
@@ -488,7 +483,7 @@ class TeamProfile(PlatformComponent):
         account = workload_identity_account(
             f"{team.name}-gsa",
             config.project or "",
-            google_service_account_id(team),
+            team_service_account_id(team),
             f"Kubeflow profile {team.name} (default-editor)",
             (team.name, EDITOR_SA),
             self.child(),

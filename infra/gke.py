@@ -10,6 +10,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from facts.gpu_catalog import ACCELERATORS
+from facts.naming import google_service_account_id
 from facts.node_labels import pool_node_labels, pool_taints
 from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
 
@@ -373,7 +374,7 @@ class Gke(pulumi.ComponentResource):
             f"{name}-nodes",
             gcp.serviceaccount.AccountArgs(
                 project=config.project,
-                account_id=f"{cluster.name}-nodes"[:30],
+                account_id=google_service_account_id(cluster.name, suffix="-nodes"),
                 display_name=f"GKE nodes of {cluster.name} (least privilege)",
             ),
             opts=child,

@@ -10,7 +10,7 @@ import pytest
 from components.profiles import (
     GATEWAY_PRINCIPAL,
     contributor_objects,
-    google_service_account_id,
+    team_service_account_id,
     kfam_binding_name,
     team_objects,
 )
@@ -192,11 +192,11 @@ def test_ray_cluster_waits_for_kueue_and_kuberay(shipped_plan: Callable[[str], P
 
 
 def test_google_service_account_ids_are_length_safe() -> None:
-    assert google_service_account_id(Team.model_validate({**TEAM, "name": "nlp"})) == "team-nlp"
+    assert team_service_account_id(Team.model_validate({**TEAM, "name": "nlp"})) == "team-nlp"
     long = Team.model_validate({**TEAM, "name": "a" * 40})
     other = Team.model_validate({**TEAM, "name": "a" * 39 + "b"})
-    assert 6 <= len(google_service_account_id(long)) <= 30
-    assert google_service_account_id(long) != google_service_account_id(other)
+    assert 6 <= len(team_service_account_id(long)) <= 30
+    assert team_service_account_id(long) != team_service_account_id(other)
 
 
 def test_gke_team_identity_and_bucket(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
