@@ -22,7 +22,8 @@ import pulumi_kubernetes as k8s
 
 from components.base import PlatformComponent, apply_manifest
 from components.istio import GATEWAY_SERVICE
-from components.secrets import IAP_CLIENT_SECRET, secret
+from components.secrets import secret
+from stacks.secrets import IAP_CLIENT_SECRET
 from infra.cluster import Cluster
 from stacks.schema import GkeClusterConfig, KubeflowAuth, PlatformConfig
 

@@ -21,7 +21,8 @@ import yaml
 
 from components.base import PlatformComponent, PropsTransform, matches
 from components.monitoring import GRAFANA_PATH
-from components.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, secret
+from components.secrets import secret
+from stacks.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET
 from infra.cluster import Cluster
 from stacks.schema import AuthKind, KubeflowAuth, PlatformConfig, Sources
 

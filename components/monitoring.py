@@ -26,7 +26,8 @@ import pulumi_kubernetes as k8s
 from components.alerts import rule_spec
 from components.dashboards import dashboards
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
-from components.secrets import GRAFANA_ADMIN_PASSWORD, secret
+from components.secrets import secret
+from stacks.secrets import GRAFANA_ADMIN_PASSWORD
 from facts.naming import google_service_account_id
 from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster

@@ -12,7 +12,7 @@ import pytest
 from components import dcgm, monitoring
 from components.dashboards import dashboards
 from components.platform import INSTALLERS
-from components.secrets import GRAFANA_ADMIN_PASSWORD
+from stacks.secrets import GRAFANA_ADMIN_PASSWORD
 from facts.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
 from stacks.config import validate as validate_config

@@ -301,7 +301,7 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from components.secrets import offline_config
+    from stacks.secrets import offline_config
 
     from components.base import INSTALL_TRANSFORMS
 
