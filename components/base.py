@@ -12,6 +12,7 @@ import pulumi_kubernetes as k8s
 from components.sources import chart_source, kubeflow_tree
 from facts.versions import Pin
 from infra.cluster import Cluster
+from infra.component import Component
 from stacks.schema import Sources
 
 PropsTransform = Callable[[dict[str, Any]], "dict[str, Any] | None"]
@@ -113,27 +114,21 @@ def chart_args(pin: Pin, namespace: pulumi.Input[str], values: dict[str, Any], s
     )
 
 
-class PlatformComponent(pulumi.ComponentResource):
-    """A ComponentResource whose children reach the cluster through one provider, and that
+class PlatformComponent(Component):
+    """An in-cluster component: its children reach the cluster through one provider, and it
     installs upstream charts and trees from the stack's sources."""
 
     sources: Sources
 
     def __init__(
         self,
-        kind: str,
         name: str,
         cluster: Cluster,
         opts: pulumi.ResourceOptions | None = None,
         sources: Sources | None = None,
     ):
         self.sources = sources or Sources()
-        super().__init__(
-            f"mlplatform:components:{kind}",
-            name,
-            None,
-            pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
-        )
+        super().__init__(name, pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts))
 
     def child(self, depends_on: Sequence[pulumi.Resource] = (), **options: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, depends_on=list(depends_on), **options)

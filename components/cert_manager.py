@@ -42,6 +42,6 @@ class CertManager(PlatformComponent):
     def __init__(
         self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None
     ):
-        super().__init__("CertManager", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         self.ready = self.kustomize("cert-manager", TREE, transforms=(issuer_after_webhook,))
         self.register_outputs({})

@@ -122,7 +122,7 @@ class DcgmExporter(PlatformComponent):
     ) -> None:
         """`monitoring`: the Monitoring component whose Prometheus Operator CRDs the chart's
         ServiceMonitor needs; the chart waits for it."""
-        super().__init__("DcgmExporter", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         ns = self.create_namespace(NAMESPACE)
         quota = k8s.core.v1.ResourceQuota(
             CRITICAL_QUOTA,

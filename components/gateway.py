@@ -131,7 +131,7 @@ class HttpsGateway(PlatformComponent):
         needs: list[pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        super().__init__("HttpsGateway", name, cluster, opts)
+        super().__init__(name, cluster, opts)
         auth = config.components.kubeflow.auth
         assert auth.hostname, "HttpsGateway needs auth.hostname"
         address = gcp.compute.GlobalAddress(

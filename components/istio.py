@@ -92,7 +92,7 @@ class Istio(PlatformComponent):
         needs: list[pulumi.Resource] | None = None,
     ):
         """`needs`: what creates the namespaces Istio's install puts objects into (`kubeflow`)."""
-        super().__init__("Istio", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         crds = self.kustomize("istio-crds", CRDS, depends_on=needs or [])
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
         self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=settings_transforms(settings))

@@ -16,7 +16,7 @@ class JobSet(PlatformComponent):
     ready: pulumi.Resource
 
     def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__("JobSet", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace])
         self.register_outputs({})

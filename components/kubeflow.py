@@ -229,7 +229,7 @@ class KubeflowNamespaces(PlatformComponent):
     ready: pulumi.Resource
 
     def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__("KubeflowNamespaces", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         self.ready = self.kustomize("kubeflow-namespace", NAMESPACES_TREE)
         self.register_outputs({})
 
@@ -247,7 +247,7 @@ class Kubeflow(PlatformComponent):
         opts: pulumi.ResourceOptions | None = None,
         sources: Sources | None = None,
     ):
-        super().__init__("Kubeflow", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         core: list[pulumi.Resource] = []
         for tree, path in CORE:
             core.append(self.kustomize(tree, path, depends_on=needs + core[:1]))

@@ -36,7 +36,7 @@ class KubeRay(PlatformComponent):
     ready: pulumi.Resource
 
     def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__("KubeRay", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace])
         child = self.child()

@@ -142,7 +142,7 @@ class Kueue(PlatformComponent):
         opts: pulumi.ResourceOptions | None = None,
         sources: Sources | None = None,
     ):
-        super().__init__("Kueue", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(service_monitor_enabled(config)), [namespace, *needs])
         self.flavors = [

@@ -295,7 +295,7 @@ class Monitoring(PlatformComponent):
     ) -> None:
         """`istio`: the resource that is done when Istio's CRDs are served; Grafana's route
         (a VirtualService) waits for it."""
-        super().__init__("Monitoring", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         ns = self.create_namespace(NAMESPACE)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         if config.components.monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:

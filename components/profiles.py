@@ -31,7 +31,8 @@ from facts.naming import google_service_account_id, kfam_binding_name
 from facts.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Role, Team
+from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Role
+from stacks.schema import Team as TeamConfig
 
 USER_HEADER = "kubeflow-userid"
 # kubeflow/manifests 26.03 profiles params.env / KFAM defaults.
@@ -73,16 +74,16 @@ KUEUE_ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 KUEUE_ELASTIC_JOB_GATE = "kueue.x-k8s.io/elastic-job"
 
 
-def gpu_total(team: Team) -> int:
+def gpu_total(team: TeamConfig) -> int:
     return sum(team.quota.gpus.values())
 
 
-def team_service_account_id(team: Team) -> str:
+def team_service_account_id(team: TeamConfig) -> str:
     """The id of the team's Google service account: `team-<name>`, length-safe."""
     return google_service_account_id(team.name, prefix="team-")
 
 
-def profile(team: Team) -> dict[str, Any]:
+def profile(team: TeamConfig) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "owner": {"apiGroup": RBAC, "kind": "User", "name": team.owner},
         "resourceQuotaSpec": {
@@ -101,7 +102,7 @@ def profile(team: Team) -> dict[str, Any]:
 GSA_ANNOTATION = "iam.gke.io/gcp-service-account"
 
 
-def editor_service_account(team: Team, gcp_service_account: pulumi.Input[str]) -> dict[str, Any]:
+def editor_service_account(team: TeamConfig, gcp_service_account: pulumi.Input[str]) -> dict[str, Any]:
     """`default-editor`, made by us with its Workload Identity annotation. Not the profile
     controller's WorkloadIdentity plugin: that plugin calls IAM to grant the binding itself,
     with credentials the controller lacks here, and error-loops; our IAM member grants it.
@@ -115,7 +116,7 @@ def editor_service_account(team: Team, gcp_service_account: pulumi.Input[str]) -
     }
 
 
-def namespace(team: Team) -> dict[str, Any]:
+def namespace(team: TeamConfig) -> dict[str, Any]:
     """Created by us (so our objects can land in it at once) the way the controller accepts it."""
     return {
         "apiVersion": "v1",
@@ -124,7 +125,7 @@ def namespace(team: Team) -> dict[str, Any]:
     }
 
 
-def contributor_objects(team: Team, email: str, role: Role) -> list[dict[str, Any]]:
+def contributor_objects(team: TeamConfig, email: str, role: Role) -> list[dict[str, Any]]:
     """The RoleBinding and AuthorizationPolicy KFAM writes when the owner adds a contributor."""
     name = kfam_binding_name(email, role.value)
     meta = {"name": name, "namespace": team.name, "annotations": {"user": email, "role": role.value}}
@@ -156,7 +157,7 @@ def team_pools(config: PlatformConfig) -> list[GpuPool]:
     return config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
 
 
-def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
+def cluster_queue(config: PlatformConfig, team: TeamConfig) -> dict[str, Any]:
     """CPU/memory in one resource group (default flavor), GPUs in another (one flavor per
     pool), so a GPU pod takes its CPU from the team's CPU quota and its GPUs from a pool.
     An accelerator's quota goes to its first pool; later pools of it can borrow.
@@ -200,7 +201,7 @@ def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": team.name}, "spec": spec}
 
 
-def local_queue(team: Team) -> dict[str, Any]:
+def local_queue(team: TeamConfig) -> dict[str, Any]:
     """Named `default`: Kueue queues TrainJobs, RayJobs and RayClusters without a queue label here."""
     return {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
@@ -210,7 +211,7 @@ def local_queue(team: Team) -> dict[str, Any]:
     }
 
 
-def network_policies(team: Team) -> list[dict[str, Any]]:
+def network_policies(team: TeamConfig) -> list[dict[str, Any]]:
     """Allow the namespace itself and the platform's namespaces; everything else is denied."""
     def policy(name: str, sources: list[dict[str, Any]]) -> dict[str, Any]:
         return {
@@ -233,7 +234,7 @@ def _ray_start_params() -> dict[str, str]:
     return {key: str(port) for key, port in RAY_PORTS.items()} | {"max-worker-port": str(RAY_WORKER_PORTS[-1])}
 
 
-def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
+def ray_objects(config: PlatformConfig, team: TeamConfig) -> list[dict[str, Any]]:
     """RayCluster, its headless Service (the ports Istio must know), the head-access policy
     and the dashboard route under /ray/<namespace>/<cluster>/.
 
@@ -373,13 +374,13 @@ def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
     return [cluster, headless, intra, route]
 
 
-def ray_dashboard_path(team: Team) -> str:
+def ray_dashboard_path(team: TeamConfig) -> str:
     assert team.ray is not None
     return f"/ray/{team.name}/{team.ray.name}/"
 
 
 def team_objects(
-    config: PlatformConfig, team: Team, gcp_service_account: pulumi.Input[str] | None = None
+    config: PlatformConfig, team: TeamConfig, gcp_service_account: pulumi.Input[str] | None = None
 ) -> list[dict[str, Any]]:
     """Every Kubernetes object of one team, in apply order."""
     objects = [namespace(team)]
@@ -410,7 +411,7 @@ OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def resource_name(team: Team, obj: dict[str, Any]) -> str:
+def resource_name(team: TeamConfig, obj: dict[str, Any]) -> str:
     """The Pulumi name of a team object: `<namespace>/<name>`, the name pulumi-kubernetes
     gives each object of a yaml/v2 ConfigFile (pulumi-kubernetes v4.32.0
     provider/pkg/provider/yaml/v2/yaml.go, `register`); cluster-scoped objects (the namespace, Profile, ClusterQueue) under the
@@ -421,7 +422,7 @@ def resource_name(team: Team, obj: dict[str, Any]) -> str:
     return f"{meta.get('namespace', team.name)}/{meta['name']}"
 
 
-def legacy_resource_name(team: Team, obj: dict[str, Any]) -> str:
+def legacy_resource_name(team: TeamConfig, obj: dict[str, Any]) -> str:
     """The name team objects had before `resource_name`; `<team>-<kind>-<name>` let team
     `a` with Ray cluster `x-service-y` and team `a-service-x` with Ray cluster `y` share one."""
     if obj["kind"] == "Namespace":
@@ -439,7 +440,7 @@ class OldNames:
     def __init__(self) -> None:
         self._given: set[tuple[str, str, str]] = set()
 
-    def aliases(self, team: Team, obj: dict[str, Any]) -> list[pulumi.Input[pulumi.Alias | str]]:
+    def aliases(self, team: TeamConfig, obj: dict[str, Any]) -> list[pulumi.Input[pulumi.Alias | str]]:
         old = (obj["apiVersion"], obj["kind"], legacy_resource_name(team, obj))
         if old in self._given:
             return []
@@ -447,12 +448,12 @@ class OldNames:
         return [pulumi.Alias(name=old[2])]
 
 
-class TeamProfile(PlatformComponent):
+class Team(PlatformComponent):
     """One team: its namespace and everything in it, and on GKE its Google identity."""
 
     def __init__(
         self,
-        team: Team,
+        team: TeamConfig,
         config: PlatformConfig,
         cluster: Cluster,
         ready: dict[str, pulumi.Resource],
@@ -460,7 +461,7 @@ class TeamProfile(PlatformComponent):
         old_names: OldNames | None = None,
     ):
         """`old_names`: shared by all teams of the stack (see OldNames)."""
-        super().__init__("Team", team.name, cluster, opts)
+        super().__init__(team.name, cluster, opts)
         old_names = old_names or OldNames()
         gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeClusterConfig) else None
         ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
@@ -477,7 +478,7 @@ class TeamProfile(PlatformComponent):
                 editor.append(created)
         self.register_outputs({"namespace": team.name})
 
-    def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeClusterConfig) -> pulumi.Output[str]:
+    def _google_identity(self, team: TeamConfig, config: PlatformConfig, cluster: GkeClusterConfig) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),
         and the team bucket with that account as object admin."""
         account = workload_identity_account(
@@ -513,7 +514,7 @@ class TeamProfile(PlatformComponent):
         return account.email
 
 
-def install_teams(config: PlatformConfig, cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[TeamProfile]:
+def install_teams(config: PlatformConfig, cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[Team]:
     """`ready`: component key -> the resource that is done when that component is ready."""
     old_names = OldNames()
-    return [TeamProfile(team, config, cluster, ready, old_names=old_names) for team in config.teams]
+    return [Team(team, config, cluster, ready, old_names=old_names) for team in config.teams]

@@ -71,7 +71,7 @@ class Trainer(PlatformComponent):
     ):
         """`namespace`: what creates kubeflow-system when Kubeflow does (its namespace tree);
         None creates it here."""
-        super().__init__("Trainer", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, sources)
         namespace = namespace or self.create_namespace(NAMESPACE)
         self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, NAMESPACE, trainer_values(), [namespace, *needs])
         opts_ = self.child()

@@ -53,14 +53,14 @@ def gke_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
 
 def build_cluster(config: PlatformConfig) -> Cluster:
     """The cluster of the stack (GKE, a new kind cluster, or an existing context) and its provider."""
-    from infra.gke import Gke
-    from infra.kind import Kind
+    from infra.gke import GkeCluster
+    from infra.kind import KindCluster
 
     spec = config.cluster
     provider_args: k8s.ProviderArgs
     kubeconfig: pulumi.Output[str]
     if isinstance(spec, GkeClusterConfig):
-        gke = Gke(spec.name, config, spec)
+        gke = GkeCluster(spec.name, config, spec)
         plain: pulumi.Output[str] = pulumi.Output.all(gke.endpoint, gke.ca_certificate).apply(
             lambda parts: gke_kubeconfig(spec.name, parts[0], parts[1])
         )
@@ -72,7 +72,7 @@ def build_cluster(config: PlatformConfig) -> Cluster:
         provider_args = k8s.ProviderArgs(context=spec.existing_context)
     else:
         assert isinstance(spec, KindClusterConfig)
-        kind = Kind(spec.name, spec)
+        kind = KindCluster(spec.name, spec)
         kubeconfig = kind.kubeconfig
         # `kind delete cluster` (or a Docker restart) can take the cluster away behind
         # Pulumi's back; deleteUnreachable lets refresh and destroy drop its objects from the

@@ -11,6 +11,7 @@ import pulumi_gcp as gcp
 
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import google_service_account_id
+from infra.component import Component
 from facts.node_labels import pool_node_labels, pool_taints
 from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
 
@@ -323,14 +324,14 @@ def webhook_firewall_args(cluster: GkeClusterConfig, network: pulumi.Input[str])
 # --- components -----------------------------------------------------------------------
 
 
-class Network(pulumi.ComponentResource):
+class Network(Component):
     """VPC, subnet with pod/service ranges, and Cloud NAT for private nodes."""
 
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
 
     def __init__(self, name: str, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("mlplatform:infra:Network", name, None, opts)
+        super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self)
         network = gcp.compute.Network(
             name,
@@ -358,7 +359,7 @@ class Network(pulumi.ComponentResource):
         self.register_outputs({"networkId": network.id, "subnetworkId": subnet.id})
 
 
-class Gke(pulumi.ComponentResource):
+class GkeCluster(Component):
     """The GKE cluster, its node service account, system and GPU pools."""
 
     name: pulumi.Output[str]
@@ -366,7 +367,7 @@ class Gke(pulumi.ComponentResource):
     ca_certificate: pulumi.Output[str]
 
     def __init__(self, name: str, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("mlplatform:infra:GkeCluster", name, None, opts)
+        super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self)
         network = Network(name, config, cluster, opts=child)
 

@@ -14,6 +14,7 @@ import pulumi_command as command
 import yaml
 
 from facts.versions import KIND_NODE_IMAGE, image
+from infra.component import Component
 from stacks.schema import KindClusterConfig
 
 API_SERVER_PATCH = """kind: ClusterConfiguration
@@ -47,13 +48,13 @@ def delete_command(cluster: KindClusterConfig) -> str:
     return f"kind delete cluster --name {cluster.name}"
 
 
-class Kind(pulumi.ComponentResource):
+class KindCluster(Component):
     """Creates the kind cluster on `pulumi up` and deletes it on `pulumi destroy`."""
 
     kubeconfig: pulumi.Output[str]
 
     def __init__(self, name: str, cluster: KindClusterConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("mlplatform:infra:KindCluster", name, None, opts)
+        super().__init__(name, opts)
         config = kind_config(cluster)
         created = command.local.Command(
             name,

@@ -7,11 +7,12 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
+from infra.component import Component
 from runtimes.catalog import cluster_training_runtimes
 from stacks.schema import PlatformConfig
 
 
-class TrainingRuntimes(pulumi.ComponentResource):
+class TrainingRuntimes(Component):
     """Every ClusterTrainingRuntime of the stack: the base four and the per-GPU-pool variants."""
 
     names: list[str]
@@ -23,7 +24,7 @@ class TrainingRuntimes(pulumi.ComponentResource):
         """`needs`: the Trainer chart (CRDs and webhook). Each runtime waits for it itself:
         Pulumi does not make children wait for their component's own `depends_on`
         (pulumi/runtime/resource.py prepare_resource reads only the resource's options)."""
-        super().__init__("mlplatform:runtimes:TrainingRuntimes", name, None, opts)
+        super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self, depends_on=needs)
         self.names = []
         for manifest in cluster_training_runtimes(config):
