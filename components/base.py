@@ -101,6 +101,14 @@ def workload_identity_account(
     return account
 
 
+def required(secret: pulumi.Output[Any] | None, what: str) -> pulumi.Output[Any]:
+    """A secret the component needs. program.py reads every secret the stack's choices need
+    (stacks.secrets.required_secrets), so a None here is a bug in that list."""
+    if secret is None:
+        raise ValueError(f"{what} was not read; stacks.secrets.required_secrets must list it")
+    return secret
+
+
 def chart_args(pin: Pin, namespace: pulumi.Input[str], values: dict[str, Any], sources: Sources) -> k8s.helm.v4.ChartArgs:
     """A pinned Helm chart from its public repository or the stack's mirror, in `namespace`
     (helm.v4.Chart names the release after the resource)."""

@@ -13,8 +13,8 @@ from typing import Any
 import pulumi
 
 from components.base import PlatformComponent, matches
+from args.components import CertManagerArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 TREE = "common/cert-manager/overlays/kubeflow"
 NAMESPACE = "cert-manager"
@@ -39,9 +39,7 @@ class CertManager(PlatformComponent):
     ready: pulumi.Resource
     """Done when cert-manager's webhook is ready and the Kubeflow issuer exists."""
 
-    def __init__(
-        self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None
-    ):
-        super().__init__(name, cluster, opts, sources)
+    def __init__(self, name: str, args: CertManagerArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
         self.ready = self.kustomize("cert-manager", TREE, transforms=(issuer_after_webhook,))
         self.register_outputs({})

@@ -6,8 +6,8 @@ import pulumi
 
 from components.base import PlatformComponent
 from facts.versions import JOBSET_CHART
+from args.components import JobSetArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 NAMESPACE = "jobset-system"
 
@@ -15,8 +15,8 @@ NAMESPACE = "jobset-system"
 class JobSet(PlatformComponent):
     ready: pulumi.Resource
 
-    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__(name, cluster, opts, sources)
+    def __init__(self, name: str, args: JobSetArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace])
         self.register_outputs({})

@@ -17,8 +17,8 @@ import pulumi
 from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import KUBERAY_CHART
+from args.components import KubeRayArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 NAMESPACE = "kuberay-system"
 
@@ -35,8 +35,8 @@ VIEW_RULES = (Rule(RAY, ("*",), VERBS_READ),)
 class KubeRay(PlatformComponent):
     ready: pulumi.Resource
 
-    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__(name, cluster, opts, sources)
+    def __init__(self, name: str, args: KubeRayArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace])
         child = self.child()

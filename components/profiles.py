@@ -19,19 +19,20 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from args.teams import GoogleCloud, TeamArgs
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
-from facts.naming import google_service_account_id, kfam_binding_name
+from facts.naming import google_service_account_id, kfam_binding_name, ray_dashboard_path
+from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
-from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Role
+from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
 
 USER_HEADER = "kubeflow-userid"
@@ -153,11 +154,7 @@ def contributor_objects(team: TeamConfig, email: str, role: Role) -> list[dict[s
     ]
 
 
-def team_pools(config: PlatformConfig) -> list[GpuPool]:
-    return config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
-
-
-def cluster_queue(config: PlatformConfig, team: TeamConfig) -> dict[str, Any]:
+def cluster_queue(args: TeamArgs) -> dict[str, Any]:
     """CPU/memory in one resource group (default flavor), GPUs in another (one flavor per
     pool), so a GPU pod takes its CPU from the team's CPU quota and its GPUs from a pool.
     An accelerator's quota goes to its first pool; later pools of it can borrow.
@@ -166,6 +163,7 @@ def cluster_queue(config: PlatformConfig, team: TeamConfig) -> dict[str, Any]:
     is provisioned: the pool's AdmissionCheck (components/kueue.py) runs on that flavor
     alone (v1beta2 `admissionChecksStrategy.admissionChecks[].onFlavors`; v1beta2 has no
     plain `admissionChecks` list)."""
+    team = args.team
     groups: list[dict[str, Any]] = [
         {
             "coveredResources": ["cpu", "memory"],
@@ -182,7 +180,7 @@ def cluster_queue(config: PlatformConfig, team: TeamConfig) -> dict[str, Any]:
     ]
     seen: set[str] = set()
     gpu_flavors = []
-    for pool in team_pools(config):
+    for pool in args.gpu_pools:
         quota = team.quota.gpus.get(pool.accelerator, 0) if pool.accelerator not in seen else 0
         seen.add(pool.accelerator)
         resource: dict[str, Any] = {"name": GPU_RESOURCE, "nominalQuota": quota}
@@ -195,7 +193,7 @@ def cluster_queue(config: PlatformConfig, team: TeamConfig) -> dict[str, Any]:
     }
     if team.cohort:
         spec["cohortName"] = team.cohort
-    checks = [{"name": admission_check_name(pool), "onFlavors": [pool.name]} for pool in queued_pools(config)]
+    checks = [{"name": admission_check_name(pool), "onFlavors": [pool.name]} for pool in queued_pools(args.gpu_pools)]
     if checks:
         spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": team.name}, "spec": spec}
@@ -234,7 +232,7 @@ def _ray_start_params() -> dict[str, str]:
     return {key: str(port) for key, port in RAY_PORTS.items()} | {"max-worker-port": str(RAY_WORKER_PORTS[-1])}
 
 
-def ray_objects(config: PlatformConfig, team: TeamConfig) -> list[dict[str, Any]]:
+def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     """RayCluster, its headless Service (the ports Istio must know), the head-access policy
     and the dashboard route under /ray/<namespace>/<cluster>/.
 
@@ -262,10 +260,10 @@ def ray_objects(config: PlatformConfig, team: TeamConfig) -> list[dict[str, Any]
     the elastic-job scheduling gate on the head and every worker group (validateElasticJob
     requires it; Kueue lifts it from each pod once its slice is admitted). Without Kueue in
     the stack none of this is written: nothing would lift the gate."""
-    ray = team.ray
+    team, ray = args.team, args.team.ray
     if ray is None:
         return []
-    pool = next((p for p in team_pools(config) if p.name == ray.pool), None)
+    pool = next((p for p in args.gpu_pools if p.name == ray.pool), None)
     ns, name = team.name, ray.name
     ray_image = image(RAY_IMAGE) + ("-gpu" if pool else "")
     worker_resources: dict[str, Any] = {"cpu": ray.worker_cpu, "memory": ray.worker_memory}
@@ -288,7 +286,7 @@ def ray_objects(config: PlatformConfig, team: TeamConfig) -> list[dict[str, Any]
         ],
     }
     metadata: dict[str, Any] = {"name": name, "namespace": ns}
-    if config.enabled_components().get("kueue"):
+    if args.kueue:
         metadata["labels"] = {KUEUE_QUEUE_LABEL: LOCAL_QUEUE}
         metadata["annotations"] = {KUEUE_ELASTIC_JOB_ANNOTATION: "true"}
         for pod in (head_pod, worker_pod):
@@ -357,7 +355,7 @@ def ray_objects(config: PlatformConfig, team: TeamConfig) -> list[dict[str, Any]
             "hosts": ["*"],
             "http": [
                 {
-                    "match": [{"uri": {"prefix": ray_dashboard_path(team)}}],
+                    "match": [{"uri": {"prefix": ray_dashboard_path(team.name, ray.name)}}],
                     "rewrite": {"uri": "/"},
                     "route": [
                         {
@@ -374,15 +372,9 @@ def ray_objects(config: PlatformConfig, team: TeamConfig) -> list[dict[str, Any]
     return [cluster, headless, intra, route]
 
 
-def ray_dashboard_path(team: TeamConfig) -> str:
-    assert team.ray is not None
-    return f"/ray/{team.name}/{team.ray.name}/"
-
-
-def team_objects(
-    config: PlatformConfig, team: TeamConfig, gcp_service_account: pulumi.Input[str] | None = None
-) -> list[dict[str, Any]]:
+def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
     """Every Kubernetes object of one team, in apply order."""
+    team = args.team
     objects = [namespace(team)]
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
@@ -390,8 +382,8 @@ def team_objects(
     for person in team.contributors:
         objects += contributor_objects(team, person.email, person.role)
     objects += network_policies(team)
-    objects += [cluster_queue(config, team), local_queue(team)]
-    objects += ray_objects(config, team)
+    objects += [cluster_queue(args), local_queue(team)]
+    objects += ray_objects(args)
     return objects
 
 
@@ -453,18 +445,20 @@ class Team(PlatformComponent):
 
     def __init__(
         self,
-        team: TeamConfig,
-        config: PlatformConfig,
+        name: str,
+        args: TeamArgs,
         cluster: Cluster,
         ready: dict[str, pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
         old_names: OldNames | None = None,
     ):
-        """`old_names`: shared by all teams of the stack (see OldNames)."""
-        super().__init__(team.name, cluster, opts)
+        """`ready`: component key -> the resource that is done when that component is ready;
+        `old_names`: shared by all teams of the stack (see OldNames)."""
+        super().__init__(name, cluster, opts)
+        team = args.team
         old_names = old_names or OldNames()
-        gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeClusterConfig) else None
-        ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
+        gsa_email = self._google_identity(team, args.google) if args.google else None
+        ns, *rest = team_objects(args, gcp_service_account=gsa_email)
         namespace_resource = apply_manifest(resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns)))
         editor: list[pulumi.Resource] = []
         for obj in rest:
@@ -478,12 +472,12 @@ class Team(PlatformComponent):
                 editor.append(created)
         self.register_outputs({"namespace": team.name})
 
-    def _google_identity(self, team: TeamConfig, config: PlatformConfig, cluster: GkeClusterConfig) -> pulumi.Output[str]:
+    def _google_identity(self, team: TeamConfig, google: GoogleCloud) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),
         and the team bucket with that account as object admin."""
         account = workload_identity_account(
             f"{team.name}-gsa",
-            config.project or "",
+            google.project or "",
             team_service_account_id(team),
             f"Kubeflow profile {team.name} (default-editor)",
             (team.name, EDITOR_SA),
@@ -493,14 +487,14 @@ class Team(PlatformComponent):
             bucket = gcp.storage.Bucket(
                 f"{team.name}-bucket",
                 gcp.storage.BucketArgs(
-                    project=config.project,
-                    name=team.bucket.name or f"{config.project}-{team.name}",
-                    location=(team.bucket.location or cluster.region).upper(),
+                    project=google.project,
+                    name=team.bucket.name or f"{google.project}-{team.name}",
+                    location=(team.bucket.location or google.region).upper(),
                     uniform_bucket_level_access=True,
                     public_access_prevention="enforced",
                     force_destroy=False,
                 ),
-                opts=self.child(protect=config.deletion_protection),
+                opts=self.child(protect=google.deletion_protection),
             )
             gcp.storage.BucketIAMMember(
                 f"{team.name}-bucket-admin",
@@ -514,7 +508,7 @@ class Team(PlatformComponent):
         return account.email
 
 
-def install_teams(config: PlatformConfig, cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[Team]:
-    """`ready`: component key -> the resource that is done when that component is ready."""
+def install_teams(teams: Sequence[TeamArgs], cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[Team]:
+    """Every team of the stack, each named after it (see Team for `ready`)."""
     old_names = OldNames()
-    return [Team(team, config, cluster, ready, old_names=old_names) for team in config.teams]
+    return [Team(args.team.name, args, cluster, ready, old_names=old_names) for args in teams]

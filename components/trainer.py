@@ -17,8 +17,8 @@ import pulumi_kubernetes as k8s
 from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import TRAINER_CHART
+from args.components import TrainerArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 NAMESPACE = "kubeflow-system"
 WEBHOOK_PORT = 9443
@@ -63,15 +63,15 @@ class Trainer(PlatformComponent):
     def __init__(
         self,
         name: str,
+        args: TrainerArgs,
         cluster: Cluster,
         needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None,
-        sources: Sources | None = None,
         namespace: pulumi.Resource | None = None,
+        opts: pulumi.ResourceOptions | None = None,
     ):
         """`namespace`: what creates kubeflow-system when Kubeflow does (its namespace tree);
         None creates it here."""
-        super().__init__(name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, args.sources)
         namespace = namespace or self.create_namespace(NAMESPACE)
         self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, NAMESPACE, trainer_values(), [namespace, *needs])
         opts_ = self.child()

@@ -13,6 +13,7 @@ import pulumi
 import pulumi_command as command
 import yaml
 
+from args.infra import KindClusterArgs
 from facts.versions import KIND_NODE_IMAGE, image
 from infra.component import Component
 from stacks.schema import KindClusterConfig
@@ -53,8 +54,9 @@ class KindCluster(Component):
 
     kubeconfig: pulumi.Output[str]
 
-    def __init__(self, name: str, cluster: KindClusterConfig, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: KindClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, opts)
+        cluster = args.cluster
         config = kind_config(cluster)
         created = command.local.Command(
             name,

@@ -45,7 +45,8 @@ from facts.versions import (
 )
 from facts.naming import DNS_LABEL_MAX
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig
+from args.components import TrainingRuntimesArgs
+from stacks.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 KIND = "ClusterTrainingRuntime"
@@ -236,12 +237,7 @@ def base_runtimes() -> list[dict[str, Any]]:
     return [runtime(spec) for spec in RUNTIMES]
 
 
-def gpu_pools(config: PlatformConfig) -> list[GpuPool]:
-    """The stack's GPU pools; a kind cluster has none."""
-    return list(config.cluster.gpu_pools) if isinstance(config.cluster, GkeClusterConfig) else []
-
-
-def cluster_training_runtimes(config: PlatformConfig) -> list[dict[str, Any]]:
+def cluster_training_runtimes(args: TrainingRuntimesArgs) -> list[dict[str, Any]]:
     """Every runtime of the stack: the base four, then the four again per GPU pool in the
     stack's pool order (deterministic, so the same stack file gives the same plan)."""
-    return base_runtimes() + [runtime(spec, pool) for pool in gpu_pools(config) for spec in RUNTIMES]
+    return base_runtimes() + [runtime(spec, pool) for pool in args.gpu_pools for spec in RUNTIMES]

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
+from args.components import TrainingRuntimesArgs
 from infra.component import Component
 from runtimes.catalog import cluster_training_runtimes
-from stacks.schema import PlatformConfig
 
 
 class TrainingRuntimes(Component):
@@ -19,7 +19,11 @@ class TrainingRuntimes(Component):
     """The runtime names, in catalog order: what `TrainerClient().train(runtime=...)` takes."""
 
     def __init__(
-        self, name: str, config: PlatformConfig, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None
+        self,
+        name: str,
+        args: TrainingRuntimesArgs,
+        needs: list[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
     ):
         """`needs`: the Trainer chart (CRDs and webhook). Each runtime waits for it itself:
         Pulumi does not make children wait for their component's own `depends_on`
@@ -27,7 +31,7 @@ class TrainingRuntimes(Component):
         super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self, depends_on=needs)
         self.names = []
-        for manifest in cluster_training_runtimes(config):
+        for manifest in cluster_training_runtimes(args):
             metadata = manifest["metadata"]
             k8s.apiextensions.CustomResource(
                 metadata["name"],

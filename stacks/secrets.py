@@ -7,7 +7,7 @@ placeholder for each.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from stacks.schema import AuthKind, PlatformConfig
@@ -20,8 +20,9 @@ class SecretKey:
     key: str
     what: str
     how: str
-    placeholder: Any
-    """What the offline plan uses instead (masked as [secret] in every output)."""
+    placeholder: Any = field(compare=False)
+    """What the offline plan uses instead (masked as [secret] in every output); not part of
+    the key's identity, so keys hash (the program maps each to its value)."""
 
 
 DEX_PASSWORD_HASHES = SecretKey(

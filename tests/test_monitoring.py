@@ -393,6 +393,7 @@ def test_dcgm_chart_waits_for_monitoring_only_when_it_is_on() -> None:
 def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_plan: Callable[[str], Plan]) -> None:
     import json as json_
 
+    from args.components import kubeflow_args
     from components.kubeflow import dashboard_links, dashboard_menu
     from stacks.config import load
 
@@ -403,7 +404,7 @@ def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_pla
     assert http["route"][0]["destination"]["host"] == "grafana.monitoring.svc.cluster.local"
     server = chart(plan, "grafana")["values"]["grafana.ini"]["server"]
     assert server["serve_from_sub_path"] is True and server["root_url"].endswith("/grafana/")
-    links = json_.loads(dashboard_links(dashboard_menu(load("kind"))))["menuLinks"]
+    links = json_.loads(dashboard_links(dashboard_menu(kubeflow_args(load("kind"), {}))))["menuLinks"]
     assert {"type": "item", "link": "/grafana/", "text": "Grafana (GPUs)", "icon": "assessment"} in links
 
 

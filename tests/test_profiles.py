@@ -7,6 +7,7 @@ from typing import Any, Callable
 
 import pytest
 
+from args.teams import team_args
 from components.profiles import (
     GATEWAY_PRINCIPAL,
     contributor_objects,
@@ -72,7 +73,7 @@ def test_contributor_objects_as_kfam_writes_them() -> None:
 def _objects(raw: dict[str, Any], team: str = "vision") -> dict[tuple[str, str], dict[str, Any]]:
     config = validate(raw, "test")
     found = next(t for t in config.teams if t.name == team)
-    return {(o["kind"], o["metadata"]["name"]): o for o in team_objects(config, found, "team-vision@p.iam.gserviceaccount.com")}
+    return {(o["kind"], o["metadata"]["name"]): o for o in team_objects(team_args(config, found), "team-vision@p.iam.gserviceaccount.com")}
 
 
 def test_profile_owner_quota_and_workload_identity() -> None:
