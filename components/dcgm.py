@@ -105,7 +105,7 @@ def critical_pods_quota() -> k8s.core.v1.ResourceQuotaSpecArgs:
 
 
 class DcgmExporter(PlatformComponent):
-    """NVIDIA's DCGM exporter DaemonSet on every GPU node."""
+    """GPU metrics per node and per pod: NVIDIA's DCGM exporter on every GPU node."""
 
     namespace: pulumi.Output[str]
     """The exporter's namespace."""

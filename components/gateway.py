@@ -21,11 +21,12 @@ import pulumi_kubernetes as k8s
 
 from args.components import HttpsGatewayArgs
 from components.base import PlatformComponent, apply_manifest, required
-from components.istio import BACKEND_CONFIG, GATEWAY_SERVICE
+from components.istio import BACKEND_CONFIG, GATEWAY_NAMESPACE, GATEWAY_SERVICE
 from infra.cluster import Cluster
 from stacks.schema import KubeflowAuth
 
-NAMESPACE = "istio-system"
+NAMESPACE = GATEWAY_NAMESPACE
+"""Beside the gateway Service they front."""
 CERTIFICATE = "kubeflow-gateway"
 IAP_SECRET = "kubeflow-iap-oauth"
 STATUS_PORT = 15021
@@ -108,6 +109,8 @@ class HttpsGateway(PlatformComponent):
     """Public HTTPS entry point of the Kubeflow gateway on GKE."""
 
     address: pulumi.Output[str]
+    """The global static IP the hostname must resolve to."""
+    url: pulumi.Output[str]
 
     def __init__(
         self,
@@ -146,4 +149,5 @@ class HttpsGateway(PlatformComponent):
             opts=self.child([*needs, *custom, address]),
         )
         self.address = address.address
-        self.register_outputs({"address": address.address, "hostname": auth.hostname})
+        self.url = pulumi.Output.from_input(f"https://{auth.hostname}/")
+        self.register_outputs({"address": self.address, "url": self.url})

@@ -27,8 +27,9 @@ CNI_BIN_VOLUME = "cni-bin-dir"
 GKE_CNI_BIN_DIR = "/home/kubernetes/bin"
 
 
+GATEWAY_NAMESPACE = "istio-system"
 GATEWAY_SERVICE = "istio-ingressgateway"
-"""The ingress gateway Service of the Kubeflow install (istio-system)."""
+"""The ingress gateway Service of the Kubeflow install (in GATEWAY_NAMESPACE)."""
 BACKEND_CONFIG = "kubeflow-gateway"
 """The GKE BackendConfig (made by components/gateway.py) of the gateway Service."""
 
@@ -82,8 +83,12 @@ def settings_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
 
 
 class Istio(PlatformComponent):
+    """Istio as the Kubeflow release installs it: the gateway and mesh everything of Kubeflow sits behind."""
+
     ready: pulumi.Resource
     """Done when istiod, the CNI DaemonSet and the ingress gateway are ready."""
+    gateway_service: pulumi.Output[str]
+    """`<namespace>/<name>` of the ingress gateway Service."""
 
     def __init__(
         self,
@@ -98,4 +103,5 @@ class Istio(PlatformComponent):
         crds = self.kustomize("istio-crds", CRDS, depends_on=needs)
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
         self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=settings_transforms(args))
-        self.register_outputs({})
+        self.gateway_service = pulumi.Output.from_input(f"{GATEWAY_NAMESPACE}/{GATEWAY_SERVICE}")
+        self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})

@@ -31,6 +31,7 @@ from stacks.schema import AuthKind, KubeflowAuth
 # istio-namespace and cert-manager trees. Installed first (KubeflowNamespaces): Istio's
 # install puts Sidecars into `kubeflow`, Trainer runs in `kubeflow-system`.
 NAMESPACES_TREE = "common/kubeflow-namespace/base"
+NAMESPACES = ("kubeflow", "kubeflow-system")
 CORE = (
     ("kubeflow-roles", "common/kubeflow-roles/base"),
     ("kubeflow-istio-resources", "common/istio/kubeflow-istio-resources/base"),
@@ -216,18 +217,26 @@ class KubeflowNamespaces(PlatformComponent):
     before Istio and Trainer, which put objects into them."""
 
     ready: pulumi.Resource
+    """Done when the namespaces and their policies exist."""
+    namespaces: pulumi.Output[list[str]]
 
     def __init__(
         self, name: str, args: KubeflowNamespacesArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__(name, cluster, opts, args.sources)
         self.ready = self.kustomize("kubeflow-namespace", NAMESPACES_TREE)
-        self.register_outputs({})
+        self.namespaces = pulumi.Output.from_input(list(NAMESPACES))
+        self.register_outputs({"namespaces": self.namespaces, "ready": self.ready.urn})
 
 
 class Kubeflow(PlatformComponent):
+    """Kubeflow's multi-user core: where people sign in, get their profile and open notebooks."""
+
     ready: pulumi.Resource
     """Done when the profile controller (and so the Profile CRD) is ready."""
+    namespace: pulumi.Output[str]
+    dex_issuer: pulumi.Output[str]
+    """The OIDC issuer oauth2-proxy trusts (in-cluster Dex)."""
 
     def __init__(
         self,
@@ -255,4 +264,6 @@ class Kubeflow(PlatformComponent):
             for tree, path in APPS
         }
         self.ready = apps["profiles-kfam"]
-        self.register_outputs({})
+        self.namespace = pulumi.Output.from_input(NAMESPACES[0])
+        self.dex_issuer = pulumi.Output.from_input(DEX_ISSUER)
+        self.register_outputs({"namespace": self.namespace, "dexIssuer": self.dex_issuer, "ready": self.ready.urn})

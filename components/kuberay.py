@@ -33,7 +33,11 @@ VIEW_RULES = (Rule(RAY, ("*",), VERBS_READ),)
 
 
 class KubeRay(PlatformComponent):
+    """The KubeRay operator, so the teams' RayClusters run, and the roles profile members use them with."""
+
     ready: pulumi.Resource
+    """Done when the operator is ready (the Ray CRDs exist)."""
+    namespace: pulumi.Output[str]
 
     def __init__(self, name: str, args: KubeRayArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
@@ -43,4 +47,5 @@ class KubeRay(PlatformComponent):
         cluster_role("kubeflow-kuberay-admin", ("kubeflow-admin",), opts=child)
         cluster_role("kubeflow-kuberay-edit", ("kubeflow-edit", "kubeflow-admin"), EDIT_RULES, opts=child)
         cluster_role("kubeflow-kuberay-view", ("kubeflow-view",), VIEW_RULES, opts=child)
-        self.register_outputs({})
+        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

@@ -128,8 +128,14 @@ def provisioning_admission_checks(pools: Sequence[GpuPool]) -> list[dict[str, An
 
 
 class Kueue(PlatformComponent):
+    """Kueue: admits the teams' workloads against their quotas, with one flavor per GPU pool."""
+
     ready: pulumi.Resource
+    """Done when the controller and its webhooks are ready."""
     flavors: list[pulumi.Resource]
+    namespace: pulumi.Output[str]
+    flavor_names: pulumi.Output[list[str]]
+    """The ResourceFlavors, the default one first: what team ClusterQueues name."""
 
     def __init__(
         self,
@@ -150,4 +156,6 @@ class Kueue(PlatformComponent):
         ]
         for obj in provisioning_admission_checks(args.gpu_pools):
             apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child([self.ready]))
-        self.register_outputs({})
+        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.flavor_names = pulumi.Output.from_input([DEFAULT_FLAVOR] + [p.name for p in args.gpu_pools])
+        self.register_outputs({"namespace": self.namespace, "flavors": self.flavor_names, "ready": self.ready.urn})

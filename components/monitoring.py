@@ -264,7 +264,8 @@ def ray_cluster_pod_monitoring_spec() -> dict[str, Any]:
 
 
 class Monitoring(PlatformComponent):
-    """Prometheus (or GKE's managed Prometheus), Grafana, our dashboards and alerts."""
+    """What lets teams and operators see GPU use: Prometheus (or GKE's managed Prometheus),
+    Grafana, our dashboards and alerts."""
 
     namespace: pulumi.Output[str]
     """The namespace of Prometheus and Grafana."""

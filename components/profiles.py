@@ -443,6 +443,10 @@ class OldNames:
 class Team(PlatformComponent):
     """One team: its namespace and everything in it, and on GKE its Google identity."""
 
+    namespace: pulumi.Output[str]
+    google_service_account: pulumi.Output[str] | None
+    """On GKE: the e-mail of the Google account the namespace's workloads act as."""
+
     def __init__(
         self,
         name: str,
@@ -470,7 +474,9 @@ class Team(PlatformComponent):
             )
             if obj["kind"] == "ServiceAccount":
                 editor.append(created)
-        self.register_outputs({"namespace": team.name})
+        self.namespace = pulumi.Output.from_input(team.name)
+        self.google_service_account = gsa_email
+        self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})
 
     def _google_identity(self, team: TeamConfig, google: GoogleCloud) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),

@@ -57,8 +57,11 @@ CLUSTER_RUNTIME_READER = "kubeflow-trainer-view-cluster-runtimes"
 
 
 class Trainer(PlatformComponent):
+    """Kubeflow Trainer's controller, and the roles that let profile members run TrainJobs."""
+
     ready: pulumi.Resource
     """Done when the controller and its webhook are ready (TrainJob/runtime CRDs exist)."""
+    namespace: pulumi.Output[str]
 
     def __init__(
         self,
@@ -86,4 +89,5 @@ class Trainer(PlatformComponent):
             subjects=[k8s.rbac.v1.SubjectArgs(kind="Group", name="system:authenticated", api_group="rbac.authorization.k8s.io")],
             opts=opts_,
         )
-        self.register_outputs({})
+        self.namespace = pulumi.Output.from_input(NAMESPACE)
+        self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

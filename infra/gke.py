@@ -337,7 +337,8 @@ def webhook_firewall_args(cluster: GkeClusterConfig, network: pulumi.Input[str])
 
 
 class Network(Component):
-    """VPC, subnet with pod/service ranges, and Cloud NAT for private nodes."""
+    """The cluster's own VPC: a subnet with VPC-native pod and service ranges, and Cloud NAT
+    so private nodes still reach registries."""
 
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
@@ -372,10 +373,12 @@ class Network(Component):
 
 
 class GkeCluster(Component):
-    """The GKE cluster, its node service account, system and GPU pools."""
+    """The GKE cluster the platform runs on: a least-privilege node account, the system pool,
+    one pool per GPU pool of the stack, and node auto-provisioning."""
 
     name: pulumi.Output[str]
     endpoint: pulumi.Output[str]
+    """The control plane's address, for the kubeconfig."""
     ca_certificate: pulumi.Output[str]
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
@@ -425,4 +428,4 @@ class GkeCluster(Component):
         self.name = gke.name
         self.endpoint = gke.endpoint
         self.ca_certificate = gke.master_auth.cluster_ca_certificate.apply(lambda ca: ca or "")
-        self.register_outputs({"name": gke.name, "endpoint": gke.endpoint})
+        self.register_outputs({"name": gke.name, "endpoint": gke.endpoint, "caCertificate": self.ca_certificate})

@@ -50,9 +50,10 @@ def delete_command(cluster: KindClusterConfig) -> str:
 
 
 class KindCluster(Component):
-    """Creates the kind cluster on `pulumi up` and deletes it on `pulumi destroy`."""
+    """A local cluster for development and CI: created on `pulumi up`, deleted on `pulumi destroy`."""
 
     kubeconfig: pulumi.Output[str]
+    """The new cluster's kubeconfig (a secret)."""
 
     def __init__(self, name: str, args: KindClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, opts)
@@ -70,4 +71,4 @@ class KindCluster(Component):
             opts=pulumi.ResourceOptions(parent=self, additional_secret_outputs=["stdout"]),
         )
         self.kubeconfig = pulumi.Output.secret(created.stdout)
-        self.register_outputs({})
+        self.register_outputs({"kubeconfig": self.kubeconfig})

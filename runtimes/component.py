@@ -13,7 +13,8 @@ from runtimes.catalog import cluster_training_runtimes
 
 
 class TrainingRuntimes(Component):
-    """Every ClusterTrainingRuntime of the stack: the base four and the per-GPU-pool variants."""
+    """The runtimes data scientists name in `TrainerClient().train(runtime=...)`: the base four
+    and a variant of each per GPU pool."""
 
     names: list[str]
     """The runtime names, in catalog order: what `TrainerClient().train(runtime=...)` takes."""

@@ -26,10 +26,10 @@ import pulumi
 from pulumi.runtime import mocks, rpc
 from pulumi.runtime.stack import Stack
 
+from policy.rules import SECRET
 from stacks.schema import PlatformConfig
 
 PROJECT = "mlplatform"
-SECRET = "[secret]"
 STACK_TYPE = "pulumi:pulumi:Stack"
 
 
