@@ -109,19 +109,6 @@ def required(secret: pulumi.Output[Any] | None, what: str) -> pulumi.Output[Any]
     return secret
 
 
-def chart_args(pin: Pin, namespace: pulumi.Input[str], values: dict[str, Any], sources: Sources) -> k8s.helm.v4.ChartArgs:
-    """A pinned Helm chart from its public repository or the stack's mirror, in `namespace`
-    (helm.v4.Chart names the release after the resource)."""
-    source = chart_source(pin, sources)
-    return k8s.helm.v4.ChartArgs(
-        chart=source.chart,
-        version=source.version,
-        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
-        namespace=namespace,
-        values=values,
-    )
-
-
 class PlatformComponent(Component):
     """An in-cluster component: its children reach the cluster through one provider, and it
     installs upstream charts and trees from the stack's sources."""
@@ -156,8 +143,17 @@ class PlatformComponent(Component):
         values: dict[str, Any],
         depends_on: Sequence[pulumi.Resource] = (),
     ) -> k8s.helm.v4.Chart:
-        """A pinned Helm chart, its release named after the resource."""
-        return k8s.helm.v4.Chart(name, chart_args(pin, namespace, values, self.sources), opts=self.child(depends_on))
+        """A pinned Helm chart from its public repository or the stack's mirror (chart_source,
+        which the offline render reads too), in `namespace`, its release named after the resource."""
+        source = chart_source(pin, self.sources)
+        args = k8s.helm.v4.ChartArgs(
+            chart=source.chart,
+            version=source.version,
+            repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
+            namespace=namespace,
+            values=values,
+        )
+        return k8s.helm.v4.Chart(name, args, opts=self.child(depends_on))
 
     def kustomize(
         self,
