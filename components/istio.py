@@ -71,7 +71,7 @@ def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
     return {**props, "spec": spec}
 
 
-def settings_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
+def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
     """The args as transforms of the Istio objects they concern."""
     transforms: list[PropsTransform] = []
     path, annotations = cni_bin_dir(args), gateway_annotations(args)
@@ -102,6 +102,6 @@ class Istio(PlatformComponent):
         super().__init__(name, cluster, opts, args.sources)
         crds = self.kustomize("istio-crds", CRDS, depends_on=needs)
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
-        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=settings_transforms(args))
+        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=istio_transforms(args))
         self.gateway_service = pulumi.Output.from_input(f"{GATEWAY_NAMESPACE}/{GATEWAY_SERVICE}")
         self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})

@@ -157,7 +157,7 @@ def dex_secret_data(args: KubeflowArgs) -> dict[str, pulumi.Output[str]]:
     hashes = required(args.dex_password_hashes, "the Dex password hashes")
 
     def hash_of(email: str) -> pulumi.Output[str]:
-        # A user without a hash stops `pulumi up` before this runs (secrets.secret_problems).
+        # A user without a hash stops `pulumi up` before this runs (stacks.secrets.secret_problems).
         return pulumi.Output.secret(hashes.apply(lambda h: str(h.get(email, ""))))
 
     return {password_env(e): hash_of(e) for e in auth.static_users}
