@@ -31,7 +31,7 @@ from stacks.schema import AuthKind, KubeflowAuth
 # istio-namespace and cert-manager trees. Installed first (KubeflowNamespaces): Istio's
 # install puts Sidecars into `kubeflow`, Trainer runs in `kubeflow-system`.
 NAMESPACES_TREE = "common/kubeflow-namespace/base"
-NAMESPACES = ("kubeflow", "kubeflow-system")
+NAMESPACE = "kubeflow"
 CORE = (
     ("kubeflow-roles", "common/kubeflow-roles/base"),
     ("kubeflow-istio-resources", "common/istio/kubeflow-istio-resources/base"),
@@ -218,15 +218,13 @@ class KubeflowNamespaces(PlatformComponent):
 
     ready: pulumi.Resource
     """Done when the namespaces and their policies exist."""
-    namespaces: pulumi.Output[list[str]]
 
     def __init__(
         self, name: str, args: KubeflowNamespacesArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__(name, cluster, opts, args.sources)
         self.ready = self.kustomize("kubeflow-namespace", NAMESPACES_TREE)
-        self.namespaces = pulumi.Output.from_input(list(NAMESPACES))
-        self.register_outputs({"namespaces": self.namespaces, "ready": self.ready.urn})
+        self.register_outputs({"ready": self.ready.urn})
 
 
 class Kubeflow(PlatformComponent):
@@ -264,6 +262,6 @@ class Kubeflow(PlatformComponent):
             for tree, path in APPS
         }
         self.ready = apps["profiles-kfam"]
-        self.namespace = pulumi.Output.from_input(NAMESPACES[0])
+        self.namespace = pulumi.Output.from_input(NAMESPACE)
         self.dex_issuer = pulumi.Output.from_input(DEX_ISSUER)
         self.register_outputs({"namespace": self.namespace, "dexIssuer": self.dex_issuer, "ready": self.ready.urn})

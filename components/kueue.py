@@ -150,12 +150,12 @@ class Kueue(PlatformComponent):
         namespace = self.create_namespace(NAMESPACE)
         values = kueue_values(args.service_monitor)
         self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace, *needs])
+        flavors = resource_flavors(args.gpu_pools)
         self.flavors = [
-            apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready]))
-            for flavor in resource_flavors(args.gpu_pools)
+            apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready])) for flavor in flavors
         ]
         for obj in provisioning_admission_checks(args.gpu_pools):
             apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child([self.ready]))
         self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
-        self.flavor_names = pulumi.Output.from_input([DEFAULT_FLAVOR] + [p.name for p in args.gpu_pools])
+        self.flavor_names = pulumi.Output.from_input([flavor["metadata"]["name"] for flavor in flavors])
         self.register_outputs({"namespace": self.namespace, "flavors": self.flavor_names, "ready": self.ready.urn})
