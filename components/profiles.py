@@ -23,7 +23,6 @@ from typing import Any, Sequence
 
 import pulumi
 import pulumi_gcp as gcp
-import pulumi_kubernetes as k8s
 
 from args.teams import GoogleCloud, TeamArgs
 from components.base import PlatformComponent, apply_manifest, workload_identity_account

@@ -26,7 +26,7 @@ import pulumi
 from pulumi.runtime import mocks, rpc
 from pulumi.runtime.stack import Stack
 
-from policy.rules import SECRET
+from policy.rules import SECRET  # the plan masks secrets with the leaf the policy rules read
 from stacks.schema import PlatformConfig
 
 PROJECT = "mlplatform"
