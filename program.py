@@ -1,25 +1,53 @@
-"""The whole platform, in data-flow order: config -> cluster -> components -> outputs.
+"""The whole platform, in data-flow order: config -> Args -> cluster -> components -> outputs.
 
 `__main__.py` calls `build` under the Pulumi engine; `python -m stacks plan` calls it
-under mocks. Each layer reads only what the layer before it produced.
+under mocks. Each layer reads only what the layer before it produced. This is the edge:
+the one place that reads the stack's secrets from the Pulumi config.
 """
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 import pulumi
 
+from args.components import Secrets
+from args.platform import platform_args
 from components.platform import install
 from infra.cluster import build_cluster
 from stacks.schema import PlatformConfig
+from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 
 
 def build(config: PlatformConfig) -> None:
-    cluster = build_cluster(config)
-    install(config, cluster)
+    args = platform_args(config, read_secrets(config))
+    cluster = build_cluster(args.cluster)
+    install(args, cluster)
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("kubeflowUrl", kubeflow_url(config))
     pulumi.export("profiles", [team.name for team in config.teams])
+
+
+def read_secrets(config: PlatformConfig) -> Secrets:
+    """Every secret the stack's choices need, read once."""
+    return {key: secret(key) for key in required_secrets(config)}
+
+
+def secret(key: SecretKey) -> pulumi.Output[Any]:
+    """The secret's value as a Pulumi secret; a clear RunError naming the command if it is unset."""
+    raw = pulumi.Config(NAMESPACE).get_secret(key.key)
+    if raw is None:
+        raise pulumi.RunError(f"{NAMESPACE}:{key.key} ({key.what}) is not set; set it with: {key.how}")
+
+    def decode(value: str) -> Any:
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError:
+            return value
+
+    return pulumi.Output.secret(raw.apply(decode))
 
 
 def kubeflow_url(config: PlatformConfig) -> str:

@@ -12,6 +12,7 @@ import pulumi_kubernetes as k8s
 from components.sources import chart_source, kubeflow_tree
 from facts.versions import Pin
 from infra.cluster import Cluster
+from infra.component import Component
 from stacks.schema import Sources
 
 PropsTransform = Callable[[dict[str, Any]], "dict[str, Any] | None"]
@@ -100,40 +101,29 @@ def workload_identity_account(
     return account
 
 
-def chart_args(pin: Pin, namespace: pulumi.Input[str], values: dict[str, Any], sources: Sources) -> k8s.helm.v4.ChartArgs:
-    """A pinned Helm chart from its public repository or the stack's mirror, in `namespace`
-    (helm.v4.Chart names the release after the resource)."""
-    source = chart_source(pin, sources)
-    return k8s.helm.v4.ChartArgs(
-        chart=source.chart,
-        version=source.version,
-        repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
-        namespace=namespace,
-        values=values,
-    )
+def required(secret: pulumi.Output[Any] | None, what: str) -> pulumi.Output[Any]:
+    """A secret the component needs. program.py reads every secret the stack's choices need
+    (stacks.secrets.required_secrets), so a None here is a bug in that list."""
+    if secret is None:
+        raise ValueError(f"{what} was not read; stacks.secrets.required_secrets must list it")
+    return secret
 
 
-class PlatformComponent(pulumi.ComponentResource):
-    """A ComponentResource whose children reach the cluster through one provider, and that
+class PlatformComponent(Component):
+    """An in-cluster component: its children reach the cluster through one provider, and it
     installs upstream charts and trees from the stack's sources."""
 
     sources: Sources
 
     def __init__(
         self,
-        kind: str,
         name: str,
         cluster: Cluster,
         opts: pulumi.ResourceOptions | None = None,
         sources: Sources | None = None,
     ):
         self.sources = sources or Sources()
-        super().__init__(
-            f"mlplatform:components:{kind}",
-            name,
-            None,
-            pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts),
-        )
+        super().__init__(name, pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts))
 
     def child(self, depends_on: Sequence[pulumi.Resource] = (), **options: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, depends_on=list(depends_on), **options)
@@ -153,8 +143,17 @@ class PlatformComponent(pulumi.ComponentResource):
         values: dict[str, Any],
         depends_on: Sequence[pulumi.Resource] = (),
     ) -> k8s.helm.v4.Chart:
-        """A pinned Helm chart, its release named after the resource."""
-        return k8s.helm.v4.Chart(name, chart_args(pin, namespace, values, self.sources), opts=self.child(depends_on))
+        """A pinned Helm chart from its public repository or the stack's mirror (chart_source,
+        which the offline render reads too), in `namespace`, its release named after the resource."""
+        source = chart_source(pin, self.sources)
+        args = k8s.helm.v4.ChartArgs(
+            chart=source.chart,
+            version=source.version,
+            repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
+            namespace=namespace,
+            values=values,
+        )
+        return k8s.helm.v4.Chart(name, args, opts=self.child(depends_on))
 
     def kustomize(
         self,

@@ -13,8 +13,8 @@ from typing import Any
 import pulumi
 
 from components.base import PlatformComponent, matches
+from args.components import CertManagerArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 TREE = "common/cert-manager/overlays/kubeflow"
 NAMESPACE = "cert-manager"
@@ -36,12 +36,17 @@ def issuer_after_webhook(props: dict[str, Any]) -> dict[str, Any] | None:
 
 
 class CertManager(PlatformComponent):
+    """cert-manager and the ClusterIssuer Kubeflow's webhooks get their certificates from."""
+
     ready: pulumi.Resource
     """Done when cert-manager's webhook is ready and the Kubeflow issuer exists."""
+    namespace: pulumi.Output[str]
+    issuer: pulumi.Output[str]
+    """The ClusterIssuer's name."""
 
-    def __init__(
-        self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None
-    ):
-        super().__init__("CertManager", name, cluster, opts, sources)
+    def __init__(self, name: str, args: CertManagerArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
         self.ready = self.kustomize("cert-manager", TREE, transforms=(issuer_after_webhook,))
-        self.register_outputs({})
+        self.namespace = pulumi.Output.from_input(NAMESPACE)
+        self.issuer = pulumi.Output.from_input(ISSUER)
+        self.register_outputs({"namespace": self.namespace, "issuer": self.issuer, "ready": self.ready.urn})

@@ -15,12 +15,12 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from args.components import DcgmExporterArgs
 from components.base import PlatformComponent
-from components.monitoring import SCRAPE_LABELS, service_monitor_enabled
+from components.monitoring import SCRAPE_LABELS
+from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
 from facts.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
-from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
-from stacks.schema import DcgmSource, MetricsBackend, PlatformConfig, Sources
 
 NAMESPACE = "dcgm-exporter"
 RELEASE = "dcgm-exporter"
@@ -39,11 +39,11 @@ METRICS_VOLUME_MOUNT = {
 }
 
 
-def dcgm_exporter_values(config: PlatformConfig) -> dict[str, Any]:
+def dcgm_exporter_values(args: DcgmExporterArgs) -> dict[str, Any]:
     """dcgm-exporter chart values for GKE nodes with Google-installed drivers."""
     return {
         "serviceMonitor": {
-            "enabled": service_monitor_enabled(config),
+            "enabled": args.service_monitor,
             "interval": "15s",
             # Labels the kube-prometheus-stack Prometheus selects (components/monitoring.py).
             "additionalLabels": SCRAPE_LABELS,
@@ -105,7 +105,7 @@ def critical_pods_quota() -> k8s.core.v1.ResourceQuotaSpecArgs:
 
 
 class DcgmExporter(PlatformComponent):
-    """NVIDIA's DCGM exporter DaemonSet on every GPU node."""
+    """GPU metrics per node and per pod: NVIDIA's DCGM exporter on every GPU node."""
 
     namespace: pulumi.Output[str]
     """The exporter's namespace."""
@@ -113,16 +113,14 @@ class DcgmExporter(PlatformComponent):
     def __init__(
         self,
         name: str,
-        config: PlatformConfig,
+        args: DcgmExporterArgs,
         cluster: Cluster,
-        opts: pulumi.ResourceOptions | None = None,
-        sources: Sources | None = None,
-        *,
         monitoring: pulumi.Resource | None = None,
+        opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`monitoring`: the Monitoring component whose Prometheus Operator CRDs the chart's
         ServiceMonitor needs; the chart waits for it."""
-        super().__init__("DcgmExporter", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, args.sources)
         ns = self.create_namespace(NAMESPACE)
         quota = k8s.core.v1.ResourceQuota(
             CRITICAL_QUOTA,
@@ -131,6 +129,6 @@ class DcgmExporter(PlatformComponent):
             opts=self.child([ns]),
         )
         needs = [ns, quota] + ([monitoring] if monitoring else [])
-        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(config), needs)
+        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), needs)
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace})

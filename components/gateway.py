@@ -13,35 +13,23 @@ because every other path answers with an auth redirect.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.base import PlatformComponent, apply_manifest
-from components.istio import GATEWAY_SERVICE
-from components.secrets import IAP_CLIENT_SECRET, secret
+from args.components import HttpsGatewayArgs
+from components.base import PlatformComponent, apply_manifest, required
+from components.istio import BACKEND_CONFIG, GATEWAY_NAMESPACE, GATEWAY_SERVICE
 from infra.cluster import Cluster
-from stacks.schema import GkeClusterConfig, KubeflowAuth, PlatformConfig
+from stacks.schema import KubeflowAuth
 
-NAMESPACE = "istio-system"
-BACKEND_CONFIG = "kubeflow-gateway"
+NAMESPACE = GATEWAY_NAMESPACE
+"""Beside the gateway Service they front."""
 CERTIFICATE = "kubeflow-gateway"
 IAP_SECRET = "kubeflow-iap-oauth"
 STATUS_PORT = 15021
-
-
-def gateway_service_annotations(config: PlatformConfig) -> dict[str, str]:
-    """Annotations Istio's gateway Service needs behind a GKE Ingress (none elsewhere)."""
-    auth = config.components.kubeflow.auth
-    if not (isinstance(config.cluster, GkeClusterConfig) and auth.hostname):
-        return {}
-    return {
-        "cloud.google.com/neg": json.dumps({"ingress": True}),
-        "cloud.google.com/backend-config": json.dumps({"default": BACKEND_CONFIG}),
-    }
 
 
 def backend_config(auth: KubeflowAuth) -> dict[str, Any]:
@@ -121,22 +109,24 @@ class HttpsGateway(PlatformComponent):
     """Public HTTPS entry point of the Kubeflow gateway on GKE."""
 
     address: pulumi.Output[str]
+    """The global static IP the hostname must resolve to."""
+    url: pulumi.Output[str]
 
     def __init__(
         self,
         name: str,
-        config: PlatformConfig,
+        args: HttpsGatewayArgs,
         cluster: Cluster,
         needs: list[pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        super().__init__("HttpsGateway", name, cluster, opts)
-        auth = config.components.kubeflow.auth
+        super().__init__(name, cluster, opts)
+        auth = args.auth
         assert auth.hostname, "HttpsGateway needs auth.hostname"
         address = gcp.compute.GlobalAddress(
             f"{name}-ip",
-            gcp.compute.GlobalAddressArgs(project=config.project, name=f"{cluster.name}-kubeflow"),
-            opts=self.child(protect=config.deletion_protection),
+            gcp.compute.GlobalAddressArgs(project=args.project, name=f"{cluster.name}-kubeflow"),
+            opts=self.child(protect=args.deletion_protection),
         )
         after = self.child(needs)
         apply_manifest(f"{name}-{LB_POLICY}", load_balancer_policy(), after)
@@ -146,7 +136,7 @@ class HttpsGateway(PlatformComponent):
             k8s.core.v1.Secret(
                 f"{name}-iap-oauth",
                 metadata={"name": IAP_SECRET, "namespace": NAMESPACE},
-                string_data=secret(IAP_CLIENT_SECRET).apply(
+                string_data=required(args.iap_client_secret, "the IAP client secret").apply(
                     lambda value: {"client_id": auth.iap_client_id or "", "client_secret": str(value)}
                 ),
                 opts=after,
@@ -159,4 +149,5 @@ class HttpsGateway(PlatformComponent):
             opts=self.child([*needs, *custom, address]),
         )
         self.address = address.address
-        self.register_outputs({"address": address.address, "hostname": auth.hostname})
+        self.url = pulumi.Output.from_input(f"https://{auth.hostname}/")
+        self.register_outputs({"address": self.address, "url": self.url})

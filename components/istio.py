@@ -1,18 +1,19 @@
 """Istio (CRDs, istiod, CNI, ingress gateway with oauth2-proxy ext-authz) from the pinned
-Kubeflow release. The kind/GKE difference is one field of its settings: GKE mounts
-/opt/cni/bin read-only, so the CNI binaries go to /home/kubernetes/bin."""
+Kubeflow release. On GKE two things differ, as transforms of the release's objects: GKE
+mounts /opt/cni/bin read-only, so the CNI binaries go to /home/kubernetes/bin; and behind
+a GKE Ingress (components/gateway.py) the gateway Service is its backend."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
 from functools import partial
 from typing import Any
 
 import pulumi
 
+from args.components import IstioArgs
 from components.base import PlatformComponent, PropsTransform
 from infra.cluster import Cluster
-from stacks.schema import GkeClusterConfig, PlatformConfig, Sources
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
@@ -26,25 +27,27 @@ CNI_BIN_VOLUME = "cni-bin-dir"
 GKE_CNI_BIN_DIR = "/home/kubernetes/bin"
 
 
+GATEWAY_NAMESPACE = "istio-system"
 GATEWAY_SERVICE = "istio-ingressgateway"
-"""The ingress gateway Service of the Kubeflow install (istio-system)."""
+"""The ingress gateway Service of the Kubeflow install (in GATEWAY_NAMESPACE)."""
+BACKEND_CONFIG = "kubeflow-gateway"
+"""The GKE BackendConfig (made by components/gateway.py) of the gateway Service."""
 
 
-@dataclass(frozen=True)
-class IstioSettings:
-    cni_bin_dir: str | None
+def cni_bin_dir(args: IstioArgs) -> str | None:
     """Host path for the CNI binaries; None keeps Istio's default (/opt/cni/bin)."""
-    gateway_annotations: dict[str, str] = field(default_factory=dict)
-    """Extra annotations on the ingress gateway Service (GKE Ingress: NEG, BackendConfig)."""
+    return GKE_CNI_BIN_DIR if args.gke else None
 
 
-def istio_settings(config: PlatformConfig) -> IstioSettings:
-    from components.gateway import gateway_service_annotations
-
-    return IstioSettings(
-        cni_bin_dir=GKE_CNI_BIN_DIR if isinstance(config.cluster, GkeClusterConfig) else None,
-        gateway_annotations=gateway_service_annotations(config),
-    )
+def gateway_annotations(args: IstioArgs) -> dict[str, str]:
+    """Extra annotations of the gateway Service: as the backend of a GKE Ingress it is served
+    through network endpoint groups and configured by our BackendConfig."""
+    if not args.gke_ingress:
+        return {}
+    return {
+        "cloud.google.com/neg": json.dumps({"ingress": True}),
+        "cloud.google.com/backend-config": json.dumps({"default": BACKEND_CONFIG}),
+    }
 
 
 def with_gateway_annotations(props: dict[str, Any], annotations: dict[str, str]) -> dict[str, Any] | None:
@@ -68,32 +71,37 @@ def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
     return {**props, "spec": spec}
 
 
-def settings_transforms(settings: IstioSettings) -> tuple[PropsTransform, ...]:
-    """The settings as transforms of the Istio objects they concern."""
+def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
+    """The args as transforms of the Istio objects they concern."""
     transforms: list[PropsTransform] = []
-    if settings.cni_bin_dir:
-        transforms.append(partial(with_cni_bin_dir, path=settings.cni_bin_dir))
-    if settings.gateway_annotations:
-        transforms.append(partial(with_gateway_annotations, annotations=settings.gateway_annotations))
+    path, annotations = cni_bin_dir(args), gateway_annotations(args)
+    if path:
+        transforms.append(partial(with_cni_bin_dir, path=path))
+    if annotations:
+        transforms.append(partial(with_gateway_annotations, annotations=annotations))
     return tuple(transforms)
 
 
 class Istio(PlatformComponent):
+    """Istio as the Kubeflow release installs it: the gateway and mesh everything of Kubeflow sits behind."""
+
     ready: pulumi.Resource
     """Done when istiod, the CNI DaemonSet and the ingress gateway are ready."""
+    gateway_service: pulumi.Output[str]
+    """`<namespace>/<name>` of the ingress gateway Service."""
 
     def __init__(
         self,
         name: str,
-        settings: IstioSettings,
+        args: IstioArgs,
         cluster: Cluster,
+        needs: list[pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
-        sources: Sources | None = None,
-        needs: list[pulumi.Resource] | None = None,
     ):
         """`needs`: what creates the namespaces Istio's install puts objects into (`kubeflow`)."""
-        super().__init__("Istio", name, cluster, opts, sources)
-        crds = self.kustomize("istio-crds", CRDS, depends_on=needs or [])
+        super().__init__(name, cluster, opts, args.sources)
+        crds = self.kustomize("istio-crds", CRDS, depends_on=needs)
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
-        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=settings_transforms(settings))
-        self.register_outputs({})
+        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=istio_transforms(args))
+        self.gateway_service = pulumi.Output.from_input(f"{GATEWAY_NAMESPACE}/{GATEWAY_SERVICE}")
+        self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})

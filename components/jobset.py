@@ -6,17 +6,22 @@ import pulumi
 
 from components.base import PlatformComponent
 from facts.versions import JOBSET_CHART
+from args.components import JobSetArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 NAMESPACE = "jobset-system"
 
 
 class JobSet(PlatformComponent):
-    ready: pulumi.Resource
+    """JobSet, once for the cluster: Trainer runs every TrainJob as a JobSet."""
 
-    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__("JobSet", name, cluster, opts, sources)
+    ready: pulumi.Resource
+    """Done when the controller and its webhook are ready."""
+    namespace: pulumi.Output[str]
+
+    def __init__(self, name: str, args: JobSetArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace])
-        self.register_outputs({})
+        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

@@ -12,18 +12,18 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pulumi_random as random
 import yaml
 
-from components.base import PlatformComponent, PropsTransform, matches
+from args.components import KubeflowArgs, KubeflowNamespacesArgs
+from components.base import PlatformComponent, PropsTransform, matches, required
 from components.monitoring import GRAFANA_PATH
-from components.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, secret
+from facts.naming import ray_dashboard_path
 from infra.cluster import Cluster
-from stacks.schema import AuthKind, KubeflowAuth, PlatformConfig, Sources
+from stacks.schema import AuthKind, KubeflowAuth
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
@@ -31,6 +31,7 @@ from stacks.schema import AuthKind, KubeflowAuth, PlatformConfig, Sources
 # istio-namespace and cert-manager trees. Installed first (KubeflowNamespaces): Istio's
 # install puts Sidecars into `kubeflow`, Trainer runs in `kubeflow-system`.
 NAMESPACES_TREE = "common/kubeflow-namespace/base"
+NAMESPACE = "kubeflow"
 CORE = (
     ("kubeflow-roles", "common/kubeflow-roles/base"),
     ("kubeflow-istio-resources", "common/istio/kubeflow-istio-resources/base"),
@@ -68,29 +69,15 @@ BASE_MENU = (
 )
 
 
-@dataclass(frozen=True)
-class KubeflowSettings:
-    auth: KubeflowAuth
-    menu: tuple[dict[str, Any], ...] = BASE_MENU
-    """Central dashboard menu entries, ours plus the teams' Ray dashboards."""
-
-
-def dashboard_menu(config: PlatformConfig) -> tuple[dict[str, Any], ...]:
+def dashboard_menu(args: KubeflowArgs) -> tuple[dict[str, Any], ...]:
+    """Central dashboard menu entries: ours, the teams' Ray dashboards, Grafana."""
     ray_items = [
-        {"type": "item", "link": f"/ray/{t.name}/{t.ray.name}/", "text": f"{t.name}: {t.ray.name}"}
-        for t in config.teams
-        if t.ray
+        {"type": "item", "link": ray_dashboard_path(d.team, d.cluster), "text": f"{d.team}: {d.cluster}"}
+        for d in args.ray_dashboards
     ]
     ray_section = ({"type": "section", "text": "Ray dashboards", "icon": "assessment", "items": ray_items},)
     grafana = ({"type": "item", "link": GRAFANA_PATH, "text": "Grafana (GPUs)", "icon": "assessment"},)
-    return BASE_MENU + (ray_section if ray_items else ()) + (grafana if config.components.monitoring.enabled else ())
-
-
-def kubeflow_settings(config: PlatformConfig) -> KubeflowSettings:
-    return KubeflowSettings(
-        auth=config.components.kubeflow.auth,
-        menu=dashboard_menu(config),
-    )
+    return BASE_MENU + (ray_section if ray_items else ()) + (grafana if args.grafana else ())
 
 
 def dashboard_links(menu: tuple[dict[str, Any], ...]) -> str:
@@ -158,15 +145,19 @@ def dex_config(auth: KubeflowAuth) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def dex_secret_data(auth: KubeflowAuth) -> dict[str, pulumi.Output[str]]:
+def dex_secret_data(args: KubeflowArgs) -> dict[str, pulumi.Output[str]]:
     """The dex-passwords Secret's stringData: one hash per static user, or the OIDC client
     secret; each value a Pulumi secret (the keys are not secret)."""
+    auth = args.auth
     if auth.kind is AuthKind.OIDC:
-        return {"OIDC_CONNECTOR_SECRET": pulumi.Output.secret(secret(OIDC_CLIENT_SECRET).apply(str))}
-    hashes = secret(DEX_PASSWORD_HASHES)
+        oidc = required(args.oidc_client_secret, "the OIDC client secret")
+        return {"OIDC_CONNECTOR_SECRET": pulumi.Output.secret(oidc.apply(str))}
+    if not auth.static_users:
+        return {}
+    hashes = required(args.dex_password_hashes, "the Dex password hashes")
 
     def hash_of(email: str) -> pulumi.Output[str]:
-        # A user without a hash stops `pulumi up` before this runs (secrets.secret_problems).
+        # A user without a hash stops `pulumi up` before this runs (stacks.secrets.secret_problems).
         return pulumi.Output.secret(hashes.apply(lambda h: str(h.get(email, ""))))
 
     return {password_env(e): hash_of(e) for e in auth.static_users}
@@ -213,8 +204,8 @@ def with_dex_client_secret(props: dict[str, Any], client_secret: Any) -> dict[st
     return with_secrets(props, {DEX_CLIENT_SECRET_KEY: client_secret})
 
 
-def dex_transforms(auth: KubeflowAuth, client_secret: Any) -> tuple[PropsTransform, ...]:
-    config_yaml, secret_data = dex_config(auth), dex_secret_data(auth)
+def dex_transforms(args: KubeflowArgs, client_secret: Any) -> tuple[PropsTransform, ...]:
+    config_yaml, secret_data = dex_config(args.auth), dex_secret_data(args)
     return (
         lambda props: with_dex_users(props, config_yaml, secret_data),
         lambda props: with_dex_client_secret(props, client_secret),
@@ -226,27 +217,34 @@ class KubeflowNamespaces(PlatformComponent):
     before Istio and Trainer, which put objects into them."""
 
     ready: pulumi.Resource
+    """Done when the namespaces and their policies exist."""
 
-    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__("KubeflowNamespaces", name, cluster, opts, sources)
+    def __init__(
+        self, name: str, args: KubeflowNamespacesArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
+    ):
+        super().__init__(name, cluster, opts, args.sources)
         self.ready = self.kustomize("kubeflow-namespace", NAMESPACES_TREE)
-        self.register_outputs({})
+        self.register_outputs({"ready": self.ready.urn})
 
 
 class Kubeflow(PlatformComponent):
+    """Kubeflow's multi-user core: where people sign in, get their profile and open notebooks."""
+
     ready: pulumi.Resource
     """Done when the profile controller (and so the Profile CRD) is ready."""
+    namespace: pulumi.Output[str]
+    dex_issuer: pulumi.Output[str]
+    """The OIDC issuer oauth2-proxy trusts (in-cluster Dex)."""
 
     def __init__(
         self,
         name: str,
-        settings: KubeflowSettings,
+        args: KubeflowArgs,
         cluster: Cluster,
         needs: list[pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
-        sources: Sources | None = None,
     ):
-        super().__init__("Kubeflow", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, args.sources)
         core: list[pulumi.Resource] = []
         for tree, path in CORE:
             core.append(self.kustomize(tree, path, depends_on=needs + core[:1]))
@@ -256,12 +254,14 @@ class Kubeflow(PlatformComponent):
         )
         oauth2_proxy = (lambda props: with_oauth2_proxy_secrets(props, client_secret, cookie_secret),)
         self.kustomize("oauth2-proxy", OAUTH2_PROXY, depends_on=core, transforms=oauth2_proxy)
-        self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(settings.auth, client_secret))
-        links = dashboard_links(settings.menu)
+        self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(args, client_secret))
+        links = dashboard_links(dashboard_menu(args))
         menu = (lambda props: with_menu(props, links),)
         apps = {
             tree: self.kustomize(tree, path, depends_on=core, transforms=menu if tree == "central-dashboard" else ())
             for tree, path in APPS
         }
         self.ready = apps["profiles-kfam"]
-        self.register_outputs({})
+        self.namespace = pulumi.Output.from_input(NAMESPACE)
+        self.dex_issuer = pulumi.Output.from_input(DEX_ISSUER)
+        self.register_outputs({"namespace": self.namespace, "dexIssuer": self.dex_issuer, "ready": self.ready.urn})

@@ -17,8 +17,8 @@ import pulumi
 from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import KUBERAY_CHART
+from args.components import KubeRayArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 NAMESPACE = "kuberay-system"
 
@@ -33,14 +33,19 @@ VIEW_RULES = (Rule(RAY, ("*",), VERBS_READ),)
 
 
 class KubeRay(PlatformComponent):
-    ready: pulumi.Resource
+    """The KubeRay operator, so the teams' RayClusters run, and the roles profile members use them with."""
 
-    def __init__(self, name: str, cluster: Cluster, opts: pulumi.ResourceOptions | None = None, sources: Sources | None = None):
-        super().__init__("KubeRay", name, cluster, opts, sources)
+    ready: pulumi.Resource
+    """Done when the operator is ready (the Ray CRDs exist)."""
+    namespace: pulumi.Output[str]
+
+    def __init__(self, name: str, args: KubeRayArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
         self.ready = self.chart("kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace])
         child = self.child()
         cluster_role("kubeflow-kuberay-admin", ("kubeflow-admin",), opts=child)
         cluster_role("kubeflow-kuberay-edit", ("kubeflow-edit", "kubeflow-admin"), EDIT_RULES, opts=child)
         cluster_role("kubeflow-kuberay-view", ("kubeflow-view",), VIEW_RULES, opts=child)
-        self.register_outputs({})
+        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

@@ -18,17 +18,17 @@ Kueue integrations reference.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import pulumi
 import yaml
 
+from args.components import KueueArgs
 from components.base import PlatformComponent, apply_manifest
-from components.monitoring import service_monitor_enabled
+from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
-from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Provisioning, Sources
+from stacks.schema import GpuPool, Provisioning
 
 NAMESPACE = "kueue-system"
 FRAMEWORKS = (
@@ -72,12 +72,11 @@ def kueue_values(service_monitor: bool) -> dict[str, Any]:
     return {"managerConfig": {"controllerManagerConfigYaml": manager_config()}, "enablePrometheus": service_monitor}
 
 
-def resource_flavors(config: PlatformConfig) -> list[dict[str, Any]]:
+def resource_flavors(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     """The default flavor plus one per GPU pool, as manifests (kueue.x-k8s.io/v1beta2)."""
     flavors: list[dict[str, Any]] = [
         {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": DEFAULT_FLAVOR}, "spec": {}}
     ]
-    pools = config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
     for pool in pools:
         flavors.append(
             {
@@ -94,8 +93,7 @@ def resource_flavors(config: PlatformConfig) -> list[dict[str, Any]]:
     return flavors
 
 
-def queued_pools(config: PlatformConfig) -> list[GpuPool]:
-    pools = config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
+def queued_pools(pools: Sequence[GpuPool]) -> list[GpuPool]:
     return [p for p in pools if p.provisioning is Provisioning.QUEUED]
 
 
@@ -104,10 +102,10 @@ def admission_check_name(pool: GpuPool) -> str:
     return f"{pool.name}-dws"
 
 
-def provisioning_admission_checks(config: PlatformConfig) -> list[dict[str, Any]]:
+def provisioning_admission_checks(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     """Per queued pool, a ProvisioningRequestConfig and the AdmissionCheck that uses it."""
     objects: list[dict[str, Any]] = []
-    for pool in queued_pools(config):
+    for pool in queued_pools(pools):
         name = admission_check_name(pool)
         objects += [
             {
@@ -130,25 +128,34 @@ def provisioning_admission_checks(config: PlatformConfig) -> list[dict[str, Any]
 
 
 class Kueue(PlatformComponent):
+    """Kueue: admits the teams' workloads against their quotas, with one flavor per GPU pool."""
+
     ready: pulumi.Resource
+    """Done when the controller and its webhooks are ready."""
     flavors: list[pulumi.Resource]
+    namespace: pulumi.Output[str]
+    flavor_names: pulumi.Output[list[str]]
+    """The ResourceFlavors, the default one first: what team ClusterQueues name."""
 
     def __init__(
         self,
         name: str,
-        config: PlatformConfig,
+        args: KueueArgs,
         cluster: Cluster,
         needs: list[pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
-        sources: Sources | None = None,
     ):
-        super().__init__("Kueue", name, cluster, opts, sources)
+        """`needs`: the Monitoring component when Kueue's ServiceMonitor needs its CRDs."""
+        super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, kueue_values(service_monitor_enabled(config)), [namespace, *needs])
+        values = kueue_values(args.service_monitor)
+        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace, *needs])
+        flavors = resource_flavors(args.gpu_pools)
         self.flavors = [
-            apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready]))
-            for flavor in resource_flavors(config)
+            apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready])) for flavor in flavors
         ]
-        for obj in provisioning_admission_checks(config):
+        for obj in provisioning_admission_checks(args.gpu_pools):
             apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child([self.ready]))
-        self.register_outputs({})
+        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.flavor_names = pulumi.Output.from_input([flavor["metadata"]["name"] for flavor in flavors])
+        self.register_outputs({"namespace": self.namespace, "flavors": self.flavor_names, "ready": self.ready.urn})

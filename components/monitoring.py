@@ -25,12 +25,13 @@ import pulumi_kubernetes as k8s
 
 from components.alerts import rule_spec
 from components.dashboards import dashboards
-from components.base import PlatformComponent, apply_manifest, workload_identity_account
-from components.secrets import GRAFANA_ADMIN_PASSWORD, secret
+from args.components import MonitoringArgs
+from components.base import PlatformComponent, apply_manifest, required, workload_identity_account
+from facts.naming import google_service_account_id
 from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
-from stacks.schema import GkeClusterConfig, MetricsBackend, MonitoringConfig, PlatformConfig, Sources
+from stacks.schema import MetricsBackend, MonitoringConfig
 
 NAMESPACE = "monitoring"
 # Helm release names; fullnameOverride pins the object names to them, so the service
@@ -91,19 +92,7 @@ RULE_NAME = "mlplatform-gpu-alerts"
 RAY_POD_MONITOR = "ray-pods"
 
 
-def service_monitor_enabled(config: PlatformConfig) -> bool:
-    """Whether ServiceMonitors work here: they need the Prometheus Operator's CRDs and a
-    Prometheus that scrapes them, i.e. monitoring on with kube-prometheus-stack."""
-    monitoring = config.components.monitoring
-    return monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
-
-
-def gpu_metrics(config: PlatformConfig) -> bool:
-    """Whether this stack collects GPU metrics (DCGM exporter, or GKE's managed DCGM)."""
-    return config.enabled_components()["dcgmExporter"]
-
-
-# --- pure functions: config -> chart values and objects ---------------------------------
+# --- pure functions: args -> chart values and objects -----------------------------------
 
 
 def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
@@ -158,13 +147,13 @@ def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
     }
 
 
-def datasource_url(config: PlatformConfig) -> str:
-    if config.components.monitoring.backend is MetricsBackend.GKE_MANAGED:
+def datasource_url(args: MonitoringArgs) -> str:
+    if args.settings.backend is MetricsBackend.GKE_MANAGED:
         return f"http://{GMP_FRONTEND_NAME}.{NAMESPACE}.svc:{GMP_FRONTEND_PORT}"
     return PROMETHEUS_URL
 
 
-def grafana_values(config: PlatformConfig) -> dict[str, Any]:
+def grafana_values(args: MonitoringArgs) -> dict[str, Any]:
     """grafana-community/helm-charts charts/grafana values."""
     values: dict[str, Any] = {
         "fullnameOverride": GRAFANA_RELEASE,
@@ -182,7 +171,7 @@ def grafana_values(config: PlatformConfig) -> dict[str, Any]:
                         "name": DATASOURCE_NAME,
                         "type": "prometheus",
                         "uid": "prometheus",
-                        "url": datasource_url(config),
+                        "url": datasource_url(args),
                         "access": "proxy",
                         "isDefault": True,
                     }
@@ -190,12 +179,12 @@ def grafana_values(config: PlatformConfig) -> dict[str, Any]:
             }
         },
     }
-    if config.components.kubeflow.enabled:
+    if args.kubeflow:
         # Behind the gateway at GRAFANA_PATH (Grafana docs, "Run Grafana behind a reverse proxy").
         values["grafana.ini"] = {
             "server": {"root_url": f"%(protocol)s://%(domain)s{GRAFANA_PATH}", "serve_from_sub_path": True}
         }
-    if gpu_metrics(config):
+    if args.gpu_metrics:
         # NVIDIA's DCGM dashboard, fetched from grafana.com by id and revision at Grafana start
         # (the chart's `dashboards` gnetId provider); its ${DS_PROMETHEUS} input -> our datasource.
         values["dashboardProviders"] = {
@@ -269,16 +258,14 @@ def ray_cluster_pod_monitoring_spec() -> dict[str, Any]:
     }
 
 
-def gmp_service_account_id(cluster: GkeClusterConfig) -> str:
-    """GCP service account ids are 6-30 characters."""
-    return f"{cluster.name[:20].rstrip('-')}-gmp-query"
 
 
 # --- the component ----------------------------------------------------------------------
 
 
 class Monitoring(PlatformComponent):
-    """Prometheus (or GKE's managed Prometheus), Grafana, our dashboards and alerts."""
+    """What lets teams and operators see GPU use: Prometheus (or GKE's managed Prometheus),
+    Grafana, our dashboards and alerts."""
 
     namespace: pulumi.Output[str]
     """The namespace of Prometheus and Grafana."""
@@ -288,23 +275,21 @@ class Monitoring(PlatformComponent):
     def __init__(
         self,
         name: str,
-        config: PlatformConfig,
+        args: MonitoringArgs,
         cluster: Cluster,
         istio: pulumi.Resource | None = None,
         opts: pulumi.ResourceOptions | None = None,
-        sources: Sources | None = None,
     ) -> None:
         """`istio`: the resource that is done when Istio's CRDs are served; Grafana's route
         (a VirtualService) waits for it."""
-        super().__init__("Monitoring", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, args.sources)
         ns = self.create_namespace(NAMESPACE)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
-        if config.components.monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            self._prometheus_stack(config.components.monitoring, ns, in_ns)
-        else:
-            assert isinstance(config.cluster, GkeClusterConfig)  # the schema allows gke-managed only on GKE
-            self._managed_prometheus(config, config.cluster, in_ns)
-        self._grafana(config, ns, istio)
+        if args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
+            self._prometheus_stack(args.settings, ns, in_ns)
+        else:  # the schema allows gke-managed only on GKE
+            self._managed_prometheus(args, in_ns)
+        self._grafana(args, ns, istio)
 
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
@@ -333,16 +318,16 @@ class Monitoring(PlatformComponent):
             opts=after_crds,
         )
 
-    def _managed_prometheus(self, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions) -> None:
+    def _managed_prometheus(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
         """The query frontend Grafana reads, our alerts and the Ray scrape config. GKE installs
         the monitoring.googleapis.com CRDs with managed Prometheus; both kinds are cluster-scoped."""
-        self._gmp_frontend(config, cluster, opts)
+        self._gmp_frontend(args, opts)
         k8s.apiextensions.CustomResource(
             RULE_NAME,
             api_version="monitoring.googleapis.com/v1",
             kind="ClusterRules",
             metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME),
-            spec=gmp_rules_spec(config.components.monitoring),
+            spec=gmp_rules_spec(args.settings),
             opts=opts,
         )
         k8s.apiextensions.CustomResource(
@@ -354,7 +339,7 @@ class Monitoring(PlatformComponent):
             opts=opts,
         )
 
-    def _grafana(self, config: PlatformConfig, ns: k8s.core.v1.Namespace, istio: pulumi.Resource | None) -> None:
+    def _grafana(self, args: MonitoringArgs, ns: k8s.core.v1.Namespace, istio: pulumi.Resource | None) -> None:
         """The admin Secret, our dashboards for the sidecar, Grafana itself, and its route
         through the Kubeflow gateway (after Istio, whose CRD it is)."""
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
@@ -362,7 +347,7 @@ class Monitoring(PlatformComponent):
             ADMIN_SECRET,
             metadata=k8s.meta.v1.ObjectMetaArgs(name=ADMIN_SECRET, namespace=NAMESPACE),
             type="Opaque",
-            string_data={ADMIN_USER_KEY: "admin", ADMIN_PASSWORD_KEY: secret(GRAFANA_ADMIN_PASSWORD)},
+            string_data={ADMIN_USER_KEY: "admin", ADMIN_PASSWORD_KEY: required(args.grafana_admin_password, "the Grafana admin password")},
             opts=in_ns,
         )
         for cm_name, data in dashboard_config_maps().items():
@@ -372,21 +357,21 @@ class Monitoring(PlatformComponent):
                 data=data,
                 opts=in_ns,
             )
-        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(config), [ns, admin])
-        if config.components.kubeflow.enabled:
+        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns, admin])
+        if args.kubeflow:
             apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(), self.child([ns] if istio is None else [ns, istio]))
 
-    def _gmp_frontend(self, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions) -> None:
+    def _gmp_frontend(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
         """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;
         it runs as a Google service account with monitoring.viewer (Workload Identity).
         GCP IAM lives here, not in infra/, because only this component needs it."""
-        project = config.project or ""
+        project = args.project or ""
         gcp_child = pulumi.ResourceOptions(parent=self)
         account = workload_identity_account(
             GMP_FRONTEND_NAME,
             project,
-            gmp_service_account_id(cluster),
-            f"{cluster.name}: Grafana reads managed Prometheus",
+            google_service_account_id(args.cluster_name, suffix="-gmp-query"),
+            f"{args.cluster_name}: Grafana reads managed Prometheus",
             (NAMESPACE, GMP_FRONTEND_NAME),
             gcp_child,
         )
@@ -451,7 +436,3 @@ def gmp_frontend_spec(project: str) -> k8s.apps.v1.DeploymentSpecArgs:
             ),
         ),
     )
-
-
-# The Monitoring component installed on each cluster of this program run, so that later
-# components (the DCGM exporter's ServiceMonitor) can depend on it explicitly.

@@ -19,20 +19,20 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
 
 from __future__ import annotations
 
-import hashlib
-from typing import Any
+from typing import Any, Sequence
 
 import pulumi
 import pulumi_gcp as gcp
-import pulumi_kubernetes as k8s
 
+from args.teams import GoogleCloud, TeamArgs
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
-from facts.naming import kfam_binding_name
+from facts.naming import google_service_account_id, kfam_binding_name, ray_dashboard_path
+from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
-from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Role, Team
+from stacks.schema import Role
+from stacks.schema import Team as TeamConfig
 
 USER_HEADER = "kubeflow-userid"
 # kubeflow/manifests 26.03 profiles params.env / KFAM defaults.
@@ -74,20 +74,16 @@ KUEUE_ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 KUEUE_ELASTIC_JOB_GATE = "kueue.x-k8s.io/elastic-job"
 
 
-def gpu_total(team: Team) -> int:
+def gpu_total(team: TeamConfig) -> int:
     return sum(team.quota.gpus.values())
 
 
-def google_service_account_id(team: Team) -> str:
-    """6-30 chars; long team names keep a readable prefix and a short stable hash."""
-    base = f"team-{team.name}"
-    if len(base) <= 30:
-        return base
-    digest = hashlib.sha256(team.name.encode()).hexdigest()[:6]
-    return f"{base[:23].rstrip('-')}-{digest}"
+def team_service_account_id(team: TeamConfig) -> str:
+    """The id of the team's Google service account: `team-<name>`, length-safe."""
+    return google_service_account_id(team.name, prefix="team-")
 
 
-def profile(team: Team) -> dict[str, Any]:
+def profile(team: TeamConfig) -> dict[str, Any]:
     spec: dict[str, Any] = {
         "owner": {"apiGroup": RBAC, "kind": "User", "name": team.owner},
         "resourceQuotaSpec": {
@@ -106,7 +102,7 @@ def profile(team: Team) -> dict[str, Any]:
 GSA_ANNOTATION = "iam.gke.io/gcp-service-account"
 
 
-def editor_service_account(team: Team, gcp_service_account: pulumi.Input[str]) -> dict[str, Any]:
+def editor_service_account(team: TeamConfig, gcp_service_account: pulumi.Input[str]) -> dict[str, Any]:
     """`default-editor`, made by us with its Workload Identity annotation. Not the profile
     controller's WorkloadIdentity plugin: that plugin calls IAM to grant the binding itself,
     with credentials the controller lacks here, and error-loops; our IAM member grants it.
@@ -120,7 +116,7 @@ def editor_service_account(team: Team, gcp_service_account: pulumi.Input[str]) -
     }
 
 
-def namespace(team: Team) -> dict[str, Any]:
+def namespace(team: TeamConfig) -> dict[str, Any]:
     """Created by us (so our objects can land in it at once) the way the controller accepts it."""
     return {
         "apiVersion": "v1",
@@ -129,7 +125,7 @@ def namespace(team: Team) -> dict[str, Any]:
     }
 
 
-def contributor_objects(team: Team, email: str, role: Role) -> list[dict[str, Any]]:
+def contributor_objects(team: TeamConfig, email: str, role: Role) -> list[dict[str, Any]]:
     """The RoleBinding and AuthorizationPolicy KFAM writes when the owner adds a contributor."""
     name = kfam_binding_name(email, role.value)
     meta = {"name": name, "namespace": team.name, "annotations": {"user": email, "role": role.value}}
@@ -157,11 +153,7 @@ def contributor_objects(team: Team, email: str, role: Role) -> list[dict[str, An
     ]
 
 
-def team_pools(config: PlatformConfig) -> list[GpuPool]:
-    return config.cluster.gpu_pools if isinstance(config.cluster, GkeClusterConfig) else []
-
-
-def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
+def cluster_queue(args: TeamArgs) -> dict[str, Any]:
     """CPU/memory in one resource group (default flavor), GPUs in another (one flavor per
     pool), so a GPU pod takes its CPU from the team's CPU quota and its GPUs from a pool.
     An accelerator's quota goes to its first pool; later pools of it can borrow.
@@ -170,6 +162,7 @@ def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     is provisioned: the pool's AdmissionCheck (components/kueue.py) runs on that flavor
     alone (v1beta2 `admissionChecksStrategy.admissionChecks[].onFlavors`; v1beta2 has no
     plain `admissionChecks` list)."""
+    team = args.team
     groups: list[dict[str, Any]] = [
         {
             "coveredResources": ["cpu", "memory"],
@@ -186,7 +179,7 @@ def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     ]
     seen: set[str] = set()
     gpu_flavors = []
-    for pool in team_pools(config):
+    for pool in args.gpu_pools:
         quota = team.quota.gpus.get(pool.accelerator, 0) if pool.accelerator not in seen else 0
         seen.add(pool.accelerator)
         resource: dict[str, Any] = {"name": GPU_RESOURCE, "nominalQuota": quota}
@@ -199,13 +192,13 @@ def cluster_queue(config: PlatformConfig, team: Team) -> dict[str, Any]:
     }
     if team.cohort:
         spec["cohortName"] = team.cohort
-    checks = [{"name": admission_check_name(pool), "onFlavors": [pool.name]} for pool in queued_pools(config)]
+    checks = [{"name": admission_check_name(pool), "onFlavors": [pool.name]} for pool in queued_pools(args.gpu_pools)]
     if checks:
         spec["admissionChecksStrategy"] = {"admissionChecks": checks}
     return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": team.name}, "spec": spec}
 
 
-def local_queue(team: Team) -> dict[str, Any]:
+def local_queue(team: TeamConfig) -> dict[str, Any]:
     """Named `default`: Kueue queues TrainJobs, RayJobs and RayClusters without a queue label here."""
     return {
         "apiVersion": "kueue.x-k8s.io/v1beta2",
@@ -215,7 +208,7 @@ def local_queue(team: Team) -> dict[str, Any]:
     }
 
 
-def network_policies(team: Team) -> list[dict[str, Any]]:
+def network_policies(team: TeamConfig) -> list[dict[str, Any]]:
     """Allow the namespace itself and the platform's namespaces; everything else is denied."""
     def policy(name: str, sources: list[dict[str, Any]]) -> dict[str, Any]:
         return {
@@ -238,7 +231,7 @@ def _ray_start_params() -> dict[str, str]:
     return {key: str(port) for key, port in RAY_PORTS.items()} | {"max-worker-port": str(RAY_WORKER_PORTS[-1])}
 
 
-def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
+def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     """RayCluster, its headless Service (the ports Istio must know), the head-access policy
     and the dashboard route under /ray/<namespace>/<cluster>/.
 
@@ -266,10 +259,10 @@ def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
     the elastic-job scheduling gate on the head and every worker group (validateElasticJob
     requires it; Kueue lifts it from each pod once its slice is admitted). Without Kueue in
     the stack none of this is written: nothing would lift the gate."""
-    ray = team.ray
+    team, ray = args.team, args.team.ray
     if ray is None:
         return []
-    pool = next((p for p in team_pools(config) if p.name == ray.pool), None)
+    pool = next((p for p in args.gpu_pools if p.name == ray.pool), None)
     ns, name = team.name, ray.name
     ray_image = image(RAY_IMAGE) + ("-gpu" if pool else "")
     worker_resources: dict[str, Any] = {"cpu": ray.worker_cpu, "memory": ray.worker_memory}
@@ -292,7 +285,7 @@ def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
         ],
     }
     metadata: dict[str, Any] = {"name": name, "namespace": ns}
-    if config.enabled_components().get("kueue"):
+    if args.kueue:
         metadata["labels"] = {KUEUE_QUEUE_LABEL: LOCAL_QUEUE}
         metadata["annotations"] = {KUEUE_ELASTIC_JOB_ANNOTATION: "true"}
         for pod in (head_pod, worker_pod):
@@ -361,7 +354,7 @@ def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
             "hosts": ["*"],
             "http": [
                 {
-                    "match": [{"uri": {"prefix": ray_dashboard_path(team)}}],
+                    "match": [{"uri": {"prefix": ray_dashboard_path(team.name, ray.name)}}],
                     "rewrite": {"uri": "/"},
                     "route": [
                         {
@@ -378,15 +371,9 @@ def ray_objects(config: PlatformConfig, team: Team) -> list[dict[str, Any]]:
     return [cluster, headless, intra, route]
 
 
-def ray_dashboard_path(team: Team) -> str:
-    assert team.ray is not None
-    return f"/ray/{team.name}/{team.ray.name}/"
-
-
-def team_objects(
-    config: PlatformConfig, team: Team, gcp_service_account: pulumi.Input[str] | None = None
-) -> list[dict[str, Any]]:
+def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
     """Every Kubernetes object of one team, in apply order."""
+    team = args.team
     objects = [namespace(team)]
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
@@ -394,8 +381,8 @@ def team_objects(
     for person in team.contributors:
         objects += contributor_objects(team, person.email, person.role)
     objects += network_policies(team)
-    objects += [cluster_queue(config, team), local_queue(team)]
-    objects += ray_objects(config, team)
+    objects += [cluster_queue(args), local_queue(team)]
+    objects += ray_objects(args)
     return objects
 
 
@@ -415,7 +402,7 @@ OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def resource_name(team: Team, obj: dict[str, Any]) -> str:
+def resource_name(team: TeamConfig, obj: dict[str, Any]) -> str:
     """The Pulumi name of a team object: `<namespace>/<name>`, the name pulumi-kubernetes
     gives each object of a yaml/v2 ConfigFile (pulumi-kubernetes v4.32.0
     provider/pkg/provider/yaml/v2/yaml.go, `register`); cluster-scoped objects (the namespace, Profile, ClusterQueue) under the
@@ -426,7 +413,7 @@ def resource_name(team: Team, obj: dict[str, Any]) -> str:
     return f"{meta.get('namespace', team.name)}/{meta['name']}"
 
 
-def legacy_resource_name(team: Team, obj: dict[str, Any]) -> str:
+def legacy_resource_name(team: TeamConfig, obj: dict[str, Any]) -> str:
     """The name team objects had before `resource_name`; `<team>-<kind>-<name>` let team
     `a` with Ray cluster `x-service-y` and team `a-service-x` with Ray cluster `y` share one."""
     if obj["kind"] == "Namespace":
@@ -444,7 +431,7 @@ class OldNames:
     def __init__(self) -> None:
         self._given: set[tuple[str, str, str]] = set()
 
-    def aliases(self, team: Team, obj: dict[str, Any]) -> list[pulumi.Input[pulumi.Alias | str]]:
+    def aliases(self, team: TeamConfig, obj: dict[str, Any]) -> list[pulumi.Input[pulumi.Alias | str]]:
         old = (obj["apiVersion"], obj["kind"], legacy_resource_name(team, obj))
         if old in self._given:
             return []
@@ -452,23 +439,29 @@ class OldNames:
         return [pulumi.Alias(name=old[2])]
 
 
-class TeamProfile(PlatformComponent):
+class Team(PlatformComponent):
     """One team: its namespace and everything in it, and on GKE its Google identity."""
+
+    namespace: pulumi.Output[str]
+    google_service_account: pulumi.Output[str] | None
+    """On GKE: the e-mail of the Google account the namespace's workloads act as."""
 
     def __init__(
         self,
-        team: Team,
-        config: PlatformConfig,
+        name: str,
+        args: TeamArgs,
         cluster: Cluster,
         ready: dict[str, pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
         old_names: OldNames | None = None,
     ):
-        """`old_names`: shared by all teams of the stack (see OldNames)."""
-        super().__init__("Team", team.name, cluster, opts)
+        """`ready`: component key -> the resource that is done when that component is ready;
+        `old_names`: shared by all teams of the stack (see OldNames)."""
+        super().__init__(name, cluster, opts)
+        team = args.team
         old_names = old_names or OldNames()
-        gsa_email = self._google_identity(team, config, config.cluster) if isinstance(config.cluster, GkeClusterConfig) else None
-        ns, *rest = team_objects(config, team, gcp_service_account=gsa_email)
+        gsa_email = self._google_identity(team, args.google) if args.google else None
+        ns, *rest = team_objects(args, gcp_service_account=gsa_email)
         namespace_resource = apply_manifest(resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns)))
         editor: list[pulumi.Resource] = []
         for obj in rest:
@@ -480,15 +473,17 @@ class TeamProfile(PlatformComponent):
             )
             if obj["kind"] == "ServiceAccount":
                 editor.append(created)
-        self.register_outputs({"namespace": team.name})
+        self.namespace = pulumi.Output.from_input(team.name)
+        self.google_service_account = gsa_email
+        self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})
 
-    def _google_identity(self, team: Team, config: PlatformConfig, cluster: GkeClusterConfig) -> pulumi.Output[str]:
+    def _google_identity(self, team: TeamConfig, google: GoogleCloud) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),
         and the team bucket with that account as object admin."""
         account = workload_identity_account(
             f"{team.name}-gsa",
-            config.project or "",
-            google_service_account_id(team),
+            google.project or "",
+            team_service_account_id(team),
             f"Kubeflow profile {team.name} (default-editor)",
             (team.name, EDITOR_SA),
             self.child(),
@@ -497,14 +492,14 @@ class TeamProfile(PlatformComponent):
             bucket = gcp.storage.Bucket(
                 f"{team.name}-bucket",
                 gcp.storage.BucketArgs(
-                    project=config.project,
-                    name=team.bucket.name or f"{config.project}-{team.name}",
-                    location=(team.bucket.location or cluster.region).upper(),
+                    project=google.project,
+                    name=team.bucket.name or f"{google.project}-{team.name}",
+                    location=(team.bucket.location or google.region).upper(),
                     uniform_bucket_level_access=True,
                     public_access_prevention="enforced",
                     force_destroy=False,
                 ),
-                opts=self.child(protect=config.deletion_protection),
+                opts=self.child(protect=google.deletion_protection),
             )
             gcp.storage.BucketIAMMember(
                 f"{team.name}-bucket-admin",
@@ -518,7 +513,7 @@ class TeamProfile(PlatformComponent):
         return account.email
 
 
-def install_teams(config: PlatformConfig, cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[TeamProfile]:
-    """`ready`: component key -> the resource that is done when that component is ready."""
+def install_teams(teams: Sequence[TeamArgs], cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[Team]:
+    """Every team of the stack, each named after it (see Team for `ready`)."""
     old_names = OldNames()
-    return [TeamProfile(team, config, cluster, ready, old_names=old_names) for team in config.teams]
+    return [Team(args.team.name, args, cluster, ready, old_names=old_names) for args in teams]

@@ -17,8 +17,8 @@ import pulumi_kubernetes as k8s
 from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import TRAINER_CHART
+from args.components import TrainerArgs
 from infra.cluster import Cluster
-from stacks.schema import Sources
 
 NAMESPACE = "kubeflow-system"
 WEBHOOK_PORT = 9443
@@ -57,21 +57,24 @@ CLUSTER_RUNTIME_READER = "kubeflow-trainer-view-cluster-runtimes"
 
 
 class Trainer(PlatformComponent):
+    """Kubeflow Trainer's controller, and the roles that let profile members run TrainJobs."""
+
     ready: pulumi.Resource
     """Done when the controller and its webhook are ready (TrainJob/runtime CRDs exist)."""
+    namespace: pulumi.Output[str]
 
     def __init__(
         self,
         name: str,
+        args: TrainerArgs,
         cluster: Cluster,
         needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None,
-        sources: Sources | None = None,
         namespace: pulumi.Resource | None = None,
+        opts: pulumi.ResourceOptions | None = None,
     ):
         """`namespace`: what creates kubeflow-system when Kubeflow does (its namespace tree);
         None creates it here."""
-        super().__init__("Trainer", name, cluster, opts, sources)
+        super().__init__(name, cluster, opts, args.sources)
         namespace = namespace or self.create_namespace(NAMESPACE)
         self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, NAMESPACE, trainer_values(), [namespace, *needs])
         opts_ = self.child()
@@ -86,4 +89,5 @@ class Trainer(PlatformComponent):
             subjects=[k8s.rbac.v1.SubjectArgs(kind="Group", name="system:authenticated", api_group="rbac.authorization.k8s.io")],
             opts=opts_,
         )
-        self.register_outputs({})
+        self.namespace = pulumi.Output.from_input(NAMESPACE)
+        self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

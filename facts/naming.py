@@ -10,6 +10,7 @@ get one name per role.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 _NOT_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]+")
@@ -19,3 +20,39 @@ def kfam_binding_name(email: str, role: str) -> str:
     """KFAM's name for a contributor binding: `user-<email, non-alphanumerics as ->-clusterrole-<role>`."""
     raw = "-".join(["User", _NOT_ALPHANUMERIC.sub("-", email), "ClusterRole", role]).lower()
     return _NOT_ALPHANUMERIC.sub("-", raw)
+
+
+GOOGLE_SERVICE_ACCOUNT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")
+"""A Google service-account id: 6-30 characters matching `[a-z]([-a-z0-9]*[a-z0-9])` (IAM
+Admin API v1, CreateServiceAccountRequest.account_id)."""
+DNS_LABEL_MAX = 63
+"""Kubernetes object names that are DNS labels (RFC 1123): at most 63 characters."""
+DIGEST_LENGTH = 6
+
+
+def bounded_name(name: str, max_length: int, *, prefix: str = "", suffix: str = "") -> str:
+    """`<prefix><name><suffix>` when it fits in `max_length`; otherwise `name` shortened to a
+    readable start and a short hash of the whole name (so two long names stay apart), with
+    `prefix` and `suffix` kept and no '-' left dangling where the name was cut."""
+    whole = f"{prefix}{name}{suffix}"
+    if len(whole) <= max_length:
+        return whole
+    room = max_length - len(prefix) - len(suffix) - DIGEST_LENGTH - 1
+    if room < 1:
+        raise ValueError(f"{prefix!r} and {suffix!r} leave no room for a name in {max_length} characters")
+    digest = hashlib.sha256(name.encode()).hexdigest()[:DIGEST_LENGTH]
+    return f"{prefix}{name[:room].rstrip('-')}-{digest}{suffix}"
+
+
+def google_service_account_id(name: str, *, prefix: str = "", suffix: str = "") -> str:
+    """The Google service-account id for `name` (see bounded_name); a ValueError if even that
+    is not a valid id (too short, or not starting with a letter)."""
+    account_id = bounded_name(name, 30, prefix=prefix, suffix=suffix)
+    if not GOOGLE_SERVICE_ACCOUNT_ID.match(account_id):
+        raise ValueError(f"{account_id!r} is not a Google service-account id: 6-30 of a-z, 0-9, '-', a letter first")
+    return account_id
+
+
+def ray_dashboard_path(team: str, cluster: str) -> str:
+    """Where a team's Ray dashboard is served through the Kubeflow gateway (and linked in the menu)."""
+    return f"/ray/{team}/{cluster}/"

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
+from args.infra import ClusterArgs, GkeClusterArgs
 
 # GKE's kubectl auth plugin (cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl).
 GKE_AUTH_PLUGIN = "gke-gcloud-auth-plugin"
@@ -51,28 +51,27 @@ def gke_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
     return yaml.safe_dump(document, sort_keys=False)
 
 
-def build_cluster(config: PlatformConfig) -> Cluster:
+def build_cluster(args: ClusterArgs) -> Cluster:
     """The cluster of the stack (GKE, a new kind cluster, or an existing context) and its provider."""
-    from infra.gke import Gke
-    from infra.kind import Kind
+    from infra.gke import GkeCluster
+    from infra.kind import KindCluster
 
-    spec = config.cluster
     provider_args: k8s.ProviderArgs
     kubeconfig: pulumi.Output[str]
-    if isinstance(spec, GkeClusterConfig):
-        gke = Gke(spec.name, config, spec)
+    name = args.cluster.name
+    if isinstance(args, GkeClusterArgs):
+        gke = GkeCluster(name, args)
         plain: pulumi.Output[str] = pulumi.Output.all(gke.endpoint, gke.ca_certificate).apply(
-            lambda parts: gke_kubeconfig(spec.name, parts[0], parts[1])
+            lambda parts: gke_kubeconfig(name, parts[0], parts[1])
         )
         kubeconfig = pulumi.Output.secret(plain)
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig)
-    elif isinstance(spec, KindClusterConfig) and spec.existing_context:
+    elif args.cluster.existing_context:
         # The provider reads the user's own kubeconfig; nothing of it enters the state.
         kubeconfig = pulumi.Output.secret("")
-        provider_args = k8s.ProviderArgs(context=spec.existing_context)
+        provider_args = k8s.ProviderArgs(context=args.cluster.existing_context)
     else:
-        assert isinstance(spec, KindClusterConfig)
-        kind = Kind(spec.name, spec)
+        kind = KindCluster(name, args)
         kubeconfig = kind.kubeconfig
         # `kind delete cluster` (or a Docker restart) can take the cluster away behind
         # Pulumi's back; deleteUnreachable lets refresh and destroy drop its objects from the
@@ -82,4 +81,4 @@ def build_cluster(config: PlatformConfig) -> Cluster:
         # context is unreachable for other reasons, and its objects must stay in the state.
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig, delete_unreachable=True)
     provider = k8s.Provider("k8s", provider_args)
-    return Cluster(name=spec.name, provider=provider, kubeconfig=kubeconfig)
+    return Cluster(name=name, provider=provider, kubeconfig=kubeconfig)

@@ -1,17 +1,22 @@
 """GKE: network, cluster with node auto-provisioning, system pool and GPU pools.
 
-The ComponentResources stay thin; the `*_args` functions turn typed config into
+The ComponentResources stay thin; the `*_args` functions turn their Args (args/infra.py) into
 pulumi-gcp `*Args` and are unit-tested on their own.
 """
 
 from __future__ import annotations
 
+from typing import Mapping, Sequence
+
 import pulumi
 import pulumi_gcp as gcp
 
 from facts.gpu_catalog import ACCELERATORS
+from facts.naming import google_service_account_id
+from infra.component import Component
 from facts.node_labels import pool_node_labels, pool_taints
-from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, GpuSharing, PlatformConfig, Provisioning, RaySource, SharingStrategy
+from args.infra import GkeClusterArgs, NetworkArgs
+from stacks.schema import GkeClusterConfig, GpuPool, GpuSharing, Provisioning, SharingStrategy
 
 # Least privilege for node VMs: GKE's documented minimum ("Use least privilege IAM
 # service accounts", cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster)
@@ -46,14 +51,14 @@ def node_tag(cluster: GkeClusterConfig) -> str:
     return f"{cluster.name}-node"
 
 
-# --- pure functions: config -> Args ---------------------------------------------------
+# --- pure functions: our Args -> pulumi-gcp Args --------------------------------------
 
 
-def subnetwork_args(cluster: GkeClusterConfig, network: pulumi.Input[str]) -> gcp.compute.SubnetworkArgs:
-    net = cluster.network
+def subnetwork_args(args: NetworkArgs, network: pulumi.Input[str]) -> gcp.compute.SubnetworkArgs:
+    net = args.ranges
     return gcp.compute.SubnetworkArgs(
         network=network,
-        region=cluster.region,
+        region=args.region,
         ip_cidr_range=str(net.subnet_cidr),
         private_ip_google_access=True,
         secondary_ip_ranges=[
@@ -66,27 +71,23 @@ def subnetwork_args(cluster: GkeClusterConfig, network: pulumi.Input[str]) -> gc
 
 
 def cluster_args(
-    config: PlatformConfig,
-    cluster: GkeClusterConfig,
+    args: GkeClusterArgs,
     network: pulumi.Input[str],
     subnetwork: pulumi.Input[str],
     node_service_account: pulumi.Input[str],
 ) -> gcp.container.ClusterArgs:
+    cluster = args.cluster
     nap = cluster.autoprovisioning
     limits = [
         gcp.container.ClusterClusterAutoscalingResourceLimitArgs(resource_type=name, maximum=value, minimum=0)
         for name, value in sorted(nap.limits.items())
     ]
-    # GKE's managed DCGM metrics only when the stack picks them over NVIDIA's chart (never both).
-    managed_dcgm = (
-        config.enabled_components()["dcgmExporter"] and config.components.dcgm_exporter.source is DcgmSource.GKE_MANAGED
-    )
     monitoring_components = (
-        ["SYSTEM_COMPONENTS"] + (["JOBSET"] if cluster.managed_prometheus else []) + (["DCGM"] if managed_dcgm else [])
+        ["SYSTEM_COMPONENTS"] + (["JOBSET"] if cluster.managed_prometheus else []) + (["DCGM"] if args.managed_dcgm else [])
     )
     return gcp.container.ClusterArgs(
         name=cluster.name,
-        project=config.project,
+        project=args.project,
         location=cluster.location,
         network=network,
         subnetwork=subnetwork,
@@ -100,7 +101,7 @@ def cluster_args(
         initial_node_count=1,
         release_channel=gcp.container.ClusterReleaseChannelArgs(channel=cluster.release_channel.value),
         workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
-            workload_pool=f"{config.project}.svc.id.goog"
+            workload_pool=f"{args.project}.svc.id.goog"
         ),
         datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2: NetworkPolicy enforcement built in
         enable_shielded_nodes=True,
@@ -125,11 +126,8 @@ def cluster_args(
             gcs_fuse_csi_driver_config=gcp.container.ClusterAddonsConfigGcsFuseCsiDriverConfigArgs(
                 enabled=cluster.gcs_fuse
             ),
-            # GKE's managed Ray operator, when the stack picks it over the KubeRay chart.
             ray_operator_configs=(
-                [gcp.container.ClusterAddonsConfigRayOperatorConfigArgs(enabled=True)]
-                if config.components.kuberay.enabled and config.components.kuberay.source is RaySource.GKE_ADDON
-                else None
+                [gcp.container.ClusterAddonsConfigRayOperatorConfigArgs(enabled=True)] if args.ray_operator else None
             ),
         ),
         gateway_api_config=(
@@ -174,8 +172,8 @@ def cluster_args(
                 else None
             ),
         ),
-        deletion_protection=config.deletion_protection,
-        resource_labels={ENVIRONMENT_LABEL: config.environment.value},
+        deletion_protection=args.deletion_protection,
+        resource_labels={ENVIRONMENT_LABEL: args.environment.value},
     )
 
 
@@ -184,8 +182,17 @@ def _node_config(
     machine_type: str,
     disk_size_gb: int,
     service_account: pulumi.Input[str],
-    **gpu: object,
+    *,
+    guest_accelerators: Sequence[gcp.container.NodePoolNodeConfigGuestAcceleratorArgs] | None = None,
+    labels: Mapping[str, str] | None = None,
+    taints: Sequence[gcp.container.NodePoolNodeConfigTaintArgs] | None = None,
+    spot: bool | None = None,
+    flex_start: bool | None = None,
+    reservation_affinity: gcp.container.NodePoolNodeConfigReservationAffinityArgs | None = None,
+    gvnic: gcp.container.NodePoolNodeConfigGvnicArgs | None = None,
+    fast_socket: gcp.container.NodePoolNodeConfigFastSocketArgs | None = None,
 ) -> gcp.container.NodePoolNodeConfigArgs:
+    """A pool's node config; the keyword fields are a GPU pool's (None: left unset)."""
     return gcp.container.NodePoolNodeConfigArgs(
         machine_type=machine_type,
         disk_size_gb=disk_size_gb,
@@ -196,7 +203,14 @@ def _node_config(
             enable_secure_boot=True, enable_integrity_monitoring=True
         ),
         workload_metadata_config=gcp.container.NodePoolNodeConfigWorkloadMetadataConfigArgs(mode="GKE_METADATA"),
-        **gpu,  # type: ignore[arg-type]
+        guest_accelerators=guest_accelerators,
+        labels=labels,
+        taints=taints,
+        spot=spot,
+        flex_start=flex_start,
+        reservation_affinity=reservation_affinity,
+        gvnic=gvnic,
+        fast_socket=fast_socket,
     )
 
 
@@ -322,30 +336,31 @@ def webhook_firewall_args(cluster: GkeClusterConfig, network: pulumi.Input[str])
 # --- components -----------------------------------------------------------------------
 
 
-class Network(pulumi.ComponentResource):
-    """VPC, subnet with pod/service ranges, and Cloud NAT for private nodes."""
+class Network(Component):
+    """The cluster's own VPC: a subnet with VPC-native pod and service ranges, and Cloud NAT
+    so private nodes still reach registries."""
 
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
 
-    def __init__(self, name: str, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("mlplatform:infra:Network", name, None, opts)
+    def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self)
         network = gcp.compute.Network(
             name,
-            gcp.compute.NetworkArgs(project=config.project, auto_create_subnetworks=False, routing_mode="REGIONAL"),
+            gcp.compute.NetworkArgs(project=args.project, auto_create_subnetworks=False, routing_mode="REGIONAL"),
             opts=child,
         )
-        subnet = gcp.compute.Subnetwork(name, subnetwork_args(cluster, network.id), opts=child)
-        if cluster.private_nodes:
+        subnet = gcp.compute.Subnetwork(name, subnetwork_args(args, network.id), opts=child)
+        if args.private_nodes:
             router = gcp.compute.Router(
-                name, gcp.compute.RouterArgs(network=network.id, region=cluster.region), opts=child
+                name, gcp.compute.RouterArgs(network=network.id, region=args.region), opts=child
             )
             gcp.compute.RouterNat(
                 name,
                 gcp.compute.RouterNatArgs(
                     router=router.name,
-                    region=cluster.region,
+                    region=args.region,
                     nat_ip_allocate_option="AUTO_ONLY",
                     source_subnetwork_ip_ranges_to_nat="ALL_SUBNETWORKS_ALL_IP_RANGES",
                     log_config=gcp.compute.RouterNatLogConfigArgs(enable=True, filter="ERRORS_ONLY"),
@@ -357,23 +372,26 @@ class Network(pulumi.ComponentResource):
         self.register_outputs({"networkId": network.id, "subnetworkId": subnet.id})
 
 
-class Gke(pulumi.ComponentResource):
-    """The GKE cluster, its node service account, system and GPU pools."""
+class GkeCluster(Component):
+    """The GKE cluster the platform runs on: a least-privilege node account, the system pool,
+    one pool per GPU pool of the stack, and node auto-provisioning."""
 
     name: pulumi.Output[str]
     endpoint: pulumi.Output[str]
+    """The control plane's address, for the kubeconfig."""
     ca_certificate: pulumi.Output[str]
 
-    def __init__(self, name: str, config: PlatformConfig, cluster: GkeClusterConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("mlplatform:infra:GkeCluster", name, None, opts)
+    def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, opts)
+        cluster = args.cluster
         child = pulumi.ResourceOptions(parent=self)
-        network = Network(name, config, cluster, opts=child)
+        network = Network(name, args.network, opts=child)
 
         node_sa = gcp.serviceaccount.Account(
             f"{name}-nodes",
             gcp.serviceaccount.AccountArgs(
-                project=config.project,
-                account_id=f"{cluster.name}-nodes"[:30],
+                project=args.project,
+                account_id=google_service_account_id(cluster.name, suffix="-nodes"),
                 display_name=f"GKE nodes of {cluster.name} (least privilege)",
             ),
             opts=child,
@@ -382,18 +400,18 @@ class Gke(pulumi.ComponentResource):
         roles = [
             gcp.projects.IAMMember(
                 f"{name}-nodes-{role.split('/')[-1]}",
-                gcp.projects.IAMMemberArgs(project=config.project or "", role=role, member=member),
+                gcp.projects.IAMMemberArgs(project=args.project or "", role=role, member=member),
                 opts=child,
             )
             for role in NODE_SA_ROLES
         ]
         gke = gcp.container.Cluster(
             name,
-            cluster_args(config, cluster, network.network_id, network.subnetwork_id, node_sa.email),
+            cluster_args(args, network.network_id, network.subnetwork_id, node_sa.email),
             opts=pulumi.ResourceOptions(
                 parent=self,
                 depends_on=roles,  # NAP nodes need their roles before the first node boots
-                protect=config.deletion_protection,
+                protect=args.deletion_protection,
                 # GKE reports node_config for the removed default pool, and our NodePools in
                 # the cluster's nodePools (pulumi-gcp 10.2.0 ClusterArgs.node_pools); neither
                 # is ours to manage here.
@@ -410,4 +428,4 @@ class Gke(pulumi.ComponentResource):
         self.name = gke.name
         self.endpoint = gke.endpoint
         self.ca_certificate = gke.master_auth.cluster_ca_certificate.apply(lambda ca: ca or "")
-        self.register_outputs({"name": gke.name, "endpoint": gke.endpoint})
+        self.register_outputs({"name": gke.name, "endpoint": gke.endpoint, "caCertificate": self.ca_certificate})

@@ -13,7 +13,9 @@ import pulumi
 import pulumi_command as command
 import yaml
 
+from args.infra import KindClusterArgs
 from facts.versions import KIND_NODE_IMAGE, image
+from infra.component import Component
 from stacks.schema import KindClusterConfig
 
 API_SERVER_PATCH = """kind: ClusterConfiguration
@@ -47,13 +49,15 @@ def delete_command(cluster: KindClusterConfig) -> str:
     return f"kind delete cluster --name {cluster.name}"
 
 
-class Kind(pulumi.ComponentResource):
-    """Creates the kind cluster on `pulumi up` and deletes it on `pulumi destroy`."""
+class KindCluster(Component):
+    """A local cluster for development and CI: created on `pulumi up`, deleted on `pulumi destroy`."""
 
     kubeconfig: pulumi.Output[str]
+    """The new cluster's kubeconfig (a secret)."""
 
-    def __init__(self, name: str, cluster: KindClusterConfig, opts: pulumi.ResourceOptions | None = None):
-        super().__init__("mlplatform:infra:KindCluster", name, None, opts)
+    def __init__(self, name: str, args: KindClusterArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, opts)
+        cluster = args.cluster
         config = kind_config(cluster)
         created = command.local.Command(
             name,
@@ -67,4 +71,4 @@ class Kind(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self, additional_secret_outputs=["stdout"]),
         )
         self.kubeconfig = pulumi.Output.secret(created.stdout)
-        self.register_outputs({})
+        self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -43,8 +43,10 @@ from facts.versions import (
     Pin,
     image,
 )
+from facts.naming import DNS_LABEL_MAX
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig
+from args.components import TrainingRuntimesArgs
+from stacks.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 KIND = "ClusterTrainingRuntime"
@@ -62,8 +64,6 @@ ISTIO_INJECT_LABEL = "sidecar.istio.io/inject"
 # The container every upstream runtime names `node`; the SDK reads image and devices from it.
 NODE = "node"
 LAUNCHER = "launcher"
-# Kubernetes object names (and label values naming them) stay within a DNS label.
-MAX_NAME_LENGTH = 63
 # NCCL exchanges data through /dev/shm; the container default (64Mi) is too small on GPUs.
 SHM_VOLUME = "dshm"
 
@@ -122,9 +122,9 @@ def runtime_name(spec: RuntimeSpec, pool: GpuPool | None = None) -> str:
     """`<runtime>` or `<runtime>-<pool name>`, e.g. torch-distributed-l4: typed by hand in
     notebooks, so readable and never hash-suffixed; too long is an error, not a truncation."""
     name = spec.name if pool is None else f"{spec.name}-{pool.name}"
-    if len(name) > MAX_NAME_LENGTH:
+    if len(name) > DNS_LABEL_MAX:
         raise ValueError(
-            f"runtime name {name!r} has {len(name)} characters, more than {MAX_NAME_LENGTH}; "
+            f"runtime name {name!r} has {len(name)} characters, more than {DNS_LABEL_MAX}; "
             f"shorten GPU pool name {pool.name if pool else ''!r}"
         )
     return name
@@ -237,12 +237,7 @@ def base_runtimes() -> list[dict[str, Any]]:
     return [runtime(spec) for spec in RUNTIMES]
 
 
-def gpu_pools(config: PlatformConfig) -> list[GpuPool]:
-    """The stack's GPU pools; a kind cluster has none."""
-    return list(config.cluster.gpu_pools) if isinstance(config.cluster, GkeClusterConfig) else []
-
-
-def cluster_training_runtimes(config: PlatformConfig) -> list[dict[str, Any]]:
+def cluster_training_runtimes(args: TrainingRuntimesArgs) -> list[dict[str, Any]]:
     """Every runtime of the stack: the base four, then the four again per GPU pool in the
     stack's pool order (deterministic, so the same stack file gives the same plan)."""
-    return base_runtimes() + [runtime(spec, pool) for pool in gpu_pools(config) for spec in RUNTIMES]
+    return base_runtimes() + [runtime(spec, pool) for pool in args.gpu_pools for spec in RUNTIMES]

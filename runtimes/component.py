@@ -7,26 +7,32 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
+from args.components import TrainingRuntimesArgs
+from infra.component import Component
 from runtimes.catalog import cluster_training_runtimes
-from stacks.schema import PlatformConfig
 
 
-class TrainingRuntimes(pulumi.ComponentResource):
-    """Every ClusterTrainingRuntime of the stack: the base four and the per-GPU-pool variants."""
+class TrainingRuntimes(Component):
+    """The runtimes data scientists name in `TrainerClient().train(runtime=...)`: the base four
+    and a variant of each per GPU pool."""
 
     names: list[str]
     """The runtime names, in catalog order: what `TrainerClient().train(runtime=...)` takes."""
 
     def __init__(
-        self, name: str, config: PlatformConfig, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None
+        self,
+        name: str,
+        args: TrainingRuntimesArgs,
+        needs: list[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
     ):
         """`needs`: the Trainer chart (CRDs and webhook). Each runtime waits for it itself:
         Pulumi does not make children wait for their component's own `depends_on`
         (pulumi/runtime/resource.py prepare_resource reads only the resource's options)."""
-        super().__init__("mlplatform:runtimes:TrainingRuntimes", name, None, opts)
+        super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self, depends_on=needs)
         self.names = []
-        for manifest in cluster_training_runtimes(config):
+        for manifest in cluster_training_runtimes(args):
             metadata = manifest["metadata"]
             k8s.apiextensions.CustomResource(
                 metadata["name"],

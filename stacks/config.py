@@ -95,7 +95,7 @@ def read_pulumi_config() -> dict[str, Any]:
 
 def validate(config: dict[str, Any], source: str) -> PlatformConfig:
     """Turn raw stack config into a PlatformConfig, or raise ConfigError listing every problem."""
-    from components.secrets import SECRET_CONFIG_KEYS
+    from stacks.secrets import SECRET_CONFIG_KEYS
 
     ours = {
         k: v
@@ -118,7 +118,7 @@ def running_stack_config() -> PlatformConfig:
     problem listed (the body of `__main__.py`, shared with the e2e suite's inline program)."""
     import pulumi
 
-    from components.secrets import secret_problems
+    from stacks.secrets import secret_problems
 
     source = f"stack {pulumi.get_stack()}"
     raw = read_pulumi_config()

@@ -120,7 +120,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 @pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
 def test_no_secret_value_reaches_plan_or_render(stack: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from components.secrets import SECRET_KEYS
+    from stacks.secrets import SECRET_KEYS
 
     main(["plan", stack, "--json"])
     main(["render", stack, "--out", str(tmp_path)])

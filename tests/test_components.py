@@ -190,11 +190,12 @@ def test_authored_objects_validate_against_real_schemas(stack: str, shipped_plan
 
 
 def test_istio_cni_bin_dir_only_on_gke(shipped_plan: Callable[[str], Plan]) -> None:
-    from components.istio import istio_settings
+    from args.components import istio_args
+    from components.istio import cni_bin_dir
     from stacks.config import load
 
-    assert istio_settings(load("dev")).cni_bin_dir == GKE_CNI_BIN_DIR
-    assert istio_settings(load("kind")).cni_bin_dir is None
+    assert cni_bin_dir(istio_args(load("dev"))) == GKE_CNI_BIN_DIR
+    assert cni_bin_dir(istio_args(load("kind"))) is None
 
 
 def test_cni_transform_patches_only_the_cni_daemonset() -> None:
@@ -261,17 +262,18 @@ def test_no_public_gateway_without_hostname(shipped_plan: Callable[[str], Plan])
 
 
 def test_gateway_service_gets_neg_and_backend_config_on_gke_with_hostname() -> None:
-    from components.istio import istio_settings, with_gateway_annotations
+    from args.components import istio_args
+    from components.istio import gateway_annotations, with_gateway_annotations
     from stacks.config import load
 
-    settings = istio_settings(load("prod"))
-    assert settings.gateway_annotations == {
+    annotations = gateway_annotations(istio_args(load("prod")))
+    assert annotations == {
         "cloud.google.com/neg": '{"ingress": true}',
         "cloud.google.com/backend-config": '{"default": "kubeflow-gateway"}',
     }
-    assert istio_settings(load("dev")).gateway_annotations == {}
+    assert gateway_annotations(istio_args(load("dev"))) == {}
     service = {"kind": "Service", "metadata": {"name": "istio-ingressgateway", "annotations": {"a": "b"}}}
-    patched = with_gateway_annotations(service, settings.gateway_annotations)
+    patched = with_gateway_annotations(service, annotations)
     assert patched is not None and patched["metadata"]["annotations"]["a"] == "b"
     assert patched["metadata"]["annotations"]["cloud.google.com/neg"] == '{"ingress": true}'
     assert with_gateway_annotations({"kind": "Service", "metadata": {"name": "other"}}, {"x": "y"}) is None
@@ -280,10 +282,11 @@ def test_gateway_service_gets_neg_and_backend_config_on_gke_with_hostname() -> N
 def test_dashboard_menu_links_team_ray_dashboards() -> None:
     import json
 
+    from args.components import kubeflow_args
     from components.kubeflow import dashboard_links, dashboard_menu
     from stacks.config import load
 
-    links = json.loads(dashboard_links(dashboard_menu(load("kind"))))
+    links = json.loads(dashboard_links(dashboard_menu(kubeflow_args(load("kind"), {}))))
     texts = [item["text"] for item in links["menuLinks"]]
     assert texts[:3] == ["Notebooks", "Volumes", "TensorBoards"]
     ray = next(item for item in links["menuLinks"] if item["text"] == "Ray dashboards")

@@ -14,7 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
-CODE = [p for d in ("components", "infra", "runtimes", "stacks", "policy") for p in (REPO / d).rglob("*.py")]
+CODE = [p for d in ("args", "components", "infra", "runtimes", "stacks", "policy") for p in (REPO / d).rglob("*.py")]
 CODE.append(REPO / "program.py")
 VERSION = re.compile(r"(?<![\d.])v?\d+\.\d+\.\d+(?![\d.])")
 

@@ -161,7 +161,7 @@ def test_config_values_put_every_hash_in_one_secret_and_structures_as_json() -> 
     assert json.loads(values["mlplatform:teams"].value)[0]["owner"] == people.owner.email
     assert values["mlplatform:environment"].value == "ci"
     # every secret the e2e stack needs is set, as a secret, so `pulumi up` does not stop
-    from components.secrets import required_secrets, secret_problems
+    from stacks.secrets import required_secrets, secret_problems
     from stacks.schema import PlatformConfig as Config
 
     config = Config.model_validate(e2e_config(kind_stack_config(), people))

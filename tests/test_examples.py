@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import pytest
 
+from args.components import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from stacks.config import validate
 from tests.conftest import base_gke
@@ -23,7 +24,7 @@ from tests.support.validation import validate as validate_object
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 OPTIONAL = ("mlx", "deepspeed", "ray", "transformers")
-RUNTIMES = cluster_training_runtimes(validate(base_gke(), "test"))  # base four + the l4 variants
+RUNTIMES = cluster_training_runtimes(training_runtimes_args(validate(base_gke(), "test")))  # base four + the l4 variants
 
 
 def load(name: str) -> ModuleType:

@@ -12,7 +12,7 @@ import pytest
 from components import dcgm, monitoring
 from components.dashboards import dashboards
 from components.platform import INSTALLERS
-from components.secrets import GRAFANA_ADMIN_PASSWORD
+from stacks.secrets import GRAFANA_ADMIN_PASSWORD
 from facts.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
 from stacks.config import validate as validate_config
@@ -393,6 +393,7 @@ def test_dcgm_chart_waits_for_monitoring_only_when_it_is_on() -> None:
 def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_plan: Callable[[str], Plan]) -> None:
     import json as json_
 
+    from args.components import kubeflow_args
     from components.kubeflow import dashboard_links, dashboard_menu
     from stacks.config import load
 
@@ -403,7 +404,7 @@ def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_pla
     assert http["route"][0]["destination"]["host"] == "grafana.monitoring.svc.cluster.local"
     server = chart(plan, "grafana")["values"]["grafana.ini"]["server"]
     assert server["serve_from_sub_path"] is True and server["root_url"].endswith("/grafana/")
-    links = json_.loads(dashboard_links(dashboard_menu(load("kind"))))["menuLinks"]
+    links = json_.loads(dashboard_links(dashboard_menu(kubeflow_args(load("kind"), {}))))["menuLinks"]
     assert {"type": "item", "link": "/grafana/", "text": "Grafana (GPUs)", "icon": "assessment"} in links
 
 

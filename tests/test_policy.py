@@ -298,11 +298,12 @@ def test_kustomize_branch_ref_is_not_a_pin() -> None:
 
 
 def test_plain_kubeconfig_output(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    from args.infra import cluster_args
     from infra.cluster import build_cluster
     from stacks.config import validate
 
     def leaky(config: Any) -> None:
-        cluster = build_cluster(config)
+        cluster = build_cluster(cluster_args(config))
         pulumi.export("kubeconfig", pulumi.Output.unsecret(cluster.kubeconfig))
 
     plan = evaluate(validate(base_kind(), "test"), "test", build=leaky)

@@ -7,10 +7,11 @@ from typing import Any, Callable
 
 import pytest
 
+from args.teams import team_args
 from components.profiles import (
     GATEWAY_PRINCIPAL,
     contributor_objects,
-    google_service_account_id,
+    team_service_account_id,
     kfam_binding_name,
     team_objects,
 )
@@ -72,7 +73,7 @@ def test_contributor_objects_as_kfam_writes_them() -> None:
 def _objects(raw: dict[str, Any], team: str = "vision") -> dict[tuple[str, str], dict[str, Any]]:
     config = validate(raw, "test")
     found = next(t for t in config.teams if t.name == team)
-    return {(o["kind"], o["metadata"]["name"]): o for o in team_objects(config, found, "team-vision@p.iam.gserviceaccount.com")}
+    return {(o["kind"], o["metadata"]["name"]): o for o in team_objects(team_args(config, found), "team-vision@p.iam.gserviceaccount.com")}
 
 
 def test_profile_owner_quota_and_workload_identity() -> None:
@@ -192,11 +193,11 @@ def test_ray_cluster_waits_for_kueue_and_kuberay(shipped_plan: Callable[[str], P
 
 
 def test_google_service_account_ids_are_length_safe() -> None:
-    assert google_service_account_id(Team.model_validate({**TEAM, "name": "nlp"})) == "team-nlp"
+    assert team_service_account_id(Team.model_validate({**TEAM, "name": "nlp"})) == "team-nlp"
     long = Team.model_validate({**TEAM, "name": "a" * 40})
     other = Team.model_validate({**TEAM, "name": "a" * 39 + "b"})
-    assert 6 <= len(google_service_account_id(long)) <= 30
-    assert google_service_account_id(long) != google_service_account_id(other)
+    assert 6 <= len(team_service_account_id(long)) <= 30
+    assert team_service_account_id(long) != team_service_account_id(other)
 
 
 def test_gke_team_identity_and_bucket(plan_of: Callable[[dict[str, Any]], Plan]) -> None:

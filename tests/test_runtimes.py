@@ -20,6 +20,7 @@ from facts.versions import (
     image,
 )
 from facts.node_labels import GPU_TAINT, pool_selector
+from args.components import training_runtimes_args
 from runtimes import catalog
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes
@@ -64,7 +65,7 @@ def pod_specs(manifest: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         yield job["name"], job["template"]["spec"]["template"]
 
 
-ALL = cluster_training_runtimes(two_pools())
+ALL = cluster_training_runtimes(training_runtimes_args(two_pools()))
 BY_NAME = {m["metadata"]["name"]: m for m in ALL}
 
 
@@ -79,7 +80,7 @@ def test_base_runtimes_are_the_four_upstream_ones_with_the_sdk_framework_label()
 
 
 def test_kind_stack_gets_only_the_base_runtimes() -> None:
-    assert cluster_training_runtimes(validate(base_kind(), "test")) == base_runtimes()
+    assert cluster_training_runtimes(training_runtimes_args(validate(base_kind(), "test"))) == base_runtimes()
 
 
 def test_each_gpu_pool_gets_one_variant_of_each_runtime_in_pool_order() -> None:
@@ -91,7 +92,7 @@ def test_each_gpu_pool_gets_one_variant_of_each_runtime_in_pool_order() -> None:
 
 
 def test_same_config_gives_the_same_runtimes() -> None:
-    assert cluster_training_runtimes(two_pools()) == ALL
+    assert cluster_training_runtimes(training_runtimes_args(two_pools())) == ALL
 
 
 def test_longest_pool_name_fits_the_63_character_limit() -> None:
@@ -433,7 +434,7 @@ def test_component_creates_one_custom_resource_per_runtime() -> None:
     built: list[TrainingRuntimes] = []
 
     def build(c: PlatformConfig) -> None:
-        built.append(TrainingRuntimes("runtimes", c, []))
+        built.append(TrainingRuntimes("runtimes", training_runtimes_args(c), []))
 
     plan = evaluate(config, "test", build=build)
     component = plan.one("mlplatform:runtimes:TrainingRuntimes", "runtimes")
@@ -454,7 +455,7 @@ def test_component_children_use_the_provider_given_to_the_component() -> None:
 
     def build(c: PlatformConfig) -> None:
         provider = k8s.Provider("k8s", kubeconfig="apiVersion: v1")
-        TrainingRuntimes("runtimes", c, [], opts=pulumi.ResourceOptions(providers=[provider]))
+        TrainingRuntimes("runtimes", training_runtimes_args(c), [], opts=pulumi.ResourceOptions(providers=[provider]))
 
     plan = evaluate(validate(base_kind(), "test"), "test", build=build)
     provider_urn = plan.one("pulumi:providers:kubernetes", "k8s").urn
@@ -463,7 +464,7 @@ def test_component_children_use_the_provider_given_to_the_component() -> None:
 
 def test_component_on_kind_creates_the_base_runtimes_only() -> None:
     def build(c: PlatformConfig) -> None:
-        TrainingRuntimes("runtimes", c, [])
+        TrainingRuntimes("runtimes", training_runtimes_args(c), [])
 
     plan = evaluate(validate(base_kind(), "test"), "test", build=build)
     assert sorted(r.name for r in plan.of_type(CTR_TYPE)) == sorted(BASE_NAMES)

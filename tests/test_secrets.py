@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from components.secrets import (
+from stacks.secrets import (
     DEX_PASSWORD_HASHES,
     GRAFANA_ADMIN_PASSWORD,
     IAP_CLIENT_SECRET,

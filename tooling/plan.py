@@ -26,10 +26,10 @@ import pulumi
 from pulumi.runtime import mocks, rpc
 from pulumi.runtime.stack import Stack
 
+from policy.rules import SECRET  # the plan masks secrets with the leaf the policy rules read
 from stacks.schema import PlatformConfig
 
 PROJECT = "mlplatform"
-SECRET = "[secret]"
 STACK_TYPE = "pulumi:pulumi:Stack"
 
 
@@ -301,7 +301,7 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from components.secrets import offline_config
+    from stacks.secrets import offline_config
 
     from components.base import INSTALL_TRANSFORMS
 

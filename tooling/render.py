@@ -14,11 +14,11 @@ from typing import Any
 
 import yaml
 
+from components.base import HELM_CHART_TYPE as HELM_CHART
+from components.base import KUSTOMIZE_TYPE as KUSTOMIZE
 from tooling.plan import Plan, Recorded
 
-HELM_CHART = "kubernetes:helm.sh/v4:Chart"
 HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
 CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
 UPSTREAM_TYPES = (HELM_CHART, HELM_RELEASE, KUSTOMIZE, CONFIG_FILE)
 K8S_PROVIDER = "pulumi:providers:kubernetes"

@@ -1,15 +1,14 @@
 """Secret stack config: values that never appear in plain text in a stack file, an output
-or a log. Set them with `pulumi config set --secret`; the program reads them as
-Pulumi secrets. The offline plan stands in a masked placeholder for each.
+or a log. Set them with `pulumi config set --secret`; the program (program.py) reads
+the ones a stack needs once, as Pulumi secrets. The offline plan stands in a masked
+placeholder for each.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Mapping
-
-import pulumi
 
 from stacks.schema import AuthKind, PlatformConfig
 
@@ -21,8 +20,9 @@ class SecretKey:
     key: str
     what: str
     how: str
-    placeholder: Any
-    """What the offline plan uses instead (masked as [secret] in every output)."""
+    placeholder: Any = field(compare=False)
+    """What the offline plan uses instead (masked as [secret] in every output); not part of
+    the key's identity, so keys hash (the program maps each to its value)."""
 
 
 DEX_PASSWORD_HASHES = SecretKey(
@@ -51,21 +51,6 @@ IAP_CLIENT_SECRET = SecretKey(
 )
 SECRET_KEYS = (DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET, GRAFANA_ADMIN_PASSWORD, IAP_CLIENT_SECRET)
 SECRET_CONFIG_KEYS = frozenset(f"{NAMESPACE}:{s.key}" for s in SECRET_KEYS)
-
-
-def secret(key: SecretKey) -> pulumi.Output[Any]:
-    """The secret's value as a Pulumi secret; a clear RunError naming the command if it is unset."""
-    raw = pulumi.Config(NAMESPACE).get_secret(key.key)
-    if raw is None:
-        raise pulumi.RunError(f"{NAMESPACE}:{key.key} ({key.what}) is not set; set it with: {key.how}")
-
-    def decode(value: str) -> Any:
-        try:
-            return json.loads(value)
-        except json.JSONDecodeError:
-            return value
-
-    return pulumi.Output.secret(raw.apply(decode))
 
 
 def required_secrets(config: PlatformConfig) -> list[SecretKey]:

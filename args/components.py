@@ -1,0 +1,214 @@
+"""Args of the in-cluster components and the training runtimes, cut from the stack model.
+
+Secrets arrive as Pulumi secrets read once at the edge (program.py), never read here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import pulumi
+
+from stacks.schema import (
+    GkeClusterConfig,
+    GpuPool,
+    KubeflowAuth,
+    MetricsBackend,
+    MonitoringConfig,
+    PlatformConfig,
+    Sources,
+)
+from stacks.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
+
+Secrets = Mapping[SecretKey, pulumi.Output[Any]]
+"""The secrets a stack needs (stacks.secrets.required_secrets), each a Pulumi secret; a
+component fails on a secret it needs but did not get."""
+
+
+def gpu_pools(config: PlatformConfig) -> tuple[GpuPool, ...]:
+    """The stack's GPU pools; a kind cluster has none."""
+    return tuple(config.cluster.gpu_pools) if isinstance(config.cluster, GkeClusterConfig) else ()
+
+
+def service_monitor_enabled(config: PlatformConfig) -> bool:
+    """Whether ServiceMonitors work here: they need the Prometheus Operator's CRDs and a
+    Prometheus that scrapes them, i.e. monitoring on with kube-prometheus-stack."""
+    monitoring = config.components.monitoring
+    return monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
+
+
+def behind_gke_ingress(config: PlatformConfig) -> bool:
+    """Whether Kubeflow's gateway has a public hostname behind a GKE Ingress (HttpsGateway)."""
+    return isinstance(config.cluster, GkeClusterConfig) and bool(config.components.kubeflow.auth.hostname)
+
+
+@dataclass(frozen=True)
+class UpstreamArgs:
+    """What every component that installs upstream software needs."""
+
+    sources: Sources
+    """Where its charts and Kubeflow trees come from (`mlplatform:sources`)."""
+
+
+@dataclass(frozen=True)
+class CertManagerArgs(UpstreamArgs):
+    pass
+
+
+@dataclass(frozen=True)
+class KubeflowNamespacesArgs(UpstreamArgs):
+    pass
+
+
+@dataclass(frozen=True)
+class JobSetArgs(UpstreamArgs):
+    pass
+
+
+@dataclass(frozen=True)
+class TrainerArgs(UpstreamArgs):
+    pass
+
+
+@dataclass(frozen=True)
+class KubeRayArgs(UpstreamArgs):
+    pass
+
+
+@dataclass(frozen=True)
+class IstioArgs(UpstreamArgs):
+    gke: bool
+    """On GKE (its CNI bin directory)."""
+    gke_ingress: bool
+    """The ingress gateway Service is the backend of a GKE Ingress (see behind_gke_ingress)."""
+
+
+@dataclass(frozen=True)
+class RayDashboard:
+    """A team's Ray cluster, linked in the Kubeflow menu."""
+
+    team: str
+    cluster: str
+
+
+@dataclass(frozen=True)
+class KubeflowArgs(UpstreamArgs):
+    auth: KubeflowAuth
+    ray_dashboards: tuple[RayDashboard, ...]
+    grafana: bool
+    """Monitoring is installed: Grafana gets a menu entry."""
+    dex_password_hashes: pulumi.Output[Any] | None = None
+    """Dex static users: e-mail -> bcrypt hash."""
+    oidc_client_secret: pulumi.Output[Any] | None = None
+    """An OIDC connector's client secret."""
+
+
+@dataclass(frozen=True)
+class HttpsGatewayArgs:
+    project: str | None
+    auth: KubeflowAuth
+    """With a hostname (behind_gke_ingress)."""
+    deletion_protection: bool
+    iap_client_secret: pulumi.Output[Any] | None = None
+
+
+@dataclass(frozen=True)
+class KueueArgs(UpstreamArgs):
+    gpu_pools: tuple[GpuPool, ...]
+    """One ResourceFlavor each; queued pools also an admission check."""
+    service_monitor: bool
+
+
+@dataclass(frozen=True)
+class MonitoringArgs(UpstreamArgs):
+    settings: MonitoringConfig
+    project: str | None
+    cluster_name: str
+    """Names the managed-Prometheus query frontend's Google service account."""
+    kubeflow: bool
+    """Kubeflow is installed: Grafana is served through its gateway."""
+    gpu_metrics: bool
+    """GPU metrics are collected (DCGM exporter or GKE's managed DCGM): NVIDIA's dashboard."""
+    grafana_admin_password: pulumi.Output[Any] | None
+
+
+@dataclass(frozen=True)
+class DcgmExporterArgs(UpstreamArgs):
+    service_monitor: bool
+
+
+@dataclass(frozen=True)
+class TrainingRuntimesArgs:
+    gpu_pools: tuple[GpuPool, ...]
+    """One variant of each runtime per pool."""
+
+
+def cert_manager_args(config: PlatformConfig) -> CertManagerArgs:
+    return CertManagerArgs(sources=config.sources)
+
+
+def kubeflow_namespaces_args(config: PlatformConfig) -> KubeflowNamespacesArgs:
+    return KubeflowNamespacesArgs(sources=config.sources)
+
+
+def jobset_args(config: PlatformConfig) -> JobSetArgs:
+    return JobSetArgs(sources=config.sources)
+
+
+def trainer_args(config: PlatformConfig) -> TrainerArgs:
+    return TrainerArgs(sources=config.sources)
+
+
+def kuberay_args(config: PlatformConfig) -> KubeRayArgs:
+    return KubeRayArgs(sources=config.sources)
+
+
+def istio_args(config: PlatformConfig) -> IstioArgs:
+    return IstioArgs(
+        sources=config.sources, gke=isinstance(config.cluster, GkeClusterConfig), gke_ingress=behind_gke_ingress(config)
+    )
+
+
+def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
+    return KubeflowArgs(
+        sources=config.sources,
+        auth=config.components.kubeflow.auth,
+        ray_dashboards=tuple(RayDashboard(team=t.name, cluster=t.ray.name) for t in config.teams if t.ray),
+        grafana=config.components.monitoring.enabled,
+        dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
+        oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
+    )
+
+
+def https_gateway_args(config: PlatformConfig, secrets: Secrets) -> HttpsGatewayArgs:
+    auth = config.components.kubeflow.auth
+    return HttpsGatewayArgs(
+        project=config.project,
+        auth=auth,
+        deletion_protection=config.deletion_protection,
+        iap_client_secret=secrets.get(IAP_CLIENT_SECRET),
+    )
+
+
+def kueue_args(config: PlatformConfig) -> KueueArgs:
+    return KueueArgs(sources=config.sources, gpu_pools=gpu_pools(config), service_monitor=service_monitor_enabled(config))
+
+
+def monitoring_args(config: PlatformConfig, secrets: Secrets) -> MonitoringArgs:
+    return MonitoringArgs(
+        sources=config.sources,
+        settings=config.components.monitoring,
+        project=config.project,
+        cluster_name=config.cluster.name,
+        kubeflow=config.components.kubeflow.enabled,
+        gpu_metrics=config.enabled_components()["dcgmExporter"],
+        grafana_admin_password=secrets.get(GRAFANA_ADMIN_PASSWORD),
+    )
+
+
+def dcgm_exporter_args(config: PlatformConfig) -> DcgmExporterArgs:
+    return DcgmExporterArgs(sources=config.sources, service_monitor=service_monitor_enabled(config))
+
+
+def training_runtimes_args(config: PlatformConfig) -> TrainingRuntimesArgs:
+    return TrainingRuntimesArgs(gpu_pools=gpu_pools(config))

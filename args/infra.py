@@ -1,0 +1,79 @@
+"""Args of the cloud side: the GKE cluster and its network, or the kind cluster."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from stacks.schema import (
+    DcgmSource,
+    Environment,
+    GkeClusterConfig,
+    KindClusterConfig,
+    NetworkConfig,
+    PlatformConfig,
+    RaySource,
+)
+
+
+@dataclass(frozen=True)
+class NetworkArgs:
+    """The VPC of a GKE cluster."""
+
+    project: str | None
+    region: str
+    private_nodes: bool
+    """Private nodes egress through Cloud NAT (a router and a NAT)."""
+    ranges: NetworkConfig
+
+
+@dataclass(frozen=True)
+class GkeClusterArgs:
+    """The GKE cluster, its pools and the add-ons the components leave to GKE."""
+
+    project: str | None
+    cluster: GkeClusterConfig
+    network: NetworkArgs
+    environment: Environment
+    deletion_protection: bool
+    managed_dcgm: bool
+    """GKE's managed DCGM metrics, when the stack picks them over NVIDIA's chart."""
+    ray_operator: bool
+    """GKE's managed Ray operator add-on, when the stack picks it over the KubeRay chart."""
+
+
+@dataclass(frozen=True)
+class KindClusterArgs:
+    """A local kind cluster, or an existing kubeconfig context (`cluster.existing_context`)."""
+
+    cluster: KindClusterConfig
+
+
+ClusterArgs = GkeClusterArgs | KindClusterArgs
+
+
+def network_args(config: PlatformConfig, cluster: GkeClusterConfig) -> NetworkArgs:
+    return NetworkArgs(
+        project=config.project, region=cluster.region, private_nodes=cluster.private_nodes, ranges=cluster.network
+    )
+
+
+def gke_cluster_args(config: PlatformConfig, cluster: GkeClusterConfig) -> GkeClusterArgs:
+    components = config.components
+    enabled = config.enabled_components()
+    return GkeClusterArgs(
+        project=config.project,
+        cluster=cluster,
+        network=network_args(config, cluster),
+        environment=config.environment,
+        deletion_protection=config.deletion_protection,
+        # Never both: components/platform.py installs NVIDIA's chart only for source `chart`.
+        managed_dcgm=enabled["dcgmExporter"] and components.dcgm_exporter.source is DcgmSource.GKE_MANAGED,
+        ray_operator=components.kuberay.enabled and components.kuberay.source is RaySource.GKE_ADDON,
+    )
+
+
+def cluster_args(config: PlatformConfig) -> ClusterArgs:
+    cluster = config.cluster
+    if isinstance(cluster, GkeClusterConfig):
+        return gke_cluster_args(config, cluster)
+    return KindClusterArgs(cluster=cluster)

@@ -1,0 +1,86 @@
+"""The Args of the whole platform: one per component the stack installs, None for the rest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from args.components import (
+    CertManagerArgs,
+    DcgmExporterArgs,
+    HttpsGatewayArgs,
+    IstioArgs,
+    JobSetArgs,
+    KubeflowArgs,
+    KubeflowNamespacesArgs,
+    KubeRayArgs,
+    KueueArgs,
+    MonitoringArgs,
+    Secrets,
+    TrainerArgs,
+    TrainingRuntimesArgs,
+    behind_gke_ingress,
+    cert_manager_args,
+    dcgm_exporter_args,
+    https_gateway_args,
+    istio_args,
+    jobset_args,
+    kubeflow_args,
+    kubeflow_namespaces_args,
+    kuberay_args,
+    kueue_args,
+    monitoring_args,
+    trainer_args,
+    training_runtimes_args,
+)
+from args.infra import ClusterArgs, cluster_args
+from args.teams import TeamArgs, teams_args
+from stacks.schema import DcgmSource, PlatformConfig, RaySource
+
+
+@dataclass(frozen=True)
+class PlatformArgs:
+    cluster: ClusterArgs
+    cert_manager: CertManagerArgs | None
+    istio: IstioArgs | None
+    kubeflow_namespaces: KubeflowNamespacesArgs | None
+    """With Kubeflow: its namespaces, installed before everything else."""
+    kubeflow: KubeflowArgs | None
+    https_gateway: HttpsGatewayArgs | None
+    """With Kubeflow behind a GKE Ingress."""
+    jobset: JobSetArgs | None
+    trainer: TrainerArgs | None
+    training_runtimes: TrainingRuntimesArgs | None
+    """With Trainer."""
+    kuberay: KubeRayArgs | None
+    """None also with GKE's Ray operator add-on (GkeClusterArgs.ray_operator)."""
+    kueue: KueueArgs | None
+    monitoring: MonitoringArgs | None
+    dcgm_exporter: DcgmExporterArgs | None
+    """None also with GKE's managed DCGM metrics (GkeClusterArgs.managed_dcgm)."""
+    teams: tuple[TeamArgs, ...]
+
+
+def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
+    on = config.enabled_components()
+    components = config.components
+    kubeflow = on["kubeflow"]
+    return PlatformArgs(
+        cluster=cluster_args(config),
+        cert_manager=cert_manager_args(config) if on["certManager"] else None,
+        istio=istio_args(config) if on["istio"] else None,
+        kubeflow_namespaces=kubeflow_namespaces_args(config) if kubeflow else None,
+        kubeflow=kubeflow_args(config, secrets) if kubeflow else None,
+        https_gateway=https_gateway_args(config, secrets) if kubeflow and behind_gke_ingress(config) else None,
+        jobset=jobset_args(config) if on["jobset"] else None,
+        trainer=trainer_args(config) if on["trainer"] else None,
+        training_runtimes=training_runtimes_args(config) if on["trainer"] else None,
+        kuberay=kuberay_args(config) if on["kuberay"] and components.kuberay.source is not RaySource.GKE_ADDON else None,
+        kueue=kueue_args(config) if on["kueue"] else None,
+        monitoring=monitoring_args(config, secrets) if on["monitoring"] else None,
+        dcgm_exporter=(
+            dcgm_exporter_args(config)
+            if on["dcgmExporter"] and components.dcgm_exporter.source is not DcgmSource.GKE_MANAGED
+            else None
+        ),
+        teams=teams_args(config),
+    )

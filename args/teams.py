@@ -1,0 +1,43 @@
+"""Args of one team's profile: the team, and what of the cluster its objects depend on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from args.components import gpu_pools
+from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Team
+
+
+@dataclass(frozen=True)
+class GoogleCloud:
+    """Where a team's Google service account and bucket live (GKE stacks)."""
+
+    project: str | None
+    region: str
+    """The bucket's default location."""
+    deletion_protection: bool
+
+
+@dataclass(frozen=True)
+class TeamArgs:
+    team: Team
+    gpu_pools: tuple[GpuPool, ...]
+    """Quota per pool flavor; the Ray cluster's pool."""
+    kueue: bool
+    """Kueue is installed: the Ray cluster is a Kueue elastic job."""
+    google: GoogleCloud | None
+    """On GKE: the team gets a Google identity (Workload Identity) and its bucket."""
+
+
+def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
+    cluster = config.cluster
+    google = (
+        GoogleCloud(project=config.project, region=cluster.region, deletion_protection=config.deletion_protection)
+        if isinstance(cluster, GkeClusterConfig)
+        else None
+    )
+    return TeamArgs(team=team, gpu_pools=gpu_pools(config), kueue=config.enabled_components()["kueue"], google=google)
+
+
+def teams_args(config: PlatformConfig) -> tuple[TeamArgs, ...]:
+    return tuple(team_args(config, team) for team in config.teams)

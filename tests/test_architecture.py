@@ -1,0 +1,367 @@
+"""The layers of the code, checked on the code itself: the import graph (every import,
+function-level ones too, of every module outside tests) points down LAYERS without cycles;
+infra, components and runtimes read only their own Args; each ComponentResource takes its
+Args and has a type token derived from its class."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import typing
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Iterator
+
+import pulumi
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SKIPPED = {"tests"}
+"""Top-level folders outside the graph (tests may import any layer)."""
+
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("facts", ("facts",)),
+    ("stack model", ("stacks",)),
+    ("args", ("args",)),
+    ("infra", ("infra",)),
+    ("components", ("components",)),
+    ("runtimes and teams", ("runtimes", "components.profiles")),
+    ("composition", ("components.platform",)),
+    ("program", ("program", "__main__")),
+    ("policy", ("policy",)),
+    ("tools", ("tooling", "stacks.__main__")),
+    ("scripts", ("scripts", "benchmarks", "examples")),
+)
+"""Bottom to top; a module is in the layer of its longest listed prefix, and imports only
+from its own layer or lower ones. `python -m stacks` (stacks/__main__.py) is the tools'
+command line, so it sits with the tools, not with the stack model."""
+
+SLICED = ("infra", "components", "runtimes")
+"""Code that gets its own Args and never reads the stack itself."""
+
+
+@dataclass(frozen=True)
+class Import:
+    source: str
+    target: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{path_of(self.source)}:{self.line} imports {self.target}"
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+@cache
+def modules() -> dict[str, Path]:
+    """Every module of the repository outside tests and hidden or virtualenv folders."""
+    found = {}
+    for path in REPO.rglob("*.py"):
+        top = path.relative_to(REPO).parts
+        if top[0] in SKIPPED or any(p.startswith(".") or p in ("venv", "__pycache__") for p in top):
+            continue
+        found[module_name(path)] = path
+    return found
+
+
+def path_of(module: str) -> str:
+    return str(modules()[module].relative_to(REPO))
+
+
+def _resolve(name: str) -> str | None:
+    """The repository module `name` is (or is inside), if any."""
+    parts = name.split(".")
+    for end in range(len(parts), 0, -1):
+        candidate = ".".join(parts[:end])
+        if candidate in modules():
+            return candidate
+    return None
+
+
+def _imported_names(module: str, node: ast.AST) -> Iterator[str]:
+    if isinstance(node, ast.Import):
+        yield from (alias.name for alias in node.names)
+    elif isinstance(node, ast.ImportFrom):
+        base = node.module or ""
+        if node.level:
+            package = module.split(".")
+            if modules()[module].name != "__init__.py":
+                package = package[:-1]
+            package = package[: len(package) - node.level + 1]
+            base = ".".join(package + ([node.module] if node.module else []))
+        # `from a import b`: b may be a module of package a, or a name in a.
+        yield from (f"{base}.{alias.name}" for alias in node.names)
+
+
+@cache
+def imports() -> tuple[Import, ...]:
+    found = []
+    for module, path in sorted(modules().items()):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            for name in _imported_names(module, node):
+                target = _resolve(name)
+                if target is not None and target != module:
+                    found.append(Import(module, target, node.lineno))  # type: ignore[attr-defined]
+    return tuple(dict.fromkeys(found))
+
+
+def layer_of(module: str) -> int:
+    matches = [
+        (len(prefix), index)
+        for index, (_, prefixes) in enumerate(LAYERS)
+        for prefix in prefixes
+        if module == prefix or module.startswith(prefix + ".")
+    ]
+    assert matches, f"{path_of(module)} is in no layer: add its folder to LAYERS in {Path(__file__).name}"
+    return max(matches)[1]
+
+
+def folder_of(module: str) -> str:
+    """The top-level folder; an entry point (`<folder>/__main__.py`) is a unit of its own:
+    it runs the folder's code as a command, and nothing imports it."""
+    parts = path_of(module).split("/")
+    if parts[-1] == "__main__.py" and len(parts) > 1:
+        return f"{parts[0]}/__main__"
+    return parts[0].removesuffix(".py")
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one node (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for successor in sorted(edges.get(node, ())):
+            if successor not in index:
+                visit(successor)
+                low[node] = min(low[node], low[successor])
+            elif successor in on_stack:
+                low[node] = min(low[node], index[successor])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(edges):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def a_cycle(edges: dict[str, set[str]], members: list[str]) -> list[str]:
+    """One shortest cycle inside a strongly connected component, as its nodes in order."""
+    start = members[0]
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for successor in sorted(edges.get(node, ())):
+            if successor == start:
+                return paths[node]
+            if successor in members and successor not in paths:
+                paths[successor] = paths[node] + [successor]
+                queue.append(successor)
+    raise AssertionError(f"no cycle through {start}")
+
+
+def cycle_report(edges: dict[str, set[str]], unit: Any) -> list[str]:
+    """Each cycle of `edges` (over units of modules, `unit(module)`), as the imports along it."""
+    lines = []
+    for component in cycles(edges):
+        path = a_cycle(edges, component)
+        lines.append(" -> ".join(path + path[:1]) + ":")
+        for a, b in zip(path, path[1:] + path[:1]):
+            lines += [f"  {i}" for i in imports() if unit(i.source) == a and unit(i.target) == b][:3]
+    return lines
+
+
+# --- the import graph -------------------------------------------------------------------
+
+
+def test_the_graph_sees_function_level_and_relative_imports() -> None:
+    """The scan is only as good as what it finds: a lazy import inside a function counts."""
+    lazy = [i for i in imports() if i.source == "infra.cluster" and i.target == "infra.gke"]
+    assert lazy, "infra/cluster.py imports infra.gke inside build_cluster"
+    assert {"components.dashboards.gpus_by_team", "components.dashboards.common"} <= {
+        i.target for i in imports() if i.source == "components.dashboards"
+    }
+
+
+def test_no_import_cycle_between_files() -> None:
+    edges: dict[str, set[str]] = {}
+    for i in imports():
+        edges.setdefault(i.source, set()).add(i.target)
+    problems = cycle_report(edges, lambda module: module)
+    assert problems == [], "import cycle between files:\n" + "\n".join(problems)
+
+
+def test_no_import_cycle_between_top_level_folders() -> None:
+    edges: dict[str, set[str]] = {}
+    for i in imports():
+        a, b = folder_of(i.source), folder_of(i.target)
+        if a != b:
+            edges.setdefault(a, set()).add(b)
+    problems = cycle_report(edges, folder_of)
+    assert problems == [], "import cycle between folders:\n" + "\n".join(problems)
+
+
+def test_imports_point_down_the_layers() -> None:
+    upward = [
+        f"{i} ({LAYERS[layer_of(i.source)][0]} -> {LAYERS[layer_of(i.target)][0]})"
+        for i in imports()
+        if layer_of(i.target) > layer_of(i.source)
+    ]
+    assert upward == [], "imports up the layers:\n" + "\n".join(upward)
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for module in modules():
+        layer_of(module)
+
+
+# --- what infra, components and runtimes may read ---------------------------------------
+
+
+def _reads_the_stack(module: str) -> Iterator[str]:
+    path = modules()[module]
+    tree = ast.parse(path.read_text(), str(path))
+    config_names = {"pulumi.Config"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module == "pulumi":
+            config_names |= {alias.asname or alias.name for alias in node.names if alias.name == "Config"}
+    for node in ast.walk(tree):
+        where = f"{path_of(module)}:{getattr(node, 'lineno', '?')}"
+        if isinstance(node, ast.ImportFrom):
+            named = {alias.name for alias in node.names}
+            if "PlatformConfig" in named:
+                yield f"{where} imports PlatformConfig (take an Args of args/ instead)"
+            if node.module == "stacks.config" or (node.module == "stacks" and "config" in named):
+                yield f"{where} imports the stack loader stacks.config"
+        elif isinstance(node, ast.Import) and any(alias.name == "stacks.config" for alias in node.names):
+            yield f"{where} imports the stack loader stacks.config"
+        elif isinstance(node, ast.Attribute) and node.attr == "PlatformConfig":
+            yield f"{where} uses {ast.unparse(node)}"
+        elif isinstance(node, ast.Call) and ast.unparse(node.func) in config_names:
+            yield f"{where} calls {ast.unparse(node.func)} (secrets and config are read in program.py)"
+
+
+def test_infra_components_and_runtimes_read_only_their_args() -> None:
+    found = [
+        problem
+        for module in sorted(modules())
+        if module.split(".")[0] in SLICED
+        for problem in _reads_the_stack(module)
+    ]
+    assert found == [], "reads the stack instead of its Args:\n" + "\n".join(found)
+
+
+# --- ComponentResources -----------------------------------------------------------------
+
+
+@cache
+def component_classes() -> tuple[type[pulumi.ComponentResource], ...]:
+    """Every ComponentResource class of the repository (importing every module that may hold one)."""
+    for module in sorted(modules()):
+        if module.split(".")[0] in SLICED:
+            importlib.import_module(module)
+    found: list[type[pulumi.ComponentResource]] = []
+    pending: list[type[pulumi.ComponentResource]] = [pulumi.ComponentResource]
+    while pending:
+        sub: type[pulumi.ComponentResource]
+        for sub in pending.pop().__subclasses__():
+            pending.append(sub)
+            if sub.__module__.split(".")[0] in SLICED and sub not in found:
+                found.append(sub)
+    return tuple(found)
+
+
+def concrete(cls: type) -> bool:
+    """Bases (infra.component.Component, components.base.PlatformComponent) are never built
+    themselves; their constructors take what every subclass passes on, not an Args."""
+    subclasses: list[type] = cls.__subclasses__()
+    return not any(sub.__module__.split(".")[0] in SLICED for sub in subclasses)
+
+
+def test_every_component_resource_takes_its_args_first_after_its_name() -> None:
+    problems = []
+    for cls in component_classes():
+        if not concrete(cls):
+            continue
+        params = list(inspect.signature(cls.__init__).parameters)[1:]
+        where = f"{cls.__module__}.{cls.__qualname__}"
+        if params[:1] != ["name"] or len(params) < 2:
+            problems.append(f"{where}({', '.join(params)}): the first parameter must be `name`")
+            continue
+        hint = typing.get_type_hints(cls.__init__).get(params[1])
+        if not (
+            isinstance(hint, type)
+            and hint.__name__.endswith("Args")
+            and hint.__module__.startswith("args.")
+            and dataclasses.is_dataclass(hint)
+            and hint.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        ):
+            problems.append(f"{where}: parameter {params[1]!r} is {hint!r}, not a frozen *Args of args/")
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_component_resource_says_why_it_exists() -> None:
+    missing = [f"{c.__module__}.{c.__qualname__}" for c in component_classes() if not c.__doc__]
+    assert missing == [], "no docstring saying why it exists: " + ", ".join(missing)
+
+
+@pytest.fixture(scope="module")
+def registered() -> dict[str, set[type]]:
+    """Type token -> the classes that registered it, over the shipped stacks."""
+    from stacks.config import load
+    from tooling.plan import evaluate
+
+    seen: dict[str, set[type]] = {}
+    original = pulumi.ComponentResource.__init__
+
+    def recording(self: pulumi.ComponentResource, t: str, *args: Any, **kwargs: Any) -> None:
+        seen.setdefault(t, set()).add(type(self))
+        original(self, t, *args, **kwargs)
+
+    pulumi.ComponentResource.__init__ = recording  # type: ignore[method-assign]
+    try:
+        for stack in ("kind", "dev", "prod"):
+            evaluate(load(stack), stack)
+    finally:
+        pulumi.ComponentResource.__init__ = original  # type: ignore[method-assign]
+    return seen
+
+
+def test_every_type_token_ends_in_its_class_name(registered: dict[str, set[type]]) -> None:
+    from infra.component import type_token
+
+    ours = {t: classes for t, classes in registered.items() if t.startswith("mlplatform:")}
+    wrong = [f"{c.__module__}.{c.__qualname__} registers {t}" for t, classes in ours.items() for c in classes if t != type_token(c)]
+    assert wrong == [], "\n".join(wrong)
+    assert all(t.rsplit(":", 1)[1] == c.__name__ for t, classes in ours.items() for c in classes)
+
+
+def test_the_shipped_stacks_build_every_component_resource(registered: dict[str, set[type]]) -> None:
+    """So the token test above saw every class."""
+    built = set().union(*registered.values())
+    unseen = [f"{c.__module__}.{c.__qualname__}" for c in component_classes() if concrete(c) and c not in built]
+    assert unseen == [], "no shipped stack builds " + ", ".join(unseen)

@@ -1,0 +1,85 @@
+"""The Args each component gets (args/): pure functions of the stack model, no engine."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+
+from args.components import kueue_args
+from args.infra import GkeClusterArgs, KindClusterArgs
+from args.platform import PlatformArgs, platform_args
+from stacks.config import load, validate
+from stacks.secrets import GRAFANA_ADMIN_PASSWORD, IAP_CLIENT_SECRET
+from tests.conftest import base_gke, base_kind, with_changes
+
+C = "mlplatform:components"
+
+
+def args_of(raw: dict[str, Any], secrets: Any = None) -> PlatformArgs:
+    return platform_args(validate(raw, "test"), secrets or {})
+
+
+def test_args_are_frozen() -> None:
+    args = args_of(base_gke())
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        args.teams = ()  # type: ignore[misc]
+
+
+def test_a_component_switched_off_gets_no_args() -> None:
+    args = args_of(with_changes(base_kind(), {f"{C}.kuberay": {"enabled": False}}))
+    assert args.kuberay is None and args.jobset is not None
+
+
+def test_gke_addons_replace_their_components() -> None:
+    raw = with_changes(
+        base_gke(),
+        {
+            "mlplatform:cluster.managedPrometheus": True,
+            f"{C}.kuberay": {"source": "gke-addon"},
+            f"{C}.dcgmExporter": {"enabled": True, "source": "gke-managed"},
+        },
+    )
+    args = args_of(raw)
+    assert args.kuberay is None and args.dcgm_exporter is None
+    assert isinstance(args.cluster, GkeClusterArgs)
+    assert args.cluster.ray_operator and args.cluster.managed_dcgm
+
+
+def test_kind_gets_a_kind_cluster_and_no_gpu_pools() -> None:
+    args = args_of(base_kind())
+    assert isinstance(args.cluster, KindClusterArgs)
+    assert args.kueue is not None and args.kueue.gpu_pools == ()
+    assert args.training_runtimes is not None and args.training_runtimes.gpu_pools == ()
+
+
+def test_gpu_pools_reach_kueue_and_the_runtimes_in_stack_order() -> None:
+    config = validate(base_gke(), "test")
+    assert [p.name for p in kueue_args(config).gpu_pools] == ["l4"]
+    args = platform_args(config, {})
+    assert args.training_runtimes is not None and args.training_runtimes.gpu_pools == kueue_args(config).gpu_pools
+
+
+def test_the_https_gateway_only_on_gke_with_a_hostname_and_its_secret_from_the_edge() -> None:
+    prod = load("prod")
+    iap = object()
+    args = platform_args(prod, {IAP_CLIENT_SECRET: iap})  # type: ignore[dict-item]
+    assert args.https_gateway is not None and args.https_gateway.iap_client_secret is iap
+    assert args.istio is not None and args.istio.gke_ingress
+    assert platform_args(load("dev"), {}).https_gateway is None
+
+
+def test_secrets_reach_only_the_component_that_needs_them() -> None:
+    password = object()
+    args = args_of(with_changes(base_kind(), {f"{C}.monitoring": {"enabled": True}}), {GRAFANA_ADMIN_PASSWORD: password})
+    assert args.monitoring is not None and args.monitoring.grafana_admin_password is password
+    assert args.kubeflow is not None and args.kubeflow.dex_password_hashes is None
+
+
+def test_teams_get_a_google_identity_only_on_gke() -> None:
+    team = {"name": "vision", "owner": "lead@acme.com"}
+    (kind,) = args_of(with_changes(base_kind(), {"mlplatform:teams": [team]})).teams
+    (gke,) = args_of(with_changes(base_gke(), {"mlplatform:teams": [team]})).teams
+    assert kind.google is None
+    assert gke.google is not None and gke.google.project == "acme-test" and gke.google.region == "us-central1"
