@@ -44,13 +44,24 @@ def bounded_name(name: str, max_length: int, *, prefix: str = "", suffix: str = 
     return f"{prefix}{name[:room].rstrip('-')}-{digest}{suffix}"
 
 
-def google_service_account_id(name: str, *, prefix: str = "", suffix: str = "") -> str:
-    """The Google service-account id for `name` (see bounded_name); a ValueError if even that
-    is not a valid id (too short, or not starting with a letter)."""
-    account_id = bounded_name(name, 30, prefix=prefix, suffix=suffix)
+def cut(text: str, max_length: int) -> str:
+    """`text` cut to `max_length`, with no '-' left dangling. For ids that are already live
+    as a plain cut (the node and GMP accounts): a hash would rename them, and a new node
+    account replaces every node pool."""
+    return text[:max_length].rstrip("-")
+
+
+def service_account_id(account_id: str) -> str:
+    """`account_id` if it is a valid Google service-account id, else a ValueError naming it."""
     if not GOOGLE_SERVICE_ACCOUNT_ID.match(account_id):
         raise ValueError(f"{account_id!r} is not a Google service-account id: 6-30 of a-z, 0-9, '-', a letter first")
     return account_id
+
+
+def google_service_account_id(name: str, *, prefix: str = "", suffix: str = "") -> str:
+    """The Google service-account id for `name`, long names shortened with a hash (see
+    bounded_name); a ValueError if even that is not a valid id."""
+    return service_account_id(bounded_name(name, 30, prefix=prefix, suffix=suffix))
 
 
 def ray_dashboard_path(team: str, cluster: str) -> str:
