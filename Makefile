@@ -1,22 +1,44 @@
 # Everyday commands. `make test` is the README's test command and what CI runs.
-PYTHON := .venv/bin/python
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+# A stamp of our own: touching .venv/bin/python would follow its symlink to the system
+# interpreter (Permission denied for anyone but root).
+INSTALLED := $(VENV)/.installed
+# PyPI's Linux torch is the multi-GB CUDA build; the tests run on the CPU build from here.
+TORCH_INDEX := https://download.pytorch.org/whl/cpu
+PIP_VERSION := 26.3
+PIP_TOOLS_VERSION := 7.6.2
 STACK ?= dev
-# The kind stack keeps its state in a local file backend beside the repo, and encrypts
+# The kind stack keeps its state in a local file backend (.pulumi-state/kind), and encrypts
 # its secrets with a passphrase (empty unless you set one): no Pulumi Cloud account needed.
-export PULUMI_BACKEND_URL ?= file://$(CURDIR)/.pulumi-state
 export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test check-stacks plan render crds kind-up kind-down grafana grafana-password e2e
+.PHONY: test check-stacks plan render crds lock kind-up kind-down grafana grafana-password e2e
 
-.venv/bin/python: pyproject.toml
-	python3 -m venv .venv
-	$(PYTHON) -m pip install --quiet --upgrade pip
-	$(PYTHON) -m pip install --quiet -e ".[test]"
+# The virtualenv from the lock files: CPU torch from its own index first, then every package
+# at its locked version, then this repo (editable, no dependencies of its own to resolve).
+$(INSTALLED): requirements-test.txt pyproject.toml
+	@echo "make: installing the test environment into $(VENV) (Python packages from requirements-test.txt; ~2 min the first time)"
+	python3 -m venv $(VENV)
+	$(PYTHON) -m pip install --upgrade pip==$(PIP_VERSION)
+	@# torch alone (its dependencies are in the lock and come from PyPI with the rest)
+	$(PYTHON) -m pip install --no-compile --no-deps --index-url $(TORCH_INDEX) "$$(grep -o '^torch==[^ ]*' requirements-test.txt)"
+	$(PYTHON) -m pip install --no-compile -r requirements-test.txt
+	$(PYTHON) -m pip install --no-deps -e .
 	touch $@
 
-test: .venv/bin/python
+# Re-resolve the lock files from pyproject.toml (after changing a dependency there).
+lock: $(INSTALLED)
+	$(PYTHON) -m pip install --quiet pip-tools==$(PIP_TOOLS_VERSION)
+	@# The test lock first; the program's lock then takes the same versions (-c).
+	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
+		--no-emit-find-links --annotation-style=line --extra test -o requirements-test.txt pyproject.toml
+	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
+		--no-emit-find-links --annotation-style=line -c requirements-test.txt -o requirements.txt pyproject.toml
+
+test: $(INSTALLED)
 	$(PYTHON) -m mypy
 	@# Two workers, one per core; a file's tests share one worker (and its full renders).
 	@$(PYTHON) -m pytest -n 2 --dist loadfile; rc=$$?; \
@@ -25,39 +47,44 @@ test: .venv/bin/python
 
 # `python -m stacks check` of every shipped stack: the full render (helm, kustomize) from the
 # upstream mirror (../shared/upstream beside the repo, or MLPLATFORM_MIRROR), then every rule.
-check-stacks: .venv/bin/python
+check-stacks: $(INSTALLED)
 	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
 		$(PYTHON) -m stacks check $$stack || exit 1; done
 
-plan: .venv/bin/python
+plan: $(INSTALLED)
 	$(PYTHON) -m stacks plan $(STACK)
 
-render: .venv/bin/python
+render: $(INSTALLED)
 	$(PYTHON) -m stacks render $(STACK) --full --out out/$(STACK)
 
-crds: .venv/bin/python
+crds: $(INSTALLED)
 	$(PYTHON) scripts/fetch_crds.py
 
-kind-up: .venv/bin/python
-	mkdir -p .pulumi-state
-	pulumi stack select kind --create --secrets-provider passphrase
-	@# Dex users: random passwords, bcrypt hashes as secret config (no default password).
-	$(PYTHON) scripts/kind_users.py
-	@# Grafana's admin password: a random one on first use (read it with `make grafana-password`).
-	pulumi config get --stack kind mlplatform:grafanaAdminPassword >/dev/null 2>&1 || \
-		pulumi config set --stack kind --secret mlplatform:grafanaAdminPassword "$$(openssl rand -base64 18)"
-	pulumi up --stack kind --yes
+kind-up:
+	@# Every outside tool first, in one message, before the virtualenv or anything slow.
+	@python3 -m tooling.prerequisites kind-up
+	@$(MAKE) --no-print-directory $(INSTALLED)
+	@# State, passphrase salt and secrets in .pulumi-state/kind (untracked); Dex passwords
+	@# in .pulumi-state/kind-passwords.txt; Pulumi's output streams here.
+	$(PYTHON) -m tooling.kind_stack up
 
 grafana-password:
+ifeq ($(STACK),kind)
+	@$(PYTHON) -m tooling.kind_stack grafana-password
+else
 	@pulumi config get --stack $(STACK) mlplatform:grafanaAdminPassword
+endif
 
 grafana: ## port-forward Grafana to http://localhost:3000 (user admin)
 	kubectl --context kind-mlplatform -n monitoring port-forward svc/grafana 3000:80
 
-kind-down:
-	pulumi destroy --stack kind --yes
+kind-down: $(INSTALLED)
+	$(PYTHON) -m tooling.kind_stack down
 
 # End to end on a kind cluster of its own (docs/e2e.md): creates it with `pulumi up` of the
 # kind stack through the Automation API (state and secrets in a temp dir), tests, destroys it.
-e2e: .venv/bin/python
+e2e:
+	@# Every outside tool first, in one message, before the virtualenv or anything slow.
+	@python3 -m tooling.prerequisites e2e
+	@$(MAKE) --no-print-directory $(INSTALLED)
 	E2E=1 E2E_ARTIFACTS=$(E2E_ARTIFACTS) $(PYTHON) -m pytest -m e2e tests/e2e -v -rs

@@ -1,5 +1,5 @@
-"""Rewrite the generated parts of README.md (version table, stack-file reference) from
-the pin table and the schema. Tests fail when they drift; run this to fix them."""
+"""Rewrite the generated parts of README.md (architecture diagram, version table,
+stack-file reference) from the prod stack's plan, the pin table and the schema. Tests fail when they drift; run this to fix them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tooling.cli import versions_table  # noqa: E402
+from tooling.cli import plan_for, versions_table  # noqa: E402
+from tooling.diagram import mermaid  # noqa: E402
 from tooling.reference import reference  # noqa: E402
 
 README = Path(__file__).resolve().parents[1] / "README.md"
@@ -18,6 +19,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 def main() -> int:
     text = README.read_text()
     text = re.sub(r"\| upstream \| kind \| version \| from \|\n(\|.*\|\n)+", versions_table() + "\n", text)
+    text = re.sub(r"```mermaid\n.*?```", lambda _: mermaid(plan_for("prod")), text, count=1, flags=re.S)
     head, _, _ = text.partition("## Stack-file reference")
     text = (
         head

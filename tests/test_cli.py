@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 import yaml
 
 from tooling.cli import EXIT_CONFIG_ERROR, main, versions_table
 from stacks.config import stack_names
+from tooling.plan import Plan
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -109,6 +112,32 @@ def test_readme_reference_matches_schema() -> None:
     from tooling.reference import reference
 
     assert reference() in (REPO / "README.md").read_text()
+
+
+def test_readme_architecture_diagram_matches_the_prod_plan(shipped_plan: Callable[[str], Plan]) -> None:
+    from tooling.diagram import mermaid
+
+    assert mermaid(shipped_plan("prod")) in (REPO / "README.md").read_text()
+
+
+def test_help_describes_every_command_and_every_argument(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooling.cli import parser
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    subcommands = next(a for a in parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, sub in subcommands.items():
+        assert f"\n{name} " in top, f"--help does not describe {name}"
+        undocumented = [a.dest for a in sub._actions if not a.help and a.dest != "help"]
+        assert undocumented == [], f"{name}: arguments without help: {undocumented}"
+
+
+def test_dashboards_are_written_as_grafana_json(tmp_path: Path) -> None:
+    assert main(["dashboards", "--out", str(tmp_path)]) == 0
+    written = {p.name: json.loads(p.read_text()) for p in tmp_path.iterdir()}
+    assert sorted(written) == ["gpus-by-team.json", "kueue.json", "ray.json"]
+    assert all(d["uid"] and d["panels"] for d in written.values())
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -4,14 +4,22 @@ ready/stuck mean, the Ray workload, and the teardown order."""
 
 from __future__ import annotations
 
+import io
 import json
+import subprocess
+import sys
 import urllib.request
+from contextlib import redirect_stderr
 from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
+from pathlib import Path
 from typing import Any, Mapping
+from unittest.mock import patch
 
 import pytest
 
 from stacks.schema import PlatformConfig, Team
+from tooling import prerequisites
+from tooling.prerequisites import COMMANDS, E2E_PACKAGES, missing, skip_reason
 from tooling.waiting import WaitTimeout, wait_for
 from tests.e2e.access import ACTIONS, access_matrix, membership
 from tests.e2e.checks import (
@@ -31,7 +39,7 @@ from tests.e2e.checks import (
 )
 from tests.e2e.cluster import forwarded_port
 from tests.e2e.dex import LoginFailed, LoopbackCookiePolicy, Page, dex_login, login_error, parse_login_form, workgroup_namespaces
-from tests.e2e.prerequisites import missing, skip_reason
+from tests.e2e.session import writer
 from tests.e2e.stack import (
     CLUSTER_NAME,
     TEAM,
@@ -44,6 +52,8 @@ from tests.e2e.stack import (
 )
 from tests.support import crds
 from tests.support.validation import validate as validate_object
+
+REPO = Path(__file__).resolve().parents[1]
 
 # --- waiting ------------------------------------------------------------------------------
 
@@ -94,14 +104,14 @@ def test_wait_for_lets_a_failing_check_raise_at_once() -> None:
 
 
 def test_skip_message_names_each_missing_tool_and_how_to_get_it() -> None:
-    lines = missing(lambda name: None if name in ("kind", "pulumi") else f"/usr/bin/{name}", lambda: None, lambda _: True)
+    lines = missing(COMMANDS["e2e"], lambda name: None if name in ("kind", "pulumi") else f"/usr/bin/{name}", lambda: None)
     assert [line.split(":")[0] for line in lines] == ["kind", "pulumi"]
     assert "go install sigs.k8s.io/kind@v0.33.0" in lines[0]
     assert "https://www.pulumi.com/docs/install/" in lines[1]
 
 
 def test_docker_engine_that_does_not_answer_is_named() -> None:
-    lines = missing(lambda name: f"/usr/bin/{name}", lambda: "Cannot connect to the Docker daemon", lambda _: True)
+    lines = missing(COMMANDS["e2e"], lambda name: f"/usr/bin/{name}", lambda: "Cannot connect to the Docker daemon")
     assert lines == [
         "docker: the engine does not answer (Cannot connect to the Docker daemon); start it, or give your user access to it"
     ]
@@ -111,15 +121,34 @@ def test_missing_docker_binary_is_not_asked_for_its_engine() -> None:
     def engine() -> str:
         raise AssertionError("docker info must not run without docker")
 
-    lines = missing(lambda name: None if name == "docker" else name, engine, lambda _: True)
+    lines = missing(COMMANDS["e2e"], lambda name: None if name == "docker" else name, engine)
     assert [line.split(":")[0] for line in lines] == ["docker"]
 
 
 def test_missing_python_packages_are_named_with_the_test_extra() -> None:
-    lines = missing(lambda name: name, lambda: None, lambda package: package != "bcrypt")
+    lines = missing((), packages=E2E_PACKAGES, has_package=lambda package: package != "bcrypt")
     assert lines == [
-        "bcrypt: the bcrypt package (hashes the test users' Dex passwords) is not installed; install: pip install -e '.[test]'"
+        "bcrypt: the bcrypt package (hashes the test users' Dex passwords) is not installed; install: make test (installs the test extra)"
     ]
+
+
+def test_kind_up_lists_every_missing_tool_at_once_and_fails() -> None:
+    """`make kind-up` on a machine with none of the tools: one message, all five named."""
+    err = io.StringIO()
+    with redirect_stderr(err), patch("shutil.which", return_value=None):
+        assert prerequisites.main(["kind-up"]) == 1
+    names = [line.strip().split(":")[0] for line in err.getvalue().splitlines()[1:]]
+    assert names == ["docker", "kind", "pulumi", "kubectl", "openssl"]
+
+
+def test_prerequisites_run_with_the_system_python_before_the_virtualenv_exists() -> None:
+    """The check imports only the standard library and facts/: no site-packages (-S), no env (-E)."""
+    result = subprocess.run(
+        [sys.executable, "-E", "-s", "-S", "-c", "import tooling.prerequisites as p; print(sorted(p.COMMANDS))"],
+        cwd=REPO, capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['e2e', 'kind-up', 'smoke']"
 
 
 def test_suite_runs_only_when_nothing_is_missing_and_it_is_asked_for() -> None:
@@ -498,3 +527,12 @@ def test_teardown_leaves_out_empty_stages() -> None:
         ("cluster", sorted([kind.urn, res("pulumi:providers:kubernetes", "k8s").urn]))
     ]
     assert teardown_stages([]) == []
+
+
+def test_pulumi_output_goes_to_the_log_and_streams_to_the_terminal() -> None:
+    log, terminal = io.StringIO(), io.StringIO()
+    write = writer(log, terminal)
+    write("Updating (e2e):")
+    write("  + kubernetes:core/v1:Namespace team-a created\n")
+    expected = "Updating (e2e):\n  + kubernetes:core/v1:Namespace team-a created\n"
+    assert log.getvalue() == expected and terminal.getvalue() == expected

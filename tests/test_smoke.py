@@ -150,6 +150,18 @@ def test_smoke_with_a_missing_kubeconfig_file_exits_3(tmp_path: Path) -> None:
     assert "no kubeconfig" in err.getvalue()
 
 
+def test_smoke_without_the_gke_auth_plugin_stops_before_calling_the_cluster(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    kubeconfig = tmp_path / "config"
+    kubeconfig.write_text("apiVersion: v1\nkind: Config\n")
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    err = io.StringIO()
+    assert smoke(load("dev"), "dev", Options(kubeconfig=str(kubeconfig)), out=io.StringIO(), err=err) == EXIT_NO_CLUSTER
+    assert "gke-gcloud-auth-plugin: the GKE auth plugin" in err.getvalue()
+    assert "gcloud components install gke-gcloud-auth-plugin" in err.getvalue()
+
+
 def test_smoke_of_a_kind_stack_exits_2_and_points_to_the_e2e_suite(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["smoke", "kind"]) == EXIT_CANNOT_SMOKE
     assert "make e2e" in capsys.readouterr().err

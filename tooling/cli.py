@@ -1,4 +1,4 @@
-"""`python -m stacks …`: the tools that act on a stack, offline, for people and CI.
+"""`python -m stacks …` (or `mlplatform …`): the tools that act on a stack, offline, for people and CI.
 
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
 render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --full also
@@ -6,14 +6,17 @@ render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --
                            real) and DIR/index.yaml (which install each object comes from)
 check <stack> [--json]     lint the full render; exit 1 on violations
 images <stack>             every image the platform runs (what an air-gapped install mirrors)
-versions                   print the README's version table from the pin table
-reference                  print the README's stack-file reference from the schema
-smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
 policy <stack>             run the policy pack's rules offline; exit 1 on violations
 cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py
+dashboards --out DIR       write our Grafana dashboards as JSON, for review or import
+versions                   print the README's version table from the pin table
+reference                  print the README's stack-file reference from the schema
+diagram [<stack>]          print the architecture as a Mermaid flowchart (default: prod)
+smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
 
 <stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
-A bad stack file prints every problem and exits 2.
+Exit codes: 0 fine, 1 violations (check, policy), 2 a bad stack file (every problem is
+printed), 3 a render error (check, images, render --full) or no cluster (smoke).
 
 The full render (render --full, check, images) fetches charts and trees from the stack's
 sources (mlplatform:sources; default the public upstreams), or from a mirror directory:
@@ -165,39 +168,72 @@ def check_command(name_or_path: str, mirror: Path | None, as_json: bool) -> int:
     return EXIT_VIOLATIONS if found else 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m stacks", description=__doc__.split("\n\n")[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    plan_cmd = commands.add_parser("plan", help="print the resource tree of a stack, offline")
-    plan_cmd.add_argument("stack")
+STACK_HELP = "a stack name from stacks/ (dev, prod, kind) or the path of a stack file"
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m stacks",
+        description=__doc__.split("\n\n")[0],
+        epilog=__doc__.split("\n\n", 1)[1],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+
+    def command(name: str, help: str, stack: bool = True) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        if stack:
+            sub.add_argument("stack", help=STACK_HELP)
+        return sub
+
+    plan_cmd = command("plan", "print the resource tree of a stack, offline")
     plan_cmd.add_argument("--json", action="store_true", help="every resource with inputs and dependencies")
-    render_cmd = commands.add_parser("render", help="write objects.yaml and upstream.yaml (--full: every object)")
-    render_cmd.add_argument("stack", help="a stack name from stacks/ (dev, prod, kind) or a stack file")
+    render_cmd = command("render", "write objects.yaml and upstream.yaml (--full: every object)")
     render_cmd.add_argument("--out", type=Path, required=True, help="the directory to write the files into")
     render_cmd.add_argument("--full", action="store_true", help="also render every chart and tree: platform.yaml, index.yaml")
-    check_cmd = commands.add_parser("check", help="lint the whole platform the cluster will receive")
-    check_cmd.add_argument("stack", help="a stack name from stacks/ (dev, prod, kind) or a stack file")
+    check_cmd = command("check", "lint the whole platform the cluster will receive")
     check_cmd.add_argument("--json", action="store_true", help="the violations as JSON")
-    images_cmd = commands.add_parser("images", help="every image the platform runs, one per line")
-    images_cmd.add_argument("stack", help="a stack name from stacks/ (dev, prod, kind) or a stack file")
-    for command in (render_cmd, check_cmd, images_cmd):
-        command.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/) to render from")
-    policy_cmd = commands.add_parser("policy", help="run the policy pack's rules offline")
-    policy_cmd.add_argument("stack")
-    cost_cmd = commands.add_parser("cost", help="idle and full-autoscale cost per hour")
-    cost_cmd.add_argument("stack")
-    commands.add_parser("versions", help="print the README version table from the pin table")
-    commands.add_parser("reference", help="print the README stack-file reference from the schema")
-    smoke_cmd = commands.add_parser("smoke", help="post-deploy GPU checks on the live cluster of a GKE stack")
-    smoke_cmd.add_argument("stack")
+    images_cmd = command("images", "every image the platform runs, one per line")
+    for sub in (render_cmd, check_cmd, images_cmd):
+        sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/) to render from")
+    command("policy", "run the policy pack's rules offline")
+    command("cost", "idle and full-autoscale cost per hour")
+    dashboards_cmd = command("dashboards", "write our Grafana dashboards as JSON files", stack=False)
+    dashboards_cmd.add_argument("--out", type=Path, required=True, help="the directory to write <name>.json into")
+    command("versions", "print the README version table from the pin table", stack=False)
+    command("reference", "print the README stack-file reference from the schema", stack=False)
+    diagram_cmd = command("diagram", "print the architecture as a Mermaid flowchart", stack=False)
+    diagram_cmd.add_argument("stack", nargs="?", default="prod", help=f"{STACK_HELP}; default prod")
+    smoke_cmd = command("smoke", "post-deploy GPU checks on the live cluster of a GKE stack")
     smoke_cmd.add_argument("--kubeconfig", help="default: $KUBECONFIG, else ~/.kube/config")
     smoke_cmd.add_argument("--context", help="kubeconfig context; default: the current one")
     smoke_cmd.add_argument("--namespace", help="where the jobs run; default: the first team's namespace")
     smoke_cmd.add_argument("--timeout", type=float, default=1800.0, help="seconds per wait (default 1800)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def write_dashboards(out: Path) -> list[Path]:
+    """DIR/<name>.json for each dashboard we provision (NVIDIA's DCGM dashboard is fetched by
+    Grafana from grafana.com by pinned id, so it is not among them)."""
+    from components.dashboards import dashboards
+
+    out.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, text in dashboards().items():
+        (out / name).write_text(text)
+        paths.append(out / name)
+    return paths
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
 
     if args.command == "versions":
         print(versions_table())
+        return 0
+    if args.command == "dashboards":
+        for path in write_dashboards(args.out):
+            print(f"wrote {path}")
         return 0
     if args.command == "reference":
         from tooling.reference import reference
@@ -225,6 +261,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG_ERROR
     if args.command == "policy":
         return policy(plan)
+    if args.command == "diagram":
+        from tooling.diagram import mermaid
+
+        print(mermaid(plan))
+        return 0
     if args.command == "plan":
         print(plan_json(plan) if args.json else format_tree(plan))
     else:

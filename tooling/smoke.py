@@ -11,7 +11,7 @@ cluster that each GPU pool really serves GPUs, to the platform's users and to mo
 Manifests are built by pure functions (unit-tested against the real schemas); the
 rest is polling the cluster until each check passes, fails or times out. Exit codes:
 0 every check passed, 1 a check failed, 2 the stack cannot be smoke-tested (config),
-3 no cluster to talk to (no kubeconfig).
+3 no cluster to talk to (no kubeconfig, or no gke-gcloud-auth-plugin to sign in with).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any, Callable, Literal, Mapping, TextIO
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
 from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, MetricsBackend, PlatformConfig
+from tooling import prerequisites
 from tooling.waiting import WaitTimeout, wait_for
 
 EXIT_OK = 0
@@ -260,6 +261,11 @@ def smoke(config: PlatformConfig, stack: str, options: Options, out: TextIO | No
             f"  {credentials_hint(cluster, config.project)}",
             file=err,
         )
+        return EXIT_NO_CLUSTER
+
+    lacking = [] if source == IN_CLUSTER else prerequisites.missing(prerequisites.COMMANDS["smoke"])
+    if lacking:
+        print(f"smoke {stack}: needs tools this machine does not have:\n  " + "\n  ".join(lacking), file=err)
         return EXIT_NO_CLUSTER
 
     from kubernetes import client, config as kube_config

@@ -3,14 +3,15 @@ teardown in order (workloads, then teams, then components, then the cluster) tha
 leave no namespace terminating. Skipped, saying what is missing, where it cannot run.
 
 Logs of unhealthy pods and warning events go to $E2E_ARTIFACTS (default out/e2e) when a
-test failed, before anything is destroyed; Pulumi's output goes there too.
+test failed, before anything is destroyed; Pulumi's output goes there too, and streams to
+the terminal while it runs.
 """
 
 from __future__ import annotations
 
 import os
 import secrets
-import shutil
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -18,16 +19,17 @@ import pytest
 
 from stacks.schema import PlatformConfig
 from tests.e2e.cluster import Cluster
-from tests.e2e.prerequisites import docker_problem, missing, skip_reason
 from tests.e2e.session import FAILED, Platform, collect_logs, kind_kubeconfig, writer
-from tests.e2e.stack import bcrypt_hash, config_values, create_stack, e2e_config, kind_stack_config, new_people
+from tests.e2e.stack import STACK, bcrypt_hash, config_values, e2e_config, kind_stack_config, new_people
+from tooling.prerequisites import COMMANDS, E2E_PACKAGES, missing, skip_reason
+from tooling.workspace import create_stack
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     e2e = [item for item in items if item.get_closest_marker("e2e")]
     if not e2e:
         return
-    reason = skip_reason(missing(shutil.which, docker_problem), os.environ)
+    reason = skip_reason(missing(COMMANDS["e2e"], packages=E2E_PACKAGES), os.environ)
     if reason:
         for item in e2e:
             item.add_marker(pytest.mark.skip(reason=reason))
@@ -49,10 +51,11 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
     people = new_people()
     raw = e2e_config(kind_stack_config(), people)
     config = PlatformConfig.model_validate(raw)
-    stack = create_stack(workdir, passphrase=secrets.token_urlsafe(24))
+    stack = create_stack(workdir, STACK, passphrase=secrets.token_urlsafe(24))
     stack.set_all_config(config_values(raw, people, bcrypt_hash))
     with (artifacts / "pulumi.log").open("a") as log_file:
-        log = writer(log_file)
+        # pytest captures sys.stdout; the real terminal is sys.__stdout__.
+        log = writer(log_file, *([sys.__stdout__] if sys.__stdout__ else []))
         deployed: Platform | None = None
         try:
             up = stack.up(on_output=log, color="never", show_secrets=False)

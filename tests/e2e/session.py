@@ -20,10 +20,15 @@ FAILED: list[str] = []
 NAMESPACES_TIMEOUT = 600.0
 
 
-def writer(log: TextIO) -> Callable[[str], None]:
+def writer(log: TextIO, *echo: TextIO) -> Callable[[str], None]:
+    """Pulumi's output, line by line, to the log file and to each `echo` stream (the terminal:
+    a 30-minute `pulumi up` shows its progress, not silence)."""
+
     def write(line: str) -> None:
-        log.write(line if line.endswith("\n") else line + "\n")
-        log.flush()
+        line = line if line.endswith("\n") else line + "\n"
+        for stream in (log, *echo):
+            stream.write(line)
+            stream.flush()
 
     return write
 

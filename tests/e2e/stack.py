@@ -2,8 +2,9 @@
 Pulumi's Automation API with a local file backend in a temp dir and a passphrase
 secrets provider; and the order it is torn down in.
 
-The program runs inline (in this process), so no stack file is written into `stacks/`:
-the workspace, its `Pulumi.e2e.yaml` and the state all live in the temp dir.
+The program runs inline (in this process, tooling/workspace.py), so no stack file is
+written into `stacks/`: the workspace, its `Pulumi.e2e.yaml` and the state all live in
+the temp dir.
 """
 
 from __future__ import annotations
@@ -12,15 +13,14 @@ import copy
 import json
 import secrets
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from pulumi import automation as auto
 
 from stacks.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, NAMESPACE
 from stacks.config import read_stack_file, stack_file
+from tooling.workspace import plain_values
 
-PROJECT = "mlplatform"
 STACK = "e2e"
 CLUSTER_NAME = "mlplatform-e2e"
 """Not the kind stack's `mlplatform`, so a developer's `make kind-up` cluster is never touched."""
@@ -84,9 +84,7 @@ def e2e_config(kind_stack: Mapping[str, Any], people: People) -> dict[str, Any]:
 def config_values(config: Mapping[str, Any], people: People, hash_password: Callable[[str], str]) -> dict[str, auto.ConfigValue]:
     """Stack config for the Automation API: JSON for structured values, and the bcrypt
     hashes as the secret `mlplatform:dexPasswordHashes` (e-mail -> hash)."""
-    values = {
-        key: auto.ConfigValue(value if isinstance(value, str) else json.dumps(value)) for key, value in config.items()
-    }
+    values = plain_values(config)
     hashes = {p.email: hash_password(p.password) for p in people.all()}
     values[f"{NAMESPACE}:{DEX_PASSWORD_HASHES.key}"] = auto.ConfigValue(json.dumps(hashes), secret=True)
     # Every other secret the stack needs (stacks.secrets.required_secrets), random per run.
@@ -103,40 +101,6 @@ def bcrypt_hash(password: str) -> str:
 
 def kind_stack_config() -> dict[str, Any]:
     return read_stack_file(stack_file("kind"))
-
-
-# --- the workspace ---------------------------------------------------------------------
-
-
-def inline_program() -> None:
-    """What `__main__.py` does, run in this process by the Automation API."""
-    import program
-    from stacks.config import running_stack_config
-
-    program.build(running_stack_config())
-
-
-def workspace_env(workdir: Path, passphrase: str) -> dict[str, str]:
-    return {
-        "PULUMI_BACKEND_URL": f"file://{workdir / 'state'}",
-        "PULUMI_CONFIG_PASSPHRASE": passphrase,
-        "PULUMI_SKIP_UPDATE_CHECK": "true",
-    }
-
-
-def create_stack(workdir: Path, passphrase: str) -> auto.Stack:
-    """A fresh stack in `workdir`: file backend under workdir/state, passphrase secrets."""
-    env = workspace_env(workdir, passphrase)
-    (workdir / "state").mkdir(parents=True, exist_ok=True)
-    settings = auto.ProjectSettings(name=PROJECT, runtime="python", backend=auto.ProjectBackend(url=env["PULUMI_BACKEND_URL"]))
-    return auto.create_or_select_stack(
-        stack_name=STACK,
-        project_name=PROJECT,
-        program=inline_program,
-        opts=auto.LocalWorkspaceOptions(
-            work_dir=str(workdir), env_vars=env, secrets_provider="passphrase", project_settings=settings
-        ),
-    )
 
 
 # --- teardown order --------------------------------------------------------------------
