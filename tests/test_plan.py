@@ -156,3 +156,29 @@ def test_teams_whose_old_names_collided_plan_without_alias_clashes(plan_of: Call
     assert [a.rsplit("::", 1)[-1] for a in first.aliases] == ["a-service-x-service-y-headless"]
     assert second.aliases == ()
     assert _alias_clashes(plan) == []
+
+
+def _floats(value: object, path: str = "") -> list[str]:
+    if isinstance(value, float):
+        return [f"{path}: {value}"]
+    if isinstance(value, dict):
+        return [f for k, v in value.items() for f in _floats(v, f"{path}.{k}")]
+    if isinstance(value, list):
+        return [f for i, v in enumerate(value) for f in _floats(v, f"{path}[{i}]")]
+    return []
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
+def test_integers_stay_integers_in_the_plan(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    """The wire format makes every number a double; the plan shows what the cluster receives
+    (`port: 6380`, `replicas: 1`). No value of our objects is a float at all."""
+    found = [f"{r.type} {r.name}{f}" for r in shipped_plan(stack).resources for f in _floats(r.inputs)]
+    assert found == []
+
+
+def test_whole_numbers_keep_fractions_and_strings() -> None:
+    from tooling.plan import whole_numbers
+
+    assert whole_numbers({"port": 6380.0, "ratio": 0.5, "items": [1.0, "1.0"], "on": True}) == {
+        "port": 6380, "ratio": 0.5, "items": [1, "1.0"], "on": True,
+    }

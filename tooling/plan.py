@@ -150,6 +150,20 @@ def mask_secrets(value: Any) -> Any:
     return value
 
 
+def whole_numbers(value: Any) -> Any:
+    """Integral floats as ints. Pulumi's wire format (a protobuf Struct) carries every number
+    as a double, so `port: 6380` reaches the mocks as 6380.0; the providers send it on as
+    JSON, where Go writes a whole float64 without a fraction (encoding/json), so the cluster
+    receives 6380. The plan and render show what the cluster receives."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: whole_numbers(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [whole_numbers(v) for v in value]
+    return value
+
+
 def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -> dict[str, Any]:
     """Values a real provider would compute, so `apply`s downstream of them run under mocks."""
     if type_ == "gcp:container/cluster:Cluster":
@@ -254,7 +268,7 @@ class _RecordingMonitor(mocks.MockMonitor):
                     parent=request.parent or None,
                     provider=request.provider or None,
                     dependencies=tuple(sorted(set(request.dependencies))),
-                    inputs=mask_secrets(self.recording_mocks.last.inputs),
+                    inputs=whole_numbers(mask_secrets(self.recording_mocks.last.inputs)),
                     custom=bool(request.custom),
                     protect=bool(request.protect),
                     ignore_changes=tuple(request.ignoreChanges),
@@ -265,7 +279,7 @@ class _RecordingMonitor(mocks.MockMonitor):
 
     def RegisterResourceOutputs(self, request: Any) -> Any:
         if request.urn.split("::")[2] == STACK_TYPE:
-            self.outputs = mask_secrets(rpc.deserialize_properties(request.outputs))
+            self.outputs = whole_numbers(mask_secrets(rpc.deserialize_properties(request.outputs)))
         return super().RegisterResourceOutputs(request)
 
 
