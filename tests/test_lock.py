@@ -62,3 +62,14 @@ def test_tests_take_the_cpu_build_of_torch() -> None:
 def test_a_lock_names_no_machines_own_index_or_wheel_folder(name: str) -> None:
     options = [line for line in (REPO / name).read_text().splitlines() if line.startswith("-")]
     assert options == []
+
+
+def test_pulumi_install_uses_the_program_lock_in_the_makefiles_virtualenv() -> None:
+    """`pulumi install` on a fresh clone: the pip toolchain reads requirements.txt into the
+    virtualenv Pulumi.yaml names, the one `make` builds too."""
+    import yaml
+
+    options = yaml.safe_load((REPO / "Pulumi.yaml").read_text())["runtime"]["options"]
+    assert options == {"toolchain": "pip", "virtualenv": ".venv"}
+    assert (REPO / "requirements.txt").is_file()
+    assert "VENV := .venv" in (REPO / "Makefile").read_text()
