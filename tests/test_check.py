@@ -247,3 +247,17 @@ def test_full_render_matches_the_golden_snapshot(stack: str) -> None:
     changed = sorted(k for k in golden.keys() | digests.keys() if golden.get(k) != digests.get(k))
     assert not changed, f"{len(changed)} objects differ from {path.name}: {changed[:20]}"
     assert list(golden) == list(digests), "same objects, different apply order"
+
+
+def test_the_full_render_reports_each_install_as_it_is_done() -> None:
+    """A large stack renders for a while: one progress line per install, counted."""
+    from stacks.config import validate
+    from tests.conftest import base_kind, with_changes
+
+    only_jobset = {k: {"enabled": False} for k in ("certManager", "istio", "kubeflow", "trainer", "kuberay", "kueue")}
+    raw = with_changes(base_kind(), {"mlplatform:components": {**base_kind()["mlplatform:components"], **only_jobset}})
+    config = validate(raw, "test").model_copy(update={"sources": mirror_sources(MIRROR)})
+    lines: list[str] = []
+    render = fullrender.full_render(evaluate(config, "test"), progress=lines.append)
+    count = len([o for o in render.objects if o.upstream])
+    assert lines == [f"[1/1] helm jobset/jobset: {count} objects"]

@@ -150,7 +150,9 @@ def full_render_for(name_or_path: str, mirror: Path | None) -> "FullRender":
             raise ConfigError(str(directory), [Problem("--mirror", "no such directory")])
         config = config.model_copy(update={"sources": mirror_sources(directory)})
         print(f"sources: mirror {directory}", file=sys.stderr)
-    return full_render(evaluate(config, stack_name(name_or_path)))
+    plan = evaluate(config, stack_name(name_or_path))
+    print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
+    return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
 
 
 def check_command(name_or_path: str, mirror: Path | None, as_json: bool) -> int:

@@ -24,7 +24,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import pulumi
 import yaml
@@ -284,15 +284,22 @@ def _apply_rank(rendered: Rendered) -> tuple[int, str, str, str, str, str]:
     return (rank, group, kind, namespace, name, rendered.source)
 
 
-def full_render(plan: Plan) -> FullRender:
-    """Render every install of `plan` and add our own objects; raises RenderError."""
+def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> FullRender:
+    """Render every install of `plan` and add our own objects; raises RenderError.
+    `progress` hears one line per install as it is done (a large stack takes a while)."""
     found = installs(plan)
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
     trees = [i for i in found if i.kind == "kustomize"]
+
+    def done(install: Install) -> None:
+        if progress:
+            progress(f"[{len(raw)}/{len(found)}] {install.kind} {install.label}: {len(raw[install.resource.urn])} objects")
+
     # helm and kubectl run side by side; their output is parsed here, in one thread.
     with ThreadPoolExecutor(max_workers=4) as pool:
         for install, text in zip(trees, pool.map(build_tree, trees)):
             raw[install.resource.urn] = parsed(text)
+            done(install)
     # Charts see the CRDs of what they depend on (the trees are built by now).
     charts = [i for i in found if i.kind == "helm"]
     # A chart whose capabilities depend on another chart's CRDs renders after it.
@@ -306,6 +313,7 @@ def full_render(plan: Plan) -> FullRender:
         with ThreadPoolExecutor(max_workers=4) as pool:
             for install, text in zip(ready, pool.map(render_chart, ready, inputs)):
                 raw[install.resource.urn] = parsed(text)
+                done(install)
         pending = [i for i in pending if i not in ready]
 
     everything = [o for objects in raw.values() for o in objects] + authored_objects(plan)
