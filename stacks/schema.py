@@ -786,7 +786,7 @@ class MonitoringConfig(Toggle):
     retention: str = Field(
         default="15d", description="kube-prometheus-stack: how long Prometheus keeps data, e.g. 15d (h, d, w or y)."
     )
-    storage_size: str = Field(
+    storage_size: Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v)] = Field(
         default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
     )
     idle_gpu_threshold: int = Field(

@@ -107,6 +107,7 @@ CASES = [
     Case("zero retention", {f"{M}.retention": "0d"}, f"{M}.retention", "'0d' is not a Prometheus retention such as 15d: a positive number and h, d, w or y"),
     Case("retention in minutes", {f"{M}.retention": "90m"}, f"{M}.retention", "'90m' is not a Prometheus retention"),
     Case("storage without unit", {f"{M}.storageSize": "50"}, f"{M}.storageSize", "'50' is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi (a bare number counts bytes)"),
+    Case("storage as a yaml number", {f"{M}.storageSize": 200}, f"{M}.storageSize", "'200' is not a volume size such as 50Gi"),
     Case("storage in millis", {f"{M}.storageSize": "500m"}, f"{M}.storageSize", "'500m' is not a volume size such as 50Gi"),
     Case("idle threshold zero", {f"{M}.idleGpuThreshold": 0}, f"{M}.idleGpuThreshold", "greater than or equal to 1 (got 0)"),
     Case("idle minutes too short", {f"{M}.idleGpuMinutes": 2}, f"{M}.idleGpuMinutes", "greater than or equal to 5 (got 2)"),
