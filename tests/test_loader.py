@@ -15,7 +15,10 @@ from stacks import config as stack_config
 from stacks.config import ConfigError, Problem, load_stack, read_stack
 from stacks.esc import merge
 from stacks.secrets import is_encrypted
+import tooling.cli
+from stacks.schema import PlatformConfig
 from tooling.cli import EXIT_CONFIG_ERROR, main
+from tooling.plan import Plan
 
 KIND = "config:\n  mlplatform:cluster: {kind: kind}\n  mlplatform:components: {monitoring: {enabled: false}}\n"
 GKE_WITHOUT_PROJECT = {
@@ -244,12 +247,22 @@ def test_merge_is_json_merge_patch() -> None:
     assert merge({"a": {"b": 1, "c": 2}, "d": 1}, {"a": {"b": 3}, "d": None}) == {"a": {"b": 3, "c": 2}}
 
 
-def test_cli_notes_what_it_cannot_resolve_and_plans(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = stack(tmp_path, {"environment": ["acme/prod"], "config": {**GKE_WITHOUT_PROJECT, "mlplatform:teams": []}})
+def test_cli_notes_what_it_cannot_resolve_and_plans(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    planned: list[PlatformConfig] = []
+
+    def evaluate(config: PlatformConfig, name: str) -> Plan:
+        planned.append(config)
+        return Plan(name, [])
+
+    monkeypatch.setattr(tooling.cli, "evaluate", evaluate)
+    path = stack(tmp_path, {"environment": ["acme/prod"], "config": GKE_WITHOUT_PROJECT})
     assert main(["plan", path]) == 0
     out, err = capsys.readouterr()
     assert "note: gcp:project: not in the stack file; ESC environment acme/prod may set it" in err
-    assert out.startswith("stack x: ")
+    assert out.startswith("stack x: 0 resources")
+    assert [c.project for c in planned] == ["[unknown]"]
 
 
 def test_cli_esc_file_needs_a_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
