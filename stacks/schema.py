@@ -135,8 +135,9 @@ def zone_region(zone: str) -> str:
     return zone.rsplit("-", 1)[0]
 
 
-# Kubernetes Ingress hosts (networking/v1 IngressRule.host) and Google-managed certificate
-# domains: a lowercase DNS name, no scheme, port or path; wildcards are not certified.
+# The gateway's hostname goes into a GKE Ingress rule (networking/v1 IngressRule.host: a
+# lowercase DNS name, no IP, port or path) and a ManagedCertificate, which certifies no
+# wildcard domain (GoogleCloudPlatform/gke-managed-certs README: "multi-SAN non-wildcard").
 HOSTNAME = re.compile(r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
 
 
