@@ -27,7 +27,7 @@ from components.alerts import rule_spec
 from components.dashboards import dashboards
 from args.components import MonitoringArgs
 from components.base import PlatformComponent, apply_manifest, required, workload_identity_account
-from facts.naming import cut, service_account_id
+from facts.naming import gmp_service_account_id
 from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
@@ -256,13 +256,6 @@ def ray_cluster_pod_monitoring_spec() -> dict[str, Any]:
         "endpoints": [{"port": "metrics", "interval": "30s"}],
         "targetLabels": {"fromPod": [{"from": "ray.io/cluster", "to": "ray_io_cluster"}]},
     }
-
-
-
-
-def gmp_service_account_id(cluster_name: str) -> str:
-    """The GMP frontend's account: `<cluster, cut to 20>-gmp-query`, as it always was."""
-    return service_account_id(cut(cluster_name, 20) + "-gmp-query")
 
 
 # --- the component ----------------------------------------------------------------------

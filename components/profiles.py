@@ -27,7 +27,8 @@ import pulumi_gcp as gcp
 from args.teams import GoogleCloud, TeamArgs
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
-from facts.naming import google_service_account_id, kfam_binding_name, ray_dashboard_path
+from facts import naming
+from facts.naming import kfam_binding_name, ray_dashboard_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
@@ -80,7 +81,7 @@ def gpu_total(team: TeamConfig) -> int:
 
 def team_service_account_id(team: TeamConfig) -> str:
     """The id of the team's Google service account: `team-<name>`, length-safe."""
-    return google_service_account_id(team.name, prefix="team-")
+    return naming.team_service_account_id(team.name)
 
 
 def profile(team: TeamConfig) -> dict[str, Any]:
@@ -493,7 +494,7 @@ class Team(PlatformComponent):
                 f"{team.name}-bucket",
                 gcp.storage.BucketArgs(
                     project=google.project,
-                    name=team.bucket.name or f"{google.project}-{team.name}",
+                    name=team.bucket.name or naming.team_bucket_name(google.project, team.name),
                     location=(team.bucket.location or google.region).upper(),
                     uniform_bucket_level_access=True,
                     public_access_prevention="enforced",

@@ -64,6 +64,63 @@ def google_service_account_id(name: str, *, prefix: str = "", suffix: str = "") 
     return service_account_id(bounded_name(name, 30, prefix=prefix, suffix=suffix))
 
 
+# --- Google service-account ids of the stack (every one goes through service_account_id) --
+
+
+def node_service_account_id(cluster_name: str) -> str:
+    """The nodes' service account: `<cluster>-nodes` cut to 30, as it always was (a new id
+    would replace every node pool); the cut no longer leaves a trailing '-'."""
+    return service_account_id(cut(f"{cluster_name}-nodes", 30))
+
+
+def gmp_service_account_id(cluster_name: str) -> str:
+    """The GMP frontend's account: `<cluster, cut to 20>-gmp-query`, as it always was."""
+    return service_account_id(cut(cluster_name, 20) + "-gmp-query")
+
+
+def team_service_account_id(team_name: str) -> str:
+    """The id of a team's Google service account: `team-<name>`, length-safe."""
+    return google_service_account_id(team_name, prefix="team-")
+
+
+# --- Cloud Storage bucket names ---------------------------------------------------------
+# Cloud Storage "Bucket naming" (cloud.google.com/storage/docs/buckets#naming, read Nov 2026):
+# lowercase letters, digits, '-', '_' and '.'; starts and ends with a letter or digit;
+# 3-63 characters, or up to 222 with dots, each dot-separated part at most 63; not an IP
+# address in dotted-decimal notation; not starting with "goog"; not containing "google" or
+# a close misspelling such as "g00gle".
+
+BUCKET_NAME_MAX = 63
+DOTTED_BUCKET_NAME_MAX = 222
+_BUCKET_CHARACTERS = re.compile(r"^[a-z0-9][-a-z0-9_.]*[a-z0-9]$")
+_DOTTED_DECIMAL = re.compile(r"^[0-9]{1,3}(\.[0-9]{1,3}){3}$")
+_GOOGLE_LIKE = re.compile(r"g[o0]{2}g[l1]e")
+
+
+def team_bucket_name(project: str | None, team_name: str) -> str:
+    """A team bucket's default name: `<project>-<team>` (bucket names are global, so the
+    project keeps two stacks' teams apart)."""
+    return f"{project}-{team_name}"
+
+
+def bucket_name_problem(name: str) -> str | None:
+    """What breaks Cloud Storage's naming rules in `name` (see above), or None."""
+    limit = DOTTED_BUCKET_NAME_MAX if "." in name else BUCKET_NAME_MAX
+    if not 3 <= len(name) <= limit:
+        return f"{len(name)} characters; use 3-63 (up to 222 with dots)"
+    if not _BUCKET_CHARACTERS.match(name):
+        return "use lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit"
+    if any(len(part) > BUCKET_NAME_MAX for part in name.split(".")):
+        return "each dot-separated part is at most 63 characters"
+    if _DOTTED_DECIMAL.match(name):
+        return "it reads as an IP address"
+    if name.startswith("goog"):
+        return "names may not start with 'goog'"
+    if _GOOGLE_LIKE.search(name):
+        return "names may not contain 'google' or a look-alike"
+    return None
+
+
 def ray_dashboard_path(team: str, cluster: str) -> str:
     """Where a team's Ray dashboard is served through the Kubeflow gateway (and linked in the menu)."""
     return f"/ray/{team}/{cluster}/"

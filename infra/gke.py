@@ -12,7 +12,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from facts.gpu_catalog import ACCELERATORS
-from facts.naming import cut, service_account_id
+from facts.naming import node_service_account_id
 from infra.component import Component
 from facts.node_labels import pool_node_labels, pool_taints
 from args.infra import GkeClusterArgs, NetworkArgs
@@ -52,12 +52,6 @@ def node_tag(cluster: GkeClusterConfig) -> str:
 
 
 # --- pure functions: our Args -> pulumi-gcp Args --------------------------------------
-
-
-def node_service_account_id(cluster_name: str) -> str:
-    """The nodes' service account: `<cluster>-nodes` cut to 30, as it always was (a new id
-    would replace every node pool); the cut no longer leaves a trailing '-'."""
-    return service_account_id(cut(f"{cluster_name}-nodes", 30))
 
 
 def subnetwork_args(args: NetworkArgs, network: pulumi.Input[str]) -> gcp.compute.SubnetworkArgs:

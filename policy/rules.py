@@ -12,6 +12,7 @@ GCP label `mlplatform-environment: <env>`; a stack without a GKE cluster (kind) 
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping, Sequence
@@ -272,6 +273,22 @@ def _prod_cluster_hardened(stack: StackView) -> Iterator[tuple[str, str]]:
         for value, what in checks:
             if value is not True and not unknown(value):
                 yield cluster.urn, f"prod cluster needs {what}"
+        for block in get(cluster.props, "masterAuthorizedNetworksConfig.cidrBlocks") or []:
+            if isinstance(block, Mapping) and _everywhere(block.get("cidrBlock")):
+                yield (
+                    cluster.urn,
+                    f"prod cluster's control plane is open to the internet: authorized network "
+                    f"{block.get('displayName') or block.get('cidrBlock')!r} is {block.get('cidrBlock')}; "
+                    "list only the ranges that need the control plane",
+                )
+
+
+def _everywhere(cidr: Any) -> bool:
+    """A range holding every IPv4 address (0.0.0.0/0, however written)."""
+    try:
+        return isinstance(cidr, str) and ipaddress.ip_network(cidr, strict=False).prefixlen == 0
+    except ValueError:
+        return False
 
 
 def _team_quota(stack: StackView) -> Iterator[tuple[str, str]]:
@@ -374,7 +391,7 @@ RULES: tuple[Rule, ...] = (
     Rule("autoprovisioning-covers-gpus", "Autoprovisioning limits cover every GPU pool's accelerator at full size.", _autoprovisioning_covers_gpus),
     Rule("gpu-pools-scale-to-zero", "Outside prod, GPU pools idle at zero nodes.", _gpu_pools_scale_to_zero),
     Rule("environment-known", f"Every GKE cluster says its environment (label {ENVIRONMENT_LABEL}).", _environment_known),
-    Rule("prod-cluster-hardened", "Prod clusters: private nodes, authorized networks, shielded nodes, deletion protection, Pulumi protect.", _prod_cluster_hardened),
+    Rule("prod-cluster-hardened", "Prod clusters: private nodes, authorized networks (never 0.0.0.0/0), shielded nodes, deletion protection, Pulumi protect.", _prod_cluster_hardened),
     Rule("team-quota", "Every team namespace has a ResourceQuota (Profile resourceQuotaSpec.hard: cpu, memory, GPUs).", _team_quota),
     Rule("team-default-queue", f"Every team namespace has a Kueue LocalQueue named {LOCAL_QUEUE!r}.", _team_default_queue),
     Rule("team-no-allow-all", "No AuthorizationPolicy in a team namespace allows everyone.", _team_no_allow_all),

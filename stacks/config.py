@@ -2,19 +2,25 @@
 validate it into a `PlatformConfig`, or fail with every problem listed at once.
 
 Both roads end in `validate`, so `python -m stacks plan` and `pulumi up` reject the
-same stack files with the same messages.
+same stack files with the same messages. Before the schema, the loader judges what the
+schema cannot see: the file itself (stacks/stackfile.py: encoding, duplicate and
+non-string keys, the top level), the config keys (a namespace nothing reads drops the
+key silently), secrets written in plain text (stacks/secrets.py), and the ESC
+environments the stack imports (stacks/esc.py: resolved from local files, or reported as
+not resolved offline, never as missing).
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
+from stacks import esc, stackfile
 from stacks.rules import cross_checks, missing_keys
 from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
 
@@ -23,8 +29,14 @@ NAMESPACE = "mlplatform"
 # Config keys of other namespaces that the schema reads; everything else in them is
 # left to its provider (gcp:region, kubernetes:..., pulumi:...).
 FOREIGN_KEYS = ("gcp:project",)
+# The config namespaces something reads: ours, the providers the program uses
+# (pyproject.toml: pulumi-gcp, pulumi-kubernetes, pulumi-random, pulumi-command) and the
+# engine's own (pulumi:tags, pulumi:disable-default-providers). A key in any other is
+# read by nothing: `mlplatfrom:teams` would silently drop every team.
+KNOWN_NAMESPACES = (NAMESPACE, "gcp", "kubernetes", "random", "command", "pulumi")
 # pydantic names the cluster's discriminator tag in error paths.
 CLUSTER_KINDS: dict[str, type[BaseModel]] = {"gke": GkeClusterConfig, "kind": KindClusterConfig}
+REQUIRED = "required; add this key"
 
 
 @dataclass(frozen=True)
@@ -41,7 +53,7 @@ class ConfigError(Exception):
 
     def __init__(self, source: str, problems: Iterable[Problem]):
         self.source = source
-        self.problems = list(problems)
+        self.problems = list(dict.fromkeys(problems))
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -49,6 +61,15 @@ class ConfigError(Exception):
         lines = [f"{self.source}: {count} problem{'s' if count != 1 else ''} in the stack config:"]
         lines += [f"  - {p}" for p in self.problems]
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A validated stack, and what the offline tools could not see of it."""
+
+    config: PlatformConfig
+    notes: tuple[Problem, ...] = ()
+    """Not errors: keys that may come from ESC environments not resolved offline."""
 
 
 def stack_file(name_or_path: str) -> Path:
@@ -64,19 +85,82 @@ def stack_names() -> list[str]:
     return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
 
 
-def read_stack_file(path: Path) -> dict[str, Any]:
-    """The `config:` mapping of a stack file, or a ConfigError saying what is wrong with the file."""
+def read_stack(path: Path, esc_files: Mapping[str, Path] | None = None) -> tuple[esc.Resolved, list[Problem]]:
+    """A stack file's config over what its ESC environments give, and every problem found
+    before the schema; a ConfigError when nothing in the file can be read."""
     if not path.is_file():
         known = ", ".join(stack_names()) or "none"
         raise ConfigError(str(path), [Problem("file", f"no such stack file; shipped stacks: {known}")])
-    try:
-        document = yaml.safe_load(path.read_text()) or {}
-    except yaml.YAMLError as err:
-        raise ConfigError(str(path), [Problem("file", f"not valid YAML: {err}")]) from None
-    config = document.get("config", {}) if isinstance(document, dict) else None
-    if not isinstance(config, dict):
-        raise ConfigError(str(path), [Problem("config", "the stack file needs a top-level 'config:' mapping")])
-    return config
+    read = stackfile.read(path)
+    problems = [Problem(p, m) for p, m in read.problems]
+    if read.fatal:
+        raise ConfigError(str(path), problems)
+    config = compat_keys(read.config)
+    problems += [Problem(p, m) for p, m in key_problems(config)]
+    problems += [Problem(p, m) for p, m in file_secret_problems(config)]
+    unreadable = encrypted_plain_keys(config)
+    config = {k: v for k, v in config.items() if k not in unreadable}  # reported; the schema cannot read them
+    resolved = esc.resolve(config, read.environment, esc_files)
+    problems += [Problem(p, m) for p, m in resolved.problems]
+    return resolved, problems
+
+
+def read_stack_file(path: Path) -> dict[str, Any]:
+    """The config of a stack file (its ESC environments' plain values merged in), or a
+    ConfigError saying what is wrong with the file."""
+    resolved, problems = read_stack(path)
+    if problems:
+        raise ConfigError(str(path), problems)
+    return resolved.config
+
+
+def compat_keys(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Keys as Pulumi reads them: `<namespace>:config:<name>` is the old spelling of
+    `<namespace>:<name>` (pulumi/pulumi sdk/go/common/resource/config/key.go `ParseKey`)."""
+    result: dict[str, Any] = {}
+    for key, value in config.items():
+        parts = key.split(":")
+        result[f"{parts[0]}:{parts[2]}" if len(parts) == 3 and parts[1] == "config" else key] = value
+    return result
+
+
+def key_problems(config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Config keys nothing reads: no namespace (Pulumi itself refuses those in a stack file,
+    key.go `ParseKey`), or a namespace none of KNOWN_NAMESPACES."""
+    found = []
+    for key in config:
+        namespace, colon, name = key.partition(":")
+        if not colon:
+            guess = "gcp" if key in ("project", "region", "zone") else NAMESPACE
+            found.append((key, f"a config key needs its namespace (Pulumi reads `<namespace>:<name>`); write {guess}:{key}"))
+        elif namespace not in KNOWN_NAMESPACES:
+            close = difflib.get_close_matches(namespace, KNOWN_NAMESPACES, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]}:{name}?" if close else f"known namespaces: {', '.join(KNOWN_NAMESPACES)}"
+            found.append((key, f"unknown config namespace {namespace!r}: nothing reads this key, so it would be ignored; {hint}"))
+    return found
+
+
+def encrypted_plain_keys(config: Mapping[str, Any]) -> list[str]:
+    """Keys the schema reads that are encrypted in the file, so unreadable offline."""
+    from stacks.secrets import SECRET_CONFIG_KEYS, is_encrypted
+
+    return [k for k, v in config.items() if _ours(k) and k not in SECRET_CONFIG_KEYS and is_encrypted(v)]
+
+
+def file_secret_problems(config: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Secret keys in plain text in a stack file, and encrypted values the schema cannot read."""
+    from stacks.secrets import SECRET_CONFIG_KEYS, is_encrypted, plaintext_secrets
+
+    found = plaintext_secrets(config, lambda _key, value: is_encrypted(value))
+    found += [
+        (
+            key,
+            "encrypted, but not a secret key: the schema reads it in plain text; set it with "
+            f"`pulumi config set {key} VALUE` (secret keys: {', '.join(sorted(SECRET_CONFIG_KEYS))})",
+        )
+        for key in encrypted_plain_keys(config)
+    ]
+    return found
 
 
 def read_pulumi_config() -> dict[str, Any]:
@@ -93,37 +177,92 @@ def read_pulumi_config() -> dict[str, Any]:
     return config
 
 
-def validate(config: dict[str, Any], source: str) -> PlatformConfig:
-    """Turn raw stack config into a PlatformConfig, or raise ConfigError listing every problem."""
+def _ours(key: str) -> bool:
+    return key.startswith(f"{NAMESPACE}:") or key in FOREIGN_KEYS
+
+
+def validate(
+    config: dict[str, Any],
+    source: str,
+    earlier: Iterable[Problem] = (),
+    origin: Callable[[str], str | None] = lambda _key: None,
+    how: Callable[[str], str] = lambda _key: "",
+) -> PlatformConfig:
+    """Turn raw stack config into a PlatformConfig, or raise ConfigError listing every
+    problem (after the `earlier` ones the loader found). `origin(key)` says where a key
+    absent here may still come from (an ESC environment not resolved offline): such a key
+    is not reported missing."""
+    return _validate(config, source, list(earlier), origin, how)[0]
+
+
+def _validate(
+    config: dict[str, Any],
+    source: str,
+    earlier: list[Problem],
+    origin: Callable[[str], str | None],
+    how: Callable[[str], str],
+) -> tuple[PlatformConfig, list[Problem]]:
+    """validate, and the notes on keys that may come from elsewhere."""
     from stacks.secrets import SECRET_CONFIG_KEYS
 
-    ours = {
-        k: v
-        for k, v in config.items()
-        if (k.startswith(f"{NAMESPACE}:") or k in FOREIGN_KEYS) and k not in SECRET_CONFIG_KEYS
-    }
-    missing = [Problem(path, message) for path, message in missing_keys(ours)]
+    ours = {k: v for k, v in config.items() if _ours(k) and k not in SECRET_CONFIG_KEYS}
+    missing: list[Problem] = []
+    notes: list[Problem] = []
+    for path, message in missing_keys(ours):
+        where = origin(path)
+        if where:
+            notes.append(Problem(path, f"not in the stack file; {where} may set it, which is not resolved offline (shown as {esc.UNKNOWN})"))
+        else:
+            missing.append(Problem(path, message))
     try:
         platform = PlatformConfig.model_validate(ours)
     except ValidationError as err:
-        raise ConfigError(source, [_problem(e) for e in err.errors()] + missing) from None
-    problems = missing + [Problem(path, message) for path, message in cross_checks(platform)]
+        schema = [_elsewhere(_problem(e), origin, how) for e in err.errors()]
+        raise ConfigError(source, earlier + schema + missing) from None
+    problems = earlier + missing + [Problem(path, message) for path, message in cross_checks(platform)]
     if problems:
         raise ConfigError(source, problems)
-    return platform
+    return platform, notes
+
+
+def _elsewhere(problem: Problem, origin: Callable[[str], str | None], how: Callable[[str], str]) -> Problem:
+    """A required top-level key that may come from an ESC environment says so."""
+    where = origin(problem.path) if problem.message == REQUIRED and "." not in problem.path else None
+    if where is None:
+        return problem
+    return Problem(
+        problem.path,
+        f"required, and not in the stack file; {where} may set it, but the offline tools cannot open it: {how(problem.path)}",
+    )
 
 
 def running_stack_config() -> PlatformConfig:
     """The running Pulumi program's validated config; a bad one stops the update with every
-    problem listed (the body of `__main__.py`, shared with the e2e suite's inline program)."""
-    import pulumi
+    problem listed (the body of `__main__.py`, shared with the e2e suite's inline program).
 
-    from stacks.secrets import secret_problems
+    The stack file itself (stacks/Pulumi.<stack>.yaml, where Pulumi.yaml's stackConfigDir
+    points), when there is one, gets the offline checks first, with the same messages;
+    the running config, which Pulumi has merged with any ESC environment, is checked for
+    secrets that reach the program in plain text."""
+    import pulumi
+    from pulumi.runtime import config as runtime_config
+
+    from stacks.secrets import plaintext_secrets, secret_problems
 
     source = f"stack {pulumi.get_stack()}"
-    raw = read_pulumi_config()
+    earlier: list[Problem] = []
+    path = STACKS_DIR / f"Pulumi.{pulumi.get_stack()}.yaml"
     try:
-        config = validate(raw, source)
+        if path.is_file():
+            earlier += read_stack(path)[1]
+        raw = read_pulumi_config()
+        secret_keys = set(runtime_config.get_config_secret_keys_env())
+
+        def held_secret(key: str, _value: Any) -> bool:
+            return runtime_config.is_config_secret(key) or key in secret_keys
+
+        earlier += [Problem(p, m) for p, m in plaintext_secrets(raw, held_secret)]
+        config = validate(raw, source, earlier)
         missing = [Problem(path, message) for path, message in secret_problems(config, raw)]
         if missing:
             raise ConfigError(source, missing)
@@ -132,10 +271,38 @@ def running_stack_config() -> PlatformConfig:
     return config
 
 
-def load(name_or_path: str) -> PlatformConfig:
-    """Load and validate a stack by name (`dev`) or path."""
+def load_stack(name_or_path: str, esc_files: Mapping[str, Path] | None = None) -> Loaded:
+    """Load and validate a stack by name (`dev`) or path, with its ESC environments as far
+    as `esc_files` (environment name -> local file) resolve them. A gke stack whose
+    gcp:project may come from an environment not resolved offline plans with the project
+    shown as `[unknown]`."""
     path = stack_file(name_or_path)
-    return validate(read_stack_file(path), str(path))
+    resolved, problems = read_stack(path, esc_files)
+    config, notes = _validate(resolved.config, str(path), problems, resolved.origin, resolved.how)
+    if resolved.unresolved:
+        plural = "s" if len(resolved.unresolved) > 1 else ""
+        notes.append(
+            Problem(
+                "environment",
+                f"imports ESC environment{plural} {', '.join(resolved.unresolved)}, not resolved offline: keys "
+                f"{'they set' if plural else 'it sets'} are not in this view; {resolved.how()}",
+            )
+        )
+    from stacks.secrets import SECRET_CONFIG_KEYS  # offline, every secret is a placeholder anyway
+
+    notes += [
+        Problem(key, f"set by {resolved.origin(key)} to an expression the offline tools do not evaluate; not in this view")
+        for key in sorted(resolved.unresolved_keys)
+        if key not in SECRET_CONFIG_KEYS
+    ]
+    if config.project is None and isinstance(config.cluster, GkeClusterConfig) and resolved.origin("gcp:project"):
+        config = config.model_copy(update={"project": esc.UNKNOWN})
+    return Loaded(config, tuple(dict.fromkeys(notes)))
+
+
+def load(name_or_path: str, esc_files: Mapping[str, Path] | None = None) -> PlatformConfig:
+    """Load and validate a stack by name (`dev`) or path."""
+    return load_stack(name_or_path, esc_files).config
 
 
 # --- error formatting -----------------------------------------------------------------

@@ -10,12 +10,25 @@ its type, so a stack file's problems are reported together.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
+from functools import partial
 from typing import Any, Callable, Iterator
 
+from facts.allocatable import allocatable
 from facts.gpu_catalog import ACCELERATORS
-from facts.naming import kfam_binding_name
+from facts.naming import (
+    bucket_name_problem,
+    gmp_service_account_id,
+    kfam_binding_name,
+    node_service_account_id,
+    team_bucket_name,
+    team_service_account_id,
+)
+from stacks import quantity
 from stacks.schema import (
+    DNS_SUBDOMAIN_MAX,
     RESERVED_POOL_NAMES,
+    AuthKind,
     DcgmSource,
     Environment,
     GkeClusterConfig,
@@ -246,6 +259,195 @@ def _team_ray_needs_kuberay(config: PlatformConfig, i: int) -> Found:
         yield f"{_team(i)}.ray", "a team Ray cluster needs the kuberay component; enable it"
 
 
+# --- what the stack derives: physical names, sign-in, sizes ----------------------------
+
+
+def _teams_need_kueue(config: PlatformConfig) -> Found:
+    if config.teams and not config.components.kueue.enabled:
+        yield (
+            f"{COMPONENTS}.kueue.enabled",
+            "every team gets a Kueue ClusterQueue and a `default` LocalQueue, which need Kueue; "
+            "enable kueue or remove the teams",
+        )
+
+
+def _service_account_ids(config: PlatformConfig) -> Iterator[tuple[str, str, Callable[[], str]]]:
+    """(config path, whose, id) of every Google service account the stack creates."""
+    gke = _gke(config)
+    if gke is None:
+        return
+    yield f"{CLUSTER}.name", "the nodes' account", partial(node_service_account_id, gke.name)
+    monitoring = config.components.monitoring
+    if monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED:
+        yield f"{COMPONENTS}.monitoring.backend", "the managed-Prometheus query account", partial(gmp_service_account_id, gke.name)
+    named = set()
+    for i, team in enumerate(config.teams):
+        if team.name not in named:  # two teams of one name: team-names-unique says so
+            named.add(team.name)
+            yield f"{_team(i)}.name", f"team {team.name}'s account", partial(team_service_account_id, team.name)
+
+
+def _service_account_ids_unique(config: PlatformConfig) -> Found:
+    """Google service-account ids are unique in the project: the second create fails (or,
+    with an id already there, two parts of the platform would share one identity)."""
+    first: dict[str, tuple[str, str]] = {}
+    for path, whose, derive in _service_account_ids(config):
+        try:
+            account_id = derive()
+        except ValueError as err:
+            yield path, f"{whose} would get an invalid Google service-account id: {err}; pick another name"
+            continue
+        if account_id in first:
+            other_path, other = first[account_id]
+            yield (
+                path,
+                f"{whose} would get the Google service-account id {account_id!r}, which {other} ({other_path}) "
+                "already has; rename one of them",
+            )
+        else:
+            first[account_id] = (path, whose)
+
+
+def _bucket_of(config: PlatformConfig, i: int) -> tuple[str, str] | None:
+    """(config path, name) of team i's bucket; None without a bucket or a known name."""
+    team = config.teams[i]
+    if team.bucket is None or _gke(config) is None:
+        return None
+    if team.bucket.name:
+        return f"{_team(i)}.bucket.name", team.bucket.name
+    if config.project is None:
+        return None  # reported as missing, or it comes from an ESC environment
+    return f"{_team(i)}.bucket", team_bucket_name(config.project, team.name)
+
+
+def _team_default_bucket_name_valid(config: PlatformConfig, i: int) -> Found:
+    bucket = _bucket_of(config, i)
+    if bucket is None or bucket[0].endswith(".name"):
+        return  # a name written out is judged where it is declared (schema.TeamBucket)
+    reason = bucket_name_problem(bucket[1])
+    if reason:
+        yield (
+            bucket[0],
+            f"the default bucket name {bucket[1]!r} (<project>-<team>) is not a valid Cloud Storage name: "
+            f"{reason}; set bucket.name",
+        )
+
+
+def _team_bucket_names_unique(config: PlatformConfig, i: int) -> Found:
+    bucket = _bucket_of(config, i)
+    if bucket is None:
+        return
+    for j in range(i):
+        earlier = _bucket_of(config, j)
+        if earlier and earlier[1] == bucket[1] and config.teams[j].name != config.teams[i].name:
+            yield (
+                bucket[0],
+                f"bucket {bucket[1]!r} is also team {config.teams[j].name}'s ({_team(j)}); bucket names are "
+                "global, so each team needs its own: change bucket.name",
+            )
+            return
+
+
+def _team_people_can_sign_in(config: PlatformConfig, i: int) -> Found:
+    """With Dex static users, only they can sign in: anyone else given a team cannot use it."""
+    auth = config.components.kubeflow.auth
+    if not (config.components.kubeflow.enabled and auth.kind is AuthKind.DEX and auth.static_users):
+        return
+    users = {str(u).lower() for u in auth.static_users}
+    team = config.teams[i]
+    fix = f"add them to {COMPONENTS}.kubeflow.auth.staticUsers (and a hash to mlplatform:dexPasswordHashes)"
+    if str(team.owner).lower() not in users:
+        yield f"{_team(i)}.owner", f"{team.owner} owns team {team.name} but is not a Dex static user, so cannot sign in; {fix}"
+    for j, person in enumerate(team.contributors):
+        if str(person.email).lower() not in users:
+            yield (
+                f"{_team(i)}.contributors[{j}].email",
+                f"{person.email} is not a Dex static user, so cannot sign in to team {team.name}; {fix}",
+            )
+
+
+def _contributor_binding_names_fit(config: PlatformConfig, i: int) -> Found:
+    """KFAM's binding name is also an AuthorizationPolicy's, a custom resource, so a DNS
+    subdomain of at most 253 characters (apiextensions-apiserver customresource validator:
+    NameIsDNSSubdomain)."""
+    for j, person in enumerate(config.teams[i].contributors):
+        name = kfam_binding_name(person.email, person.role.value)
+        if len(name) > DNS_SUBDOMAIN_MAX:
+            yield (
+                f"{_team(i)}.contributors[{j}].email",
+                f"KFAM names this contributor's RoleBinding and AuthorizationPolicy user-<e-mail>-clusterrole-<role>: "
+                f"{len(name)} characters, and Kubernetes allows {DNS_SUBDOMAIN_MAX}; use a shorter address",
+            )
+
+
+def _worker_size(config: PlatformConfig, i: int) -> tuple[Decimal, Decimal] | None:
+    ray = config.teams[i].ray
+    return (quantity.parse(ray.worker_cpu), quantity.parse(ray.worker_memory)) if ray else None
+
+
+def _gib(size: Decimal) -> str:
+    return f"{(size / 2**30).quantize(Decimal('0.1'))}Gi"
+
+
+def _team_ray_fits_a_node(config: PlatformConfig, i: int) -> Found:
+    """A Ray worker is one pod: it must fit the allocatable CPU and memory of one node it
+    may land on: its GPU pool's machine, else (CPU workers) the system pool's, or with
+    autoprovisioning the cluster-wide cpu and memory limits."""
+    ray, gke, size = config.teams[i].ray, _gke(config), _worker_size(config, i)
+    if ray is None or gke is None or size is None:
+        return
+    pool = next((p for p in gke.gpu_pools if p.name == ray.pool), None)
+    cpu, memory = size
+    ray_path = f"{_team(i)}.ray"
+    if pool is None and ray.pool is None and gke.autoprovisioning.enabled:
+        limits = gke.autoprovisioning.limits
+        if cpu > limits.get("cpu", cpu):
+            yield f"{ray_path}.workerCpu", f"a Ray worker of {cpu} CPUs exceeds autoprovisioning's cluster-wide limit of {limits['cpu']}; lower workerCpu"
+        if memory > limits.get("memory", 0) * 2**30:
+            yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} exceeds autoprovisioning's cluster-wide limit of {limits['memory']}Gi; lower workerMemory"
+        return
+    if pool is None and ray.pool is not None:
+        return  # team-ray-pool-exists reports it
+    machine, where = (pool.machine_type, f"pool {pool.name}") if pool else (gke.system_pool.machine_type, "the system pool")
+    room = allocatable(machine)
+    if room is None:
+        return  # a machine type facts/prices.py has no shape for: not judged
+    if cpu > room.cpu:
+        yield (
+            f"{ray_path}.workerCpu",
+            f"a Ray worker of {cpu} CPUs never fits a {machine} node of {where}: GKE leaves {room.cpu.normalize()} "
+            "of its CPUs to pods; lower workerCpu or use a larger machine type",
+        )
+    if memory > room.memory:
+        yield (
+            f"{ray_path}.workerMemory",
+            f"a Ray worker of {_gib(memory)} never fits a {machine} node of {where}: GKE leaves {_gib(room.memory)} "
+            "of its memory to pods; lower workerMemory or use a larger machine type",
+        )
+
+
+def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
+    """The namespace's ResourceQuota (the Profile's, a hard limit: no borrowing) must admit
+    one worker, or the Ray cluster never grows."""
+    team, size = config.teams[i], _worker_size(config, i)
+    if team.ray is None or size is None:
+        return
+    cpu, memory = size
+    ray_path = f"{_team(i)}.ray"
+    if cpu > quantity.parse(team.quota.cpu):
+        yield f"{ray_path}.workerCpu", f"a Ray worker of {cpu} CPUs is more than the team's whole quota.cpu {team.quota.cpu}; lower workerCpu or raise the quota"
+    if memory > quantity.parse(team.quota.memory):
+        yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower workerMemory or raise the quota"
+    pool = next((p for p in _pools(config) if p.name == team.ray.pool), None)
+    gpus = sum(team.quota.gpus.values())
+    if pool is not None and pool.gpus_per_node > gpus:
+        yield (
+            f"{ray_path}.pool",
+            f"a Ray worker on pool {pool.name} takes all {pool.gpus_per_node} GPUs of a node, more than the "
+            f"team's GPU quota of {gpus}; raise quota.gpus.{pool.accelerator} or pick another pool",
+        )
+
+
 RULES: tuple[Rule | TeamRule, ...] = (
     Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
     Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
@@ -258,10 +460,18 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus),
     Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke),
     Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow),
+    Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue),
+    Rule("service-account-ids-unique", "Every Google service account the stack creates gets a valid id of its own.", _service_account_ids_unique),
     TeamRule("team-names-unique", "No two teams share a name.", _team_names_unique),
     TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided),
     TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique),
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke),
+    TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid),
+    TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique),
+    TeamRule("team-people-can-sign-in", "With Dex static users, a team's owner and contributors are among them.", _team_people_can_sign_in),
+    TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit),
+    TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node),
+    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
 )

@@ -32,6 +32,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
+from facts.naming import bucket_name_problem
 from stacks import quantity
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
@@ -39,9 +40,33 @@ DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
 # Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
 MIN_VOLUME_BYTES = 2**20
+# Compute Engine "Regions and zones" (cloud.google.com/compute/docs/regions-zones): a
+# region is `<geography>-<area><number>` (us-central1, europe-west10), a zone its region,
+# '-' and a letter (europe-west10-a is in europe-west10, not europe-west1).
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 REGIONAL_ZONES = 3
+# Resource Manager "Creating and managing projects" (cloud.google.com/resource-manager/docs/
+# creating-managing-projects): a project ID is 6-30 lowercase letters, digits and hyphens,
+# starts with a letter, does not end with a hyphen; older projects may be domain-scoped
+# (`example.com:my-project`).
+GCP_PROJECT_ID = re.compile(r"^([a-z0-9][-a-z0-9.]*\.[a-z]{2,}:)?[a-z][-a-z0-9]{4,28}[a-z0-9]$")
+# Compute Engine "Naming resources" (cloud.google.com/compute/docs/naming-resources): 1-63
+# characters, `[a-z]([-a-z0-9]*[a-z0-9])?`. A node pool takes a reservation by that name in
+# the project, or a shared one as `projects/<project>/reservations/<name>` (Compute API
+# ReservationAffinity.values), optionally one block of it (`<reservation>/reservationBlocks/<block>`).
+COMPUTE_NAME = r"[a-z]([-a-z0-9]{0,61}[a-z0-9])?"
+RESERVATION_NAME = re.compile(
+    rf"^(projects/[a-z][-a-z0-9]{{4,28}}[a-z0-9]/reservations/)?{COMPUTE_NAME}(/reservationBlocks/{COMPUTE_NAME})?$"
+)
+# Cloud Storage "Bucket locations" (cloud.google.com/storage/docs/locations): a region, a
+# multi-region, or a predefined dual-region.
+BUCKET_MULTI_REGIONS = ("ASIA", "EU", "US")
+BUCKET_DUAL_REGIONS = ("ASIA1", "EUR4", "EUR5", "EUR7", "EUR8", "NAM4")
+# Kubernetes DNS subdomain (RFC 1123), as Kueue's CRDs validate cohortName (kueue v0.19.2
+# config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml): at most 253 characters.
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS_SUBDOMAIN_MAX = 253
 # Namespaces a team must never take: the cluster's, Kubeflow's and the operators'.
 RESERVED_NAMESPACES = frozenset(
     {
@@ -103,6 +128,32 @@ def _dns_label(value: str, max_length: int) -> str:
 
 ShortName = Annotated[str, AfterValidator(lambda v: _dns_label(v, 40))]
 """GKE caps cluster and node pool names at 40 characters."""
+
+
+def zone_region(zone: str) -> str:
+    """The region a zone is in: its name without the last '-<letter>'."""
+    return zone.rsplit("-", 1)[0]
+
+
+# The gateway's hostname goes into a GKE Ingress rule (networking/v1 IngressRule.host: a
+# lowercase DNS name, no IP, port or path) and a ManagedCertificate, which certifies no
+# wildcard domain (GoogleCloudPlatform/gke-managed-certs README: "multi-SAN non-wildcard").
+HOSTNAME = re.compile(r"^([a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?\.)+[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+
+
+def _hostname(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if REMOTE_SCHEME.match(value) or "/" in value:
+        bare = REMOTE_SCHEME.sub("", value).split("/", 1)[0]
+        raise ValueError(f"{value!r} is a URL; give the hostname alone, e.g. {bare!r}")
+    if ":" in value:
+        raise ValueError(f"{value!r} has a port; give the hostname alone (the gateway serves HTTPS on 443)")
+    if value != value.lower():
+        raise ValueError(f"{value!r}: hostnames are lowercase here; use {value.lower()!r}")
+    if len(value) > DNS_SUBDOMAIN_MAX or not HOSTNAME.match(value):
+        raise ValueError(f"{value!r} is not a DNS hostname such as kubeflow.example.com (no wildcard, no trailing dot)")
+    return value
 
 
 def _resource_quantity(value: object) -> object:
@@ -237,10 +288,25 @@ class GpuPool(Model):
     @field_validator("zones")
     @classmethod
     def _zones(cls, zones: list[str] | None) -> list[str] | None:
-        for zone in zones or []:
+        for i, zone in enumerate(zones or []):
             if not GCP_ZONE.match(zone):
-                raise ValueError(f"{zone!r} is not a GCP zone such as us-central1-a")
+                hint = f"; {zone!r} is a region, its zones are {zone}-<letter>" if GCP_REGION.match(zone) else ""
+                raise ValueError(f"{zone!r} is not a GCP zone such as us-central1-a{hint}")
+            if zone in (zones or [])[:i]:
+                raise ValueError(f"zone {zone!r} is listed twice; keep one")
+        if zones == []:
+            raise ValueError("an empty zone list leaves the pool nowhere; remove zones to use the cluster's")
         return zones
+
+    @field_validator("reservation")
+    @classmethod
+    def _reservation(cls, value: str | None) -> str | None:
+        if value is not None and not RESERVATION_NAME.match(value):
+            raise ValueError(
+                f"{value!r} is not a reservation name: 1-63 lowercase letters, digits and '-', a letter first "
+                "(or projects/<project>/reservations/<name> for a shared one)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _fits_catalog(self) -> GpuPool:
@@ -428,10 +494,11 @@ class GkeClusterConfig(Model):
                 raise problem(f"gpuPools[{i}].name", f"duplicate pool name {pool.name!r}; pool names must be unique")
             seen.add(pool.name)
             for zone in pool.zones or []:
-                if not zone.startswith(self.region):
+                if zone_region(zone) != self.region:
                     raise problem(
                         f"gpuPools[{i}].zones",
-                        f"zone {zone!r} is outside the cluster's region {self.region}",
+                        f"zone {zone!r} is outside the cluster's region {self.region} (it is in "
+                        f"{zone_region(zone)}); use zones of {self.region}",
                     )
         return self
 
@@ -503,9 +570,25 @@ class TeamBucket(Model):
     @field_validator("name")
     @classmethod
     def _bucket_name(cls, value: str | None) -> str | None:
-        if value is not None and not re.match(r"^[a-z0-9][-a-z0-9_.]{1,61}[a-z0-9]$", value):
-            raise ValueError(f"{value!r} is not a valid bucket name: 3-63 lowercase letters, digits, '-', '_', '.'")
+        reason = bucket_name_problem(value) if value is not None else None
+        if reason:
+            raise ValueError(f"{value!r} is not a valid bucket name: {reason}")
         return value
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        upper = value.upper()
+        if upper in BUCKET_MULTI_REGIONS or upper in BUCKET_DUAL_REGIONS or GCP_REGION.match(value.lower()):
+            return value
+        if GCP_ZONE.match(value.lower()):
+            raise ValueError(f"{value!r} is a zone; buckets live in a region, e.g. {zone_region(value.lower())}")
+        raise ValueError(
+            f"{value!r} is not a bucket location: a region (us-central1), a multi-region "
+            f"({', '.join(BUCKET_MULTI_REGIONS)}) or a dual-region ({', '.join(BUCKET_DUAL_REGIONS)})"
+        )
 
 
 class TeamRay(Model):
@@ -538,6 +621,16 @@ class Team(Model):
     )
     bucket: TeamBucket | None = Field(default=None, description="A GCS bucket for the team (gke only).")
     ray: TeamRay | None = Field(default=None, description="A RayCluster in the namespace (needs kuberay).")
+
+    @field_validator("cohort")
+    @classmethod
+    def _cohort(cls, value: str | None) -> str | None:
+        if value is not None and (len(value) > DNS_SUBDOMAIN_MAX or not DNS_SUBDOMAIN.match(value)):
+            raise ValueError(
+                f"{value!r} is not a Kueue cohort name: lowercase letters, digits, '-' and '.', "
+                "starting and ending with a letter or digit, at most 253 characters"
+            )
+        return value
 
     @field_validator("name")
     @classmethod
@@ -585,9 +678,25 @@ class AuthKind(str, Enum):
 class OidcConnector(Model):
     """The upstream identity provider Dex sends people to."""
 
-    issuer: str = Field(default="https://accounts.google.com", description="The identity provider's issuer URL.")
+    issuer: str = Field(
+        default="https://accounts.google.com",
+        description="The identity provider's issuer URL, https:// and all, exactly as its discovery document says.",
+    )
     client_id: str = Field(description="OAuth client ID at the identity provider.")
     name: str = Field(default="Google", description="Shown on the Dex login page.")
+
+    @field_validator("issuer")
+    @classmethod
+    def _issuer(cls, value: str) -> str:
+        # OpenID Connect Discovery 1.0 section 3: the issuer is a case-sensitive https URL
+        # with no query or fragment; Dex fetches <issuer>/.well-known/openid-configuration.
+        if not REMOTE_SCHEME.match(value):
+            raise ValueError(f"{value!r} has no scheme; an OIDC issuer is an https URL, e.g. 'https://{value}'")
+        if not value.startswith("https://") or len(value) <= len("https://"):
+            raise ValueError(f"{value!r}: an OIDC issuer is an https URL, e.g. https://accounts.google.com")
+        if "?" in value or "#" in value:
+            raise ValueError(f"{value!r}: an OIDC issuer has no query or fragment")
+        return value
 
 
 class KubeflowAuth(Model):
@@ -602,12 +711,18 @@ class KubeflowAuth(Model):
     )
     oidc: OidcConnector | None = Field(default=None, description="oidc: the upstream provider.")
     hostname: str | None = Field(
-        default=None, description="gke: public hostname of the gateway (managed certificate, HTTPS)."
+        default=None,
+        description="gke: public hostname of the gateway (managed certificate, HTTPS), e.g. kubeflow.acme.com: no scheme or path.",
     )
     iap: bool = Field(default=False, description="gke: put Identity-Aware Proxy in front of the gateway.")
     iap_client_id: str | None = Field(
         default=None, description="gke + iap: OAuth client ID for IAP; its secret in mlplatform:iapClientSecret."
     )
+
+    @field_validator("hostname")
+    @classmethod
+    def _hostname_only(cls, value: str | None) -> str | None:
+        return _hostname(value)
 
     @model_validator(mode="after")
     def _kind_fields(self) -> KubeflowAuth:
@@ -672,7 +787,7 @@ class MonitoringConfig(Toggle):
     retention: str = Field(
         default="15d", description="kube-prometheus-stack: how long Prometheus keeps data, e.g. 15d (h, d, w or y)."
     )
-    storage_size: str = Field(
+    storage_size: Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v)] = Field(
         default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
     )
     idle_gpu_threshold: int = Field(
@@ -839,6 +954,17 @@ class PlatformConfig(Model):
         alias="mlplatform:sources",
         description="Where charts and Kubeflow manifests come from; default: the public upstreams.",
     )
+
+    @field_validator("project")
+    @classmethod
+    def _project(cls, value: str | None) -> str | None:
+        if value is not None and not GCP_PROJECT_ID.match(value):
+            hint = " (the project ID, not its number)" if value.isdigit() else ""
+            raise ValueError(
+                f"{value!r} is not a GCP project ID{hint}: 6-30 lowercase letters, digits and '-', "
+                "a letter first, no '-' last (gcloud projects list shows the IDs)"
+            )
+        return value
 
     def enabled_components(self) -> dict[str, bool]:
         """Which components this stack installs, with defaults that depend on the cluster resolved."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from stacks.schema import AuthKind, PlatformConfig
 
@@ -84,6 +84,43 @@ def secret_problems(config: PlatformConfig, values: Mapping[str, Any]) -> list[t
             missing = [str(u) for u in config.components.kubeflow.auth.static_users if str(u) not in hashes]
             if missing:
                 problems.append((path, f"no password hash for {', '.join(missing)}; set it with: {key.how}"))
+    return problems
+
+
+SECURE = "secure"
+"""How Pulumi writes a secret into a stack file: `{secure: <ciphertext>}` per value (with
+`--path`, per leaf of a map, e.g. one per e-mail of mlplatform:dexPasswordHashes)."""
+
+
+def is_encrypted(value: Any) -> bool:
+    """`value` as `pulumi config set --secret` writes it: `{secure: ...}`, or a map or list
+    whose every leaf is."""
+    if isinstance(value, dict):
+        if set(value) == {SECURE}:
+            return isinstance(value[SECURE], str)
+        return bool(value) and all(is_encrypted(v) for v in value.values())
+    if isinstance(value, list):
+        return bool(value) and all(is_encrypted(v) for v in value)
+    return False
+
+
+def plaintext_secrets(config: Mapping[str, Any], is_secret: Callable[[str, Any], bool]) -> list[tuple[str, str]]:
+    """Secret keys set in plain text, as (path, message): `is_secret(key, value)` says
+    whether Pulumi holds the value as a secret (in a stack file: `is_encrypted`; in a
+    running program: the engine's secret keys). Unset and empty values hold no secret."""
+    problems = []
+    for secret in SECRET_KEYS:
+        key = f"{NAMESPACE}:{secret.key}"
+        value = config.get(key)
+        if value in (None, "", {}) or is_secret(key, value):
+            continue
+        problems.append(
+            (
+                key,
+                f"the {secret.what} is in plain text, so anyone who can read the stack config has it; "
+                f"remove it and set it as a secret: {secret.how}",
+            )
+        )
     return problems
 
 

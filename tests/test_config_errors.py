@@ -45,6 +45,18 @@ CASES = [
     Case("compact without zone", {f"{P0}.compactPlacement": True}, f"{C}.gpuPools[0].zones", "set zones to exactly one zone"),
     Case("compact on n1", {f"{C}.gpuPools": [pool(accelerator="nvidia-tesla-t4", machineType="n1-standard-8", compactPlacement=True, zones=["us-central1-a"])]}, f"{C}.gpuPools[0].compactPlacement", "n1 machines do not support compact placement"),
     Case("zone outside region", {f"{P0}.zones": ["europe-west4-a"]}, f"{C}.gpuPools[0].zones", "zone 'europe-west4-a' is outside the cluster's region us-central1"),
+    Case("zone of a longer region", {f"{C}.location": "europe-west1", f"{P0}.zones": ["europe-west10-a"]}, f"{C}.gpuPools[0].zones", "zone 'europe-west10-a' is outside the cluster's region europe-west1 (it is in europe-west10); use zones of europe-west1"),
+    Case("region as a zone", {f"{P0}.zones": ["us-central1"]}, f"{C}.gpuPools[0].zones", "'us-central1' is a region, its zones are us-central1-<letter>"),
+    Case("zone twice", {f"{P0}.zones": ["us-central1-a", "us-central1-a"]}, f"{C}.gpuPools[0].zones", "zone 'us-central1-a' is listed twice; keep one"),
+    Case("no zones", {f"{P0}.zones": []}, f"{C}.gpuPools[0].zones", "an empty zone list leaves the pool nowhere"),
+    Case("bad reservation name", {f"{P0}.provisioning": "reservation", f"{P0}.reservation": "My_Reservation"}, f"{C}.gpuPools[0].reservation", "'My_Reservation' is not a reservation name: 1-63 lowercase letters, digits and '-', a letter first"),
+    Case("bad project id", {"gcp:project": "Acme_ML"}, "gcp:project", "'Acme_ML' is not a GCP project ID: 6-30 lowercase letters, digits and '-', a letter first, no '-' last"),
+    Case("project number for id", {"gcp:project": "123456789012"}, "gcp:project", "(the project ID, not its number)"),
+    Case("hostname as a url", {"mlplatform:components.kubeflow": {"auth": {"hostname": "https://kubeflow.acme.com/"}}}, "mlplatform:components.kubeflow.auth.hostname", "'https://kubeflow.acme.com/' is a URL; give the hostname alone, e.g. 'kubeflow.acme.com'"),
+    Case("hostname with a port", {"mlplatform:components.kubeflow": {"auth": {"hostname": "kubeflow.acme.com:443"}}}, "mlplatform:components.kubeflow.auth.hostname", "has a port; give the hostname alone"),
+    Case("wildcard hostname", {"mlplatform:components.kubeflow": {"auth": {"hostname": "*.acme.com"}}}, "mlplatform:components.kubeflow.auth.hostname", "is not a DNS hostname such as kubeflow.example.com"),
+    Case("issuer without scheme", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "hostname": "kf.acme.com", "oidc": {"issuer": "accounts.google.com", "clientId": "x"}}}}, "mlplatform:components.kubeflow.auth.oidc.issuer", "'accounts.google.com' has no scheme; an OIDC issuer is an https URL, e.g. 'https://accounts.google.com'"),
+    Case("issuer over http", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "hostname": "kf.acme.com", "oidc": {"issuer": "http://dex.acme.com", "clientId": "x"}}}}, "mlplatform:components.kubeflow.auth.oidc.issuer", "an OIDC issuer is an https URL"),
     Case("fast socket without gvnic", {f"{P0}.fastSocket": True, f"{P0}.gvnic": False}, f"{C}.gpuPools[0].fastSocket", "needs gvnic: true"),
     Case("mig on l4", {f"{P0}.sharing": {"strategy": "mig", "partitionSize": "1g.10gb"}}, f"{C}.gpuPools[0].sharing", "not a MIG profile of nvidia-l4; use one of none"),
     Case("time-sharing without clients", {f"{P0}.sharing": {"strategy": "time-sharing"}}, f"{C}.gpuPools[0].sharing.maxSharedClients", "time-sharing needs maxSharedClients"),
@@ -84,11 +96,18 @@ CASES = [
     Case("ray workers", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "ray": {"minWorkers": 5, "maxWorkers": 2}}]}, "mlplatform:teams[0].ray.minWorkers", "minWorkers 5 is above maxWorkers 2"),
     Case("long team name", {"mlplatform:teams": [{"name": "a" * 64, "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "at most 63 characters"),
     Case("bad bucket name", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"name": "Bad Bucket"}}]}, "mlplatform:teams[0].bucket.name", "not a valid bucket name"),
+    Case("bucket named goog", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"name": "goog-data"}}]}, "mlplatform:teams[0].bucket.name", "'goog-data' is not a valid bucket name: names may not start with 'goog'"),
+    Case("bucket named like google", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"name": "acme-g00gle-data"}}]}, "mlplatform:teams[0].bucket.name", "names may not contain 'google' or a look-alike"),
+    Case("bucket named as an ip", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"name": "192.168.5.4"}}]}, "mlplatform:teams[0].bucket.name", "it reads as an IP address"),
+    Case("bucket in a zone", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"location": "us-central1-a"}}]}, "mlplatform:teams[0].bucket.location", "'us-central1-a' is a zone; buckets live in a region, e.g. us-central1"),
+    Case("bucket in no location", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"location": "europe"}}]}, "mlplatform:teams[0].bucket.location", "'europe' is not a bucket location: a region (us-central1), a multi-region (ASIA, EU, US)"),
+    Case("cohort with a space", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "cohort": "Research Team"}]}, "mlplatform:teams[0].cohort", "'Research Team' is not a Kueue cohort name"),
     Case("iap without client", {"mlplatform:components.kubeflow": {"auth": {"hostname": "kf.acme.com", "iap": True}}}, "mlplatform:components.kubeflow.auth.iap", "iap needs hostname (the HTTPS entry point) and iapClientId"),
     Case("oidc without hostname", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}}}}, "mlplatform:components.kubeflow.auth.hostname", "set hostname"),
     Case("zero retention", {f"{M}.retention": "0d"}, f"{M}.retention", "'0d' is not a Prometheus retention such as 15d: a positive number and h, d, w or y"),
     Case("retention in minutes", {f"{M}.retention": "90m"}, f"{M}.retention", "'90m' is not a Prometheus retention"),
     Case("storage without unit", {f"{M}.storageSize": "50"}, f"{M}.storageSize", "'50' is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi (a bare number counts bytes)"),
+    Case("storage as a yaml number", {f"{M}.storageSize": 200}, f"{M}.storageSize", "'200' is not a volume size such as 50Gi"),
     Case("storage in millis", {f"{M}.storageSize": "500m"}, f"{M}.storageSize", "'500m' is not a volume size such as 50Gi"),
     Case("idle threshold zero", {f"{M}.idleGpuThreshold": 0}, f"{M}.idleGpuThreshold", "greater than or equal to 1 (got 0)"),
     Case("idle minutes too short", {f"{M}.idleGpuMinutes": 2}, f"{M}.idleGpuMinutes", "greater than or equal to 5 (got 2)"),
@@ -138,6 +157,21 @@ def test_every_problem_is_listed_at_once() -> None:
 def test_valid_bases_pass() -> None:
     validate(base_gke(), "ok")
     validate(base_kind(), "ok")
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"gcp:project": "example.com:acme-ml"},
+        {f"{P0}.provisioning": "reservation", f"{P0}.reservation": "projects/acme-shared/reservations/h100-block"},
+        {f"{P0}.provisioning": "reservation", f"{P0}.reservation": "h100/reservationBlocks/block-1"},
+        {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"location": "eu", "name": "acme.example.com"}}]},
+        {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {"location": "NAM4"}, "cohort": "research.emea"}]},
+    ],
+    ids=["domain-scoped project", "shared reservation", "reservation block", "multi-region dotted bucket", "dual-region, dotted cohort"],
+)
+def test_upstream_forms_that_are_valid(changes: dict[str, Any]) -> None:
+    validate(with_changes(base_gke(), changes), "ok")
 
 
 def test_other_namespaces_are_left_to_their_providers() -> None:

@@ -1,12 +1,24 @@
-"""Length-safe names (facts/naming.py): Google service-account ids and DNS labels."""
+"""Names derived from config (facts/naming.py): Google service-account ids, DNS labels,
+bucket names; and what a GKE node leaves for pods (facts/allocatable.py)."""
 
 from __future__ import annotations
 
 import hashlib
+from decimal import Decimal
 
 import pytest
 
-from facts.naming import DNS_LABEL_MAX, GOOGLE_SERVICE_ACCOUNT_ID, bounded_name, cut, google_service_account_id, service_account_id
+from facts.allocatable import allocatable
+from facts.naming import (
+    DNS_LABEL_MAX,
+    GOOGLE_SERVICE_ACCOUNT_ID,
+    bounded_name,
+    bucket_name_problem,
+    cut,
+    google_service_account_id,
+    service_account_id,
+    team_bucket_name,
+)
 from infra.gke import node_service_account_id
 from components.monitoring import gmp_service_account_id
 
@@ -67,3 +79,62 @@ def test_dns_labels_stay_within_63_characters() -> None:
     assert bounded_name("x" * 100, DNS_LABEL_MAX, suffix="-headless").endswith("-headless")
     assert len(bounded_name("x" * 100, DNS_LABEL_MAX, suffix="-headless")) == DNS_LABEL_MAX
     assert bounded_name("short", DNS_LABEL_MAX) == "short"
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("acme-ml-dev-vision", None),
+        ("acme_data.example.com", None),
+        ("ab", "2 characters; use 3-63 (up to 222 with dots)"),
+        ("a" * 64, "64 characters; use 3-63 (up to 222 with dots)"),
+        ("x" * 64 + ".example.com", "each dot-separated part is at most 63 characters"),
+        ("Acme-Data", "use lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
+        ("acme-data-", "use lowercase letters, digits, '-', '_' and '.', starting and ending with a letter or digit"),
+        ("10.0.0.1", "it reads as an IP address"),
+        ("goog-data", "names may not start with 'goog'"),
+        ("acme-g00gle-data", "names may not contain 'google' or a look-alike"),
+    ],
+)
+def test_bucket_names_follow_cloud_storage(name: str, reason: str | None) -> None:
+    assert bucket_name_problem(name) == reason
+
+
+def test_a_team_bucket_is_named_after_project_and_team() -> None:
+    assert team_bucket_name("acme-ml-dev", "vision") == "acme-ml-dev-vision"
+
+
+def test_the_stack_accounts_come_from_one_place() -> None:
+    """infra/, components/monitoring and the schema's rules read the same functions."""
+    from components import monitoring, profiles
+    from facts import naming
+    from infra import gke
+
+    assert gke.node_service_account_id is naming.node_service_account_id
+    assert monitoring.gmp_service_account_id is naming.gmp_service_account_id
+    assert naming.team_service_account_id("vision") == "team-vision"
+    assert profiles.team_service_account_id.__module__ == "components.profiles"
+
+
+@pytest.mark.parametrize(
+    ("machine", "cpu", "memory_gib"),
+    [
+        # Worked by hand from GKE's reservation table (facts/allocatable.py):
+        # e2-standard-8: 8 - (0.06 + 0.01 + 2*0.005 + 4*0.0025) = 7.91 cores;
+        # 32 GiB - (1 + 0.8 + 0.8 + 16*0.06) GiB - 100 MiB.
+        ("e2-standard-8", "7.91", 32 - 3.56 - 100 / 1024),
+        # g2-standard-24: 24 - (0.08 + 20*0.0025) = 23.87; 96 - (2.6 + 80*0.06) GiB - 100 MiB.
+        ("g2-standard-24", "23.87", 96 - 7.4 - 100 / 1024),
+        # a3-highgpu-8g, 1872 GiB: 2% above 128 GiB.
+        ("a3-highgpu-8g", str(208 - (0.08 + 204 * 0.0025)), 1872 - (2.6 + 112 * 0.06 + 1744 * 0.02) - 100 / 1024),
+    ],
+)
+def test_allocatable_is_the_machine_less_what_gke_reserves(machine: str, cpu: str, memory_gib: float) -> None:
+    room = allocatable(machine)
+    assert room is not None
+    assert room.cpu == Decimal(cpu)
+    assert float(room.memory) / 2**30 == pytest.approx(memory_gib)
+
+
+def test_allocatable_of_an_unknown_machine_is_not_guessed() -> None:
+    assert allocatable("a4-highgpu-8g") is None

@@ -181,6 +181,16 @@ def test_prod_cluster_public_open_and_unprotected(plan_of: Callable[[dict[str, A
     ]
 
 
+def test_prod_control_plane_open_to_the_internet(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    networks = [{"cidr": "203.0.113.0/24", "name": "office"}, {"cidr": "0.0.0.0/0", "name": "anywhere"}]
+    raw = with_changes(base_gke(), {"mlplatform:environment": "prod", f"{C}.masterAuthorizedNetworks": networks})
+    found = only(violations(plan_of(raw)), "prod-cluster-hardened")
+    assert [v.message for v in found] == [
+        "prod cluster's control plane is open to the internet: authorized network 'anywhere' is 0.0.0.0/0; "
+        "list only the ranges that need the control plane"
+    ]
+
+
 def test_prod_cluster_without_shielded_nodes(shipped_plan: Callable[[str], Plan]) -> None:
     # infra/gke.py always enables shielded nodes: switched off in a recorded plan.
     view = edit(stack_view(shipped_plan("prod")), lambda r: r.type == CLUSTER, lambda p: p.update(enableShieldedNodes=False))

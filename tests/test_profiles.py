@@ -3,6 +3,7 @@ access matrix evaluated against Kubeflow's own aggregated roles."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Callable
 
 import pytest
@@ -177,9 +178,10 @@ def test_ray_cluster_is_an_elastic_kueue_job_in_the_default_queue() -> None:
 
 
 def test_ray_cluster_without_kueue_carries_no_kueue_gate() -> None:
-    team = {**TEAM, "ray": {"pool": "l4"}}
-    raw = with_changes(base_gke(), {"mlplatform:teams": [team], "mlplatform:components.kueue": {"enabled": False}})
-    cluster = _objects(raw)[("RayCluster", "ray")]
+    """A stack with teams always has Kueue (rule teams-need-kueue); the Args alone say without."""
+    config = validate(with_changes(base_gke(), {"mlplatform:teams": [{**TEAM, "ray": {"pool": "l4"}}]}), "test")
+    args = dataclasses.replace(team_args(config, config.teams[0]), kueue=False)
+    cluster = next(o for o in team_objects(args) if o["kind"] == "RayCluster")
     assert "labels" not in cluster["metadata"] and "annotations" not in cluster["metadata"]
     pods = [cluster["spec"]["headGroupSpec"]["template"]["spec"], cluster["spec"]["workerGroupSpecs"][0]["template"]["spec"]]
     assert all("schedulingGates" not in pod for pod in pods)  # nothing would lift it

@@ -18,6 +18,11 @@ smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GP
 Exit codes: 0 fine, 1 violations (check, policy), 2 a bad stack file (every problem is
 printed), 3 a render error (check, images, render --full) or no cluster (smoke).
 
+A stack that imports Pulumi ESC environments (`environment:` in the stack file) is read
+without them (keys they may set are noted on stderr as not resolved offline, never
+reported missing), or with `--esc-file NAME=FILE` per environment: what `esc open NAME
+--format yaml` prints, or the environment's definition.
+
 The full render (render --full, check, images) fetches charts and trees from the stack's
 sources (mlplatform:sources; default the public upstreams), or from a mirror directory:
 --mirror DIR, else $MLPLATFORM_MIRROR, else ../shared/upstream beside the repo if present.
@@ -30,9 +35,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
-from stacks.config import ConfigError, Problem, load, stack_file
+from stacks.config import ConfigError, Problem, load_stack, stack_file
+from stacks.schema import PlatformConfig
 from tooling.plan import Plan, Recorded, evaluate
 
 if TYPE_CHECKING:
@@ -49,8 +55,31 @@ def stack_name(name_or_path: str) -> str:
     return name.removeprefix("Pulumi.").rsplit(".", 1)[0]
 
 
-def plan_for(name_or_path: str) -> Plan:
-    return evaluate(load(name_or_path), stack_name(name_or_path))
+EscFiles = Mapping[str, Path]
+"""ESC environment name -> a local file with its values (--esc-file)."""
+
+
+def load(name_or_path: str, esc_files: EscFiles | None = None) -> PlatformConfig:
+    """The validated stack; what the offline view cannot see of it is noted on stderr."""
+    loaded = load_stack(name_or_path, esc_files)
+    for note in loaded.notes:
+        print(f"note: {note}", file=sys.stderr)
+    return loaded.config
+
+
+def esc_files_of(values: Sequence[str] | None) -> dict[str, Path]:
+    """`--esc-file NAME=FILE` options as a mapping; a ConfigError for one without `=`."""
+    files: dict[str, Path] = {}
+    for value in values or []:
+        name, equals, file = value.partition("=")
+        if not (equals and name and file):
+            raise ConfigError("--esc-file", [Problem("--esc-file", f"{value!r}: give NAME=FILE, e.g. acme/prod=esc-prod.yaml")])
+        files[name] = Path(file)
+    return files
+
+
+def plan_for(name_or_path: str, esc_files: EscFiles | None = None) -> Plan:
+    return evaluate(load(name_or_path, esc_files), stack_name(name_or_path))
 
 
 def format_tree(plan: Plan) -> str:
@@ -112,12 +141,12 @@ def policy(plan: Plan) -> int:
     return 0
 
 
-def cost(name_or_path: str) -> int:
+def cost(name_or_path: str, esc_files: EscFiles | None = None) -> int:
     """Print the stack's cost view; 2 for a bad stack, an unknown region or machine type."""
     from tooling.cost import PriceError, cost_view
 
     try:
-        print(cost_view(load(name_or_path)))
+        print(cost_view(load(name_or_path, esc_files)))
     except (ConfigError, PriceError) as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -138,12 +167,12 @@ def mirror_for(option: Path | None) -> Path | None:
     return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
 
 
-def full_render_for(name_or_path: str, mirror: Path | None) -> "FullRender":
+def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None) -> "FullRender":
     """The stack's full render; a mirror replaces the stack's sources."""
     from components.sources import mirror_sources
     from tooling.fullrender import full_render
 
-    config = load(name_or_path)
+    config = load(name_or_path, esc_files)
     directory = mirror_for(mirror)
     if directory is not None:
         if not directory.is_dir():
@@ -155,10 +184,10 @@ def full_render_for(name_or_path: str, mirror: Path | None) -> "FullRender":
     return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
 
 
-def check_command(name_or_path: str, mirror: Path | None, as_json: bool) -> int:
+def check_command(name_or_path: str, mirror: Path | None, as_json: bool, esc_files: EscFiles | None = None) -> int:
     from tooling.check import RULES, check
 
-    render = full_render_for(name_or_path, mirror)
+    render = full_render_for(name_or_path, mirror, esc_files)
     found = check(render)
     if as_json:
         print(json.dumps({"stack": render.stack, "violations": [v.as_dict() for v in found]}, indent=2))
@@ -171,6 +200,15 @@ def check_command(name_or_path: str, mirror: Path | None, as_json: bool) -> int:
 
 
 STACK_HELP = "a stack name from stacks/ (dev, prod, kind) or the path of a stack file"
+
+
+def add_esc_file(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--esc-file",
+        action="append",
+        metavar="NAME=FILE",
+        help="the values of an ESC environment the stack imports (`esc open NAME --format yaml`); repeatable",
+    )
 
 
 def parser() -> argparse.ArgumentParser:
@@ -186,6 +224,7 @@ def parser() -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         if stack:
             sub.add_argument("stack", help=STACK_HELP)
+            add_esc_file(sub)
         return sub
 
     plan_cmd = command("plan", "print the resource tree of a stack, offline")
@@ -206,6 +245,7 @@ def parser() -> argparse.ArgumentParser:
     command("reference", "print the README stack-file reference from the schema", stack=False)
     diagram_cmd = command("diagram", "print the architecture as a Mermaid flowchart", stack=False)
     diagram_cmd.add_argument("stack", nargs="?", default="prod", help=f"{STACK_HELP}; default prod")
+    add_esc_file(diagram_cmd)
     smoke_cmd = command("smoke", "post-deploy GPU checks on the live cluster of a GKE stack")
     smoke_cmd.add_argument("--kubeconfig", help="default: $KUBECONFIG, else ~/.kube/config")
     smoke_cmd.add_argument("--context", help="kubeconfig context; default: the current one")
@@ -242,22 +282,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(reference())
         return 0
+    try:
+        esc_files = esc_files_of(args.esc_file)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
     if args.command == "smoke":
         from tooling.smoke import Options, smoke
 
         try:
-            config = load(args.stack)
+            config = load(args.stack, esc_files)
         except ConfigError as err:
             print(err, file=sys.stderr)
             return EXIT_CONFIG_ERROR
         options = Options(kubeconfig=args.kubeconfig, context=args.context, namespace=args.namespace, timeout=args.timeout)
         return smoke(config, stack_name(args.stack), options)
     if args.command == "cost":
-        return cost(args.stack)
+        return cost(args.stack, esc_files)
     if args.command in ("check", "images") or (args.command == "render" and args.full):
-        return full_command(args)
+        return full_command(args, esc_files)
     try:
-        plan = plan_for(args.stack)
+        plan = plan_for(args.stack, esc_files)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -278,15 +323,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-def full_command(args: argparse.Namespace) -> int:
+def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) -> int:
     """check, images and render --full: everything that renders charts and trees for real."""
     from tooling.fullrender import RenderError
     from tooling.tools import ToolError
 
     try:
         if args.command == "check":
-            return check_command(args.stack, args.mirror, args.json)
-        render = full_render_for(args.stack, args.mirror)
+            return check_command(args.stack, args.mirror, args.json, esc_files)
+        render = full_render_for(args.stack, args.mirror, esc_files)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR

@@ -1,0 +1,295 @@
+"""Write tests/corpus/broken/: stack files forked from the shipped ones with the mistakes
+a new user makes (typos, wrong types and shapes, Windows encodings, names, ranges,
+cross-field slips), each with the config paths it must be refused at.
+
+    python tests/corpus/make_broken.py      # rewrites the corpus from the table below
+
+Every file starts with a comment saying what is wrong and one `# expect: <path>` line per
+path its error must name; files that are not UTF-8 carry those lines in `<name>.expect`
+beside them. tests/test_broken_corpus.py plans every file (`python -m stacks plan`) and
+checks that the committed files are what this table writes.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = Path(__file__).resolve().parent / "broken"
+C = "mlplatform:cluster"
+K = "mlplatform:components"
+T = "mlplatform:teams"
+
+
+def shipped(name: str) -> str:
+    return (ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text()
+
+
+@dataclass(frozen=True)
+class Broken:
+    name: str
+    what: str
+    expect: tuple[str, ...]
+    text: Callable[[], str | bytes]
+
+    def files(self) -> dict[str, bytes]:
+        header = f"# {self.what}\n" + "".join(f"# expect: {p}\n" for p in self.expect)
+        body = self.text()
+        if isinstance(body, bytes):
+            return {f"{self.name}.yaml": body, f"{self.name}.expect": header.encode()}
+        return {f"{self.name}.yaml": (header + body).encode()}
+
+
+def edit(base: str, *pairs: tuple[str, str]) -> Callable[[], str]:
+    def text() -> str:
+        result = shipped(base)
+        for old, new in pairs:
+            if result.count(old) != 1:
+                raise ValueError(f"{base}: {old!r} occurs {result.count(old)} times")
+            result = result.replace(old, new)
+        return result
+
+    return text
+
+
+def append(base: str, extra: str, *pairs: tuple[str, str]) -> Callable[[], str]:
+    return lambda: edit(base, *pairs)() + extra
+
+
+def encoded(base: str, encoding: str, bom: bytes = b"") -> Callable[[], bytes]:
+    return lambda: bom + shipped(base).encode(encoding)
+
+
+def top_level(base: str) -> Callable[[], str]:
+    """The config keys without their `config:` parent: dedented to the top."""
+
+    def text() -> str:
+        lines = shipped(base).splitlines(keepends=True)
+        return "".join(line[2:] if line.startswith("  ") else line for line in lines if line != "config:\n")
+
+    return text
+
+
+def literal(text: str) -> Callable[[], str]:
+    return lambda: text
+
+
+KIND_HEAD = "config:\n  mlplatform:cluster: {kind: kind}\n"
+DEV_POOL = "      - {name: l4, accelerator: nvidia-l4, machineType: g2-standard-24, min: 0, max: 4, provisioning: spot}\n"
+PROD_H100 = "      - name: h100\n"
+DEV_VISION = "    - name: vision\n      owner: lead@acme.com\n"
+DEV_NLP_RAY = "      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2}\n"
+KIND_NLP_RAY = '      ray: {name: ray, minWorkers: 1, maxWorkers: 2, workerCpu: "1", workerMemory: 4Gi}\n'
+DEV_AUTH = "        kind: dex\n        staticUsers: [lead@acme.com, ana@acme.com, bo@acme.com, kim@acme.com, raj@acme.com]\n"
+PROD_OIDC = '        oidc: {issuer: "https://accounts.google.com", clientId: 1234567890-kubeflow.apps.googleusercontent.com}\n'
+LONG_EMAIL = "x" * 64 + "@" + "d" * 63 + "." + "e" * 63 + "." + "f" * 50 + ".com"
+
+P0 = f"{C}.gpuPools[0]"
+P1 = f"{C}.gpuPools[1]"
+AUTH = f"{K}.kubeflow.auth"
+
+CORPUS: tuple[Broken, ...] = (
+    # --- the file: encodings and YAML --------------------------------------------------
+    Broken("utf16-le-bom", "saved by PowerShell's `>` (UTF-16 LE with a byte-order mark)", ("file",), encoded("dev", "utf-16-le", b"\xff\xfe")),
+    Broken("utf16-be-bom", "UTF-16 big-endian with a byte-order mark", ("file",), encoded("kind", "utf-16-be", b"\xfe\xff")),
+    Broken("utf16-no-bom", "UTF-16 LE without a byte-order mark", ("file",), encoded("kind", "utf-16-le")),
+    Broken("utf32", "UTF-32 with a byte-order mark", ("file",), encoded("prod", "utf-32")),
+    Broken("latin1-comment", "a Latin-1 comment (an editor set to ISO-8859-1)", ("file",), lambda: ("# Betreuer: Jürgen Müller\n" + shipped("dev")).encode("latin-1")),
+    Broken("cp1252-quotes", "Windows-1252 curly quotes pasted from a document", ("file",), lambda: ("# owner’s stack\n" + shipped("kind")).encode("cp1252")),
+    Broken("tab-indent", "a tab where YAML needs spaces", ("file",), edit("dev", ("    kind: gke\n", "\tkind: gke\n"))),
+    Broken("unclosed-flow", "a flow mapping left open", ("file",), edit("dev", ("max: 3}\n", "max: 3\n"))),
+    Broken("two-documents", "a second YAML document pasted below the first", ("file",), append("kind", "---\nconfig: {}\n")),
+    Broken("list-at-top", "the whole file is a list", ("config",), literal("- config:\n    mlplatform:cluster: {kind: kind}\n")),
+    Broken("config-a-string", "config: given a string", ("config",), literal("config: mlplatform:cluster\n")),
+    Broken("empty-file", "an empty stack file", (C,), literal("")),
+    Broken("duplicate-teams", "mlplatform:teams twice: the first list would be lost", (T,), append("dev", "  mlplatform:teams:\n    - {name: extra, owner: kim@acme.com}\n")),
+    Broken("duplicate-pool-max", "max twice in one pool", (f"{P0}.max",), edit("dev", ("max: 4, provisioning: spot}", "max: 4, max: 8, provisioning: spot}"))),
+    Broken("duplicate-location", "the cluster's location twice", (f"{C}.location",), edit("dev", ("    location: us-central1\n", "    location: us-central1\n    location: europe-west4\n"))),
+    Broken("duplicate-team-name-key", "name twice in one team", (f"{T}[0].name",), edit("dev", (DEV_VISION, "    - name: vision\n      name: vision2\n      owner: lead@acme.com\n"))),
+    Broken("duplicate-config", "two config: sections", ("config",), append("kind", "config:\n  mlplatform:environment: ci\n")),
+    Broken("bool-key", "an unquoted yes as a key", (f"{C}.yes",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    yes: true\n"))),
+    Broken("number-key", "a number as a NAP limit name", (f"{C}.autoprovisioning.limits.100",), edit("dev", ("nvidia-l4: 24}", "nvidia-l4: 24, 100: 4}"))),
+    Broken("on-key", "`on:` under components, which YAML 1.1 reads as true", (f"{K}.on",), edit("dev", ("  mlplatform:components:\n", "  mlplatform:components:\n    on: [kueue]\n"))),
+    # --- the top level and the namespaces ---------------------------------------------
+    Broken("no-config-parent", "the config keys written at the top, config: forgotten", ("mlplatform:environment", C, K, T, "gcp:project", C), top_level("dev")),
+    Broken("configs-typo", "configs: instead of config:", ("configs", C), edit("kind", ("config:\n", "configs:\n"))),
+    Broken("enviroment-typo", "a misspelt top-level key", ("enviroment",), append("kind", "enviroment: [acme/dev]\n")),
+    Broken("secretprovider-typo", "secretprovider for secretsprovider", ("secretprovider",), append("prod", "secretprovider: gcpkms://projects/acme/locations/global/keyRings/r/cryptoKeys/k\n")),
+    Broken("platform-env-at-top", "environment: prod at the top, meant as mlplatform:environment", ("environment",), append("kind", "environment: prod\n")),
+    Broken("namespace-typo-teams", "mlplatfrom:teams: every team silently dropped today", ("mlplatfrom:teams",), edit("dev", ("  mlplatform:teams:\n", "  mlplatfrom:teams:\n"))),
+    Broken("namespace-typo-cluster", "mlpaltform:cluster, so no cluster at all", ("mlpaltform:cluster", C), edit("kind", ("  mlplatform:cluster:\n", "  mlpaltform:cluster:\n"))),
+    Broken("no-namespace-teams", "teams: without its namespace", ("teams",), edit("kind", ("  mlplatform:teams:\n", "  teams:\n"))),
+    Broken("no-namespace-project", "project: without gcp:", ("project", "gcp:project"), edit("dev", ("  gcp:project: acme-ml-dev\n", "  project: acme-ml-dev\n"))),
+    Broken("gpc-typo", "gpc:project for gcp:project", ("gpc:project", "gcp:project"), edit("prod", ("  gcp:project: acme-ml-prod\n", "  gpc:project: acme-ml-prod\n"))),
+    Broken("capital-namespace", "Mlplatform:components with a capital", ("Mlplatform:components",), edit("kind", ("  mlplatform:components:\n", "  Mlplatform:components:\n"))),
+    Broken("unknown-namespace", "a namespace no provider of this program reads", ("k8s:context",), append("kind", "  k8s:context: kind-mlplatform\n")),
+    Broken("singular-team", "mlplatform:team (singular)", ("mlplatform:team",), edit("dev", ("  mlplatform:teams:\n", "  mlplatform:team:\n"))),
+    Broken("singular-component", "mlplatform:component (singular)", ("mlplatform:component",), edit("prod", ("  mlplatform:components:\n", "  mlplatform:component:\n"))),
+    # --- secrets ----------------------------------------------------------------------
+    Broken("plain-grafana-password", "the Grafana password typed into the file", ("mlplatform:grafanaAdminPassword",), append("dev", "  mlplatform:grafanaAdminPassword: hunter2\n")),
+    Broken("plain-dex-hashes", "bcrypt hashes pasted in plain text", ("mlplatform:dexPasswordHashes",), append("kind", "  mlplatform:dexPasswordHashes:\n    lead@example.com: $2y$12$abcdefghijklmnopqrstuvabcdefghijklmnopqrstuvwxyz01234\n")),
+    Broken("half-secret-hashes", "one hash encrypted, one not", ("mlplatform:dexPasswordHashes",), append("kind", "  mlplatform:dexPasswordHashes:\n    lead@example.com: {secure: v1:AAAA}\n    ana@example.com: $2y$12$plain\n")),
+    Broken("plain-oidc-secret", "the OIDC client secret in plain text", ("mlplatform:oidcClientSecret",), append("prod", "  mlplatform:oidcClientSecret: GOCSPX-abcdef\n")),
+    Broken("plain-iap-secret", "the IAP client secret as a bare number", ("mlplatform:iapClientSecret",), append("prod", "  mlplatform:iapClientSecret: 123456\n")),
+    Broken("encrypted-project", "gcp:project set with --secret: the schema must read it", ("gcp:project",), edit("dev", ("  gcp:project: acme-ml-dev\n", "  gcp:project: {secure: v1:AAAAbbbb}\n"))),
+    Broken("inline-esc-plain-secret", "an inline ESC environment with a plain password", ("environment.values.pulumiConfig.mlplatform:grafanaAdminPassword",), append("dev", "environment:\n  values:\n    pulumiConfig:\n      mlplatform:grafanaAdminPassword: hunter2\n")),
+    # --- ESC environment shapes -------------------------------------------------------
+    Broken("esc-string", "environment: one name, not a list", ("environment",), append("dev", "environment: acme/dev\n")),
+    Broken("esc-number-import", "an import that is not a name", ("environment[1]",), append("dev", "environment: [acme/base, 42]\n")),
+    Broken("esc-import-typo", "import: for imports: in an inline definition", ("environment.import",), append("dev", "environment:\n  import: [acme/base]\n")),
+    Broken("esc-cluster-elsewhere", "the cluster expected from an environment the tools cannot open", (C,), literal("environment: [acme/platform]\nconfig:\n  gcp:project: acme-ml-dev\n")),
+    # --- types and values -------------------------------------------------------------
+    Broken("max-in-words", "max: four", (f"{P0}.max",), edit("dev", ("max: 4, provisioning", "max: four, provisioning"))),
+    Broken("negative-min", "min: -1", (f"{P0}.min",), edit("dev", ("min: 0, max: 4", "min: -1, max: 4"))),
+    Broken("min-above-max", "min above max", (f"{P0}.min",), edit("prod", ("min: 0, max: 8", "min: 9, max: 8"))),
+    Broken("accelerator-typo", "nvidia-l4s", (f"{P0}.accelerator",), edit("dev", ("accelerator: nvidia-l4,", "accelerator: nvidia-l4s,"))),
+    Broken("wrong-machine", "an N2 machine for L4 GPUs", (f"{P0}.machineType",), edit("dev", ("machineType: g2-standard-24, min", "machineType: n2-standard-8, min"))),
+    Broken("preemptible", "provisioning: preemptible (the old word for spot)", (f"{P0}.provisioning",), edit("dev", ("provisioning: spot}", "provisioning: preemptible}"))),
+    Broken("channel-lowercase", "releaseChannel: regular", (f"{C}.releaseChannel",), edit("dev", ("releaseChannel: REGULAR", "releaseChannel: regular"))),
+    Broken("location-no-number", "location: us-central", (f"{C}.location",), edit("dev", ("    location: us-central1\n", "    location: us-central\n"))),
+    Broken("location-upper", "location in capitals", (f"{C}.location",), edit("prod", ("    location: us-central1\n", "    location: US-CENTRAL1\n"))),
+    Broken("private-maybe", "privateNodes: maybe", (f"{C}.privateNodes",), edit("dev", ("privateNodes: true", "privateNodes: maybe"))),
+    Broken("system-pool-zero", "a system pool of zero nodes", (f"{C}.systemPool.min",), edit("dev", ("min: 1, max: 3}", "min: 0, max: 3}"))),
+    Broken("tiny-disk", "a 10 GB boot disk", (f"{C}.systemPool.diskSizeGb",), edit("dev", ("min: 1, max: 3}", "min: 1, max: 3, diskSizeGb: 10}"))),
+    Broken("nap-resource-name", "NAP limit by resource name", (f"{C}.autoprovisioning.limits.nvidia.com/gpu",), edit("dev", ("nvidia-l4: 24}", "nvidia-l4: 24, nvidia.com/gpu: 8}"))),
+    Broken("nap-below-pools", "NAP limit below what the pools can grow to", (f"{C}.autoprovisioning.limits.nvidia-l4",), edit("dev", ("nvidia-l4: 24}", "nvidia-l4: 4}"))),
+    Broken("nap-without-cpu", "NAP on without a cpu limit", (f"{C}.autoprovisioning.limits",), edit("dev", ("limits: {cpu: 512, memory: 2048,", "limits: {memory: 2048,"))),
+    Broken("cidr-a-word", "an authorized network named where its range goes", (f"{C}.masterAuthorizedNetworks[0].cidr",), edit("prod", ("{cidr: 203.0.113.0/24, name: office}", "{cidr: office, name: office}"))),
+    Broken("cidr-no-name", "an authorized network without a name", (f"{C}.masterAuthorizedNetworks[1].name",), edit("prod", ("{cidr: 198.51.100.0/27, name: ci-runners}", "{cidr: 198.51.100.0/27}"))),
+    Broken("cidr-host-bits", "a range with host bits set", (f"{C}.masterAuthorizedNetworks[0].cidr",), edit("prod", ("{cidr: 203.0.113.0/24, name: office}", "{cidr: 203.0.113.7/24, name: office}"))),
+    Broken("pods-overlap", "the pod range over the node range", (f"{C}.network.podsCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {podsCidr: 10.0.0.0/14}\n"))),
+    Broken("master-slash-24", "a /24 control-plane range", (f"{C}.network.masterCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {masterCidr: 172.16.0.0/24}\n"))),
+    Broken("environment-production", "mlplatform:environment: production", ("mlplatform:environment",), edit("prod", ("  mlplatform:environment: prod\n", "  mlplatform:environment: production\n"))),
+    Broken("kind-gke-capital", "kind: GKE", (f"{C}.kind",), edit("dev", ("    kind: gke\n", "    kind: GKE\n"))),
+    Broken("cluster-kind-missing", "the cluster without its kind", (f"{C}.kind",), edit("dev", ("    kind: gke\n", ""))),
+    Broken("kind-workers", "20 kind workers", (f"{C}.workers",), edit("kind", ("    workers: 2\n", "    workers: 20\n"))),
+    Broken("kind-with-gpu-pools", "a dev stack switched to kind, GPU pools kept", (f"{C}.gpuPools", f"{C}.releaseChannel"), edit("dev", ("    kind: gke\n", "    kind: kind\n"), ("    location: us-central1\n", ""), ("    privateNodes: true\n", ""), ("    systemPool: {machineType: e2-standard-8, min: 1, max: 3}\n", ""), ("    autoprovisioning:\n      enabled: true\n      limits: {cpu: 512, memory: 2048, nvidia-l4: 24}\n", ""))),
+    Broken("owner-not-email", "an owner without a domain", (f"{T}[0].owner",), edit("dev", ("      owner: lead@acme.com\n", "      owner: lead\n"))),
+    Broken("contributor-admin", "a contributor role of admin", (f"{T}[0].contributors[0].role",), edit("dev", ("{email: ana@acme.com, role: edit}", "{email: ana@acme.com, role: admin}"))),
+    Broken("memory-lots", "quota memory: lots", (f"{T}[0].quota.memory",), edit("dev", ('cpu: "64", memory: 256Gi', 'cpu: "64", memory: lots'))),
+    Broken("memory-gb", "quota memory in GB (not a Kubernetes suffix)", (f"{T}[0].quota.memory",), edit("dev", ('cpu: "64", memory: 256Gi', 'cpu: "64", memory: 256GB'))),
+    Broken("negative-cpu", "a negative CPU quota", (f"{T}[0].quota.cpu",), edit("dev", ('cpu: "64", memory: 256Gi', 'cpu: "-4", memory: 256Gi'))),
+    Broken("negative-gpus", "a negative GPU quota", (f"{T}[0].quota.gpus.nvidia-l4",), edit("dev", ("quota: {gpus: {nvidia-l4: 8}", "quota: {gpus: {nvidia-l4: -8}"))),
+    Broken("team-capital", "a team name with a capital", (f"{T}[0].name",), edit("dev", (DEV_VISION, "    - name: Vision\n      owner: lead@acme.com\n"))),
+    Broken("team-kube-system", "a team in kube-system", (f"{T}[0].name",), edit("kind", ("    - name: vision\n", "    - name: kube-system\n"))),
+    Broken("team-name-64", "a 64-character team name", (f"{T}[0].name",), edit("kind", ("    - name: vision\n", "    - name: " + "v" * 64 + "\n"))),
+    Broken("retention-words", "retention: 2 weeks", (f"{K}.monitoring.retention",), edit("prod", ("retention: 30d", "retention: 2 weeks"))),
+    Broken("storage-no-unit", "storageSize: 200 (bytes)", (f"{K}.monitoring.storageSize",), edit("prod", ("storageSize: 200Gi", "storageSize: 200"))),
+    Broken("idle-threshold-zero", "idleGpuThreshold: 0", (f"{K}.monitoring.idleGpuThreshold",), edit("prod", ("storageSize: 200Gi}", "storageSize: 200Gi, idleGpuThreshold: 0}"))),
+    Broken("temperature-fahrenheit", "the GPU temperature alert in Fahrenheit", (f"{K}.monitoring.gpuTemperatureCelsius",), edit("prod", ("storageSize: 200Gi}", "storageSize: 200Gi, gpuTemperatureCelsius: 185}"))),
+    Broken("mig-on-l4", "MIG on an L4", (f"{P0}.sharing",), edit("dev", ("provisioning: spot}", "provisioning: spot, sharing: {strategy: mig, partitionSize: 1g.10gb}}"))),
+    Broken("time-sharing-no-clients", "time-sharing without maxSharedClients", (f"{P0}.sharing.maxSharedClients",), edit("dev", ("provisioning: spot}", "provisioning: spot, sharing: {strategy: time-sharing}}"))),
+    Broken("ray-min-above-max", "more minimum Ray workers than maximum", (f"{T}[1].ray.minWorkers",), edit("dev", (DEV_NLP_RAY, "      ray: {name: ray, pool: l4, minWorkers: 3, maxWorkers: 2}\n"))),
+    Broken("ray-cpu-words", "workerCpu: four", (f"{T}[1].ray.workerCpu",), edit("kind", (KIND_NLP_RAY, '      ray: {name: ray, minWorkers: 1, maxWorkers: 2, workerCpu: four, workerMemory: 4Gi}\n'))),
+    Broken("teams-mapping", "teams as a mapping by name", (T,), edit("kind", ("  mlplatform:teams:\n    - name: vision\n", "  mlplatform:teams:\n    vision:\n      name: vision\n"), ("    - name: nlp\n", "    nlp:\n      name: nlp\n"), ("    - name: research\n", "    research:\n      name: research\n"))),
+    Broken("pools-mapping", "gpuPools as a mapping", (f"{C}.gpuPools",), edit("dev", ("    gpuPools:\n      - {name: l4,", "    gpuPools:\n      l4: {name: l4,"))),
+    Broken("contributors-strings", "contributors as bare e-mails", (f"{T}[0].contributors[0]",), edit("dev", ("contributors: [{email: ana@acme.com, role: edit}, {email: bo@acme.com, role: view}]", "contributors: [ana@acme.com, bo@acme.com]"))),
+    Broken("static-users-string", "staticUsers as one comma-separated string", (f"{AUTH}.staticUsers",), edit("dev", ("staticUsers: [lead@acme.com, ana@acme.com, bo@acme.com, kim@acme.com, raj@acme.com]", "staticUsers: lead@acme.com, ana@acme.com"))),
+    # --- names ------------------------------------------------------------------------
+    Broken("project-underscores", "a project ID with underscores and capitals", ("gcp:project",), edit("dev", ("gcp:project: acme-ml-dev", "gcp:project: Acme_ML_Dev"))),
+    Broken("project-number", "the project number for its ID", ("gcp:project",), edit("dev", ("gcp:project: acme-ml-dev", 'gcp:project: "123456789012"'))),
+    Broken("project-short", "a 4-character project ID", ("gcp:project",), edit("prod", ("gcp:project: acme-ml-prod", "gcp:project: acme"))),
+    Broken("bucket-spaces", "a bucket name with a space and capitals", (f"{T}[0].bucket.name",), edit("dev", ("      bucket: {}\n", "      bucket: {name: Vision Data}\n"))),
+    Broken("bucket-goog", "a bucket name starting with goog", (f"{T}[0].bucket.name",), edit("dev", ("      bucket: {}\n", "      bucket: {name: goog-vision-data}\n"))),
+    Broken("bucket-google", "a bucket name containing google", (f"{T}[0].bucket.name",), edit("prod", ("      bucket: {}\n", "      bucket: {name: acme-google-vision}\n"))),
+    Broken("bucket-ip", "a bucket named like an IP address", (f"{T}[0].bucket.name",), edit("dev", ("      bucket: {}\n", '      bucket: {name: "10.20.30.40"}\n'))),
+    Broken("bucket-gs-url", "the bucket as a gs:// URL", (f"{T}[0].bucket.name",), edit("dev", ("      bucket: {}\n", "      bucket: {name: gs://acme-vision}\n"))),
+    Broken("bucket-default-too-long", "a long team name makes <project>-<team> over 63 characters", (f"{T}[0].bucket",), edit("dev", (DEV_VISION, "    - name: computer-vision-and-perception-research-group-emea-west\n      owner: lead@acme.com\n"))),
+    Broken("bucket-default-goog", "a project starting with goog makes the default bucket name invalid", (f"{T}[0].bucket",), edit("dev", ("gcp:project: acme-ml-dev", "gcp:project: googly-ml-dev"))),
+    Broken("bucket-shared", "two teams with one bucket", (f"{T}[1].bucket.name",), edit("dev", ("      bucket: {}\n", "      bucket: {name: acme-ml-data}\n"), ("      cohort: research\n      ray:", "      cohort: research\n      bucket: {name: acme-ml-data}\n      ray:"))),
+    Broken("bucket-default-taken", "a bucket named what another team's default is", (f"{T}[1].bucket.name",), edit("dev", ("      cohort: research\n      ray:", "      cohort: research\n      bucket: {name: acme-ml-dev-vision}\n      ray:"))),
+    Broken("bucket-zone", "a bucket location given as a zone", (f"{T}[0].bucket.location",), edit("dev", ("      bucket: {}\n", "      bucket: {location: us-central1-a}\n"))),
+    Broken("bucket-europe", "a bucket location that is no location", (f"{T}[0].bucket.location",), edit("prod", ("      bucket: {}\n", "      bucket: {location: europe}\n"))),
+    Broken("reservation-underscore", "a reservation name with an underscore", (f"{P1}.reservation",), edit("prod", ("        provisioning: queued\n", "        provisioning: reservation\n        reservation: H100_Reserved\n"), ("        max: 2\n", "        max: 2\n        min: 0\n"))),
+    Broken("reservation-url", "a reservation given as a console URL", (f"{P0}.reservation",), edit("prod", ("provisioning: on-demand}", "provisioning: reservation, reservation: https://console.cloud.google.com/compute/reservations/l4}"))),
+    Broken("reservation-without-mode", "a reservation name on an on-demand pool", (f"{P0}.reservation",), edit("prod", ("provisioning: on-demand}", "provisioning: on-demand, reservation: l4-block}"))),
+    Broken("sa-collision", "cluster team-nlp and team nlp-nodes get one Google service-account id", (f"{T}[2].name",), edit("dev", ("    name: ml-dev\n", "    name: team-nlp\n"), ("    - name: research\n", "    - name: nlp-nodes\n"))),
+    Broken("cluster-name-41", "a 41-character cluster name", (f"{C}.name",), edit("dev", ("    name: ml-dev\n", "    name: " + "m" * 41 + "\n"))),
+    Broken("cluster-name-underscore", "a cluster name with an underscore", (f"{C}.name",), edit("prod", ("    name: ml-prod\n", "    name: ml_prod\n"))),
+    Broken("pool-default", "a pool named default (Kueue's CPU flavor)", (f"{P0}.name",), edit("dev", ("{name: l4, accelerator", "{name: default, accelerator"), (DEV_NLP_RAY, "      ray: {name: ray, pool: default, minWorkers: 0, maxWorkers: 2}\n"))),
+    Broken("pool-system", "a pool named system", (f"{P0}.name",), edit("prod", ("{name: l4, accelerator", "{name: system, accelerator"))),
+    Broken("pool-capital", "a pool named L4", (f"{P0}.name",), edit("dev", ("{name: l4, accelerator", "{name: L4, accelerator"), (DEV_NLP_RAY, "      ray: {name: ray, pool: L4, minWorkers: 0, maxWorkers: 2}\n"))),
+    Broken("pool-twice", "two pools of one name", (f"{P1}.name",), edit("prod", (PROD_H100, "      - name: l4\n"))),
+    Broken("cohort-spaces", "a cohort name with a space", (f"{T}[1].cohort",), edit("dev", ("      cohort: research\n      ray:", "      cohort: Research Team\n      ray:"))),
+    Broken("kfam-collision", "ana.b and ana-b with one role: KFAM gives them one binding", (f"{T}[0].contributors[1].email",), edit("kind", ("{email: ana@example.com, role: edit}, {email: bo@example.com, role: view}", "{email: ana.b@example.com, role: edit}, {email: ana-b@example.com, role: edit}"), ("staticUsers: [lead@example.com,", "staticUsers: [ana.b@example.com, ana-b@example.com, lead@example.com,"))),
+    Broken("kfam-name-too-long", "an address whose KFAM binding name is over 253 characters", (f"{T}[0].contributors[0].email",), edit("kind", ("{email: ana@example.com, role: edit}, ", f"{{email: {LONG_EMAIL}, role: edit}}, {{email: ana@example.com, role: edit}}, "), ("staticUsers: [lead@example.com,", f"staticUsers: [{LONG_EMAIL}, lead@example.com,"))),
+    Broken("team-twice", "two teams of one name", (f"{T}[2].name",), edit("dev", ("    - name: research\n", "    - name: nlp\n"))),
+    Broken("ray-name-capital", "a Ray cluster name with a capital", (f"{T}[1].ray.name",), edit("kind", (KIND_NLP_RAY, '      ray: {name: Ray, minWorkers: 1, maxWorkers: 2, workerCpu: "1", workerMemory: 4Gi}\n'))),
+    # --- URLs, hostnames, zones -------------------------------------------------------
+    Broken("hostname-url", "the hostname written as a URL", (f"{AUTH}.hostname",), edit("prod", ("hostname: kubeflow.acme.com", "hostname: https://kubeflow.acme.com"))),
+    Broken("hostname-path", "the hostname with a path", (f"{AUTH}.hostname",), edit("prod", ("hostname: kubeflow.acme.com", "hostname: kubeflow.acme.com/dex"))),
+    Broken("hostname-capital", "the hostname with capitals", (f"{AUTH}.hostname",), edit("prod", ("hostname: kubeflow.acme.com", "hostname: Kubeflow.Acme.com"))),
+    Broken("hostname-wildcard", "a wildcard hostname", (f"{AUTH}.hostname",), edit("prod", ("hostname: kubeflow.acme.com", 'hostname: "*.acme.com"'))),
+    Broken("issuer-no-scheme", "an issuer without https://", (f"{AUTH}.oidc.issuer",), edit("prod", (PROD_OIDC, "        oidc: {issuer: accounts.google.com, clientId: 1234567890-kubeflow.apps.googleusercontent.com}\n"))),
+    Broken("issuer-http", "an issuer over plain http", (f"{AUTH}.oidc.issuer",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "http://login.acme.com", clientId: x}\n'))),
+    Broken("zone-west10", "europe-west10-a in a europe-west1 cluster", (f"{P1}.zones",), edit("prod", ("    location: us-central1\n", "    location: europe-west1\n"), ("        zones: [us-central1-a]\n", "        zones: [europe-west10-a]\n"))),
+    Broken("zone-other-region", "a zone of another region", (f"{P1}.zones",), edit("prod", ("        zones: [us-central1-a]\n", "        zones: [us-east1-b]\n"))),
+    Broken("zone-is-region", "a region where a zone goes", (f"{P1}.zones",), edit("prod", ("        zones: [us-central1-a]\n", "        zones: [us-central1]\n"))),
+    Broken("zone-twice", "one zone listed twice", (f"{P1}.zones",), edit("prod", ("        compactPlacement: true\n", ""), ("        zones: [us-central1-a]\n", "        zones: [us-central1-a, us-central1-a]\n"))),
+    Broken("compact-two-zones", "compact placement across two zones", (f"{P1}.zones",), edit("prod", ("        zones: [us-central1-a]\n", "        zones: [us-central1-a, us-central1-b]\n"))),
+    Broken("zone-typo", "a zone with a digit for its letter", (f"{P1}.zones",), edit("prod", ("        zones: [us-central1-a]\n", "        zones: [us-central1-1]\n"))),
+    # --- cross-field ------------------------------------------------------------------
+    Broken("teams-without-kueue", "Kueue off, teams still get queues", (f"{K}.kueue.enabled",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue: {enabled: false}\n"))),
+    Broken("queued-without-kueue", "Kueue off with a queued pool and teams", (f"{P1}.provisioning", f"{K}.kueue.enabled"), edit("prod", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue: {enabled: false}\n"))),
+    Broken("teams-without-kubeflow", "Kubeflow off, teams kept", (T,), edit("kind", ("    kubeflow:\n      auth:\n", "    kubeflow:\n      enabled: false\n      auth:\n"))),
+    Broken("kubeflow-without-istio", "Istio off under Kubeflow", (f"{K}.istio.enabled",), edit("dev", ("  mlplatform:components:\n", "  mlplatform:components:\n    istio: {enabled: false}\n"))),
+    Broken("trainer-without-jobset", "JobSet off under Trainer", (f"{K}.jobset.enabled",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    jobset: {enabled: false}\n"))),
+    Broken("ray-without-kuberay", "KubeRay off, a team Ray cluster kept", (f"{T}[1].ray",), edit("dev", ("  mlplatform:components:\n", "  mlplatform:components:\n    kuberay: {enabled: false}\n"))),
+    Broken("ray-missing-pool", "a Ray cluster on a pool that is not there", (f"{T}[1].ray.pool",), edit("dev", (DEV_NLP_RAY, "      ray: {name: ray, pool: a100, minWorkers: 0, maxWorkers: 2}\n"))),
+    Broken("quota-gpu-absent", "a quota for GPUs no pool has", (f"{T}[0].quota.gpus.nvidia-h100-80gb",), edit("dev", ("quota: {gpus: {nvidia-l4: 8}", "quota: {gpus: {nvidia-l4: 8, nvidia-h100-80gb: 8}"))),
+    Broken("prod-on-kind", "a kind stack marked prod", ("mlplatform:environment",), edit("kind", ("  mlplatform:environment: dev\n", "  mlplatform:environment: prod\n"))),
+    Broken("dcgm-on-kind", "the DCGM exporter forced on kind", (f"{K}.dcgmExporter.enabled",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    dcgmExporter: {enabled: true}\n"))),
+    Broken("hostname-on-kind", "a public hostname on kind", (f"{K}.kubeflow.auth",), edit("kind", ("        kind: dex\n", "        kind: dex\n        hostname: kubeflow.example.com\n"))),
+    Broken("bucket-on-kind", "a team bucket on kind", (f"{T}[0].bucket",), edit("kind", ('      quota: {cpu: "8", memory: 32Gi}\n    - name: nlp\n', '      quota: {cpu: "8", memory: 32Gi}\n      bucket: {}\n    - name: nlp\n'))),
+    Broken("owner-not-dex-user", "a team owner left out of the Dex users", (f"{T}[2].owner",), edit("dev", (DEV_AUTH, "        kind: dex\n        staticUsers: [lead@acme.com, ana@acme.com, bo@acme.com, kim@acme.com]\n"))),
+    Broken("contributor-not-dex-user", "a contributor left out of the Dex users", (f"{T}[0].contributors[1].email",), edit("kind", ("staticUsers: [lead@example.com, ana@example.com, bo@example.com,", "staticUsers: [lead@example.com, ana@example.com,"))),
+    Broken("ray-worker-whole-node", "a Ray worker as large as its machine", (f"{T}[1].ray.workerCpu",), edit("dev", (DEV_NLP_RAY, '      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2, workerCpu: "24"}\n'))),
+    Broken("ray-worker-memory", "a Ray worker with more memory than its machine", (f"{T}[1].ray.workerMemory",), edit("dev", (DEV_NLP_RAY, "      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2, workerMemory: 96Gi}\n"))),
+    Broken("ray-worker-over-quota", "a Ray worker larger than the team's quota", (f"{T}[1].ray.workerCpu", f"{T}[1].ray.workerMemory"), edit("kind", (KIND_NLP_RAY, '      ray: {name: ray, minWorkers: 1, maxWorkers: 2, workerCpu: "16", workerMemory: 64Gi}\n'))),
+    Broken("ray-gpus-over-quota", "a Ray worker taking more GPUs than the team may", (f"{T}[1].ray.pool",), edit("dev", ("      quota: {gpus: {nvidia-l4: 4}, cpu: \"32\", memory: 128Gi}\n      cohort: research\n      ray:", "      quota: {gpus: {nvidia-l4: 1}, cpu: \"32\", memory: 128Gi}\n      cohort: research\n      ray:"))),
+    Broken("ray-cpu-worker-small-system-pool", "CPU Ray workers bigger than the system pool, NAP off", (f"{T}[1].ray.workerCpu",), edit("dev", ("      enabled: true\n", "      enabled: false\n"), (DEV_NLP_RAY, '      ray: {name: ray, minWorkers: 0, maxWorkers: 2, workerCpu: "12"}\n'))),
+    Broken("iap-without-client", "IAP on without its client ID", (f"{AUTH}.iap",), edit("prod", ("        iapClientId: 1234567890-iap.apps.googleusercontent.com\n", ""))),
+    Broken("oidc-without-settings", "kind oidc without the provider", (f"{AUTH}.oidc",), edit("prod", (PROD_OIDC, ""))),
+    Broken("dex-with-oidc-settings", "oidc settings under kind dex", (f"{AUTH}.oidc",), edit("prod", ("        kind: oidc\n", "        kind: dex\n"))),
+    Broken("managed-backend-no-gmp", "the managed monitoring backend without managed Prometheus", (f"{K}.monitoring.backend",), edit("prod", ("monitoring: {retention: 30d, storageSize: 200Gi}", "monitoring: {backend: gke-managed}"))),
+    Broken("managed-dcgm-no-gmp", "GKE's managed DCGM without managed Prometheus", (f"{K}.dcgmExporter.source",), edit("dev", ("  mlplatform:components:\n", "  mlplatform:components:\n    dcgmExporter: {source: gke-managed}\n"))),
+    Broken("fast-socket-no-gvnic", "Fast Socket with gVNIC off", (f"{P1}.fastSocket",), edit("prod", ("        fastSocket: true\n", "        fastSocket: true\n        gvnic: false\n"))),
+    Broken("compact-on-t4", "compact placement on T4 (N1) machines", (f"{P0}.compactPlacement",), edit("dev", (DEV_POOL, "      - {name: t4, accelerator: nvidia-tesla-t4, machineType: n1-standard-8, max: 4, compactPlacement: true, zones: [us-central1-a]}\n"), ("nvidia-l4: 24}", "nvidia-l4: 24, nvidia-tesla-t4: 4}"), ("pool: l4,", "pool: t4,"))),
+    Broken("queued-min-one", "a queued pool that keeps a node", (f"{P1}.min",), edit("prod", ("        max: 2\n", "        max: 2\n        min: 1\n"))),
+    Broken("nap-misses-h100", "NAP limits without the H100 pool's accelerator", (f"{C}.autoprovisioning.limits.nvidia-h100-80gb",), edit("prod", (", nvidia-h100-80gb: 16}", "}"))),
+    Broken("owner-also-contributor", "the owner listed as a contributor too", (f"{T}[0].contributors[0].email",), edit("prod", ("contributors: [{email: ana@acme.com, role: edit}]", "contributors: [{email: lead@acme.com, role: edit}]"))),
+    Broken("mirror-s3", "a chart mirror on S3", ("mlplatform:sources.charts",), append("dev", "  mlplatform:sources: {charts: s3://acme-charts}\n")),
+    Broken("sources-typo", "sources.chart for sources.charts", ("mlplatform:sources.chart",), append("kind", "  mlplatform:sources: {chart: oci://europe-docker.pkg.dev/acme/charts}\n")),
+    Broken("ray-addon-on-kind", "GKE's Ray add-on on kind", (f"{K}.kuberay.source",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    kuberay: {source: gke-addon}\n"))),
+    Broken("deletion-protection-string", "deletionProtection given a word, not a boolean", (f"{C}.deletionProtection",), edit("prod", ("    deletionProtection: true\n", '    deletionProtection: "enabled"\n'))),
+)
+
+
+def written() -> dict[str, bytes]:
+    """Every file of the corpus, by name."""
+    files: dict[str, bytes] = {}
+    for broken in CORPUS:
+        for name, content in broken.files().items():
+            if name in files:
+                raise ValueError(f"two corpus entries write {name}")
+            files[name] = content
+    return files
+
+
+def main() -> int:
+    OUT.mkdir(parents=True, exist_ok=True)
+    files = written()
+    for stale in OUT.iterdir():
+        if stale.name not in files:
+            stale.unlink()
+    for name, content in files.items():
+        (OUT / name).write_bytes(content)
+    print(f"wrote {len(CORPUS)} broken stacks to {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
