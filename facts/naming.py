@@ -67,3 +67,9 @@ def google_service_account_id(name: str, *, prefix: str = "", suffix: str = "") 
 def ray_dashboard_path(team: str, cluster: str) -> str:
     """Where a team's Ray dashboard is served through the Kubeflow gateway (and linked in the menu)."""
     return f"/ray/{team}/{cluster}/"
+
+
+def ray_serve_path(team: str, cluster: str) -> str:
+    """Where a team's Ray Serve applications are served through the Kubeflow gateway: an
+    app with route_prefix /x answers at <this>x."""
+    return f"/ray-serve/{team}/{cluster}/"

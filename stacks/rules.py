@@ -16,6 +16,7 @@ from facts.gpu_catalog import ACCELERATORS
 from facts.naming import kfam_binding_name
 from stacks.schema import (
     RESERVED_POOL_NAMES,
+    AuthKind,
     DcgmSource,
     Environment,
     GkeClusterConfig,
@@ -246,6 +247,56 @@ def _team_ray_needs_kuberay(config: PlatformConfig, i: int) -> Found:
         yield f"{_team(i)}.ray", "a team Ray cluster needs the kuberay component; enable it"
 
 
+# --- who may sign in -----------------------------------------------------------------
+
+AUTH = f"{COMPONENTS}.kubeflow.auth"
+
+
+def _sign_in_problem(config: PlatformConfig, email: str) -> str | None:
+    """Why `email` could never sign in to this stack, or None (it can, or the stack does not
+    say who may: Dex without static users)."""
+    auth = config.components.kubeflow.auth
+    address = email.lower()
+    if auth.kind is AuthKind.OIDC:
+        if address in {e.lower() for e in auth.allowed_emails} or address.rsplit("@", 1)[-1] in auth.allowed_domains:
+            return None
+        return f"{email} cannot sign in: its domain is not in {AUTH}.allowedDomains and it is not in allowedEmails; add one of them, or correct the address"
+    if auth.static_users and address not in {u.lower() for u in auth.static_users}:
+        return f"{email} cannot sign in: it is not one of {AUTH}.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address"
+    return None
+
+
+def _grafana_admins_can_sign_in(config: PlatformConfig) -> Found:
+    if not config.components.kubeflow.enabled:
+        return
+    for i, email in enumerate(config.components.monitoring.grafana_admins):
+        found = _sign_in_problem(config, email)
+        if found:
+            yield f"{COMPONENTS}.monitoring.grafanaAdmins[{i}]", found
+
+
+def _grafana_signs_in_through_kubeflow(config: PlatformConfig) -> Found:
+    if config.components.monitoring.enabled and not config.components.kubeflow.enabled:
+        yield (
+            f"{COMPONENTS}.monitoring.enabled",
+            "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; "
+            "enable kubeflow or disable monitoring",
+        )
+
+
+def _team_people_can_sign_in(config: PlatformConfig, i: int) -> Found:
+    if not config.components.kubeflow.enabled:
+        return
+    team = config.teams[i]
+    found = _sign_in_problem(config, team.owner)
+    if found:
+        yield f"{_team(i)}.owner", found
+    for j, person in enumerate(team.contributors):
+        found = _sign_in_problem(config, person.email)
+        if found:
+            yield f"{_team(i)}.contributors[{j}].email", found
+
+
 RULES: tuple[Rule | TeamRule, ...] = (
     Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
     Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
@@ -264,6 +315,9 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
+    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow),
+    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in),
+    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in),
 )
 
 

@@ -8,7 +8,7 @@ import pytest
 from stacks.config import ConfigError, validate
 from stacks.rules import RULES, cross_checks
 from stacks.schema import PlatformConfig
-from tests.conftest import base_kind, with_changes
+from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 
 C = "mlplatform:cluster"
@@ -17,6 +17,7 @@ K = "mlplatform:components"
 T = "mlplatform:teams"
 TEAM = {"name": "vision", "owner": "a@acme.com"}
 SAME_KFAM_NAME = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "edit"}]
+OIDC = {f"{K}.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"], "allowedEmails": ["Guest@partner.org"]}}}
 MANAGED_PROMETHEUS = {f"{C}.managedPrometheus": True, f"{K}.monitoring": {"enabled": True}}
 
 CASES = [
@@ -41,6 +42,10 @@ CASES = [
     Case("bucket on kind", {T: [{**TEAM, "bucket": {}}]}, f"{T}[0].bucket", "buckets are GCS buckets; only gke stacks have them", base="kind", rule="team-bucket-on-gke"),
     Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
     Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
+    Case("monitoring without kubeflow", {f"{K}.kubeflow": {"enabled": False}, f"{K}.monitoring": {"enabled": True}}, f"{K}.monitoring.enabled", "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; enable kubeflow or disable monitoring", rule="grafana-signs-in-through-kubeflow"),
+    Case("grafana admin outside the oidc domains", {**OIDC, f"{K}.monitoring": {"enabled": True, "grafanaAdmins": ["lead@other.com"]}}, f"{K}.monitoring.grafanaAdmins[0]", f"lead@other.com cannot sign in: its domain is not in {K}.kubeflow.auth.allowedDomains and it is not in allowedEmails; add one of them, or correct the address", base="gke", rule="grafana-admins-can-sign-in"),
+    Case("owner who is no static user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["b@acme.com"]}}, T: [TEAM]}, f"{T}[0].owner", f"a@acme.com cannot sign in: it is not one of {K}.kubeflow.auth.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address", rule="team-people-can-sign-in"),
+    Case("contributor outside the oidc domains", {**OIDC, T: [{**TEAM, "contributors": [{"email": "ana@gmail.com", "role": "view"}]}]}, f"{T}[0].contributors[0].email", f"ana@gmail.com cannot sign in: its domain is not in {K}.kubeflow.auth.allowedDomains and it is not in allowedEmails; add one of them, or correct the address", base="gke", rule="team-people-can-sign-in"),
 ]
 
 
@@ -71,3 +76,9 @@ def test_problems_are_listed_rule_by_rule_then_team_by_team() -> None:
         f"{T}[1].name",
         f"{T}[1].bucket",
     ]
+
+
+def test_allowed_emails_and_domains_let_people_sign_in() -> None:
+    """An OIDC stack's people pass by domain or by address (either case)."""
+    team = {**TEAM, "contributors": [{"email": "guest@partner.org", "role": "view"}]}
+    validate(with_changes(base_gke(), {**OIDC, T: [team]}), "ok")
