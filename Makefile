@@ -8,7 +8,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test check-stacks plan render crds kind-up kind-down grafana grafana-password e2e
+.PHONY: test check-stacks plan render crds kind-up kind-down grafana e2e
 
 .venv/bin/python: pyproject.toml
 	python3 -m venv .venv
@@ -43,18 +43,15 @@ kind-up: .venv/bin/python
 	pulumi stack select kind --create --secrets-provider passphrase
 	@# Dex users: random passwords, bcrypt hashes as secret config (no default password).
 	$(PYTHON) scripts/kind_users.py
-	@# Grafana's admin password: a random one on first use (read it with `make grafana-password`).
-	pulumi config get --stack kind mlplatform:grafanaAdminPassword >/dev/null 2>&1 || \
-		pulumi config set --stack kind --secret mlplatform:grafanaAdminPassword "$$(openssl rand -base64 18)"
 	pulumi up --stack kind --yes
 
-grafana-password:
-	@pulumi config get --stack $(STACK) mlplatform:grafanaAdminPassword
+grafana: ## the Kubeflow gateway on http://localhost:8080: Grafana at /grafana/, signed in as your Dex user
+	kubectl --context kind-mlplatform -n istio-system port-forward svc/istio-ingressgateway 8080:80
 
-grafana: ## port-forward Grafana to http://localhost:3000 (user admin)
-	kubectl --context kind-mlplatform -n monitoring port-forward svc/grafana 3000:80
-
+# Team namespaces, Profiles and the monitoring namespace are protected (docs/teams.md); the
+# kind stack is thrown away whole, so its protection is lifted first.
 kind-down:
+	pulumi state unprotect --all --yes --stack kind
 	pulumi destroy --stack kind --yes
 
 # End to end on a kind cluster of its own (docs/e2e.md): creates it with `pulumi up` of the

@@ -13,7 +13,7 @@ from stacks.schema import PlatformConfig
 from tooling.waiting import wait_for
 from tests.e2e.checks import terminating
 from tests.e2e.cluster import Cluster
-from tests.e2e.stack import CLUSTER_NAME, People, state_resources, teardown_stages
+from tests.e2e.stack import CLUSTER_NAME, People, release_protection, state_resources, teardown_stages
 
 FAILED: list[str] = []
 """Node ids of e2e tests that failed this session (their logs are collected before teardown)."""
@@ -51,6 +51,7 @@ class Platform:
         if FAILED:
             collect_logs(self.cluster.kubeconfig, self.artifacts, self.log)
         self.cluster.delete_workloads(self.team_namespaces, NAMESPACES_TIMEOUT)
+        release_protection(self.stack)
         for stage, urns in teardown_stages(state_resources(self.stack.export_stack().deployment)):
             if stage == "cluster":
                 break  # the full destroy below

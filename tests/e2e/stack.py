@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from pulumi import automation as auto
 
-from stacks.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, NAMESPACE
+from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 from stacks.config import read_stack_file, stack_file
 
 PROJECT = "mlplatform"
@@ -89,8 +89,6 @@ def config_values(config: Mapping[str, Any], people: People, hash_password: Call
     }
     hashes = {p.email: hash_password(p.password) for p in people.all()}
     values[f"{NAMESPACE}:{DEX_PASSWORD_HASHES.key}"] = auto.ConfigValue(json.dumps(hashes), secret=True)
-    # Every other secret the stack needs (stacks.secrets.required_secrets), random per run.
-    values[f"{NAMESPACE}:{GRAFANA_ADMIN_PASSWORD.key}"] = auto.ConfigValue(secrets.token_urlsafe(18), secret=True)
     return values
 
 
@@ -195,3 +193,14 @@ def teardown_stages(resources: Iterable[StateResource]) -> list[tuple[str, list[
     for resource in listed:
         stages[stage_of(resource, by_urn)].append(resource.urn)
     return [(name, sorted(urns)) for name, urns in stages.items() if urns]
+
+
+def release_protection(stack: auto.Stack) -> None:
+    """Lift `protect` and `retainOnDelete` from every resource of the state: team namespaces,
+    Profiles and the monitoring namespace are protected (docs/teams.md), and an e2e run
+    throws its stack away whole (what `pulumi state unprotect --all` does, plus the retain)."""
+    state = stack.export_stack()
+    for resource in state.deployment.get("resources") or []:
+        resource.pop("protect", None)
+        resource.pop("retainOnDelete", None)
+    stack.import_stack(state)
