@@ -95,14 +95,14 @@ class Removals:
 def removals(previous: list[Previous], plan: Plan) -> Removals:
     kept = {stackless(r.urn) for r in plan.resources} | {stackless(a) for r in plan.resources for a in r.aliases}
     deleted = [r for r in previous if stackless(r.urn) not in kept and not r.type.startswith(PROVIDER_PREFIX)]
-    by_urn = {r.urn: r for r in previous}
+    by_urn = {stackless(r.urn): r for r in previous}
 
     def team_of(resource: Previous) -> str | None:
         node: Previous | None = resource
         while node is not None:
             if node.type == TEAM_TYPE:
                 return node.name
-            node = by_urn.get(node.parent) if node.parent else None
+            node = by_urn.get(stackless(node.parent)) if node.parent else None
         return None
 
     teams: dict[str, list[Previous]] = {}
