@@ -200,7 +200,7 @@ def release_protection(stack: auto.Stack) -> None:
     Profiles and the monitoring namespace are protected (docs/teams.md), and an e2e run
     throws its stack away whole (what `pulumi state unprotect --all` does, plus the retain)."""
     state = stack.export_stack()
-    for resource in state.deployment.get("resources") or []:
+    for resource in (state.deployment or {}).get("resources") or []:
         resource.pop("protect", None)
         resource.pop("retainOnDelete", None)
     stack.import_stack(state)
