@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test check-stacks plan render crds lock kind-up kind-down grafana grafana-password e2e
+.PHONY: test check-stacks plan render crds lock kind-up kind-down grafana e2e
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -68,16 +68,11 @@ kind-up:
 	@# in .pulumi-state/kind-passwords.txt; Pulumi's output streams here.
 	$(PYTHON) -m tooling.kind_stack up
 
-grafana-password:
-ifeq ($(STACK),kind)
-	@$(PYTHON) -m tooling.kind_stack grafana-password
-else
-	@pulumi config get --stack $(STACK) mlplatform:grafanaAdminPassword
-endif
+grafana: ## the Kubeflow gateway on http://localhost:8080: Grafana at /grafana/, signed in as your Dex user
+	kubectl --context kind-mlplatform -n istio-system port-forward svc/istio-ingressgateway 8080:80
 
-grafana: ## port-forward Grafana to http://localhost:3000 (user admin)
-	kubectl --context kind-mlplatform -n monitoring port-forward svc/grafana 3000:80
-
+# Team namespaces, Profiles and the monitoring namespace are protected (docs/teams.md); the
+# kind stack is thrown away whole, so `down` lifts their protection first.
 kind-down: $(INSTALLED)
 	$(PYTHON) -m tooling.kind_stack down
 

@@ -18,7 +18,7 @@ from stacks.schema import (
     PlatformConfig,
     Sources,
 )
-from stacks.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
+from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
 
 Secrets = Mapping[SecretKey, pulumi.Output[Any]]
 """The secrets a stack needs (stacks.secrets.required_secrets), each a Pulumi secret; a
@@ -129,7 +129,6 @@ class MonitoringArgs(UpstreamArgs):
     """Kubeflow is installed: Grafana is served through its gateway."""
     gpu_metrics: bool
     """GPU metrics are collected (DCGM exporter or GKE's managed DCGM): NVIDIA's dashboard."""
-    grafana_admin_password: pulumi.Output[Any] | None
 
 
 @dataclass(frozen=True)
@@ -194,7 +193,7 @@ def kueue_args(config: PlatformConfig) -> KueueArgs:
     return KueueArgs(sources=config.sources, gpu_pools=gpu_pools(config), service_monitor=service_monitor_enabled(config))
 
 
-def monitoring_args(config: PlatformConfig, secrets: Secrets) -> MonitoringArgs:
+def monitoring_args(config: PlatformConfig) -> MonitoringArgs:
     return MonitoringArgs(
         sources=config.sources,
         settings=config.components.monitoring,
@@ -202,7 +201,6 @@ def monitoring_args(config: PlatformConfig, secrets: Secrets) -> MonitoringArgs:
         cluster_name=config.cluster.name,
         kubeflow=config.components.kubeflow.enabled,
         gpu_metrics=config.enabled_components()["dcgmExporter"],
-        grafana_admin_password=secrets.get(GRAFANA_ADMIN_PASSWORD),
     )
 
 

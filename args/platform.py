@@ -76,7 +76,7 @@ def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
         training_runtimes=training_runtimes_args(config) if on["trainer"] else None,
         kuberay=kuberay_args(config) if on["kuberay"] and components.kuberay.source is not RaySource.GKE_ADDON else None,
         kueue=kueue_args(config) if on["kueue"] else None,
-        monitoring=monitoring_args(config, secrets) if on["monitoring"] else None,
+        monitoring=monitoring_args(config) if on["monitoring"] else None,
         dcgm_exporter=(
             dcgm_exporter_args(config)
             if on["dcgmExporter"] and components.dcgm_exporter.source is not DcgmSource.GKE_MANAGED

@@ -128,11 +128,12 @@ class PlatformComponent(Component):
     def child(self, depends_on: Sequence[pulumi.Resource] = (), **options: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, depends_on=list(depends_on), **options)
 
-    def create_namespace(self, name: str, labels: dict[str, str] | None = None) -> k8s.core.v1.Namespace:
+    def create_namespace(self, name: str, labels: dict[str, str] | None = None, **options: Any) -> k8s.core.v1.Namespace:
+        """`options`: resource options, e.g. protect for a namespace that holds data."""
         return k8s.core.v1.Namespace(
             name,
             metadata=k8s.meta.v1.ObjectMetaArgs(name=name, labels=labels),
-            opts=self.child(),
+            opts=self.child(**options),
         )
 
     def chart(

@@ -19,7 +19,9 @@ import pulumi_random as random
 import yaml
 
 from args.components import KubeflowArgs, KubeflowNamespacesArgs
-from components.base import PlatformComponent, PropsTransform, matches, required
+from components.access import ALLOWED_IDENTITIES, gateway_identity_policy
+from components.base import PlatformComponent, PropsTransform, apply_manifest, matches, required
+from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
 from facts.naming import ray_dashboard_path
 from infra.cluster import Cluster
@@ -198,6 +200,69 @@ def with_oauth2_proxy_secrets(props: dict[str, Any], client_secret: Any, cookie_
     return with_secrets(props, {CLIENT_SECRET_KEY: client_secret, COOKIE_SECRET_KEY: cookie_secret})
 
 
+# Who may sign in. oauth2-proxy v7.14.3 lets an e-mail in when its domain is in
+# email_domains or it is listed in authenticated_emails_file (validator.go; the release sets
+# email_domains = [ "*" ]: everyone, common/oauth2-proxy/base/oauth2_proxy.cfg). Dex v2.45.0
+# cannot help here: its oidc connector refuses to start with hostedDomains (connector/oidc/
+# oidc.go Open: "support for the Hosted domains option had been deprecated and removed").
+# oauth2-proxy only sees browser sessions, so the gateway checks the token's e-mail too
+# (components/access.gateway_identity_policy).
+OAUTH2_PROXY_CONFIG_KEY = "oauth2_proxy.cfg"
+OAUTH2_PROXY_EMAILS_KEY = "authenticated-emails"
+OAUTH2_PROXY_CONFIG_DIR = "/etc/oauth2_proxy"
+"""Where the release's Deployment mounts its ConfigMap (every key a file), --config's directory."""
+EMAIL_DOMAINS = re.compile(r"^email_domains\s*=.*$", re.MULTILINE)
+ALLOWED_IDENTITIES_ANNOTATION = "mlplatform.io/allowed-identities"
+"""On oauth2-proxy's pods: a digest of who may sign in, so a change rolls them (the
+ConfigMap keeps the name kustomize hashed from the release's content)."""
+
+
+def allowed_sign_ins(auth: KubeflowAuth) -> tuple[list[str], list[str]] | None:
+    """(domains, e-mails) that may sign in; None when the stack does not restrict it (Dex
+    without static users: nobody can sign in at all)."""
+    if auth.kind is AuthKind.OIDC:
+        return sorted(set(auth.allowed_domains)), sorted({str(e) for e in auth.allowed_emails})
+    if auth.static_users:
+        return [], sorted({str(e) for e in auth.static_users})
+    return None
+
+
+def oauth2_proxy_config(release: str, domains: list[str], emails: list[str]) -> str:
+    """The release's oauth2_proxy.cfg with email_domains ours and our e-mails file."""
+    if not EMAIL_DOMAINS.search(release):
+        raise ValueError(f"{OAUTH2_PROXY_CONFIG_KEY} of the pinned release has no email_domains line; review with_allowed_sign_ins")
+    lines = [f"email_domains = {json.dumps(domains)}"]
+    if emails:
+        lines.append(f'authenticated_emails_file = "{OAUTH2_PROXY_CONFIG_DIR}/{OAUTH2_PROXY_EMAILS_KEY}"')
+    return EMAIL_DOMAINS.sub(lambda _: "\n".join(lines), release, count=1)
+
+
+def with_allowed_sign_ins(props: dict[str, Any], auth: KubeflowAuth) -> dict[str, Any] | None:
+    """oauth2-proxy's ConfigMap letting in only the stack's people, and its pods rolled when they change."""
+    allowed = allowed_sign_ins(auth)
+    if allowed is None:
+        return None
+    domains, emails = allowed
+    if props.get("kind") == "ConfigMap" and OAUTH2_PROXY_CONFIG_KEY in (props.get("data") or {}):
+        data = {**props["data"], OAUTH2_PROXY_CONFIG_KEY: oauth2_proxy_config(props["data"][OAUTH2_PROXY_CONFIG_KEY], domains, emails)}
+        if emails:
+            data[OAUTH2_PROXY_EMAILS_KEY] = "".join(f"{e}\n" for e in emails)
+        return {**props, "data": data}
+    if matches(props, "Deployment", "oauth2-proxy"):
+        digest = hashlib.sha256(json.dumps([domains, emails]).encode()).hexdigest()[:16]
+        template = props["spec"]["template"]
+        meta = template.get("metadata") or {}
+        annotations = {**(meta.get("annotations") or {}), ALLOWED_IDENTITIES_ANNOTATION: digest}
+        return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
+    return None
+
+
+def gateway_identity(auth: KubeflowAuth) -> dict[str, Any] | None:
+    """The gateway's DENY for every account the stack does not let sign in (access.py)."""
+    allowed = allowed_sign_ins(auth)
+    return gateway_identity_policy(GATEWAY_NAMESPACE, *allowed) if allowed else None
+
+
 def with_dex_client_secret(props: dict[str, Any], client_secret: Any) -> dict[str, Any] | None:
     if not matches(props, *DEX_CLIENT_SECRET):
         return None
@@ -252,8 +317,14 @@ class Kubeflow(PlatformComponent):
             random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
             for key in (CLIENT_SECRET_KEY, COOKIE_SECRET_KEY)
         )
-        oauth2_proxy = (lambda props: with_oauth2_proxy_secrets(props, client_secret, cookie_secret),)
+        oauth2_proxy = (
+            lambda props: with_oauth2_proxy_secrets(props, client_secret, cookie_secret),
+            lambda props: with_allowed_sign_ins(props, args.auth),
+        )
         self.kustomize("oauth2-proxy", OAUTH2_PROXY, depends_on=core, transforms=oauth2_proxy)
+        identity = gateway_identity(args.auth)
+        if identity is not None:
+            apply_manifest(ALLOWED_IDENTITIES, identity, self.child(needs + core))
         self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(args, client_secret))
         links = dashboard_links(dashboard_menu(args))
         menu = (lambda props: with_menu(props, links),)

@@ -17,16 +17,18 @@ Backends (MonitoringConfig.backend):
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from components.access import KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
 from components.alerts import rule_spec
 from components.dashboards import dashboards
 from args.components import MonitoringArgs
-from components.base import PlatformComponent, apply_manifest, required, workload_identity_account
+from components.base import PlatformComponent, apply_manifest, workload_identity_account
+from components.istio import GATEWAY_NAMESPACE
 from facts.naming import gmp_service_account_id
 from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
@@ -46,31 +48,77 @@ GRAFANA_PORT = 80
 GRAFANA_PATH = "/grafana/"
 
 
-def grafana_route() -> dict[str, Any]:
-    """The VirtualService that serves Grafana at GRAFANA_PATH through the Kubeflow gateway;
-    sign-in at the gateway (oauth2-proxy) comes first, then Grafana's own login."""
+# Grafana signs people in with the identity the gateway asserts (its auth proxy, Grafana 12
+# docs "Configure auth proxy authentication": header_name, header_property = email,
+# auto_sign_up, and `headers = Role:<header>` to sync the org role), and has no login of its
+# own: no login form, no basic auth, no initial admin (the grafana chart creates no admin
+# Secret with GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION, templates/secret.yaml). Only the
+# gateway may reach it (GRAFANA_POLICY, NetworkPolicies), so nobody else can assert a name.
+ROLE_HEADER = "x-mlplatform-grafana-role"
+"""Set by Grafana's route on every request (a client's own value is replaced): Admin for
+monitoring.grafanaAdmins, Viewer for everyone else."""
+ADMIN_ROLE, DEFAULT_ROLE = "Admin", "Viewer"
+GRAFANA_CONTAINER_PORT = 3000
+"""grafana chart: the container's port `grafana` (service.targetPort)."""
+GRAFANA_POD_LABELS = {"app.kubernetes.io/name": GRAFANA_RELEASE, "app.kubernetes.io/instance": GRAFANA_RELEASE}
+"""The grafana chart's selector labels (templates/_helpers.tpl grafana.selectorLabels)."""
+GRAFANA_POLICY = "grafana-gateway-only"
+EMAIL_CLAIM_HEADER = "@request.auth.claims.email"
+"""Istio routes on a verified JWT claim at an ingress gateway (istio.io 1.29 docs, "JWT claim
+based routing"): the gateway's Dex token, never a header a client wrote."""
+
+
+def grafana_route(admins: Sequence[str] = ()) -> dict[str, Any]:
+    """The VirtualService that serves Grafana at GRAFANA_PATH through the Kubeflow gateway,
+    after the gateway's sign-in; it tells Grafana each person's role in ROLE_HEADER."""
+
+    def http(role: str, match: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "match": [match],
+            "headers": {"request": {"set": {ROLE_HEADER: role}}},
+            "route": [{"destination": {"host": f"{GRAFANA_SERVICE}.{NAMESPACE}.svc.cluster.local", "port": {"number": GRAFANA_PORT}}}],
+        }
+
+    path = {"uri": {"prefix": GRAFANA_PATH}}
+    routes = [http(ADMIN_ROLE, {**path, "headers": {EMAIL_CLAIM_HEADER: {"exact": email}}}) for email in identities(admins)]
     return {
         "apiVersion": "networking.istio.io/v1",
         "kind": "VirtualService",
         "metadata": {"name": GRAFANA_RELEASE, "namespace": NAMESPACE},
-        "spec": {
-            "gateways": ["kubeflow/kubeflow-gateway"],
-            "hosts": ["*"],
-            "http": [
-                {
-                    "match": [{"uri": {"prefix": GRAFANA_PATH}}],
-                    "route": [
-                        {
-                            "destination": {
-                                "host": f"{GRAFANA_SERVICE}.{NAMESPACE}.svc.cluster.local",
-                                "port": {"number": GRAFANA_PORT},
-                            }
-                        }
-                    ],
-                }
-            ],
-        },
+        "spec": {"gateways": [KUBEFLOW_GATEWAY], "hosts": ["*"], "http": routes + [http(DEFAULT_ROLE, path)]},
     }
+
+
+def grafana_policy() -> dict[str, Any]:
+    """Grafana's sidecar admits the gateway alone."""
+    return gateway_only_policy(GRAFANA_POLICY, NAMESPACE, GRAFANA_POD_LABELS, GRAFANA_CONTAINER_PORT)
+
+
+def network_policies() -> list[dict[str, Any]]:
+    """Like Kubeflow's own namespaces (kubeflow/manifests 26.03 common/kubeflow-namespace):
+    pods of the namespace reach each other; from outside only the ingress gateway, to Grafana.
+    Prometheus scrapes outward, which these do not limit; node-exporter runs on the host
+    network, which NetworkPolicies do not cover."""
+
+    def policy(name: str, selector: dict[str, Any], sources: list[dict[str, Any]], ports: list[int] | None = None) -> dict[str, Any]:
+        rule: dict[str, Any] = {"from": sources}
+        if ports:
+            rule["ports"] = [{"protocol": "TCP", "port": port} for port in ports]
+        return {
+            "apiVersion": "networking.k8s.io/v1",
+            "kind": "NetworkPolicy",
+            "metadata": {"name": name, "namespace": NAMESPACE},
+            "spec": {"podSelector": selector, "policyTypes": ["Ingress"], "ingress": [rule]},
+        }
+
+    gateway = {
+        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": GATEWAY_NAMESPACE}},
+        "podSelector": {"matchLabels": {"app": "istio-ingressgateway"}},
+    }
+    return [
+        policy(f"default-allow-same-namespace-{NAMESPACE}", {}, [{"podSelector": {}}]),
+        policy("grafana", {"matchLabels": dict(GRAFANA_POD_LABELS)}, [gateway], [GRAFANA_CONTAINER_PORT]),
+    ]
 # kube-prometheus-stack names the Prometheus Service <fullname>-prometheus, port 9090
 # (templates/prometheus/service.yaml, values prometheus.service.port).
 PROMETHEUS_URL = f"http://{PROMETHEUS_RELEASE}-prometheus.{NAMESPACE}.svc:9090"
@@ -81,9 +129,6 @@ SCRAPE_LABELS = {"release": PROMETHEUS_RELEASE}
 # The Grafana sidecar picks up ConfigMaps with this label (grafana chart values
 # sidecar.dashboards.label / labelValue).
 DASHBOARD_LABEL = {"grafana_dashboard": "1"}
-ADMIN_SECRET = "grafana-admin"
-ADMIN_USER_KEY = "admin-user"
-ADMIN_PASSWORD_KEY = "admin-password"
 DATASOURCE_NAME = "Prometheus"
 # The GMP query frontend (cloud.google.com/stackdriver/docs/managed-prometheus/query).
 GMP_FRONTEND_NAME = "gmp-frontend"
@@ -158,11 +203,17 @@ def grafana_values(args: MonitoringArgs) -> dict[str, Any]:
     values: dict[str, Any] = {
         "fullnameOverride": GRAFANA_RELEASE,
         "service": {"type": "ClusterIP", "port": GRAFANA_PORT},
-        # The admin password is ours (a Pulumi secret), not one the chart generates.
-        "admin": {"existingSecret": ADMIN_SECRET, "userKey": ADMIN_USER_KEY, "passwordKey": ADMIN_PASSWORD_KEY},
+        # No admin user, so no admin password: the chart then renders no admin Secret.
+        "env": {"GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION": "true"},
+        # An Istio sidecar on Grafana alone, so GRAFANA_POLICY can tell the gateway from
+        # anyone else (the pod label injects without a namespace label); a native sidecar
+        # (Kubernetes 1.29+), so the dashboard download init container has the network.
+        "podLabels": {"sidecar.istio.io/inject": "true"},
+        "podAnnotations": {"sidecar.istio.io/nativeSidecar": "true"},
         # Dashboards are code: the sidecar loads every ConfigMap labelled grafana_dashboard=1
-        # in Grafana's own namespace (searchNamespace unset).
-        "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1"}},
+        # in Grafana's own namespace (searchNamespace unset). Grafana rereads the files itself
+        # (skipReload: the sidecar's reload call would need the admin login there is none of).
+        "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1", "skipReload": True}},
         "datasources": {
             "datasources.yaml": {
                 "apiVersion": 1,
@@ -179,11 +230,22 @@ def grafana_values(args: MonitoringArgs) -> dict[str, Any]:
             }
         },
     }
+    values["grafana.ini"] = {
+        "auth": {"disable_login_form": True, "disable_signout_menu": True},
+        "auth.basic": {"enabled": False},
+        "auth.anonymous": {"enabled": False},
+        "auth.proxy": {
+            "enabled": True,
+            "header_name": USER_HEADER,
+            "header_property": "email",
+            "auto_sign_up": True,
+            "headers": f"Role:{ROLE_HEADER}",
+        },
+        "users": {"allow_sign_up": False, "auto_assign_org": True, "auto_assign_org_role": DEFAULT_ROLE},
+    }
     if args.kubeflow:
         # Behind the gateway at GRAFANA_PATH (Grafana docs, "Run Grafana behind a reverse proxy").
-        values["grafana.ini"] = {
-            "server": {"root_url": f"%(protocol)s://%(domain)s{GRAFANA_PATH}", "serve_from_sub_path": True}
-        }
+        values["grafana.ini"]["server"] = {"root_url": f"%(protocol)s://%(domain)s{GRAFANA_PATH}", "serve_from_sub_path": True}
     if args.gpu_metrics:
         # NVIDIA's DCGM dashboard, fetched from grafana.com by id and revision at Grafana start
         # (the chart's `dashboards` gnetId provider); its ${DS_PROMETHEUS} input -> our datasource.
@@ -281,7 +343,8 @@ class Monitoring(PlatformComponent):
         """`istio`: the resource that is done when Istio's CRDs are served; Grafana's route
         (a VirtualService) waits for it."""
         super().__init__(name, cluster, opts, args.sources)
-        ns = self.create_namespace(NAMESPACE)
+        # Prometheus' volume lives here: never deleted by Pulumi (docs/teams.md, "What is protected").
+        ns = self.create_namespace(NAMESPACE, protect=True, retain_on_delete=True)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         if args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
             self._prometheus_stack(args.settings, ns, in_ns)
@@ -338,16 +401,11 @@ class Monitoring(PlatformComponent):
         )
 
     def _grafana(self, args: MonitoringArgs, ns: k8s.core.v1.Namespace, istio: pulumi.Resource | None) -> None:
-        """The admin Secret, our dashboards for the sidecar, Grafana itself, and its route
-        through the Kubeflow gateway (after Istio, whose CRD it is)."""
+        """The namespace's NetworkPolicies, our dashboards for the sidecar, Grafana itself, and
+        its route and policy through the Kubeflow gateway (after Istio, whose CRDs they are)."""
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
-        admin = k8s.core.v1.Secret(
-            ADMIN_SECRET,
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=ADMIN_SECRET, namespace=NAMESPACE),
-            type="Opaque",
-            string_data={ADMIN_USER_KEY: "admin", ADMIN_PASSWORD_KEY: required(args.grafana_admin_password, "the Grafana admin password")},
-            opts=in_ns,
-        )
+        for policy in network_policies():
+            apply_manifest(policy["metadata"]["name"], policy, in_ns)
         for cm_name, data in dashboard_config_maps().items():
             k8s.core.v1.ConfigMap(
                 cm_name,
@@ -355,9 +413,11 @@ class Monitoring(PlatformComponent):
                 data=data,
                 opts=in_ns,
             )
-        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns, admin])
+        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns])
         if args.kubeflow:
-            apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(), self.child([ns] if istio is None else [ns, istio]))
+            after_istio = self.child([ns] if istio is None else [ns, istio])
+            apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(args.settings.grafana_admins), after_istio)
+            apply_manifest(GRAFANA_POLICY, grafana_policy(), after_istio)
 
     def _gmp_frontend(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
         """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;

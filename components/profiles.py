@@ -25,21 +25,20 @@ import pulumi
 import pulumi_gcp as gcp
 
 from args.teams import GoogleCloud, TeamArgs
+from components.access import GATEWAY_PRINCIPAL as GATEWAY_PRINCIPAL  # the gateway's identity, re-exported
+from components.access import KFP_UI_PRINCIPAL as KFP_UI_PRINCIPAL
+from components.access import USER_HEADER as USER_HEADER
+from components.access import KUBEFLOW_GATEWAY, RAY_DASHBOARD_PORT, RAY_SERVE_PORT, ray_policy, team_policies
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from facts import naming
-from facts.naming import kfam_binding_name, ray_dashboard_path
+from facts.naming import kfam_binding_name, ray_dashboard_path, ray_serve_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY_IMAGE, image
 from infra.cluster import Cluster
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
 
-USER_HEADER = "kubeflow-userid"
-# kubeflow/manifests 26.03 profiles params.env / KFAM defaults.
-GATEWAY_PRINCIPAL = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"
-KFP_UI_PRINCIPAL = "cluster.local/ns/kubeflow/sa/ml-pipeline-ui"
-KUBEFLOW_GATEWAY = "kubeflow/kubeflow-gateway"
 CLUSTER_ROLES = {"admin": "kubeflow-admin", "edit": "kubeflow-edit", "view": "kubeflow-view"}
 EDITOR_SA = "default-editor"
 LOCAL_QUEUE = "default"
@@ -65,7 +64,10 @@ RAY_PORTS = {
     "metrics-export-port": 8080,
 }
 RAY_WORKER_PORTS = range(10002, 10013)
-RAY_DASHBOARD_PORT = 8265
+# Ray Serve's HTTP proxy binds 127.0.0.1 unless told (ray 2.46.0 serve/_private/constants.py
+# DEFAULT_HTTP_HOST reads this variable); the Istio sidecar forwards inbound traffic to the
+# pod's address, not localhost, so Serve must listen on every address to be reachable.
+RAY_SERVE_HOST_ENV = {"name": "RAY_SERVE_DEFAULT_HTTP_HOST", "value": "0.0.0.0"}
 # Kueue v0.19.2: the queue label (pkg/controller/constants/constants.go QueueLabel), the
 # per-job elastic opt-in (pkg/constants/constants.go ElasticJobAnnotation, value "true" in
 # pkg/workloadslicing/workloadslicing.go) and the scheduling gate an elastic job's pod
@@ -152,6 +154,11 @@ def contributor_objects(team: TeamConfig, email: str, role: Role) -> list[dict[s
             },
         },
     ]
+
+
+def writers(team: TeamConfig) -> list[str]:
+    """Who may act (not only read) on the team's routes: the owner and `edit` contributors."""
+    return [team.owner] + [c.email for c in team.contributors if c.role is Role.EDIT]
 
 
 def cluster_queue(args: TeamArgs) -> dict[str, Any]:
@@ -272,7 +279,12 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     worker_pod: dict[str, Any] = {
         "serviceAccountName": EDITOR_SA,
         "containers": [
-            {"name": "ray-worker", "image": ray_image, "resources": {"requests": worker_resources, "limits": worker_resources}}
+            {
+                "name": "ray-worker",
+                "image": ray_image,
+                "env": [dict(RAY_SERVE_HOST_ENV)],
+                "resources": {"requests": worker_resources, "limits": worker_resources},
+            }
         ],
     }
     if pool:
@@ -282,7 +294,12 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     head_pod: dict[str, Any] = {
         "serviceAccountName": EDITOR_SA,
         "containers": [
-            {"name": "ray-head", "image": image(RAY_IMAGE), "resources": {"requests": head_resources, "limits": head_resources}}
+            {
+                "name": "ray-head",
+                "image": image(RAY_IMAGE),
+                "env": [dict(RAY_SERVE_HOST_ENV)],
+                "resources": {"requests": head_resources, "limits": head_resources},
+            }
         ],
     }
     metadata: dict[str, Any] = {"name": name, "namespace": ns}
@@ -346,30 +363,29 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
             "rules": [{"from": [{"source": {"principals": [f"cluster.local/ns/{ns}/sa/{EDITOR_SA}"]}}]}],
         },
     }
-    route = {
-        "apiVersion": "networking.istio.io/v1",
-        "kind": "VirtualService",
-        "metadata": {"name": f"{name}-dashboard", "namespace": ns},
-        "spec": {
-            "gateways": [KUBEFLOW_GATEWAY],
-            "hosts": ["*"],
-            "http": [
-                {
-                    "match": [{"uri": {"prefix": ray_dashboard_path(team.name, ray.name)}}],
-                    "rewrite": {"uri": "/"},
-                    "route": [
-                        {
-                            "destination": {
-                                "host": f"{name}-head-svc.{ns}.svc.cluster.local",
-                                "port": {"number": RAY_DASHBOARD_PORT},
-                            }
-                        }
-                    ],
-                }
-            ],
-        },
-    }
-    return [cluster, headless, intra, route]
+    def route(suffix: str, prefix: str, port: int) -> dict[str, Any]:
+        """`prefix` on the Kubeflow gateway -> `port` of the head Service (KubeRay names it
+        <cluster>-head-svc and gives it the dashboard and serve ports)."""
+        return {
+            "apiVersion": "networking.istio.io/v1",
+            "kind": "VirtualService",
+            "metadata": {"name": f"{name}-{suffix}", "namespace": ns},
+            "spec": {
+                "gateways": [KUBEFLOW_GATEWAY],
+                "hosts": ["*"],
+                "http": [
+                    {
+                        "match": [{"uri": {"prefix": prefix}}],
+                        "rewrite": {"uri": "/"},
+                        "route": [{"destination": {"host": f"{name}-head-svc.{ns}.svc.cluster.local", "port": {"number": port}}}],
+                    }
+                ],
+            },
+        }
+
+    dashboard = route("dashboard", ray_dashboard_path(team.name, ray.name), RAY_DASHBOARD_PORT)
+    serve = route("serve", ray_serve_path(team.name, ray.name), RAY_SERVE_PORT)
+    return [cluster, headless, intra, ray_policy(ns, name, writers(team)), dashboard, serve]
 
 
 def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
@@ -381,6 +397,7 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     objects.append(profile(team))
     for person in team.contributors:
         objects += contributor_objects(team, person.email, person.role)
+    objects += team_policies(team.name, writers(team))
     objects += network_policies(team)
     objects += [cluster_queue(args), local_queue(team)]
     objects += ray_objects(args)
@@ -400,6 +417,17 @@ OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
     "ClusterQueue": ("kueue",),
     "LocalQueue": ("kueue",),
     "RayCluster": ("kuberay", "kueue"),
+}
+
+
+# What Pulumi must never delete on its own (docs/teams.md, "Removing a team"): a config
+# mistake that drops a team then stops `pulumi up` at these instead of deleting them. The
+# namespace holds the notebook volumes (PVCs the Jupyter web app made, which Pulumi never
+# knew) and is also kept on a deliberate removal, for its last step to be a person's; the
+# Profile holds the team's access and quota, and is recreated as it was if the team is re-added.
+KEPT: dict[str, dict[str, Any]] = {
+    "Namespace": {"protect": True, "retain_on_delete": True},
+    "Profile": {"protect": True},
 }
 
 
@@ -463,14 +491,18 @@ class Team(PlatformComponent):
         old_names = old_names or OldNames()
         gsa_email = self._google_identity(team, args.google) if args.google else None
         ns, *rest = team_objects(args, gcp_service_account=gsa_email)
-        namespace_resource = apply_manifest(resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns)))
+        namespace_resource = apply_manifest(
+            resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns), **KEPT["Namespace"])
+        )
         editor: list[pulumi.Resource] = []
         for obj in rest:
             needs = [ready[k] for k in OBJECT_NEEDS.get(obj["kind"], ()) if k in ready]
             if obj["kind"] == "Profile":
                 needs += editor  # our default-editor exists before the controller looks for it
             created = apply_manifest(
-                resource_name(team, obj), obj, self.child([*needs, namespace_resource], aliases=old_names.aliases(team, obj))
+                resource_name(team, obj),
+                obj,
+                self.child([*needs, namespace_resource], aliases=old_names.aliases(team, obj), **KEPT.get(obj["kind"], {})),
             )
             if obj["kind"] == "ServiceAccount":
                 editor.append(created)
@@ -500,7 +532,9 @@ class Team(PlatformComponent):
                     public_access_prevention="enforced",
                     force_destroy=False,
                 ),
-                opts=self.child(protect=google.deletion_protection),
+                # Datasets and checkpoints outlive the team: never deleted by Pulumi, even on a
+                # deliberate removal (force_destroy off: GCS would refuse a non-empty one anyway).
+                opts=self.child(protect=True, retain_on_delete=True),
             )
             gcp.storage.BucketIAMMember(
                 f"{team.name}-bucket-admin",

@@ -124,3 +124,9 @@ def bucket_name_problem(name: str) -> str | None:
 def ray_dashboard_path(team: str, cluster: str) -> str:
     """Where a team's Ray dashboard is served through the Kubeflow gateway (and linked in the menu)."""
     return f"/ray/{team}/{cluster}/"
+
+
+def ray_serve_path(team: str, cluster: str) -> str:
+    """Where a team's Ray Serve applications are served through the Kubeflow gateway: an
+    app with route_prefix /x answers at <this>x."""
+    return f"/ray-serve/{team}/{cluster}/"

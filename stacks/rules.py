@@ -348,24 +348,6 @@ def _team_bucket_names_unique(config: PlatformConfig, i: int) -> Found:
             return
 
 
-def _team_people_can_sign_in(config: PlatformConfig, i: int) -> Found:
-    """With Dex static users, only they can sign in: anyone else given a team cannot use it."""
-    auth = config.components.kubeflow.auth
-    if not (config.components.kubeflow.enabled and auth.kind is AuthKind.DEX and auth.static_users):
-        return
-    users = {str(u).lower() for u in auth.static_users}
-    team = config.teams[i]
-    fix = f"add them to {COMPONENTS}.kubeflow.auth.staticUsers (and a hash to mlplatform:dexPasswordHashes)"
-    if str(team.owner).lower() not in users:
-        yield f"{_team(i)}.owner", f"{team.owner} owns team {team.name} but is not a Dex static user, so cannot sign in; {fix}"
-    for j, person in enumerate(team.contributors):
-        if str(person.email).lower() not in users:
-            yield (
-                f"{_team(i)}.contributors[{j}].email",
-                f"{person.email} is not a Dex static user, so cannot sign in to team {team.name}; {fix}",
-            )
-
-
 def _contributor_binding_names_fit(config: PlatformConfig, i: int) -> Found:
     """KFAM's binding name is also an AuthorizationPolicy's, a custom resource, so a DNS
     subdomain of at most 253 characters (apiextensions-apiserver customresource validator:
@@ -448,6 +430,56 @@ def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
         )
 
 
+# --- who may sign in -----------------------------------------------------------------
+
+AUTH = f"{COMPONENTS}.kubeflow.auth"
+
+
+def _sign_in_problem(config: PlatformConfig, email: str) -> str | None:
+    """Why `email` could never sign in to this stack, or None (it can, or the stack does not
+    say who may: Dex without static users)."""
+    auth = config.components.kubeflow.auth
+    address = email.lower()
+    if auth.kind is AuthKind.OIDC:
+        if address in {e.lower() for e in auth.allowed_emails} or address.rsplit("@", 1)[-1] in auth.allowed_domains:
+            return None
+        return f"{email} cannot sign in: its domain is not in {AUTH}.allowedDomains and it is not in allowedEmails; add one of them, or correct the address"
+    if auth.static_users and address not in {u.lower() for u in auth.static_users}:
+        return f"{email} cannot sign in: it is not one of {AUTH}.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address"
+    return None
+
+
+def _grafana_admins_can_sign_in(config: PlatformConfig) -> Found:
+    if not config.components.kubeflow.enabled:
+        return
+    for i, email in enumerate(config.components.monitoring.grafana_admins):
+        found = _sign_in_problem(config, email)
+        if found:
+            yield f"{COMPONENTS}.monitoring.grafanaAdmins[{i}]", found
+
+
+def _grafana_signs_in_through_kubeflow(config: PlatformConfig) -> Found:
+    if config.components.monitoring.enabled and not config.components.kubeflow.enabled:
+        yield (
+            f"{COMPONENTS}.monitoring.enabled",
+            "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; "
+            "enable kubeflow or disable monitoring",
+        )
+
+
+def _team_people_can_sign_in(config: PlatformConfig, i: int) -> Found:
+    if not config.components.kubeflow.enabled:
+        return
+    team = config.teams[i]
+    found = _sign_in_problem(config, team.owner)
+    if found:
+        yield f"{_team(i)}.owner", found
+    for j, person in enumerate(team.contributors):
+        found = _sign_in_problem(config, person.email)
+        if found:
+            yield f"{_team(i)}.contributors[{j}].email", found
+
+
 RULES: tuple[Rule | TeamRule, ...] = (
     Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
     Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
@@ -468,12 +500,14 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke),
     TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid),
     TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique),
-    TeamRule("team-people-can-sign-in", "With Dex static users, a team's owner and contributors are among them.", _team_people_can_sign_in),
     TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit),
     TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node),
     TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
+    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow),
+    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in),
+    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in),
 )
 
 

@@ -43,6 +43,7 @@ MIN_VOLUME_BYTES = 2**20
 # Compute Engine "Regions and zones" (cloud.google.com/compute/docs/regions-zones): a
 # region is `<geography>-<area><number>` (us-central1, europe-west10), a zone its region,
 # '-' and a letter (europe-west10-a is in europe-west10, not europe-west1).
+EMAIL_DOMAIN = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}$")
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 REGIONAL_ZONES = 3
@@ -699,6 +700,16 @@ class OidcConnector(Model):
         return value
 
 
+def _email_domain(value: str) -> str:
+    if value != value.lower() or "@" in value or "*" in value or not EMAIL_DOMAIN.match(value):
+        raise ValueError(f"{value!r} is not an e-mail domain such as acme.com: lowercase, no '@' or '*'")
+    return value
+
+
+EmailDomain = Annotated[str, AfterValidator(_email_domain)]
+"""The part of an e-mail address after '@', e.g. acme.com (subdomains are not included)."""
+
+
 class KubeflowAuth(Model):
     """How people sign in. The identity header that reaches profiles is kubeflow-userid."""
 
@@ -718,6 +729,14 @@ class KubeflowAuth(Model):
     iap_client_id: str | None = Field(
         default=None, description="gke + iap: OAuth client ID for IAP; its secret in mlplatform:iapClientSecret."
     )
+    allowed_domains: list[EmailDomain] = Field(
+        default_factory=list,
+        description="oidc: e-mail domains whose accounts may sign in (acme.com: anyone@acme.com); "
+        "with allowedEmails, kind oidc needs at least one entry.",
+    )
+    allowed_emails: list[EmailStr] = Field(
+        default_factory=list, description="oidc: single accounts that may sign in besides allowedDomains."
+    )
 
     @field_validator("hostname")
     @classmethod
@@ -728,12 +747,23 @@ class KubeflowAuth(Model):
     def _kind_fields(self) -> KubeflowAuth:
         if self.kind is AuthKind.OIDC and self.oidc is None:
             raise problem("oidc", "kind oidc needs oidc: {issuer, clientId}")
-        if self.kind is AuthKind.DEX and self.oidc is not None:
-            raise problem("oidc", "oidc settings need kind: oidc")
         if self.iap and not (self.hostname and self.iap_client_id):
             raise problem("iap", "iap needs hostname (the HTTPS entry point) and iapClientId")
         if self.kind is AuthKind.OIDC and not self.hostname:
             raise problem("hostname", "an OIDC provider redirects back to a public URL; set hostname")
+        if self.kind is AuthKind.OIDC and not (self.allowed_domains or self.allowed_emails):
+            raise problem(
+                "allowedDomains",
+                "kind oidc lets in every account of the provider unless you list who may sign in; "
+                "set allowedDomains (e.g. [acme.com]) and/or allowedEmails",
+            )
+        if self.kind is AuthKind.DEX and (self.allowed_domains or self.allowed_emails):
+            raise problem(
+                "allowedDomains" if self.allowed_domains else "allowedEmails",
+                "allowedDomains and allowedEmails are for kind oidc; with dex, staticUsers are who may sign in",
+            )
+        if self.kind is AuthKind.DEX and self.oidc is not None:
+            raise problem("oidc", "oidc settings need kind: oidc")
         return self
 
 
@@ -777,7 +807,8 @@ class MetricsBackend(str, Enum):
 
 class MonitoringConfig(Toggle):
     """Prometheus + Grafana with GPU, Ray, Kueue and per-team dashboards, and GPU alerts.
-    Grafana's admin password comes from the secret config key mlplatform:grafanaAdminPassword."""
+    Grafana signs people in with the identity the Kubeflow gateway asserts: Viewer, or Admin
+    for grafanaAdmins; it has no shared admin login."""
 
     backend: MetricsBackend = Field(
         default=MetricsBackend.KUBE_PROMETHEUS_STACK,
@@ -800,6 +831,10 @@ class MonitoringConfig(Toggle):
         default=30, ge=1, le=10080, description="Alert when a workload waits in Kueue longer than this."
     )
     gpu_temperature_celsius: int = Field(default=85, ge=50, le=110, description="Alert above this GPU temperature.")
+    grafana_admins: list[EmailStr] = Field(
+        default_factory=list,
+        description="Who is Admin in Grafana (dashboards, data sources, alerting); everyone else who signs in is a Viewer.",
+    )
 
     @field_validator("retention")
     @classmethod

@@ -23,6 +23,8 @@ class SecretKey:
     placeholder: Any = field(compare=False)
     """What the offline plan uses instead (masked as [secret] in every output); not part of
     the key's identity, so keys hash (the program maps each to its value)."""
+    retired: bool = field(default=False, compare=False)
+    """No longer read: still accepted in a stack file (so an old stack loads), never required."""
 
 
 DEX_PASSWORD_HASHES = SecretKey(
@@ -39,9 +41,10 @@ OIDC_CLIENT_SECRET = SecretKey(
 )
 GRAFANA_ADMIN_PASSWORD = SecretKey(
     key="grafanaAdminPassword",
-    what="Grafana admin password",
-    how="pulumi config set --secret mlplatform:grafanaAdminPassword VALUE",
+    what="retired Grafana admin password (Grafana signs people in through the Kubeflow gateway)",
+    how="pulumi config rm mlplatform:grafanaAdminPassword",
     placeholder="offline-placeholder",
+    retired=True,
 )
 IAP_CLIENT_SECRET = SecretKey(
     key="iapClientSecret",
@@ -65,8 +68,6 @@ def required_secrets(config: PlatformConfig) -> list[SecretKey]:
             needed.append(OIDC_CLIENT_SECRET)
         if auth.iap:
             needed.append(IAP_CLIENT_SECRET)
-    if components.monitoring.enabled:
-        needed.append(GRAFANA_ADMIN_PASSWORD)
     return needed
 
 
@@ -114,13 +115,8 @@ def plaintext_secrets(config: Mapping[str, Any], is_secret: Callable[[str, Any],
         value = config.get(key)
         if value in (None, "", {}) or is_secret(key, value):
             continue
-        problems.append(
-            (
-                key,
-                f"the {secret.what} is in plain text, so anyone who can read the stack config has it; "
-                f"remove it and set it as a secret: {secret.how}",
-            )
-        )
+        fix = f"remove it: {secret.how}" if secret.retired else f"remove it and set it as a secret: {secret.how}"
+        problems.append((key, f"the {secret.what} is in plain text, so anyone who can read the stack config has it; {fix}"))
     return problems
 
 

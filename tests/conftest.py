@@ -9,6 +9,7 @@ from typing import Any, Callable
 import pytest
 
 from stacks.config import load, validate
+from tests.support import renders
 from tooling.plan import Plan, evaluate
 
 
@@ -71,3 +72,9 @@ def shipped_plan() -> Callable[[str], Plan]:
 def plan_of() -> Callable[[dict[str, Any]], Plan]:
     """The plan of a raw stack config."""
     return lambda raw: evaluate(validate(raw, "test"), "test")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _share_full_renders(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Workers of one run share full renders (tests/support/renders.py) in the run's temp root."""
+    renders.share_between_workers(tmp_path_factory.getbasetemp().parent)

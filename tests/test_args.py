@@ -11,7 +11,7 @@ from args.components import kueue_args
 from args.infra import GkeClusterArgs, KindClusterArgs
 from args.platform import PlatformArgs, platform_args
 from stacks.config import load, validate
-from stacks.secrets import GRAFANA_ADMIN_PASSWORD, IAP_CLIENT_SECRET
+from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET
 from tests.conftest import base_gke, base_kind, with_changes
 
 C = "mlplatform:components"
@@ -71,10 +71,10 @@ def test_the_https_gateway_only_on_gke_with_a_hostname_and_its_secret_from_the_e
 
 
 def test_secrets_reach_only_the_component_that_needs_them() -> None:
-    password = object()
-    args = args_of(with_changes(base_kind(), {f"{C}.monitoring": {"enabled": True}}), {GRAFANA_ADMIN_PASSWORD: password})
-    assert args.monitoring is not None and args.monitoring.grafana_admin_password is password
-    assert args.kubeflow is not None and args.kubeflow.dex_password_hashes is None
+    hashes = object()
+    args = args_of(with_changes(base_kind(), {f"{C}.kubeflow": {"auth": {"staticUsers": ["a@acme.com"]}}}), {DEX_PASSWORD_HASHES: hashes})
+    assert args.kubeflow is not None and args.kubeflow.dex_password_hashes is hashes
+    assert args.kubeflow.oidc_client_secret is None
 
 
 def test_teams_get_a_google_identity_only_on_gke() -> None:

@@ -8,20 +8,17 @@ import copy
 import hashlib
 import os
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 import yaml
 
-from components.sources import mirror_sources
 from tooling import check as lint
 from tooling import fullrender
-from stacks.config import load
 from tooling.fullrender import FullRender, Rendered
-from tooling.plan import evaluate
 from tooling.render import dump_all, ordered
+from tests.support import renders
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO.parent / "shared" / "upstream"
@@ -29,10 +26,9 @@ SNAPSHOT = REPO / "tests" / "snapshots" / "object-counts.yaml"
 pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no upstream mirror at {MIRROR} (../shared/upstream)")
 
 
-@cache
 def rendered(stack: str) -> FullRender:
-    config = load(stack).model_copy(update={"sources": mirror_sources(MIRROR)})
-    return fullrender.full_render(evaluate(config, stack))
+    """The stack's full render, shared with the other test files (tests/support/renders.py)."""
+    return renders.rendered(stack)
 
 
 def with_objects(render: FullRender, change: Callable[[list[Rendered]], list[Rendered]]) -> FullRender:
@@ -251,8 +247,10 @@ def test_full_render_matches_the_golden_snapshot(stack: str) -> None:
 
 def test_the_full_render_reports_each_install_as_it_is_done() -> None:
     """A large stack renders for a while: one progress line per install, counted."""
+    from components.sources import mirror_sources
     from stacks.config import validate
     from tests.conftest import base_kind, with_changes
+    from tooling.plan import evaluate
 
     only_jobset = {k: {"enabled": False} for k in ("certManager", "istio", "kubeflow", "trainer", "kuberay", "kueue")}
     raw = with_changes(base_kind(), {"mlplatform:components": {**base_kind()["mlplatform:components"], **only_jobset}})

@@ -228,7 +228,7 @@ def test_dex_static_users_read_hashes_from_env_not_the_stack() -> None:
 
 def test_dex_oidc_connector_secret_from_env() -> None:
     auth = KubeflowAuth.model_validate(
-        {"kind": "oidc", "oidc": {"clientId": "abc.apps.googleusercontent.com"}, "hostname": "kf.acme.com"}
+        {"kind": "oidc", "oidc": {"clientId": "abc.apps.googleusercontent.com"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"]}
     )
     config = yaml.safe_load(dex_config(auth))
     connector = config["connectors"][0]

@@ -124,6 +124,12 @@ CASES = [
     Case("empty chart mirror", {"mlplatform:sources": {"charts": " "}}, "mlplatform:sources.charts", "empty; remove the key to use the public chart repositories"),
     Case("manifests mirror over ftp", {"mlplatform:sources": {"kubeflowManifests": "ftp://git.acme/kf"}}, "mlplatform:sources.kubeflowManifests", "'ftp://git.acme/kf': use a git URL (https:// or ssh://) or a local directory"),
     Case("manifests mirror with a ref", {"mlplatform:sources": {"kubeflowManifests": "https://git.acme/kf//common?ref=26.03"}}, "mlplatform:sources.kubeflowManifests", "give the repository root; the tag and paths come from the pin table"),
+    Case("oidc without allowed accounts", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com"}}}, "mlplatform:components.kubeflow.auth.allowedDomains", "kind oidc lets in every account of the provider unless you list who may sign in; set allowedDomains (e.g. [acme.com]) and/or allowedEmails"),
+    Case("allowed domains with dex", {"mlplatform:components.kubeflow": {"auth": {"allowedDomains": ["acme.com"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains", "allowedDomains and allowedEmails are for kind oidc; with dex, staticUsers are who may sign in"),
+    Case("allowed domain with an at", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["@acme.com"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains[0]", "'@acme.com' is not an e-mail domain such as acme.com: lowercase, no '@' or '*'"),
+    Case("allowed domain as a wildcard", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["*"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains[0]", "'*' is not an e-mail domain"),
+    Case("allowed email not an email", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedEmails": ["ana"]}}}, "mlplatform:components.kubeflow.auth.allowedEmails[0]", "not a valid email address"),
+    Case("grafana admin not an email", {f"{M}.grafanaAdmins": ["lead"]}, f"{M}.grafanaAdmins[0]", "not a valid email address"),
     Case("unknown sources key", {"mlplatform:sources": {"chart": "oci://x"}}, "mlplatform:sources.chart", "unknown key; known keys here: charts, kubeflowManifests"),
 ]
 

@@ -133,12 +133,12 @@ def test_missing_python_packages_are_named_with_the_test_extra() -> None:
 
 
 def test_kind_up_lists_every_missing_tool_at_once_and_fails() -> None:
-    """`make kind-up` on a machine with none of the tools: one message, all five named."""
+    """`make kind-up` on a machine with none of the tools: one message, all four named."""
     err = io.StringIO()
     with redirect_stderr(err), patch("shutil.which", return_value=None):
         assert prerequisites.main(["kind-up"]) == 1
     names = [line.strip().split(":")[0] for line in err.getvalue().splitlines()[1:]]
-    assert names == ["docker", "kind", "pulumi", "kubectl", "openssl"]
+    assert names == ["docker", "kind", "pulumi", "kubectl"]
 
 
 def test_prerequisites_run_with_the_system_python_before_the_virtualenv_exists() -> None:

@@ -10,7 +10,7 @@ import subprocess
 from itertools import count
 from pathlib import Path
 
-from tooling.kind_stack import GRAFANA_KEY, HASHES_KEY, PASSWORDS, REPO, WORKDIR, new_secrets, save_passwords, stale_keys
+from tooling.kind_stack import HASHES_KEY, PASSWORDS, REPO, WORKDIR, new_secrets, save_passwords, stale_keys
 
 USERS = ["ana@example.com", "bo@example.com"]
 
@@ -20,28 +20,27 @@ def tokens() -> object:
     return lambda: f"token-{next(numbers)}"
 
 
-def test_first_run_draws_a_password_per_dex_user_and_one_for_grafana() -> None:
+def test_first_run_draws_a_password_per_dex_user() -> None:
     updates, passwords = new_secrets({}, USERS, token=tokens(), hash_password=lambda p: f"hash({p})")  # type: ignore[arg-type]
     assert passwords == {"ana@example.com": "token-1", "bo@example.com": "token-2"}
     assert json.loads(updates[HASHES_KEY]) == {"ana@example.com": "hash(token-1)", "bo@example.com": "hash(token-2)"}
-    assert updates[GRAFANA_KEY] == "token-3"
+    assert list(updates) == [HASHES_KEY]
 
 
 def test_a_second_run_keeps_every_secret_it_has() -> None:
-    current = {HASHES_KEY: json.dumps({u: "h" for u in USERS}), GRAFANA_KEY: "kept"}
+    current = {HASHES_KEY: json.dumps({u: "h" for u in USERS})}
     assert new_secrets(current, USERS, token=tokens(), hash_password=lambda p: "new") == ({}, {})  # type: ignore[arg-type]
 
 
 def test_a_new_dex_user_gets_a_password_and_the_others_keep_theirs() -> None:
-    current = {HASHES_KEY: json.dumps({"ana@example.com": "old"}), GRAFANA_KEY: "kept"}
+    current = {HASHES_KEY: json.dumps({"ana@example.com": "old"})}
     updates, passwords = new_secrets(current, USERS, token=tokens(), hash_password=lambda p: f"hash({p})")  # type: ignore[arg-type]
     assert passwords == {"bo@example.com": "token-1"}
     assert json.loads(updates[HASHES_KEY]) == {"ana@example.com": "old", "bo@example.com": "hash(token-1)"}
-    assert GRAFANA_KEY not in updates
 
 
 def test_keys_dropped_from_the_tracked_file_leave_the_workspace_but_secrets_stay() -> None:
-    local = ["mlplatform:cluster", "mlplatform:teams", HASHES_KEY, GRAFANA_KEY]
+    local = ["mlplatform:cluster", "mlplatform:teams", HASHES_KEY]
     assert stale_keys(local, {"mlplatform:cluster": {}}) == ["mlplatform:teams"]
 
 

@@ -130,12 +130,23 @@ def test_the_old_config_spelling_is_read_as_pulumi_reads_it(tmp_path: Path) -> N
 
 
 def test_a_secret_in_plain_text(tmp_path: Path) -> None:
+    found = problems_of(tmp_path, KIND + "  mlplatform:oidcClientSecret: hunter2\n")
+    assert found == [
+        (
+            "mlplatform:oidcClientSecret",
+            "the client secret of the OIDC connector is in plain text, so anyone who can read the stack config has it; "
+            "remove it and set it as a secret: pulumi config set --secret mlplatform:oidcClientSecret VALUE",
+        )
+    ]
+
+
+def test_a_retired_secret_in_plain_text_is_to_be_removed(tmp_path: Path) -> None:
     found = problems_of(tmp_path, KIND + "  mlplatform:grafanaAdminPassword: hunter2\n")
     assert found == [
         (
             "mlplatform:grafanaAdminPassword",
-            "the Grafana admin password is in plain text, so anyone who can read the stack config has it; remove it "
-            "and set it as a secret: pulumi config set --secret mlplatform:grafanaAdminPassword VALUE",
+            "the retired Grafana admin password (Grafana signs people in through the Kubeflow gateway) is in plain "
+            "text, so anyone who can read the stack config has it; remove it: pulumi config rm mlplatform:grafanaAdminPassword",
         )
     ]
 
@@ -297,7 +308,7 @@ def _kind_values() -> dict[str, Any]:
 def test_pulumi_up_stops_on_a_secret_that_arrives_in_plain_text() -> None:
     with pytest.raises(pulumi.RunError) as caught:
         _running("loader-test", _kind_values(), secret=["mlplatform:dexPasswordHashes"])
-    assert "mlplatform:grafanaAdminPassword: the Grafana admin password is in plain text" in str(caught.value)
+    assert "mlplatform:grafanaAdminPassword: the retired Grafana admin password" in str(caught.value)
     _running("loader-test", _kind_values(), secret=["mlplatform:dexPasswordHashes", "mlplatform:grafanaAdminPassword"])
 
 

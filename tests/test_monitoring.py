@@ -12,11 +12,11 @@ import pytest
 from components import dcgm, monitoring
 from components.dashboards import dashboards
 from components.platform import INSTALLERS
-from stacks.secrets import GRAFANA_ADMIN_PASSWORD
+from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from facts.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
 from stacks.config import validate as validate_config
-from tooling.plan import SECRET, Plan, Recorded, evaluate
+from tooling.plan import Plan, Recorded, evaluate
 from tooling.render import HELM_CHART, authored_objects
 from stacks.schema import MonitoringConfig
 from tests.conftest import base_gke, base_kind, with_changes
@@ -108,7 +108,7 @@ def test_components_parent_their_children_and_use_the_cluster_provider(
 def test_every_object_we_author_validates(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
     objects = authored_objects(shipped_plan(stack))
     kinds = {o["kind"] for o in objects}
-    assert {"Namespace", "Secret", "ConfigMap", "PrometheusRule", "PodMonitor"} <= kinds
+    assert {"Namespace", "ConfigMap", "NetworkPolicy", "AuthorizationPolicy", "PrometheusRule", "PodMonitor"} <= kinds
     for obj in objects:
         if (obj["apiVersion"], obj["kind"]) in GKE_PROVIDED_KINDS:
             continue  # GKE serves these CRDs; tests/test_components.py checks their shape
@@ -140,22 +140,33 @@ def test_prometheus_selects_our_monitors_and_rules_in_every_namespace() -> None:
         assert spec[f"{kind}NamespaceSelector"] == {}, f"{kind}: every namespace"
 
 
-def test_grafana_admin_password_is_a_secret_in_a_k8s_secret() -> None:
+def test_grafana_has_no_admin_login_and_trusts_only_the_gateways_identity() -> None:
     plan = planned("on")
-    secret = plan.one("kubernetes:core/v1:Secret", monitoring.ADMIN_SECRET)
-    # masked leaf by leaf: the keys stay readable, the values never reach the plan
-    assert set(secret.inputs["stringData"].values()) == {SECRET}
-    assert set(secret.inputs["stringData"]) == {monitoring.ADMIN_USER_KEY, monitoring.ADMIN_PASSWORD_KEY}
-    assert secret.inputs["metadata"]["namespace"] == monitoring.NAMESPACE
-    admin = chart(plan, "grafana")["values"]["admin"]
-    assert admin == {
-        "existingSecret": monitoring.ADMIN_SECRET,
-        "userKey": monitoring.ADMIN_USER_KEY,
-        "passwordKey": monitoring.ADMIN_PASSWORD_KEY,
+    values = chart(plan, "grafana")["values"]
+    assert "admin" not in values and values["env"] == {"GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION": "true"}
+    ini = values["grafana.ini"]
+    assert ini["auth"]["disable_login_form"] is True and ini["auth.basic"] == {"enabled": False}
+    assert ini["auth.proxy"] == {
+        "enabled": True,
+        "header_name": "kubeflow-userid",
+        "header_property": "email",
+        "auto_sign_up": True,
+        "headers": f"Role:{monitoring.ROLE_HEADER}",
     }
-    assert secret.urn in plan.one(HELM_CHART, "grafana").dependencies
-    everything = json.dumps([r.inputs for r in plan.resources])
-    assert GRAFANA_ADMIN_PASSWORD.placeholder not in everything
+    assert ini["users"]["auto_assign_org_role"] == "Viewer"
+    assert not [r for r in plan.of_type("kubernetes:core/v1:Secret") if r.inputs["metadata"].get("namespace") == monitoring.NAMESPACE]
+    assert GRAFANA_ADMIN_PASSWORD not in required_secrets(validate_config(on(), "test"))
+    assert values["podLabels"] == {"sidecar.istio.io/inject": "true"}, "a sidecar, so only the gateway's principal passes"
+
+
+def test_grafana_route_sets_the_role_from_the_verified_token() -> None:
+    route = monitoring.grafana_route(["Lead@acme.com"])
+    admin, *other, default = route["spec"]["http"]
+    assert [m["headers"] for m in admin["match"]] == [{"@request.auth.claims.email": {"exact": "Lead@acme.com"}}]
+    assert other[0]["match"][0]["headers"] == {"@request.auth.claims.email": {"exact": "lead@acme.com"}}
+    assert admin["headers"] == {"request": {"set": {monitoring.ROLE_HEADER: "Admin"}}}
+    assert default["match"] == [{"uri": {"prefix": monitoring.GRAFANA_PATH}}]
+    assert default["headers"] == {"request": {"set": {monitoring.ROLE_HEADER: "Viewer"}}}, "a client's own role header is replaced"
 
 
 def test_grafana_service_constant_matches_the_chart_values() -> None:
@@ -399,7 +410,7 @@ def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_pla
 
     plan = shipped_plan("kind")
     route = next(o for o in authored_objects(plan) if o["kind"] == "VirtualService" and o["metadata"]["name"] == "grafana")
-    http = route["spec"]["http"][0]
+    http = route["spec"]["http"][-1]
     assert http["match"] == [{"uri": {"prefix": monitoring.GRAFANA_PATH}}]
     assert http["route"][0]["destination"]["host"] == "grafana.monitoring.svc.cluster.local"
     server = chart(plan, "grafana")["values"]["grafana.ini"]["server"]

@@ -8,7 +8,7 @@ import pytest
 from stacks.config import ConfigError, validate
 from stacks.rules import RULES, cross_checks
 from stacks.schema import PlatformConfig
-from tests.conftest import base_kind, with_changes
+from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 
 C = "mlplatform:cluster"
@@ -17,6 +17,7 @@ K = "mlplatform:components"
 T = "mlplatform:teams"
 TEAM = {"name": "vision", "owner": "a@acme.com"}
 SAME_KFAM_NAME = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "edit"}]
+OIDC = {f"{K}.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"], "allowedEmails": ["Guest@partner.org"]}}}
 MANAGED_PROMETHEUS = {f"{C}.managedPrometheus": True, f"{K}.monitoring": {"enabled": True}}
 # An address KFAM turns into a 269-character binding name (e-mail: 64 + @ + 182 characters).
 LONG_EMAIL = "x" * 64 + "@" + "d" * 63 + "." + "e" * 63 + "." + "f" * 50 + ".com"
@@ -46,8 +47,6 @@ CASES = [
     Case("bucket on kind", {T: [{**TEAM, "bucket": {}}]}, f"{T}[0].bucket", "buckets are GCS buckets; only gke stacks have them", base="kind", rule="team-bucket-on-gke"),
     Case("default bucket name too long", {T: [{**TEAM, "name": "a" * 58, "bucket": {}}]}, f"{T}[0].bucket", f"the default bucket name 'acme-test-{'a' * 58}' (<project>-<team>) is not a valid Cloud Storage name: 68 characters; use 3-63 (up to 222 with dots); set bucket.name", rule="team-default-bucket-name-valid"),
     Case("two teams of one bucket", {T: [{**TEAM, "bucket": {"name": "acme-data"}}, {"name": "nlp", "owner": "b@acme.com", "bucket": {"name": "acme-data"}}]}, f"{T}[1].bucket.name", "bucket 'acme-data' is also team vision's (mlplatform:teams[0]); bucket names are global, so each team needs its own: change bucket.name", rule="team-bucket-names-unique"),
-    Case("owner not a dex user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["b@acme.com"]}}, T: [TEAM]}, f"{T}[0].owner", "a@acme.com owns team vision but is not a Dex static user, so cannot sign in; add them to mlplatform:components.kubeflow.auth.staticUsers (and a hash to mlplatform:dexPasswordHashes)", rule="team-people-can-sign-in"),
-    Case("contributor not a dex user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["a@acme.com"]}}, T: [{**TEAM, "contributors": [{"email": "b@acme.com", "role": "view"}]}]}, f"{T}[0].contributors[0].email", "b@acme.com is not a Dex static user, so cannot sign in to team vision; add them to mlplatform:components.kubeflow.auth.staticUsers (and a hash to mlplatform:dexPasswordHashes)", rule="team-people-can-sign-in"),
     Case("binding name over 253", {T: [{**TEAM, "contributors": [{"email": LONG_EMAIL, "role": "edit"}]}]}, f"{T}[0].contributors[0].email", "KFAM names this contributor's RoleBinding and AuthorizationPolicy user-<e-mail>-clusterrole-<role>: 269 characters, and Kubernetes allows 253; use a shorter address", rule="contributor-binding-names-fit"),
     Case("ray worker of a whole machine", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerCpu": "24"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 24 CPUs never fits a g2-standard-24 node of pool l4: GKE leaves 23.87 of its CPUs to pods; lower workerCpu or use a larger machine type", rule="team-ray-fits-a-node"),
     Case("ray worker memory above the node", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerMemory": "90Gi"}}]}, f"{T}[0].ray.workerMemory", "a Ray worker of 90.0Gi never fits a g2-standard-24 node of pool l4: GKE leaves 88.5Gi of its memory to pods; lower workerMemory or use a larger machine type", rule="team-ray-fits-a-node"),
@@ -56,6 +55,11 @@ CASES = [
     Case("ray gpus above the team quota", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 1}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes all 2 GPUs of a node, more than the team's GPU quota of 1; raise quota.gpus.nvidia-l4 or pick another pool", rule="team-ray-worker-within-quota"),
     Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
     Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
+    Case("monitoring without kubeflow", {f"{K}.kubeflow": {"enabled": False}, f"{K}.monitoring": {"enabled": True}}, f"{K}.monitoring.enabled", "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; enable kubeflow or disable monitoring", rule="grafana-signs-in-through-kubeflow"),
+    Case("grafana admin outside the oidc domains", {**OIDC, f"{K}.monitoring": {"enabled": True, "grafanaAdmins": ["lead@other.com"]}}, f"{K}.monitoring.grafanaAdmins[0]", f"lead@other.com cannot sign in: its domain is not in {K}.kubeflow.auth.allowedDomains and it is not in allowedEmails; add one of them, or correct the address", base="gke", rule="grafana-admins-can-sign-in"),
+    Case("owner who is no static user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["b@acme.com"]}}, T: [TEAM]}, f"{T}[0].owner", f"a@acme.com cannot sign in: it is not one of {K}.kubeflow.auth.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address", rule="team-people-can-sign-in"),
+    Case("contributor who is no static user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["a@acme.com"]}}, T: [{**TEAM, "contributors": [{"email": "b@acme.com", "role": "view"}]}]}, f"{T}[0].contributors[0].email", f"b@acme.com cannot sign in: it is not one of {K}.kubeflow.auth.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address", rule="team-people-can-sign-in"),
+    Case("contributor outside the oidc domains", {**OIDC, T: [{**TEAM, "contributors": [{"email": "ana@gmail.com", "role": "view"}]}]}, f"{T}[0].contributors[0].email", f"ana@gmail.com cannot sign in: its domain is not in {K}.kubeflow.auth.allowedDomains and it is not in allowedEmails; add one of them, or correct the address", base="gke", rule="team-people-can-sign-in"),
 ]
 
 
@@ -86,3 +90,9 @@ def test_problems_are_listed_rule_by_rule_then_team_by_team() -> None:
         f"{T}[1].name",
         f"{T}[1].bucket",
     ]
+
+
+def test_allowed_emails_and_domains_let_people_sign_in() -> None:
+    """An OIDC stack's people pass by domain or by address (either case)."""
+    team = {**TEAM, "contributors": [{"email": "guest@partner.org", "role": "view"}]}
+    validate(with_changes(base_gke(), {**OIDC, T: [team]}), "ok")

@@ -1,6 +1,9 @@
 """`python -m stacks …` (or `mlplatform …`): the tools that act on a stack, offline, for people and CI.
 
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
+plan <stack> --against F   what it would delete of F (a `pulumi stack export`, a plan JSON, or
+                           - for stdin); exit 4 when a team or a protected resource would go
+                           (--allow-removal TEAM,... for a team removed on purpose)
 render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --full also
                            DIR/platform.yaml (every object, charts and trees rendered for
                            real) and DIR/index.yaml (which install each object comes from)
@@ -16,7 +19,8 @@ smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GP
 
 <stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
 Exit codes: 0 fine, 1 violations (check, policy), 2 a bad stack file (every problem is
-printed), 3 a render error (check, images, render --full) or no cluster (smoke).
+printed), 3 a render error (check, images, render --full) or no cluster (smoke), 4 the plan
+would delete a team or protected data (plan --against).
 
 A stack that imports Pulumi ESC environments (`environment:` in the stack file) is read
 without them (keys they may set are noted on stderr as not resolved offline, never
@@ -47,6 +51,8 @@ if TYPE_CHECKING:
 EXIT_VIOLATIONS = 1
 EXIT_CONFIG_ERROR = 2
 EXIT_RENDER_ERROR = 3
+EXIT_DESTRUCTIVE = 4
+"""plan --against: a team or a protected resource would be deleted."""
 
 
 def stack_name(name_or_path: str) -> str:
@@ -111,6 +117,7 @@ def plan_json(plan: Plan) -> str:
             "provider": r.provider_urn,
             "dependencies": list(r.dependencies),
             "protect": r.protect,
+            "retainOnDelete": r.retain_on_delete,
             "inputs": r.inputs,
         }
         for r in plan.resources
@@ -229,6 +236,8 @@ def parser() -> argparse.ArgumentParser:
 
     plan_cmd = command("plan", "print the resource tree of a stack, offline")
     plan_cmd.add_argument("--json", action="store_true", help="every resource with inputs and dependencies")
+    plan_cmd.add_argument("--against", metavar="PREVIOUS", help="a state export or plan JSON (- for stdin): report what would be deleted")
+    plan_cmd.add_argument("--allow-removal", metavar="TEAMS", default="", help="comma-separated teams meant to be removed")
     render_cmd = command("render", "write objects.yaml and upstream.yaml (--full: every object)")
     render_cmd.add_argument("--out", type=Path, required=True, help="the directory to write the files into")
     render_cmd.add_argument("--full", action="store_true", help="also render every chart and tree: platform.yaml, index.yaml")
@@ -308,6 +317,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG_ERROR
     if args.command == "policy":
         return policy(plan)
+    if args.command == "plan" and args.against:
+        return against(plan, args.against, [t for t in args.allow_removal.split(",") if t])
     if args.command == "diagram":
         from tooling.diagram import mermaid
 
@@ -321,6 +332,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in write(plan, args.out):
             print(f"wrote {path}")
     return 0
+
+
+def against(plan: Plan, previous: str, allowed: list[str]) -> int:
+    """Print what `plan` deletes of `previous` (a path, or - for stdin); 4 when that is alarming."""
+    from tooling.removals import load_previous, removals, report
+
+    try:
+        text = sys.stdin.read() if previous == "-" else Path(previous).read_text()
+        found = removals(load_previous(text), plan)
+    except (OSError, ValueError) as err:
+        print(f"--against {previous}: {err}", file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    alarming = found.alarming(allowed)
+    for line in report(found, "stdin" if previous == "-" else previous, allowed):
+        print(line, file=sys.stderr if alarming and line.startswith("!!") else sys.stdout)
+    return EXIT_DESTRUCTIVE if alarming else 0
 
 
 def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) -> int:

@@ -6,9 +6,10 @@ live there, so the tracked stack file stays as it is in git.
 `up` copies the tracked file's config into the workspace on every run (edits to it take
 effect), gives each Dex static user a random password (its bcrypt hash becomes the secret
 `mlplatform:dexPasswordHashes`; the password goes to `.pulumi-state/kind-passwords.txt`,
-mode 600) and Grafana a random admin password on first use, then runs `pulumi up` with
-its output streamed to the terminal. Secrets are encrypted with $PULUMI_CONFIG_PASSPHRASE
-(empty unless you set one).
+mode 600), then runs `pulumi up` with its output streamed to the terminal. `down` lifts the
+protection of team and monitoring namespaces (docs/teams.md; a kind stack is thrown away
+whole) and destroys it. Secrets are encrypted with $PULUMI_CONFIG_PASSPHRASE (empty unless
+you set one).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from stacks.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, NAMESPACE
+from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 from stacks.config import read_stack_file, stack_file, validate
 
 STACK = "kind"
@@ -29,8 +30,7 @@ REPO = Path(__file__).resolve().parents[1]
 WORKDIR = REPO / ".pulumi-state" / "kind"
 PASSWORDS = REPO / ".pulumi-state" / "kind-passwords.txt"
 HASHES_KEY = f"{NAMESPACE}:{DEX_PASSWORD_HASHES.key}"
-GRAFANA_KEY = f"{NAMESPACE}:{GRAFANA_ADMIN_PASSWORD.key}"
-SECRET_KEYS = frozenset({HASHES_KEY, GRAFANA_KEY})
+SECRET_KEYS = frozenset({HASHES_KEY})
 
 
 def new_secrets(
@@ -40,16 +40,14 @@ def new_secrets(
     hash_password: Callable[[str], str] | None = None,
 ) -> tuple[dict[str, str], dict[str, str]]:
     """(secret config to set, new Dex passwords by user) for what `current` lacks: a password
-    for every static user without a hash, a Grafana admin password if there is none.
-    Existing values are kept, so a second `up` changes nothing."""
+    for every static user without a hash. Existing values are kept, so a second `up`
+    changes nothing."""
     hash_password = hash_password or bcrypt_hash
     hashes = json.loads(current.get(HASHES_KEY) or "{}")
     passwords = {user: token() for user in users if user not in hashes}
     updates = {}
     if passwords:
         updates[HASHES_KEY] = json.dumps({**hashes, **{u: hash_password(p) for u, p in passwords.items()}}, sort_keys=True)
-    if not current.get(GRAFANA_KEY):
-        updates[GRAFANA_KEY] = token()
     return updates, passwords
 
 
@@ -97,19 +95,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tooling.kind_stack", description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "action",
-        choices=["up", "down", "grafana-password"],
-        help="up: pulumi up of the kind stack; down: destroy it and the cluster; grafana-password: print it",
+        choices=["up", "down"],
+        help="up: pulumi up of the kind stack; down: lift its protection, destroy it and the cluster",
     )
     action = parser.parse_args(argv).action
     if action == "up":
         return up()
-    from tooling.workspace import create_stack
+    from tooling.workspace import create_stack, release_protection
 
     stack = create_stack(WORKDIR, STACK, os.environ.get("PULUMI_CONFIG_PASSPHRASE", ""))
-    if action == "down":
-        stack.destroy(on_output=print, color="always", show_secrets=False)
-    else:
-        print(stack.get_config(GRAFANA_KEY).value)
+    release_protection(stack)
+    stack.destroy(on_output=print, color="always", show_secrets=False)
     return 0
 
 

@@ -47,6 +47,8 @@ class Recorded:
     custom: bool
     protect: bool = False
     """Pulumi's `protect` option: the engine refuses to delete the resource."""
+    retain_on_delete: bool = False
+    """Pulumi's `retainOnDelete` option: a delete only drops it from the state; the object stays."""
     ignore_changes: tuple[str, ...] = ()
     """Pulumi's `ignore_changes` option, as the engine receives it (input property paths)."""
     aliases: tuple[str, ...] = ()
@@ -271,6 +273,7 @@ class _RecordingMonitor(mocks.MockMonitor):
                     inputs=whole_numbers(mask_secrets(self.recording_mocks.last.inputs)),
                     custom=bool(request.custom),
                     protect=bool(request.protect),
+                    retain_on_delete=bool(request.retainOnDelete),
                     ignore_changes=tuple(request.ignoreChanges),
                     aliases=self._alias_urns(request),
                 )

@@ -36,8 +36,7 @@ KIND = Requirement(
     f"`go install sigs.k8s.io/kind@{KIND_VERSION.version}` or a release binary from {KIND_VERSION.location}",
 )
 PULUMI = Requirement("pulumi", "the Pulumi CLI", "`curl -fsSL https://get.pulumi.com | sh`, see https://www.pulumi.com/docs/install/")
-KUBECTL = Requirement("kubectl", "kubectl (port-forwards to the Kubeflow gateway and Grafana)", "https://kubernetes.io/docs/tasks/tools/")
-OPENSSL = Requirement("openssl", "openssl (draws the Grafana admin password)", "your system's package manager, e.g. `apt install openssl`")
+KUBECTL = Requirement("kubectl", "kubectl (port-forwards to the Kubeflow gateway)", "https://kubernetes.io/docs/tasks/tools/")
 GKE_AUTH_PLUGIN = Requirement(
     "gke-gcloud-auth-plugin",
     "the GKE auth plugin (a GKE kubeconfig runs it for credentials)",
@@ -46,7 +45,7 @@ GKE_AUTH_PLUGIN = Requirement(
 )
 
 COMMANDS: Mapping[str, tuple[Requirement, ...]] = {
-    "kind-up": (DOCKER, KIND, PULUMI, KUBECTL, OPENSSL),
+    "kind-up": (DOCKER, KIND, PULUMI, KUBECTL),
     "e2e": (DOCKER, KIND, PULUMI, KUBECTL),
     "smoke": (GKE_AUTH_PLUGIN,),
 }

@@ -52,3 +52,14 @@ def plain_values(config: Mapping[str, Any]) -> dict[str, auto.ConfigValue]:
     """Stack-file config for the Automation API: strings as they are, structured values
     as JSON (which the program's config reader parses back)."""
     return {key: auto.ConfigValue(value if isinstance(value, str) else json.dumps(value)) for key, value in config.items()}
+
+
+def release_protection(stack: auto.Stack) -> None:
+    """Lift `protect` and `retainOnDelete` from every resource of the state: team namespaces,
+    Profiles and the monitoring namespace are protected (docs/teams.md), and a kind or e2e
+    stack is thrown away whole (what `pulumi state unprotect --all` does, plus the retain)."""
+    state = stack.export_stack()
+    for resource in (state.deployment or {}).get("resources") or []:
+        resource.pop("protect", None)
+        resource.pop("retainOnDelete", None)
+    stack.import_stack(state)

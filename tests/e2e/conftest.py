@@ -22,7 +22,7 @@ from tests.e2e.cluster import Cluster
 from tests.e2e.session import FAILED, Platform, collect_logs, kind_kubeconfig, writer
 from tests.e2e.stack import STACK, bcrypt_hash, config_values, e2e_config, kind_stack_config, new_people
 from tooling.prerequisites import COMMANDS, E2E_PACKAGES, missing, skip_reason
-from tooling.workspace import create_stack
+from tooling.workspace import create_stack, release_protection
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -71,5 +71,6 @@ def platform(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Platform]:
                 collect_logs(deployed.cluster.kubeconfig, artifacts, log)
             # Always, also after the ordered teardown (then it has nothing left to do):
             # a failed test or teardown must not leave the kind cluster behind.
+            release_protection(stack)
             stack.destroy(on_output=log, color="never", continue_on_error=True, show_secrets=False)
             stack.workspace.remove_stack(stack.name)

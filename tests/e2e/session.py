@@ -14,6 +14,7 @@ from tooling.waiting import wait_for
 from tests.e2e.checks import terminating
 from tests.e2e.cluster import Cluster
 from tests.e2e.stack import CLUSTER_NAME, People, state_resources, teardown_stages
+from tooling.workspace import release_protection
 
 FAILED: list[str] = []
 """Node ids of e2e tests that failed this session (their logs are collected before teardown)."""
@@ -56,6 +57,7 @@ class Platform:
         if FAILED:
             collect_logs(self.cluster.kubeconfig, self.artifacts, self.log)
         self.cluster.delete_workloads(self.team_namespaces, NAMESPACES_TIMEOUT)
+        release_protection(self.stack)
         for stage, urns in teardown_stages(state_resources(self.stack.export_stack().deployment)):
             if stage == "cluster":
                 break  # the full destroy below

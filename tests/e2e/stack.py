@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from pulumi import automation as auto
 
-from stacks.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, NAMESPACE
+from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 from stacks.config import read_stack_file, stack_file
 from tooling.workspace import plain_values
 
@@ -87,8 +87,6 @@ def config_values(config: Mapping[str, Any], people: People, hash_password: Call
     values = plain_values(config)
     hashes = {p.email: hash_password(p.password) for p in people.all()}
     values[f"{NAMESPACE}:{DEX_PASSWORD_HASHES.key}"] = auto.ConfigValue(json.dumps(hashes), secret=True)
-    # Every other secret the stack needs (stacks.secrets.required_secrets), random per run.
-    values[f"{NAMESPACE}:{GRAFANA_ADMIN_PASSWORD.key}"] = auto.ConfigValue(secrets.token_urlsafe(18), secret=True)
     return values
 
 

@@ -1,0 +1,146 @@
+"""Who may do what through the Kubeflow gateway: the identity it asserts, and the Istio
+AuthorizationPolicies that make a profile's roles hold on every route we publish.
+
+The gateway (kubeflow/manifests 26.03 common/oauth2-proxy, common/istio/kubeflow-istio-
+resources) signs people in with oauth2-proxy and Dex, verifies the Dex JWT
+(RequestAuthentication `dex-jwt` in istio-system) and copies its `email` claim into the
+`kubeflow-userid` header (`outputClaimToHeaders`, Envoy jwt_authn `claim_to_headers`, which
+replaces a client's own header of that name). Workloads see the gateway's mTLS principal
+and that header.
+
+KFAM's contributor policies and the profile controller's `ns-owner-access-istio` are ALLOW
+policies that ignore the role (kubeflow/kubeflow v1.10.0 components/access-management/kfam/
+api_default.go; components/profile-controller/controllers/profile_controller.go
+getAuthorizationPolicy): a `view` contributor passes the same check as an editor. We keep
+them (the dashboard lists and removes contributors by them) and add DENY policies beside
+them. Istio evaluates CUSTOM, then DENY, then ALLOW (istio.io 1.29 docs, "Authorization
+Policy": a matching DENY wins over any ALLOW), so these make `view` read-only whatever
+ALLOW policies exist. They match requests from the gateway whose `kubeflow-userid` is not
+one of the team's writers (owner and `edit` contributors of the stack file); Istio's
+`notValues` also matches a missing header (pilot/pkg/security/authz/model/model.go 1.29.0:
+notValues become a `not_id` of the header matchers).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+USER_HEADER = "kubeflow-userid"
+# kubeflow/manifests 26.03 profiles params.env / KFAM defaults.
+GATEWAY_PRINCIPAL = "cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"
+KFP_UI_PRINCIPAL = "cluster.local/ns/kubeflow/sa/ml-pipeline-ui"
+GATEWAY_PRINCIPALS = (GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL)
+"""Who KFAM's policies let act on behalf of the user in `kubeflow-userid`."""
+KUBEFLOW_GATEWAY = "kubeflow/kubeflow-gateway"
+GATEWAY_SELECTOR = {"app": "istio-ingressgateway"}
+"""The release's gateway policies select the gateway pods by this label."""
+# The paths the release's gateway policies leave open for signing in (common/oauth2-proxy/
+# components/istio-external-auth: notPaths of istio-ingressgateway-require-jwt).
+SIGN_IN_PATHS = ("/dex/*", "/oauth2/*")
+READ_METHODS = ("GET", "HEAD")
+"""What a viewer may send: reads. Everything else (POST, PUT, PATCH, DELETE, ...) acts."""
+SECURITY_API = "security.istio.io/v1"
+
+# Ray 2.46.0 dashboard routes (python/ray/dashboard/modules/*): every write is a POST, PUT or
+# DELETE (jobs: POST /api/jobs/, POST /api/jobs/{id}/stop, DELETE /api/jobs/{id}, PUT
+# /api/packages/..; Serve: PUT/DELETE /api/serve/applications/), except these GETs of
+# modules/reporter/reporter_head.py, which kill actors or attach py-spy/memray to processes.
+RAY_ACTING_GETS = ("/api/actors/kill*", "/worker/*", "/task/*", "/memory_profile*")
+RAY_DASHBOARD_PORT = 8265
+"""KubeRay v1.7.0 DefaultDashboardPort (ray-operator/controllers/ray/utils/constant.go)."""
+RAY_SERVE_PORT = 8000
+"""KubeRay v1.7.0 DefaultServingPort: the head Service's `serve` port, Ray Serve's HTTP proxy."""
+RAY_CLIENT_PORT = 10001
+"""KubeRay v1.7.0 DefaultClientPort: Ray client (`ray://`), gRPC: code runs in the cluster."""
+RAY_PUBLISHED_PORTS = (RAY_DASHBOARD_PORT, RAY_SERVE_PORT)
+"""The Ray ports the gateway routes to (profiles.ray_objects)."""
+
+
+def identities(emails: Iterable[str]) -> list[str]:
+    """The header values that mean these people: each address as written and lowercased
+    (Istio compares header values exactly; identity providers often lowercase e-mails)."""
+    return sorted({form for email in emails for form in (email, email.lower())})
+
+
+def _policy(name: str, namespace: str, spec: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": SECURITY_API, "kind": "AuthorizationPolicy", "metadata": {"name": name, "namespace": namespace}, "spec": spec}
+
+
+def _not_a_writer(writers: Sequence[str], to: list[dict[str, Any]]) -> dict[str, Any]:
+    """A rule: from the gateway on behalf of someone who is not a writer, to `to`."""
+    return {
+        "from": [{"source": {"principals": list(GATEWAY_PRINCIPALS)}}],
+        "to": to,
+        "when": [{"key": f"request.headers[{USER_HEADER}]", "notValues": identities(writers)}],
+    }
+
+
+VIEWERS_READ_ONLY = "viewers-read-only"
+NOTEBOOK_PATH = "/notebook/{namespace}/*"
+"""The notebook controller routes /notebook/<namespace>/<name>/ to the notebook unchanged
+(kubeflow/kubeflow v1.10.0 components/notebook-controller/controllers/notebook_controller.go
+generateVirtualService: the rewrite keeps the prefix Jupyter serves under)."""
+
+
+def team_policies(namespace: str, writers: Sequence[str]) -> list[dict[str, Any]]:
+    """In a team namespace, for everyone who is not a writer (viewers, and anyone the
+    dashboard added): reads only, and no notebook at all (a Jupyter server runs code for
+    whoever reaches it, even over GET: terminals and kernels are websockets)."""
+    spec = {
+        "action": "DENY",
+        "rules": [
+            _not_a_writer(writers, [{"operation": {"notMethods": list(READ_METHODS)}}]),
+            _not_a_writer(writers, [{"operation": {"paths": [NOTEBOOK_PATH.format(namespace=namespace)]}}]),
+        ],
+    }
+    return [_policy(VIEWERS_READ_ONLY, namespace, spec)]
+
+
+def ray_policy(namespace: str, cluster: str, writers: Sequence[str]) -> dict[str, Any]:
+    """On every pod of a team Ray cluster, for everyone who is not a writer: only the
+    dashboard and Serve ports (never the Ray client, GCS or the agents' job API), and none of
+    the dashboard's acting GETs. With `team_policies` a viewer reads the dashboard, the job
+    list and logs, and GETs Serve; submitting, stopping or deleting a job does not pass."""
+    spec = {
+        "action": "DENY",
+        "selector": {"matchLabels": {"ray.io/cluster": cluster}},
+        "rules": [
+            _not_a_writer(writers, [{"operation": {"notPorts": [str(p) for p in RAY_PUBLISHED_PORTS]}}]),
+            _not_a_writer(writers, [{"operation": {"ports": [str(RAY_DASHBOARD_PORT)], "paths": list(RAY_ACTING_GETS)}}]),
+        ],
+    }
+    return _policy(f"{cluster}-ray-viewers-read-only", namespace, spec)
+
+
+ALLOWED_IDENTITIES = "istio-ingressgateway-allowed-identities"
+
+
+def gateway_identity_policy(namespace: str, domains: Sequence[str], emails: Sequence[str]) -> dict[str, Any]:
+    """At the gateway: no request on behalf of an account outside `domains` and `emails`,
+    whichever way it came in (an oauth2-proxy session, or a Dex token in Authorization, which
+    skips oauth2-proxy: its CUSTOM policy applies only without that header). Istio matches a
+    claim with `*@acme.com` as a suffix (istio.io 1.29 docs, "Authorization Policy": exact,
+    prefix, suffix and presence matches)."""
+    allowed = [f"*@{d}" for d in sorted(set(domains))] + identities(emails)
+    spec = {
+        "action": "DENY",
+        "selector": {"matchLabels": dict(GATEWAY_SELECTOR)},
+        "rules": [
+            {
+                "to": [{"operation": {"notPaths": list(SIGN_IN_PATHS)}}],
+                "when": [{"key": "request.auth.claims[email]", "notValues": allowed}],
+            }
+        ],
+    }
+    return _policy(ALLOWED_IDENTITIES, namespace, spec)
+
+
+def gateway_only_policy(name: str, namespace: str, selector: dict[str, str], port: int) -> dict[str, Any]:
+    """ALLOW only the gateway, to `port` of the selected pods: for a workload that trusts the
+    `kubeflow-userid` header (Grafana's auth proxy), so nobody else can assert an identity."""
+    spec = {
+        "action": "ALLOW",
+        "selector": {"matchLabels": dict(selector)},
+        "rules": [{"from": [{"source": {"principals": [GATEWAY_PRINCIPAL]}}], "to": [{"operation": {"ports": [str(port)]}}]}],
+    }
+    return _policy(name, namespace, spec)

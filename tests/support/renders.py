@@ -1,0 +1,53 @@
+"""The full render of a shipped stack, once per test run: in memory per process, and shared
+by pytest-xdist's workers through a file in the run's temporary directory (the pattern of
+pytest-xdist's docs, "Making session-scoped fixtures execute only once"), so two test files
+on two workers do not both spend half a minute rendering the same stack."""
+
+from __future__ import annotations
+
+import os
+import pickle
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+
+from filelock import FileLock
+
+from components.sources import mirror_sources
+from stacks.config import load
+from tooling import fullrender
+from tooling.fullrender import FullRender
+from tooling.plan import evaluate
+
+REPO = Path(__file__).resolve().parents[2]
+MIRROR = REPO.parent / "shared" / "upstream"
+SHARED: Path | None = None
+"""The run's temporary directory all workers share (pytest cleans it up: it keeps the last
+three runs); set by tests/conftest.py when pytest-xdist runs the suite, else None."""
+
+
+def share_between_workers(root: Path) -> None:
+    global SHARED
+    SHARED = root if os.environ.get("PYTEST_XDIST_WORKER") else None
+
+
+def _render(stack: str) -> FullRender:
+    config = load(stack).model_copy(update={"sources": mirror_sources(MIRROR)})
+    return fullrender.full_render(evaluate(config, stack))
+
+
+@cache
+def rendered(stack: str) -> FullRender:
+    """The full render of stacks/Pulumi.<stack>.yaml from the mirror. A render read back from
+    another worker has no transforms in its plan (they are functions; nothing reads them after
+    the render)."""
+    if SHARED is None:
+        return _render(stack)
+    path = SHARED / f"full-render-{stack}.pickle"
+    with FileLock(str(path) + ".lock"):
+        if path.exists():
+            render: FullRender = pickle.loads(path.read_bytes())
+            return render
+        render = _render(stack)
+        path.write_bytes(pickle.dumps(replace(render, plan=replace(render.plan, transforms={}))))
+        return render

@@ -1,0 +1,323 @@
+"""The access matrix of the rendered dev stack: owner / editor / viewer / another team's
+people / pods elsewhere in the cluster, on every route we publish, with read and write
+methods. Each cell is evaluated over the full render with Istio's semantics (CUSTOM, DENY,
+ALLOW; selectors, principals, headers, claims), the NetworkPolicies and the RBAC the
+people have, then Grafana's own role (tests/support/mesh.py).
+
+Two objects exist only at run time and are modelled from their upstream code: the profile
+controller's `ns-owner-access-istio` and `namespaceAdmin` (kubeflow/kubeflow v1.10.0
+components/profile-controller/controllers/profile_controller.go: the owner through the
+gateway, the namespace's own pods, probe paths, the notebook controller's kernel check), and
+what KubeRay v1.7.0 and the notebook controller create (the head Service with its default
+ports, the notebook's route /notebook/<ns>/<name>/ to port 8888 of its pod).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pytest
+
+from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, RAY_CLIENT_PORT, RAY_DASHBOARD_PORT, RAY_SERVE_PORT, USER_HEADER
+from components.monitoring import GRAFANA_CONTAINER_PORT
+from tests.support import rbac
+from tests.support.mesh import Pod, Request, istio_decision, network_allows, route
+from tests.support.renders import MIRROR, rendered
+from tooling.check import Platform
+
+pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no upstream mirror at {MIRROR}")
+
+TEAM, CLUSTER, NOTEBOOK = "nlp", "ray", "nb"
+GATEWAY_POD = Pod("istio-system", {"app": "istio-ingressgateway", "istio": "ingressgateway"})
+DEX_ISSUER = "http://dex.auth.svc.cluster.local:5556/dex"
+NOTEBOOK_CONTROLLER = "cluster.local/ns/kubeflow/sa/notebook-controller-service-account"
+HEAD_LABELS = {"ray.io/cluster": CLUSTER, "ray.io/node-type": "head", "ray.io/is-ray-node": "yes"}
+NOTEBOOK_LABELS = {"statefulset": NOTEBOOK, "notebook-name": NOTEBOOK}
+NOTEBOOK_PORT = 8888
+WRITE_ROLES = {"Admin", "Editor"}
+
+
+def owner_policy(namespace: str, owner: str) -> dict[str, Any]:
+    """ns-owner-access-istio as the profile controller v1.10.0 writes it."""
+    return {
+        "metadata": {"name": "ns-owner-access-istio", "namespace": namespace},
+        "spec": {
+            "action": "ALLOW",
+            "rules": [
+                {
+                    "from": [{"source": {"principals": [GATEWAY_PRINCIPAL, "cluster.local/ns/kubeflow/sa/ml-pipeline-ui"]}}],
+                    "when": [{"key": f"request.headers[{USER_HEADER}]", "values": [owner]}],
+                },
+                {"when": [{"key": "source.namespace", "values": [namespace]}]},
+                {"to": [{"operation": {"paths": ["/healthz", "/metrics", "/wait-for-drain"]}}]},
+                {"from": [{"source": {"principals": [NOTEBOOK_CONTROLLER]}}], "to": [{"operation": {"methods": ["GET"], "paths": ["*/api/kernels"]}}]},
+            ],
+        },
+    }
+
+
+@dataclass(frozen=True)
+class Target:
+    """A pod behind a Service, and the port the Service sends to."""
+
+    pod: Pod
+    port: int
+
+
+class World:
+    """Everything the matrix reads, from the render plus the run-time objects above."""
+
+    def __init__(self, stack: str):
+        render = rendered(stack)
+        platform = Platform(render)
+        objects = [o.obj for o in render.objects]
+        self.namespaces = platform.namespaces
+        self.profiles = {o["metadata"]["name"]: o["spec"]["owner"]["name"] for o in objects if o["kind"] == "Profile"}
+        self.policies = [o for o in objects if o["kind"] == "AuthorizationPolicy"]
+        self.policies += [owner_policy(ns, owner) for ns, owner in self.profiles.items()]
+        self.network = [o for o in objects if o["kind"] == "NetworkPolicy"]
+        self.routes = [o for o in objects if o["kind"] == "VirtualService"]
+        self.routes.append(
+            {
+                "spec": {
+                    "gateways": [KUBEFLOW_GATEWAY],
+                    "http": [
+                        {
+                            "match": [{"uri": {"prefix": f"/notebook/{TEAM}/{NOTEBOOK}/"}}],
+                            "rewrite": {"uri": f"/notebook/{TEAM}/{NOTEBOOK}/"},
+                            "route": [{"destination": {"host": f"{NOTEBOOK}.{TEAM}.svc.cluster.local", "port": {"number": 80}}}],
+                        }
+                    ],
+                }
+            }
+        )
+        grafana = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == "grafana")
+        grafana_labels = grafana["spec"]["template"]["metadata"]["labels"]
+        head = Pod(TEAM, HEAD_LABELS)
+        self.targets = {
+            (f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local", RAY_DASHBOARD_PORT): Target(head, RAY_DASHBOARD_PORT),
+            (f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local", RAY_SERVE_PORT): Target(head, RAY_SERVE_PORT),
+            (f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local", RAY_CLIENT_PORT): Target(head, RAY_CLIENT_PORT),
+            (f"{NOTEBOOK}.{TEAM}.svc.cluster.local", 80): Target(Pod(TEAM, NOTEBOOK_LABELS), NOTEBOOK_PORT),
+            ("grafana.monitoring.svc.cluster.local", 80): Target(Pod("monitoring", grafana_labels), GRAFANA_CONTAINER_PORT),
+        }
+        ini = next(o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "grafana")["data"]["grafana.ini"]
+        self.grafana_role_header = re.search(r"^headers = Role:(\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
+        self.grafana_default_role = re.search(r"^auto_assign_org_role = (\S+)$", ini, re.MULTILINE)[1]  # type: ignore[index]
+        self.grafana_header = re.search(r"^header_name = (\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
+        authn = next(o for o in objects if o["kind"] == "RequestAuthentication")
+        self.claim_headers = {h["claim"]: h["header"] for r in authn["spec"]["jwtRules"] for h in r.get("outputClaimToHeaders") or []}
+        proxy = next(o for o in objects if o["kind"] == "ConfigMap" and "oauth2_proxy.cfg" in (o.get("data") or {}))
+        config = proxy["data"]["oauth2_proxy.cfg"]
+        self.email_domains = json.loads(re.search(r"^email_domains = (.*)$", config, re.MULTILINE)[1])  # type: ignore[index]
+        self.emails = set((proxy["data"].get("authenticated-emails") or "").split())
+        self.roles = rbac.resolve(o for o in objects if o["kind"] == "ClusterRole")
+        self.bindings = [o for o in objects if o["kind"] == "RoleBinding"]
+        self.bindings += [
+            {
+                "kind": "RoleBinding",
+                "metadata": {"name": "namespaceAdmin", "namespace": ns},
+                "roleRef": {"name": "kubeflow-admin"},
+                "subjects": [{"kind": "User", "name": owner}],
+            }
+            for ns, owner in self.profiles.items()
+        ]
+
+    def oauth2_proxy_allows(self, email: str) -> bool:
+        """oauth2-proxy v7.14.3 validator.go: a listed domain, or the e-mails file, or `*`."""
+        address = email.lower()
+        return "*" in self.email_domains or address.rsplit("@", 1)[1] in self.email_domains or address in self.emails
+
+    def through_gateway(self, email: str, method: str, path: str) -> tuple[bool, str]:
+        """A signed-in person's browser request to the gateway, as far as it gets."""
+        claims = {"email": email, "sub": email}
+        at_gateway = Request(method, path, 8080, claims=claims, request_principal=f"{DEX_ISSUER}/{email}")
+        gateway = istio_decision(self.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, at_gateway, custom_allows=self.oauth2_proxy_allows(email))
+        if not gateway.allowed:
+            return False, f"gateway: {gateway.why}"
+        headers = {self.claim_headers[c]: v for c, v in claims.items() if c in self.claim_headers}
+        found = route(self.routes, KUBEFLOW_GATEWAY, path, claims, headers)
+        if found is None:
+            return False, "no route"
+        headers = {**headers, **{k.lower(): v for k, v in found.headers.items()}}
+        target = self.targets[(found.host, found.port)]
+        return self._at(target, Request(method, found.path, target.port, GATEWAY_PRINCIPAL, GATEWAY_POD.namespace, headers), GATEWAY_POD)
+
+    def from_pod(self, source: Pod, principal: str | None, host: str, port: int, method: str, path: str, headers: dict[str, str]) -> tuple[bool, str]:
+        """A pod's request straight to a Service, past the gateway."""
+        target = self.targets[(host, port)]
+        namespace = source.namespace if principal else None
+        return self._at(target, Request(method, path, target.port, principal, namespace, headers), source)
+
+    def _at(self, target: Target, request: Request, source: Pod) -> tuple[bool, str]:
+        if not network_allows(self.network, self.namespaces, target.pod, target.port, source):
+            return False, f"NetworkPolicy of {target.pod.namespace}"
+        decision = istio_decision(self.policies, target.pod.namespace, target.pod.labels, request)
+        if not decision.allowed:
+            return False, decision.why
+        if target.pod.namespace == "monitoring" and request.method not in ("GET", "HEAD"):
+            role = request.headers.get(self.grafana_role_header, self.grafana_default_role)
+            if request.headers.get(self.grafana_header) is None or role not in WRITE_ROLES:
+                return False, f"Grafana role {role}"
+        return True, decision.why
+
+    def can(self, email: str, verb: str, resource: str, namespace: str) -> bool:
+        return rbac.allowed(self.roles, self.bindings, email, namespace, verb, "", resource)
+
+
+@cache
+def world(stack: str = "dev") -> World:
+    return World(stack)
+
+
+@dataclass(frozen=True)
+class Actor:
+    name: str
+    email: str | None = None
+    """Signs in through the gateway as this account."""
+    pod: Pod | None = None
+    """Or: a pod elsewhere in the cluster, which sends `kubeflow-userid` of its choice."""
+    principal: str | None = None
+
+
+KIM, BO, ANA, RAJ, LEAD = "kim@acme.com", "bo@acme.com", "ana@acme.com", "raj@acme.com", "lead@acme.com"
+ACTORS = (
+    Actor("owner", KIM),
+    Actor("editor", BO),
+    Actor("viewer", ANA),
+    Actor("other team", RAJ),
+    Actor("other team, Grafana admin", LEAD),
+    Actor("pod outside the mesh", pod=Pod("default", {"app": "curl"})),
+    Actor("other team's notebook", pod=Pod("research", {"notebook-name": "x"}), principal="cluster.local/ns/research/sa/default-editor"),
+)
+HEAD = f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local"
+GRAFANA = "grafana.monitoring.svc.cluster.local"
+
+
+@dataclass(frozen=True)
+class Operation:
+    route: str
+    access: str
+    """read or write"""
+    method: str
+    path: str
+    """Through the gateway."""
+    host: str
+    port: int
+    direct_path: str
+    """The same request straight at the Service."""
+
+
+OPERATIONS = (
+    Operation("Ray dashboard", "read", "GET", f"/ray/{TEAM}/{CLUSTER}/", HEAD, RAY_DASHBOARD_PORT, "/"),
+    Operation("Ray job API", "read", "GET", f"/ray/{TEAM}/{CLUSTER}/api/jobs/", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/"),
+    Operation("Ray job API", "write", "POST", f"/ray/{TEAM}/{CLUSTER}/api/jobs/", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/"),
+    Operation("Ray job API", "write", "DELETE", f"/ray/{TEAM}/{CLUSTER}/api/jobs/raysubmit_1", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/raysubmit_1"),
+    Operation("Ray dashboard", "write", "GET", f"/ray/{TEAM}/{CLUSTER}/api/actors/kill?actor_id=1", HEAD, RAY_DASHBOARD_PORT, "/api/actors/kill?actor_id=1"),
+    Operation("Ray Serve", "read", "GET", f"/ray-serve/{TEAM}/{CLUSTER}/regressor", HEAD, RAY_SERVE_PORT, "/regressor"),
+    Operation("Ray Serve", "write", "POST", f"/ray-serve/{TEAM}/{CLUSTER}/regressor", HEAD, RAY_SERVE_PORT, "/regressor"),
+    Operation("Ray client", "write", "POST", "", HEAD, RAY_CLIENT_PORT, "/ray.rpc.RayletDriver/Init"),
+    Operation("notebook", "write", "GET", f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1", f"{NOTEBOOK}.{TEAM}.svc.cluster.local", 80, f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1"),
+    Operation("Grafana", "read", "GET", "/grafana/d/gpus-by-team", GRAFANA, 80, "/grafana/d/gpus-by-team"),
+    Operation("Grafana", "write", "POST", "/grafana/api/dashboards/db", GRAFANA, 80, "/grafana/api/dashboards/db"),
+)
+
+# Who may: per (route, access), the actors allowed. Everyone who signs in reads Grafana;
+# only its admins change it. Nobody reaches anything past the gateway from outside.
+MEMBERS = {"owner", "editor", "viewer"}
+WRITERS = {"owner", "editor"}
+SIGNED_IN = {"owner", "editor", "viewer", "other team", "other team, Grafana admin"}
+EXPECTED = {
+    ("Ray dashboard", "read"): MEMBERS,
+    ("Ray job API", "read"): MEMBERS,
+    ("Ray job API", "write"): WRITERS,
+    ("Ray dashboard", "write"): WRITERS,
+    ("Ray Serve", "read"): MEMBERS,
+    ("Ray Serve", "write"): WRITERS,
+    ("Ray client", "write"): WRITERS,
+    ("notebook", "write"): WRITERS,
+    ("Grafana", "read"): SIGNED_IN,
+    ("Grafana", "write"): {"other team, Grafana admin"},
+}
+CELLS = [(a, o) for a in ACTORS for o in OPERATIONS]
+
+
+def attempt(actor: Actor, op: Operation) -> tuple[bool, str]:
+    w = world()
+    if actor.pod is not None:
+        spoofed = {USER_HEADER: KIM, w.grafana_role_header: "Admin"}
+        return w.from_pod(actor.pod, actor.principal, op.host, op.port, op.method, op.direct_path, spoofed)
+    assert actor.email
+    if op.route == "Ray client":
+        # Not published on the gateway: reached from a pod of the team namespace, which takes
+        # creating one (or exec into one, or port-forward) there.
+        if not any(w.can(actor.email, "create", r, TEAM) for r in ("pods", "pods/exec", "pods/portforward")):
+            return False, "RBAC: no pod of its own in the namespace"
+        editor_pod = Pod(TEAM, {"notebook-name": "mine"})
+        return w.from_pod(editor_pod, f"cluster.local/ns/{TEAM}/sa/default-editor", op.host, op.port, op.method, op.direct_path, {})
+    return w.through_gateway(actor.email, op.method, op.path)
+
+
+@pytest.mark.parametrize(("actor", "op"), CELLS, ids=[f"{a.name}|{o.route} {o.access} {o.method}" for a, o in CELLS])
+def test_access_matrix_cell(actor: Actor, op: Operation) -> None:
+    allowed, why = attempt(actor, op)
+    expected = actor.name in EXPECTED[(op.route, op.access)]
+    assert allowed == expected, f"{actor.name} {op.method} {op.path or op.direct_path}: {'allowed' if allowed else 'denied'} ({why})"
+
+
+def test_every_route_we_publish_is_in_the_matrix() -> None:
+    """A new route on the Kubeflow gateway needs its rows here."""
+    published = {
+        http["match"][0]["uri"]["prefix"]
+        for vs in world().routes
+        if KUBEFLOW_GATEWAY in vs["spec"]["gateways"] and (vs.get("metadata") or {}).get("namespace") in (TEAM, "monitoring")
+        for http in vs["spec"]["http"]
+    }
+    assert published == {f"/ray/{TEAM}/{CLUSTER}/", f"/ray-serve/{TEAM}/{CLUSTER}/", "/grafana/"}
+    assert {(o.route, o.access) for o in OPERATIONS} == set(EXPECTED)
+
+
+def test_a_viewer_keeps_the_kfam_objects_the_dashboard_shows() -> None:
+    names = {(p["metadata"]["namespace"], p["metadata"]["name"]) for p in world().policies}
+    assert (TEAM, "user-ana-acme-com-clusterrole-view") in names and (TEAM, "user-bo-acme-com-clusterrole-edit") in names
+
+
+def test_only_listed_accounts_pass_the_gateway_of_an_oidc_stack() -> None:
+    """prod lets in acme.com: a Google account elsewhere is stopped by oauth2-proxy and, for a
+    token sent as a bearer (which skips oauth2-proxy), by the gateway itself."""
+    prod = world("prod")
+    assert prod.email_domains == ["acme.com"]
+    assert prod.oauth2_proxy_allows("ana@acme.com") and not prod.oauth2_proxy_allows("ana@gmail.com")
+    bearer = Request("GET", "/grafana/", 8080, claims={"email": "ana@gmail.com"}, request_principal=f"{DEX_ISSUER}/x", headers={"authorization": "Bearer t"})
+    decision = istio_decision(prod.policies, "istio-system", GATEWAY_POD.labels, bearer)
+    assert not decision.allowed and "allowed-identities" in decision.why
+    assert prod.through_gateway("ana@acme.com", "GET", "/grafana/")[0]
+
+
+def test_no_shared_grafana_login_in_any_render() -> None:
+    for stack in ("dev", "prod"):
+        objects = [o.obj for o in rendered(stack).objects]
+        assert not [o for o in objects if o["kind"] == "Secret" and o["metadata"]["name"].startswith("grafana")]
+        grafana = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == "grafana")
+        env = {e["name"]: e for c in grafana["spec"]["template"]["spec"]["containers"] for e in c.get("env") or []}
+        assert env["GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION"]["value"] == "true"
+        assert not {"GF_SECURITY_ADMIN_USER", "GF_SECURITY_ADMIN_PASSWORD"} & set(env)
+
+
+def test_without_the_role_aware_policies_a_viewer_submits_a_ray_job() -> None:
+    """The matrix is sensitive to them: KFAM's policies alone let a viewer run code."""
+    w = world()
+    submit = next(o for o in OPERATIONS if o.method == "POST" and o.route == "Ray job API")
+    viewer = next(a for a in ACTORS if a.name == "viewer")
+    assert attempt(viewer, submit) == (False, f"DENY {TEAM}/viewers-read-only")
+    kept = w.policies
+    try:
+        w.policies = [p for p in kept if not p["metadata"]["name"].endswith("viewers-read-only")]
+        allowed, why = attempt(viewer, submit)
+    finally:
+        w.policies = kept
+    assert allowed and why == f"ALLOW {TEAM}/user-ana-acme-com-clusterrole-view"
