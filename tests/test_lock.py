@@ -73,3 +73,12 @@ def test_pulumi_install_uses_the_program_lock_in_the_makefiles_virtualenv() -> N
     assert options == {"toolchain": "pip", "virtualenv": ".venv"}
     assert (REPO / "requirements.txt").is_file()
     assert "VENV := .venv" in (REPO / "Makefile").read_text()
+
+
+def test_the_tests_torch_is_the_torch_runtime_images() -> None:
+    """The examples' --local runs use the torch the cluster's torch runtime image runs."""
+    from facts.versions import TORCH_RUNTIME_IMAGE
+
+    runtime_torch = TORCH_RUNTIME_IMAGE.version.split("-")[0]
+    assert pins("requirements-test.txt")["torch"].split("+")[0] == runtime_torch
+    assert f"torch=={runtime_torch}" in PYPROJECT["project"]["optional-dependencies"]["test"]
