@@ -22,7 +22,8 @@ from pulumi_policy import policy as policy_module
 from pulumi_policy.proxy import _is_unknown
 from pulumi_policy.secret import Secret
 
-from policy.rules import RULES, SECRET, STACK, UNKNOWN, Resource, Rule, StackView
+from facts.resource_types import STACK
+from policy.rules import RULES, SECRET, UNKNOWN, Resource, Rule, StackView
 
 PACK_NAME = "mlplatform-guardrails"
 

@@ -15,7 +15,8 @@ from pulumi_policy.policy import _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
 from policy.pack import PACK_NAME, keep_secrets_marked, policies
-from policy.rules import RULES, SECRET, STACK
+from facts.resource_types import STACK
+from policy.rules import RULES, SECRET
 from tooling.plan import Plan
 
 SIG = "4dabf18193072939515e22adb298388d"

@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.profiles import LOCAL_QUEUE
+from facts.resource_types import GCP_FIREWALL
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET
 from stacks.schema import GkeClusterConfig
@@ -25,7 +26,7 @@ WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSe
 # node-auto-provisioning and kubernetes.io/docs/concepts/policy/resource-quotas
 # "Limit Priority Class consumption by default", which GKE configures).
 CRITICAL_PRIORITY_CLASSES = frozenset({"system-node-critical", "system-cluster-critical"})
-FIREWALL = "gcp:compute/firewall:Firewall"
+FIREWALL = GCP_FIREWALL
 # GKE's own firewall rule lets a private cluster's control plane reach nodes on these ports
 # (cloud.google.com/kubernetes-engine/docs/how-to/private-clusters, "Adding firewall rules
 # for specific use cases"); every other webhook port needs a rule of ours.

@@ -52,7 +52,7 @@ def zones(cluster: GkeClusterConfig, pool_zones: list[str] | None = None) -> int
 
 def node_price(region: str, pool: GpuPool) -> float:
     """One node of a GPU pool: spot at spot prices; DWS pools at on-demand (no DWS prices yet)."""
-    attached = (pool.accelerator, pool.gpus_per_node) if pool.machine_type.startswith("n1-") else None
+    attached = (pool.accelerator, pool.gpus_per_node) if ACCELERATORS[pool.accelerator].attached else None
     return machine_price(region, pool.machine_type, spot=pool.provisioning is Provisioning.SPOT, attached=attached)
 
 
@@ -62,7 +62,7 @@ def cheapest_node(region: str, accelerator: str) -> tuple[str, int, float]:
     options = []
     for machine in acc.machine_types:
         gpus = acc.gpus_per_node(machine)
-        attached = (accelerator, gpus) if machine.startswith("n1-") else None
+        attached = (accelerator, gpus) if acc.attached else None
         try:
             options.append((machine_price(region, machine, attached=attached) / gpus, machine, gpus))
         except PriceError:

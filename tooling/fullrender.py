@@ -29,7 +29,8 @@ from typing import Any, Iterable
 import pulumi
 import yaml
 
-from components.base import HELM_CHART_TYPE, KUSTOMIZE_TYPE, apply_transforms
+from components.base import apply_transforms
+from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.versions import KIND_NODE_IMAGE
 from tooling import tools
 from tooling.plan import SECRET, Plan, Recorded
@@ -157,7 +158,7 @@ def installs(plan: Plan) -> list[Install]:
     for resource in plan.resources:
         inputs = resource.inputs
         component, namespace = component_name(plan, resource), inputs.get("namespace") or None
-        if resource.type == HELM_CHART_TYPE:
+        if resource.type == HELM_CHART:
             found.append(
                 Install(
                     resource,
@@ -171,7 +172,7 @@ def installs(plan: Plan) -> list[Install]:
                     values=inputs.get("values") or {},
                 )
             )
-        elif resource.type == KUSTOMIZE_TYPE:
+        elif resource.type == KUSTOMIZE:
             found.append(Install(resource, component, "kustomize", inputs["directory"], namespace))
         elif resource.type in (HELM_RELEASE, CONFIG_FILE):
             raise RenderError(f"{resource.name}: {resource.type} is not rendered offline; install it as a Chart or Directory")

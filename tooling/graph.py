@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+from facts.resource_types import K8S_PROVIDER
 from tooling.plan import Plan, Recorded
 
 Graph = Mapping[str, frozenset[str]]
 """node -> the nodes it depends on."""
-
-K8S_PROVIDER = "pulumi:providers:kubernetes"
 
 
 def longest_chain(graph: Graph, roots: Iterable[str]) -> list[str]:

@@ -26,11 +26,12 @@ import pulumi
 from pulumi.runtime import mocks, rpc
 from pulumi.runtime.stack import Stack
 
+from facts import resource_types
 from stacks.schema import PlatformConfig
 
 PROJECT = "mlplatform"
 SECRET = "[secret]"
-STACK_TYPE = "pulumi:pulumi:Stack"
+STACK_TYPE = resource_types.STACK
 
 
 @dataclass(frozen=True)
@@ -152,13 +153,13 @@ def mask_secrets(value: Any) -> Any:
 
 def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -> dict[str, Any]:
     """Values a real provider would compute, so `apply`s downstream of them run under mocks."""
-    if type_ == "gcp:container/cluster:Cluster":
+    if type_ == resource_types.GKE_CLUSTER:
         return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": "bW9jay1jYQ=="}}
-    if type_ == "gcp:serviceaccount/account:Account":
+    if type_ == resource_types.GCP_SERVICE_ACCOUNT:
         return {"email": f"{inputs.get('accountId', name)}@{project}.iam.gserviceaccount.com"}
-    if type_ == "random:index/randomPassword:RandomPassword":
+    if type_ == resource_types.RANDOM_PASSWORD:
         return {"result": "mock-random-password"}  # a secret output (pulumi-random marks it so)
-    if type_ == "command:local:Command":
+    if type_ == resource_types.LOCAL_COMMAND:
         return {"stdout": "apiVersion: v1\nkind: Config\n# kubeconfig of the mocked command\n", "stderr": ""}
     return {}
 

@@ -14,14 +14,11 @@ from typing import Any
 
 import yaml
 
+from facts.resource_types import CONFIG_FILE, HELM_CHART, HELM_RELEASE, K8S_PROVIDER, KUSTOMIZE
+from facts.resource_types import UPSTREAM_INSTALLS as UPSTREAM_TYPES
 from tooling.plan import Plan, Recorded
 
-HELM_CHART = "kubernetes:helm.sh/v4:Chart"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
-CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
-UPSTREAM_TYPES = (HELM_CHART, HELM_RELEASE, KUSTOMIZE, CONFIG_FILE)
-K8S_PROVIDER = "pulumi:providers:kubernetes"
+__all__ = ["CONFIG_FILE", "HELM_CHART", "HELM_RELEASE", "K8S_PROVIDER", "KUSTOMIZE", "UPSTREAM_TYPES"]
 
 # Like Helm's install order (helm/pkg/release/util/kind_sorter.go): what others need comes first.
 APPLY_ORDER = (

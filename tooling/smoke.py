@@ -27,6 +27,7 @@ from typing import Any, Callable, Literal, Mapping, TextIO
 
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
+from runtimes import catalog
 from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, MetricsBackend, PlatformConfig
 from tooling.waiting import WaitTimeout, wait_for
 
@@ -69,9 +70,13 @@ class Outcome:
 # --- manifests ----------------------------------------------------------------------
 
 
+TORCH_RUNTIME = next(spec for spec in catalog.RUNTIMES if spec.policy is catalog.Policy.TORCH)
+"""The runtime the GPU TrainJob runs on (its image has PyTorch with CUDA)."""
+
+
 def runtime_name(pool: GpuPool) -> str:
-    """The GPU variant of torch-distributed for a pool (the pool's documented runtime suffix)."""
-    return f"torch-distributed-{pool.name}"
+    """The pool's GPU variant of torch-distributed, named as the runtime catalog names it."""
+    return catalog.runtime_name(TORCH_RUNTIME, pool)
 
 
 def object_name(check: str, pool: GpuPool, run: str) -> str:

@@ -18,6 +18,7 @@ from typing import Any, Callable, Iterable, Mapping
 from pulumi import automation as auto
 
 from components.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, NAMESPACE
+from facts.resource_types import STACK as STACK_TYPE
 from stacks.config import read_stack_file, stack_file
 
 PROJECT = "mlplatform"
@@ -169,7 +170,7 @@ def _lineage(resource: StateResource, by_urn: Mapping[str, StateResource]) -> li
     while parent is not None and parent in by_urn:
         chain.append(by_urn[parent])
         parent = by_urn[parent].parent
-    return [r for r in chain if r.type != "pulumi:pulumi:Stack"]
+    return [r for r in chain if r.type != STACK_TYPE]
 
 
 def stage_of(resource: StateResource, by_urn: Mapping[str, StateResource]) -> str:
@@ -189,7 +190,7 @@ def stage_of(resource: StateResource, by_urn: Mapping[str, StateResource]) -> st
 
 def teardown_stages(resources: Iterable[StateResource]) -> list[tuple[str, list[str]]]:
     """(stage, URNs) in teardown order; the stack itself and empty stages left out."""
-    listed = [r for r in resources if r.type != "pulumi:pulumi:Stack"]
+    listed = [r for r in resources if r.type != STACK_TYPE]
     by_urn = {r.urn: r for r in listed}
     stages: dict[str, list[str]] = {name: [] for name in TEARDOWN}
     for resource in listed:
