@@ -120,6 +120,9 @@ def upstream(plan: Plan) -> list[dict[str, Any]]:
 
 
 def dump_all(documents: list[dict[str, Any]]) -> str:
+    """The documents as written out. PyYAML's pure dumper on purpose: libyaml's (CSafeDumper,
+    3-4x faster) folds long double-quoted strings at other places (without backslash line escapes),
+    so its bytes differ from these, which the full-render snapshots digest."""
     return yaml.safe_dump_all(documents, sort_keys=False, default_flow_style=False, width=120)
 
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterable
 
-import yaml
-
 from tooling.check import selects
-from tests.support.crds import REPO
+from tooling.schemas import REPO, load_all
 
 UPSTREAM_ROLES = REPO.parent / "shared" / "upstream" / "kubeflow-roles"
 
@@ -19,7 +17,7 @@ UPSTREAM_ROLES = REPO.parent / "shared" / "upstream" / "kubeflow-roles"
 def upstream_cluster_roles() -> list[dict[str, Any]]:
     roles = []
     for path in sorted(UPSTREAM_ROLES.glob("*.yaml")):
-        roles += [d for d in yaml.safe_load_all(path.read_text()) if d and d.get("kind") == "ClusterRole"]
+        roles += [d for d in load_all(path.read_text()) if d.get("kind") == "ClusterRole"]
     return roles
 
 
