@@ -139,12 +139,20 @@ class Platform:
         return ports
 
 
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
 def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    """Kubernetes label-selector semantics (matchLabels and matchExpressions); {} selects all."""
+    """Kubernetes label-selector semantics (matchLabels and matchExpressions, all AND-ed);
+    {} selects all. NotIn and DoesNotExist select objects without the key (apimachinery
+    pkg/labels/selector.go `Requirement.Matches`); an operator the API server would reject
+    is a ValueError, not a silent match."""
     if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
         return False
     for expression in selector.get("matchExpressions") or []:
         key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
+        if operator not in SELECTOR_OPERATORS:
+            raise ValueError(f"label selector operator {operator!r} on {key!r}; Kubernetes knows {', '.join(SELECTOR_OPERATORS)}")
         if operator == "In" and labels.get(key) not in values:
             return False
         if operator == "NotIn" and labels.get(key) in values:
