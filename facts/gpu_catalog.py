@@ -8,9 +8,9 @@ Nov 2026. Re-check them when adding a GPU or a machine family.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ _N1_TYPES = [f"n1-standard-{n}" for n in (1, 2, 4, 8, 16, 32, 64, 96)] + [
 _CATALOG: tuple[Accelerator, ...] = (
     Accelerator(
         name="nvidia-tesla-t4",
-        machine_types={m: _N1_COUNTS for m in _N1_TYPES},
+        machine_types=dict.fromkeys(_N1_TYPES, _N1_COUNTS),
         attached=True,
         fast_socket=False,
         memory_gib=16,

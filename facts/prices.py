@@ -23,10 +23,10 @@ are sold mostly through reservations and DWS and have no row yet.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from types import MappingProxyType
-from typing import Mapping
 
 from facts.gpu_catalog import bundled_gpus
 

@@ -9,7 +9,8 @@ marked values into SECRET leaves and preview unknowns into UNKNOWN, as the offli
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pulumi_policy
 from pulumi_policy import (

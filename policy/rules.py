@@ -13,8 +13,9 @@ GCP label `mlplatform-environment: <env>`; a stack without a GKE cluster (kind) 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from facts.node_labels import GPU_TAINT, POOL_LABEL
 from facts.resource_types import CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE

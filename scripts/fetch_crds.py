@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from facts.versions import CRD_SOURCES, CrdFiles  # noqa: E402
-from tooling.schemas import CACHE  # noqa: E402
+from facts.versions import CRD_SOURCES, CrdFiles
+from tooling.schemas import CACHE
 
 
 def downloads(target: Path, sources: tuple[CrdFiles, ...] = CRD_SOURCES) -> list[tuple[str, Path]]:
@@ -24,7 +24,7 @@ def downloads(target: Path, sources: tuple[CrdFiles, ...] = CRD_SOURCES) -> list
     return [
         (url, target / files.folder / f"{files.repository.replace('/', '_')}_{Path(path).name}")
         for files in sources
-        for path, url in zip(files.paths, files.urls())
+        for path, url in zip(files.paths, files.urls(), strict=True)
     ]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stacks.config import load  # noqa: E402
+from stacks.config import load
 
 STACK = "kind"
 PASSWORDS = Path(__file__).resolve().parents[1] / ".pulumi-state" / "kind-passwords.txt"

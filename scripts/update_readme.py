@@ -9,8 +9,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tooling.cli import versions_table  # noqa: E402
-from tooling.reference import reference  # noqa: E402
+from tooling.cli import versions_table
+from tooling.reference import reference
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

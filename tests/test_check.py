@@ -8,18 +8,19 @@ import copy
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
 
 from components.sources import mirror_sources
+from stacks.config import load
 from tooling import check as lint
 from tooling import fullrender
-from stacks.config import load
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import evaluate
 from tooling.render import dump_all, ordered
@@ -130,7 +131,7 @@ def test_schema_rule_catches_a_custom_resource_against_its_crd() -> None:
 def test_duplicate_rule_catches_one_object_from_two_installs() -> None:
     render = rendered("kind")
     namespace = next(o for o in render.objects if o.obj["kind"] == "Namespace" and o.key[3] == "kubeflow-system")
-    twice = with_objects(render, lambda objects: objects + [replace(namespace, source="trainer")])
+    twice = with_objects(render, lambda objects: [*objects, replace(namespace, source="trainer")])
     assert [(v.object, v.source) for v in violations(twice, "duplicate")] == [("Namespace kubeflow-system", "trainer")]
 
 
@@ -147,7 +148,7 @@ def test_order_rule_catches_a_custom_resource_that_does_not_wait_for_its_crd() -
 
 def test_order_rule_catches_a_namespace_nothing_creates() -> None:
     broken = edited(rendered("kind"), "ConfigMap", "dex", lambda o: o["metadata"].update(namespace="nowhere"))
-    assert ["namespace nowhere is created by nothing in the platform"] == [v.message for v in violations(broken, "order")]
+    assert [v.message for v in violations(broken, "order")] == ["namespace nowhere is created by nothing in the platform"]
 
 
 def test_webhook_rule_catches_a_network_policy_that_drops_the_api_server() -> None:

@@ -36,9 +36,10 @@ def test_no_version_literal_outside_the_pin_table() -> None:
         tree = ast.parse(path.read_text())
         skip = _docstrings(tree)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-                if VERSION.search(node.value):
-                    found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}")
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in skip:
+                continue
+            if VERSION.search(node.value):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}")
     assert found == [], "versions belong in facts/versions.py"
 
 
@@ -57,7 +58,7 @@ def test_gcp_resources_are_built_from_typed_args() -> None:
                 continue
             args = node.args[1] if len(node.args) > 1 else None
             callee = ast.unparse(args.func) if isinstance(args, ast.Call) else ""
-            if not (callee.endswith("Args") or callee.endswith("_args")):
+            if not callee.endswith(("Args", "_args")):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}: {chain}")
     assert found == []
 

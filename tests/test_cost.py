@@ -10,10 +10,10 @@ import yaml
 
 from facts.gpu_catalog import ACCELERATORS
 from facts.prices import AS_OF, PRICES, SHAPES, SOURCES, PriceError, machine_price
-from tooling.cli import EXIT_CONFIG_ERROR, main
 from stacks.config import load, validate
-from tooling.cost import cost_lines, cost_view
 from tests.conftest import base_gke, base_kind, with_changes
+from tooling.cli import EXIT_CONFIG_ERROR, main
+from tooling.cost import cost_lines, cost_view
 
 C = "mlplatform:cluster"
 
@@ -115,7 +115,7 @@ def test_dws_pool_priced_on_demand_with_a_note() -> None:
     raw = with_changes(base_gke(), {f"{C}.gpuPools.0.provisioning": "flex-start"})
     view = cost_lines(validate(raw, "test"))
     assert any("no flex-start (DWS) price" in n for n in view.notes)
-    assert "(priced on-demand)" in next(l.detail for l in view.lines if l.what == "GPU pool l4")
+    assert "(priced on-demand)" in next(line.detail for line in view.lines if line.what == "GPU pool l4")
 
 
 def test_autoprovisioning_headroom_priced_as_cheapest_machine() -> None:

@@ -5,14 +5,15 @@ ready/stuck mean, the Ray workload, and the teardown order."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
+from collections.abc import Mapping
 from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
-from typing import Any, Mapping
+from typing import Any
 
 import pytest
 
 from stacks.schema import PlatformConfig, Team
-from tooling.waiting import WaitTimeout, wait_for
 from tests.e2e.access import ACTIONS, access_matrix, membership
 from tests.e2e.checks import (
     admitted,
@@ -30,7 +31,15 @@ from tests.e2e.checks import (
     unhealthy_pods,
 )
 from tests.e2e.cluster import forwarded_port
-from tests.e2e.dex import LoginFailed, LoopbackCookiePolicy, Page, dex_login, login_error, parse_login_form, workgroup_namespaces
+from tests.e2e.dex import (
+    LoginFailed,
+    LoopbackCookiePolicy,
+    Page,
+    dex_login,
+    login_error,
+    parse_login_form,
+    workgroup_namespaces,
+)
 from tests.e2e.prerequisites import missing, skip_reason
 from tests.e2e.stack import (
     CLUSTER_NAME,
@@ -44,6 +53,7 @@ from tests.e2e.stack import (
 )
 from tests.support import crds
 from tests.support.validation import validate as validate_object
+from tooling.waiting import WaitTimeout, wait_for
 
 # --- waiting ------------------------------------------------------------------------------
 
@@ -69,7 +79,7 @@ def test_wait_for_polls_until_nothing_is_pending() -> None:
 
 def test_wait_for_returns_at_once_when_already_done() -> None:
     time = FakeTime()
-    wait_for("x", lambda: [], timeout=60, clock=time.clock, sleep=time.sleep)
+    wait_for("x", list, timeout=60, clock=time.clock, sleep=time.sleep)
     assert time.sleeps == []
 
 
@@ -294,7 +304,7 @@ def test_sign_in_starts_at_oauth2_proxy_and_posts_the_credentials_to_the_form() 
 
 
 def test_sign_in_fails_with_dexs_message_when_the_password_is_wrong() -> None:
-    with pytest.raises(LoginFailed, match="Dex did not accept lead@acme.com: Invalid Email Address and password."):
+    with pytest.raises(LoginFailed, match=re.escape("Dex did not accept lead@acme.com: Invalid Email Address and password.")):
         dex_login(FakeBrowser(accept=False), "http://127.0.0.1:8080", "lead@acme.com", "wrong")
 
 

@@ -3,7 +3,8 @@ access matrix evaluated against Kubeflow's own aggregated roles."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -15,12 +16,12 @@ from components.profiles import (
     team_objects,
 )
 from stacks.config import load, validate
-from tooling.plan import Plan
-from tooling.render import authored_objects
 from stacks.schema import Role, Team
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, rbac
 from tests.support.validation import validate as validate_object
+from tooling.plan import Plan
+from tooling.render import authored_objects
 
 TEAM = {
     "name": "vision",

@@ -83,7 +83,7 @@ def test_a_request_names_a_resource_or_a_path() -> None:
 
 
 def test_authenticated_users_and_service_accounts_carry_their_groups() -> None:
-    assert ANA == UserInfo("ana@acme.com", frozenset({"system:authenticated"}))
+    assert UserInfo("ana@acme.com", frozenset({"system:authenticated"})) == ANA
     assert service_account("vision", "default-editor") == UserInfo(
         "system:serviceaccount:vision:default-editor",
         frozenset({"system:serviceaccounts", "system:serviceaccounts:vision", "system:authenticated"}),

@@ -5,7 +5,8 @@ the SDK's own parsing, and the component under Pulumi's mocks."""
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import yaml
@@ -23,12 +24,12 @@ from runtimes import catalog
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes
 from stacks.config import validate
-from tooling.plan import evaluate
 from stacks.schema import GpuPool, PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.sdk import fake_sdk
 from tests.support.validation import validate as validate_object
+from tooling.plan import evaluate
 
 CTR_TYPE = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
 BASE_NAMES = ["torch-distributed", "deepspeed-distributed", "mlx-distributed", "jax-distributed"]

@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
-from tooling.cli import main
 from stacks.config import load, validate
 from stacks.schema import GkeClusterConfig, GpuPool
+from tests.conftest import base_gke, with_changes
+from tests.support import crds
+from tests.support.validation import validate as validate_object
+from tooling.cli import main
 from tooling.smoke import (
     EXIT_CANNOT_SMOKE,
     EXIT_NO_CLUSTER,
@@ -27,9 +30,6 @@ from tooling.smoke import (
     run_id,
     smoke,
 )
-from tests.conftest import base_gke, with_changes
-from tests.support import crds
-from tests.support.validation import validate as validate_object
 
 
 def gpu_pools(stack: str) -> list[GpuPool]:
@@ -75,7 +75,7 @@ def test_nvidia_smi_job_is_a_valid_job_pinned_to_its_pool(pool: GpuPool, selecto
 
 
 @pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
-@pytest.mark.parametrize("pool", POOLS + [pytest.param(LONGEST_POOL, id="40-character-pool")])
+@pytest.mark.parametrize("pool", [*POOLS, pytest.param(LONGEST_POOL, id="40-character-pool")])
 def test_gpu_trainjob_is_valid_and_targets_the_pools_runtime(pool: GpuPool) -> None:
     trainjob = gpu_trainjob(pool, "team-a", "abc123")
     assert validate_object(trainjob) == []
@@ -223,7 +223,7 @@ def test_live_run_reports_each_pool_and_cleans_up_what_passed(monkeypatch: pytes
     api = FakeApi(trainjob_conditions={"-l4-": "Complete", "-h100-": "Failed", "-a100-": "Complete"}, refuse={"-a100-"})
     monkeypatch.setattr(kubernetes.client, "BatchV1Api", lambda _: api)
     monkeypatch.setattr(kubernetes.client, "CustomObjectsApi", lambda _: api)
-    pools = gpu_pools("prod") + [GpuPool(name="a100", accelerator="nvidia-tesla-a100", machine_type="a2-highgpu-1g", max=1)]
+    pools = [*gpu_pools("prod"), GpuPool(name="a100", accelerator="nvidia-tesla-a100", machine_type="a2-highgpu-1g", max=1)]
     outcomes = smoke_module._gpu_workloads(api, pools, "team-a", "run001", timeout=5)
     lines = [str(o) for o in outcomes]
     assert lines[0] == "PASS nvidia-smi on pool l4 (Job team-a/smoke-smi-l4-run001): completed"

@@ -7,16 +7,17 @@ from __future__ import annotations
 
 import ipaddress
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.profiles import LOCAL_QUEUE
 from facts.resource_types import GCP_FIREWALL
+from stacks.schema import GkeClusterConfig
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET
-from stacks.schema import GkeClusterConfig
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})

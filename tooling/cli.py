@@ -26,8 +26,9 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 from stacks.config import ConfigError, Problem, load, stack_file
 from tooling.plan import Plan, Recorded, evaluate
@@ -135,7 +136,7 @@ def mirror_for(option: Path | None) -> Path | None:
     return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
 
 
-def full_render_for(name_or_path: str, mirror: Path | None) -> "FullRender":
+def full_render_for(name_or_path: str, mirror: Path | None) -> FullRender:
     """The stack's full render; a mirror replaces the stack's sources."""
     from components.sources import mirror_sources
     from tooling.fullrender import full_render

@@ -21,10 +21,11 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import pulumi
 import yaml
@@ -292,7 +293,7 @@ def full_render(plan: Plan) -> FullRender:
     trees = [i for i in found if i.kind == "kustomize"]
     # helm and kubectl run side by side; their output is parsed here, in one thread.
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for install, text in zip(trees, pool.map(build_tree, trees)):
+        for install, text in zip(trees, pool.map(build_tree, trees), strict=True):
             raw[install.resource.urn] = parsed(text)
     # Charts see the CRDs of what they depend on (the trees are built by now).
     charts = [i for i in found if i.kind == "helm"]
@@ -305,7 +306,7 @@ def full_render(plan: Plan) -> FullRender:
             raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending))
         inputs = [api_versions(o for urn in plan.waits_for(i.resource) & set(raw) for o in raw[urn]) for i in ready]
         with ThreadPoolExecutor(max_workers=4) as pool:
-            for install, text in zip(ready, pool.map(render_chart, ready, inputs)):
+            for install, text in zip(ready, pool.map(render_chart, ready, inputs), strict=True):
                 raw[install.resource.urn] = parsed(text)
         pending = [i for i in pending if i not in ready]
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc
@@ -302,9 +303,8 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from components.secrets import offline_config
-
     from components.base import INSTALL_TRANSFORMS
+    from components.secrets import offline_config
 
     INSTALL_TRANSFORMS.clear()
     placeholders = offline_config()

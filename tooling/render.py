@@ -10,7 +10,7 @@ Same stack file, same bytes: mappings are key-sorted, documents sorted by apply 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -126,7 +126,7 @@ class _Dumper(yaml.SafeDumper):
     (a pure function of the text and `allow_unicode`, which the emitter only reads): CRDs
     repeat their descriptions, and the same bytes come out 20-30% sooner."""
 
-    _analyses: dict[tuple[str, bool], Any] = {}
+    _analyses: ClassVar[dict[tuple[str, bool], Any]] = {}
 
     def analyze_scalar(self, scalar: str) -> Any:
         key = (scalar, bool(self.allow_unicode))

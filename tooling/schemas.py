@@ -9,9 +9,10 @@ from __future__ import annotations
 import copy
 import os
 import re
+from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import jsonschema
 import kubernetes_validate

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from facts.versions import KIND_VERSION
 

@@ -11,9 +11,10 @@ from __future__ import annotations
 import copy
 import json
 import secrets
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from pulumi import automation as auto
 

@@ -28,8 +28,9 @@ live cluster), so this follows the Go sources of Kubernetes v1.34 directly:
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from tooling.check import selects
 from tooling.schemas import REPO, load_all
@@ -189,7 +190,7 @@ class Authorizer:
                 scope = request.namespace
             else:
                 continue
-            if any(_applies(s, who, scope) for s in binding.get("subjects") or []):
-                if any(rule_allows(rule, request) for rule in self._rules(binding)):
-                    return True
+            subjects = binding.get("subjects") or []
+            if any(_applies(s, who, scope) for s in subjects) and any(rule_allows(r, request) for r in self._rules(binding)):
+                return True
         return False
