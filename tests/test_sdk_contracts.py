@@ -10,8 +10,10 @@ and adapt the tooling code the message names (then the golden plans must stay by
 from __future__ import annotations
 
 import contextvars
+import functools
 import inspect
 import threading
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
@@ -44,12 +46,15 @@ def _struct(value: dict[str, Any]) -> struct_pb2.Struct:
     return json_format.ParseDict(value, struct_pb2.Struct())
 
 
-@pytest.fixture(autouse=True)
-def _runtime_config_restored() -> Any:
-    """These tests set Pulumi's process-wide config; later tests in the worker see it as it was."""
-    config = runtime_config.CONFIG.get()
-    yield
-    runtime_config.CONFIG.set(config)
+def _isolated(test: Callable[..., None]) -> Callable[..., None]:
+    """Run a test that sets Pulumi's runtime state (settings, root stack, config: context
+    variables) in a copy of the context, so the tests after it see the state as it was."""
+
+    @functools.wraps(test)
+    def run(*args: Any, **kwargs: Any) -> None:
+        contextvars.copy_context().run(test, *args, **kwargs)
+
+    return run
 
 
 # --- the pins themselves ------------------------------------------------------------------
@@ -144,6 +149,7 @@ def test_register_resource_request_carries_the_fields_the_recorder_reads() -> No
     assert alias_pb2.Alias(urn="urn:x").WhichOneof("alias") == "urn", why
 
 
+@_isolated
 def test_set_mocks_takes_our_monitor() -> None:
     why = _why("pulumi/runtime/mocks.py set_mocks", "tooling/plan.py evaluate (set_mocks(..., monitor=monitor))")
     assert {"mocks", "project", "stack", "preview", "monitor"} <= set(_params(pulumi.runtime.set_mocks)), why
@@ -152,6 +158,7 @@ def test_set_mocks_takes_our_monitor() -> None:
     assert settings.get_monitor() is monitor, why
 
 
+@_isolated
 def test_settings_root_is_the_context_variable_of_the_root_stack() -> None:
     """evaluate clears it so that a fresh Stack(func) may register (one root at a time)."""
     why = _why("pulumi/runtime/settings.py ROOT, get_root_resource", "tooling/plan.py evaluate, benchmarks/plan_scaling.py")
@@ -162,6 +169,7 @@ def test_settings_root_is_the_context_variable_of_the_root_stack() -> None:
     assert settings.get_root_resource() is None, why
 
 
+@_isolated
 def test_stack_runs_the_program_it_is_given() -> None:
     why = _why("pulumi/runtime/stack.py Stack", "tooling/plan.py evaluate (Stack(lambda: build(config)))")
     assert _params(Stack.__init__) == ["self", "func"], why
@@ -191,6 +199,7 @@ def test_rpc_deserialize_properties_keeps_secrets_wrapped() -> None:
     assert found == {"kubeconfig": {SIG_KEY: SECRET_SIG, "value": "x"}, "n": 1}, why
 
 
+@_isolated
 def test_set_all_config_fills_the_config_context_variable_read_by_the_stack_reader() -> None:
     why = _why(
         "pulumi/runtime/config.py CONFIG, set_all_config, get_config_env",
