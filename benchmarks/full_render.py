@@ -14,8 +14,8 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 REPO = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 20.0

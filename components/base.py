@@ -10,6 +10,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.sources import chart_source, kubeflow_tree
+from facts import resource_types
 from facts.versions import Pin
 from infra.cluster import Cluster
 from infra.component import Component
@@ -20,8 +21,8 @@ PropsTransform = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 properties out, or None to leave it alone. `pulumi up` applies it as a resource transform
 to every object a chart or tree renders; the offline full render applies the same function."""
 
-HELM_CHART_TYPE = "kubernetes:helm.sh/v4:Chart"
-KUSTOMIZE_TYPE = "kubernetes:kustomize/v2:Directory"
+HELM_CHART_TYPE = resource_types.HELM_CHART
+KUSTOMIZE_TYPE = resource_types.KUSTOMIZE
 
 INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
 """(resource type, name) of each tree -> its transforms, as the program registered them; the

@@ -8,9 +8,9 @@ Nov 2026. Re-check them when adding a GPU or a machine family.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 
 @dataclass(frozen=True)
@@ -20,6 +20,9 @@ class Accelerator:
     name: str
     machine_types: Mapping[str, tuple[int, ...]]
     """machine type -> the GPU counts it can carry (fixed for A2/A3/A4/G2; N1 attaches 1/2/4/8)."""
+    attached: bool = False
+    """The GPUs are attached to a general-purpose machine (N1) and billed apart from it;
+    otherwise the machine type is accelerator-optimized and comes with its GPUs."""
     mig_partitions: tuple[str, ...] = ()
     compact_placement: bool = False
     dws: bool = False
@@ -48,7 +51,8 @@ _N1_TYPES = [f"n1-standard-{n}" for n in (1, 2, 4, 8, 16, 32, 64, 96)] + [
 _CATALOG: tuple[Accelerator, ...] = (
     Accelerator(
         name="nvidia-tesla-t4",
-        machine_types={m: _N1_COUNTS for m in _N1_TYPES},
+        machine_types=dict.fromkeys(_N1_TYPES, _N1_COUNTS),
+        attached=True,
         fast_socket=False,
         memory_gib=16,
     ),
@@ -125,6 +129,15 @@ def accelerator(name: str) -> Accelerator:
         raise KeyError(f"unknown accelerator {name!r}; known: {', '.join(ACCELERATORS)}") from None
 
 
+def bundled_gpus(machine_type: str) -> int:
+    """GPUs an accelerator-optimized machine type comes with (G2, A2, A3, A4); 0 for any
+    other machine type, N1 included (its GPUs are attached, not part of the machine)."""
+    for acc in _CATALOG:
+        if not acc.attached and machine_type in acc.machine_types:
+            return acc.gpus_per_node(machine_type)
+    return 0
+
+
 def describe_machine_types(acc: Accelerator) -> str:
     """A short human list of the machine types an accelerator rides on, for error messages."""
     names = list(acc.machine_types)
@@ -133,4 +146,4 @@ def describe_machine_types(acc: Accelerator) -> str:
     return f"{names[0]} … {names[-1]}"
 
 
-__all__ = ["ACCELERATORS", "Accelerator", "accelerator", "describe_machine_types"]
+__all__ = ["ACCELERATORS", "Accelerator", "accelerator", "bundled_gpus", "describe_machine_types"]

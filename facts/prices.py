@@ -23,10 +23,12 @@ are sold mostly through reservations and DWS and have no row yet.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
 from types import MappingProxyType
-from typing import Mapping
+
+from facts.gpu_catalog import bundled_gpus
 
 AS_OF = date(2026, 11, 30)
 SOURCES = (
@@ -62,25 +64,31 @@ class Shape:
     vcpus: int
     gib: float
     gpus: int = 0
+    """From the GPU catalog (facts/gpu_catalog.py `bundled_gpus`), the one home of GPU counts."""
+
+
+def _shape(machine_type: str, vcpus: int, gib: float) -> Shape:
+    return Shape(vcpus, gib, bundled_gpus(machine_type))
 
 
 def _shapes() -> dict[str, Shape]:
-    shapes: dict[str, Shape] = {}
+    sizes: dict[str, tuple[int, float]] = {}
     for n in (2, 4, 8, 16, 32):
-        shapes[f"e2-standard-{n}"] = Shape(n, 4 * n)
+        sizes[f"e2-standard-{n}"] = (n, 4 * n)
     for n in (1, 2, 4, 8, 16, 32, 64, 96):
-        shapes[f"n1-standard-{n}"] = Shape(n, 3.75 * n)
+        sizes[f"n1-standard-{n}"] = (n, 3.75 * n)
     for n in (2, 4, 8, 16, 32, 64, 96):
-        shapes[f"n1-highmem-{n}"] = Shape(n, 6.5 * n)
-    g2 = {4: 1, 8: 1, 12: 1, 16: 1, 24: 2, 32: 1, 48: 4, 96: 8}
-    for n, gpus in g2.items():
-        shapes[f"g2-standard-{n}"] = Shape(n, 4 * n, gpus)
+        sizes[f"n1-highmem-{n}"] = (n, 6.5 * n)
+    for n in (4, 8, 12, 16, 24, 32, 48, 96):
+        sizes[f"g2-standard-{n}"] = (n, 4 * n)
+    # A2/A3 sizes grow with the GPUs in the name: 12 vCPUs + 85 (ultra: 170) GiB, or
+    # 26 vCPUs + 234 GiB, per GPU.
     for gpus in (1, 2, 4, 8):
-        shapes[f"a2-highgpu-{gpus}g"] = Shape(12 * gpus, 85 * gpus, gpus)
-        shapes[f"a2-ultragpu-{gpus}g"] = Shape(12 * gpus, 170 * gpus, gpus)
-        shapes[f"a3-highgpu-{gpus}g"] = Shape(26 * gpus, 234 * gpus, gpus)
-    shapes["a2-megagpu-16g"] = Shape(96, 1360, 16)
-    return shapes
+        sizes[f"a2-highgpu-{gpus}g"] = (12 * gpus, 85 * gpus)
+        sizes[f"a2-ultragpu-{gpus}g"] = (12 * gpus, 170 * gpus)
+        sizes[f"a3-highgpu-{gpus}g"] = (26 * gpus, 234 * gpus)
+    sizes["a2-megagpu-16g"] = (96, 1360)
+    return {name: _shape(name, vcpus, gib) for name, (vcpus, gib) in sizes.items()}
 
 
 SHAPES: Mapping[str, Shape] = MappingProxyType(_shapes())

@@ -18,6 +18,7 @@ class PinKind(str, Enum):
     IMAGE = "container image"
     TOOL = "tool"
     DASHBOARD = "grafana.com dashboard"
+    CRDS = "CRD definitions"
 
 
 @dataclass(frozen=True)
@@ -225,6 +226,163 @@ SMOKE_CUDA_IMAGE = Pin(
     "the driver's nvidia-smi and libraries (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
 )
 
+# --- upstream CRDs the schema checks validate against (scripts/fetch_crds.py, ../shared/crds) ---
+# The installs above bring their own CRDs; these are the ones whose release is not one of
+# them. Each folder, tag and commit is the one ../shared/crds/README.md names.
+
+KUBEFLOW_DASHBOARD_CRDS = Pin(
+    name="kubeflow/dashboard",
+    kind=PinKind.CRDS,
+    version="v2.0.0",
+    location="https://github.com/kubeflow/dashboard",
+    source="tag v2.0.0 (c80e2c3d): the Profile and PodDefault CRDs (kubeflow/manifests 26.03 still ships "
+    "kubeflow/kubeflow v1.10.0 copies that differ only by added schema; ../shared/crds/README.md)",
+)
+KUBEFLOW_NOTEBOOKS_CRDS = Pin(
+    name="kubeflow/kubeflow",
+    kind=PinKind.CRDS,
+    version="v1.10.0",
+    location="https://github.com/kubeflow/kubeflow",
+    source="tag v1.10.0: the Notebook CRD, the same blob kubeflow/manifests 26.03 ships "
+    "(applications/jupyter/notebook-controller/upstream/crd/bases)",
+)
+PROMETHEUS_OPERATOR_CRDS = Pin(
+    name="prometheus-operator/prometheus-operator",
+    kind=PinKind.CRDS,
+    version="v0.93.0",
+    location="https://github.com/prometheus-operator/prometheus-operator",
+    source="tag v0.93.0 (f8fafd47), example/prometheus-operator-crd/: ServiceMonitor, PodMonitor, PrometheusRule. "
+    "Newer than the v0.88.1 operator kube-prometheus-stack 81.6.9 installs (the render validates against "
+    "the chart's own CRDs; these serve our objects when it is off)",
+)
+GKE_MANAGED_CERTS_CRDS = Pin(
+    name="GoogleCloudPlatform/gke-managed-certs",
+    kind=PinKind.CRDS,
+    version="3498c2a06d023eeedd1f8da125beb62a809ea4c8",
+    location="https://github.com/GoogleCloudPlatform/gke-managed-certs",
+    source="newest commit of the repository (2023-07-20; it has no release tags), deploy/managedcertificates-crd.yaml: "
+    "the ManagedCertificate CRD GKE installs itself",
+)
+
+GITHUB_RAW = "https://raw.githubusercontent.com"
+
+
+@dataclass(frozen=True)
+class CrdFiles:
+    """CRD manifests in one upstream repository at one pinned ref (a tag or a commit)."""
+
+    folder: str
+    """Where they go in the CRD directory: `<project>-<version>`, as ../shared/crds names it."""
+    repository: str
+    """GitHub owner/name"""
+    ref: str
+    paths: tuple[str, ...]
+
+    def urls(self) -> tuple[str, ...]:
+        return tuple(f"{GITHUB_RAW}/{self.repository}/{self.ref}/{path}" for path in self.paths)
+
+
+def _github(pin: Pin) -> str:
+    return pin.location.removeprefix("https://github.com/")
+
+
+def _tag(pin: Pin) -> str:
+    """The git tag of a release whose chart is versioned without the `v`."""
+    return pin.version if pin.version.startswith("v") else f"v{pin.version}"
+
+
+# The Trainer, JobSet, KubeRay and Kueue CRDs are the ones at the git tag of the pinned chart
+# (the charts carry the same files); Istio and cert-manager are the Kubeflow release's copies.
+CRD_SOURCES: tuple[CrdFiles, ...] = (
+    CrdFiles(
+        f"kubeflow-trainer-{_tag(TRAINER_CHART)}",
+        "kubeflow/trainer",
+        _tag(TRAINER_CHART),
+        tuple(
+            f"manifests/base/crds/trainer.kubeflow.org_{p}.yaml"
+            for p in ("clustertrainingruntimes", "trainingruntimes", "trainjobs")
+        ),
+    ),
+    CrdFiles(
+        f"jobset-{_tag(JOBSET_CHART)}",
+        "kubernetes-sigs/jobset",
+        _tag(JOBSET_CHART),
+        ("config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml",),
+    ),
+    CrdFiles(
+        f"kuberay-{_tag(KUBERAY_CHART)}",
+        "ray-project/kuberay",
+        _tag(KUBERAY_CHART),
+        tuple(
+            f"ray-operator/config/crd/bases/ray.io_{p}.yaml" for p in ("rayclusters", "rayjobs", "rayservices", "raycronjobs")
+        ),
+    ),
+    CrdFiles(
+        f"kueue-{_tag(KUEUE_CHART)}",
+        "kubernetes-sigs/kueue",
+        _tag(KUEUE_CHART),
+        tuple(
+            f"config/components/crd/bases/kueue.x-k8s.io_{p}.yaml"
+            for p in (
+                "admissionchecks",
+                "clusterqueues",
+                "cohorts",
+                "localqueues",
+                "multikueueclusters",
+                "multikueueconfigs",
+                "provisioningrequestconfigs",
+                "resourceflavors",
+                "topologies",
+                "workloadpriorityclasses",
+                "workloads",
+            )
+        ),
+    ),
+    CrdFiles(
+        f"kubeflow-dashboard-{KUBEFLOW_DASHBOARD_CRDS.version}",
+        _github(KUBEFLOW_DASHBOARD_CRDS),
+        KUBEFLOW_DASHBOARD_CRDS.version,
+        (
+            "components/profile-controller/manifests/kustomize/base/crd/kubeflow.org_profiles.yaml",
+            "components/poddefaults-webhooks/manifests/kustomize/base/crd.yaml",
+        ),
+    ),
+    CrdFiles(
+        f"kubeflow-notebooks-{KUBEFLOW_NOTEBOOKS_CRDS.version}",
+        _github(KUBEFLOW_NOTEBOOKS_CRDS),
+        KUBEFLOW_NOTEBOOKS_CRDS.version,
+        ("components/notebook-controller/config/crd/bases/kubeflow.org_notebooks.yaml",),
+    ),
+    # Multi-document files, kept whole: every CRD document in a file is read.
+    CrdFiles(
+        f"istio-{ISTIO.version}",
+        _github(KUBEFLOW_MANIFESTS),
+        KUBEFLOW_MANIFESTS.version,
+        ("common/istio/istio-crds/base/crd.yaml",),
+    ),
+    CrdFiles(
+        f"cert-manager-{CERT_MANAGER.version}",
+        _github(KUBEFLOW_MANIFESTS),
+        KUBEFLOW_MANIFESTS.version,
+        ("common/cert-manager/base/upstream/cert-manager.yaml",),
+    ),
+    CrdFiles(
+        f"prometheus-operator-{PROMETHEUS_OPERATOR_CRDS.version}",
+        _github(PROMETHEUS_OPERATOR_CRDS),
+        PROMETHEUS_OPERATOR_CRDS.version,
+        tuple(
+            f"example/prometheus-operator-crd/monitoring.coreos.com_{p}.yaml"
+            for p in ("servicemonitors", "podmonitors", "prometheusrules")
+        ),
+    ),
+    CrdFiles(
+        f"gke-managed-certs-{GKE_MANAGED_CERTS_CRDS.version[:7]}",
+        _github(GKE_MANAGED_CERTS_CRDS),
+        GKE_MANAGED_CERTS_CRDS.version,
+        ("deploy/managedcertificates-crd.yaml",),
+    ),
+)
+
 PINS: tuple[Pin, ...] = (
     KIND_VERSION,
     KIND_NODE_IMAGE,
@@ -247,4 +405,8 @@ PINS: tuple[Pin, ...] = (
     DCGM_DASHBOARD,
     SMOKE_CUDA_IMAGE,
     RENDER_TOOLS,
+    KUBEFLOW_DASHBOARD_CRDS,
+    KUBEFLOW_NOTEBOOKS_CRDS,
+    PROMETHEUS_OPERATOR_CRDS,
+    GKE_MANAGED_CERTS_CRDS,
 )

@@ -9,6 +9,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from policy.pack import serve  # noqa: E402
+from policy.pack import serve
 
 serve()

@@ -9,7 +9,8 @@ marked values into SECRET leaves and preview unknowns into UNKNOWN, as the offli
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pulumi_policy
 from pulumi_policy import (
@@ -22,7 +23,8 @@ from pulumi_policy import policy as policy_module
 from pulumi_policy.proxy import _is_unknown
 from pulumi_policy.secret import Secret
 
-from policy.rules import RULES, SECRET, STACK, UNKNOWN, Resource, Rule, StackView
+from facts.resource_types import STACK
+from policy.rules import RULES, SECRET, UNKNOWN, Resource, Rule, StackView
 
 PACK_NAME = "mlplatform-guardrails"
 

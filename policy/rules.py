@@ -14,25 +14,20 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from facts.node_labels import GPU_TAINT, POOL_LABEL
+from facts.resource_types import CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
+from facts.resource_types import GKE_CLUSTER as CLUSTER
+from facts.resource_types import GKE_NODE_POOL as NODE_POOL
 from stacks.schema import GCP_ZONE, REGIONAL_ZONES
 
 SECRET = "[secret]"
 """A leaf inside a Pulumi secret (the offline plan's mask; the live adapter writes the same)."""
 UNKNOWN = "[unknown]"
 """A value not known until the update runs (preview); rules never fail on it."""
-
-CLUSTER = "gcp:container/cluster:Cluster"
-NODE_POOL = "gcp:container/nodePool:NodePool"
-HELM_CHART = "kubernetes:helm.sh/v4:Chart"
-HELM_RELEASE = "kubernetes:helm.sh/v3:Release"
-KUSTOMIZE = "kubernetes:kustomize/v2:Directory"
-CONFIG_FILE = "kubernetes:yaml/v2:ConfigFile"
-CONFIG_GROUP = "kubernetes:yaml/v2:ConfigGroup"
-STACK = "pulumi:pulumi:Stack"
 
 # Contracts with the program; tests/test_policy.py keeps them equal to infra/gke.py and
 # components/profiles.py (imported there, not here, so the pack needs no cloud SDKs).

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from functools import cache
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 
 from stacks.config import load, validate
 from tests.support import renders
 from tooling.plan import Plan, evaluate
-
 
 # Monitoring is off in the small test stacks (smaller plans); tests that need it turn it on.
 COMPONENTS_OFF = {

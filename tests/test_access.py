@@ -115,17 +115,19 @@ class World:
         config = proxy["data"]["oauth2_proxy.cfg"]
         self.email_domains = json.loads(re.search(r"^email_domains = (.*)$", config, re.MULTILINE)[1])  # type: ignore[index]
         self.emails = set((proxy["data"].get("authenticated-emails") or "").split())
-        self.roles = rbac.resolve(o for o in objects if o["kind"] == "ClusterRole")
-        self.bindings = [o for o in objects if o["kind"] == "RoleBinding"]
-        self.bindings += [
+        # The profile controller's owner binding exists only at runtime (kubeflow/dashboard
+        # components/profile-controller, namespaceAdmin -> kubeflow-admin): modelled here.
+        owners = [
             {
                 "kind": "RoleBinding",
                 "metadata": {"name": "namespaceAdmin", "namespace": ns},
-                "roleRef": {"name": "kubeflow-admin"},
+                "roleRef": {"kind": "ClusterRole", "name": "kubeflow-admin"},
                 "subjects": [{"kind": "User", "name": owner}],
             }
             for ns, owner in self.profiles.items()
         ]
+        rbac_kinds = ("ClusterRole", "Role", "RoleBinding", "ClusterRoleBinding")
+        self.authorizer = rbac.Authorizer([o for o in objects if o["kind"] in rbac_kinds] + owners)
 
     def oauth2_proxy_allows(self, email: str) -> bool:
         """oauth2-proxy v7.14.3 validator.go: a listed domain, or the e-mails file, or `*`."""
@@ -166,7 +168,7 @@ class World:
         return True, decision.why
 
     def can(self, email: str, verb: str, resource: str, namespace: str) -> bool:
-        return rbac.allowed(self.roles, self.bindings, email, namespace, verb, "", resource)
+        return self.authorizer.allows(rbac.user(email), rbac.Request(verb=verb, resource=resource, namespace=namespace))
 
 
 @cache

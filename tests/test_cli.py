@@ -6,14 +6,15 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Callable
 
 import pytest
 import yaml
 
-from tooling.cli import EXIT_CONFIG_ERROR, main, versions_table
 from stacks.config import stack_names
+from tooling.cli import EXIT_CONFIG_ERROR, main, plan_json, versions_table
 from tooling.plan import Plan
 
 REPO = Path(__file__).resolve().parents[1]
@@ -148,12 +149,14 @@ def test_ci_runs_the_readme_test_command() -> None:
 
 
 @pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
-def test_no_secret_value_reaches_plan_or_render(stack: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_secret_value_reaches_plan_or_render(stack: str, tmp_path: Path, shipped_plan: Callable[[str], Plan]) -> None:
+    """What `plan --json` prints and `render` writes (the commands' own functions, on the
+    session's plan of the stack: the tests above run the commands themselves)."""
     from stacks.secrets import SECRET_KEYS
+    from tooling.render import write
 
-    main(["plan", stack, "--json"])
-    main(["render", stack, "--out", str(tmp_path)])
-    text = capsys.readouterr().out + (tmp_path / "objects.yaml").read_text() + (tmp_path / "upstream.yaml").read_text()
+    plan = shipped_plan(stack)
+    text = plan_json(plan) + "".join(path.read_text() for path in write(plan, tmp_path))
     for key in SECRET_KEYS:
         if isinstance(key.placeholder, str):
             assert key.placeholder not in text, key.key

@@ -3,20 +3,21 @@ values that matter), the order between them, and the objects we author ourselves
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import yaml
 
-from facts import versions
 from components.istio import GKE_CNI_BIN_DIR, with_cni_bin_dir
 from components.kubeflow import dex_config, password_env
-from tooling.plan import Plan
-from tooling.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
+from facts import versions
 from stacks.schema import KubeflowAuth
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
+from tooling.plan import Plan
+from tooling.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
 
 
 def _charts(plan: Plan) -> dict[str, dict[str, Any]]:
@@ -173,7 +174,7 @@ def test_trainer_roles_aggregate_into_kubeflow_roles(shipped_plan: Callable[[str
     edit = objects["kubeflow-trainer-edit"]
     assert edit["metadata"]["labels"]["rbac.authorization.kubeflow.org/aggregate-to-kubeflow-edit"] == "true"
     assert {"apiGroups": ["trainer.kubeflow.org"], "resources": ["trainjobs"], "verbs": ["create", "patch", "get", "list", "watch", "delete"]} in edit["rules"]
-    binding = [o for o in objects.values() if o["kind"] == "ClusterRoleBinding"][0]
+    binding = next(o for o in objects.values() if o["kind"] == "ClusterRoleBinding")
     assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "system:authenticated"}]
     assert objects["kubeflow-kuberay-edit"]["metadata"]["labels"]["rbac.authorization.kubeflow.org/aggregate-to-kubeflow-edit"] == "true"
 

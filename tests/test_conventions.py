@@ -36,9 +36,10 @@ def test_no_version_literal_outside_the_pin_table() -> None:
         tree = ast.parse(path.read_text())
         skip = _docstrings(tree)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
-                if VERSION.search(node.value):
-                    found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}")
+            if not (isinstance(node, ast.Constant) and isinstance(node.value, str)) or id(node) in skip:
+                continue
+            if VERSION.search(node.value):
+                found.append(f"{path.relative_to(REPO)}:{node.lineno}: {node.value!r}")
     assert found == [], "versions belong in facts/versions.py"
 
 
@@ -57,7 +58,7 @@ def test_gcp_resources_are_built_from_typed_args() -> None:
                 continue
             args = node.args[1] if len(node.args) > 1 else None
             callee = ast.unparse(args.func) if isinstance(args, ast.Call) else ""
-            if not (callee.endswith("Args") or callee.endswith("_args")):
+            if not callee.endswith(("Args", "_args")):
                 found.append(f"{path.relative_to(REPO)}:{node.lineno}: {chain}")
     assert found == []
 
@@ -71,16 +72,46 @@ def test_every_component_slot_has_an_installer() -> None:
 
 
 def _floor(specifiers: SpecifierSet) -> Version:
-    (floor,) = [Version(s.version) for s in specifiers if s.operator == ">="]
+    """The lowest version a requirement admits (`==x` or `>=x`)."""
+    (floor,) = [Version(s.version) for s in specifiers if s.operator in ("==", ">=")]
     return floor
 
 
+def _pinned(requirement: Requirement) -> Version | None:
+    """The version of an exact `==` pin, else None."""
+    exact = [Version(s.version) for s in requirement.specifier if s.operator == "=="]
+    return exact[0] if len(exact) == 1 and len(requirement.specifier) == 1 else None
+
+
+def _requirements() -> list[Requirement]:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    extras = [r for group in project["optional-dependencies"].values() for r in group]
+    return [Requirement(r) for r in project["dependencies"] + extras]
+
+
 def _dependency(name: str) -> Requirement:
-    dependencies = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
-    return next(r for r in map(Requirement, dependencies) if r.name == name)
+    return next(r for r in _requirements() if r.name == name)
 
 
-def test_required_pulumi_version_admits_the_cli_ci_runs_and_matches_the_sdk_floor() -> None:
+# The SDKs whose internals the tooling uses (tests/test_sdk_contracts.py), and the provider
+# SDKs whose serialised inputs the golden plans hold.
+EXACT = ("pulumi", "pulumi-policy", "pulumi-gcp", "pulumi-kubernetes", "pulumi-command", "pulumi-random")
+
+
+def test_pulumi_sdks_are_pinned_exactly_at_the_installed_versions() -> None:
+    pins = {name: _pinned(_dependency(name)) for name in EXACT}
+    assert [name for name, pin in pins.items() if pin is None] == [], "pin with == (tests/test_sdk_contracts.py says why)"
+    assert {name: str(pin) for name, pin in pins.items()} == {name: metadata.version(name) for name in EXACT}
+
+
+def test_the_policy_pack_runs_on_the_sdks_the_program_pins() -> None:
+    lines = (REPO / "policy" / "requirements.txt").read_text().splitlines()
+    pack = {r.name: r for r in (Requirement(line) for line in lines if line.strip() and not line.startswith("#"))}
+    for name in ("pulumi", "pulumi-policy"):
+        assert pack[name].specifier == _dependency(name).specifier, name
+
+
+def test_required_pulumi_version_admits_the_pinned_sdk_and_the_cli_ci_runs() -> None:
     """CI runs the CLI at the SDK's version (.ci/install-tools), so the SDK range must sit
     inside the CLI range Pulumi.yaml asks for."""
     required = yaml.safe_load((REPO / "Pulumi.yaml").read_text())["requiredPulumiVersion"]
@@ -88,9 +119,21 @@ def test_required_pulumi_version_admits_the_cli_ci_runs_and_matches_the_sdk_floo
     cli = SpecifierSet(",".join(required.split()))
     assert Version(metadata.version("pulumi")) in cli
     assert _floor(cli) >= Version("3.219.0")  # the first CLI that reads requiredPulumiVersion
-    assert _floor(_dependency("pulumi").specifier) == _floor(cli)
+    assert _floor(_dependency("pulumi").specifier) in cli
 
 
 def test_pulumi_kubernetes_floor_fails_on_objects_that_already_exist() -> None:
     """Before 4.29.0 the provider took over an object that already existed in the cluster."""
     assert _floor(_dependency("pulumi-kubernetes").specifier) >= Version("4.29")
+
+
+def test_ci_tool_installer_reads_versions_that_exist() -> None:
+    """.ci/install-tools asks the repo for the versions it installs; each question must run."""
+    import subprocess
+    import sys
+
+    snippets = re.findall(r"\.venv/bin/python -c '([^']*)'", (REPO / ".ci" / "install-tools").read_text())
+    assert len(snippets) == 2
+    for code in snippets:
+        result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False)
+        assert result.returncode == 0 and result.stdout.strip(), (code, result.stderr)

@@ -9,11 +9,11 @@ import pytest
 import yaml
 
 from facts.gpu_catalog import ACCELERATORS
-from facts.prices import AS_OF, GKE_CLUSTER_FEE, PRICES, SHAPES, SOURCES, PriceError, machine_price
-from tooling.cli import EXIT_CONFIG_ERROR, main
+from facts.prices import AS_OF, PRICES, SHAPES, SOURCES, PriceError, machine_price
 from stacks.config import load, validate
-from tooling.cost import cost_lines, cost_view
 from tests.conftest import base_gke, base_kind, with_changes
+from tooling.cli import EXIT_CONFIG_ERROR, main
+from tooling.cost import cost_lines, cost_view
 
 C = "mlplatform:cluster"
 
@@ -46,8 +46,39 @@ def test_spot_is_cheaper_than_on_demand() -> None:
         assert machine_price("us-central1", machine, spot=True) < machine_price("us-central1", machine)
 
 
-def test_bundled_gpu_list_prices() -> None:
-    assert machine_price("us-central1", "a2-highgpu-1g") == pytest.approx(3.673385, abs=1e-5)
+# Hourly prices worked out by hand from facts/prices.py (us-central1):
+# price = vCPUs x vCPU rate + GiB x GiB rate + bundled GPUs x GPU rate (+ attached GPUs).
+E2_STANDARD_8 = 0.268024  # 8 x 0.021811 + 32 GiB x 0.002923
+G2_STANDARD_24 = 2.000704  # 24 x 0.024988 + 96 GiB x 0.002927 + 2 L4 x 0.56
+G2_STANDARD_24_SPOT = 0.80032  # 24 x 0.0100 + 96 GiB x 0.00117 + 2 L4 x 0.224
+G2_STANDARD_4 = 0.706784  # 4 x 0.024988 + 16 GiB x 0.002927 + 1 L4 x 0.56
+N1_STANDARD_8 = 0.379998  # 8 x 0.031611 + 30 GiB x 0.004237 (T4s are attached, priced apart)
+A2_HIGHGPU_1G = 3.673385  # 12 x 0.031611 + 85 GiB x 0.004237 + 1 A100 x 2.933908
+A3_HIGHGPU_8G = 88.252352  # 208 x 0.031611 + 1872 GiB x 0.004237 + 8 H100 x 9.2182
+
+
+@pytest.mark.parametrize(
+    ("machine", "spot", "price"),
+    [
+        ("e2-standard-8", False, E2_STANDARD_8),
+        ("g2-standard-24", False, G2_STANDARD_24),
+        ("g2-standard-24", True, G2_STANDARD_24_SPOT),
+        ("g2-standard-4", False, G2_STANDARD_4),
+        ("n1-standard-8", False, N1_STANDARD_8),
+        ("a2-highgpu-1g", False, A2_HIGHGPU_1G),
+        ("a3-highgpu-8g", False, A3_HIGHGPU_8G),
+    ],
+)
+def test_machine_price_is_vcpus_memory_and_bundled_gpus(machine: str, spot: bool, price: float) -> None:
+    assert machine_price("us-central1", machine, spot=spot) == pytest.approx(price, abs=1e-6)
+
+
+def test_attached_gpus_are_priced_per_gpu_on_top() -> None:
+    # n1-standard-8 + 4 T4 x 0.35
+    assert machine_price("us-central1", "n1-standard-8", attached=("nvidia-tesla-t4", 4)) == pytest.approx(1.779998)
+
+
+def test_a3_highgpu_8g_totals_its_long_standing_list_price() -> None:
     assert machine_price("us-central1", "a3-highgpu-8g") == pytest.approx(88.25, abs=0.01)
 
 
@@ -62,28 +93,29 @@ def test_dev_idles_without_gpu_cost(capsys: pytest.CaptureFixture[str]) -> None:
 def test_idle_is_fee_system_min_and_gpu_min() -> None:
     raw = with_changes(base_gke(), {f"{C}.location": "us-central1-a", f"{C}.gpuPools.0.min": 1})
     found = lines(raw)
-    system = machine_price("us-central1", "e2-standard-8")
-    g2 = machine_price("us-central1", "g2-standard-24")
-    assert found["control plane"].idle == GKE_CLUSTER_FEE
-    assert found["system pool"].idle == pytest.approx(1 * system) and found["system pool"].ceiling == pytest.approx(3 * system)
-    assert found["GPU pool l4"].idle == pytest.approx(g2) and found["GPU pool l4"].ceiling == pytest.approx(2 * g2)
+    assert found["control plane"].idle == 0.10  # GKE Standard, per cluster per hour
+    # zonal: system pool 1..3 e2-standard-8, GPU pool 1..2 g2-standard-24
+    assert found["system pool"].idle == pytest.approx(E2_STANDARD_8)
+    assert found["system pool"].ceiling == pytest.approx(0.804072)  # 3 x 0.268024
+    assert found["GPU pool l4"].idle == pytest.approx(G2_STANDARD_24)
+    assert found["GPU pool l4"].ceiling == pytest.approx(4.001408)  # 2 x 2.000704
 
 
 def test_regional_pools_count_three_zones() -> None:
     found = lines(base_gke())
-    assert found["system pool"].idle == pytest.approx(3 * machine_price("us-central1", "e2-standard-8"))
+    assert found["system pool"].idle == pytest.approx(0.804072)  # min 1 node x 3 zones x 0.268024
 
 
 def test_spot_pool_uses_spot_prices() -> None:
     raw = with_changes(base_gke(), {f"{C}.location": "us-central1-a", f"{C}.gpuPools.0.provisioning": "spot"})
-    assert lines(raw)["GPU pool l4"].ceiling == pytest.approx(2 * machine_price("us-central1", "g2-standard-24", spot=True))
+    assert lines(raw)["GPU pool l4"].ceiling == pytest.approx(1.60064)  # 2 nodes x 0.80032 (Spot)
 
 
 def test_dws_pool_priced_on_demand_with_a_note() -> None:
     raw = with_changes(base_gke(), {f"{C}.gpuPools.0.provisioning": "flex-start"})
     view = cost_lines(validate(raw, "test"))
     assert any("no flex-start (DWS) price" in n for n in view.notes)
-    assert "(priced on-demand)" in next(l.detail for l in view.lines if l.what == "GPU pool l4")
+    assert "(priced on-demand)" in next(line.detail for line in view.lines if line.what == "GPU pool l4")
 
 
 def test_autoprovisioning_headroom_priced_as_cheapest_machine() -> None:
@@ -94,13 +126,14 @@ def test_autoprovisioning_headroom_priced_as_cheapest_machine() -> None:
     nap = lines(raw)["autoprovisioning nvidia-l4"]
     # The pool reaches 2 nodes x 2 L4 = 4; NAP may add 4 more, as 4 x g2-standard-4 (cheapest per L4).
     assert "4 x g2-standard-4" in nap.detail
-    assert nap.idle == 0 and nap.ceiling == pytest.approx(4 * machine_price("us-central1", "g2-standard-4"))
+    assert nap.idle == 0 and nap.ceiling == pytest.approx(2.827136)  # 4 x 0.706784
 
 
 def test_t4_pool_adds_attached_gpus() -> None:
     pool = {"name": "t4", "accelerator": "nvidia-tesla-t4", "machineType": "n1-standard-8", "max": 1}
     raw = with_changes(base_gke(), {f"{C}.location": "us-central1-a", f"{C}.gpuPools": [pool], f"{C}.autoprovisioning": {"enabled": False}})
-    assert lines(raw)["GPU pool t4"].ceiling == pytest.approx(machine_price("us-central1", "n1-standard-8") + 4 * 0.35)
+    # 1 node: n1-standard-8 (0.379998) + its 4 T4s (the most N1 carries) x 0.35
+    assert lines(raw)["GPU pool t4"].ceiling == pytest.approx(1.779998)
 
 
 def test_kind_has_no_cloud_cost() -> None:

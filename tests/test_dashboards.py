@@ -136,5 +136,5 @@ def test_alerts_use_the_configured_thresholds() -> None:
 
 
 def test_parser_rejects_broken_promql() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="unclosed left parenthesis"):
         parse("sum(DCGM_FI_DEV_GPU_UTIL")

@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import urllib.request
 from contextlib import redirect_stderr
 from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
 from pathlib import Path
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 from unittest.mock import patch
 
 import pytest
@@ -52,6 +54,7 @@ from tests.e2e.stack import (
 )
 from tests.support import crds
 from tests.support.validation import validate as validate_object
+from tooling.waiting import WaitTimeout, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -79,7 +82,7 @@ def test_wait_for_polls_until_nothing_is_pending() -> None:
 
 def test_wait_for_returns_at_once_when_already_done() -> None:
     time = FakeTime()
-    wait_for("x", lambda: [], timeout=60, clock=time.clock, sleep=time.sleep)
+    wait_for("x", list, timeout=60, clock=time.clock, sleep=time.sleep)
     assert time.sleeps == []
 
 
@@ -323,7 +326,7 @@ def test_sign_in_starts_at_oauth2_proxy_and_posts_the_credentials_to_the_form() 
 
 
 def test_sign_in_fails_with_dexs_message_when_the_password_is_wrong() -> None:
-    with pytest.raises(LoginFailed, match="Dex did not accept lead@acme.com: Invalid Email Address and password."):
+    with pytest.raises(LoginFailed, match=re.escape("Dex did not accept lead@acme.com: Invalid Email Address and password.")):
         dex_login(FakeBrowser(accept=False), "http://127.0.0.1:8080", "lead@acme.com", "wrong")
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from facts.gpu_catalog import ACCELERATORS, accelerator, describe_machine_types
+from facts.gpu_catalog import ACCELERATORS, accelerator, bundled_gpus, describe_machine_types
 
 
 @pytest.mark.parametrize(
@@ -52,3 +52,24 @@ def test_machine_type_list_is_short_for_messages() -> None:
     assert describe_machine_types(accelerator("nvidia-a100-80gb")) == (
         "a2-ultragpu-1g, a2-ultragpu-2g, a2-ultragpu-4g, a2-ultragpu-8g"
     )
+
+
+@pytest.mark.parametrize(
+    ("machine_type", "gpus"),
+    [
+        # cloud.google.com/compute/docs/gpus: G2, A2 and A3 come with their GPUs ...
+        ("g2-standard-24", 2),
+        ("g2-standard-32", 1),
+        ("a2-megagpu-16g", 16),
+        ("a3-highgpu-8g", 8),
+        # ... N1 machines carry attached GPUs (billed apart), other families none.
+        ("n1-standard-8", 0),
+        ("e2-standard-8", 0),
+    ],
+)
+def test_bundled_gpus(machine_type: str, gpus: int) -> None:
+    assert bundled_gpus(machine_type) == gpus
+
+
+def test_only_t4_is_attached_to_general_purpose_machines() -> None:
+    assert [a.name for a in ACCELERATORS.values() if a.attached] == ["nvidia-tesla-t4"]

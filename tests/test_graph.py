@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from tooling.graph import component_graph, longest_chain, resource_graph, stages_after_cluster
 from tooling.plan import Plan

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tooling.plan import Plan
 
@@ -36,7 +37,7 @@ def test_dev_cluster_core_settings(shipped_plan: Callable[[str], Plan]) -> None:
 def test_dev_autoprovisioning_limits_use_accelerator_names(shipped_plan: Callable[[str], Plan]) -> None:
     autoscaling = shipped_plan("dev").one(CLUSTER, "ml-dev").inputs["clusterAutoscaling"]
     assert autoscaling["enabled"] is True
-    limits = {l["resourceType"]: l["maximum"] for l in autoscaling["resourceLimits"]}
+    limits = {limit["resourceType"]: limit["maximum"] for limit in autoscaling["resourceLimits"]}
     assert limits == {"cpu": 512, "memory": 2048, "nvidia-l4": 24}
     defaults = autoscaling["autoProvisioningDefaults"]
     assert defaults["serviceAccount"] == "ml-dev-nodes@acme-ml-dev.iam.gserviceaccount.com"

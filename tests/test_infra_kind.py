@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import yaml
 
 from facts.versions import KIND_NODE_IMAGE
-from tooling.plan import Plan
 from tests.conftest import base_kind, with_changes
+from tooling.plan import Plan
 
 
 def test_kind_cluster_is_created_and_deleted_by_command(shipped_plan: Callable[[str], Plan]) -> None:

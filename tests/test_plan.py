@@ -7,7 +7,8 @@ from __future__ import annotations
 import importlib
 import re
 import typing
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -16,8 +17,8 @@ from pulumi import _types
 from pulumi.runtime import rpc
 
 from stacks.config import load
-from tooling.plan import DuplicateUrnError, Plan, evaluate
 from tests.conftest import base_kind, with_changes
+from tooling.plan import DuplicateUrnError, Plan, evaluate
 
 SHIPPED = ["kind", "dev", "prod"]
 
@@ -83,7 +84,7 @@ def _args_class(type_: str) -> type:
     package, module, name = type_.split(":")
     registered = rpc.get_resource_module(package, module, "")
     assert registered is not None, f"no Python module registered for {type_}"
-    fqn = getattr(registered, "mod_info")["fqn"]
+    fqn = getattr(registered, "mod_info")["fqn"]  # noqa: B009 (not in ResourceModule's type)
     return typing.cast(type, getattr(importlib.import_module(fqn), f"{name}Args"))
 
 

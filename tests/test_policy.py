@@ -7,16 +7,17 @@ recorded plan with one resource edited (`edit`, `drop`, `add`); the test says so
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import pulumi
 import pytest
 
 from policy.offline import stack_view, violations
 from policy.rules import RULES, Resource, StackView, Violation, check
-from tooling.plan import Plan, evaluate
 from tests.conftest import base_gke, base_kind, with_changes
+from tooling.plan import Plan, evaluate
 
 CLUSTER = "gcp:container/cluster:Cluster"
 POOL = "gcp:container/nodePool:NodePool"

@@ -5,7 +5,8 @@ service running our policies. No CLI needed; the request is built from a recorde
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from google.protobuf import json_format, struct_pb2
@@ -14,8 +15,9 @@ from pulumi_policy import EnforcementLevel, StackValidationPolicy
 from pulumi_policy.policy import _PolicyAnalyzerServicer
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
+from facts.resource_types import STACK
 from policy.pack import PACK_NAME, keep_secrets_marked, policies
-from policy.rules import RULES, SECRET, STACK
+from policy.rules import RULES, SECRET
 from tooling.plan import Plan
 
 SIG = "4dabf18193072939515e22adb298388d"

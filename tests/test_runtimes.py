@@ -5,7 +5,8 @@ the SDK's own parsing, and the component under Pulumi's mocks."""
 from __future__ import annotations
 
 import json
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 import yaml
@@ -25,12 +26,12 @@ from runtimes import catalog
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes
 from stacks.config import validate
-from tooling.plan import evaluate
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig
+from stacks.schema import GpuPool, PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.sdk import fake_sdk
 from tests.support.validation import validate as validate_object
+from tooling.plan import evaluate
 
 CTR_TYPE = "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime"
 BASE_NAMES = ["torch-distributed", "deepspeed-distributed", "mlx-distributed", "jax-distributed"]
@@ -53,11 +54,6 @@ def two_pools() -> PlatformConfig:
         },
     )
     return validate(raw, "test")
-
-
-def pools(config: PlatformConfig) -> list[GpuPool]:
-    assert isinstance(config.cluster, GkeClusterConfig)
-    return list(config.cluster.gpu_pools)
 
 
 def pod_specs(manifest: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -229,15 +225,33 @@ def test_torch_runtimes_run_the_pytorch_image_of_trainer_v2_3_0() -> None:
 # --- placement --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("pool_name", ["l4", "h100"])
-def test_gpu_variants_land_on_their_pool_with_all_its_gpus(pool_name: str) -> None:
-    pool = next(p for p in pools(two_pools()) if p.name == pool_name)
-    gpus = str(pool.gpus_per_node)
+# GKE's taint on GPU nodes, as a toleration (cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+
+
+@pytest.mark.parametrize(
+    ("pool_name", "selector", "gpus"),
+    [
+        # g2-standard-24 carries 2 L4s (cloud.google.com/compute/docs/gpus, G2 machine types).
+        ("l4", {"cloud.google.com/gke-accelerator": "nvidia-l4", "mlplatform.dev/gpu-pool": "l4"}, "2"),
+        # a3-highgpu-8g carries 8 H100 80GB; the pool is Spot, so GKE's Spot label selects it too.
+        (
+            "h100",
+            {
+                "cloud.google.com/gke-accelerator": "nvidia-h100-80gb",
+                "mlplatform.dev/gpu-pool": "h100",
+                "cloud.google.com/gke-spot": "true",
+            },
+            "8",
+        ),
+    ],
+)
+def test_gpu_variants_land_on_their_pool_with_all_its_gpus(pool_name: str, selector: dict[str, str], gpus: str) -> None:
     for base in BASE_NAMES:
         for job, template in pod_specs(BY_NAME[f"{base}-{pool_name}"]):
             spec = template["spec"]
-            assert spec["nodeSelector"] == pool_selector(pool), (base, job)
-            assert GPU_TAINT.toleration() in spec["tolerations"], (base, job)
+            assert spec["nodeSelector"] == selector, (base, job)
+            assert GPU_TOLERATION in spec["tolerations"], (base, job)
             (container,) = spec["containers"]
             assert container["resources"] == {"requests": {"nvidia.com/gpu": gpus}, "limits": {"nvidia.com/gpu": gpus}}
 

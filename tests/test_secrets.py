@@ -28,10 +28,10 @@ def test_missing_secrets_name_the_key_and_the_command() -> None:
 def test_every_static_user_needs_a_hash() -> None:
     kind = load("kind")
     users = [str(u) for u in kind.components.kubeflow.auth.static_users]
-    hashes = {u: "$2y$12$hash" for u in users[1:]}
+    hashes = dict.fromkeys(users[1:], "$2y$12$hash")
     problems = secret_problems(kind, {"mlplatform:dexPasswordHashes": hashes, "mlplatform:grafanaAdminPassword": "x"})
     assert problems == [
         ("mlplatform:dexPasswordHashes", f"no password hash for {users[0]}; set it with: {DEX_PASSWORD_HASHES.how}")
     ]
-    complete = {"mlplatform:dexPasswordHashes": {u: "h" for u in users}, "mlplatform:grafanaAdminPassword": "x"}
+    complete = {"mlplatform:dexPasswordHashes": dict.fromkeys(users, "h"), "mlplatform:grafanaAdminPassword": "x"}
     assert secret_problems(kind, complete) == []

@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from facts.node_labels import GPU_TAINT, pool_selector
-from tooling.cli import main
 from stacks.config import load, validate
 from stacks.schema import GkeClusterConfig, GpuPool
+from tests.conftest import base_gke, with_changes
+from tests.support import crds
+from tests.support.validation import validate as validate_object
+from tooling.cli import main
 from tooling.smoke import (
     EXIT_CANNOT_SMOKE,
     EXIT_NO_CLUSTER,
@@ -28,9 +30,6 @@ from tooling.smoke import (
     run_id,
     smoke,
 )
-from tests.conftest import base_gke, with_changes
-from tests.support import crds
-from tests.support.validation import validate as validate_object
 
 
 def gpu_pools(stack: str) -> list[GpuPool]:
@@ -39,17 +38,36 @@ def gpu_pools(stack: str) -> list[GpuPool]:
     return cluster.gpu_pools
 
 
-POOLS = [pytest.param(pool, id=f"{stack}-{pool.name}") for stack in ("dev", "prod") for pool in gpu_pools(stack)]
+SHIPPED_POOLS = {f"{stack}-{pool.name}": pool for stack in ("dev", "prod") for pool in gpu_pools(stack)}
+POOLS = [pytest.param(pool, id=name) for name, pool in SHIPPED_POOLS.items()]
+# The labels that select each shipped pool's nodes: GKE's accelerator label (and its Spot
+# label on Spot pools), cloud.google.com/kubernetes-engine/docs/how-to/gpus and
+# .../concepts/spot-vms, plus our own pool label (facts/node_labels.py POOL_LABEL).
+SELECTORS = {
+    "dev-l4": {
+        "cloud.google.com/gke-accelerator": "nvidia-l4",
+        "mlplatform.dev/gpu-pool": "l4",
+        "cloud.google.com/gke-spot": "true",
+    },
+    "prod-l4": {"cloud.google.com/gke-accelerator": "nvidia-l4", "mlplatform.dev/gpu-pool": "l4"},
+    "prod-h100": {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb", "mlplatform.dev/gpu-pool": "h100"},
+}
+# GKE's taint on GPU nodes, as a toleration (cloud.google.com/kubernetes-engine/docs/how-to/gpus).
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
 LONGEST_POOL = GpuPool(name="p" * 40, accelerator="nvidia-l4", machine_type="g2-standard-24", max=1)
 
 
-@pytest.mark.parametrize("pool", POOLS)
-def test_nvidia_smi_job_is_a_valid_job_pinned_to_its_pool(pool: GpuPool) -> None:
+def test_every_shipped_pool_has_its_selector_listed() -> None:
+    assert list(SHIPPED_POOLS) == list(SELECTORS)
+
+
+@pytest.mark.parametrize(("pool", "selector"), [pytest.param(pool, SELECTORS.get(name), id=name) for name, pool in SHIPPED_POOLS.items()])
+def test_nvidia_smi_job_is_a_valid_job_pinned_to_its_pool(pool: GpuPool, selector: dict[str, str]) -> None:
     job = nvidia_smi_job(pool, "team-a", "abc123")
     assert validate_object(job) == []
     pod = job["spec"]["template"]["spec"]
-    assert pod["nodeSelector"] == pool_selector(pool)
-    assert pod["tolerations"] == [GPU_TAINT.toleration()]
+    assert pod["nodeSelector"] == selector
+    assert pod["tolerations"] == [GPU_TOLERATION]
     assert pod["containers"][0]["command"] == ["nvidia-smi"]
     assert pod["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
     assert job["spec"]["template"]["metadata"]["labels"]["sidecar.istio.io/inject"] == "false"
@@ -57,7 +75,7 @@ def test_nvidia_smi_job_is_a_valid_job_pinned_to_its_pool(pool: GpuPool) -> None
 
 
 @pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
-@pytest.mark.parametrize("pool", POOLS + [pytest.param(LONGEST_POOL, id="40-character-pool")])
+@pytest.mark.parametrize("pool", [*POOLS, pytest.param(LONGEST_POOL, id="40-character-pool")])
 def test_gpu_trainjob_is_valid_and_targets_the_pools_runtime(pool: GpuPool) -> None:
     trainjob = gpu_trainjob(pool, "team-a", "abc123")
     assert validate_object(trainjob) == []
@@ -217,7 +235,7 @@ def test_live_run_reports_each_pool_and_cleans_up_what_passed(monkeypatch: pytes
     api = FakeApi(trainjob_conditions={"-l4-": "Complete", "-h100-": "Failed", "-a100-": "Complete"}, refuse={"-a100-"})
     monkeypatch.setattr(kubernetes.client, "BatchV1Api", lambda _: api)
     monkeypatch.setattr(kubernetes.client, "CustomObjectsApi", lambda _: api)
-    pools = gpu_pools("prod") + [GpuPool(name="a100", accelerator="nvidia-tesla-a100", machine_type="a2-highgpu-1g", max=1)]
+    pools = [*gpu_pools("prod"), GpuPool(name="a100", accelerator="nvidia-tesla-a100", machine_type="a2-highgpu-1g", max=1)]
     outcomes = smoke_module._gpu_workloads(api, pools, "team-a", "run001", timeout=5)
     lines = [str(o) for o in outcomes]
     assert lines[0] == "PASS nvidia-smi on pool l4 (Job team-a/smoke-smi-l4-run001): completed"

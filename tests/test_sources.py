@@ -3,14 +3,15 @@ same strings for `pulumi up` (recorded in the plan) and the offline render."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from components.sources import ChartSource, chart_source, kubeflow_tree, mirror_sources
 from facts.versions import KUBE_PROMETHEUS_STACK, KUEUE_CHART
-from tooling.plan import Plan
-from tooling.render import upstream
 from stacks.schema import Sources
 from tests.conftest import base_kind, with_changes
+from tooling.plan import Plan
+from tooling.render import upstream
 
 
 def test_public_upstreams_by_default() -> None:

@@ -17,7 +17,7 @@ def test_an_unfit_override_is_refused_with_what_it_needs(tmp_path: Path, monkeyp
     monkeypatch.setenv("MLPLATFORM_HELM", str(fake))
     tools.find.cache_clear()
     try:
-        with pytest.raises(tools.ToolError, match="helm 4.x"):
+        with pytest.raises(tools.ToolError, match=r"helm 4\.x"):
             tools.find(tools.HELM)
     finally:
         tools.find.cache_clear()

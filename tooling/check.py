@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import ipaddress
 import json
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.profiles import LOCAL_QUEUE
+from facts.resource_types import GCP_FIREWALL
+from stacks.schema import GkeClusterConfig
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET
-from stacks.schema import GkeClusterConfig
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
@@ -25,7 +27,7 @@ WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSe
 # node-auto-provisioning and kubernetes.io/docs/concepts/policy/resource-quotas
 # "Limit Priority Class consumption by default", which GKE configures).
 CRITICAL_PRIORITY_CLASSES = frozenset({"system-node-critical", "system-cluster-critical"})
-FIREWALL = "gcp:compute/firewall:Firewall"
+FIREWALL = GCP_FIREWALL
 # GKE's own firewall rule lets a private cluster's control plane reach nodes on these ports
 # (cloud.google.com/kubernetes-engine/docs/how-to/private-clusters, "Adding firewall rules
 # for specific use cases"); every other webhook port needs a rule of ours.
@@ -138,12 +140,20 @@ class Platform:
         return ports
 
 
+SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")
+
+
 def selects(selector: dict[str, Any], labels: dict[str, str]) -> bool:
-    """Kubernetes label-selector semantics (matchLabels and matchExpressions); {} selects all."""
+    """Kubernetes label-selector semantics (matchLabels and matchExpressions, all AND-ed);
+    {} selects all. NotIn and DoesNotExist select objects without the key (apimachinery
+    pkg/labels/selector.go `Requirement.Matches`); an operator the API server would reject
+    is a ValueError, not a silent match."""
     if any(labels.get(k) != v for k, v in (selector.get("matchLabels") or {}).items()):
         return False
     for expression in selector.get("matchExpressions") or []:
         key, operator, values = expression["key"], expression["operator"], expression.get("values") or []
+        if operator not in SELECTOR_OPERATORS:
+            raise ValueError(f"label selector operator {operator!r} on {key!r}; Kubernetes knows {', '.join(SELECTOR_OPERATORS)}")
         if operator == "In" and labels.get(key) not in values:
             return False
         if operator == "NotIn" and labels.get(key) in values:

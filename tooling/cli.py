@@ -38,6 +38,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping, Sequence
 
@@ -174,7 +175,7 @@ def mirror_for(option: Path | None) -> Path | None:
     return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
 
 
-def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None) -> "FullRender":
+def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None) -> FullRender:
     """The stack's full render; a mirror replaces the stack's sources."""
     from components.sources import mirror_sources
     from tooling.fullrender import full_render

@@ -52,7 +52,7 @@ def zones(cluster: GkeClusterConfig, pool_zones: list[str] | None = None) -> int
 
 def node_price(region: str, pool: GpuPool) -> float:
     """One node of a GPU pool: spot at spot prices; DWS pools at on-demand (no DWS prices yet)."""
-    attached = (pool.accelerator, pool.gpus_per_node) if pool.machine_type.startswith("n1-") else None
+    attached = (pool.accelerator, pool.gpus_per_node) if ACCELERATORS[pool.accelerator].attached else None
     return machine_price(region, pool.machine_type, spot=pool.provisioning is Provisioning.SPOT, attached=attached)
 
 
@@ -62,7 +62,7 @@ def cheapest_node(region: str, accelerator: str) -> tuple[str, int, float]:
     options = []
     for machine in acc.machine_types:
         gpus = acc.gpus_per_node(machine)
-        attached = (accelerator, gpus) if machine.startswith("n1-") else None
+        attached = (accelerator, gpus) if acc.attached else None
         try:
             options.append((machine_price(region, machine, attached=attached) / gpus, machine, gpus))
         except PriceError:
@@ -158,7 +158,7 @@ def cost_view(config: PlatformConfig) -> str:
     view = cost_lines(config)
     rows = [(line.what, line.detail, _money(line.idle), _money(line.ceiling)) for line in view.lines]
     rows.append(("total", "", _money(view.idle), _money(view.ceiling)))
-    widths = [max(len(r[i]) for r in rows + [("", "", "idle", "ceiling")]) for i in range(4)]
+    widths = [max(len(r[i]) for r in [*rows, ("", "", "idle", "ceiling")]) for i in range(4)]
     head = (
         f"GKE cluster {cluster.name} in {cluster.region}: USD per hour, list prices as of {AS_OF.isoformat()} "
         "(facts/prices.py; re-check them against the pages below)"
@@ -166,9 +166,6 @@ def cost_view(config: PlatformConfig) -> str:
     lines = [head, f"{'':<{widths[0]}}  {'':<{widths[1]}}  {'idle':>{widths[2]}}  {'ceiling':>{widths[3]}}"]
     for what, detail, idle, ceiling in rows:
         lines.append(f"{what:<{widths[0]}}  {detail:<{widths[1]}}  {idle:>{widths[2]}}  {ceiling:>{widths[3]}}")
-    notes = view.notes + [
-        "ceiling: every pool at its maximum plus what autoprovisioning may add within its limits",
-        "not included: disks, network egress, load balancers, Cloud NAT, buckets, committed-use discounts",
-    ]
+    notes = [*view.notes, "ceiling: every pool at its maximum plus what autoprovisioning may add within its limits", "not included: disks, network egress, load balancers, Cloud NAT, buckets, committed-use discounts"]
     lines += ["", "notes:"] + [f"  - {n}" for n in notes] + ["sources:"] + [f"  - {s}" for s in SOURCES]
     return "\n".join(lines)

@@ -21,6 +21,7 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,8 @@ from typing import Any, Callable, Iterable
 import pulumi
 import yaml
 
-from components.base import HELM_CHART_TYPE, KUSTOMIZE_TYPE, apply_transforms
+from components.base import apply_transforms
+from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.versions import KIND_NODE_IMAGE
 from tooling import tools
 from tooling.plan import SECRET, Plan, Recorded
@@ -157,7 +159,7 @@ def installs(plan: Plan) -> list[Install]:
     for resource in plan.resources:
         inputs = resource.inputs
         component, namespace = component_name(plan, resource), inputs.get("namespace") or None
-        if resource.type == HELM_CHART_TYPE:
+        if resource.type == HELM_CHART:
             found.append(
                 Install(
                     resource,
@@ -171,7 +173,7 @@ def installs(plan: Plan) -> list[Install]:
                     values=inputs.get("values") or {},
                 )
             )
-        elif resource.type == KUSTOMIZE_TYPE:
+        elif resource.type == KUSTOMIZE:
             found.append(Install(resource, component, "kustomize", inputs["directory"], namespace))
         elif resource.type in (HELM_RELEASE, CONFIG_FILE):
             raise RenderError(f"{resource.name}: {resource.type} is not rendered offline; install it as a Chart or Directory")
@@ -297,7 +299,7 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
 
     # helm and kubectl run side by side; their output is parsed here, in one thread.
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for install, text in zip(trees, pool.map(build_tree, trees)):
+        for install, text in zip(trees, pool.map(build_tree, trees), strict=True):
             raw[install.resource.urn] = parsed(text)
             done(install)
     # Charts see the CRDs of what they depend on (the trees are built by now).
@@ -311,7 +313,7 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
             raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending))
         inputs = [api_versions(o for urn in plan.waits_for(i.resource) & set(raw) for o in raw[urn]) for i in ready]
         with ThreadPoolExecutor(max_workers=4) as pool:
-            for install, text in zip(ready, pool.map(render_chart, ready, inputs)):
+            for install, text in zip(ready, pool.map(render_chart, ready, inputs), strict=True):
                 raw[install.resource.urn] = parsed(text)
                 done(install)
         pending = [i for i in pending if i not in ready]

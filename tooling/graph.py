@@ -10,14 +10,13 @@ component is a dependency on all of its children, so on that node).
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
+from facts.resource_types import K8S_PROVIDER
 from tooling.plan import Plan, Recorded
 
 Graph = Mapping[str, frozenset[str]]
 """node -> the nodes it depends on."""
-
-K8S_PROVIDER = "pulumi:providers:kubernetes"
 
 
 def longest_chain(graph: Graph, roots: Iterable[str]) -> list[str]:
@@ -31,7 +30,7 @@ def longest_chain(graph: Graph, roots: Iterable[str]) -> list[str]:
     def chain(node: str) -> list[str]:
         if node not in best:
             tails = [chain(n) for n in sorted(dependents.get(node, []))]
-            best[node] = [node] + max(tails, key=len, default=[])
+            best[node] = [node, *max(tails, key=len, default=[])]
         return best[node]
 
     # Iterative warm-up in dependency order keeps the recursion shallow on big graphs.

@@ -18,19 +18,21 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc
 from pulumi.runtime.stack import Stack
 
+from facts import resource_types
 from policy.rules import SECRET  # the plan masks secrets with the leaf the policy rules read
 from stacks.schema import PlatformConfig
 
 PROJECT = "mlplatform"
-STACK_TYPE = "pulumi:pulumi:Stack"
+STACK_TYPE = resource_types.STACK
 
 
 @dataclass(frozen=True)
@@ -168,13 +170,13 @@ def whole_numbers(value: Any) -> Any:
 
 def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -> dict[str, Any]:
     """Values a real provider would compute, so `apply`s downstream of them run under mocks."""
-    if type_ == "gcp:container/cluster:Cluster":
+    if type_ == resource_types.GKE_CLUSTER:
         return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": "bW9jay1jYQ=="}}
-    if type_ == "gcp:serviceaccount/account:Account":
+    if type_ == resource_types.GCP_SERVICE_ACCOUNT:
         return {"email": f"{inputs.get('accountId', name)}@{project}.iam.gserviceaccount.com"}
-    if type_ == "random:index/randomPassword:RandomPassword":
+    if type_ == resource_types.RANDOM_PASSWORD:
         return {"result": "mock-random-password"}  # a secret output (pulumi-random marks it so)
-    if type_ == "command:local:Command":
+    if type_ == resource_types.LOCAL_COMMAND:
         return {"stdout": "apiVersion: v1\nkind: Config\n# kubeconfig of the mocked command\n", "stderr": ""}
     return {}
 
@@ -318,9 +320,8 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from stacks.secrets import offline_config
-
     from components.base import INSTALL_TRANSFORMS
+    from stacks.secrets import offline_config
 
     INSTALL_TRANSFORMS.clear()
     placeholders = offline_config()

@@ -16,17 +16,20 @@ rest is polling the cluster until each check passes, fails or times out. Exit co
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, TextIO
+from typing import Any, Literal, TextIO
 
-from facts.versions import SMOKE_CUDA_IMAGE, image
 from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
+from facts.versions import SMOKE_CUDA_IMAGE, image
+from runtimes import catalog
 from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, MetricsBackend, PlatformConfig
 from tooling import prerequisites
 from tooling.waiting import WaitTimeout, wait_for
@@ -70,9 +73,13 @@ class Outcome:
 # --- manifests ----------------------------------------------------------------------
 
 
+TORCH_RUNTIME = next(spec for spec in catalog.RUNTIMES if spec.policy is catalog.Policy.TORCH)
+"""The runtime the GPU TrainJob runs on (its image has PyTorch with CUDA)."""
+
+
 def runtime_name(pool: GpuPool) -> str:
-    """The GPU variant of torch-distributed for a pool (the pool's documented runtime suffix)."""
-    return f"torch-distributed-{pool.name}"
+    """The pool's GPU variant of torch-distributed, named as the runtime catalog names it."""
+    return catalog.runtime_name(TORCH_RUNTIME, pool)
 
 
 def object_name(check: str, pool: GpuPool, run: str) -> str:
@@ -268,7 +275,8 @@ def smoke(config: PlatformConfig, stack: str, options: Options, out: TextIO | No
         print(f"smoke {stack}: needs tools this machine does not have:\n  " + "\n  ".join(lacking), file=err)
         return EXIT_NO_CLUSTER
 
-    from kubernetes import client, config as kube_config
+    from kubernetes import client
+    from kubernetes import config as kube_config
 
     if source == IN_CLUSTER:
         kube_config.load_incluster_config()
@@ -339,19 +347,15 @@ def _gpu_workloads(api: Any, pools: list[GpuPool], namespace: str, run: str, tim
                     results[check] = (state, detail)
         return [c for c in watched if c not in results]
 
-    try:
+    with contextlib.suppress(WaitTimeout):  # each unfinished check is reported below, with the others
         wait_for("GPU workloads", pending, timeout, interval=10)
-    except WaitTimeout:
-        pass  # each unfinished check is reported below, with the others
     outcomes = []
     for check in watched:
         state, detail = results.get(check, ("pending", f"not finished after {timeout:.0f}s"))
         outcomes.append(Outcome(check, "PASS" if state == "succeeded" else "FAIL", detail))
         if state == "succeeded" and check in delete_when_passed:
-            try:
+            with contextlib.suppress(ApiException):  # already gone: nothing to clean up
                 delete_when_passed[check]()
-            except ApiException:
-                pass  # already gone; nothing to clean up
     return outcomes
 
 

@@ -8,7 +8,7 @@ On timeout the error names what was still pending, so a failed wait says why.
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 Pending = Callable[[], Sequence[str]]
 """What is still missing, one readable item each; empty when the condition holds."""

@@ -9,8 +9,9 @@ plus the Trainer and KubeRay roles aggregated into them).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Literal, Sequence
+from typing import Literal
 
 from stacks.schema import Team
 

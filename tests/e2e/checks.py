@@ -6,7 +6,8 @@ the object is where it should be; the waiters poll them.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from components import jobset, kubeflow, kuberay, kueue, trainer
 from stacks import quantity

@@ -7,15 +7,17 @@ import queue
 import re
 import subprocess
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from kubernetes import client, config as kube_config
+from kubernetes import client
+from kubernetes import config as kube_config
 from kubernetes.client.exceptions import ApiException
 
-from tooling.waiting import wait_for
 from tests.e2e.checks import unhealthy_pods
+from tooling.waiting import wait_for
 
 FORWARDING = re.compile(r"Forwarding from 127\.0\.0\.1:(\d+) ->")
 GATEWAY = ("istio-system", "istio-ingressgateway", 80)
@@ -115,7 +117,7 @@ class Cluster:
             for e in self.items(self.core.list_event_for_all_namespaces(field_selector="type=Warning"))
         ]
         (out / "warning-events.txt").write_text("\n".join(events) + "\n")
-        return written + [out / "warning-events.txt"]
+        return [*written, out / "warning-events.txt"]
 
 
 def forwarded_port(line: str) -> int | None:

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, TextIO
+from typing import TextIO
 
 from pulumi import automation as auto
 
 from stacks.schema import PlatformConfig
-from tooling.waiting import wait_for
 from tests.e2e.checks import terminating
 from tests.e2e.cluster import Cluster
 from tests.e2e.stack import CLUSTER_NAME, People, state_resources, teardown_stages
+from tooling.waiting import wait_for
 from tooling.workspace import release_protection
 
 FAILED: list[str] = []
@@ -89,7 +90,7 @@ def collect_logs(kubeconfig: Path | None, artifacts: Path, log: Callable[[str], 
     try:
         for path in Cluster(kubeconfig).collect_logs(artifacts / "pods"):
             log(f"collected {path}")
-    except Exception as error:  # noqa: BLE001 - reported, then teardown goes on
+    except Exception as error:
         log(f"collecting pod logs failed: {error!r}")
 
 

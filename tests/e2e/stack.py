@@ -12,12 +12,14 @@ from __future__ import annotations
 import copy
 import json
 import secrets
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
 from pulumi import automation as auto
 
 from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
+from facts.resource_types import STACK as STACK_TYPE
 from stacks.config import read_stack_file, stack_file
 from tooling.workspace import plain_values
 
@@ -131,7 +133,7 @@ def _lineage(resource: StateResource, by_urn: Mapping[str, StateResource]) -> li
     while parent is not None and parent in by_urn:
         chain.append(by_urn[parent])
         parent = by_urn[parent].parent
-    return [r for r in chain if r.type != "pulumi:pulumi:Stack"]
+    return [r for r in chain if r.type != STACK_TYPE]
 
 
 def stage_of(resource: StateResource, by_urn: Mapping[str, StateResource]) -> str:
@@ -151,7 +153,7 @@ def stage_of(resource: StateResource, by_urn: Mapping[str, StateResource]) -> st
 
 def teardown_stages(resources: Iterable[StateResource]) -> list[tuple[str, list[str]]]:
     """(stage, URNs) in teardown order; the stack itself and empty stages left out."""
-    listed = [r for r in resources if r.type != "pulumi:pulumi:Stack"]
+    listed = [r for r in resources if r.type != STACK_TYPE]
     by_urn = {r.urn: r for r in listed}
     stages: dict[str, list[str]] = {name: [] for name in TEARDOWN}
     for resource in listed:

@@ -9,7 +9,6 @@ import urllib.error
 import pytest
 
 from facts.versions import RAY_IMAGE, image
-from tooling.waiting import wait_for
 from tests.e2e.access import access_matrix
 from tests.e2e.checks import (
     DEFAULT_QUEUE,
@@ -27,9 +26,10 @@ from tests.e2e.checks import (
     rayjob_state,
 )
 from tests.e2e.cluster import GATEWAY, port_forward
-from tests.e2e.session import Platform
 from tests.e2e.dex import Browser, LoginFailed, UrllibBrowser, dex_login, workgroup_namespaces
+from tests.e2e.session import Platform
 from tests.e2e.stack import Person
+from tooling.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
 

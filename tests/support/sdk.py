@@ -4,8 +4,9 @@ the SDK creates."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any
 from unittest.mock import Mock, patch
 
 
