@@ -39,6 +39,7 @@ lock: $(INSTALLED)
 		--no-emit-find-links --annotation-style=line -c requirements-test.txt -o requirements.txt pyproject.toml
 
 test: $(INSTALLED)
+	$(PYTHON) -m ruff check .
 	$(PYTHON) -m mypy
 	@# Two workers, one per core; a file's tests share one worker (and its full renders).
 	@# Files go out in collection order, not largest-first by test count: tests/test_check.py

@@ -4,8 +4,9 @@ Secrets arrive as Pulumi secrets read once at the edge (program.py), never read 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import pulumi
 

@@ -23,7 +23,8 @@ notValues become a `not_id` of the header matchers).
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 USER_HEADER = "kubeflow-userid"
 # kubeflow/manifests 26.03 profiles params.env / KFAM defaults.

@@ -3,7 +3,8 @@ and installing upstream software the way its maintainers publish it (pinned)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp

@@ -12,8 +12,8 @@ from typing import Any
 
 import pulumi
 
-from components.base import PlatformComponent, matches
 from args.components import CertManagerArgs
+from components.base import PlatformComponent, matches
 from infra.cluster import Cluster
 
 TREE = "common/cert-manager/overlays/kubeflow"

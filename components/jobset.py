@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pulumi
 
+from args.components import JobSetArgs
 from components.base import PlatformComponent
 from facts.versions import JOBSET_CHART
-from args.components import JobSetArgs
 from infra.cluster import Cluster
 
 NAMESPACE = "jobset-system"

@@ -14,10 +14,10 @@ from typing import Any
 
 import pulumi
 
+from args.components import KubeRayArgs
 from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import KUBERAY_CHART
-from args.components import KubeRayArgs
 from infra.cluster import Cluster
 
 NAMESPACE = "kuberay-system"

@@ -18,7 +18,8 @@ Kueue integrations reference.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 import yaml

@@ -17,22 +17,23 @@ Backends (MonitoringConfig.backend):
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
+from args.components import MonitoringArgs
 from components.access import KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
 from components.alerts import rule_spec
-from components.dashboards import dashboards
-from args.components import MonitoringArgs
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
+from components.dashboards import dashboards
 from components.istio import GATEWAY_NAMESPACE
 from facts.naming import gmp_service_account_id
+from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
-from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from stacks.schema import MetricsBackend, MonitoringConfig
 
 NAMESPACE = "monitoring"
@@ -85,7 +86,7 @@ def grafana_route(admins: Sequence[str] = ()) -> dict[str, Any]:
         "apiVersion": "networking.istio.io/v1",
         "kind": "VirtualService",
         "metadata": {"name": GRAFANA_RELEASE, "namespace": NAMESPACE},
-        "spec": {"gateways": [KUBEFLOW_GATEWAY], "hosts": ["*"], "http": routes + [http(DEFAULT_ROLE, path)]},
+        "spec": {"gateways": [KUBEFLOW_GATEWAY], "hosts": ["*"], "http": [*routes, http(DEFAULT_ROLE, path)]},
     }
 
 

@@ -7,7 +7,7 @@ installs nothing when the stack's PlatformArgs have no Args for its component.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pulumi
 
@@ -17,8 +17,8 @@ from components.dcgm import DcgmExporter
 from components.gateway import HttpsGateway
 from components.istio import Istio
 from components.jobset import JobSet
-from components.kuberay import KubeRay
 from components.kubeflow import Kubeflow, KubeflowNamespaces
+from components.kuberay import KubeRay
 from components.kueue import Kueue
 from components.monitoring import Monitoring
 from components.profiles import install_teams
@@ -55,7 +55,7 @@ def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Reso
         return None
     kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, _needs(ready, KUBEFLOW_NAMESPACES, "certManager", "istio"))
     if args.https_gateway is not None:
-        HttpsGateway("kubeflow-https", args.https_gateway, cluster, _needs(ready, "istio") + [kubeflow.ready])
+        HttpsGateway("kubeflow-https", args.https_gateway, cluster, [*_needs(ready, "istio"), kubeflow.ready])
     return kubeflow.ready
 
 

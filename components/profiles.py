@@ -19,7 +19,8 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
@@ -27,8 +28,8 @@ import pulumi_gcp as gcp
 from args.teams import GoogleCloud, TeamArgs
 from components.access import GATEWAY_PRINCIPAL as GATEWAY_PRINCIPAL  # the gateway's identity, re-exported
 from components.access import KFP_UI_PRINCIPAL as KFP_UI_PRINCIPAL
-from components.access import USER_HEADER as USER_HEADER
 from components.access import KUBEFLOW_GATEWAY, RAY_DASHBOARD_PORT, RAY_SERVE_PORT, ray_policy, team_policies
+from components.access import USER_HEADER as USER_HEADER
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from facts import naming

@@ -14,10 +14,10 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from args.components import TrainerArgs
 from components.base import PlatformComponent
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import TRAINER_CHART
-from args.components import TrainerArgs
 from infra.cluster import Cluster
 
 NAMESPACE = "kubeflow-system"

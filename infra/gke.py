@@ -6,16 +6,16 @@ pulumi-gcp `*Args` and are unit-tested on their own.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import pulumi
 import pulumi_gcp as gcp
 
+from args.infra import GkeClusterArgs, NetworkArgs
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import node_service_account_id
-from infra.component import Component
 from facts.node_labels import pool_node_labels, pool_taints
-from args.infra import GkeClusterArgs, NetworkArgs
+from infra.component import Component
 from stacks.schema import GkeClusterConfig, GpuPool, GpuSharing, Provisioning, SharingStrategy
 
 # Least privilege for node VMs: GKE's documented minimum ("Use least privilege IAM

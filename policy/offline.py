@@ -6,7 +6,8 @@ The plan is read through the protocols below, so the rules do not depend on the 
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from policy.rules import Resource, StackView, Violation, check
 

@@ -35,6 +35,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from args.components import TrainingRuntimesArgs
+from facts.naming import DNS_LABEL_MAX
+from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
@@ -43,9 +46,6 @@ from facts.versions import (
     Pin,
     image,
 )
-from facts.naming import DNS_LABEL_MAX
-from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
-from args.components import TrainingRuntimesArgs
 from stacks.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tooling.cli import plan_for, versions_table  # noqa: E402
-from tooling.diagram import mermaid  # noqa: E402
-from tooling.reference import reference  # noqa: E402
+from tooling.cli import plan_for, versions_table
+from tooling.diagram import mermaid
+from tooling.reference import reference
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

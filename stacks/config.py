@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import difflib
 import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -326,7 +327,7 @@ def _problem(error: Any) -> Problem:
     message: str = error["msg"]
     value = error.get("input")
     if kind == "config":
-        return Problem(_path(loc + (error["ctx"]["field"],)), message)
+        return Problem(_path((*loc, error["ctx"]["field"])), message)
     if kind == "missing":
         return Problem(_path(loc), "required; add this key")
     if kind == "extra_forbidden":

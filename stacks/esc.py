@@ -28,9 +28,10 @@ than `fn::secret` of a plain value) is not resolved either.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from stacks import stackfile
 from stacks.secrets import SECRET_KEYS
@@ -149,7 +150,7 @@ def _environment(
     state.problems += found
     merged: dict[str, Any] = {}
     for inner in nested:
-        merged = merge(merged, _environment(inner, files, state, unresolved, visited, seen + (name,)))
+        merged = merge(merged, _environment(inner, files, state, unresolved, visited, (*seen, name)))
     return merge(merged, _evaluated(values, name, state.unresolved_keys))
 
 
@@ -162,18 +163,16 @@ def read_file(name: str, path: Path) -> tuple[dict[str, Any], tuple[str, ...], F
     found = [(where if p == stackfile.FILE else f"{where}: {p}", m) for p, m in read.problems]
     document = read.document
     if not isinstance(document, dict):
-        return {}, (), found + [(where, "not a mapping: give `esc open` output or an environment definition")]
+        return {}, (), [*found, (where, "not a mapping: give `esc open` output or an environment definition")]
     if "values" in document or "imports" in document:
         definition, more = _definition(document, where)
         return dict(definition.inline), definition.imports, found + more
     if PULUMI_CONFIG in document:
         values = document[PULUMI_CONFIG]
         if not isinstance(values, dict):
-            return {}, (), found + [(f"{where}: {PULUMI_CONFIG}", "a mapping of config keys to values")]
+            return {}, (), [*found, (f"{where}: {PULUMI_CONFIG}", "a mapping of config keys to values")]
         return _namespaced(values), (), found
-    return {}, (), found + [
-        (where, f"has neither values.{PULUMI_CONFIG} (an environment definition) nor {PULUMI_CONFIG} (`esc open` output)")
-    ]
+    return {}, (), [*found, (where, f"has neither values.{PULUMI_CONFIG} (an environment definition) nor {PULUMI_CONFIG} (`esc open` output)")]
 
 
 def merge(base: Any, patch: Any) -> Any:
@@ -220,10 +219,10 @@ def _definition(value: dict[str, Any], where: str) -> tuple[Environments, Found]
         found.append((f"{where}.imports", "a list of environment names"))
     values = value.get("values") or {}
     if not isinstance(values, dict):
-        return Environments(imports=imports), found + [(f"{where}.values", "a mapping")]
+        return Environments(imports=imports), [*found, (f"{where}.values", "a mapping")]
     pulumi_config = values.get(PULUMI_CONFIG) or {}
     if not isinstance(pulumi_config, dict):
-        return Environments(imports=imports), found + [(f"{where}.values.{PULUMI_CONFIG}", "a mapping of config keys to values")]
+        return Environments(imports=imports), [*found, (f"{where}.values.{PULUMI_CONFIG}", "a mapping of config keys to values")]
     return Environments(imports=imports, inline=_namespaced(pulumi_config)), found
 
 

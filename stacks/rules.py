@@ -9,10 +9,11 @@ its type, so a stack file's problems are reported together.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from facts.allocatable import allocatable
 from facts.gpu_catalog import ACCELERATORS

@@ -16,12 +16,12 @@ import ipaddress
 import re
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
-    BeforeValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     EmailStr,
     Field,
@@ -347,14 +347,17 @@ class GpuPool(Model):
             raise problem("fastSocket", "NCCL Fast Socket needs gvnic: true")
         if self.fast_socket and not acc.fast_socket:
             raise problem("fastSocket", f"NCCL Fast Socket is not supported on {acc.name}; remove it")
-        if self.sharing and self.sharing.strategy is SharingStrategy.MIG:
-            if self.sharing.partition_size not in acc.mig_partitions:
-                allowed = ", ".join(acc.mig_partitions) or "none: this GPU has no MIG"
-                raise problem(
-                    "sharing",
-                    f"partitionSize {self.sharing.partition_size!r} is not a MIG profile of "
-                    f"{acc.name}; use one of {allowed}",
-                )
+        if (
+            self.sharing
+            and self.sharing.strategy is SharingStrategy.MIG
+            and self.sharing.partition_size not in acc.mig_partitions
+        ):
+            allowed = ", ".join(acc.mig_partitions) or "none: this GPU has no MIG"
+            raise problem(
+                "sharing",
+                f"partitionSize {self.sharing.partition_size!r} is not a MIG profile of "
+                f"{acc.name}; use one of {allowed}",
+            )
         return self
 
     @property
@@ -528,7 +531,7 @@ class KindClusterConfig(Model):
     )
 
 
-ClusterConfig = Annotated[Union[GkeClusterConfig, KindClusterConfig], Field(discriminator="kind")]
+ClusterConfig = Annotated[GkeClusterConfig | KindClusterConfig, Field(discriminator="kind")]
 
 
 # --- teams ----------------------------------------------------------------------------

@@ -7,8 +7,9 @@ placeholder for each.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from stacks.schema import AuthKind, PlatformConfig
 

@@ -21,9 +21,10 @@ what it can judge.
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -158,7 +159,7 @@ def path_of(parts: tuple[str | int, ...]) -> str:
 def _key_problems(node: yaml.Node, parts: tuple[str | int, ...]) -> Iterator[tuple[str, str]]:
     if isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            yield from _key_problems(item, parts + (i,))
+            yield from _key_problems(item, (*parts, i))
     if not isinstance(node, yaml.MappingNode):
         return
     seen: dict[str, int] = {}
@@ -172,20 +173,20 @@ def _key_problems(node: yaml.Node, parts: tuple[str | int, ...]) -> Iterator[tup
         name = str(key.value)
         if name in seen:
             yield (
-                path_of(parts + (name,)),
+                path_of((*parts, name)),
                 f"duplicate key (lines {seen[name]} and {line}): YAML keeps only the last, so line "
                 f"{seen[name]}'s value is silently lost; merge the two into one",
             )
         else:
             seen[name] = line
-        yield from _key_problems(value, parts + (name,))
+        yield from _key_problems(value, (*parts, name))
 
 
 def _non_string_key(key: yaml.Node, parts: tuple[str | int, ...], line: int) -> tuple[str, str]:
     if isinstance(key, yaml.ScalarNode):
         kind = KIND_OF_TAG.get(key.tag, "not a string")
         return (
-            path_of(parts + (str(key.value),)),
+            path_of((*parts, str(key.value))),
             f"key {key.value!r} on line {line} is read as {kind}, not a string (YAML 1.1 takes unquoted "
             f"on/off/yes/no and numbers so); quote it: '{key.value}':",
         )

@@ -22,7 +22,14 @@ from typing import Any
 
 import pytest
 
-from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, RAY_CLIENT_PORT, RAY_DASHBOARD_PORT, RAY_SERVE_PORT, USER_HEADER
+from components.access import (
+    GATEWAY_PRINCIPAL,
+    KUBEFLOW_GATEWAY,
+    RAY_CLIENT_PORT,
+    RAY_DASHBOARD_PORT,
+    RAY_SERVE_PORT,
+    USER_HEADER,
+)
 from components.monitoring import GRAFANA_CONTAINER_PORT
 from tests.support import rbac
 from tests.support.mesh import Pod, Request, istio_decision, network_allows, route

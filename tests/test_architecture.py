@@ -10,10 +10,11 @@ import dataclasses
 import importlib
 import inspect
 import typing
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pulumi
 import pytest
@@ -190,7 +191,7 @@ def cycle_report(edges: dict[str, set[str]], unit: Any) -> list[str]:
     for component in cycles(edges):
         path = a_cycle(edges, component)
         lines.append(" -> ".join(path + path[:1]) + ":")
-        for a, b in zip(path, path[1:] + path[:1]):
+        for a, b in zip(path, path[1:] + path[:1], strict=True):
             lines += [f"  {i}" for i in imports() if unit(i.source) == a and unit(i.target) == b][:3]
     return lines
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support import renders
 from tooling import check as lint
 from tooling import fullrender
 from tooling.fullrender import FullRender, Rendered
 from tooling.render import dump_all, ordered
-from tests.support import renders
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO.parent / "shared" / "upstream"

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 import yaml

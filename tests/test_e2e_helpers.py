@@ -10,19 +10,16 @@ import re
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Mapping
 from contextlib import redirect_stderr
 from http.cookiejar import Cookie, CookieJar, DefaultCookiePolicy
 from pathlib import Path
-from collections.abc import Mapping
 from typing import Any
 from unittest.mock import patch
 
 import pytest
 
 from stacks.schema import PlatformConfig, Team
-from tooling import prerequisites
-from tooling.prerequisites import COMMANDS, E2E_PACKAGES, missing, skip_reason
-from tooling.waiting import WaitTimeout, wait_for
 from tests.e2e.access import ACTIONS, access_matrix, membership
 from tests.e2e.checks import (
     admitted,
@@ -40,7 +37,15 @@ from tests.e2e.checks import (
     unhealthy_pods,
 )
 from tests.e2e.cluster import forwarded_port
-from tests.e2e.dex import LoginFailed, LoopbackCookiePolicy, Page, dex_login, login_error, parse_login_form, workgroup_namespaces
+from tests.e2e.dex import (
+    LoginFailed,
+    LoopbackCookiePolicy,
+    Page,
+    dex_login,
+    login_error,
+    parse_login_form,
+    workgroup_namespaces,
+)
 from tests.e2e.session import writer
 from tests.e2e.stack import (
     CLUSTER_NAME,
@@ -54,6 +59,8 @@ from tests.e2e.stack import (
 )
 from tests.support import crds
 from tests.support.validation import validate as validate_object
+from tooling import prerequisites
+from tooling.prerequisites import COMMANDS, E2E_PACKAGES, missing, skip_reason
 from tooling.waiting import WaitTimeout, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
@@ -193,8 +200,8 @@ def test_config_values_put_every_hash_in_one_secret_and_structures_as_json() -> 
     assert json.loads(values["mlplatform:teams"].value)[0]["owner"] == people.owner.email
     assert values["mlplatform:environment"].value == "ci"
     # every secret the e2e stack needs is set, as a secret, so `pulumi up` does not stop
-    from stacks.secrets import required_secrets, secret_problems
     from stacks.schema import PlatformConfig as Config
+    from stacks.secrets import required_secrets, secret_problems
 
     config = Config.model_validate(e2e_config(kind_stack_config(), people))
     decrypted = {k: json.loads(v.value) if k.endswith("Hashes") else v.value for k, v in values.items()}

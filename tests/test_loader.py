@@ -11,12 +11,12 @@ import pulumi
 import pytest
 import yaml
 
+import tooling.cli
 from stacks import config as stack_config
 from stacks.config import ConfigError, Problem, load_stack, read_stack
 from stacks.esc import merge
-from stacks.secrets import is_encrypted
-import tooling.cli
 from stacks.schema import PlatformConfig
+from stacks.secrets import is_encrypted
 from tooling.cli import EXIT_CONFIG_ERROR, main
 from tooling.plan import Plan
 
@@ -302,7 +302,7 @@ def _running(stack_name: str, values: dict[str, Any], secret: list[str]) -> None
 def _kind_values() -> dict[str, Any]:
     raw = stack_config.read_stack_file(stack_config.stack_file("kind"))
     users = raw["mlplatform:components"]["kubeflow"]["auth"]["staticUsers"]
-    return {**raw, "mlplatform:dexPasswordHashes": {u: "$2y$12$x" for u in users}, "mlplatform:grafanaAdminPassword": "pw"}
+    return {**raw, "mlplatform:dexPasswordHashes": dict.fromkeys(users, "$2y$12$x"), "mlplatform:grafanaAdminPassword": "pw"}
 
 
 def test_pulumi_up_stops_on_a_secret_that_arrives_in_plain_text() -> None:

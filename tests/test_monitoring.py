@@ -3,7 +3,6 @@ and the contracts between them (scrape labels, sidecar label, admin secret)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -13,17 +12,15 @@ import pytest
 from components import dcgm, monitoring
 from components.dashboards import dashboards
 from components.platform import INSTALLERS
-from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from facts.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from stacks.config import validate as validate_config
-from tooling.plan import Plan, Recorded, evaluate
-from tooling.render import HELM_CHART, authored_objects
 from stacks.schema import MonitoringConfig
+from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 from tooling.check import selects
-from tooling.plan import SECRET, Plan, Recorded, evaluate
+from tooling.plan import Plan, Recorded, evaluate
 from tooling.render import HELM_CHART, authored_objects
 
 needs_crds = pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)

@@ -8,6 +8,7 @@ from decimal import Decimal
 
 import pytest
 
+from components.monitoring import gmp_service_account_id
 from facts.allocatable import allocatable
 from facts.naming import (
     DNS_LABEL_MAX,
@@ -20,7 +21,6 @@ from facts.naming import (
     team_bucket_name,
 )
 from infra.gke import node_service_account_id
-from components.monitoring import gmp_service_account_id
 
 
 def test_a_short_name_is_kept_as_written() -> None:

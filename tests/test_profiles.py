@@ -13,9 +13,9 @@ from args.teams import team_args
 from components.profiles import (
     GATEWAY_PRINCIPAL,
     contributor_objects,
-    team_service_account_id,
     kfam_binding_name,
     team_objects,
+    team_service_account_id,
 )
 from stacks.config import load, validate
 from stacks.schema import Role, Team

@@ -36,17 +36,17 @@ ACCEPTED = [
 ]
 # Beside plain nonsense: what kubernetes.utils.parse_quantity takes but the API server does not.
 LAXER_THAN_THE_SERVER = [" 5", "5 ", "1_000", "NaN", "inf", "Infinity", "1K", "1mi", "1e3Mi", "٣"]
-REJECTED = LAXER_THAN_THE_SERVER + ["", "lots", ".", "1e", "1e3.5", "0x10", "1 Gi", "1GB", "1gi", "1ki", "--1"]
+REJECTED = [*LAXER_THAN_THE_SERVER, "", "lots", ".", "1e", "1e3.5", "0x10", "1 Gi", "1GB", "1gi", "1ki", "--1"]
 
 
-@pytest.mark.parametrize("text, value", ACCEPTED, ids=[t for t, _ in ACCEPTED])
+@pytest.mark.parametrize(("text", "value"), ACCEPTED, ids=[t for t, _ in ACCEPTED])
 def test_quantity_is_read_as_the_api_server_reads_it(text: str, value: int | str) -> None:
     assert quantity.parse(text) == Decimal(value)
 
 
 @pytest.mark.parametrize("text", REJECTED, ids=[repr(t) for t in REJECTED])
 def test_what_the_api_server_rejects_is_rejected_with_how_to_write_one(text: str) -> None:
-    with pytest.raises(ValueError) as caught:
+    with pytest.raises(ValueError) as caught:  # noqa: PT011 (the whole message is asserted below)
         quantity.parse(text)
     assert str(caught.value) == (
         f"{text!r} is not a Kubernetes quantity such as 64, 500m or 256Gi: "
@@ -89,7 +89,7 @@ def test_bad_quantity_in_a_stack_names_its_path_and_the_fix(case: Case) -> None:
     assert [(p.path, p.message) for p in caught.value.problems] == [(case.path, case.message)]
 
 
-@pytest.mark.parametrize("cpu, kept", [("1e3", "1e3"), (".5", ".5"), (0.5, "0.5"), (64, "64"), ("1.5", "1.5")])
+@pytest.mark.parametrize(("cpu", "kept"), [("1e3", "1e3"), (".5", ".5"), (0.5, "0.5"), (64, "64"), ("1.5", "1.5")])
 def test_quantities_in_a_stack_are_kept_as_written(cpu: object, kept: str) -> None:
     config = validate(with_changes(base_kind(), {T: [team(quota={"cpu": cpu}, ray={"workerCpu": cpu})]}), "ok")
     ray = config.teams[0].ray

@@ -5,9 +5,9 @@ evaluation): a plan without a team is that plan minus the team's resources."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
@@ -32,7 +32,7 @@ def state_export(plan: Plan, stack: str) -> dict[str, object]:
         {"urn": moved(r.urn), "type": r.type, "parent": moved(r.parent or ""), "protect": r.protect, "retainOnDelete": r.retain_on_delete}
         for r in plan.resources
     ]
-    return {"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:x::mlplatform::pulumi:pulumi:Stack::mlplatform-x", "type": "pulumi:pulumi:Stack"}] + resources}}
+    return {"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:x::mlplatform::pulumi:pulumi:Stack::mlplatform-x", "type": "pulumi:pulumi:Stack"}, *resources]}}
 
 
 def test_the_same_plan_deletes_nothing(shipped_plan: Callable[[str], Plan]) -> None:

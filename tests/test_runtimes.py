@@ -12,6 +12,7 @@ import pytest
 import yaml
 from kubeflow_trainer_api import models
 
+from args.components import training_runtimes_args
 from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
@@ -20,8 +21,6 @@ from facts.versions import (
     TORCH_RUNTIME_IMAGE,
     image,
 )
-from facts.node_labels import GPU_TAINT, pool_selector
-from args.components import training_runtimes_args
 from runtimes import catalog
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes

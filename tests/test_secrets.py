@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stacks.config import load
 from stacks.secrets import (
     DEX_PASSWORD_HASHES,
     GRAFANA_ADMIN_PASSWORD,
@@ -10,7 +11,6 @@ from stacks.secrets import (
     required_secrets,
     secret_problems,
 )
-from stacks.config import load
 
 
 def test_required_secrets_follow_the_stack_choices() -> None:

@@ -38,9 +38,9 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from stacks.config import ConfigError, Problem, load_stack, stack_file
 from stacks.schema import PlatformConfig

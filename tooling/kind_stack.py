@@ -19,11 +19,11 @@ import json
 import os
 import secrets
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
 
-from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 from stacks.config import read_stack_file, stack_file, validate
+from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 
 STACK = "kind"
 REPO = Path(__file__).resolve().parents[1]

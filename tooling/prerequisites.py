@@ -13,8 +13,8 @@ import importlib.util
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
 
 from facts.versions import KIND_VERSION
 

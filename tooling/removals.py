@@ -14,8 +14,9 @@ unless each team that goes is named with `--allow-removal` (docs/teams.md, "Remo
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from tooling.plan import STACK_TYPE, Plan
 

@@ -10,8 +10,9 @@ stack through this.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pulumi import automation as auto
 

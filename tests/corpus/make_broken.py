@@ -13,9 +13,9 @@ checks that the committed files are what this table writes.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = Path(__file__).resolve().parent / "broken"
@@ -98,7 +98,7 @@ CORPUS: tuple[Broken, ...] = (
     Broken("utf16-no-bom", "UTF-16 LE without a byte-order mark", ("file",), encoded("kind", "utf-16-le")),
     Broken("utf32", "UTF-32 with a byte-order mark", ("file",), encoded("prod", "utf-32")),
     Broken("latin1-comment", "a Latin-1 comment (an editor set to ISO-8859-1)", ("file",), lambda: ("# Betreuer: Jürgen Müller\n" + shipped("dev")).encode("latin-1")),
-    Broken("cp1252-quotes", "Windows-1252 curly quotes pasted from a document", ("file",), lambda: ("# owner’s stack\n" + shipped("kind")).encode("cp1252")),
+    Broken("cp1252-quotes", "Windows-1252 curly quotes pasted from a document", ("file",), lambda: ("# owner’s stack\n" + shipped("kind")).encode("cp1252")),  # noqa: RUF001 (the curly quote is the point)
     Broken("tab-indent", "a tab where YAML needs spaces", ("file",), edit("dev", ("    kind: gke\n", "\tkind: gke\n"))),
     Broken("unclosed-flow", "a flow mapping left open", ("file",), edit("dev", ("max: 3}\n", "max: 3\n"))),
     Broken("two-documents", "a second YAML document pasted below the first", ("file",), append("kind", "---\nconfig: {}\n")),

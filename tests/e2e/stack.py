@@ -14,13 +14,13 @@ import json
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 from pulumi import automation as auto
 
-from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 from facts.resource_types import STACK as STACK_TYPE
 from stacks.config import read_stack_file, stack_file
+from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 from tooling.workspace import plain_values
 
 STACK = "e2e"

@@ -18,8 +18,9 @@ Things this evaluator does not model are not used by the rendered policies it re
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 from tooling.check import selects
 
@@ -62,9 +63,7 @@ def value_matches(pattern: str, value: str | None) -> bool:
 def _field(values: Iterable[str] | None, negative: Iterable[str] | None, value: str | None) -> bool:
     if values is not None and not any(value_matches(str(v), value) for v in values):
         return False
-    if negative is not None and any(value_matches(str(v), value) for v in negative):
-        return False
-    return True
+    return negative is None or not any(value_matches(str(v), value) for v in negative)
 
 
 def _source(source: dict[str, Any], request: Request) -> bool:
