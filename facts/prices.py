@@ -14,9 +14,10 @@ Sources (us-central1, on-demand and Spot list prices, no discounts):
 These figures must be re-checked against those pages before anyone budgets on them:
 Spot prices change up to once a day, GPU list prices moved in 2025, and the figures here
 were transcribed, not fetched (no network in this change). A3 on-demand is set so that
-a3-highgpu-8g totals its long-standing list price; Dynamic Workload Scheduler
-(queued, flex-start) prices are not in this table yet, so those pools are priced
-on-demand and the view says so. Machine types and regions not listed here are
+a3-highgpu-8g totals its long-standing list price. Dynamic Workload Scheduler (queued,
+flex-start) SKUs are not in this table: GKE documents them as discounted up to 53% on
+vCPUs and GPUs (DWS_MAX_DISCOUNT), so the view prices those pools on-demand, an upper
+bound, and shows the floor the maximum discount gives beside it. Machine types and regions not listed here are
 reported as unknown, never estimated: a3-megagpu-8g, a3-ultragpu-8g and a4-highgpu-8g
 are sold mostly through reservations and DWS and have no row yet.
 """
@@ -37,6 +38,12 @@ SOURCES = (
     "https://cloud.google.com/spot-vms/pricing",
     "https://cloud.google.com/kubernetes-engine/pricing",
 )
+DWS_MAX_DISCOUNT = 0.53
+"""Dynamic Workload Scheduler's largest discount on vCPUs and GPUs (memory is not named),
+per GKE's "About flex-start provisioning mode", section "Flex-start pricing"
+(https://cloud.google.com/kubernetes-engine/docs/concepts/dws, read 2026-12-01): "discounts
+(up to 53%) for vCPU, GPU and TPU". The per-SKU DWS prices are on the GPU pricing page."""
+DWS_SOURCE = "https://cloud.google.com/kubernetes-engine/docs/concepts/dws"
 GKE_CLUSTER_FEE = 0.10
 """Per cluster per hour, Standard edition, regional or zonal (the free-tier credit covers one zonal cluster)."""
 
@@ -142,20 +149,24 @@ def _region(region: str) -> Mapping[str, FamilyPrices]:
     return PRICES[region]
 
 
-def machine_price(region: str, machine_type: str, spot: bool = False, attached: tuple[str, int] | None = None) -> float:
-    """USD per hour for one node: the machine with its bundled GPUs, plus attached GPUs (N1)."""
+def machine_price(
+    region: str, machine_type: str, spot: bool = False, attached: tuple[str, int] | None = None, dws_floor: bool = False
+) -> float:
+    """USD per hour for one node: the machine with its bundled GPUs, plus attached GPUs (N1).
+    `dws_floor`: on-demand with DWS's largest discount on vCPUs and GPUs (a lower bound)."""
     family = _region(region).get(_family(machine_type))
     shape = SHAPES.get(machine_type)
     if family is None or shape is None:
         raise PriceError(f"no price for machine type {machine_type!r} in {region} in facts/prices.py; add it from {SOURCES[0]}")
     rates = family.spot if spot else family.on_demand
-    price = shape.vcpus * rates.vcpu + shape.gib * rates.gib + shape.gpus * rates.gpu
+    discounted = 1 - DWS_MAX_DISCOUNT if dws_floor else 1.0
+    price = (shape.vcpus * rates.vcpu + shape.gpus * rates.gpu) * discounted + shape.gib * rates.gib
     if attached is not None:
         accelerator, count = attached
         gpu = ATTACHED_GPUS.get(region, {}).get(accelerator)
         if gpu is None:
             raise PriceError(f"no price for GPU {accelerator!r} in {region} in facts/prices.py; add it from {SOURCES[1]}")
-        price += count * (gpu.spot if spot else gpu.on_demand).gpu
+        price += count * (gpu.spot if spot else gpu.on_demand).gpu * discounted
     return price
 
 

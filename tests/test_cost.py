@@ -111,11 +111,21 @@ def test_spot_pool_uses_spot_prices() -> None:
     assert lines(raw)["GPU pool l4"].ceiling == pytest.approx(1.60064)  # 2 nodes x 0.80032 (Spot)
 
 
-def test_dws_pool_priced_on_demand_with_a_note() -> None:
+def test_dws_pool_priced_on_demand_with_its_floor_in_a_note() -> None:
     raw = with_changes(base_gke(), {f"{C}.gpuPools.0.provisioning": "flex-start"})
     view = cost_lines(validate(raw, "test"))
-    assert any("no flex-start (DWS) price" in n for n in view.notes)
     assert "(priced on-demand)" in next(line.detail for line in view.lines if line.what == "GPU pool l4")
+    # g2-standard-24: (24 vCPUs x 0.024988 + 2 GPUs x 0.56) x 0.47 + 96 GiB x 0.002927
+    # = (0.599712 + 1.12) x 0.47 + 0.280992 = 0.80826464 + 0.280992 = 1.08925664
+    note = next(n for n in view.notes if n.startswith("pool l4:"))
+    assert "flex-start (DWS) shown at on-demand, its upper bound" in note and "a node costs from 1.09/h" in note
+
+
+def test_the_dws_floor_discounts_vcpus_and_gpus_not_memory() -> None:
+    # a3-highgpu-8g: (208 x 0.031611 + 8 x 9.2182) x (1 - 0.53) + 1872 GiB x 0.004237
+    # = 80.320688 x 0.47 + 7.931664 = 45.68238736 (on-demand: 88.252352)
+    assert machine_price("us-central1", "a3-highgpu-8g", dws_floor=True) == pytest.approx(45.68238736)
+    assert machine_price("us-central1", "a3-highgpu-8g") == pytest.approx(88.252352)
 
 
 def test_autoprovisioning_headroom_priced_as_cheapest_machine() -> None:

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass, field
 
 from facts.gpu_catalog import ACCELERATORS
-from facts.prices import AS_OF, GKE_CLUSTER_FEE, SOURCES, PriceError, machine_price, vcpus
+from facts.prices import AS_OF, DWS_MAX_DISCOUNT, DWS_SOURCE, GKE_CLUSTER_FEE, SOURCES, PriceError, machine_price, vcpus
 from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
 
 __all__ = ["CostLine", "CostView", "PriceError", "cost_lines", "cost_view"]
@@ -51,7 +51,7 @@ def zones(cluster: GkeClusterConfig, pool_zones: list[str] | None = None) -> int
 
 
 def node_price(region: str, pool: GpuPool) -> float:
-    """One node of a GPU pool: spot at spot prices; DWS pools at on-demand (no DWS prices yet)."""
+    """One node of a GPU pool: spot at spot prices; DWS pools at on-demand (their upper bound)."""
     attached = (pool.accelerator, pool.gpus_per_node) if ACCELERATORS[pool.accelerator].attached else None
     return machine_price(region, pool.machine_type, spot=pool.provisioning is Provisioning.SPOT, attached=attached)
 
@@ -97,8 +97,14 @@ def cost_lines(config: PlatformConfig) -> CostView:
         node = node_price(region, pool)
         model = pool.provisioning.value
         if pool.provisioning in DWS:
+            attached = (pool.accelerator, pool.gpus_per_node) if ACCELERATORS[pool.accelerator].attached else None
+            floor = machine_price(region, pool.machine_type, attached=attached, dws_floor=True)
             model += " (priced on-demand)"
-            view.notes.append(f"pool {pool.name}: no {pool.provisioning.value} (DWS) price in facts/prices.py; on-demand shown")
+            view.notes.append(
+                f"pool {pool.name}: {pool.provisioning.value} (DWS) shown at on-demand, its upper bound; with DWS's "
+                f"discount of up to {DWS_MAX_DISCOUNT:.0%} on vCPUs and GPUs a node costs from {_money(floor)}/h "
+                f"(ceiling from {_money(pool.max * n * floor)}/h; {DWS_SOURCE})"
+            )
         view.lines.append(
             CostLine(
                 f"GPU pool {pool.name}",
