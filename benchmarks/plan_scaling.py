@@ -1,6 +1,6 @@
 """How plan time grows with teams, against the raw cost of the Pulumi engine (mocks).
 
-    python -m benchmarks.plan_scaling [--teams 10 100 1000] [--repeat 3]
+    python -m benchmarks.plan_scaling [--teams 10 100 1000] [--repeat 3] [--plot]
 
 For each size, in one run and side by side: the kind stack with that many generated
 teams is planned under mocks (tooling.plan.evaluate), then the same mocked engine
@@ -8,6 +8,8 @@ registers the same number of bare resources (no inputs, no parents); the best of
 `--repeat` runs of each is kept and their ratio printed. Both run under the same
 garbage-collector settings (tooling.plan.bulk_registration). Also printed: the dependency
 depth after the cluster (tooling/graph.py), component level and resource level.
+With --plot, the measurements also come out as a Mermaid line chart (plan, replay and raw
+engine seconds by team count), which GitHub renders where docs/benchmarks.md embeds it.
 Not part of the unit suite: it takes minutes at 1,000 teams.
 """
 
@@ -17,6 +19,7 @@ import argparse
 import gc
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
@@ -107,10 +110,37 @@ def best(measure: Callable[[], float], repeat: int) -> float:
     return min(times)
 
 
+@dataclass(frozen=True)
+class Row:
+    teams: int
+    resources: int
+    plan_s: float
+    raw_s: float
+    replay_s: float
+
+
+def plot(rows: Sequence[Row]) -> str:
+    """A Mermaid xychart of the rows: one line per measurement, in the order the title names."""
+    top = max(max(r.plan_s, r.raw_s, r.replay_s) for r in rows)
+    series = [[r.plan_s for r in rows], [r.replay_s for r in rows], [r.raw_s for r in rows]]
+    return "\n".join(
+        [
+            "```mermaid",
+            "xychart-beta",
+            '    title "Plan seconds by teams: plan (top), replay (middle), raw engine (bottom)"',
+            f'    x-axis "teams" [{", ".join(str(r.teams) for r in rows)}]',
+            f'    y-axis "seconds" 0 --> {top * 1.1:.1f}',
+            *(f"    line [{', '.join(f'{v:.2f}' for v in values)}]" for values in series),
+            "```",
+        ]
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.plan_scaling", description=__doc__.split("\n\n")[0])
     parser.add_argument("--teams", type=int, nargs="+", default=[10, 100, 1000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--plot", action="store_true", help="also print the results as a Mermaid line chart")
     args = parser.parse_args(argv)
 
     base = evaluate(load("kind"), "kind")
@@ -122,6 +152,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print()
     print(f"{'teams':>6} {'resources':>9} {'plan s':>8} {'raw s':>8} {'ratio':>6} {'replay s':>8} {'ms/team':>8} {'stages':>6}")
     previous: tuple[int, float] | None = None
+    rows: list[Row] = []
     for teams in args.teams:
         config = teams_config(teams)
         plans: list[Plan] = []
@@ -144,8 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" {per_team:>8} {stages:>6}"
         )
         previous = (teams, plan_s)
+        rows.append(Row(teams, count, plan_s, raw_s, replay_s))
     print("\nratio: plan / raw (bare resources, same count); replay: same resources and inputs, flat")
     print("ms/team: marginal plan time per added team since the previous row (flat = linear growth)")
+    if args.plot:
+        print()
+        print(plot(rows))
     return 0
 
 

@@ -55,3 +55,37 @@ def test_team_objects_wait_only_for_what_they_need(shipped_plan: Callable[[str],
     assert deps("kubernetes:networking.k8s.io/v1:NetworkPolicy", "vision/allow-same-namespace") == {"vision/vision"}
     assert deps("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision/default") == {"vision/vision", "kueue"}
     assert deps("kubernetes:kubeflow.org/v1:Profile", "vision/vision") == {"vision/vision", "profiles-kfam"}
+
+
+def test_the_scaling_plot_draws_each_measurement_as_a_line() -> None:
+    from benchmarks.plan_scaling import Row, plot
+
+    chart = plot([Row(10, 300, 1.5, 0.5, 1.0), Row(100, 2000, 9.0, 3.0, 6.0)])
+    assert chart.splitlines() == [
+        "```mermaid",
+        "xychart-beta",
+        '    title "Plan seconds by teams: plan (top), replay (middle), raw engine (bottom)"',
+        '    x-axis "teams" [10, 100]',
+        '    y-axis "seconds" 0 --> 9.9',
+        "    line [1.50, 9.00]",
+        "    line [1.00, 6.00]",
+        "    line [0.50, 3.00]",
+        "```",
+    ]
+
+
+def test_the_diagram_keeps_only_edges_no_longer_path_implies() -> None:
+    from tooling.diagram import _reduced
+
+    needs = {"kubeflow": {"istio", "provider"}, "istio": {"provider"}, "provider": set()}
+    assert _reduced(needs) == {"kubeflow": {"istio"}, "istio": {"provider"}, "provider": set()}
+
+
+def test_the_diagram_draws_the_kind_stack_from_cluster_to_teams(shipped_plan) -> None:  # type: ignore[no-untyped-def]
+    from tooling.diagram import mermaid
+
+    lines = mermaid(shipped_plan("kind")).splitlines()
+    assert '  mlplatform["KindCluster<br/>mlplatform"]' in lines
+    assert "  mlplatform --> provider" in lines
+    assert "  trainer --> runtimes" in lines
+    assert "  kueue --> teams" in lines
