@@ -81,7 +81,7 @@ def test_the_diagram_keeps_only_edges_no_longer_path_implies() -> None:
     assert _reduced(needs) == {"kubeflow": {"istio"}, "istio": {"provider"}, "provider": set()}
 
 
-def test_the_diagram_draws_the_kind_stack_from_cluster_to_teams(shipped_plan) -> None:  # type: ignore[no-untyped-def]
+def test_the_diagram_draws_the_kind_stack_from_cluster_to_teams(shipped_plan: Callable[[str], Plan]) -> None:
     from tooling.diagram import mermaid
 
     lines = mermaid(shipped_plan("kind")).splitlines()
