@@ -89,3 +89,10 @@ def test_the_diagram_draws_the_kind_stack_from_cluster_to_teams(shipped_plan: Ca
     assert "  mlplatform --> provider" in lines
     assert "  trainer --> runtimes" in lines
     assert "  kueue --> teams" in lines
+
+
+def test_the_scaling_benchmarks_generated_teams_are_a_valid_stack() -> None:
+    from benchmarks.plan_scaling import teams_config
+
+    config = teams_config(3)
+    assert [t.name for t in config.teams] == ["team-0000", "team-0001", "team-0002"]
