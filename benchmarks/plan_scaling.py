@@ -36,7 +36,7 @@ def teams_config(count: int) -> PlatformConfig:
     raw = read_stack_file(stack_file("kind"))
     # Every owner and contributor is a Dex static user, as the schema asks of people in teams.
     auth = raw["mlplatform:components"]["kubeflow"]["auth"]
-    auth["staticUsers"] = [f"{who}-{i:04d}@example.com" for i in range(count) for who in ("lead", "dev")]
+    auth["staticUsers"] = [*auth["staticUsers"], *(f"{who}-{i:04d}@example.com" for i in range(count) for who in ("lead", "dev"))]
     raw["mlplatform:teams"] = [
         {
             "name": f"team-{i:04d}",
