@@ -29,7 +29,7 @@ from components.base import PlatformComponent, apply_manifest, workload_identity
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from facts.naming import google_service_account_id, kfam_binding_name, ray_dashboard_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from facts.versions import RAY_IMAGE, image
+from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from infra.cluster import Cluster
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
@@ -264,7 +264,9 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
         return []
     pool = next((p for p in args.gpu_pools if p.name == ray.pool), None)
     ns, name = team.name, ray.name
-    ray_image = image(RAY_IMAGE) + ("-gpu" if pool else "")
+    # One image set with the notebook image (facts/image_set.py): Ray Client needs the same
+    # Ray and Python minor on both ends.
+    ray_image = image(RAY_GPU_IMAGE if pool else RAY_IMAGE)
     worker_resources: dict[str, Any] = {"cpu": ray.worker_cpu, "memory": ray.worker_memory}
     if pool:
         worker_resources[GPU_RESOURCE] = str(pool.gpus_per_node)
@@ -295,7 +297,7 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
         "kind": "RayCluster",
         "metadata": metadata,
         "spec": {
-            "rayVersion": RAY_IMAGE.version,
+            "rayVersion": RAY.version,
             "enableInTreeAutoscaling": True,
             "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": 300},
             "headGroupSpec": {

@@ -8,6 +8,8 @@ from typing import Any, Callable
 import pytest
 
 from args.teams import team_args
+from facts.image_set import dockerfile, notebook_end, problems
+from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from components.profiles import (
     GATEWAY_PRINCIPAL,
     contributor_objects,
@@ -155,6 +157,19 @@ def test_ray_cluster_ports_pinned_for_istio_and_dashboard_route() -> None:
     assert route["http"][0]["route"][0]["destination"] == {"host": "ray-head-svc.vision.svc.cluster.local", "port": {"number": 8265}}
     internal = objects[("AuthorizationPolicy", "ray-ray-internal")]["spec"]
     assert internal["rules"][0]["from"][0]["source"]["principals"] == ["cluster.local/ns/vision/sa/default-editor"]
+
+
+@pytest.mark.parametrize("pool", [None, "l4"])
+def test_ray_cluster_runs_the_notebook_image_sets_ray_and_python(pool: str | None) -> None:
+    team = {**TEAM, "ray": {"pool": pool} if pool else {}}
+    cluster = _objects(with_changes(base_gke(), {"mlplatform:teams": [team]}))[("RayCluster", "ray")]["spec"]
+    head = cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["image"]
+    worker = cluster["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["image"]
+    assert head == image(RAY_IMAGE)
+    assert worker == image(RAY_GPU_IMAGE if pool else RAY_IMAGE)
+    notebook = notebook_end(dockerfile())
+    assert cluster["rayVersion"] == notebook.ray == RAY.version
+    assert problems(dockerfile(), [p for p in (RAY_IMAGE, RAY_GPU_IMAGE) if image(p) in (head, worker)]) == []
 
 
 # Kueue v0.19.2 (kubernetes-sigs/kueue): the queue label (pkg/controller/constants/constants.go),
