@@ -17,6 +17,7 @@ from stacks.schema import (
     MonitoringConfig,
     PlatformConfig,
     Sources,
+    WaitForPodsReady,
 )
 from stacks.secrets import DEX_PASSWORD_HASHES, GRAFANA_ADMIN_PASSWORD, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
 
@@ -117,6 +118,8 @@ class KueueArgs(UpstreamArgs):
     gpu_pools: tuple[GpuPool, ...]
     """One ResourceFlavor each; queued pools also an admission check."""
     service_monitor: bool
+    wait_for_pods_ready: WaitForPodsReady
+    """All-or-nothing admission, in Kueue's manager configuration."""
 
 
 @dataclass(frozen=True)
@@ -191,7 +194,12 @@ def https_gateway_args(config: PlatformConfig, secrets: Secrets) -> HttpsGateway
 
 
 def kueue_args(config: PlatformConfig) -> KueueArgs:
-    return KueueArgs(sources=config.sources, gpu_pools=gpu_pools(config), service_monitor=service_monitor_enabled(config))
+    return KueueArgs(
+        sources=config.sources,
+        gpu_pools=gpu_pools(config),
+        service_monitor=service_monitor_enabled(config),
+        wait_for_pods_ready=config.components.kueue.wait_for_pods_ready,
+    )
 
 
 def monitoring_args(config: PlatformConfig, secrets: Secrets) -> MonitoringArgs:

@@ -37,6 +37,8 @@ from stacks import quantity
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
 RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
+# A Go time.Duration as Kueue's configuration reads it (metav1.Duration), in whole h, m, s.
+DURATION = re.compile(r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$")
 # Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
 MIN_VOLUME_BYTES = 2**20
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
@@ -650,9 +652,47 @@ class KubeRayConfig(Toggle):
     )
 
 
+class WaitForPodsReady(Model):
+    """Kueue's all-or-nothing admission (its `waitForPodsReady`): a workload Kueue admitted whose
+    pods are not all ready in time is evicted, its quota freed, and requeued with backoff, so
+    a half-started multi-node job never holds GPUs for long."""
+
+    timeout: str = Field(
+        default="20m",
+        description="How long an admitted workload may take until every pod is scheduled, running and ready "
+        "(a GPU pool scaling from zero plus the image pull) before Kueue evicts and requeues it; a duration "
+        "such as 20m or 1h30m.",
+    )
+    block_admission: bool = Field(
+        default=False,
+        description="Admit nothing else until the admitted workload's pods are all ready: strict one-at-a-time "
+        "admission, at the price of admissions waiting on every node scale-up.",
+    )
+    backoff_limit_count: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Evictions for unready pods after which Kueue deactivates the workload; none: requeue "
+        "it forever, backing off 60s doubling up to an hour.",
+    )
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: str) -> str:
+        if not DURATION.match(value) or not any(c.isdigit() and c != "0" for c in value):
+            raise ValueError(f"{value!r} is not a duration such as 20m or 1h30m: positive numbers with h, m or s")
+        return value
+
+
 class KueueConfig(Toggle):
     """Kueue with the TrainJob, JobSet and Ray integrations; one ResourceFlavor per GPU pool,
     and a ProvisioningRequest admission check per queued pool."""
+
+    wait_for_pods_ready: WaitForPodsReady = Field(
+        default=WaitForPodsReady(),
+        description="All-or-nothing admission: a multi-node TrainJob or RayJob starts whole, or is evicted "
+        "and requeued.",
+    )
 
 
 class MetricsBackend(str, Enum):

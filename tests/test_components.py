@@ -60,6 +60,24 @@ def test_kueue_integrations(shipped_plan: Callable[[str], Plan]) -> None:
     )
 
 
+def test_kueue_admits_all_or_nothing(shipped_plan: Callable[[str], Plan]) -> None:
+    # Kueue v0.19.2 apis/config/v1beta2 WaitForPodsReady: the stack's defaults, written out.
+    values = _charts(shipped_plan("dev"))["kueue"]["values"]
+    config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["waitForPodsReady"] == {"timeout": "20m", "blockAdmission": False, "requeuingStrategy": {"timestamp": "Eviction"}}
+
+
+def test_kueue_pods_ready_settings_come_from_the_stack(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    settings = {"timeout": "45m", "blockAdmission": True, "backoffLimitCount": 3}
+    plan = plan_of(with_changes(base_kind(), {"mlplatform:components.kueue": {"waitForPodsReady": settings}}))
+    config = yaml.safe_load(_charts(plan)["kueue"]["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["waitForPodsReady"] == {
+        "timeout": "45m",
+        "blockAdmission": True,
+        "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 3},
+    }
+
+
 def test_gke_ray_addon_replaces_the_operator(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
     plan = plan_of(with_changes(base_gke(), {"mlplatform:components.kuberay": {"source": "gke-addon"}}))
     assert "kuberay-operator" not in _charts(plan)

@@ -106,6 +106,9 @@ CASES = [
     Case("manifests mirror over ftp", {"mlplatform:sources": {"kubeflowManifests": "ftp://git.acme/kf"}}, "mlplatform:sources.kubeflowManifests", "'ftp://git.acme/kf': use a git URL (https:// or ssh://) or a local directory"),
     Case("manifests mirror with a ref", {"mlplatform:sources": {"kubeflowManifests": "https://git.acme/kf//common?ref=26.03"}}, "mlplatform:sources.kubeflowManifests", "give the repository root; the tag and paths come from the pin table"),
     Case("unknown sources key", {"mlplatform:sources": {"chart": "oci://x"}}, "mlplatform:sources.chart", "unknown key; known keys here: charts, kubeflowManifests"),
+    Case("pods-ready timeout in words", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "20 minutes"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'20 minutes' is not a duration such as 20m or 1h30m: positive numbers with h, m or s"),
+    Case("pods-ready timeout zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "0s"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'0s' is not a duration such as 20m"),
+    Case("pods-ready backoff zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"backoffLimitCount": 0}}}, "mlplatform:components.kueue.waitForPodsReady.backoffLimitCount", "greater than or equal to 1 (got 0)"),
 ]
 
 
