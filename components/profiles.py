@@ -125,6 +125,32 @@ def namespace(team: TeamConfig) -> dict[str, Any]:
     }
 
 
+LIMIT_RANGE = "container-defaults"
+
+
+def limit_range(team: TeamConfig) -> dict[str, Any]:
+    """Requests and limits for containers that name none. The profile's ResourceQuota
+    (cpu, memory) refuses a pod whose containers have no requests, so without this a
+    TrainJob submitted without `resources_per_node` never starts; with it the pod is admitted
+    and counted. Kueue counts a workload's containers the same way (kubernetes-sigs/kueue
+    v0.19.2 pkg/workload/resources.go applies the namespace's LimitRanges before admission)."""
+    defaults = team.container_defaults
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": LIMIT_RANGE, "namespace": team.name},
+        "spec": {
+            "limits": [
+                {
+                    "type": "Container",
+                    "defaultRequest": {"cpu": defaults.cpu, "memory": defaults.memory},
+                    "default": {"cpu": defaults.cpu_limit, "memory": defaults.memory_limit},
+                }
+            ]
+        },
+    }
+
+
 def contributor_objects(team: TeamConfig, email: str, role: Role) -> list[dict[str, Any]]:
     """The RoleBinding and AuthorizationPolicy KFAM writes when the owner adds a contributor."""
     name = kfam_binding_name(email, role.value)
@@ -379,7 +405,7 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     objects = [namespace(team)]
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
-    objects.append(profile(team))
+    objects += [profile(team), limit_range(team)]
     for person in team.contributors:
         objects += contributor_objects(team, person.email, person.role)
     objects += network_policies(team)

@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterator
 
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import kfam_binding_name
+from stacks import quantity
 from stacks.schema import (
     RESERVED_POOL_NAMES,
     DcgmSource,
@@ -246,6 +247,18 @@ def _team_ray_needs_kuberay(config: PlatformConfig, i: int) -> Found:
         yield f"{_team(i)}.ray", "a team Ray cluster needs the kuberay component; enable it"
 
 
+def _team_container_defaults_fit_quota(config: PlatformConfig, i: int) -> Found:
+    team = config.teams[i]
+    defaults, quota = team.container_defaults, team.quota
+    for key, request, hard in (("cpu", defaults.cpu, quota.cpu), ("memory", defaults.memory, quota.memory)):
+        if quantity.parse(request) > quantity.parse(hard):
+            yield (
+                f"{_team(i)}.containerDefaults.{key}",
+                f"the default {key} request {request} is above the team's {key} quota {hard}, so no container "
+                f"without requests could start; lower it or raise quota.{key}",
+            )
+
+
 RULES: tuple[Rule | TeamRule, ...] = (
     Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
     Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
@@ -264,6 +277,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
+    TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota),
 )
 
 

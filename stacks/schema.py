@@ -496,6 +496,28 @@ class TeamQuota(Model):
         return self
 
 
+class ContainerDefaults(Model):
+    """What a container that names no resources gets in the team namespace (its LimitRange):
+    requests, so the namespace's quota admits it and Kueue counts it, and limits. Jobs from the
+    Kubeflow SDK's `resources_per_node`, notebooks and Ray pods name their own."""
+
+    cpu: ResourceQuantity = Field(default="1", description="CPU request of a container that names none.")
+    memory: ResourceQuantity = Field(default="2Gi", description="Memory request of a container that names none.")
+    cpu_limit: ResourceQuantity = Field(default="4", description="CPU limit of a container that names none.")
+    memory_limit: ResourceQuantity = Field(
+        default="16Gi",
+        description="Memory limit of a container that names none; a container that asks for more memory than "
+        "this must name its limit too (the SDK's resources_per_node sets both).",
+    )
+
+    @model_validator(mode="after")
+    def _requests_within_limits(self) -> ContainerDefaults:
+        for request, limit, key in ((self.cpu, self.cpu_limit, "cpu"), (self.memory, self.memory_limit, "memory")):
+            if quantity.parse(request) > quantity.parse(limit):
+                raise problem(key, f"{key} {request} is above {key}Limit {limit}; a default request must fit its limit")
+        return self
+
+
 class TeamBucket(Model):
     """A GCS bucket for the team's datasets and checkpoints (GKE only), mounted through GCS Fuse."""
 
@@ -535,6 +557,11 @@ class Team(Model):
     owner: EmailStr = Field(description="The profile's owner, admin of the namespace (ClusterRole kubeflow-admin).")
     contributors: list[Contributor] = Field(default_factory=list, description="Everyone else with access.")
     quota: TeamQuota = Field(default=TeamQuota(), description="CPU, memory and GPUs the team may use at once.")
+    container_defaults: ContainerDefaults = Field(
+        default=ContainerDefaults(),
+        description="Requests and limits of containers that name none (the namespace's LimitRange), so a plain "
+        "job starts and counts against the quota.",
+    )
     cohort: str | None = Field(
         default=None, description="Kueue cohort: teams in one cohort borrow each other's unused GPUs."
     )

@@ -108,6 +108,8 @@ CASES = [
     Case("unknown sources key", {"mlplatform:sources": {"chart": "oci://x"}}, "mlplatform:sources.chart", "unknown key; known keys here: charts, kubeflowManifests"),
     Case("pods-ready timeout in words", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "20 minutes"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'20 minutes' is not a duration such as 20m or 1h30m: positive numbers with h, m or s"),
     Case("pods-ready timeout zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "0s"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'0s' is not a duration such as 20m"),
+    Case("default request above its limit", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "containerDefaults": {"memory": "32Gi"}}]}, "mlplatform:teams[0].containerDefaults.memory", "memory 32Gi is above memoryLimit 16Gi; a default request must fit its limit"),
+    Case("default limit not a quantity", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "containerDefaults": {"cpuLimit": "four"}}]}, "mlplatform:teams[0].containerDefaults.cpuLimit", "'four' is not a Kubernetes quantity"),
     Case("pods-ready backoff zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"backoffLimitCount": 0}}}, "mlplatform:components.kueue.waitForPodsReady.backoffLimitCount", "greater than or equal to 1 (got 0)"),
 ]
 

@@ -159,6 +159,23 @@ def test_ray_cluster_ports_pinned_for_istio_and_dashboard_route() -> None:
     assert internal["rules"][0]["from"][0]["source"]["principals"] == ["cluster.local/ns/vision/sa/default-editor"]
 
 
+def test_every_team_namespace_gets_container_defaults() -> None:
+    # A plain TrainJob (no resources_per_node) passes the profile's ResourceQuota and is counted.
+    limits = _objects(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))[("LimitRange", "container-defaults")]
+    assert limits["metadata"]["namespace"] == "vision"
+    assert limits["spec"]["limits"] == [
+        {"type": "Container", "defaultRequest": {"cpu": "1", "memory": "2Gi"}, "default": {"cpu": "4", "memory": "16Gi"}}
+    ]
+
+
+def test_container_defaults_come_from_the_stack() -> None:
+    team = {**TEAM, "containerDefaults": {"cpu": "500m", "memory": "1Gi", "cpuLimit": 2, "memoryLimit": "4Gi"}}
+    (limit,) = _objects(with_changes(base_kind(), {"mlplatform:teams": [team], "mlplatform:teams.0.quota.gpus": {}}))[
+        ("LimitRange", "container-defaults")
+    ]["spec"]["limits"]
+    assert limit["defaultRequest"] == {"cpu": "500m", "memory": "1Gi"} and limit["default"] == {"cpu": "2", "memory": "4Gi"}
+
+
 @pytest.mark.parametrize("pool", [None, "l4"])
 def test_ray_cluster_runs_the_notebook_image_sets_ray_and_python(pool: str | None) -> None:
     team = {**TEAM, "ray": {"pool": pool} if pool else {}}

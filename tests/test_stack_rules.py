@@ -41,6 +41,7 @@ CASES = [
     Case("bucket on kind", {T: [{**TEAM, "bucket": {}}]}, f"{T}[0].bucket", "buckets are GCS buckets; only gke stacks have them", base="kind", rule="team-bucket-on-gke"),
     Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
     Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
+    Case("container defaults above the quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "containerDefaults": {"cpu": "3"}}]}, f"{T}[0].containerDefaults.cpu", "the default cpu request 3 is above the team's cpu quota 2, so no container without requests could start; lower it or raise quota.cpu", rule="team-container-defaults-fit-quota"),
 ]
 
 
