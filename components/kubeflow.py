@@ -232,6 +232,8 @@ class Kubeflow(PlatformComponent):
 
     ready: pulumi.Resource
     """Done when the profile controller (and so the Profile CRD) is ready."""
+    pod_defaults: pulumi.Resource
+    """Done when the PodDefaults webhook (and so the PodDefault CRD) is ready."""
     namespace: pulumi.Output[str]
     dex_issuer: pulumi.Output[str]
     """The OIDC issuer oauth2-proxy trusts (in-cluster Dex)."""
@@ -262,6 +264,14 @@ class Kubeflow(PlatformComponent):
             for tree, path in APPS
         }
         self.ready = apps["profiles-kfam"]
+        self.pod_defaults = apps["poddefaults-webhook"]
         self.namespace = pulumi.Output.from_input(NAMESPACE)
         self.dex_issuer = pulumi.Output.from_input(DEX_ISSUER)
-        self.register_outputs({"namespace": self.namespace, "dexIssuer": self.dex_issuer, "ready": self.ready.urn})
+        self.register_outputs(
+            {
+                "namespace": self.namespace,
+                "dexIssuer": self.dex_issuer,
+                "ready": self.ready.urn,
+                "podDefaults": self.pod_defaults.urn,
+            }
+        )

@@ -257,6 +257,107 @@ def _ray_start_params() -> dict[str, str]:
     return {key: str(port) for key, port in RAY_PORTS.items()} | {"max-worker-port": str(RAY_WORKER_PORTS[-1])}
 
 
+def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:
+    """The team bucket's name: the stack's, or `<project>-<team>`."""
+    assert team.bucket is not None
+    return team.bucket.name or f"{google.project}-{team.name}"
+
+
+# The team's PodDefault (Kubeflow's admission webhook, kubeflow.org/v1alpha1; CRD in
+# ../shared/crds/kubeflow-dashboard-v2.0.0): pods in the team namespace that carry the label
+# POD_DEFAULT_LABEL: "true" get its env, volumes, mounts and annotations. The Jupyter web app
+# offers it in the notebook form under `desc` and sets the label on the notebook: its
+# "configurations" are the first matchLabels key of each PodDefault (kubeflow/kubeflow
+# v1.10.0 components/crud-web-apps/jupyter/backend/apps/common/routes/get.py and
+# form.py set_notebook_configurations). A TrainJob gets the same by putting the label on its
+# pod templates (examples/deepspeed_t5.py). The webhook rejects a pod whose own env or
+# annotations conflict with the PodDefault's (components/admission-webhook/main.go
+# safeToApplyPodDefaultsOnPod), so Ray's own pods never carry the label: KubeRay sets their
+# RAY_ADDRESS itself.
+POD_DEFAULT = "team-resources"
+POD_DEFAULT_LABEL = "team-resources"
+BUCKET_VOLUME = "team-bucket"
+BUCKET_MOUNT_PATH = "/mnt/team-bucket"
+# GKE's GCS Fuse CSI driver (GoogleCloudPlatform/gcs-fuse-csi-driver at 5fcdc04a, v1.24):
+# the pod annotation that makes its webhook inject the gcsfuse sidecar (pkg/webhook/
+# mutatingwebhook.go GcsFuseVolumeEnableAnnotation), the CSI ephemeral volume's driver and
+# its volumeAttributes bucketName and mountOptions (pkg/csi_driver/utils.go). Its webhook
+# configuration is named gcsfuse-sidecar-injector.csi.storage.gke.io, so it runs after
+# Kubeflow's (admission-webhook-...) has added the annotation: the API server calls mutating
+# webhooks in the order of their configurations' names.
+GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
+GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
+# Files owned by uid 1000, the notebooks' jovyan and the MPI runtimes' mpiuser, group 100
+# (the notebooks' fsGroup, users); directories without objects of their own listed too.
+BUCKET_MOUNT_OPTIONS = "implicit-dirs,uid=1000,gid=100"
+# With an Istio sidecar (notebooks), the driver's docs/istio.md: hold the application until
+# the proxy runs, and leave the metadata server (Workload Identity tokens) outside the mesh.
+ISTIO_GCS_FUSE_ANNOTATIONS = {
+    "proxy.istio.io/config": '{ "holdApplicationUntilProxyStarts": true }',
+    "traffic.sidecar.istio.io/excludeOutboundIPRanges": "169.254.169.254/32",
+}
+# KubeRay's head Service `<cluster>-head-svc` with its default ports (ray-project/kuberay
+# v1.7.0 ray-operator/controllers/ray/common/service.go getDefaultPorts: client 10001,
+# dashboard 8265, serve 8000; the head container names no ports, so these are the defaults).
+RAY_CLIENT_PORT = 10001
+RAY_SERVE_PORT = 8000
+
+
+def ray_head_host(team: TeamConfig) -> str:
+    assert team.ray is not None
+    return f"{team.ray.name}-head-svc.{team.name}.svc.cluster.local"
+
+
+def pod_default(args: TeamArgs) -> dict[str, Any] | None:
+    """The team's PodDefault: where its Ray cluster is (Ray Client, dashboard and job API,
+    Serve) and, on GKE, its bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH; None for a
+    team with neither."""
+    team, google = args.team, args.google
+    env: list[dict[str, str]] = []
+    spec: dict[str, Any] = {}
+    said = []
+    if team.ray:
+        host = ray_head_host(team)
+        env += [
+            {"name": "RAY_ADDRESS", "value": f"ray://{host}:{RAY_CLIENT_PORT}"},
+            {"name": "RAY_DASHBOARD_ADDRESS", "value": f"http://{host}:{RAY_DASHBOARD_PORT}"},
+            {"name": "RAY_SERVE_ADDRESS", "value": f"http://{host}:{RAY_SERVE_PORT}"},
+        ]
+        said.append(f"Ray cluster {team.ray.name} (RAY_ADDRESS)")
+    if team.bucket and google:
+        bucket = bucket_name(team, google)
+        env.append({"name": "TEAM_BUCKET", "value": bucket})
+        if google.gcs_fuse:
+            env.append({"name": "TEAM_BUCKET_PATH", "value": BUCKET_MOUNT_PATH})
+            spec["annotations"] = {GCS_FUSE_ANNOTATION: "true", **ISTIO_GCS_FUSE_ANNOTATIONS}
+            spec["volumes"] = [
+                {
+                    "name": BUCKET_VOLUME,
+                    "csi": {
+                        "driver": GCS_FUSE_DRIVER,
+                        "volumeAttributes": {"bucketName": bucket, "mountOptions": BUCKET_MOUNT_OPTIONS},
+                    },
+                }
+            ]
+            spec["volumeMounts"] = [{"name": BUCKET_VOLUME, "mountPath": BUCKET_MOUNT_PATH}]
+            said.append(f"bucket gs://{bucket} at {BUCKET_MOUNT_PATH}")
+        else:
+            said.append(f"bucket gs://{bucket} (TEAM_BUCKET)")
+    if not env:
+        return None
+    return {
+        "apiVersion": "kubeflow.org/v1alpha1",
+        "kind": "PodDefault",
+        "metadata": {"name": POD_DEFAULT, "namespace": team.name},
+        "spec": {
+            "desc": f"Team {team.name}: " + " and ".join(said),
+            "selector": {"matchLabels": {POD_DEFAULT_LABEL: "true"}},
+            "env": env,
+            **spec,
+        },
+    }
+
+
 def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     """RayCluster, its headless Service (the ports Istio must know), the head-access policy
     and the dashboard route under /ray/<namespace>/<cluster>/.
@@ -411,9 +512,14 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     objects += network_policies(team)
     objects += [cluster_queue(args), local_queue(team)]
     objects += ray_objects(args)
+    defaults = pod_default(args)
+    if defaults:
+        objects.append(defaults)
     return objects
 
 
+POD_DEFAULTS = "kubeflowPodDefaults"
+"""Ready key of Kubeflow's PodDefaults webhook tree (its CRD), set by the composition."""
 # What each kind of team object waits for, by component key (components/platform.py):
 # only the CRD or controller it really needs. Namespaces, RBAC and NetworkPolicies are
 # built-in kinds and wait for nothing but the namespace (a RoleBinding may name its
@@ -427,6 +533,7 @@ OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
     "ClusterQueue": ("kueue",),
     "LocalQueue": ("kueue",),
     "RayCluster": ("kuberay", "kueue"),
+    "PodDefault": (POD_DEFAULTS,),
 }
 
 
@@ -521,7 +628,7 @@ class Team(PlatformComponent):
                 f"{team.name}-bucket",
                 gcp.storage.BucketArgs(
                     project=google.project,
-                    name=team.bucket.name or f"{google.project}-{team.name}",
+                    name=bucket_name(team, google),
                     location=(team.bucket.location or google.region).upper(),
                     uniform_bucket_level_access=True,
                     public_access_prevention="enforced",
