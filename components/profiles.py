@@ -27,10 +27,11 @@ import pulumi_gcp as gcp
 from args.teams import GoogleCloud, TeamArgs
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
-from facts.naming import google_service_account_id, kfam_binding_name, ray_dashboard_path
+from facts.naming import TEAM_POD_DEFAULT, google_service_account_id, kfam_binding_name, ray_dashboard_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from infra.cluster import Cluster
+from infra.registry import WRITER, ImageRegistry
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
 
@@ -274,8 +275,8 @@ def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:
 # annotations conflict with the PodDefault's (components/admission-webhook/main.go
 # safeToApplyPodDefaultsOnPod), so Ray's own pods never carry the label: KubeRay sets their
 # RAY_ADDRESS itself.
-POD_DEFAULT = "team-resources"
-POD_DEFAULT_LABEL = "team-resources"
+POD_DEFAULT = TEAM_POD_DEFAULT
+POD_DEFAULT_LABEL = TEAM_POD_DEFAULT
 BUCKET_VOLUME = "team-bucket"
 BUCKET_MOUNT_PATH = "/mnt/team-bucket"
 # GKE's GCS Fuse CSI driver (GoogleCloudPlatform/gcs-fuse-csi-driver at 5fcdc04a, v1.24):
@@ -595,7 +596,7 @@ class Team(PlatformComponent):
         super().__init__(name, cluster, opts)
         team = args.team
         old_names = old_names or OldNames()
-        gsa_email = self._google_identity(team, args.google) if args.google else None
+        gsa_email = self._google_identity(team, args.google, cluster.image_registry) if args.google else None
         ns, *rest = team_objects(args, gcp_service_account=gsa_email)
         namespace_resource = apply_manifest(resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns)))
         editor: list[pulumi.Resource] = []
@@ -612,9 +613,12 @@ class Team(PlatformComponent):
         self.google_service_account = gsa_email
         self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})
 
-    def _google_identity(self, team: TeamConfig, google: GoogleCloud) -> pulumi.Output[str]:
+    def _google_identity(
+        self, team: TeamConfig, google: GoogleCloud, registry: ImageRegistry | None
+    ) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),
-        and the team bucket with that account as object admin."""
+        the team bucket with that account as object admin, and with `pushImages` write
+        access to the stack's image repository (pulling needs nothing: the nodes pull)."""
         account = workload_identity_account(
             f"{team.name}-gsa",
             google.project or "",
@@ -643,6 +647,15 @@ class Team(PlatformComponent):
                     role="roles/storage.objectAdmin",
                     member=account.email.apply(lambda e: f"serviceAccount:{e}"),
                 ),
+                opts=self.child(),
+            )
+        if team.push_images:
+            if registry is None:  # stacks/rules.py team-push-images-needs-registry refuses such a stack
+                raise ValueError(f"team {team.name} pushes images but the stack has no image registry")
+            registry.member(
+                f"{team.name}-image-pusher",
+                WRITER,
+                account.email.apply(lambda e: f"serviceAccount:{e}"),
                 opts=self.child(),
             )
         return account.email

@@ -67,3 +67,8 @@ def google_service_account_id(name: str, *, prefix: str = "", suffix: str = "") 
 def ray_dashboard_path(team: str, cluster: str) -> str:
     """Where a team's Ray dashboard is served through the Kubeflow gateway (and linked in the menu)."""
     return f"/ray/{team}/{cluster}/"
+
+
+TEAM_POD_DEFAULT = "team-resources"
+"""Name of each team's PodDefault and the pod label that selects it (components/profiles.py);
+the Jupyter web app's form preselects it (components/kubeflow.py), so one name in every namespace."""

@@ -37,6 +37,13 @@ from stacks import quantity
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
 RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
+# Artifact Registry repository ids (cloud.google.com/artifact-registry/docs/repositories/create-repos):
+# lowercase letters, digits and hyphens, starting with a letter, at most 63 characters.
+REPOSITORY_ID = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+REGISTRY_MULTI_REGIONS = ("us", "europe", "asia")
+IAM_MEMBER = re.compile(r"^(user:|group:|serviceAccount:|domain:)[^\s:]+$|^principal(Set)?://\S+$")
+# An image registry path (`host[:port]/path`, no scheme, no tag): where our notebook images are pulled from.
+REGISTRY_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$")
 # A Go time.Duration as Kueue's configuration reads it (metav1.Duration), in whole h, m, s.
 DURATION = re.compile(r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$")
 # Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
@@ -377,6 +384,54 @@ class NetworkConfig(Model):
         return self
 
 
+class ImageRegistryConfig(Model):
+    """An Artifact Registry Docker repository in the stack's project for the platform's images
+    (the notebook images) and the teams' own; the cluster's nodes may pull from it."""
+
+    enabled: bool = Field(default=True, description="Create the repository (gke).")
+    name: str | None = Field(
+        default=None, description="Repository id; default: the cluster's name. Replaces the repository and its images."
+    )
+    location: str | None = Field(
+        default=None,
+        description="Region or multi-region (us, europe, asia); default: the cluster's region. Replaces the "
+        "repository and its images.",
+    )
+    pushers: list[str] = Field(
+        default_factory=list,
+        description="IAM members that may push, such as the CI service account that builds the notebook image "
+        "(`serviceAccount:ci@acme-ml-dev.iam.gserviceaccount.com`); teams push with `pushImages`.",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        if value is not None and not REPOSITORY_ID.match(value):
+            raise ValueError(
+                f"{value!r} is not an Artifact Registry repository id: lowercase letters, digits and '-', "
+                "a letter first, at most 63 characters"
+            )
+        return value
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, value: str | None) -> str | None:
+        if value is not None and not (GCP_REGION.match(value) or value in REGISTRY_MULTI_REGIONS):
+            raise ValueError(f"{value!r} is neither a GCP region (us-central1) nor one of {', '.join(REGISTRY_MULTI_REGIONS)}")
+        return value
+
+    @field_validator("pushers")
+    @classmethod
+    def _pushers(cls, members: list[str]) -> list[str]:
+        for member in members:
+            if not IAM_MEMBER.match(member):
+                raise ValueError(
+                    f"{member!r} is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// "
+                    "followed by the identity"
+                )
+        return members
+
+
 class GkeClusterConfig(Model):
     """A GKE Standard cluster with a system pool, GPU pools and NAP."""
 
@@ -413,6 +468,10 @@ class GkeClusterConfig(Model):
     gcs_fuse: bool = Field(default=True, description="GCS Fuse CSI driver add-on (team buckets as volumes).")
     gateway_api: bool = Field(
         default=True, description="Gateway API on the cluster (standard channel): its CRDs and GKE's Gateway controller."
+    )
+    image_registry: ImageRegistryConfig = Field(
+        default=ImageRegistryConfig(),
+        description="Artifact Registry Docker repository for the platform's and the teams' images.",
     )
 
     @field_validator("location")
@@ -567,6 +626,11 @@ class Team(Model):
     )
     bucket: TeamBucket | None = Field(default=None, description="A GCS bucket for the team (gke only).")
     ray: TeamRay | None = Field(default=None, description="A RayCluster in the namespace (needs kuberay).")
+    push_images: bool = Field(
+        default=False,
+        description="The team's Google service account (its notebooks and jobs, through Workload Identity) may push "
+        "to the stack's Artifact Registry repository (gke).",
+    )
 
     @field_validator("name")
     @classmethod
@@ -655,6 +719,22 @@ class KubeflowConfig(Toggle):
     """Kubeflow multi-user core: dashboard, profiles + KFAM, PodDefaults, notebooks, auth."""
 
     auth: KubeflowAuth = Field(default=KubeflowAuth(), description="How people sign in.")
+    notebook_registry: str | None = Field(
+        default=None,
+        description="Where the platform's notebook images are pulled from (`<registry>/notebook:<tag>`, "
+        "images/notebook/Dockerfile). Default: the stack's Artifact Registry repository on gke, "
+        "`localhost/mlplatform` on kind (`make notebook-images` builds them and loads them into the cluster).",
+    )
+
+    @field_validator("notebook_registry")
+    @classmethod
+    def _notebook_registry(cls, value: str | None) -> str | None:
+        if value is not None and not REGISTRY_PATH.match(value):
+            raise ValueError(
+                f"{value!r} is not a registry path such as europe-docker.pkg.dev/acme/images: "
+                "host and path, no scheme and no tag"
+            )
+        return value
 
 
 class JobSetConfig(Toggle):

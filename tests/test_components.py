@@ -3,13 +3,16 @@ values that matter), the order between them, and the objects we author ourselves
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 import yaml
 
 from facts import versions
+from components.base import apply_transforms
 from components.istio import GKE_CNI_BIN_DIR, with_cni_bin_dir
+from facts.image_set import notebook_tag
 from components.kubeflow import dex_config, password_env
 from tooling.plan import Plan
 from tooling.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
@@ -76,6 +79,49 @@ def test_kueue_pods_ready_settings_come_from_the_stack(plan_of: Callable[[dict[s
         "blockAdmission": True,
         "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 3},
     }
+
+
+# kubeflow/manifests 26.03: the form's configuration as the release ships it (the mirror's copy).
+SPAWNER_CONFIG = (
+    Path(__file__).resolve().parents[2]
+    / "shared/upstream/kubeflow-manifests/26.03/applications/jupyter/jupyter-web-app/upstream/base/configs/spawner_ui_config.yaml"
+)
+
+
+def _spawner_form(plan: Plan) -> dict[str, Any]:
+    """The notebook form of the plan's Jupyter web app: the release's spawner_ui_config.yaml
+    (or a minimal one without the mirror) through the tree's transforms."""
+    text = SPAWNER_CONFIG.read_text() if SPAWNER_CONFIG.is_file() else "spawnerFormDefaults:\n  image: {value: x, options: [x]}\n"
+    props = {"kind": "ConfigMap", "metadata": {"name": "jupyter-web-app-config-h"}, "data": {"spawner_ui_config.yaml": text}}
+    changed = apply_transforms(props, plan.transforms[(KUSTOMIZE, "jupyter-web-app")])
+    assert changed is not None
+    return yaml.safe_load(changed["data"]["spawner_ui_config.yaml"])["spawnerFormDefaults"]
+
+
+def test_jupyter_web_app_offers_the_platform_notebook_images(shipped_plan: Callable[[str], Plan]) -> None:
+    form = _spawner_form(shipped_plan("dev"))
+    registry = "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
+    assert form["image"]["value"] == f"{registry}/notebook:{notebook_tag()}"
+    assert form["image"]["options"] == [f"{registry}/notebook:{notebook_tag()}", f"{registry}/notebook:{notebook_tag(gpu=True)}"]
+    assert form["configurations"]["value"] == ["team-resources"]  # the teams' PodDefault, preselected
+    if SPAWNER_CONFIG.is_file():  # the rest of the release's form stays
+        assert form["allowCustomImage"] is True and form["cpu"]["value"] == "0.5"
+        (pool,) = form["affinityConfig"]["options"]
+        expressions = pool["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"]
+        assert {"key": "mlplatform.dev/gpu-pool", "operator": "In", "values": ["l4"]} in expressions
+        (tolerations,) = form["tolerationGroup"]["options"]
+        assert tolerations["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
+
+
+def test_kind_notebooks_come_from_the_locally_loaded_images(shipped_plan: Callable[[str], Plan]) -> None:
+    form = _spawner_form(shipped_plan("kind"))
+    assert form["image"]["value"] == f"localhost/mlplatform/notebook:{notebook_tag()}"
+    assert form.get("affinityConfig", {}).get("options", []) == []
+
+
+def test_other_objects_of_the_web_app_pass_unchanged(shipped_plan: Callable[[str], Plan]) -> None:
+    transforms = shipped_plan("kind").transforms[(KUSTOMIZE, "jupyter-web-app")]
+    assert apply_transforms({"kind": "ConfigMap", "metadata": {"name": "jupyter-web-app-parameters-h"}, "data": {"X": "1"}}, transforms) is None
 
 
 def test_gke_ray_addon_replaces_the_operator(plan_of: Callable[[dict[str, Any]], Plan]) -> None:

@@ -42,6 +42,9 @@ CASES = [
     Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
     Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
     Case("container defaults above the quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "containerDefaults": {"cpu": "3"}}]}, f"{T}[0].containerDefaults.cpu", "the default cpu request 3 is above the team's cpu quota 2, so no container without requests could start; lower it or raise quota.cpu", rule="team-container-defaults-fit-quota"),
+    Case("gke without a registry for the notebooks", {f"{C}.imageRegistry": {"enabled": False}}, f"{K}.kubeflow.notebookRegistry", "the notebook images need a registry the nodes pull from; set notebookRegistry, or leave cluster.imageRegistry enabled to use the stack's Artifact Registry repository", rule="notebook-images-have-a-registry"),
+    Case("team pushes images on kind", {T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", base="kind", rule="team-push-images-needs-registry"),
+    Case("team pushes images without the registry", {f"{C}.imageRegistry": {"enabled": False}, f"{K}.kubeflow": {"notebookRegistry": "ghcr.io/acme/ml"}, T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", rule="team-push-images-needs-registry"),
 ]
 
 

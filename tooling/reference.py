@@ -58,6 +58,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.GpuPool,
     schema.GpuSharing,
     schema.Autoprovisioning,
+    schema.ImageRegistryConfig,
     schema.Components,
     schema.CertManagerConfig,
     schema.IstioConfig,
