@@ -311,8 +311,8 @@ def ray_head_host(team: TeamConfig) -> str:
 
 def pod_default(args: TeamArgs) -> dict[str, Any] | None:
     """The team's PodDefault: where its Ray cluster is (Ray Client, dashboard and job API,
-    Serve) and, on GKE, its bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH; None for a
-    team with neither."""
+    Serve) and, on GKE, its bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH, the pod
+    running as default-editor; None for a team with neither."""
     team, google = args.team, args.google
     env: list[dict[str, str]] = []
     spec: dict[str, Any] = {}
@@ -341,6 +341,10 @@ def pod_default(args: TeamArgs) -> dict[str, Any] | None:
                 }
             ]
             spec["volumeMounts"] = [{"name": BUCKET_VOLUME, "mountPath": BUCKET_MOUNT_PATH}]
+            # The driver mounts as the pod's service account (Workload Identity): default-editor's
+            # Google account administers the bucket. Notebooks run as it already; a TrainJob's
+            # pods would otherwise run as `default`.
+            spec["serviceAccountName"] = EDITOR_SA
             said.append(f"bucket gs://{bucket} at {BUCKET_MOUNT_PATH}")
         else:
             said.append(f"bucket gs://{bucket} (TEAM_BUCKET)")

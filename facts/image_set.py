@@ -27,6 +27,7 @@ from facts.versions import (
     KUBEFLOW_SDK,
     MLX,
     NOTEBOOK_BASE_IMAGE,
+    PROTOBUF,
     NOTEBOOK_BASE_PYTHON,
     RAY,
     RAY_GPU_IMAGE,
@@ -67,6 +68,7 @@ def python_packages(ray: Pin = RAY) -> tuple[str, ...]:
     return (
         f"{KUBEFLOW_SDK.name}=={KUBEFLOW_SDK.version}",
         f"{ray.name}[{RAY_EXTRAS}]=={ray.version}",
+        f"{PROTOBUF.name}=={PROTOBUF.version}",
         f"{TRANSFORMERS.name}=={TRANSFORMERS.version}",
         f"{JAX.name}[cpu]=={JAX.version}",
         f"{MLX.name}[cpu]=={MLX.version}",

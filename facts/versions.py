@@ -216,6 +216,15 @@ MLX = Pin(
     source="kubeflow/trainer v2.3.0 cmd/runtimes/mlx/requirements.txt (mlx[cuda]==0.30.6), the mlx-runtime image; "
     "the examples and the notebook take its cpu extra",
 )
+PROTOBUF = Pin(
+    name="protobuf",
+    kind=PinKind.PYTHON,
+    version="6.33.6",
+    location="https://pypi.org/project/protobuf/",
+    source="held below 7 beside RAY: protobuf 7's FieldDescriptor has no `label`, which ray 2.46.0 "
+    "serve/_private/config.py `_proto_to_dict` reads, so deploying a Serve app fails (found running "
+    "examples/ray_train_serve.py --local); 6.33.6 is the newest 6.x on PyPI",
+)
 JAX = Pin(
     name="jax",
     kind=PinKind.PYTHON,
@@ -317,6 +326,7 @@ PINS: tuple[Pin, ...] = (
     RAY_GPU_IMAGE,
     NOTEBOOK_BASE_IMAGE,
     RAY,
+    PROTOBUF,
     KUBEFLOW_SDK,
     TORCH,
     TRANSFORMERS,

@@ -185,6 +185,7 @@ def test_pod_default_gives_notebooks_the_ray_cluster_and_the_mounted_bucket() ->
         },
     }
     assert spec["volumeMounts"] == [{"name": "team-bucket", "mountPath": "/mnt/team-bucket"}]
+    assert spec["serviceAccountName"] == "default-editor"  # Workload Identity to the bucket
     if crds.crd_dir() is not None:
         assert validate_object(defaults) == []
 
