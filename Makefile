@@ -8,7 +8,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test check-stacks plan render crds kind-up kind-down grafana grafana-password e2e
+.PHONY: test check-stacks plan render crds kind-up kind-down grafana grafana-password e2e pinned notebook-images
 
 .venv/bin/python: pyproject.toml
 	python3 -m venv .venv
@@ -37,6 +37,20 @@ render: .venv/bin/python
 
 crds: .venv/bin/python
 	$(PYTHON) scripts/fetch_crds.py
+
+# The files generated from the pin table: images/notebook/Dockerfile, examples/requirements.txt.
+pinned: .venv/bin/python
+	$(PYTHON) scripts/generate_pinned.py
+
+# The kind stack's notebook image (the CPU target), built here and loaded into the kind
+# cluster under the name its notebook form offers (docs/images.md). GKE stacks get both
+# targets from .github/workflows/notebook-image.yml.
+KIND_CLUSTER ?= mlplatform
+notebook-images: .venv/bin/python
+	$(PYTHON) scripts/generate_pinned.py --check
+	ref=$$($(PYTHON) scripts/notebook_image.py kind --ref cpu) && \
+	docker build --target cpu -t "$$ref" images/notebook && \
+	kind load docker-image --name $(KIND_CLUSTER) "$$ref"
 
 kind-up: .venv/bin/python
 	mkdir -p .pulumi-state

@@ -274,7 +274,7 @@ def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:
 # pod templates (examples/deepspeed_t5.py). The webhook rejects a pod whose own env or
 # annotations conflict with the PodDefault's (components/admission-webhook/main.go
 # safeToApplyPodDefaultsOnPod), so Ray's own pods never carry the label: KubeRay sets their
-# RAY_ADDRESS itself.
+# RAY_ADDRESS itself (ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go).
 POD_DEFAULT = TEAM_POD_DEFAULT
 POD_DEFAULT_LABEL = TEAM_POD_DEFAULT
 BUCKET_VOLUME = "team-bucket"

@@ -74,3 +74,21 @@ def test_the_notebook_tag_changes_with_the_dockerfile() -> None:
     tag, gpu = image_set.notebook_tag(), image_set.notebook_tag(gpu=True)
     assert tag.startswith(f"{RAY.version}-py311-") and gpu == f"{tag}-gpu"
     assert image_set.notebook_image("europe-docker.pkg.dev/p/r") == f"europe-docker.pkg.dev/p/r/notebook:{tag}"
+
+
+def test_the_workflow_builds_every_target_for_every_gke_stack() -> None:
+    import re
+
+    import yaml
+
+    from stacks.config import load, stack_names
+    from stacks.schema import GkeClusterConfig
+
+    workflow = yaml.safe_load((REPO / ".github/workflows/notebook-image.yml").read_text())
+    job = workflow["jobs"]["build"]
+    targets = [t for t in re.findall(r"^FROM \S+ AS (\S+)$", COMMITTED, re.M) if t != "base"]
+    assert job["strategy"]["matrix"]["target"] == targets == ["cpu", "gpu"]
+    gke = [s for s in stack_names() if isinstance(load(s).cluster, GkeClusterConfig)]
+    assert sorted(job["strategy"]["matrix"]["stack"]) == sorted(gke)
+    build = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("docker/build-push-action"))
+    assert build["with"]["context"] == str(Path(image_set.DOCKERFILE).parent)
