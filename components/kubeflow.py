@@ -104,6 +104,9 @@ def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
 #   PodDefault labels; a namespace without that PodDefault just gets an unused label);
 # - affinityConfig / tolerationGroup: per GPU pool a node affinity to the pool and its
 #   taints, so a GPU notebook lands on the pool its user picks.
+# The web app reads the file on every form request (kubeflow/kubeflow v1.10.0 components/
+# crud-web-apps/jupyter/backend/apps/common/utils.py load_spawner_ui_config), so a changed
+# ConfigMap (it keeps kustomize's name) reaches it without a restart.
 SPAWNER_CONFIG_KEY = "spawner_ui_config.yaml"
 
 

@@ -58,14 +58,15 @@ def train_jax_mlp(steps: int = 300, batch_size: int = 256, lr: float = 0.1, seed
     }
     params = jax.device_put(params, replicated)
     velocity = jax.tree.map(jnp.zeros_like, params)
+    Params = dict[str, jax.Array]
 
-    def loss_fn(params: dict[str, jax.Array], x: jax.Array, y: jax.Array) -> jax.Array:
+    def loss_fn(params: Params, x: jax.Array, y: jax.Array) -> jax.Array:
         hidden = jax.nn.relu(x @ params["w1"] + params["b1"])
         logits = hidden @ params["w2"] + params["b2"]
         return -jnp.mean(jnp.take_along_axis(jax.nn.log_softmax(logits), y[:, None], axis=1))
 
     @jax.jit
-    def step(params: dict[str, jax.Array], velocity: dict[str, jax.Array], x: jax.Array, y: jax.Array):  # type: ignore[no-untyped-def]
+    def step(params: Params, velocity: Params, x: jax.Array, y: jax.Array) -> tuple[Params, Params, jax.Array]:
         loss, grads = jax.value_and_grad(loss_fn)(params, x, y)  # the mean over the global batch
         velocity = jax.tree.map(lambda v, g: 0.9 * v + g, velocity, grads)
         params = jax.tree.map(lambda p, v: p - lr * v, params, velocity)
