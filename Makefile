@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test check-stacks plan render crds lock kind-up kind-down grafana e2e
+.PHONY: test check-stacks plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -62,6 +62,20 @@ render: $(INSTALLED)
 
 crds: $(INSTALLED)
 	$(PYTHON) scripts/fetch_crds.py
+
+# The files generated from the pin table: images/notebook/Dockerfile, examples/requirements.txt.
+pinned: $(INSTALLED)
+	$(PYTHON) scripts/generate_pinned.py
+
+# The kind stack's notebook image (the CPU target), built here and loaded into the kind
+# cluster under the name its notebook form offers (docs/images.md). GKE stacks get both
+# targets from .github/workflows/notebook-image.yml.
+KIND_CLUSTER ?= mlplatform
+notebook-images: $(INSTALLED)
+	$(PYTHON) scripts/generate_pinned.py --check
+	ref=$$($(PYTHON) scripts/notebook_image.py kind --ref cpu) && \
+	docker build --target cpu -t "$$ref" images/notebook && \
+	kind load docker-image --name $(KIND_CLUSTER) "$$ref"
 
 kind-up:
 	@# Every outside tool first, in one message, before the virtualenv or anything slow.

@@ -28,6 +28,9 @@ def build(config: PlatformConfig) -> None:
     pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("kubeflowUrl", kubeflow_url(config))
     pulumi.export("profiles", [team.name for team in config.teams])
+    if cluster.image_registry is not None:
+        # Where CI pushes the notebook images and teams push theirs (docs/images.md).
+        pulumi.export("imageRegistry", cluster.image_registry.url)
 
 
 def read_secrets(config: PlatformConfig) -> Secrets:

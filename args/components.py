@@ -10,6 +10,8 @@ from typing import Any
 
 import pulumi
 
+from args.infra import image_registry_args
+from facts.image_set import LOCAL_REGISTRY, notebook_image
 from stacks.schema import (
     GkeClusterConfig,
     GpuPool,
@@ -18,6 +20,7 @@ from stacks.schema import (
     MonitoringConfig,
     PlatformConfig,
     Sources,
+    WaitForPodsReady,
 )
 from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
 
@@ -93,11 +96,25 @@ class RayDashboard:
 
 
 @dataclass(frozen=True)
+class NotebookImages:
+    """The platform's notebook images the Jupyter web app offers (facts/image_set.py)."""
+
+    cpu: str
+    """The default."""
+    gpu: str
+
+
+@dataclass(frozen=True)
 class KubeflowArgs(UpstreamArgs):
     auth: KubeflowAuth
     ray_dashboards: tuple[RayDashboard, ...]
     grafana: bool
     """Monitoring is installed: Grafana gets a menu entry."""
+    notebook_images: NotebookImages = NotebookImages(
+        cpu=notebook_image(LOCAL_REGISTRY), gpu=notebook_image(LOCAL_REGISTRY, gpu=True)
+    )
+    gpu_pools: tuple[GpuPool, ...] = ()
+    """The notebook form's node choices: one per GPU pool."""
     dex_password_hashes: pulumi.Output[Any] | None = None
     """Dex static users: e-mail -> bcrypt hash."""
     oidc_client_secret: pulumi.Output[Any] | None = None
@@ -118,6 +135,8 @@ class KueueArgs(UpstreamArgs):
     gpu_pools: tuple[GpuPool, ...]
     """One ResourceFlavor each; queued pools also an admission check."""
     service_monitor: bool
+    wait_for_pods_ready: WaitForPodsReady
+    """All-or-nothing admission, in Kueue's manager configuration."""
 
 
 @dataclass(frozen=True)
@@ -169,12 +188,30 @@ def istio_args(config: PlatformConfig) -> IstioArgs:
     )
 
 
+def notebook_registry(config: PlatformConfig) -> str:
+    """Where the stack's notebook images come from: `kubeflow.notebookRegistry`, else the
+    stack's Artifact Registry repository, else (kind) the local name `make notebook-images`
+    loads into the cluster. A gke stack with neither is refused (stacks/rules.py)."""
+    explicit = config.components.kubeflow.notebook_registry
+    if explicit:
+        return explicit
+    registry = image_registry_args(config)
+    return registry.path if registry else LOCAL_REGISTRY
+
+
+def notebook_images(config: PlatformConfig) -> NotebookImages:
+    registry = notebook_registry(config)
+    return NotebookImages(cpu=notebook_image(registry), gpu=notebook_image(registry, gpu=True))
+
+
 def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
     return KubeflowArgs(
         sources=config.sources,
         auth=config.components.kubeflow.auth,
         ray_dashboards=tuple(RayDashboard(team=t.name, cluster=t.ray.name) for t in config.teams if t.ray),
         grafana=config.components.monitoring.enabled,
+        notebook_images=notebook_images(config),
+        gpu_pools=gpu_pools(config),
         dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
         oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
     )
@@ -191,7 +228,12 @@ def https_gateway_args(config: PlatformConfig, secrets: Secrets) -> HttpsGateway
 
 
 def kueue_args(config: PlatformConfig) -> KueueArgs:
-    return KueueArgs(sources=config.sources, gpu_pools=gpu_pools(config), service_monitor=service_monitor_enabled(config))
+    return KueueArgs(
+        sources=config.sources,
+        gpu_pools=gpu_pools(config),
+        service_monitor=service_monitor_enabled(config),
+        wait_for_pods_ready=config.components.kueue.wait_for_pods_ready,
+    )
 
 
 def monitoring_args(config: PlatformConfig) -> MonitoringArgs:

@@ -27,6 +27,24 @@ class NetworkArgs:
 
 
 @dataclass(frozen=True)
+class ImageRegistryArgs:
+    """The stack's Artifact Registry Docker repository."""
+
+    project: str | None
+    location: str
+    repository_id: str
+    pushers: tuple[str, ...]
+    """IAM members with write access besides the teams that push."""
+    deletion_protection: bool
+
+    @property
+    def path(self) -> str:
+        """Where its images live: `<location>-docker.pkg.dev/<project>/<repository>`
+        (cloud.google.com/artifact-registry/docs/docker/names)."""
+        return f"{self.location}-docker.pkg.dev/{self.project}/{self.repository_id}"
+
+
+@dataclass(frozen=True)
 class GkeClusterArgs:
     """The GKE cluster, its pools and the add-ons the components leave to GKE."""
 
@@ -39,6 +57,8 @@ class GkeClusterArgs:
     """GKE's managed DCGM metrics, when the stack picks them over NVIDIA's chart."""
     ray_operator: bool
     """GKE's managed Ray operator add-on, when the stack picks it over the KubeRay chart."""
+    image_registry: ImageRegistryArgs | None = None
+    """The stack's Artifact Registry repository, when it has one."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +77,21 @@ def network_args(config: PlatformConfig, cluster: GkeClusterConfig) -> NetworkAr
     )
 
 
+def image_registry_args(config: PlatformConfig) -> ImageRegistryArgs | None:
+    """The repository of a gke stack with `imageRegistry` enabled; None otherwise."""
+    cluster = config.cluster
+    if not isinstance(cluster, GkeClusterConfig) or not cluster.image_registry.enabled:
+        return None
+    registry = cluster.image_registry
+    return ImageRegistryArgs(
+        project=config.project,
+        location=registry.location or cluster.region,
+        repository_id=registry.name or cluster.name,
+        pushers=tuple(registry.pushers),
+        deletion_protection=config.deletion_protection,
+    )
+
+
 def gke_cluster_args(config: PlatformConfig, cluster: GkeClusterConfig) -> GkeClusterArgs:
     components = config.components
     enabled = config.enabled_components()
@@ -69,6 +104,7 @@ def gke_cluster_args(config: PlatformConfig, cluster: GkeClusterConfig) -> GkeCl
         # Never both: components/platform.py installs NVIDIA's chart only for source `chart`.
         managed_dcgm=enabled["dcgmExporter"] and components.dcgm_exporter.source is DcgmSource.GKE_MANAGED,
         ray_operator=components.kuberay.enabled and components.kuberay.source is RaySource.GKE_ADDON,
+        image_registry=image_registry_args(config),
     )
 
 

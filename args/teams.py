@@ -16,6 +16,8 @@ class GoogleCloud:
     region: str
     """The bucket's default location."""
     deletion_protection: bool
+    gcs_fuse: bool = True
+    """GKE's GCS Fuse CSI driver is on: the team's PodDefault mounts its bucket."""
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,12 @@ class TeamArgs:
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
     cluster = config.cluster
     google = (
-        GoogleCloud(project=config.project, region=cluster.region, deletion_protection=config.deletion_protection)
+        GoogleCloud(
+            project=config.project,
+            region=cluster.region,
+            deletion_protection=config.deletion_protection,
+            gcs_fuse=cluster.gcs_fuse,
+        )
         if isinstance(cluster, GkeClusterConfig)
         else None
     )

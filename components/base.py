@@ -69,6 +69,8 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.Service(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ServiceAccount":
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
+    if kind == "LimitRange":
+        return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
     return k8s.apiextensions.CustomResource(
         name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
     )

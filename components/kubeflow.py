@@ -23,7 +23,8 @@ from components.access import ALLOWED_IDENTITIES, gateway_identity_policy
 from components.base import PlatformComponent, PropsTransform, apply_manifest, matches, required
 from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
-from facts.naming import ray_dashboard_path
+from facts.naming import TEAM_POD_DEFAULT, ray_dashboard_path
+from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
 from stacks.schema import AuthKind, KubeflowAuth
 
@@ -93,6 +94,77 @@ def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
     if not matches(props, "ConfigMap", DASHBOARD_CONFIGMAP):
         return None
     return {**props, "data": {**(props.get("data") or {}), "links": links}}
+
+
+# The notebook form's configuration (kubeflow/manifests 26.03 applications/jupyter/
+# jupyter-web-app/upstream/base/configs/spawner_ui_config.yaml, key spawnerFormDefaults): a
+# configMapGenerator makes it the ConfigMap `jupyter-web-app-config-<hash>` with one key,
+# the file's name, mounted into the web app. We change four of its fields and keep the rest:
+# - image: the platform's notebook images (facts/image_set.py), the CPU one the default;
+#   `allowCustomImage` stays on for anything else;
+# - configurations: the teams' PodDefault preselected by its label (the form's values are
+#   PodDefault labels; a namespace without that PodDefault just gets an unused label);
+# - affinityConfig / tolerationGroup: per GPU pool a node affinity to the pool and its
+#   taints, so a GPU notebook lands on the pool its user picks.
+# The web app reads the file on every form request (kubeflow/kubeflow v1.10.0 components/
+# crud-web-apps/jupyter/backend/apps/common/utils.py load_spawner_ui_config), so a changed
+# ConfigMap (it keeps kustomize's name) reaches it without a restart.
+SPAWNER_CONFIG_KEY = "spawner_ui_config.yaml"
+
+
+def spawner_form(upstream: dict[str, Any], args: KubeflowArgs) -> dict[str, Any]:
+    """`spawnerFormDefaults` with the platform's images, PodDefault and GPU pools."""
+    form = dict(upstream)
+    images = args.notebook_images
+    form["image"] = {**form.get("image", {}), "value": images.cpu, "options": [images.cpu, images.gpu]}
+    form["configurations"] = {**form.get("configurations", {}), "value": [TEAM_POD_DEFAULT]}
+    if args.gpu_pools:
+        form["affinityConfig"] = {
+            **form.get("affinityConfig", {}),
+            "options": [
+                {
+                    "configKey": f"gpu-pool-{pool.name}",
+                    "displayName": f"GPU pool {pool.name} ({pool.accelerator})",
+                    "affinity": {
+                        "nodeAffinity": {
+                            "requiredDuringSchedulingIgnoredDuringExecution": {
+                                "nodeSelectorTerms": [
+                                    {
+                                        "matchExpressions": [
+                                            {"key": key, "operator": "In", "values": [value]}
+                                            for key, value in pool_selector(pool).items()
+                                        ]
+                                    }
+                                ]
+                            }
+                        }
+                    },
+                }
+                for pool in args.gpu_pools
+            ],
+        }
+        form["tolerationGroup"] = {
+            **form.get("tolerationGroup", {}),
+            "options": [
+                {
+                    "groupKey": f"gpu-pool-{pool.name}",
+                    "displayName": f"GPU pool {pool.name} ({pool.accelerator})",
+                    "tolerations": [taint.toleration() for taint in pool_taints(pool)],
+                }
+                for pool in args.gpu_pools
+            ],
+        }
+    return form
+
+
+def with_spawner_config(props: dict[str, Any], args: KubeflowArgs) -> dict[str, Any] | None:
+    """The Jupyter web app's form configuration with ours (spawner_form); None for other objects."""
+    data = props.get("data") or {}
+    if props.get("kind") != "ConfigMap" or SPAWNER_CONFIG_KEY not in data:
+        return None
+    config = yaml.safe_load(data[SPAWNER_CONFIG_KEY]) or {}
+    config["spawnerFormDefaults"] = spawner_form(config.get("spawnerFormDefaults") or {}, args)
+    return {**props, "data": {**data, SPAWNER_CONFIG_KEY: yaml.safe_dump(config, sort_keys=False)}}
 
 
 def password_env(email: str) -> str:
@@ -297,6 +369,8 @@ class Kubeflow(PlatformComponent):
 
     ready: pulumi.Resource
     """Done when the profile controller (and so the Profile CRD) is ready."""
+    pod_defaults: pulumi.Resource
+    """Done when the PodDefaults webhook (and so the PodDefault CRD) is ready."""
     namespace: pulumi.Output[str]
     dex_issuer: pulumi.Output[str]
     """The OIDC issuer oauth2-proxy trusts (in-cluster Dex)."""
@@ -327,12 +401,23 @@ class Kubeflow(PlatformComponent):
             apply_manifest(ALLOWED_IDENTITIES, identity, self.child(needs + core))
         self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(args, client_secret))
         links = dashboard_links(dashboard_menu(args))
-        menu = (lambda props: with_menu(props, links),)
+        transforms: dict[str, tuple[PropsTransform, ...]] = {
+            "central-dashboard": (lambda props: with_menu(props, links),),
+            "jupyter-web-app": (lambda props: with_spawner_config(props, args),),
+        }
         apps = {
-            tree: self.kustomize(tree, path, depends_on=core, transforms=menu if tree == "central-dashboard" else ())
+            tree: self.kustomize(tree, path, depends_on=core, transforms=transforms.get(tree, ()))
             for tree, path in APPS
         }
         self.ready = apps["profiles-kfam"]
+        self.pod_defaults = apps["poddefaults-webhook"]
         self.namespace = pulumi.Output.from_input(NAMESPACE)
         self.dex_issuer = pulumi.Output.from_input(DEX_ISSUER)
-        self.register_outputs({"namespace": self.namespace, "dexIssuer": self.dex_issuer, "ready": self.ready.urn})
+        self.register_outputs(
+            {
+                "namespace": self.namespace,
+                "dexIssuer": self.dex_issuer,
+                "ready": self.ready.urn,
+                "podDefaults": self.pod_defaults.urn,
+            }
+        )

@@ -29,7 +29,7 @@ from components.base import PlatformComponent, apply_manifest
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
-from stacks.schema import GpuPool, Provisioning
+from stacks.schema import GpuPool, Provisioning, WaitForPodsReady
 
 NAMESPACE = "kueue-system"
 FRAMEWORKS = (
@@ -53,7 +53,25 @@ PROVISIONING_REQUEST_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
 QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 
 
-def manager_config() -> str:
+# All-or-nothing admission, Kueue v0.19.2 (8eab6877): apis/config/v1beta2/configuration_types.go
+# `waitForPodsReady` {timeout, blockAdmission, recoveryTimeout, requeuingStrategy {timestamp,
+# backoffLimitCount, backoffBaseSeconds, backoffMaxSeconds}} and site/content/en/docs/tasks/
+# manage/setup_wait_for_pods_ready.md. v1beta2 has no `enable`: since 0.19 the defaults
+# (apis/config/v1beta2/defaults.go) switch it on with a 30m timeout (kueue#11855); we write it
+# out with our timeout so the stack says what the cluster does. recoveryTimeout (a running
+# workload that lost a pod) defaults to the timeout. The `Eviction` timestamp puts an
+# evicted workload behind the ones that waited meanwhile.
+REQUEUE_TIMESTAMP = "Eviction"
+
+
+def wait_for_pods_ready(settings: WaitForPodsReady) -> dict[str, Any]:
+    strategy: dict[str, Any] = {"timestamp": REQUEUE_TIMESTAMP}
+    if settings.backoff_limit_count is not None:
+        strategy["backoffLimitCount"] = settings.backoff_limit_count
+    return {"timeout": settings.timeout, "blockAdmission": settings.block_admission, "requeuingStrategy": strategy}
+
+
+def manager_config(pods_ready: WaitForPodsReady | None = None) -> str:
     config = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -62,15 +80,16 @@ def manager_config() -> str:
         "webhook": {"port": 9443},
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
         "internalCertManagement": {"enable": True},
+        "waitForPodsReady": wait_for_pods_ready(pods_ready or WaitForPodsReady()),
         "integrations": {"frameworks": list(FRAMEWORKS)},
     }
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kueue_values(service_monitor: bool) -> dict[str, Any]:
+def kueue_values(service_monitor: bool, pods_ready: WaitForPodsReady | None = None) -> dict[str, Any]:
     """`enablePrometheus` renders the chart's ServiceMonitor (charts/kueue/templates/prometheus/
     monitor.yaml): only where a Prometheus Operator serves that kind and scrapes it."""
-    return {"managerConfig": {"controllerManagerConfigYaml": manager_config()}, "enablePrometheus": service_monitor}
+    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready)}, "enablePrometheus": service_monitor}
 
 
 def resource_flavors(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
@@ -149,7 +168,7 @@ class Kueue(PlatformComponent):
         """`needs`: the Monitoring component when Kueue's ServiceMonitor needs its CRDs."""
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        values = kueue_values(args.service_monitor)
+        values = kueue_values(args.service_monitor, args.wait_for_pods_ready)
         self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace, *needs])
         flavors = resource_flavors(args.gpu_pools)
         self.flavors = [

@@ -21,7 +21,7 @@ from components.kubeflow import Kubeflow, KubeflowNamespaces
 from components.kuberay import KubeRay
 from components.kueue import Kueue
 from components.monitoring import Monitoring
-from components.profiles import install_teams
+from components.profiles import POD_DEFAULTS, install_teams
 from components.trainer import Trainer
 from infra.cluster import Cluster
 from runtimes.component import TrainingRuntimes
@@ -54,6 +54,7 @@ def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Reso
     if args.kubeflow is None:
         return None
     kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, _needs(ready, KUBEFLOW_NAMESPACES, "certManager", "istio"))
+    ready[POD_DEFAULTS] = kubeflow.pod_defaults  # the teams' PodDefaults need its CRD
     if args.https_gateway is not None:
         HttpsGateway("kubeflow-https", args.https_gateway, cluster, [*_needs(ready, "istio"), kubeflow.ready])
     return kubeflow.ready

@@ -33,10 +33,11 @@ from components.access import USER_HEADER as USER_HEADER
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from facts import naming
-from facts.naming import kfam_binding_name, ray_dashboard_path, ray_serve_path
+from facts.naming import TEAM_POD_DEFAULT, kfam_binding_name, ray_dashboard_path, ray_serve_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from facts.versions import RAY_IMAGE, image
+from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from infra.cluster import Cluster
+from infra.registry import WRITER, ImageRegistry
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
 
@@ -126,6 +127,32 @@ def namespace(team: TeamConfig) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "Namespace",
         "metadata": {"name": team.name, "labels": dict(NAMESPACE_LABELS), "annotations": {"owner": team.owner}},
+    }
+
+
+LIMIT_RANGE = "container-defaults"
+
+
+def limit_range(team: TeamConfig) -> dict[str, Any]:
+    """Requests and limits for containers that name none. The profile's ResourceQuota
+    (cpu, memory) refuses a pod whose containers have no requests, so without this a
+    TrainJob submitted without `resources_per_node` never starts; with it the pod is admitted
+    and counted. Kueue counts a workload's containers the same way (kubernetes-sigs/kueue
+    v0.19.2 pkg/workload/resources.go applies the namespace's LimitRanges before admission)."""
+    defaults = team.container_defaults
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": LIMIT_RANGE, "namespace": team.name},
+        "spec": {
+            "limits": [
+                {
+                    "type": "Container",
+                    "defaultRequest": {"cpu": defaults.cpu, "memory": defaults.memory},
+                    "default": {"cpu": defaults.cpu_limit, "memory": defaults.memory_limit},
+                }
+            ]
+        },
     }
 
 
@@ -240,6 +267,110 @@ def _ray_start_params() -> dict[str, str]:
     return {key: str(port) for key, port in RAY_PORTS.items()} | {"max-worker-port": str(RAY_WORKER_PORTS[-1])}
 
 
+def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:
+    """The team bucket's name: the stack's, or `<project>-<team>`."""
+    assert team.bucket is not None
+    return team.bucket.name or naming.team_bucket_name(google.project, team.name)
+
+
+# The team's PodDefault (Kubeflow's admission webhook, kubeflow.org/v1alpha1; CRD in
+# ../shared/crds/kubeflow-dashboard-v2.0.0): pods in the team namespace that carry the label
+# POD_DEFAULT_LABEL: "true" get its env, volumes, mounts and annotations. The Jupyter web app
+# offers it in the notebook form under `desc` and sets the label on the notebook: its
+# "configurations" are the first matchLabels key of each PodDefault (kubeflow/kubeflow
+# v1.10.0 components/crud-web-apps/jupyter/backend/apps/common/routes/get.py and
+# form.py set_notebook_configurations). A TrainJob gets the same by putting the label on its
+# pod templates (examples/deepspeed_t5.py). The webhook rejects a pod whose own env or
+# annotations conflict with the PodDefault's (components/admission-webhook/main.go
+# safeToApplyPodDefaultsOnPod), so Ray's own pods never carry the label: KubeRay sets their
+# RAY_ADDRESS itself (ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go).
+POD_DEFAULT = TEAM_POD_DEFAULT
+POD_DEFAULT_LABEL = TEAM_POD_DEFAULT
+BUCKET_VOLUME = "team-bucket"
+BUCKET_MOUNT_PATH = "/mnt/team-bucket"
+# GKE's GCS Fuse CSI driver (GoogleCloudPlatform/gcs-fuse-csi-driver at 5fcdc04a, v1.24):
+# the pod annotation that makes its webhook inject the gcsfuse sidecar (pkg/webhook/
+# mutatingwebhook.go GcsFuseVolumeEnableAnnotation), the CSI ephemeral volume's driver and
+# its volumeAttributes bucketName and mountOptions (pkg/csi_driver/utils.go). Its webhook
+# configuration is named gcsfuse-sidecar-injector.csi.storage.gke.io, so it runs after
+# Kubeflow's (admission-webhook-...) has added the annotation: the API server calls mutating
+# webhooks in the order of their configurations' names.
+GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
+GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
+# Files owned by uid 1000, the notebooks' jovyan and the MPI runtimes' mpiuser, group 100
+# (the notebooks' fsGroup, users); directories without objects of their own listed too.
+BUCKET_MOUNT_OPTIONS = "implicit-dirs,uid=1000,gid=100"
+# With an Istio sidecar (notebooks), the driver's docs/istio.md: hold the application until
+# the proxy runs, and leave the metadata server (Workload Identity tokens) outside the mesh.
+ISTIO_GCS_FUSE_ANNOTATIONS = {
+    "proxy.istio.io/config": '{ "holdApplicationUntilProxyStarts": true }',
+    "traffic.sidecar.istio.io/excludeOutboundIPRanges": "169.254.169.254/32",
+}
+# KubeRay's head Service `<cluster>-head-svc` with its default ports (ray-project/kuberay
+# v1.7.0 ray-operator/controllers/ray/common/service.go getDefaultPorts: client 10001,
+# dashboard 8265, serve 8000; the head container names no ports, so these are the defaults).
+RAY_CLIENT_PORT = 10001
+
+
+def ray_head_host(team: TeamConfig) -> str:
+    assert team.ray is not None
+    return f"{team.ray.name}-head-svc.{team.name}.svc.cluster.local"
+
+
+def pod_default(args: TeamArgs) -> dict[str, Any] | None:
+    """The team's PodDefault: where its Ray cluster is (Ray Client, dashboard and job API,
+    Serve) and, on GKE, its bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH, the pod
+    running as default-editor; None for a team with neither."""
+    team, google = args.team, args.google
+    env: list[dict[str, str]] = []
+    spec: dict[str, Any] = {}
+    said = []
+    if team.ray:
+        host = ray_head_host(team)
+        env += [
+            {"name": "RAY_ADDRESS", "value": f"ray://{host}:{RAY_CLIENT_PORT}"},
+            {"name": "RAY_DASHBOARD_ADDRESS", "value": f"http://{host}:{RAY_DASHBOARD_PORT}"},
+            {"name": "RAY_SERVE_ADDRESS", "value": f"http://{host}:{RAY_SERVE_PORT}"},
+        ]
+        said.append(f"Ray cluster {team.ray.name} (RAY_ADDRESS)")
+    if team.bucket and google:
+        bucket = bucket_name(team, google)
+        env.append({"name": "TEAM_BUCKET", "value": bucket})
+        if google.gcs_fuse:
+            env.append({"name": "TEAM_BUCKET_PATH", "value": BUCKET_MOUNT_PATH})
+            spec["annotations"] = {GCS_FUSE_ANNOTATION: "true", **ISTIO_GCS_FUSE_ANNOTATIONS}
+            spec["volumes"] = [
+                {
+                    "name": BUCKET_VOLUME,
+                    "csi": {
+                        "driver": GCS_FUSE_DRIVER,
+                        "volumeAttributes": {"bucketName": bucket, "mountOptions": BUCKET_MOUNT_OPTIONS},
+                    },
+                }
+            ]
+            spec["volumeMounts"] = [{"name": BUCKET_VOLUME, "mountPath": BUCKET_MOUNT_PATH}]
+            # The driver mounts as the pod's service account (Workload Identity): default-editor's
+            # Google account administers the bucket. Notebooks run as it already; a TrainJob's
+            # pods would otherwise run as `default`.
+            spec["serviceAccountName"] = EDITOR_SA
+            said.append(f"bucket gs://{bucket} at {BUCKET_MOUNT_PATH}")
+        else:
+            said.append(f"bucket gs://{bucket} (TEAM_BUCKET)")
+    if not env:
+        return None
+    return {
+        "apiVersion": "kubeflow.org/v1alpha1",
+        "kind": "PodDefault",
+        "metadata": {"name": POD_DEFAULT, "namespace": team.name},
+        "spec": {
+            "desc": f"Team {team.name}: " + " and ".join(said),
+            "selector": {"matchLabels": {POD_DEFAULT_LABEL: "true"}},
+            "env": env,
+            **spec,
+        },
+    }
+
+
 def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     """RayCluster, its headless Service (the ports Istio must know), the head-access policy
     and the dashboard route under /ray/<namespace>/<cluster>/.
@@ -273,7 +404,9 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
         return []
     pool = next((p for p in args.gpu_pools if p.name == ray.pool), None)
     ns, name = team.name, ray.name
-    ray_image = image(RAY_IMAGE) + ("-gpu" if pool else "")
+    # One image set with the notebook image (facts/image_set.py): Ray Client needs the same
+    # Ray and Python minor on both ends.
+    ray_image = image(RAY_GPU_IMAGE if pool else RAY_IMAGE)
     worker_resources: dict[str, Any] = {"cpu": ray.worker_cpu, "memory": ray.worker_memory}
     if pool:
         worker_resources[GPU_RESOURCE] = str(pool.gpus_per_node)
@@ -314,7 +447,7 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
         "kind": "RayCluster",
         "metadata": metadata,
         "spec": {
-            "rayVersion": RAY_IMAGE.version,
+            "rayVersion": RAY.version,
             "enableInTreeAutoscaling": True,
             "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": 300},
             "headGroupSpec": {
@@ -395,16 +528,21 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     objects = [namespace(team)]
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
-    objects.append(profile(team))
+    objects += [profile(team), limit_range(team)]
     for person in team.contributors:
         objects += contributor_objects(team, person.email, person.role)
     objects += team_policies(team.name, writers(team))
     objects += network_policies(team)
     objects += [cluster_queue(args), local_queue(team)]
     objects += ray_objects(args)
+    defaults = pod_default(args)
+    if defaults:
+        objects.append(defaults)
     return objects
 
 
+POD_DEFAULTS = "kubeflowPodDefaults"
+"""Ready key of Kubeflow's PodDefaults webhook tree (its CRD), set by the composition."""
 # What each kind of team object waits for, by component key (components/platform.py):
 # only the CRD or controller it really needs. Namespaces, RBAC and NetworkPolicies are
 # built-in kinds and wait for nothing but the namespace (a RoleBinding may name its
@@ -418,6 +556,7 @@ OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
     "ClusterQueue": ("kueue",),
     "LocalQueue": ("kueue",),
     "RayCluster": ("kuberay", "kueue"),
+    "PodDefault": (POD_DEFAULTS,),
 }
 
 
@@ -490,7 +629,7 @@ class Team(PlatformComponent):
         super().__init__(name, cluster, opts)
         team = args.team
         old_names = old_names or OldNames()
-        gsa_email = self._google_identity(team, args.google) if args.google else None
+        gsa_email = self._google_identity(team, args.google, cluster.image_registry) if args.google else None
         ns, *rest = team_objects(args, gcp_service_account=gsa_email)
         namespace_resource = apply_manifest(
             resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns), **KEPT["Namespace"])
@@ -511,9 +650,12 @@ class Team(PlatformComponent):
         self.google_service_account = gsa_email
         self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})
 
-    def _google_identity(self, team: TeamConfig, google: GoogleCloud) -> pulumi.Output[str]:
+    def _google_identity(
+        self, team: TeamConfig, google: GoogleCloud, registry: ImageRegistry | None
+    ) -> pulumi.Output[str]:
         """A Google service account for the namespace's default-editor (Workload Identity),
-        and the team bucket with that account as object admin."""
+        the team bucket with that account as object admin, and with `pushImages` write
+        access to the stack's image repository (pulling needs nothing: the nodes pull)."""
         account = workload_identity_account(
             f"{team.name}-gsa",
             google.project or "",
@@ -527,7 +669,7 @@ class Team(PlatformComponent):
                 f"{team.name}-bucket",
                 gcp.storage.BucketArgs(
                     project=google.project,
-                    name=team.bucket.name or naming.team_bucket_name(google.project, team.name),
+                    name=bucket_name(team, google),
                     location=(team.bucket.location or google.region).upper(),
                     uniform_bucket_level_access=True,
                     public_access_prevention="enforced",
@@ -544,6 +686,15 @@ class Team(PlatformComponent):
                     role="roles/storage.objectAdmin",
                     member=account.email.apply(lambda e: f"serviceAccount:{e}"),
                 ),
+                opts=self.child(),
+            )
+        if team.push_images:
+            if registry is None:  # stacks/rules.py team-push-images-needs-registry refuses such a stack
+                raise ValueError(f"team {team.name} pushes images but the stack has no image registry")
+            registry.member(
+                f"{team.name}-image-pusher",
+                WRITER,
+                account.email.apply(lambda e: f"serviceAccount:{e}"),
                 opts=self.child(),
             )
         return account.email

@@ -1,20 +1,23 @@
 """DeepSpeed: fine-tune T5 on 8 GPUs with the Kubeflow SDK; DeepSpeed checkpoints go to
-the team's GCS bucket through a GCS Fuse mount.
+the team's GCS bucket, mounted in every pod of the job the way the notebook has it.
 
-    python examples/deepspeed_t5.py --bucket acme-ml-vision                  # 8 GPUs on deepspeed-distributed-l4
-    python examples/deepspeed_t5.py --bucket B --runtime deepspeed-distributed-h100
+    python examples/deepspeed_t5.py                          # 8 GPUs on deepspeed-distributed-l4
+    python examples/deepspeed_t5.py --runtime deepspeed-distributed-h100
     python examples/deepspeed_t5.py --local        # a few steps here, on CPU, tiny random T5
-                                                   # (pip install torch transformers)
+                                                   # (pip install -r examples/requirements.txt)
 
 The GPU runtimes run one MPI process per GPU (mpi.numProcPerNode = GPUs per node), so 8
 GPUs is 4 nodes of the l4 pool (g2-standard-24: 2 GPUs) or 1 node of an 8-GPU pool; the
 script asks the runtime for its GPUs per node and picks the node count.
 
-The bucket is mounted with the GKE GCS Fuse CSI driver at /mnt/team-bucket on every
-node; the pods run as the namespace's `default-editor` service account, which needs
-read/write access to the bucket (Workload Identity). The task is synthetic
-(reverse a token sequence) so nothing but the pretrained model is downloaded; swap
-`make_batch` for your tokenised dataset.
+The bucket: the platform gives each team with a bucket a PodDefault, `team-resources`,
+that mounts it with GKE's GCS Fuse CSI driver at /mnt/team-bucket and runs the pod as the
+namespace's `default-editor` (whose Google account may write the bucket). Select it under
+"Configurations" when you create the notebook (it is preselected); this script puts its
+label on the job's pods, so the launcher and every node see the same mount and DeepSpeed
+writes `t5-deepspeed/step<N>/` there, i.e. gs://<bucket>/t5-deepspeed/. The task is
+synthetic (reverse a token sequence) so nothing but the pretrained model is downloaded;
+swap `make_batch` for your tokenised dataset.
 """
 
 from __future__ import annotations
@@ -24,8 +27,9 @@ import argparse
 DEFAULT_RUNTIME = "deepspeed-distributed-l4"
 TOTAL_GPUS = 8
 MOUNT_PATH = "/mnt/team-bucket"
-# The MPI runtimes run as mpiuser (uid/gid 1000); GCS Fuse mounts are root's unless told.
-MOUNT_OPTIONS = "implicit-dirs,uid=1000,gid=1000"
+# The team's PodDefault (the platform's components/profiles.py): pods with this label get the
+# bucket mount, its GCS Fuse annotation and the default-editor service account.
+TEAM_RESOURCES_LABEL = "team-resources"
 
 
 def finetune_t5(
@@ -109,38 +113,22 @@ def finetune_t5(
     return losses
 
 
-def gcs_fuse_patch(bucket: str, replicated_jobs: tuple[str, ...] = ("launcher", "node")) -> object:
-    """A TrainJob runtime patch that mounts `bucket` at MOUNT_PATH in the `node` container
-    of every replicated job (launcher and nodes: every rank writes its shard)."""
+def team_bucket_patch(replicated_jobs: tuple[str, ...] = ("launcher", "node")) -> object:
+    """A TrainJob runtime patch that labels the pods of every replicated job (launcher and
+    nodes: every rank writes its shard) for the team's PodDefault, which mounts the team
+    bucket at MOUNT_PATH exactly as in the notebook."""
     from kubeflow.trainer.options.kubernetes import (
-        ContainerPatch,
         JobSetSpecPatch,
         JobSetTemplatePatch,
         JobSpecPatch,
         JobTemplatePatch,
-        PodSpecPatch,
         PodTemplatePatch,
         ReplicatedJobPatch,
         RuntimePatch,
         TrainingRuntimeSpecPatch,
     )
 
-    volume = {
-        "name": "team-bucket",
-        "csi": {
-            "driver": "gcsfuse.csi.storage.gke.io",
-            "volumeAttributes": {"bucketName": bucket, "mountOptions": MOUNT_OPTIONS},
-        },
-    }
-    pod = PodTemplatePatch(
-        # The GKE webhook adds the GCS Fuse sidecar to pods that ask for it.
-        metadata={"annotations": {"gke-gcsfuse/volumes": "true"}},
-        spec=PodSpecPatch(
-            service_account_name="default-editor",
-            volumes=[volume],
-            containers=[ContainerPatch(name="node", volume_mounts=[{"name": "team-bucket", "mountPath": MOUNT_PATH}])],
-        ),
-    )
+    pod = PodTemplatePatch(metadata={"labels": {TEAM_RESOURCES_LABEL: "true"}})
     jobs = [
         ReplicatedJobPatch(name=name, template=JobTemplatePatch(spec=JobSpecPatch(template=pod)))
         for name in replicated_jobs
@@ -152,7 +140,7 @@ def gcs_fuse_patch(bucket: str, replicated_jobs: tuple[str, ...] = ("launcher", 
     )
 
 
-def submit(client: object, bucket: str, runtime: str = DEFAULT_RUNTIME, total_gpus: int = TOTAL_GPUS) -> str:
+def submit(client: object, runtime: str = DEFAULT_RUNTIME, total_gpus: int = TOTAL_GPUS) -> str:
     """Create the TrainJob on enough nodes of `runtime` for `total_gpus` GPUs."""
     from kubeflow.trainer import CustomTrainer, TrainerClient
 
@@ -169,13 +157,14 @@ def submit(client: object, bucket: str, runtime: str = DEFAULT_RUNTIME, total_gp
             func_args={"checkpoint_dir": f"{MOUNT_PATH}/t5-deepspeed"},
             num_nodes=total_gpus // gpus_per_node,
         ),
-        options=[gcs_fuse_patch(bucket)],
+        options=[team_bucket_patch()],
     )
 
 
 def main() -> None:
+    import os
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bucket", help="the team's GCS bucket (name only)")
     parser.add_argument("--runtime", default=DEFAULT_RUNTIME, help="deepspeed-distributed-<GPU pool>")
     parser.add_argument("--local", action="store_true", help="train a few steps here on CPU instead")
     args = parser.parse_args()
@@ -186,13 +175,18 @@ def main() -> None:
             losses = finetune_t5(checkpoint_dir=tmp, steps=20, micro_batch_size=8, seq_len=8, local=True)
         print(f"loss {losses[0]:.3f} -> {losses[-1]:.3f}")
         return
-    if not args.bucket:
-        parser.error("--bucket is required unless --local")
+    # Set by the team's PodDefault in the notebook; the job's pods get the same mount.
+    bucket = os.environ.get("TEAM_BUCKET")
+    if not os.environ.get("TEAM_BUCKET_PATH"):
+        parser.error(
+            "no team bucket is mounted here: run this in a notebook with the team-resources configuration "
+            "(your team needs a bucket in the stack), or use --local"
+        )
     from kubeflow.trainer import TrainerClient
 
     client = TrainerClient()
-    name = submit(client, args.bucket, args.runtime)
-    print(f"TrainJob {name} created; checkpoints go to gs://{args.bucket}/t5-deepspeed")
+    name = submit(client, args.runtime)
+    print(f"TrainJob {name} created; checkpoints go to gs://{bucket}/t5-deepspeed")
     client.wait_for_job_status(name, timeout=6 * 3600)
     print("\n".join(client.get_job_logs(name)))
 

@@ -2,7 +2,8 @@
 (mpirun over the runtime's SSH-wired nodes), submitted with the Kubeflow SDK.
 
     python examples/mlx_distributed.py              # TrainJob on mlx-distributed, 2 nodes
-    python examples/mlx_distributed.py --local      # a few steps here, on CPU (pip install "mlx[cpu]")
+    python examples/mlx_distributed.py --local      # a few steps here, on CPU
+                                                    # (pip install -r examples/requirements.txt)
 
 Each rank draws its own shard of synthetic data; gradients are averaged across ranks
 with `mx.distributed.all_sum`, so every rank holds the same model.

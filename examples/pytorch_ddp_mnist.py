@@ -4,6 +4,7 @@ split across 3 nodes by DistributedSampler, submitted with the Kubeflow SDK.
     python examples/pytorch_ddp_mnist.py                          # TrainJob on torch-distributed, 3 nodes
     python examples/pytorch_ddp_mnist.py --runtime torch-distributed-l4   # the same on the l4 GPU pool
     python examples/pytorch_ddp_mnist.py --local                  # a few steps here, on CPU
+                                                                  # (pip install -r examples/requirements.txt)
 
 The data is synthetic (a fixed pattern per class plus noise) so the example needs no
 download; swap `make_dataset` for torchvision's MNIST to train on the real thing.
@@ -104,7 +105,7 @@ def main() -> None:
     parser.add_argument("--local", action="store_true", help="train a few steps here on CPU instead")
     args = parser.parse_args()
     if args.local:
-        losses = train_mnist_cnn(num_samples=2_000, batch_size=32, max_steps=40)
+        losses = train_mnist_cnn(num_samples=1_000, batch_size=32, max_steps=25)
         print(f"loss {losses[0]:.3f} -> {losses[-1]:.3f}")
         return
     from kubeflow.trainer import TrainerClient

@@ -130,3 +130,8 @@ def ray_serve_path(team: str, cluster: str) -> str:
     """Where a team's Ray Serve applications are served through the Kubeflow gateway: an
     app with route_prefix /x answers at <this>x."""
     return f"/ray-serve/{team}/{cluster}/"
+
+
+TEAM_POD_DEFAULT = "team-resources"
+"""Name of each team's PodDefault and the pod label that selects it (components/profiles.py);
+the Jupyter web app's form preselects it (components/kubeflow.py), so one name in every namespace."""

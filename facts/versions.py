@@ -19,6 +19,7 @@ class PinKind(str, Enum):
     TOOL = "tool"
     DASHBOARD = "grafana.com dashboard"
     CRDS = "CRD definitions"
+    PYTHON = "Python package"
 
 
 @dataclass(frozen=True)
@@ -141,12 +142,98 @@ KUEUE_CHART = Pin(
     source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
 )
 
+# --- the image set data scientists work in (facts/image_set.py) ---
+# Ray Client (a notebook's `ray.init("ray://...")`) needs the same Ray version and Python
+# minor on both ends, so the notebook image and the team Ray clusters' images are one set:
+# RAY (the package in the notebook image), the Ray images' tags and the notebook base
+# image's Python must agree; tests/test_image_set.py fails when one is bumped alone.
+
+RAY = Pin(
+    name="ray",
+    kind=PinKind.PYTHON,
+    version="2.46.0",
+    location="https://pypi.org/project/ray/",
+    source="the Ray of RAY_IMAGE and RAY_GPU_IMAGE (RayCluster spec.rayVersion), installed in the notebook image "
+    "and pinned in examples/requirements.txt",
+)
 RAY_IMAGE = Pin(
     name="rayproject/ray",
     kind=PinKind.IMAGE,
-    version="2.46.0",
+    version="2.46.0-py311",
     location="docker.io/rayproject/ray",
-    source="Ray docs, k8s-ecosystem/istio.md example (KubeRay with Istio); GPU workers use the -gpu tag",
+    source="Ray's image tags `{Ray version}[-py3xx][-cpu|-gpu|-cuXXX]` (ray-project/ray docker/ray README: without "
+    "-py3xx the image has Python 3.9, without a platform suffix it is the -cpu image); -py311 for the notebook "
+    "base image's Python. Head and CPU workers",
+)
+RAY_GPU_IMAGE = Pin(
+    name="rayproject/ray",
+    kind=PinKind.IMAGE,
+    version="2.46.0-py311-gpu",
+    location="docker.io/rayproject/ray",
+    source="as RAY_IMAGE; -gpu aliases Ray's CUDA image of that release (nvidia/cuda based, LD_LIBRARY_PATH "
+    "includes /usr/local/nvidia, where GKE mounts the driver). Workers on a GPU pool",
+)
+NOTEBOOK_BASE_IMAGE = Pin(
+    name="kubeflow/kubeflow/notebook-servers/jupyter-scipy",
+    kind=PinKind.IMAGE,
+    version="v1.10.0",
+    location="ghcr.io/kubeflow/kubeflow/notebook-servers/jupyter-scipy",
+    source="kubeflow/manifests 26.03 applications/jupyter/jupyter-web-app/upstream/base/configs/"
+    "spawner_ui_config.yaml (the release's default notebook image); built from kubeflow/kubeflow v1.10.0 "
+    "(90e987bf) components/example-notebook-servers/jupyter-scipy on jupyter/Dockerfile (conda Python pinned "
+    "by ARG PYTHON_VERSION=3.11.11, no torch). Base of our notebook image (images/notebook/Dockerfile)",
+)
+NOTEBOOK_BASE_PYTHON = "3.11"
+"""The Python minor of NOTEBOOK_BASE_IMAGE (kubeflow/kubeflow v1.10.0 components/example-notebook-servers/
+jupyter/Dockerfile, `ARG PYTHON_VERSION=3.11.11`); the notebook image's build asserts it."""
+KUBEFLOW_SDK = Pin(
+    name="kubeflow",
+    kind=PinKind.PYTHON,
+    version="0.5.0",
+    location="https://pypi.org/project/kubeflow/",
+    source="the Kubeflow SDK (TrainerClient); its metadata requires kubeflow-trainer-api >=2.3.0,<2.4 (the pinned "
+    "Trainer) and Python >=3.10",
+)
+TORCH = Pin(
+    name="torch",
+    kind=PinKind.PYTHON,
+    version="2.13.0",
+    location="https://pypi.org/project/torch/",
+    source="the torch of TORCH_RUNTIME_IMAGE (pytorch/pytorch:2.13.0-cuda13.0-...) and of the deepspeed-runtime "
+    "image (kubeflow/trainer v2.3.0 cmd/runtimes/deepspeed/requirements.txt torch==2.13.0)",
+)
+TRANSFORMERS = Pin(
+    name="transformers",
+    kind=PinKind.PYTHON,
+    version="5.14.1",
+    location="https://pypi.org/project/transformers/",
+    source="kubeflow/trainer v2.3.0 cmd/runtimes/deepspeed/requirements.txt, the deepspeed-runtime image",
+)
+MLX = Pin(
+    name="mlx",
+    kind=PinKind.PYTHON,
+    version="0.30.6",
+    location="https://pypi.org/project/mlx/",
+    source="kubeflow/trainer v2.3.0 cmd/runtimes/mlx/requirements.txt (mlx[cuda]==0.30.6), the mlx-runtime image; "
+    "the examples and the notebook take its cpu extra",
+)
+PROTOBUF = Pin(
+    name="protobuf",
+    kind=PinKind.PYTHON,
+    version="6.33.6",
+    location="https://pypi.org/project/protobuf/",
+    source="held below 7 beside RAY: protobuf 7's FieldDescriptor has no `label`, which ray 2.46.0 "
+    "serve/_private/config.py `_proto_to_dict` reads, so deploying a Serve app fails (found running "
+    "examples/ray_train_serve.py --local); 6.33.6 is the newest 6.x on PyPI",
+)
+JAX = Pin(
+    name="jax",
+    kind=PinKind.PYTHON,
+    version="0.7.2",
+    location="https://pypi.org/project/jax/",
+    source="kubeflow/trainer v2.3.0 docs/user-guides/jax.md: `get_runtime_packages(runtime=\"jax-distributed\")` "
+    "lists jax 0.7.2 in the runtime's image (JAX_RUNTIME_IMAGE, nvcr.io/nvidia/jax:25.10-py3); re-check with that "
+    "call on a live cluster",
 )
 
 # Training runtime images (runtimes/catalog.py): the images of the Trainer v2.3.0 runtimes,
@@ -394,6 +481,15 @@ PINS: tuple[Pin, ...] = (
     KUBERAY_CHART,
     KUEUE_CHART,
     RAY_IMAGE,
+    RAY_GPU_IMAGE,
+    NOTEBOOK_BASE_IMAGE,
+    RAY,
+    PROTOBUF,
+    KUBEFLOW_SDK,
+    TORCH,
+    TRANSFORMERS,
+    MLX,
+    JAX,
     TORCH_RUNTIME_IMAGE,
     DEEPSPEED_RUNTIME_IMAGE,
     MLX_RUNTIME_IMAGE,

@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from args.infra import ClusterArgs, GkeClusterArgs
+from infra.registry import ImageRegistry
 
 # GKE's kubectl auth plugin (cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl).
 GKE_AUTH_PLUGIN = "gke-gcloud-auth-plugin"
@@ -21,6 +22,8 @@ class Cluster:
     name: str
     provider: k8s.Provider
     kubeconfig: pulumi.Output[str]
+    image_registry: ImageRegistry | None = None
+    """A gke stack's Artifact Registry repository (teams that push get write access on it)."""
 
 
 def gke_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -59,8 +62,11 @@ def build_cluster(args: ClusterArgs) -> Cluster:
     provider_args: k8s.ProviderArgs
     kubeconfig: pulumi.Output[str]
     name = args.cluster.name
+    registry: ImageRegistry | None = None
     if isinstance(args, GkeClusterArgs):
         gke = GkeCluster(name, args)
+        if args.image_registry is not None:
+            registry = ImageRegistry(f"{name}-images", args.image_registry, gke.node_service_account)
         plain: pulumi.Output[str] = pulumi.Output.all(gke.endpoint, gke.ca_certificate).apply(
             lambda parts: gke_kubeconfig(name, parts[0], parts[1])
         )
@@ -81,4 +87,4 @@ def build_cluster(args: ClusterArgs) -> Cluster:
         # context is unreachable for other reasons, and its objects must stay in the state.
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig, delete_unreachable=True)
     provider = k8s.Provider("k8s", provider_args)
-    return Cluster(name=name, provider=provider, kubeconfig=kubeconfig)
+    return Cluster(name=name, provider=provider, kubeconfig=kubeconfig, image_registry=registry)

@@ -380,6 +380,8 @@ class GkeCluster(Component):
     endpoint: pulumi.Output[str]
     """The control plane's address, for the kubeconfig."""
     ca_certificate: pulumi.Output[str]
+    node_service_account: pulumi.Output[str]
+    """The e-mail of the nodes' Google service account (what pulls images)."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, opts)
@@ -428,4 +430,12 @@ class GkeCluster(Component):
         self.name = gke.name
         self.endpoint = gke.endpoint
         self.ca_certificate = gke.master_auth.cluster_ca_certificate.apply(lambda ca: ca or "")
-        self.register_outputs({"name": gke.name, "endpoint": gke.endpoint, "caCertificate": self.ca_certificate})
+        self.node_service_account = node_sa.email
+        self.register_outputs(
+            {
+                "name": gke.name,
+                "endpoint": gke.endpoint,
+                "caCertificate": self.ca_certificate,
+                "nodeServiceAccount": self.node_service_account,
+            }
+        )

@@ -202,6 +202,16 @@ def _teams_need_kubeflow(config: PlatformConfig) -> Found:
         yield "mlplatform:teams", "teams are Kubeflow profiles; enable kubeflow or remove the teams"
 
 
+def _notebook_images_have_a_registry(config: PlatformConfig) -> Found:
+    gke, kubeflow = _gke(config), config.components.kubeflow
+    if gke and kubeflow.enabled and not gke.image_registry.enabled and not kubeflow.notebook_registry:
+        yield (
+            f"{COMPONENTS}.kubeflow.notebookRegistry",
+            "the notebook images need a registry the nodes pull from; set notebookRegistry, or leave "
+            "cluster.imageRegistry enabled to use the stack's Artifact Registry repository",
+        )
+
+
 # --- each team ------------------------------------------------------------------------
 
 
@@ -481,6 +491,28 @@ def _team_people_can_sign_in(config: PlatformConfig, i: int) -> Found:
             yield f"{_team(i)}.contributors[{j}].email", found
 
 
+def _team_container_defaults_fit_quota(config: PlatformConfig, i: int) -> Found:
+    team = config.teams[i]
+    defaults, quota = team.container_defaults, team.quota
+    for key, request, hard in (("cpu", defaults.cpu, quota.cpu), ("memory", defaults.memory, quota.memory)):
+        if quantity.parse(request) > quantity.parse(hard):
+            yield (
+                f"{_team(i)}.containerDefaults.{key}",
+                f"the default {key} request {request} is above the team's {key} quota {hard}, so no container "
+                f"without requests could start; lower it or raise quota.{key}",
+            )
+
+
+def _team_push_images_needs_registry(config: PlatformConfig, i: int) -> Found:
+    gke = _gke(config)
+    if config.teams[i].push_images and not (gke and gke.image_registry.enabled):
+        yield (
+            f"{_team(i)}.pushImages",
+            "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with "
+            "cluster.imageRegistry enabled has; remove it or enable the registry",
+        )
+
+
 RULES: tuple[Rule | TeamRule, ...] = (
     Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
     Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
@@ -509,6 +541,9 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow),
     Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in),
     TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in),
+    TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota),
+    Rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", _notebook_images_have_a_registry),
+    TeamRule("team-push-images-needs-registry", "A team pushes images only to a gke stack's Artifact Registry repository.", _team_push_images_needs_registry),
 )
 
 

@@ -38,6 +38,15 @@ from stacks import quantity
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
 RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
+# Artifact Registry repository ids (cloud.google.com/artifact-registry/docs/repositories/create-repos):
+# lowercase letters, digits and hyphens, starting with a letter, at most 63 characters.
+REPOSITORY_ID = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
+REGISTRY_MULTI_REGIONS = ("us", "europe", "asia")
+IAM_MEMBER = re.compile(r"^(user:|group:|serviceAccount:|domain:)[^\s:]+$|^principal(Set)?://\S+$")
+# An image registry path (`host[:port]/path`, no scheme, no tag): where our notebook images are pulled from.
+REGISTRY_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$")
+# A Go time.Duration as Kueue's configuration reads it (metav1.Duration), in whole h, m, s.
+DURATION = re.compile(r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$")
 # Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
 MIN_VOLUME_BYTES = 2**20
 # Compute Engine "Regions and zones" (cloud.google.com/compute/docs/regions-zones): a
@@ -445,6 +454,54 @@ class NetworkConfig(Model):
         return self
 
 
+class ImageRegistryConfig(Model):
+    """An Artifact Registry Docker repository in the stack's project for the platform's images
+    (the notebook images) and the teams' own; the cluster's nodes may pull from it."""
+
+    enabled: bool = Field(default=True, description="Create the repository (gke).")
+    name: str | None = Field(
+        default=None, description="Repository id; default: the cluster's name. Replaces the repository and its images."
+    )
+    location: str | None = Field(
+        default=None,
+        description="Region or multi-region (us, europe, asia); default: the cluster's region. Replaces the "
+        "repository and its images.",
+    )
+    pushers: list[str] = Field(
+        default_factory=list,
+        description="IAM members that may push, such as the CI service account that builds the notebook image "
+        "(`serviceAccount:ci@acme-ml-dev.iam.gserviceaccount.com`); teams push with `pushImages`.",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str | None) -> str | None:
+        if value is not None and not REPOSITORY_ID.match(value):
+            raise ValueError(
+                f"{value!r} is not an Artifact Registry repository id: lowercase letters, digits and '-', "
+                "a letter first, at most 63 characters"
+            )
+        return value
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, value: str | None) -> str | None:
+        if value is not None and not (GCP_REGION.match(value) or value in REGISTRY_MULTI_REGIONS):
+            raise ValueError(f"{value!r} is neither a GCP region (us-central1) nor one of {', '.join(REGISTRY_MULTI_REGIONS)}")
+        return value
+
+    @field_validator("pushers")
+    @classmethod
+    def _pushers(cls, members: list[str]) -> list[str]:
+        for member in members:
+            if not IAM_MEMBER.match(member):
+                raise ValueError(
+                    f"{member!r} is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// "
+                    "followed by the identity"
+                )
+        return members
+
+
 class GkeClusterConfig(Model):
     """A GKE Standard cluster with a system pool, GPU pools and NAP."""
 
@@ -481,6 +538,10 @@ class GkeClusterConfig(Model):
     gcs_fuse: bool = Field(default=True, description="GCS Fuse CSI driver add-on (team buckets as volumes).")
     gateway_api: bool = Field(
         default=True, description="Gateway API on the cluster (standard channel): its CRDs and GKE's Gateway controller."
+    )
+    image_registry: ImageRegistryConfig = Field(
+        default=ImageRegistryConfig(),
+        description="Artifact Registry Docker repository for the platform's and the teams' images.",
     )
 
     @field_validator("location")
@@ -565,6 +626,28 @@ class TeamQuota(Model):
         return self
 
 
+class ContainerDefaults(Model):
+    """What a container that names no resources gets in the team namespace (its LimitRange):
+    requests, so the namespace's quota admits it and Kueue counts it, and limits. Jobs from the
+    Kubeflow SDK's `resources_per_node`, notebooks and Ray pods name their own."""
+
+    cpu: ResourceQuantity = Field(default="1", description="CPU request of a container that names none.")
+    memory: ResourceQuantity = Field(default="2Gi", description="Memory request of a container that names none.")
+    cpu_limit: ResourceQuantity = Field(default="4", description="CPU limit of a container that names none.")
+    memory_limit: ResourceQuantity = Field(
+        default="16Gi",
+        description="Memory limit of a container that names none; a container that asks for more memory than "
+        "this must name its limit too (the SDK's resources_per_node sets both).",
+    )
+
+    @model_validator(mode="after")
+    def _requests_within_limits(self) -> ContainerDefaults:
+        for request, limit, key in ((self.cpu, self.cpu_limit, "cpu"), (self.memory, self.memory_limit, "memory")):
+            if quantity.parse(request) > quantity.parse(limit):
+                raise problem(key, f"{key} {request} is above {key}Limit {limit}; a default request must fit its limit")
+        return self
+
+
 class TeamBucket(Model):
     """A GCS bucket for the team's datasets and checkpoints (GKE only), mounted through GCS Fuse."""
 
@@ -620,11 +703,21 @@ class Team(Model):
     owner: EmailStr = Field(description="The profile's owner, admin of the namespace (ClusterRole kubeflow-admin).")
     contributors: list[Contributor] = Field(default_factory=list, description="Everyone else with access.")
     quota: TeamQuota = Field(default=TeamQuota(), description="CPU, memory and GPUs the team may use at once.")
+    container_defaults: ContainerDefaults = Field(
+        default=ContainerDefaults(),
+        description="Requests and limits of containers that name none (the namespace's LimitRange), so a plain "
+        "job starts and counts against the quota.",
+    )
     cohort: str | None = Field(
         default=None, description="Kueue cohort: teams in one cohort borrow each other's unused GPUs."
     )
     bucket: TeamBucket | None = Field(default=None, description="A GCS bucket for the team (gke only).")
     ray: TeamRay | None = Field(default=None, description="A RayCluster in the namespace (needs kuberay).")
+    push_images: bool = Field(
+        default=False,
+        description="The team's Google service account (its notebooks and jobs, through Workload Identity) may push "
+        "to the stack's Artifact Registry repository (gke).",
+    )
 
     @field_validator("cohort")
     @classmethod
@@ -774,6 +867,22 @@ class KubeflowConfig(Toggle):
     """Kubeflow multi-user core: dashboard, profiles + KFAM, PodDefaults, notebooks, auth."""
 
     auth: KubeflowAuth = Field(default=KubeflowAuth(), description="How people sign in.")
+    notebook_registry: str | None = Field(
+        default=None,
+        description="Where the platform's notebook images are pulled from (`<registry>/notebook:<tag>`, "
+        "images/notebook/Dockerfile). Default: the stack's Artifact Registry repository on gke, "
+        "`localhost/mlplatform` on kind (`make notebook-images` builds them and loads them into the cluster).",
+    )
+
+    @field_validator("notebook_registry")
+    @classmethod
+    def _notebook_registry(cls, value: str | None) -> str | None:
+        if value is not None and not REGISTRY_PATH.match(value):
+            raise ValueError(
+                f"{value!r} is not a registry path such as europe-docker.pkg.dev/acme/images: "
+                "host and path, no scheme and no tag"
+            )
+        return value
 
 
 class JobSetConfig(Toggle):
@@ -798,9 +907,47 @@ class KubeRayConfig(Toggle):
     )
 
 
+class WaitForPodsReady(Model):
+    """Kueue's all-or-nothing admission (its `waitForPodsReady`): a workload Kueue admitted whose
+    pods are not all ready in time is evicted, its quota freed, and requeued with backoff, so
+    a half-started multi-node job never holds GPUs for long."""
+
+    timeout: str = Field(
+        default="20m",
+        description="How long an admitted workload may take until every pod is scheduled, running and ready "
+        "(a GPU pool scaling from zero plus the image pull) before Kueue evicts and requeues it; a duration "
+        "such as 20m or 1h30m.",
+    )
+    block_admission: bool = Field(
+        default=False,
+        description="Admit nothing else until the admitted workload's pods are all ready: strict one-at-a-time "
+        "admission, at the price of admissions waiting on every node scale-up.",
+    )
+    backoff_limit_count: int | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Evictions for unready pods after which Kueue deactivates the workload; none: requeue "
+        "it forever, backing off 60s doubling up to an hour.",
+    )
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: str) -> str:
+        if not DURATION.match(value) or not any(c.isdigit() and c != "0" for c in value):
+            raise ValueError(f"{value!r} is not a duration such as 20m or 1h30m: positive numbers with h, m or s")
+        return value
+
+
 class KueueConfig(Toggle):
     """Kueue with the TrainJob, JobSet and Ray integrations; one ResourceFlavor per GPU pool,
     and a ProvisioningRequest admission check per queued pool."""
+
+    wait_for_pods_ready: WaitForPodsReady = Field(
+        default=WaitForPodsReady(),
+        description="All-or-nothing admission: a multi-node TrainJob or RayJob starts whole, or is evicted "
+        "and requeued.",
+    )
 
 
 class MetricsBackend(str, Enum):

@@ -42,8 +42,10 @@ def base_kind() -> dict[str, Any]:
 
 
 def with_changes(config: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    """A copy of `config` with dotted paths set (`mlplatform:cluster.gpuPools.0.max`); None deletes."""
+    """A copy of `config` with dotted paths set (`mlplatform:cluster.gpuPools.0.max`); None deletes.
+    The changes are copied too, so a later change never edits a caller's constant."""
     result = copy.deepcopy(config)
+    changes = copy.deepcopy(changes)
     for path, value in changes.items():
         top, *rest = path.split(".")
         keys: list[Any] = [top] + [int(k) if k.isdigit() else k for k in rest]

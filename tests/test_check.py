@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
+from facts.image_set import notebook_tag
+from stacks.config import load
 from tests.support import renders
 from tooling import check as lint
 from tooling import fullrender
@@ -108,6 +110,50 @@ def test_transforms_are_the_ones_pulumi_applies() -> None:
     dex = next(o for o in render.objects if o.obj["kind"] == "ConfigMap" and o.key[2:] == ("auth", "dex"))
     assert "lead@example.com" in dex.obj["data"]["config.yaml"]
     assert "lead@example.com" not in yaml.safe_dump(dex.original)
+
+
+def _one(render: FullRender, kind: str, namespace: str, name: str | None = None) -> dict[str, Any]:
+    (found,) = [
+        o.obj
+        for o in render.objects
+        if o.obj["kind"] == kind and o.key[2] == namespace and (name is None or o.key[3] == name)
+    ]
+    return found
+
+
+def test_dev_notebooks_get_the_platform_images_their_team_and_gang_admission() -> None:
+    """What data scientists get on the rendered dev stack: the notebook form offers the
+    platform's images (the CPU one the default), the Ray team's PodDefault carries its Ray
+    cluster's address and mounts its bucket, and Kueue admits all or nothing."""
+    render = rendered("dev")
+    spawner = next(
+        o.obj for o in render.objects if o.obj["kind"] == "ConfigMap" and "spawner_ui_config.yaml" in (o.obj.get("data") or {})
+    )
+    form = yaml.safe_load(spawner["data"]["spawner_ui_config.yaml"])["spawnerFormDefaults"]
+    registry = "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
+    assert form["image"]["options"] == [f"{registry}/notebook:{notebook_tag()}", f"{registry}/notebook:{notebook_tag(gpu=True)}"]
+    assert form["image"]["value"] == form["image"]["options"][0]
+    assert form["configurations"]["value"] == ["team-resources"]
+
+    ray_team = next(t for t in load("dev").teams if t.ray and t.bucket)
+    defaults = _one(render, "PodDefault", ray_team.name, "team-resources")["spec"]
+    env = {e["name"]: e["value"] for e in defaults["env"]}
+    assert env["RAY_ADDRESS"] == f"ray://ray-head-svc.{ray_team.name}.svc.cluster.local:10001"
+    assert env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
+    (volume,) = defaults["volumes"]
+    assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
+    assert volume["csi"]["volumeAttributes"]["bucketName"] == env["TEAM_BUCKET"] == f"acme-ml-dev-{ray_team.name}"
+    assert defaults["volumeMounts"] == [{"name": "team-bucket", "mountPath": "/mnt/team-bucket"}]
+    assert defaults["annotations"]["gke-gcsfuse/volumes"] == "true"
+
+    kueue = _one(render, "ConfigMap", "kueue-system", "kueue-manager-config")
+    (config,) = [yaml.safe_load(v) for v in kueue["data"].values()]
+    assert config["waitForPodsReady"]["timeout"] == "20m"
+    assert config["waitForPodsReady"]["blockAdmission"] is False
+
+    for team in load("dev").teams:
+        (limits,) = _one(render, "LimitRange", team.name)["spec"]["limits"]
+        assert limits["defaultRequest"] == {"cpu": "1", "memory": "2Gi"}
 
 
 # --- each rule fails on a render broken the way it guards against ------------------------

@@ -4,14 +4,17 @@ values that matter), the order between them, and the objects we author ourselves
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from components.base import apply_transforms
 from components.istio import GKE_CNI_BIN_DIR, with_cni_bin_dir
 from components.kubeflow import dex_config, password_env
 from facts import versions
+from facts.image_set import notebook_tag
 from stacks.schema import KubeflowAuth
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
@@ -59,6 +62,67 @@ def test_kueue_integrations(shipped_plan: Callable[[str], Plan]) -> None:
     assert {"trainer.kubeflow.org/trainjob", "jobset.x-k8s.io/jobset", "ray.io/rayjob", "ray.io/raycluster"} <= set(
         config["integrations"]["frameworks"]
     )
+
+
+def test_kueue_admits_all_or_nothing(shipped_plan: Callable[[str], Plan]) -> None:
+    # Kueue v0.19.2 apis/config/v1beta2 WaitForPodsReady: the stack's defaults, written out.
+    values = _charts(shipped_plan("dev"))["kueue"]["values"]
+    config = yaml.safe_load(values["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["waitForPodsReady"] == {"timeout": "20m", "blockAdmission": False, "requeuingStrategy": {"timestamp": "Eviction"}}
+
+
+def test_kueue_pods_ready_settings_come_from_the_stack(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    settings = {"timeout": "45m", "blockAdmission": True, "backoffLimitCount": 3}
+    plan = plan_of(with_changes(base_kind(), {"mlplatform:components.kueue": {"waitForPodsReady": settings}}))
+    config = yaml.safe_load(_charts(plan)["kueue"]["values"]["managerConfig"]["controllerManagerConfigYaml"])
+    assert config["waitForPodsReady"] == {
+        "timeout": "45m",
+        "blockAdmission": True,
+        "requeuingStrategy": {"timestamp": "Eviction", "backoffLimitCount": 3},
+    }
+
+
+# kubeflow/manifests 26.03: the form's configuration as the release ships it (the mirror's copy).
+SPAWNER_CONFIG = (
+    Path(__file__).resolve().parents[2]
+    / "shared/upstream/kubeflow-manifests/26.03/applications/jupyter/jupyter-web-app/upstream/base/configs/spawner_ui_config.yaml"
+)
+
+
+def _spawner_form(plan: Plan) -> dict[str, Any]:
+    """The notebook form of the plan's Jupyter web app: the release's spawner_ui_config.yaml
+    (or a minimal one without the mirror) through the tree's transforms."""
+    text = SPAWNER_CONFIG.read_text() if SPAWNER_CONFIG.is_file() else "spawnerFormDefaults:\n  image: {value: x, options: [x]}\n"
+    props = {"kind": "ConfigMap", "metadata": {"name": "jupyter-web-app-config-h"}, "data": {"spawner_ui_config.yaml": text}}
+    changed = apply_transforms(props, plan.transforms[(KUSTOMIZE, "jupyter-web-app")])
+    assert changed is not None
+    return yaml.safe_load(changed["data"]["spawner_ui_config.yaml"])["spawnerFormDefaults"]
+
+
+def test_jupyter_web_app_offers_the_platform_notebook_images(shipped_plan: Callable[[str], Plan]) -> None:
+    form = _spawner_form(shipped_plan("dev"))
+    registry = "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
+    assert form["image"]["value"] == f"{registry}/notebook:{notebook_tag()}"
+    assert form["image"]["options"] == [f"{registry}/notebook:{notebook_tag()}", f"{registry}/notebook:{notebook_tag(gpu=True)}"]
+    assert form["configurations"]["value"] == ["team-resources"]  # the teams' PodDefault, preselected
+    if SPAWNER_CONFIG.is_file():  # the rest of the release's form stays
+        assert form["allowCustomImage"] is True and form["cpu"]["value"] == "0.5"
+        (pool,) = form["affinityConfig"]["options"]
+        expressions = pool["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"][0]["matchExpressions"]
+        assert {"key": "mlplatform.dev/gpu-pool", "operator": "In", "values": ["l4"]} in expressions
+        (tolerations,) = form["tolerationGroup"]["options"]
+        assert tolerations["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
+
+
+def test_kind_notebooks_come_from_the_locally_loaded_images(shipped_plan: Callable[[str], Plan]) -> None:
+    form = _spawner_form(shipped_plan("kind"))
+    assert form["image"]["value"] == f"localhost/mlplatform/notebook:{notebook_tag()}"
+    assert form.get("affinityConfig", {}).get("options", []) == []
+
+
+def test_other_objects_of_the_web_app_pass_unchanged(shipped_plan: Callable[[str], Plan]) -> None:
+    transforms = shipped_plan("kind").transforms[(KUSTOMIZE, "jupyter-web-app")]
+    assert apply_transforms({"kind": "ConfigMap", "metadata": {"name": "jupyter-web-app-parameters-h"}, "data": {"X": "1"}}, transforms) is None
 
 
 def test_gke_ray_addon_replaces_the_operator(plan_of: Callable[[dict[str, Any]], Plan]) -> None:

@@ -131,6 +131,15 @@ CASES = [
     Case("allowed email not an email", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedEmails": ["ana"]}}}, "mlplatform:components.kubeflow.auth.allowedEmails[0]", "not a valid email address"),
     Case("grafana admin not an email", {f"{M}.grafanaAdmins": ["lead"]}, f"{M}.grafanaAdmins[0]", "not a valid email address"),
     Case("unknown sources key", {"mlplatform:sources": {"chart": "oci://x"}}, "mlplatform:sources.chart", "unknown key; known keys here: charts, kubeflowManifests"),
+    Case("pods-ready timeout in words", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "20 minutes"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'20 minutes' is not a duration such as 20m or 1h30m: positive numbers with h, m or s"),
+    Case("pods-ready timeout zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "0s"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'0s' is not a duration such as 20m"),
+    Case("default request above its limit", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "containerDefaults": {"memory": "32Gi"}}]}, "mlplatform:teams[0].containerDefaults.memory", "memory 32Gi is above memoryLimit 16Gi; a default request must fit its limit"),
+    Case("default limit not a quantity", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "containerDefaults": {"cpuLimit": "four"}}]}, "mlplatform:teams[0].containerDefaults.cpuLimit", "'four' is not a Kubernetes quantity"),
+    Case("bad repository id", {f"{C}.imageRegistry": {"name": "ML_Images"}}, f"{C}.imageRegistry.name", "'ML_Images' is not an Artifact Registry repository id: lowercase letters, digits and '-', a letter first, at most 63 characters"),
+    Case("bad registry location", {f"{C}.imageRegistry": {"location": "moon"}}, f"{C}.imageRegistry.location", "'moon' is neither a GCP region (us-central1) nor one of us, europe, asia"),
+    Case("pusher without its kind", {f"{C}.imageRegistry": {"pushers": ["ci@acme.iam.gserviceaccount.com"]}}, f"{C}.imageRegistry.pushers", "'ci@acme.iam.gserviceaccount.com' is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// followed by the identity"),
+    Case("notebook registry with a scheme", {"mlplatform:components.kubeflow": {"notebookRegistry": "https://ghcr.io/acme"}}, "mlplatform:components.kubeflow.notebookRegistry", "'https://ghcr.io/acme' is not a registry path such as europe-docker.pkg.dev/acme/images: host and path, no scheme and no tag"),
+    Case("pods-ready backoff zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"backoffLimitCount": 0}}}, "mlplatform:components.kueue.waitForPodsReady.backoffLimitCount", "greater than or equal to 1 (got 0)"),
 ]
 
 

@@ -1,6 +1,6 @@
 """The data scientists' examples: importable without the optional frameworks, training
 functions the SDK can ship (self-contained source), TrainJobs the SDK accepts on our
-runtimes, and the PyTorch one actually learning on CPU."""
+runtimes. Their pinned requirements and `--local` runs: tests/test_examples_local.py."""
 
 from __future__ import annotations
 
@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 
 from args.components import training_runtimes_args
+from components.profiles import BUCKET_MOUNT_PATH, POD_DEFAULT_LABEL
+from facts.image_set import TORCH_CPU_INDEX
+from facts.versions import TORCH
 from runtimes.catalog import cluster_training_runtimes
 from stacks.config import validate
 from tests.conftest import base_gke
@@ -24,7 +27,8 @@ from tests.support.sdk import fake_sdk
 from tests.support.validation import validate as validate_object
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-OPTIONAL = ("mlx", "deepspeed", "ray", "transformers")
+OPTIONAL = ("mlx", "deepspeed", "ray", "transformers", "jax")
+NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed"]
 RUNTIMES = cluster_training_runtimes(training_runtimes_args(validate(base_gke(), "test")))  # base four + the l4 variants
 
 
@@ -37,7 +41,7 @@ def load(name: str) -> ModuleType:
     return module
 
 
-@pytest.mark.parametrize("name", ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve"])
+@pytest.mark.parametrize("name", NAMES)
 def test_example_imports_without_the_optional_frameworks(name: str) -> None:
     before = set(sys.modules)
     module = load(name)
@@ -45,7 +49,12 @@ def test_example_imports_without_the_optional_frameworks(name: str) -> None:
     assert not [m for m in set(sys.modules) - before if m.split(".")[0] in OPTIONAL]
 
 
-SHIPPED = [("pytorch_ddp_mnist", "train_mnist_cnn"), ("mlx_distributed", "train_mlx_mlp"), ("deepspeed_t5", "finetune_t5")]
+SHIPPED = [
+    ("pytorch_ddp_mnist", "train_mnist_cnn"),
+    ("mlx_distributed", "train_mlx_mlp"),
+    ("deepspeed_t5", "finetune_t5"),
+    ("jax_distributed", "train_jax_mlp"),
+]
 
 
 @pytest.mark.parametrize(("module", "function"), SHIPPED)
@@ -85,30 +94,32 @@ def test_mlx_example_submits_on_mlx_distributed_through_mpirun() -> None:
 
 def test_deepspeed_example_takes_eight_gpus_and_mounts_the_team_bucket() -> None:
     module = load("deepspeed_t5")
-    spec = submitted(module.submit, "acme-ml-vision")["spec"]
+    spec = submitted(module.submit)["spec"]
     assert spec["runtimeRef"]["name"] == "deepspeed-distributed-l4"
     assert spec["trainer"]["numNodes"] == 4  # g2-standard-24: 2 L4s per node
     (patch,) = spec["runtimePatches"]
     jobs = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
     assert [j["name"] for j in jobs] == ["launcher", "node"]
-    pod = jobs[0]["template"]["spec"]["template"]
-    assert pod["metadata"]["annotations"] == {"gke-gcsfuse/volumes": "true"}
-    (volume,) = pod["spec"]["volumes"]
-    assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
-    assert volume["csi"]["volumeAttributes"]["bucketName"] == "acme-ml-vision"
-    (container,) = pod["spec"]["containers"]
-    assert container["volumeMounts"] == [{"name": "team-bucket", "mountPath": module.MOUNT_PATH}]
+    # The team's PodDefault (components/profiles.py) mounts the bucket in every labelled pod.
+    for job in jobs:
+        assert job["template"]["spec"]["template"]["metadata"]["labels"] == {POD_DEFAULT_LABEL: "true"}
+    assert module.MOUNT_PATH == BUCKET_MOUNT_PATH and module.TEAM_RESOURCES_LABEL == POD_DEFAULT_LABEL
 
 
 def test_deepspeed_example_refuses_a_cpu_runtime() -> None:
     with pytest.raises(SystemExit, match="pick a GPU runtime"):
-        submitted(load("deepspeed_t5").submit, "b", "deepspeed-distributed")
+        submitted(load("deepspeed_t5").submit, "deepspeed-distributed")
 
 
-def test_pytorch_training_function_lowers_the_loss_on_cpu() -> None:
-    torch = pytest.importorskip("torch")
-    torch.set_num_threads(2)
-    losses = load("pytorch_ddp_mnist").train_mnist_cnn(num_samples=640, batch_size=32, max_steps=20)
-    assert len(losses) == 20
-    first, last = sum(losses[:5]) / 5, sum(losses[-5:]) / 5
-    assert last < 0.5 * first, losses
+def test_jax_example_submits_two_nodes_on_jax_distributed() -> None:
+    spec = submitted(load("jax_distributed").submit)["spec"]
+    assert spec["runtimeRef"]["name"] == "jax-distributed"
+    assert spec["trainer"]["numNodes"] == 2
+    assert "def train_jax_mlp(" in " ".join(spec["trainer"]["command"])
+
+
+def test_ray_example_ships_the_clusters_torch_to_its_workers() -> None:
+    module = load("ray_train_serve")
+    assert f"torch=={TORCH.version}" == module.RUNTIME_TORCH
+    assert module.runtime_env(gpu=True) == {"pip": {"packages": [module.RUNTIME_TORCH]}}
+    assert module.runtime_env(gpu=False)["pip"]["pip_install_options"] == ["--extra-index-url", TORCH_CPU_INDEX]

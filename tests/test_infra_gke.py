@@ -209,3 +209,39 @@ def test_gke_managed_dcgm_only_when_chosen(plan_of: Callable[[dict[str, Any]], P
         "mlplatform:components.dcgmExporter": {"source": "gke-managed"},
     }
     assert components(managed) == ["SYSTEM_COMPONENTS", "JOBSET", "DCGM"]
+
+
+REPOSITORY = "gcp:artifactregistry/repository:Repository"
+REPOSITORY_MEMBER = "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"
+
+
+def test_gke_stacks_get_a_docker_repository_the_nodes_pull_from(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("dev")
+    repository = plan.one(REPOSITORY, "ml-dev-images")
+    assert {k: repository.inputs[k] for k in ("project", "location", "repositoryId", "format")} == {
+        "project": "acme-ml-dev",
+        "location": "us-central1",
+        "repositoryId": "ml-dev",
+        "format": "DOCKER",
+    }
+    assert not repository.protect and shipped_plan("prod").one(REPOSITORY, "ml-prod-images").protect
+    members = {(r.inputs["role"], r.inputs["member"]) for r in plan.of_type(REPOSITORY_MEMBER)}
+    assert members == {
+        ("roles/artifactregistry.reader", "serviceAccount:ml-dev-nodes@acme-ml-dev.iam.gserviceaccount.com"),
+        ("roles/artifactregistry.writer", "serviceAccount:notebook-images@acme-ml-dev.iam.gserviceaccount.com"),
+        # stacks/Pulumi.dev.yaml: team vision has pushImages
+        ("roles/artifactregistry.writer", "serviceAccount:team-vision@acme-ml-dev.iam.gserviceaccount.com"),
+    }
+    assert all(r.inputs["repository"] == "ml-dev" and r.inputs["location"] == "us-central1" for r in plan.of_type(REPOSITORY_MEMBER))
+    assert plan.outputs["imageRegistry"] == "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
+
+
+def test_the_repository_is_the_stacks_to_name_or_switch_off(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    from tests.conftest import base_gke, with_changes
+
+    named = plan_of(with_changes(base_gke(), {"mlplatform:cluster.imageRegistry": {"name": "images", "location": "europe"}}))
+    assert named.one(REPOSITORY, "ml-test-images").inputs["repositoryId"] == "images"
+    assert named.outputs["imageRegistry"] == "europe-docker.pkg.dev/acme-test/images"
+    off = {"mlplatform:cluster.imageRegistry": {"enabled": False}, "mlplatform:components.kubeflow": {"enabled": False}}
+    plan = plan_of(with_changes(base_gke(), off))
+    assert plan.of_type(REPOSITORY) == [] and "imageRegistry" not in plan.outputs

@@ -17,6 +17,8 @@ from components.profiles import (
     team_objects,
     team_service_account_id,
 )
+from facts.image_set import dockerfile, notebook_end, problems
+from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import load, validate
 from stacks.schema import Role, Team
 from tests.conftest import base_gke, base_kind, with_changes
@@ -157,6 +159,91 @@ def test_ray_cluster_ports_pinned_for_istio_and_dashboard_route() -> None:
     assert route["http"][0]["route"][0]["destination"] == {"host": "ray-head-svc.vision.svc.cluster.local", "port": {"number": 8265}}
     internal = objects[("AuthorizationPolicy", "ray-ray-internal")]["spec"]
     assert internal["rules"][0]["from"][0]["source"]["principals"] == ["cluster.local/ns/vision/sa/default-editor"]
+
+
+def test_pod_default_gives_notebooks_the_ray_cluster_and_the_mounted_bucket() -> None:
+    team = {**TEAM, "ray": {"name": "ray"}, "bucket": {}}
+    defaults = _objects(with_changes(base_gke(), {"mlplatform:teams": [team]}))[("PodDefault", "team-resources")]
+    spec = defaults["spec"]
+    assert defaults["metadata"]["namespace"] == "vision"
+    assert spec["selector"] == {"matchLabels": {"team-resources": "true"}}
+    assert spec["desc"] == "Team vision: Ray cluster ray (RAY_ADDRESS) and bucket gs://acme-test-vision at /mnt/team-bucket"
+    head = "ray-head-svc.vision.svc.cluster.local"
+    assert spec["env"] == [
+        {"name": "RAY_ADDRESS", "value": f"ray://{head}:10001"},
+        {"name": "RAY_DASHBOARD_ADDRESS", "value": f"http://{head}:8265"},
+        {"name": "RAY_SERVE_ADDRESS", "value": f"http://{head}:8000"},
+        {"name": "TEAM_BUCKET", "value": "acme-test-vision"},
+        {"name": "TEAM_BUCKET_PATH", "value": "/mnt/team-bucket"},
+    ]
+    assert spec["annotations"]["gke-gcsfuse/volumes"] == "true"
+    assert spec["annotations"]["traffic.sidecar.istio.io/excludeOutboundIPRanges"] == "169.254.169.254/32"
+    (volume,) = spec["volumes"]
+    assert volume == {
+        "name": "team-bucket",
+        "csi": {
+            "driver": "gcsfuse.csi.storage.gke.io",
+            "volumeAttributes": {"bucketName": "acme-test-vision", "mountOptions": "implicit-dirs,uid=1000,gid=100"},
+        },
+    }
+    assert spec["volumeMounts"] == [{"name": "team-bucket", "mountPath": "/mnt/team-bucket"}]
+    assert spec["serviceAccountName"] == "default-editor"  # Workload Identity to the bucket
+    if crds.crd_dir() is not None:
+        assert validate_object(defaults) == []
+
+
+def test_pod_default_on_kind_carries_the_ray_cluster_only() -> None:
+    team = {**TEAM, "ray": {"name": "rc"}, "quota": {}}
+    spec = _objects(with_changes(base_kind(), {"mlplatform:teams": [team]}))[("PodDefault", "team-resources")]["spec"]
+    assert [e["name"] for e in spec["env"]] == ["RAY_ADDRESS", "RAY_DASHBOARD_ADDRESS", "RAY_SERVE_ADDRESS"]
+    assert spec["env"][0]["value"] == "ray://rc-head-svc.vision.svc.cluster.local:10001"
+    assert "volumes" not in spec and "annotations" not in spec
+
+
+def test_pod_default_without_gcs_fuse_names_the_bucket_only() -> None:
+    raw = with_changes(base_gke(), {"mlplatform:cluster.gcsFuse": False, "mlplatform:teams": [{**TEAM, "bucket": {"name": "b-1"}}]})
+    spec = _objects(raw)[("PodDefault", "team-resources")]["spec"]
+    assert spec["env"] == [{"name": "TEAM_BUCKET", "value": "b-1"}] and "volumes" not in spec
+
+
+def test_no_pod_default_for_a_team_without_ray_or_bucket() -> None:
+    assert not [k for k in _objects(with_changes(base_gke(), {"mlplatform:teams": [TEAM]})) if k[0] == "PodDefault"]
+
+
+def test_pod_default_waits_for_its_crd(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("dev")
+    defaults = plan.one("kubernetes:kubeflow.org/v1alpha1:PodDefault", "nlp/team-resources")
+    assert plan.one("kubernetes:kustomize/v2:Directory", "poddefaults-webhook").urn in defaults.dependencies
+
+
+def test_every_team_namespace_gets_container_defaults() -> None:
+    # A plain TrainJob (no resources_per_node) passes the profile's ResourceQuota and is counted.
+    limits = _objects(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))[("LimitRange", "container-defaults")]
+    assert limits["metadata"]["namespace"] == "vision"
+    assert limits["spec"]["limits"] == [
+        {"type": "Container", "defaultRequest": {"cpu": "1", "memory": "2Gi"}, "default": {"cpu": "4", "memory": "16Gi"}}
+    ]
+
+
+def test_container_defaults_come_from_the_stack() -> None:
+    team = {**TEAM, "containerDefaults": {"cpu": "500m", "memory": "1Gi", "cpuLimit": 2, "memoryLimit": "4Gi"}}
+    (limit,) = _objects(with_changes(base_kind(), {"mlplatform:teams": [team], "mlplatform:teams.0.quota.gpus": {}}))[
+        ("LimitRange", "container-defaults")
+    ]["spec"]["limits"]
+    assert limit["defaultRequest"] == {"cpu": "500m", "memory": "1Gi"} and limit["default"] == {"cpu": "2", "memory": "4Gi"}
+
+
+@pytest.mark.parametrize("pool", [None, "l4"])
+def test_ray_cluster_runs_the_notebook_image_sets_ray_and_python(pool: str | None) -> None:
+    team = {**TEAM, "ray": {"pool": pool} if pool else {}}
+    cluster = _objects(with_changes(base_gke(), {"mlplatform:teams": [team]}))[("RayCluster", "ray")]["spec"]
+    head = cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["image"]
+    worker = cluster["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]["image"]
+    assert head == image(RAY_IMAGE)
+    assert worker == image(RAY_GPU_IMAGE if pool else RAY_IMAGE)
+    notebook = notebook_end(dockerfile())
+    assert cluster["rayVersion"] == notebook.ray == RAY.version
+    assert problems(dockerfile(), [p for p in (RAY_IMAGE, RAY_GPU_IMAGE) if image(p) in (head, worker)]) == []
 
 
 # Kueue v0.19.2 (kubernetes-sigs/kueue): the queue label (pkg/controller/constants/constants.go),

@@ -91,7 +91,11 @@ def test_bad_quantity_in_a_stack_names_its_path_and_the_fix(case: Case) -> None:
 
 @pytest.mark.parametrize(("cpu", "kept"), [("1e3", "1e3"), (".5", ".5"), (0.5, "0.5"), (64, "64"), ("1.5", "1.5")])
 def test_quantities_in_a_stack_are_kept_as_written(cpu: object, kept: str) -> None:
-    config = validate(with_changes(base_kind(), {T: [team(quota={"cpu": cpu}, ray={"workerCpu": cpu})]}), "ok")
+    # Default requests small enough for the smallest quota here (rule team-container-defaults-fit-quota).
+    small = {"cpu": "100m", "cpuLimit": "100m"}
+    config = validate(
+        with_changes(base_kind(), {T: [team(quota={"cpu": cpu}, ray={"workerCpu": cpu}, containerDefaults=small)]}), "ok"
+    )
     ray = config.teams[0].ray
     assert ray is not None and (config.teams[0].quota.cpu, ray.worker_cpu) == (kept, kept)
 

@@ -43,6 +43,10 @@ class Broken:
         return {f"{self.name}.yaml": (header + body).encode()}
 
 
+NLP_BUCKET = "      bucket: {}                       # Ray Train checkpoints; mounted in notebooks by the team's PodDefault\n"
+"""The dev stack's line giving team nlp (a Ray team) its bucket."""
+
+
 def edit(base: str, *pairs: tuple[str, str]) -> Callable[[], str]:
     def text() -> str:
         result = shipped(base)
@@ -199,8 +203,8 @@ CORPUS: tuple[Broken, ...] = (
     Broken("bucket-gs-url", "the bucket as a gs:// URL", (f"{T}[0].bucket.name",), edit("dev", ("      bucket: {}\n", "      bucket: {name: gs://acme-vision}\n"))),
     Broken("bucket-default-too-long", "a long team name makes <project>-<team> over 63 characters", (f"{T}[0].bucket",), edit("dev", (DEV_VISION, "    - name: computer-vision-and-perception-research-group-emea-west\n      owner: lead@acme.com\n"))),
     Broken("bucket-default-goog", "a project starting with goog makes the default bucket name invalid", (f"{T}[0].bucket",), edit("dev", ("gcp:project: acme-ml-dev", "gcp:project: googly-ml-dev"))),
-    Broken("bucket-shared", "two teams with one bucket", (f"{T}[1].bucket.name",), edit("dev", ("      bucket: {}\n", "      bucket: {name: acme-ml-data}\n"), ("      cohort: research\n      ray:", "      cohort: research\n      bucket: {name: acme-ml-data}\n      ray:"))),
-    Broken("bucket-default-taken", "a bucket named what another team's default is", (f"{T}[1].bucket.name",), edit("dev", ("      cohort: research\n      ray:", "      cohort: research\n      bucket: {name: acme-ml-dev-vision}\n      ray:"))),
+    Broken("bucket-shared", "two teams with one bucket", (f"{T}[1].bucket.name",), edit("dev", ("      bucket: {}\n", "      bucket: {name: acme-ml-data}\n"), (NLP_BUCKET, "      bucket: {name: acme-ml-data}\n"))),
+    Broken("bucket-default-taken", "a bucket named what another team's default is", (f"{T}[1].bucket.name",), edit("dev", (NLP_BUCKET, "      bucket: {name: acme-ml-dev-vision}\n"))),
     Broken("bucket-zone", "a bucket location given as a zone", (f"{T}[0].bucket.location",), edit("dev", ("      bucket: {}\n", "      bucket: {location: us-central1-a}\n"))),
     Broken("bucket-europe", "a bucket location that is no location", (f"{T}[0].bucket.location",), edit("prod", ("      bucket: {}\n", "      bucket: {location: europe}\n"))),
     Broken("reservation-underscore", "a reservation name with an underscore", (f"{P1}.reservation",), edit("prod", ("        provisioning: queued\n", "        provisioning: reservation\n        reservation: H100_Reserved\n"), ("        max: 2\n", "        max: 2\n        min: 0\n"))),
@@ -213,7 +217,7 @@ CORPUS: tuple[Broken, ...] = (
     Broken("pool-system", "a pool named system", (f"{P0}.name",), edit("prod", ("{name: l4, accelerator", "{name: system, accelerator"))),
     Broken("pool-capital", "a pool named L4", (f"{P0}.name",), edit("dev", ("{name: l4, accelerator", "{name: L4, accelerator"), (DEV_NLP_RAY, "      ray: {name: ray, pool: L4, minWorkers: 0, maxWorkers: 2}\n"))),
     Broken("pool-twice", "two pools of one name", (f"{P1}.name",), edit("prod", (PROD_H100, "      - name: l4\n"))),
-    Broken("cohort-spaces", "a cohort name with a space", (f"{T}[1].cohort",), edit("dev", ("      cohort: research\n      ray:", "      cohort: Research Team\n      ray:"))),
+    Broken("cohort-spaces", "a cohort name with a space", (f"{T}[1].cohort",), edit("dev", ("      cohort: research\n" + NLP_BUCKET, "      cohort: Research Team\n" + NLP_BUCKET))),
     Broken("kfam-collision", "ana.b and ana-b with one role: KFAM gives them one binding", (f"{T}[0].contributors[1].email",), edit("kind", ("{email: ana@example.com, role: edit}, {email: bo@example.com, role: view}", "{email: ana.b@example.com, role: edit}, {email: ana-b@example.com, role: edit}"), ("staticUsers: [lead@example.com,", "staticUsers: [ana.b@example.com, ana-b@example.com, lead@example.com,"))),
     Broken("kfam-name-too-long", "an address whose KFAM binding name is over 253 characters", (f"{T}[0].contributors[0].email",), edit("kind", ("{email: ana@example.com, role: edit}, ", f"{{email: {LONG_EMAIL}, role: edit}}, {{email: ana@example.com, role: edit}}, "), ("staticUsers: [lead@example.com,", f"staticUsers: [{LONG_EMAIL}, lead@example.com,"))),
     Broken("team-twice", "two teams of one name", (f"{T}[2].name",), edit("dev", ("    - name: research\n", "    - name: nlp\n"))),
@@ -249,7 +253,7 @@ CORPUS: tuple[Broken, ...] = (
     Broken("ray-worker-whole-node", "a Ray worker as large as its machine", (f"{T}[1].ray.workerCpu",), edit("dev", (DEV_NLP_RAY, '      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2, workerCpu: "24"}\n'))),
     Broken("ray-worker-memory", "a Ray worker with more memory than its machine", (f"{T}[1].ray.workerMemory",), edit("dev", (DEV_NLP_RAY, "      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2, workerMemory: 96Gi}\n"))),
     Broken("ray-worker-over-quota", "a Ray worker larger than the team's quota", (f"{T}[1].ray.workerCpu", f"{T}[1].ray.workerMemory"), edit("kind", (KIND_NLP_RAY, '      ray: {name: ray, minWorkers: 1, maxWorkers: 2, workerCpu: "16", workerMemory: 64Gi}\n'))),
-    Broken("ray-gpus-over-quota", "a Ray worker taking more GPUs than the team may", (f"{T}[1].ray.pool",), edit("dev", ("      quota: {gpus: {nvidia-l4: 4}, cpu: \"32\", memory: 128Gi}\n      cohort: research\n      ray:", "      quota: {gpus: {nvidia-l4: 1}, cpu: \"32\", memory: 128Gi}\n      cohort: research\n      ray:"))),
+    Broken("ray-gpus-over-quota", "a Ray worker taking more GPUs than the team may", (f"{T}[1].ray.pool",), edit("dev", ("      quota: {gpus: {nvidia-l4: 4}, cpu: \"32\", memory: 128Gi}\n      cohort: research\n" + NLP_BUCKET, "      quota: {gpus: {nvidia-l4: 1}, cpu: \"32\", memory: 128Gi}\n      cohort: research\n" + NLP_BUCKET))),
     Broken("ray-cpu-worker-small-system-pool", "CPU Ray workers bigger than the system pool, NAP off", (f"{T}[1].ray.workerCpu",), edit("dev", ("      enabled: true\n", "      enabled: false\n"), (DEV_NLP_RAY, '      ray: {name: ray, minWorkers: 0, maxWorkers: 2, workerCpu: "12"}\n'))),
     Broken("iap-without-client", "IAP on without its client ID", (f"{AUTH}.iap",), edit("prod", ("        iapClientId: 1234567890-iap.apps.googleusercontent.com\n", ""))),
     Broken("oidc-without-settings", "kind oidc without the provider", (f"{AUTH}.oidc",), edit("prod", (PROD_OIDC, ""))),
