@@ -56,10 +56,12 @@ def stale_keys(local: Sequence[str], tracked: Mapping[str, object]) -> list[str]
     return sorted(k for k in local if k not in tracked and k not in SECRET_KEYS)
 
 
-def bcrypt_hash(password: str) -> str:
+def bcrypt_hash(password: str, rounds: int = 12) -> str:
+    """A bcrypt hash for Dex's static passwords (Dex accepts cost 10 and up; the kind stack's
+    long-lived users get 12, the e2e suite's throwaway ones 10)."""
     import bcrypt
 
-    return bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=12)).decode()
+    return bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=rounds)).decode()
 
 
 def save_passwords(passwords: Mapping[str, str], path: Path = PASSWORDS) -> None:

@@ -21,6 +21,7 @@ from pulumi import automation as auto
 from facts.resource_types import STACK as STACK_TYPE
 from stacks.config import read_stack_file, stack_file
 from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
+from tooling import kind_stack
 from tooling.workspace import plain_values
 
 STACK = "e2e"
@@ -93,10 +94,8 @@ def config_values(config: Mapping[str, Any], people: People, hash_password: Call
 
 
 def bcrypt_hash(password: str) -> str:
-    """A bcrypt hash Dex accepts (cost 10, Dex's minimum)."""
-    import bcrypt
-
-    return bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=10)).decode()
+    """A bcrypt hash Dex accepts, at cost 10 (Dex's minimum): the users live one run."""
+    return kind_stack.bcrypt_hash(password, rounds=10)
 
 
 def kind_stack_config() -> dict[str, Any]:
