@@ -55,6 +55,24 @@ def test_a_duplicate_urn_stops_evaluate_with_the_engines_message(caplog: pytest.
     assert "ValueError: other" in caplog.text
 
 
+def test_a_plan_captures_no_stack_per_resource_and_gives_the_sdk_back() -> None:
+    from pulumi.runtime import resource
+    from pulumi.runtime.proto import source_pb2
+
+    capture = resource._get_stack_trace
+    during: list[source_pb2.StackTrace] = []
+
+    def build() -> None:
+        during.append(resource._get_stack_trace())
+        k8s.core.v1.Namespace("team", metadata={"name": "a"})
+        k8s.core.v1.Namespace("team", metadata={"name": "b"})
+
+    with pytest.raises(DuplicateUrnError):
+        _evaluate(build)
+    assert during == [source_pb2.StackTrace()]
+    assert resource._get_stack_trace is capture
+
+
 def test_urns_carry_the_whole_parent_type_and_no_root_stack() -> None:
     def build() -> None:
         outer = _Box("test:index:Outer", "outer")

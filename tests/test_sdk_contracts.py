@@ -149,6 +149,22 @@ def test_register_resource_request_carries_the_fields_the_recorder_reads() -> No
     assert alias_pb2.Alias(urn="urn:x").WhichOneof("alias") == "urn", why
 
 
+def test_register_resource_takes_its_stack_trace_from_a_module_global() -> None:
+    """bulk_registration swaps _get_stack_trace for an empty StackTrace while a plan runs: the
+    SDK must look the function up at each registration and read an empty trace as no position."""
+    why = _why(
+        "pulumi/runtime/resource.py _get_stack_trace, _get_source_position, register_resource",
+        "tooling/plan.py bulk_registration (source positions)",
+    )
+    from pulumi.runtime import resource
+    from pulumi.runtime.proto import source_pb2
+
+    assert _params(resource._get_stack_trace) == [], why
+    assert isinstance(resource._get_stack_trace(), source_pb2.StackTrace), why
+    assert "_get_stack_trace()" in inspect.getsource(resource.register_resource), why
+    assert resource._get_source_position(source_pb2.StackTrace()) is None, why
+
+
 @_isolated
 def test_set_mocks_takes_our_monitor() -> None:
     why = _why("pulumi/runtime/mocks.py set_mocks", "tooling/plan.py evaluate (set_mocks(..., monitor=monitor))")

@@ -46,7 +46,7 @@ from tooling.render import (
     manifest,
     ordered,
 )
-from tooling.schemas import crd_scopes, is_builtin, load_all, scopes_of
+from tooling.schemas import crd_scopes, is_builtin, parsed, scopes_of, write_whole
 
 REPO = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]
@@ -218,18 +218,6 @@ def api_versions(objects: Iterable[dict[str, Any]]) -> list[str]:
     return sorted(found)
 
 
-_PARSED: dict[str, tuple[dict[str, Any], ...]] = {}
-
-
-def parsed(text: str) -> tuple[dict[str, Any], ...]:
-    """The documents of a render output, parsed once per process (shipped stacks share most
-    installs). Callers never mutate them: normalizing and transforms build new dicts."""
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    if digest not in _PARSED:
-        _PARSED[digest] = tuple(load_all(text))
-    return _PARSED[digest]
-
-
 def render_chart(install: Install, capabilities: list[str]) -> str:
     with tempfile.NamedTemporaryFile("w", suffix=".json") as values:
         json.dump(install.values, values)
@@ -247,14 +235,26 @@ def render_chart(install: Install, capabilities: list[str]) -> str:
 
 
 _TREES: dict[str, str] = {}
+SHARED_TREES: Path | None = None
+"""A directory where processes rendering from the same mirror at the same time share
+kustomize's output (the test suite's workers do: each tree is built once per run); None:
+each process builds for itself. Not a cache across runs: it is keyed by the tree's path only."""
 
 
 def build_tree(install: Install) -> str:
     """kustomize's output for the tree; a tree is built once per process (stacks share them)."""
-    if install.target not in _TREES:
+    if install.target in _TREES:
+        return _TREES[install.target]
+    shared = SHARED_TREES / f"{hashlib.sha256(install.target.encode()).hexdigest()}.yaml" if SHARED_TREES else None
+    if shared is not None and shared.is_file():
+        text = shared.read_text()
+    else:
         args = [tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target]
-        _TREES[install.target] = _run(args, install.label)
-    return _TREES[install.target]
+        text = _run(args, install.label)
+        if shared is not None:
+            write_whole(shared, text.encode())
+    _TREES[install.target] = text
+    return text
 
 
 def is_namespaced(obj: dict[str, Any], custom: dict[tuple[str, str], bool]) -> bool | None:

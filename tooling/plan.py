@@ -26,6 +26,8 @@ from typing import Any
 
 import pulumi
 from pulumi.runtime import mocks, rpc
+from pulumi.runtime import resource as sdk_resource
+from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import Stack
 
 from facts import resource_types
@@ -303,22 +305,30 @@ BULK_GC_THRESHOLDS = (50_000, 20, 100)
 
 @contextmanager
 def bulk_registration() -> Iterator[None]:
-    """Garbage collection tuned for registering thousands of resources in one go.
+    """Registration tuned for thousands of resources in one go, offline.
 
-    Python's default thresholds collect the young generation every 700 allocations and
-    rescan everything alive, which made plan time grow faster than the number of teams
-    (benchmarks/plan_scaling.py). Objects alive before the run are frozen out of the
-    collector's view and collections run 70x less often; settings are restored after.
-    No collection runs first: in a process holding much (the test suite keeps full renders)
-    a full collection per plan cost more than the plan; what garbage is frozen with the
-    rest is collected after the unfreeze.
+    Garbage collection: Python's default thresholds collect the young generation every 700
+    allocations and rescan everything alive, which made plan time grow faster than the number
+    of teams (benchmarks/plan_scaling.py). Objects alive before the run are frozen out of the
+    collector's view and collections run 70x less often; settings are restored after. No
+    collection runs first: in a process holding much (the test suite keeps full renders) a
+    full collection per plan cost more than the plan; what garbage is frozen with the rest is
+    collected after the unfreeze.
+
+    Source positions: the SDK captures the Python stack of every resource it registers, for
+    the engine's diagnostics (pulumi/runtime/resource.py register_resource). Offline nothing
+    reads them; the capture was a sixth of a plan's time. Each registration gets an empty
+    stack trace instead, which the SDK reads as "no source position".
     """
     thresholds = gc.get_threshold()
     gc.freeze()
     gc.set_threshold(*BULK_GC_THRESHOLDS)
+    capture = sdk_resource._get_stack_trace
+    sdk_resource._get_stack_trace = source_pb2.StackTrace
     try:
         yield
     finally:
+        sdk_resource._get_stack_trace = capture
         gc.set_threshold(*thresholds)
         gc.unfreeze()
 

@@ -15,7 +15,7 @@ from filelock import FileLock
 
 from components.sources import mirror_sources
 from stacks.config import load
-from tooling import fullrender
+from tooling import fullrender, schemas
 from tooling.fullrender import FullRender
 from tooling.plan import evaluate
 
@@ -27,8 +27,15 @@ three runs); set by tests/conftest.py when pytest-xdist runs the suite, else Non
 
 
 def share_between_workers(root: Path) -> None:
+    """Workers share whole renders here, kustomize's output and what each parsed
+    (tooling.fullrender.SHARED_TREES, tooling.schemas.SHARED_PARSES): two stacks rendered on
+    two workers build their common trees and parse their common output and CRDs once."""
     global SHARED
     SHARED = root if os.environ.get("PYTEST_XDIST_WORKER") else None
+    if SHARED is not None:
+        for name in ("trees", "parsed"):
+            (SHARED / name).mkdir(exist_ok=True)
+        fullrender.SHARED_TREES, schemas.SHARED_PARSES = SHARED / "trees", SHARED / "parsed"
 
 
 def _render(stack: str) -> FullRender:
