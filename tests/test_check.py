@@ -97,6 +97,23 @@ def test_helm_renders_every_chart_the_same_twice() -> None:
         assert canonical(again) == canonical(originals[install.resource.urn]), install.label
 
 
+def test_a_tree_is_built_once_per_run_by_the_workers_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SHARED_TREES: what one worker's kustomize built, another reads back."""
+    tree = next(i for i in rendered("kind").installs if i.kind == "kustomize")
+    built: list[list[str]] = []
+
+    def kustomize(args: list[str], what: str) -> str:
+        built.append(args)
+        return "kind: Namespace\n"
+
+    monkeypatch.setattr(fullrender, "_run", kustomize)
+    monkeypatch.setattr(fullrender, "SHARED_TREES", tmp_path)
+    for _worker in range(2):
+        monkeypatch.setattr(fullrender, "_TREES", {})
+        assert fullrender.build_tree(tree) == "kind: Namespace\n"
+    assert len(built) == 1 and built[0][-1] == tree.target
+
+
 def test_full_render_has_no_upstream_tree_missing_and_counts_every_install() -> None:
     render = rendered("kind")
     sources = {o.source for o in render.objects if o.upstream}

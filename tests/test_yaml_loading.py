@@ -3,9 +3,13 @@ with: libyaml's parser where PyYAML has it, the same documents as the pure-Pytho
 
 from __future__ import annotations
 
+import datetime
+from pathlib import Path
+
 import pytest
 import yaml
 
+from tooling import schemas
 from tooling.schemas import Loader, PureLoader, crd_dir, load_all
 
 # prometheus-operator's AlertmanagerConfig CRD (kube-prometheus-stack renders it) lists the
@@ -46,3 +50,22 @@ def test_both_loaders_read_the_pinned_crds_alike() -> None:
     for path in paths:
         text = path.read_text()
         assert list(yaml.load_all(text, Loader=Loader)) == list(yaml.load_all(text, Loader=PureLoader)), path.name
+
+
+def test_what_one_process_parsed_another_reads_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The test workers share parses through SHARED_PARSES: the second reads, never parses."""
+    monkeypatch.setattr(schemas, "SHARED_PARSES", tmp_path)
+    monkeypatch.setattr(schemas, "_PARSED", {})
+    text = "a: 1\n---\nb: [x, 2.5, true, null]\n"
+    assert schemas.parsed(text) == ({"a": 1}, {"b": ["x", 2.5, True, None]})
+    assert [p.suffix for p in tmp_path.iterdir()] == [".marshal"]
+    monkeypatch.setattr(schemas, "_PARSED", {})  # as another process starts
+    monkeypatch.setattr(schemas, "load_all", lambda text: pytest.fail("parsed a second time"))
+    assert schemas.parsed(text) == ({"a": 1}, {"b": ["x", 2.5, True, None]})
+
+
+def test_a_document_with_a_timestamp_is_parsed_by_each_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(schemas, "SHARED_PARSES", tmp_path)
+    monkeypatch.setattr(schemas, "_PARSED", {})
+    assert schemas.parsed("since: 2026-12-01\n") == ({"since": datetime.date(2026, 12, 1)},)
+    assert list(tmp_path.iterdir()) == []
