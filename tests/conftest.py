@@ -22,6 +22,15 @@ def pytest_configure(config: pytest.Config) -> None:
     gc.set_threshold(*BULK_GC_THRESHOLDS)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """What the session built stays out of the collector's view from here: pytest's own full
+    collections at exit (looking for unraisable exceptions in garbage) and the interpreter's
+    then skip every render and plan kept, instead of spending 2-5 s per process rescanning
+    them while the run waits. Tests still report their unraisable exceptions as they end."""
+    gc.freeze()
+
+
 # Monitoring is off in the small test stacks (smaller plans); tests that need it turn it on.
 COMPONENTS_OFF = {
     key: {"enabled": False}
