@@ -6,19 +6,24 @@ import copy
 import gc
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from stacks.config import load, validate
-from tests.support import renders
-from tooling.plan import BULK_GC_THRESHOLDS, Plan, evaluate
+# The program and the tooling are imported where used: pytest-xdist's controller, which runs
+# no test, loads this file too, and the workers start only once it has (1.5 s sooner).
+if TYPE_CHECKING:
+    from tooling.plan import Plan
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Each test process (the controller and every xdist worker) keeps hundreds of plans and
-    the full renders alive; with Python's default thresholds every full collection rescans
-    them all (25 s of a 60 s run per worker). The suite collects as a plan does."""
+    """A test process keeps hundreds of plans and the full renders alive; with Python's
+    default thresholds every full collection rescans them all (25 s of a 60 s run per worker).
+    From collection on, each process collects garbage as a plan does; not xdist's controller."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return
+    from tooling.plan import BULK_GC_THRESHOLDS
+
     gc.set_threshold(*BULK_GC_THRESHOLDS)
 
 
@@ -79,6 +84,9 @@ def with_changes(config: dict[str, Any], changes: dict[str, Any]) -> dict[str, A
 
 @cache
 def _shipped(name: str) -> Plan:
+    from stacks.config import load
+    from tooling.plan import evaluate
+
     return evaluate(load(name), name)
 
 
@@ -91,10 +99,15 @@ def shipped_plan() -> Callable[[str], Plan]:
 @pytest.fixture
 def plan_of() -> Callable[[dict[str, Any]], Plan]:
     """The plan of a raw stack config."""
+    from stacks.config import validate
+    from tooling.plan import evaluate
+
     return lambda raw: evaluate(validate(raw, "test"), "test")
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _share_full_renders(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Workers of one run share full renders (tests/support/renders.py) in the run's temp root."""
+    from tests.support import renders
+
     renders.share_between_workers(tmp_path_factory.getbasetemp().parent)
