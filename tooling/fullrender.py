@@ -46,7 +46,7 @@ from tooling.render import (
     manifest,
     ordered,
 )
-from tooling.schemas import crd_scopes, is_builtin, parsed, scopes_of, write_whole
+from tooling.schemas import crd_scopes, is_builtin, parsed, scopes_of
 
 REPO = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]
@@ -252,7 +252,7 @@ def build_tree(install: Install) -> str:
         args = [tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target]
         text = _run(args, install.label)
         if shared is not None:
-            write_whole(shared, text.encode())
+            tools.write_whole(shared, text.encode())
     _TREES[install.target] = text
     return text
 

@@ -12,7 +12,6 @@ import marshal
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
@@ -22,6 +21,8 @@ import jsonschema
 import kubernetes_validate
 import kubernetes_validate.utils
 import yaml
+
+from tooling.tools import write_whole
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlplatform" / "crds"
@@ -91,14 +92,6 @@ def _share(path: Path, docs: tuple[dict[str, Any], ...]) -> None:
     except ValueError:  # a YAML timestamp (datetime) is not plain data: parsed by each process
         return
     write_whole(path, data)
-
-
-def write_whole(path: Path, data: bytes) -> None:
-    """Written to a file of its own, then renamed into place: a reader never sees half a file."""
-    handle, partial = tempfile.mkstemp(dir=path.parent, suffix=".partial")
-    with os.fdopen(handle, "wb") as out:
-        out.write(data)
-    os.replace(partial, path)
 
 
 def crd_dir() -> Path | None:

