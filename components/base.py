@@ -27,7 +27,15 @@ KUSTOMIZE_TYPE = resource_types.KUSTOMIZE
 
 INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
 """(resource type, name) of each tree -> its transforms, as the program registered them; the
-offline plan (tooling/plan.py) takes them for the full render. Charts take none."""
+offline plan (tooling/plan.py) takes them for the full render. Charts take none of their own:
+what every object needs is a platform transform."""
+PLATFORM_TRANSFORMS: list[PropsTransform] = []
+"""Transforms of every Kubernetes object the stack installs: each chart's and tree's objects
+and our own (the image rewrite, components/images.py), in the order registered. `pulumi up`
+runs them as stack transforms; the offline plan records our objects through them and the
+full render applies them to every rendered object, after an install's own transforms (the
+engine's order: a resource's own transforms, its parents', then the stack's; pulumi/pulumi
+pkg/resource/deploy/source_eval.go RegisterResource)."""
 
 
 def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]) -> dict[str, Any] | None:
@@ -40,14 +48,37 @@ def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]
     return props if changed else None
 
 
-def resource_transform(transforms: Sequence[PropsTransform]) -> pulumi.ResourceTransform:
-    """The pure transforms as one Pulumi resource transform."""
+def resource_transform(transforms: Sequence[PropsTransform], objects_only: bool = False) -> pulumi.ResourceTransform:
+    """The pure transforms as one Pulumi resource transform; `objects_only`: of Kubernetes
+    objects alone (is_object), leaving every other registration as it is."""
 
     def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        if objects_only and not is_object(args.type_, dict(args.props)):
+            return None
         props = apply_transforms(dict(args.props), transforms)
         return pulumi.ResourceTransformResult(props=props, opts=args.opts) if props is not None else None
 
     return transform
+
+
+def is_object(resource_type: str, props: dict[str, Any]) -> bool:
+    """Whether a registration is a Kubernetes object (typed, or a chart's or tree's child),
+    not a provider, chart, tree or any other resource."""
+    return (
+        resource_type.startswith("kubernetes:")
+        and resource_type not in resource_types.UPSTREAM_INSTALLS
+        and "kind" in props
+        and "apiVersion" in props
+    )
+
+
+def transform_every_object(transform: PropsTransform) -> None:
+    """Apply `transform` to every Kubernetes object of the stack from here on: a stack
+    transform for `pulumi up` (it reaches the children of charts and trees too), and
+    PLATFORM_TRANSFORMS for the offline plan and render. Call it before any object is
+    registered (components/platform.py does, first)."""
+    PLATFORM_TRANSFORMS.append(transform)
+    pulumi.runtime.register_resource_transform(resource_transform([transform], objects_only=True))
 
 
 def matches(props: dict[str, Any], kind: str, name: str) -> bool:

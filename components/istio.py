@@ -13,6 +13,7 @@ import pulumi
 
 from args.components import IstioArgs
 from components.base import PlatformComponent, PropsTransform
+from facts.versions import ISTIO
 from infra.cluster import Cluster
 
 CRDS = "common/istio/istio-crds/base"
@@ -71,9 +72,30 @@ def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
     return {**props, "spec": spec}
 
 
+# The sidecar injector's values (ConfigMap istio-sidecar-injector, key `values`, JSON):
+# istiod injects `<global.hub>/proxyv2:<global.tag>` into every pod. kubeflow/manifests 26.03
+# patches that tag to 1.29.0 (common/istio/istio-install/base/patches/istio-sidecar-injector-
+# patch.yaml) while its istiod runs 1.28.0, and Istio's data plane may not be newer than its
+# control plane (istio.io docs/releases/supported-releases, "Control Plane/Data Plane Skew").
+INJECTOR = ("ConfigMap", "istio-sidecar-injector")
+INJECTOR_VALUES = "values"
+
+
+def with_sidecar_tag(props: dict[str, Any], tag: str) -> dict[str, Any] | None:
+    """The injector's values with the sidecars' tag `tag` (the control plane's, the Istio pin);
+    None for other objects."""
+    if (props.get("kind"), props.get("metadata", {}).get("name")) != INJECTOR:
+        return None
+    values = json.loads(props["data"][INJECTOR_VALUES])
+    if values["global"].get("tag") == tag:
+        return props
+    values["global"]["tag"] = tag
+    return {**props, "data": {**props["data"], INJECTOR_VALUES: json.dumps(values, indent=2)}}
+
+
 def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
-    """The args as transforms of the Istio objects they concern."""
-    transforms: list[PropsTransform] = []
+    """The args as transforms of the Istio objects they concern, and the sidecars at istiod's version."""
+    transforms: list[PropsTransform] = [partial(with_sidecar_tag, tag=ISTIO.version)]
     path, annotations = cni_bin_dir(args), gateway_annotations(args)
     if path:
         transforms.append(partial(with_cni_bin_dir, path=path))

@@ -17,9 +17,20 @@ class PinKind(str, Enum):
     MANIFEST = "release manifest"
     IMAGE = "container image"
     TOOL = "tool"
-    DASHBOARD = "grafana.com dashboard"
     CRDS = "CRD definitions"
     PYTHON = "Python package"
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """Workload images a pinned chart or tree deploys, all at one tag derived from the pin."""
+
+    repositories: tuple[str, ...]
+    """Registry-independent paths (`istio/pilot`, `jetstack/cert-manager-controller`): the
+    same wherever the image is mirrored or its registry moves."""
+    tag: str = "{version}"
+    """The tag, with `{version}` standing for the pin's version (`v{version}` for charts
+    versioned without the `v` their images carry)."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +42,18 @@ class Pin:
     version: str
     location: str
     source: str
+    deploys: tuple[Deployed, ...] = ()
+    """The workload images this chart or tree deploys and the tag each must carry: the
+    `image-pin` check fails when the render's images and the pin disagree, so a bump of
+    one without the other cannot pass (tooling/check.py)."""
 
     @property
     def label(self) -> str:
         return f"{self.name} {self.version}"
+
+    def image_tags(self) -> dict[str, str]:
+        """Repository -> the tag this pin says it runs at."""
+        return {repository: d.tag.format(version=self.version) for d in self.deploys for repository in d.repositories}
 
 
 KIND_VERSION = Pin(
@@ -59,6 +78,9 @@ KUBE_PROMETHEUS_STACK = Pin(
     location="https://prometheus-community.github.io/helm-charts",
     source="prometheus-community/helm-charts tag kube-prometheus-stack-81.6.9 (2bd5a188), the newest 81.x "
     "release; appVersion v0.88.1 (its CRDs: prometheus-operator v0.88.1). 81.4.5 was never released",
+    # The operator and its config reloader at the chart's appVersion (Chart.yaml; values.yaml
+    # prometheusOperator.image and prometheusConfigReloader.image take their tag from it).
+    deploys=(Deployed(("prometheus-operator/prometheus-operator", "prometheus-operator/prometheus-config-reloader"), "v0.88.1"),),
 )
 GRAFANA = Pin(
     name="grafana",
@@ -67,6 +89,7 @@ GRAFANA = Pin(
     location="https://grafana-community.github.io/helm-charts",
     source="grafana-community/helm-charts charts/grafana/Chart.yaml (version 11.1.7, appVersion 12.3.3); "
     "the chart moved from grafana.github.io to grafana-community in January 2026",
+    deploys=(Deployed(("grafana/grafana",), "12.3.3"),),  # values.yaml image.tag: empty, i.e. the appVersion
 )
 DCGM_EXPORTER = Pin(
     name="dcgm-exporter",
@@ -74,6 +97,8 @@ DCGM_EXPORTER = Pin(
     version="4.8.2",
     location="https://nvidia.github.io/dcgm-exporter/helm-charts",
     source="NVIDIA/dcgm-exporter deployment/ Helm chart, published in the repo's gh-pages index",
+    # values.yaml image: nvcr.io/nvidia/k8s/dcgm-exporter, tag 4.5.3-4.8.2-distroless (DCGM 4.5.3, exporter 4.8.2).
+    deploys=(Deployed(("nvidia/k8s/dcgm-exporter",), "4.5.3-{version}-distroless"),),
 )
 GMP_FRONTEND = Pin(
     name="gke.gcr.io/prometheus-engine/frontend",
@@ -83,14 +108,6 @@ GMP_FRONTEND = Pin(
     source="Google Cloud Managed Service for Prometheus docs, \"Query using Grafana\" (query frontend "
     "for Grafana's Prometheus datasource); the tag the docs' example uses",
 )
-DCGM_DASHBOARD = Pin(
-    name="NVIDIA DCGM Exporter Dashboard",
-    kind=PinKind.DASHBOARD,
-    version="2",
-    location="https://grafana.com/grafana/dashboards/12239",
-    source="NVIDIA/dcgm-exporter README (\"published on Grafana.com as dashboard 12239\"); revision 2 "
-    "is the one the Grafana chart's gnetId provider fetches",
-)
 
 KUBEFLOW_MANIFESTS = Pin(
     name="kubeflow/manifests",
@@ -98,6 +115,31 @@ KUBEFLOW_MANIFESTS = Pin(
     version="26.03",
     location="https://github.com/kubeflow/manifests",
     source="tag 26.03 (d68ebc7f), newest non-rc release; now kubeflow/community-distribution (../shared/crds/README.md)",
+    # The release's own components and notebook servers are kubeflow/kubeflow v1.10.0 images
+    # (applications/*/upstream kustomizations `newTag: v1.10.0`; the jupyter web app's
+    # spawner_ui_config.yaml offers the notebook servers at the same tag).
+    deploys=(
+        Deployed(
+            tuple(
+                f"kubeflow/kubeflow/{name}"
+                for name in (
+                    "central-dashboard",
+                    "jupyter-web-app",
+                    "kfam",
+                    "notebook-controller",
+                    "poddefaults-webhook",
+                    "profile-controller",
+                    "pvcviewer-controller",
+                    "tensorboard-controller",
+                    "tensorboards-web-app",
+                    "volumes-web-app",
+                    "notebook-servers/codeserver-python",
+                    "notebook-servers/rstudio-tidyverse",
+                )
+            ),
+            "v1.10.0",
+        ),
+    ),
 )
 CERT_MANAGER = Pin(
     name="cert-manager",
@@ -105,13 +147,31 @@ CERT_MANAGER = Pin(
     version="v1.19.4",
     location="kubeflow/manifests 26.03: common/cert-manager",
     source="the cert-manager release Kubeflow 26.03 ships and tests",
+    # common/cert-manager/base/upstream/cert-manager.yaml: the three Deployments and the
+    # controller's --acme-http01-solver-image.
+    deploys=(
+        Deployed(tuple(f"jetstack/cert-manager-{name}" for name in ("controller", "cainjector", "webhook", "acmesolver"))),
+    ),
 )
 ISTIO = Pin(
     name="istio",
     kind=PinKind.KUSTOMIZE,
-    version="1.29.0",
+    version="1.28.0",
     location="kubeflow/manifests 26.03: common/istio",
-    source="the Istio release Kubeflow 26.03 ships and tests (CNI on by default)",
+    source="what kubeflow/manifests 26.03 deploys (CNI on by default): common/istio/istio-install/base/install.yaml "
+    "runs pilot, proxyv2 (the gateway) and install-cni at 1.28.0, its values global.tag 1.28.0; only the "
+    "CRDs (ISTIO_CRDS) and base/patches/istio-sidecar-injector-patch.yaml say 1.29.0, and that patch's "
+    "sidecar tag is set back to this pin (components/istio.py): Istio's data plane may not be newer than its "
+    "control plane (istio.io docs/releases/supported-releases, \"Control Plane/Data Plane Skew\")",
+    deploys=(Deployed(("istio/pilot", "istio/proxyv2", "istio/install-cni")),),
+)
+ISTIO_CRDS = Pin(
+    name="istio CRDs",
+    kind=PinKind.CRDS,
+    version="1.29.0",
+    location="kubeflow/manifests 26.03: common/istio/istio-crds",
+    source="common/istio/istio-crds/base/crd.yaml of the 26.03 tree, labelled helm.sh/chart base-1.29.0 "
+    "(../shared/crds/README.md); newer than the 1.28.0 control plane the same tree runs (ISTIO)",
 )
 JOBSET_CHART = Pin(
     name="jobset",
@@ -119,6 +179,7 @@ JOBSET_CHART = Pin(
     version="0.12.0",
     location="oci://registry.k8s.io/jobset/charts/jobset",
     source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/Chart.yaml dependency",
+    deploys=(Deployed(("jobset/jobset",), "v{version}"),),
 )
 TRAINER_CHART = Pin(
     name="kubeflow-trainer",
@@ -126,6 +187,8 @@ TRAINER_CHART = Pin(
     version="2.3.0",
     location="oci://ghcr.io/kubeflow/charts/kubeflow-trainer",
     source="kubeflow/trainer charts/kubeflow-trainer (Chart.yaml version 2.3.0)",
+    # templates/_helpers.tpl trainer.defaultImageTag: v<chart version>.
+    deploys=(Deployed(("kubeflow/trainer/trainer-controller-manager",), "v{version}"),),
 )
 KUBERAY_CHART = Pin(
     name="kuberay-operator",
@@ -133,6 +196,7 @@ KUBERAY_CHART = Pin(
     version="1.7.0",
     location="https://ray-project.github.io/kuberay-helm/",
     source="ray-project/kuberay helm-chart/kuberay-operator, release v1.7.0",
+    deploys=(Deployed(("kuberay/operator",), "v{version}"),),
 )
 KUEUE_CHART = Pin(
     name="kueue",
@@ -140,6 +204,7 @@ KUEUE_CHART = Pin(
     version="0.19.2",
     location="oci://registry.k8s.io/kueue/charts/kueue",
     source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
+    deploys=(Deployed(("kueue/kueue",), "v{version}"),),
 )
 
 # --- the image set data scientists work in (facts/image_set.py) ---
@@ -301,6 +366,26 @@ def image(pin: Pin) -> str:
     return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"
 
 
+# --- images upstream manifests name on a floating tag, and the release the platform runs instead ---
+# The rewrite of every image (components/images.py) replaces each key with its pin, so the
+# `image-tag` check holds for what the cluster receives.
+
+BUSYBOX = Pin(
+    name="busybox",
+    kind=PinKind.IMAGE,
+    version="1.28.4",
+    location="docker.io/library/busybox",
+    source="Istio 1.28's sidecar injector template `grpc-simple` (kubeflow/manifests 26.03 common/istio/"
+    "istio-install/base/install.yaml, ConfigMap istio-sidecar-injector) names busybox:1.28, a minor tag "
+    "Docker Hub's official image moves to each 1.28.x; 1.28.4 is a fixed 1.28 patch tag of that image, the one "
+    "Kubernetes examples pin (not pulled or digest-checked from here). Only pods that ask for the proxyless gRPC "
+    "bootstrap (annotation inject.istio.io/templates) start it",
+)
+UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {"docker.io/library/busybox:1.28": BUSYBOX}
+"""A normalised image reference an upstream manifest names on a floating tag -> the pinned
+image the platform runs in its place."""
+
+
 # --- images our checks run on a live cluster (not installed by the platform) ---
 # `python -m stacks smoke` and the kind e2e suite start these on a live cluster.
 
@@ -442,7 +527,7 @@ CRD_SOURCES: tuple[CrdFiles, ...] = (
     ),
     # Multi-document files, kept whole: every CRD document in a file is read.
     CrdFiles(
-        f"istio-{ISTIO.version}",
+        f"istio-{ISTIO_CRDS.version}",
         _github(KUBEFLOW_MANIFESTS),
         KUBEFLOW_MANIFESTS.version,
         ("common/istio/istio-crds/base/crd.yaml",),
@@ -476,6 +561,7 @@ PINS: tuple[Pin, ...] = (
     KUBEFLOW_MANIFESTS,
     CERT_MANAGER,
     ISTIO,
+    ISTIO_CRDS,
     JOBSET_CHART,
     TRAINER_CHART,
     KUBERAY_CHART,
@@ -498,7 +584,7 @@ PINS: tuple[Pin, ...] = (
     GRAFANA,
     DCGM_EXPORTER,
     GMP_FRONTEND,
-    DCGM_DASHBOARD,
+    BUSYBOX,
     SMOKE_CUDA_IMAGE,
     RENDER_TOOLS,
     KUBEFLOW_DASHBOARD_CRDS,

@@ -324,7 +324,8 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
         custom = crd_scopes() | custom  # the pinned upstream CRDs, read only when needed
     rendered: list[Rendered] = []
     for install in found:
-        transforms = plan.transforms.get((install.resource.type, install.resource.name), ())
+        # The engine's order: the install's own transforms, then the stack's (components.base).
+        transforms = (*plan.transforms.get((install.resource.type, install.resource.name), ()), *plan.platform_transforms)
         for original in raw[install.resource.urn]:
             obj = normalized(original, install.namespace or DEFAULT_NAMESPACE, custom)
             changed = apply_transforms(obj, transforms)
