@@ -1116,7 +1116,7 @@ class Images(Model):
         default=None,
         description="A registry prefix every image is pulled through (`europe-docker.pkg.dev/acme/mirror`; "
         "no scheme, no tag): `<mirror>/<source registry>/<path>:<tag>`, the source registry kept in the path "
-        "(`<mirror>/docker.io/istio/pilot:1.28.0`; Docker Hub short names as `docker.io/library/...`), so it "
+        "(`<mirror>/docker.io/istio/pilot:<tag>`; Docker Hub short names as `docker.io/library/...`), so it "
         "must allow nested paths. `python -m stacks images <stack> --copy-list` lists what to copy into it "
         "(docs/images.md). On gke, an Artifact Registry mirror is made readable by the nodes.",
     )
