@@ -65,6 +65,10 @@ def violations(render: FullRender, rule: str) -> list[lint.Violation]:
     return lint.check(render, chosen)
 
 
+def test_the_image_rules_are_in_the_rule_list() -> None:
+    assert {"image-tag", "image-pin", "retired-registry", "image-mirror"} <= {r.name for r in lint.RULES}
+
+
 @pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
 def test_shipped_stack_passes_every_rule(stack: str) -> None:
     assert [str(v) for v in lint.check(rendered(stack))] == []
@@ -428,7 +432,6 @@ def test_with_an_image_mirror_everything_the_cluster_pulls_comes_from_it() -> No
 
 
 def test_the_copy_list_is_the_render_images_once_each() -> None:
-    from tooling.cli import images_command
     from tooling.images import copy_list
 
     render = rendered("dev", image_mirror=True)

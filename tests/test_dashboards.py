@@ -13,8 +13,7 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from components.alerts import alerts, rule_spec
-from components.dashboards import DCGM
-from components.dashboards import dashboards
+from components.dashboards import DCGM, dashboards
 from components.dashboards.common import DATASOURCE_VARIABLE, WORKLOAD_NAMESPACE
 from facts.versions import DCGM_EXPORTER
 from stacks.schema import MonitoringConfig

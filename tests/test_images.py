@@ -48,7 +48,7 @@ def test_references_parse_as_container_runtimes_resolve_them(reference: str, nam
 
 @pytest.mark.parametrize("reference", ["", "Ray:1", "quay.io/x/y:bad tag", "x@sha256:short", "$VOLUME_VIEWER_IMAGE", "{{ .ProxyImage }}"])
 def test_what_is_no_image_reference_is_refused(reference: str) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"is not (an image reference|a digest|a tag|a repository path)"):
         parse(reference)
 
 

@@ -17,6 +17,7 @@ ServiceMonitor's relabelling (components/dashboards/common.py NODE).
 from __future__ import annotations
 
 from grafana_foundation_sdk.builders.dashboard import Dashboard, Row
+from grafana_foundation_sdk.builders.timeseries import Panel as Timeseries
 
 from components.dashboards.common import NODE, label_variable, new_dashboard, query, stat, timeseries
 
@@ -28,6 +29,11 @@ LEGEND = f"{{{{{NODE}}}}} GPU {{{{gpu}}}}"
 def per_gpu(metric: str, scale: str = "") -> str:
     """`metric` of the selected GPUs, one series each."""
     return f"max by ({NODE}, gpu) ({metric}{{{SEL}}}){scale}"
+
+
+def gpu_panel(title: str, unit: str, metric: str, description: str = "", width: int = 8) -> Timeseries:
+    """One counter of the selected GPUs, a series per GPU."""
+    return timeseries(title, unit, query(per_gpu(metric), LEGEND), description=description, width=width)
 
 
 def dashboard() -> Dashboard:
@@ -45,35 +51,32 @@ def dashboard() -> Dashboard:
         .with_panel(stat("Power draw", "watt", query(f"sum(DCGM_FI_DEV_POWER_USAGE{{{SEL}}})", "power")))
         .with_panel(stat("Hottest GPU", "celsius", query(f"max(DCGM_FI_DEV_GPU_TEMP{{{SEL}}})", "temperature")))
         .with_row(Row("Utilisation"))
-        .with_panel(timeseries("GPU utilisation", "percent", query(per_gpu("DCGM_FI_DEV_GPU_UTIL"), LEGEND), width=8))
+        .with_panel(gpu_panel("GPU utilisation", "percent", "DCGM_FI_DEV_GPU_UTIL"))
         .with_panel(
-            timeseries(
+            gpu_panel(
                 "Tensor core activity",
                 "percentunit",
-                query(per_gpu("DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"), LEGEND),
+                "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
                 description="Ratio of cycles the tensor (HMMA) pipe is active.",
-                width=8,
             )
         )
         .with_panel(
-            timeseries(
+            gpu_panel(
                 "Graphics engine activity",
                 "percentunit",
-                query(per_gpu("DCGM_FI_PROF_GR_ENGINE_ACTIVE"), LEGEND),
+                "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
                 description="Ratio of time the graphics engine is active.",
-                width=8,
             )
         )
         .with_panel(
-            timeseries(
+            gpu_panel(
                 "Memory interface activity",
                 "percentunit",
-                query(per_gpu("DCGM_FI_PROF_DRAM_ACTIVE"), LEGEND),
+                "DCGM_FI_PROF_DRAM_ACTIVE",
                 description="Ratio of cycles the device memory interface sends or receives data.",
-                width=8,
             )
         )
-        .with_panel(timeseries("Memory copy utilisation", "percent", query(per_gpu("DCGM_FI_DEV_MEM_COPY_UTIL"), LEGEND), width=8))
+        .with_panel(gpu_panel("Memory copy utilisation", "percent", "DCGM_FI_DEV_MEM_COPY_UTIL"))
         .with_panel(
             timeseries(
                 "Encoder and decoder",
@@ -84,7 +87,7 @@ def dashboard() -> Dashboard:
             )
         )
         .with_row(Row("Memory"))
-        .with_panel(timeseries("Framebuffer used", "decmbytes", query(per_gpu("DCGM_FI_DEV_FB_USED"), LEGEND)))
+        .with_panel(gpu_panel("Framebuffer used", "decmbytes", "DCGM_FI_DEV_FB_USED", width=12))
         .with_panel(
             timeseries(
                 "Framebuffer used share",
@@ -96,8 +99,12 @@ def dashboard() -> Dashboard:
             )
         )
         .with_row(Row("Clocks, temperature, power"))
-        .with_panel(timeseries("SM clock", "hertz", query(per_gpu("DCGM_FI_DEV_SM_CLOCK", " * 1000000"), LEGEND), width=8))
-        .with_panel(timeseries("Memory clock", "hertz", query(per_gpu("DCGM_FI_DEV_MEM_CLOCK", " * 1000000"), LEGEND), width=8))
+        .with_panel(
+            timeseries("SM clock", "hertz", query(per_gpu("DCGM_FI_DEV_SM_CLOCK", " * 1000000"), LEGEND), width=8)
+        )
+        .with_panel(
+            timeseries("Memory clock", "hertz", query(per_gpu("DCGM_FI_DEV_MEM_CLOCK", " * 1000000"), LEGEND), width=8)
+        )
         .with_panel(
             timeseries(
                 "Temperature",
@@ -107,7 +114,7 @@ def dashboard() -> Dashboard:
                 width=8,
             )
         )
-        .with_panel(timeseries("Power draw", "watt", query(per_gpu("DCGM_FI_DEV_POWER_USAGE"), LEGEND)))
+        .with_panel(gpu_panel("Power draw", "watt", "DCGM_FI_DEV_POWER_USAGE", width=12))
         .with_panel(
             timeseries(
                 "Energy per hour",
@@ -132,18 +139,20 @@ def dashboard() -> Dashboard:
             timeseries(
                 "NVLink bandwidth counter rate",
                 "none",
-                query(f"max by ({NODE}, gpu) (rate(DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{{{SEL}}}[$__rate_interval]))", LEGEND),
+                query(
+                    f"max by ({NODE}, gpu) (rate(DCGM_FI_DEV_NVLINK_BANDWIDTH_TOTAL{{{SEL}}}[$__rate_interval]))",
+                    LEGEND,
+                ),
                 description="Per-second rate of the NVLink bandwidth counter over all lanes (GPUs without NVLink report none).",
             )
         )
         .with_row(Row("Health"))
         .with_panel(
-            timeseries(
+            gpu_panel(
                 "Last XID error",
                 "none",
-                query(per_gpu("DCGM_FI_DEV_XID_ERRORS"), LEGEND),
+                "DCGM_FI_DEV_XID_ERRORS",
                 description="The last XID error each GPU reported (0: none); NVIDIA's XID catalog says what each means.",
-                width=8,
             )
         )
         .with_panel(
