@@ -101,7 +101,7 @@ def test_helm_renders_every_chart_the_same_twice() -> None:
     for install in charts:
         before = render.plan.waits_for(install.resource) & originals.keys()
         capabilities = fullrender.api_versions(d for urn in before for d in originals[urn])
-        again = schemas.parsed(fullrender.render_chart(install, capabilities))
+        again = schemas.parsed(fullrender.helm_template(install, capabilities))
         assert canonical(again) == canonical(originals[install.resource.urn]), install.label
 
 
@@ -120,6 +120,24 @@ def test_a_tree_is_built_once_per_run_by_the_workers_together(tmp_path: Path, mo
         monkeypatch.setattr(fullrender, "_TREES", {})
         assert fullrender.build_tree(tree) == "kind: Namespace\n"
     assert len(built) == 1 and built[0][-1] == tree.target
+
+
+def test_a_chart_is_rendered_once_for_the_same_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SHARED_TREES holds charts too, keyed by all their inputs: other values render again."""
+    chart = next(i for i in rendered("kind").installs if i.kind == "helm")
+    ran: list[dict[str, Any]] = []
+
+    def helm(install: fullrender.Install, capabilities: list[str]) -> str:
+        ran.append(install.values)
+        return "kind: Namespace\n"
+
+    monkeypatch.setattr(fullrender, "helm_template", helm)
+    monkeypatch.setattr(fullrender, "SHARED_TREES", tmp_path)
+    for _worker in range(2):
+        monkeypatch.setattr(fullrender, "_CHARTS", {})
+        assert fullrender.render_chart(chart, []) == "kind: Namespace\n"
+    fullrender.render_chart(replace(chart, values={**chart.values, "other": True}), [])
+    assert len(ran) == 2 and ran[1]["other"] is True
 
 
 def test_full_render_has_no_upstream_tree_missing_and_counts_every_install() -> None:

@@ -27,8 +27,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
 from facts.image_refs import ImagePolicy
+from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from runtimes import catalog
 from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, MetricsBackend, PlatformConfig
