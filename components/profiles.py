@@ -46,6 +46,7 @@ from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY, RAY_DASHBOARD_AUTH_PROXY_IMAGE, RAY_GPU_IMAGE, RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.registry import WRITER, ImageRegistry
+from runtimes import kueue_guard
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
 
@@ -682,6 +683,8 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     objects += team_policies(team.name, writers(team))
     objects += network_policies(team)
     objects += [cluster_queue(args), local_queue(team)]
+    if args.kueue and kueue_guard.gpu_runtimes(args.gpu_pools):
+        objects.append(kueue_guard.binding(team.name))
     objects += ray_objects(args)
     defaults = pod_default(args)
     if defaults:
