@@ -208,6 +208,9 @@ def local() -> None:
     import socket
     import tempfile
 
+    # What the team PodDefault gives a notebook (the token from the cluster's Secret there),
+    # before Ray is imported: Ray reads its configuration from the environment then.
+    os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)})
     import ray
     from ray import serve as ray_serve
 
@@ -217,8 +220,6 @@ def local() -> None:
             return int(probe.getsockname()[1])
 
     serve_port, dashboard_port = free_port(), free_port()
-    # What the team PodDefault gives a notebook (the token from the cluster's Secret there).
-    os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)})
     rows = [[1.0] * FEATURES, [0.0] * FEATURES]  # expected about 4.5 and 0.0
     ray.init(num_cpus=4, include_dashboard=True, dashboard_port=dashboard_port)
     address = f"http://127.0.0.1:{dashboard_port}"

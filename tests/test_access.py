@@ -336,3 +336,11 @@ def test_without_the_role_aware_policies_a_viewer_submits_a_ray_job() -> None:
     finally:
         w.policies = kept
     assert allowed and why == f"ALLOW {TEAM}/user-ana-acme-com-clusterrole-view"
+
+
+@pytest.mark.parametrize(("email", "reads"), [(KIM, True), (BO, True), (ANA, False), (RAJ, False)])
+def test_the_ray_token_secret_is_readable_by_owners_and_editors_only(email: str, reads: bool) -> None:
+    """KubeRay keeps the team cluster's token in a Secret of the namespace (docs/teams.md)."""
+    w = world()
+    assert w.can(email, "get", "secrets", TEAM) is reads
+    assert w.can(email, "create", "pods", TEAM) is reads  # a pod with the PodDefault gets it too
