@@ -154,9 +154,9 @@ def test_dev_notebooks_get_the_platform_images_their_team_and_gang_admission() -
 
     ray_team = next(t for t in load("dev").teams if t.ray and t.bucket)
     defaults = _one(render, "PodDefault", ray_team.name, "team-resources")["spec"]
-    env = {e["name"]: e["value"] for e in defaults["env"]}
-    assert env["RAY_ADDRESS"] == f"ray://ray-head-svc.{ray_team.name}.svc.cluster.local:10001"
-    assert env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
+    env = {e["name"]: e.get("value", e.get("valueFrom")) for e in defaults["env"]}
+    assert env["RAY_ADDRESS"] == env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
+    assert env["RAY_AUTH_TOKEN"] == {"secretKeyRef": {"name": "ray", "key": "auth_token"}}
     (volume,) = defaults["volumes"]
     assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
     assert volume["csi"]["volumeAttributes"]["bucketName"] == env["TEAM_BUCKET"] == f"acme-ml-dev-{ray_team.name}"
