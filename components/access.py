@@ -45,7 +45,9 @@ SECURITY_API = "security.istio.io/v1"
 # Ray 2.58.0 dashboard routes (python/ray/dashboard/modules/*): every write is a POST, PUT or
 # DELETE (jobs: POST /api/jobs/, POST /api/jobs/{id}/stop, DELETE /api/jobs/{id}, PUT
 # /api/packages/..; Serve: PUT/DELETE /api/serve/applications/), except these GETs of
-# modules/reporter/reporter_head.py, which kill actors or attach py-spy/memray to processes.
+# modules/reporter/reporter_head.py, which attach py-spy, memray or the GPU/JAX profilers to
+# processes (/worker/traceback, /worker/{cpu,gpu,jax}_profile, /task/..., /memory_profile).
+# 2.46's GET /api/actors/kill is gone at 2.58; kept here in case a route of that name returns.
 RAY_ACTING_GETS = ("/api/actors/kill*", "/worker/*", "/task/*", "/memory_profile*")
 RAY_DASHBOARD_PORT = 8265
 """KubeRay v1.7.0 DefaultDashboardPort (ray-operator/controllers/ray/utils/constant.go): the dashboard

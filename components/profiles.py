@@ -378,7 +378,7 @@ map $http_upgrade $connection_upgrade {{
 }}
 server {{
     listen {RAY_DASHBOARD_AUTH_PROXY_PORT};
-    # Ray accepts job packages of up to 100 MiB (ray 2.58.0 DASHBOARD_CLIENT_MAX_SIZE).
+    # Ray accepts job packages of up to 100 MiB (its DASHBOARD_CLIENT_MAX_SIZE).
     client_max_body_size 100m;
     location / {{
         proxy_pass http://127.0.0.1:{RAY_DASHBOARD_PORT};

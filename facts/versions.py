@@ -142,6 +142,11 @@ KUEUE_CHART = Pin(
     source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
 )
 
+KUEUE_TRAINER_LIBRARY = "2.2.1"
+"""The Trainer library the pinned Kueue is built with (kubernetes-sigs/kueue v0.19.2 go.mod:
+github.com/kubeflow/trainer/v2 v2.2.1), which Kueue counts TrainJobs by; not TRAINER_CHART
+(runtimes/kueue_guard.py guards where the two differ)."""
+
 # --- the image set data scientists work in (facts/image_set.py) ---
 # What a notebook tries locally runs unchanged on the team's Ray cluster only when both have
 # the same Ray and Python minor (Ray Client, deprecated at 2.58 but still shipped, refuses the

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from facts.node_labels import GPU_RESOURCE
+from facts.versions import KUEUE_CHART, KUEUE_TRAINER_LIBRARY, TRAINER_CHART
 from runtimes.catalog import RUNTIMES, runtime_name
 from stacks.schema import GpuPool
 
@@ -45,7 +46,7 @@ TRAINJOB_GPU_POLICY = "kueue-trainjob-gpu-resources"
 TRAINER_API_GROUP = "trainer.kubeflow.org"
 CLUSTER_TRAINING_RUNTIME = "ClusterTrainingRuntime"
 """The TrainJob CRD's default for spec.runtimeRef.kind (kubeflow/trainer v2.3.0 trainjob_types.go)."""
-KUEUE_FIXED_IN = "a Kueue release built with Trainer 2.3 (kueue main since #14504; not 0.19.x)"
+KUEUE_FIXED_IN = "a Kueue release built with the Trainer the platform runs (kueue main since #14504; no 0.19.x)"
 
 _RESOURCES = "object.spec.trainer.resourcesPerNode"
 _HAS_RESOURCES = f"has(object.spec.trainer) && has({_RESOURCES})"
@@ -70,10 +71,11 @@ def policy(gpu_pools: Sequence[GpuPool]) -> dict[str, Any] | None:
     gpu = _cel_string(GPU_RESOURCE)
     runtime = "object.spec.runtimeRef.name"
     count = f"string(variables.gpusPerNode[{runtime}])"
+    kueue, trainer = f"Kueue {KUEUE_CHART.version} (built with Trainer {KUEUE_TRAINER_LIBRARY})", f"Trainer {TRAINER_CHART.version}"
     message = (
         f"'TrainJob ' + object.metadata.name + ' on ' + {runtime} + ': spec.trainer.resourcesPerNode names "
-        f"resources but not {GPU_RESOURCE}. Kueue 0.19.2 (built with Trainer 2.2.1) counts only what "
-        "resourcesPerNode names, Trainer 2.3.0 keeps the runtime' + \"'\" + 's ' + "
+        f"resources but not {GPU_RESOURCE}. {kueue} counts only what "
+        f"resourcesPerNode names, {trainer} keeps the runtime' + \"'\" + 's ' + "
         f"{count} + ' GPUs per node: they would never be charged to the team' + \"'\" + 's queue. Add "
         f"\"{GPU_RESOURCE}\": \"' + {count} + '\" to resourcesPerNode (the SDK: resources_per_node="
         "{..., \"gpu\": ' + " + count + " + '}), or leave resourcesPerNode out. Lifted with "
@@ -126,7 +128,7 @@ def policy(gpu_pools: Sequence[GpuPool]) -> dict[str, Any] | None:
                 {
                     "expression": "!variables.namesResources || variables.namesGpus",
                     "message": f"spec.trainer.resourcesPerNode of a TrainJob on a GPU runtime must name {GPU_RESOURCE} "
-                    "(Kueue 0.19.2 would not count the runtime's GPUs): add it, or leave resourcesPerNode out",
+                    f"({kueue} would not count the runtime's GPUs): add it, or leave resourcesPerNode out",
                     "messageExpression": message,
                     "reason": "Invalid",
                 }

@@ -229,7 +229,7 @@ OPERATIONS = (
     Operation("Ray job API", "read", "GET", f"/ray/{TEAM}/{CLUSTER}/api/jobs/", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/"),
     Operation("Ray job API", "write", "POST", f"/ray/{TEAM}/{CLUSTER}/api/jobs/", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/"),
     Operation("Ray job API", "write", "DELETE", f"/ray/{TEAM}/{CLUSTER}/api/jobs/raysubmit_1", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/raysubmit_1"),
-    Operation("Ray dashboard", "write", "GET", f"/ray/{TEAM}/{CLUSTER}/api/actors/kill?actor_id=1", HEAD, RAY_DASHBOARD_PORT, "/api/actors/kill?actor_id=1"),
+    Operation("Ray dashboard", "write", "GET", f"/ray/{TEAM}/{CLUSTER}/worker/cpu_profile?pid=1", HEAD, RAY_DASHBOARD_PORT, "/worker/cpu_profile?pid=1"),
     Operation("Ray Serve", "read", "GET", f"/ray-serve/{TEAM}/{CLUSTER}/regressor", HEAD, RAY_SERVE_PORT, "/regressor"),
     Operation("Ray Serve", "write", "POST", f"/ray-serve/{TEAM}/{CLUSTER}/regressor", HEAD, RAY_SERVE_PORT, "/regressor"),
     Operation("Ray client", "write", "POST", "", HEAD, RAY_CLIENT_PORT, "/ray.rpc.RayletDriver/Init"),

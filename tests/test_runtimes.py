@@ -503,5 +503,8 @@ def test_component_with_kueue_and_gpu_pools_installs_the_kueue_guard_policy() ->
     assert expected is not None and policy.inputs["metadata"] == expected["metadata"]
     assert policy.inputs["spec"]["validations"][0]["expression"] == "!variables.namesResources || variables.namesGpus"
     assert policy.parent == plan.one("mlplatform:runtimes:TrainingRuntimes", "runtimes").urn
-    without_kueue = evaluate(config, "test", build=lambda c: TrainingRuntimes("runtimes", dataclasses.replace(args, kueue=False), []))
-    assert without_kueue.of_type(VAP_TYPE) == []
+
+    def build_without_kueue(c: PlatformConfig) -> None:
+        TrainingRuntimes("runtimes", dataclasses.replace(args, kueue=False), [])
+
+    assert evaluate(config, "test", build=build_without_kueue).of_type(VAP_TYPE) == []
