@@ -442,8 +442,9 @@ def ray_dashboard_auth_proxy(team: TeamConfig) -> tuple[dict[str, Any], dict[str
 
 def pod_default(args: TeamArgs) -> dict[str, Any] | None:
     """The team's PodDefault: where its Ray cluster is (the Jobs API and dashboard, Serve) and
-    its token, from the Secret KubeRay made (so the Ray SDK and CLI authenticate), and, on GKE, its bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH, the pod
-    running as default-editor; None for a team with neither."""
+    its token, read from the Secret KubeRay made (the Ray SDK and CLI send it), and, on GKE, its
+    bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH, the pod running as default-editor;
+    None for a team with neither."""
     team, google = args.team, args.google
     env: list[dict[str, Any]] = []
     spec: dict[str, Any] = {}
