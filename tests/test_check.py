@@ -345,3 +345,26 @@ def test_the_full_render_reports_each_install_as_it_is_done() -> None:
     render = fullrender.full_render(evaluate(config, "test"), progress=lines.append)
     count = len([o for o in render.objects if o.upstream])
     assert lines == [f"[1/1] helm jobset/jobset: {count} objects"]
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
+def test_full_render_ray_clusters_use_tokens_and_every_team_binds_the_kueue_guard(stack: str) -> None:
+    """What the cluster receives: every team RayCluster with token authentication and the
+    dashboard route through its token proxy; with GPU runtimes, the guard in every team namespace."""
+    render = rendered(stack)
+    objects = [o.obj for o in render.objects]
+    teams = [t.name for t in load(stack).teams]
+    clusters = [o for o in objects if o["kind"] == "RayCluster"]
+    assert clusters or stack == "prod"
+    for cluster in clusters:
+        assert cluster["spec"]["authOptions"] == {"mode": "token"}
+        containers = [c["name"] for c in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"]]
+        assert containers[0] == "ray-head" and "dashboard-auth" in containers
+    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy"]
+    bindings = {o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    if stack == "kind":  # no GPU pools, no GPU runtimes to guard
+        assert policies == [] and bindings == {}
+        return
+    (policy,) = policies
+    assert sorted(bindings) == sorted(teams)
+    assert {b["spec"]["policyName"] for b in bindings.values()} == {policy["metadata"]["name"]}
