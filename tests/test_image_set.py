@@ -92,3 +92,11 @@ def test_the_workflow_builds_every_target_for_every_gke_stack() -> None:
     assert sorted(job["strategy"]["matrix"]["stack"]) == sorted(gke)
     build = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("docker/build-push-action"))
     assert build["with"]["context"] == str(Path(image_set.DOCKERFILE).parent)
+
+
+def test_ci_runs_the_examples_on_the_notebook_images_python() -> None:
+    import yaml
+
+    workflow = yaml.safe_load((REPO / ".github/workflows/test.yml").read_text())
+    setup = next(s for s in workflow["jobs"]["examples"]["steps"] if str(s.get("uses", "")).startswith("actions/setup-python"))
+    assert setup["with"]["python-version"] == NOTEBOOK_BASE_PYTHON
