@@ -12,7 +12,7 @@ The mirror path scheme (`mlplatform:images.mirror`): an image is pulled from
 `<mirror>/<registry>/<path>` with the tag or digest it had, the source registry kept in the
 path so two registries never collide (`docker.io/istio/pilot:1.28.0` ->
 `<mirror>/docker.io/istio/pilot:1.28.0`), Docker Hub names normalised first
-(`rayproject/ray:2.46.0-py311` -> `<mirror>/docker.io/rayproject/ray:2.46.0-py311`). An image
+(`rayproject/ray:2.58.0-py312` -> `<mirror>/docker.io/rayproject/ray:2.58.0-py312`). An image
 hub (a registry prefix images are named under, Istio's `global.hub`) maps the same way.
 """
 

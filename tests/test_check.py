@@ -19,7 +19,7 @@ import yaml
 
 from components.images import image_sites
 from facts.image_set import notebook_tag
-from facts.versions import ISTIO
+from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import load
 from tests.support import renders
 from tooling import check as lint
@@ -180,9 +180,9 @@ def test_dev_notebooks_get_the_platform_images_their_team_and_gang_admission() -
 
     ray_team = next(t for t in load("dev").teams if t.ray and t.bucket)
     defaults = _one(render, "PodDefault", ray_team.name, "team-resources")["spec"]
-    env = {e["name"]: e["value"] for e in defaults["env"]}
-    assert env["RAY_ADDRESS"] == f"ray://ray-head-svc.{ray_team.name}.svc.cluster.local:10001"
-    assert env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
+    env = {e["name"]: e.get("value", e.get("valueFrom")) for e in defaults["env"]}
+    assert env["RAY_ADDRESS"] == env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
+    assert env["RAY_AUTH_TOKEN"] == {"secretKeyRef": {"name": "ray", "key": "auth_token"}}
     (volume,) = defaults["volumes"]
     assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
     assert volume["csi"]["volumeAttributes"]["bucketName"] == env["TEAM_BUCKET"] == f"acme-ml-dev-{ray_team.name}"
@@ -287,23 +287,28 @@ def test_critical_priority_rule_catches_dcgm_without_its_quota() -> None:
     assert [v.object for v in violations(without, "critical-priority")] == ["DaemonSet.apps dcgm-exporter/dcgm-exporter"]
 
 
-def _container_image(obj: dict[str, Any], image: str) -> None:
-    obj["spec"]["template"]["spec"]["containers"][0]["image"] = image
+def _container_image(obj: dict[str, Any], reference: str) -> None:
+    obj["spec"]["template"]["spec"]["containers"][0]["image"] = reference
+
+
+def reloader_tag() -> str:
+    """The config reloader's tag the pin table gives kube-prometheus-stack."""
+    return KUBE_PROMETHEUS_STACK.image_tags()["prometheus-operator/prometheus-config-reloader"]
 
 
 @pytest.mark.parametrize(
-    ("image", "why"),
+    ("reference", "why"),
     [
         ("quay.io/jetstack/cert-manager-webhook:latest", "is on the floating tag 'latest'"),
         ("quay.io/jetstack/cert-manager-webhook", "has no tag"),
         ("quay.io/jetstack/cert-manager-webhook:v1", "is on 'v1', a bare version"),
     ],
 )
-def test_image_tag_rule_names_the_object_the_image_and_the_fix(image: str, why: str) -> None:
-    broken = edited(rendered("kind"), "Deployment", "cert-manager-webhook", lambda o: _container_image(o, image))
+def test_image_tag_rule_names_the_object_the_image_and_the_fix(reference: str, why: str) -> None:
+    broken = edited(rendered("kind"), "Deployment", "cert-manager-webhook", lambda o: _container_image(o, reference))
     (found,) = violations(broken, "image-tag")
     assert found.object == "Deployment.apps cert-manager/cert-manager-webhook"
-    assert f"spec.template.spec.containers[0].image: image {image!r} {why}" in found.message
+    assert f"spec.template.spec.containers[0].image: image {reference!r} {why}" in found.message
     assert found.message.endswith("pin a release tag, or a digest (@sha256:...) for a tag that moves")
 
 
@@ -312,7 +317,7 @@ def test_image_tag_rule_reads_images_an_operator_starts() -> None:
 
     def floating(obj: dict[str, Any]) -> None:
         args = obj["spec"]["template"]["spec"]["containers"][0]["args"]
-        args[:] = [a.replace(":v0.88.1", ":latest") if a.startswith("--prometheus-config-reloader=") else a for a in args]
+        args[:] = [re.sub(r":[^:]+$", ":latest", a) if a.startswith("--prometheus-config-reloader=") else a for a in args]
 
     broken = edited(rendered("kind"), "Deployment", "kube-prometheus-stack-operator", floating)
     (found,) = violations(broken, "image-tag")
@@ -320,8 +325,8 @@ def test_image_tag_rule_reads_images_an_operator_starts() -> None:
 
 
 def test_a_digest_pins_any_tag() -> None:
-    image = "quay.io/jetstack/cert-manager-webhook:latest@sha256:" + "0" * 64
-    broken = edited(rendered("kind"), "Deployment", "cert-manager-webhook", lambda o: _container_image(o, image))
+    reference = "quay.io/jetstack/cert-manager-webhook:latest@sha256:" + "0" * 64
+    broken = edited(rendered("kind"), "Deployment", "cert-manager-webhook", lambda o: _container_image(o, reference))
     assert violations(broken, "image-tag") == []
 
 
@@ -370,7 +375,8 @@ def test_image_pin_rule_covers_charts_and_our_own_images() -> None:
         obj["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] = "rayproject/ray:2.45.0-py311"
 
     ray = violations(edited(rendered("kind"), "RayCluster", "ray", old_ray), "image-pin")
-    assert [v.object for v in ray] == ["RayCluster.ray.io nlp/ray"] and "2.46.0-py311 or 2.46.0-py311-gpu" in ray[0].message
+    assert [v.object for v in ray] == ["RayCluster.ray.io nlp/ray"]
+    assert f"{RAY_IMAGE.version} or {RAY_GPU_IMAGE.version}" in ray[0].message
 
 
 def test_image_pin_rule_fails_a_deployed_image_the_render_lost() -> None:
@@ -411,13 +417,16 @@ def test_image_list_names_every_platform_image_once() -> None:
 
     listed = [i.image for i in platform_images(rendered("dev"))]
     assert listed == sorted(set(listed))
+    names = {i.split(":")[0] for i in listed}
+    assert {
+        "quay.io/prometheus/prometheus",  # a Prometheus resource the operator turns into pods
+        "quay.io/prometheus/alertmanager",
+    } <= names
     assert {
         "registry.k8s.io/kueue/kueue:v0.19.2",
-        "quay.io/prometheus/prometheus:v3.9.1",  # a Prometheus resource the operator turns into pods
-        "quay.io/prometheus/alertmanager:v0.31.1",
-        "quay.io/prometheus-operator/prometheus-config-reloader:v0.88.1",  # an operator argument
+        f"quay.io/prometheus-operator/prometheus-config-reloader:{reloader_tag()}",  # an operator argument
         "docker.io/istio/proxyv2:1.28.0",  # the injector's sidecar
-        "rayproject/ray:2.46.0-py311-gpu",  # a RayCluster's workers
+        image(RAY_GPU_IMAGE),  # a RayCluster's workers
         "ghcr.io/kubeflow/kubeflow/notebook-servers/codeserver-python:v1.10.0",  # offered by the notebook form
         "tensorflow/tensorflow:2.5.1",  # the tensorboard controller's ConfigMap
         "filebrowser/filebrowser:v2.25.0",  # the volumes web app's PVC viewer
@@ -442,7 +451,7 @@ def test_with_an_image_mirror_everything_the_cluster_pulls_comes_from_it() -> No
     named = {m for m in REGISTRY_NAME.findall(text.replace("\\n", "\n")) if re.search(r":[\w.-]+$", m) or m.endswith("/istio")}
     outside = sorted(n for n in named if not n.startswith(f"{mirror}/") and not mirror.startswith(n))
     assert outside == []
-    assert {f"{mirror}/docker.io/istio", f"{mirror}/quay.io/prometheus-operator/prometheus-config-reloader:v0.88.1"} <= named
+    assert {f"{mirror}/docker.io/istio", f"{mirror}/quay.io/prometheus-operator/prometheus-config-reloader:{reloader_tag()}"} <= named
     # Docker Hub short names the tree writes outside `image:` fields, by their keys.
     assert f"TENSORBOARD_IMAGE: {mirror}/docker.io/tensorflow/tensorflow:2.5.1" in text
     assert re.search(rf"name: VOLUME_VIEWER_IMAGE\n\s+value: {re.escape(mirror)}/docker.io/filebrowser/filebrowser:v2.25.0", text)
@@ -555,3 +564,26 @@ def test_the_full_render_reports_each_install_as_it_is_done() -> None:
     render = fullrender.full_render(evaluate(config, "test"), progress=lines.append)
     count = len([o for o in render.objects if o.upstream])
     assert lines == [f"[1/1] helm jobset/jobset: {count} objects"]
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
+def test_full_render_ray_clusters_use_tokens_and_every_team_binds_the_kueue_guard(stack: str) -> None:
+    """What the cluster receives: every team RayCluster with token authentication and the
+    dashboard route through its token proxy; with GPU runtimes, the guard in every team namespace."""
+    render = rendered(stack)
+    objects = [o.obj for o in render.objects]
+    teams = [t.name for t in load(stack).teams]
+    clusters = [o for o in objects if o["kind"] == "RayCluster"]
+    assert clusters or stack == "prod"
+    for cluster in clusters:
+        assert cluster["spec"]["authOptions"] == {"mode": "token"}
+        containers = [c["name"] for c in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"]]
+        assert containers[0] == "ray-head" and "dashboard-auth" in containers
+    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy"]
+    bindings = {o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    if stack == "kind":  # no GPU pools, no GPU runtimes to guard
+        assert policies == [] and bindings == {}
+        return
+    (policy,) = policies
+    assert sorted(bindings) == sorted(teams)
+    assert {b["spec"]["policyName"] for b in bindings.values()} == {policy["metadata"]["name"]}

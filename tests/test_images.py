@@ -15,6 +15,7 @@ import yaml
 from components.images import image_sites, image_transform, images, rewrite
 from facts.image_refs import ImagePolicy, floating, parse
 from facts.registries import RETIRED_REGISTRIES
+from facts.versions import RAY_IMAGE, image
 from stacks.config import ConfigError, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
@@ -285,13 +286,13 @@ def test_our_own_objects_reach_the_plan_through_the_mirror(plan_of: Callable[[di
     named = [image for r in ours for image in images(r.inputs)]
     assert len({r.type for r in ours}) == 2 and named
     assert all(image.startswith(f"{MIRROR}/") for image in named), named
-    assert f"{MIRROR}/docker.io/rayproject/ray:2.46.0-py311" in named
+    assert f"{MIRROR}/docker.io/{image(RAY_IMAGE)}" in named
 
 
 def test_without_a_mirror_our_objects_keep_their_images(shipped_plan: Callable[[str], Plan]) -> None:
     plan = shipped_plan("dev")
     (cluster,) = [r for r in plan.resources if r.type == "kubernetes:ray.io/v1:RayCluster"]
-    assert "rayproject/ray:2.46.0-py311" in images(cluster.inputs)
+    assert image(RAY_IMAGE) in images(cluster.inputs)
 
 
 IAM = "gcp:artifactregistry/repositoryIamMember:RepositoryIamMember"
