@@ -19,6 +19,8 @@ Where images are named (each checked in the 26.03 tree and the pinned charts):
   `image:` lines of its templates (`grpc-simple`'s busybox). Its mesh config (ConfigMap
   `istio`, key `mesh`) names no image in 1.28;
 - the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers.
+KubeRay's, Trainer's and Kueue's arguments and ConfigMaps name no image at the pinned
+versions (Ray pods take theirs from the RayCluster, TrainJobs from their runtime).
 """
 
 from __future__ import annotations

@@ -1114,7 +1114,7 @@ class Images(Model):
 
     mirror: str | None = Field(
         default=None,
-        description="A registry prefix every image is pulled through (`europe-docker.pkg.dev/acme/mirror`; "
+        description="A registry prefix every image is pulled through (`europe-docker.pkg.dev/acme-ml/mirror`; "
         "no scheme, no tag): `<mirror>/<source registry>/<path>:<tag>`, the source registry kept in the path "
         "(`<mirror>/docker.io/istio/pilot:<tag>`; Docker Hub short names as `docker.io/library/...`), so it "
         "must allow nested paths. `python -m stacks images <stack> --copy-list` lists what to copy into it "
@@ -1134,7 +1134,7 @@ class Images(Model):
             raise ValueError(f"{value!r} names a tag or digest; give the registry prefix alone (images keep their own tags)")
         if not MIRROR_PATH.match(bare):
             raise ValueError(
-                f"{value!r} is not a registry prefix such as europe-docker.pkg.dev/acme/mirror: "
+                f"{value!r} is not a registry prefix such as europe-docker.pkg.dev/acme-ml/mirror: "
                 "a host (and port), then lowercase path components"
             )
         if host in ("docker.io", "index.docker.io"):

@@ -396,7 +396,7 @@ def images_command(render: FullRender, copy_list: bool, as_json: bool) -> int:
         if mirror is None:
             print(
                 f"stack {render.stack}: mlplatform:images.mirror is not set; --copy-list says what to copy into it: "
-                "set it (e.g. europe-docker.pkg.dev/acme/mirror), then run this again",
+                "set it (e.g. europe-docker.pkg.dev/acme-ml/mirror), then run this again",
                 file=sys.stderr,
             )
             return EXIT_CONFIG_ERROR
