@@ -55,18 +55,20 @@ KIND_NODE_IMAGE = Pin(
 KUBE_PROMETHEUS_STACK = Pin(
     name="kube-prometheus-stack",
     kind=PinKind.HELM,
-    version="81.6.9",
+    version="88.5.3",
     location="https://prometheus-community.github.io/helm-charts",
-    source="prometheus-community/helm-charts tag kube-prometheus-stack-81.6.9 (2bd5a188), the newest 81.x "
-    "release; appVersion v0.88.1 (its CRDs: prometheus-operator v0.88.1). 81.4.5 was never released",
+    source="prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3 (ea930bae, 2026-08-21), the newest "
+    "release; appVersion v0.93.1 (its crds subchart: prometheus-operator v0.93.1 CRDs); grafana subchart 12.11.1 "
+    "(kept off: GRAFANA is installed on its own). From 85.x Prometheus and node-exporter run -distroless images",
 )
 GRAFANA = Pin(
     name="grafana",
     kind=PinKind.HELM,
-    version="11.1.7",
+    version="12.11.1",
     location="https://grafana-community.github.io/helm-charts",
-    source="grafana-community/helm-charts charts/grafana/Chart.yaml (version 11.1.7, appVersion 12.3.3); "
-    "the chart moved from grafana.github.io to grafana-community in January 2026",
+    source="grafana-community/helm-charts tag grafana-12.11.1 (864f7794, 2026-08-19) charts/grafana/Chart.yaml "
+    "(version 12.11.1, appVersion 13.2.0: Grafana 13); the chart moved from grafana.github.io to "
+    "grafana-community in January 2026",
 )
 DCGM_EXPORTER = Pin(
     name="dcgm-exporter",
@@ -345,11 +347,13 @@ KUBEFLOW_NOTEBOOKS_CRDS = Pin(
 PROMETHEUS_OPERATOR_CRDS = Pin(
     name="prometheus-operator/prometheus-operator",
     kind=PinKind.CRDS,
-    version="v0.93.0",
+    version="v0.93.1",
     location="https://github.com/prometheus-operator/prometheus-operator",
-    source="tag v0.93.0 (f8fafd47), example/prometheus-operator-crd/: ServiceMonitor, PodMonitor, PrometheusRule. "
-    "Newer than the v0.88.1 operator kube-prometheus-stack 81.6.9 installs (the render validates against "
-    "the chart's own CRDs; these serve our objects when it is off)",
+    source="tag v0.93.1, example/prometheus-operator-crd/: ServiceMonitor, PodMonitor, PrometheusRule, the operator "
+    "kube-prometheus-stack 88.5.3 installs (appVersion v0.93.1; its crds subchart holds these files, each headed by "
+    "the tag's raw URL, hack/update_crds.sh). The tag is not in the stored prometheus-operator snapshot; "
+    "../shared/crds-next/README.md has the files from the chart (the render validates against the chart's own "
+    "CRDs; these serve our objects when it is off)",
 )
 GKE_MANAGED_CERTS_CRDS = Pin(
     name="GoogleCloudPlatform/gke-managed-certs",

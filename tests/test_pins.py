@@ -51,7 +51,7 @@ def test_the_crds_of_the_pinned_releases_are_fetched_at_their_tags() -> None:
         "kubeflow/notebooks": "v1.11.0",
         "kubeflow/community-distribution": "26.03.1-rc.2",
         "cert-manager/cert-manager": "v1.21.1",
-        "prometheus-operator/prometheus-operator": "v0.93.0",
+        "prometheus-operator/prometheus-operator": "v0.93.1",
         "GoogleCloudPlatform/gke-managed-certs": "3498c2a06d023eeedd1f8da125beb62a809ea4c8",
     }
 

@@ -19,7 +19,7 @@ from tooling.render import upstream
 def test_public_upstreams_by_default() -> None:
     assert chart_source(KUEUE_CHART, Sources()) == ChartSource("oci://registry.k8s.io/kueue/charts/kueue", "0.19.2")
     assert chart_source(KUBE_PROMETHEUS_STACK, Sources()) == ChartSource(
-        "kube-prometheus-stack", "81.6.9", "https://prometheus-community.github.io/helm-charts"
+        "kube-prometheus-stack", "88.5.3", "https://prometheus-community.github.io/helm-charts"
     )
     assert (
         kubeflow_tree("common/dex/base", Sources())
