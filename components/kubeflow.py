@@ -191,8 +191,8 @@ def with_spawner_config(props: dict[str, Any], args: KubeflowArgs) -> dict[str, 
     return {**props, "data": {**data, SPAWNER_CONFIG_KEY: yaml.safe_dump(config, sort_keys=False)}}
 
 
-# Mutating webhooks run in the order of their configurations' names (kube-apiserver
-# webhook/mutating: configurations sorted by name). GKE's GCS Fuse driver injects its sidecar
+# Mutating webhooks run in the order of their configurations' names (k8s.io/apiserver
+# pkg/admission/configuration/mutating_webhook_manager.go: `sort.SliceStable(...ByName)`). GKE's GCS Fuse driver injects its sidecar
 # for the `gke-gcsfuse/volumes` annotation the team's PodDefault adds (components/profiles.py),
 # and is never called again after later webhooks (gcs-fuse-csi-driver deploy/base/webhook/
 # mutatingwebhook.yaml: configuration gcsfuse-sidecar-injector.csi.storage.gke.io,
