@@ -149,6 +149,12 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
     if kind == "LimitRange":
         return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "ConfigMap":
+        return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
+    if kind == "ValidatingAdmissionPolicy":
+        return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "ValidatingAdmissionPolicyBinding":
+        return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(name, metadata=meta, spec=obj["spec"], opts=opts)
     return k8s.apiextensions.CustomResource(
         name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
     )

@@ -152,50 +152,74 @@ KUEUE_CHART = Pin(
     source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
 )
 
+KUEUE_TRAINER_LIBRARY = "2.2.1"
+"""The Trainer library the pinned Kueue is built with (kubernetes-sigs/kueue v0.19.2 go.mod:
+github.com/kubeflow/trainer/v2 v2.2.1), which Kueue counts TrainJobs by; not TRAINER_CHART
+(runtimes/kueue_guard.py guards where the two differ)."""
+
 # --- the image set data scientists work in (facts/image_set.py) ---
-# Ray Client (a notebook's `ray.init("ray://...")`) needs the same Ray version and Python
-# minor on both ends, so the notebook image and the team Ray clusters' images are one set:
+# What a notebook tries locally runs unchanged on the team's Ray cluster only when both have
+# the same Ray and Python minor (Ray Client, deprecated at 2.58 but still shipped, refuses the
+# connection otherwise), so the notebook image and the team Ray clusters' images are one set:
 # RAY (the package in the notebook image), the Ray images' tags and the notebook base
 # image's Python must agree; tests/test_image_set.py fails when one is bumped alone.
 
 RAY = Pin(
     name="ray",
     kind=PinKind.PYTHON,
-    version="2.46.0",
+    version="2.58.0",
     location="https://pypi.org/project/ray/",
     source="the Ray of RAY_IMAGE and RAY_GPU_IMAGE (RayCluster spec.rayVersion), installed in the notebook image "
-    "and pinned in examples/requirements.txt",
+    "and pinned in examples/requirements.txt. The top of the range KubeRay v1.7.0 documents and tests: "
+    "ray-operator/config/samples/ray-cluster.sandbox.yaml rayVersion 2.58.0 on rayproject/ray:2.58.0-py312, "
+    "test/support/defaults.go RayVersion 2.55.0, e2e testdata 2.52.0. Token authentication needs >= 2.52.0 "
+    "(ray-operator/controllers/ray/utils/validation.go). 2.58.1 is on PyPI too; no source here shows its image tag",
 )
 RAY_IMAGE = Pin(
     name="rayproject/ray",
     kind=PinKind.IMAGE,
-    version="2.46.0-py311",
+    version="2.58.0-py312",
     location="docker.io/rayproject/ray",
-    source="Ray's image tags `{Ray version}[-py3xx][-cpu|-gpu|-cuXXX]` (ray-project/ray docker/ray README: without "
-    "-py3xx the image has Python 3.9, without a platform suffix it is the -cpu image); -py311 for the notebook "
-    "base image's Python. Head and CPU workers",
+    source="Ray's image tags `{Ray version}[-{Python version}][-{Platform}]` (ray-project/ray doc/source/ray-overview/"
+    "installation.rst, \"Docker Source Images\": without -py3xx the image has the lowest Python the release "
+    "supports, without a platform suffix it is the -cpu image); -py312 for the notebook base image's Python, the "
+    "tag KubeRay v1.7.0 ray-operator/config/samples/ray-cluster.sandbox.yaml runs. Head and CPU workers",
 )
 RAY_GPU_IMAGE = Pin(
     name="rayproject/ray",
     kind=PinKind.IMAGE,
-    version="2.46.0-py311-gpu",
+    version="2.58.0-py312-gpu",
     location="docker.io/rayproject/ray",
-    source="as RAY_IMAGE; -gpu aliases Ray's CUDA image of that release (nvidia/cuda based, LD_LIBRARY_PATH "
-    "includes /usr/local/nvidia, where GKE mounts the driver). Workers on a GPU pool",
+    source="as RAY_IMAGE; -gpu aliases the release's default -cuXX image (installation.rst, \"Docker Source "
+    "Images\"; nvidia/cuda based, LD_LIBRARY_PATH includes /usr/local/nvidia, where GKE mounts the driver). "
+    "Workers on a GPU pool",
+)
+RAY_DASHBOARD_AUTH_PROXY_IMAGE = Pin(
+    name="nginx",
+    kind=PinKind.IMAGE,
+    version="1.30.0-alpine-slim",
+    location="docker.io/library/nginx",
+    source="nginx/docker-nginx stable/alpine-slim/Dockerfile (NGINX_VERSION 1.30.0, \"Updated stable to 1.30.0\", "
+    "2026-04-14); generate-stackbrew-library.sh publishes it as <version>-alpine-slim. Its entrypoint's "
+    "20-envsubst-on-templates.sh renders /etc/nginx/templates/*.template with the variables NGINX_ENVSUBST_FILTER "
+    "matches. The sidecar on each team Ray head that adds the cluster's token to the gateway's dashboard requests",
 )
 NOTEBOOK_BASE_IMAGE = Pin(
     name="kubeflow/kubeflow/notebook-servers/jupyter-scipy",
     kind=PinKind.IMAGE,
-    version="v1.10.0",
+    version="v1.11.0",
     location="ghcr.io/kubeflow/kubeflow/notebook-servers/jupyter-scipy",
-    source="kubeflow/manifests 26.03 applications/jupyter/jupyter-web-app/upstream/base/configs/"
-    "spawner_ui_config.yaml (the release's default notebook image); built from kubeflow/kubeflow v1.10.0 "
-    "(90e987bf) components/example-notebook-servers/jupyter-scipy on jupyter/Dockerfile (conda Python pinned "
-    "by ARG PYTHON_VERSION=3.11.11, no torch). Base of our notebook image (images/notebook/Dockerfile)",
+    source="kubeflow/manifests 26.03.1-rc.2 applications/notebooks-v1/upstream/jupyter-web-app/base/configs/"
+    "spawner_ui_config.yaml (the release's default notebook image); built from kubeflow/notebooks v1.11.0 "
+    "(3454bb75) components/example-notebook-servers: jupyter-scipy/Dockerfile on jupyter/Dockerfile on base/"
+    "Dockerfile (ubuntu:22.04), pushed to ghcr.io/kubeflow/kubeflow/notebook-servers (the Makefiles' REGISTRY). "
+    "Miniforge conda Python pinned in conda-meta/pinned by ARG PYTHON_VERSION=3.12.13; the scipy layer installs "
+    "protobuf with mamba and kfp==2.16.1, kubeflow==0.4.0 with pip (jupyter-scipy/requirements.txt); no torch. "
+    "Base of our notebook image (images/notebook/Dockerfile)",
 )
-NOTEBOOK_BASE_PYTHON = "3.11"
-"""The Python minor of NOTEBOOK_BASE_IMAGE (kubeflow/kubeflow v1.10.0 components/example-notebook-servers/
-jupyter/Dockerfile, `ARG PYTHON_VERSION=3.11.11`); the notebook image's build asserts it."""
+NOTEBOOK_BASE_PYTHON = "3.12"
+"""The Python minor of NOTEBOOK_BASE_IMAGE (kubeflow/notebooks v1.11.0 components/example-notebook-servers/
+jupyter/Dockerfile, `ARG PYTHON_VERSION=3.12.13`); the notebook image's build asserts it."""
 KUBEFLOW_SDK = Pin(
     name="kubeflow",
     kind=PinKind.PYTHON,
@@ -232,9 +256,10 @@ PROTOBUF = Pin(
     kind=PinKind.PYTHON,
     version="6.33.6",
     location="https://pypi.org/project/protobuf/",
-    source="held below 7 beside RAY: protobuf 7's FieldDescriptor has no `label`, which ray 2.46.0 "
-    "serve/_private/config.py `_proto_to_dict` reads, so deploying a Serve app fails (found running "
-    "examples/ray_train_serve.py --local); 6.33.6 is the newest 6.x on PyPI",
+    source="held below 7 for the notebook base image's kfp 2.16.1 (its metadata: protobuf<7.0,>=6.31.1), no longer "
+    "for Ray: ray 2.58.0 serve/_private/config.py checks FieldDescriptor.is_repeated where protobuf 7 dropped "
+    "`label` (examples/ray_train_serve.py --local passes on protobuf 7.36.2 too). 6.33.6 is the newest 6.x on PyPI; "
+    "drop the hold with a kfp that allows 7",
 )
 JAX = Pin(
     name="jax",
@@ -507,6 +532,7 @@ PINS: tuple[Pin, ...] = (
     KUEUE_CHART,
     RAY_IMAGE,
     RAY_GPU_IMAGE,
+    RAY_DASHBOARD_AUTH_PROXY_IMAGE,
     NOTEBOOK_BASE_IMAGE,
     RAY,
     PROTOBUF,
