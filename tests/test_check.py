@@ -228,7 +228,7 @@ def test_webhook_rule_catches_a_port_the_private_cluster_firewall_keeps_closed()
     closed = replace(firewall, inputs={**firewall.inputs, "allows": [{"protocol": "tcp", "ports": ["8443", "9443", "15017"]}]})
     broken = replace(render, plan=replace(plan, resources=[closed if r.urn == firewall.urn else r for r in plan.resources]))
     messages = {v.message for v in violations(broken, "webhook")}
-    assert any("admission-webhook-service" in m and "does not open port 4443" in m for m in messages)
+    assert any("poddefaults-webhook-service" in m and "does not open port 4443" in m for m in messages)
 
 
 def test_load_balancer_rule_catches_the_istio_system_policy_alone() -> None:
@@ -273,7 +273,7 @@ def test_image_rule_catches_latest_and_untagged() -> None:
 
 def test_image_list_names_every_platform_image() -> None:
     images = lint.image_list(rendered("dev"))
-    assert "registry.k8s.io/kueue/kueue:v0.19.2" in images and "quay.io/jetstack/cert-manager-webhook:v1.19.4" in images
+    assert "registry.k8s.io/kueue/kueue:v0.19.2" in images and "quay.io/jetstack/cert-manager-webhook:v1.21.1" in images
     assert images == sorted(set(images))
 
 
