@@ -17,7 +17,7 @@ Where images are named (each checked in the 26.03 tree and the pinned charts):
   every `hub`, and in the injector the sidecar and init images istiod builds from
   `global.hub`/`global.proxy.image`/`global.tag` (pkg/kube/inject ProxyImage), plus the literal
   `image:` lines of its templates (`grpc-simple`'s busybox). Its mesh config (ConfigMap
-  `istio`, key `mesh`) names no image in 1.28;
+  `istio`, key `mesh`) names no image in 1.30;
 - the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers.
 KubeRay's, Trainer's and Kueue's arguments and ConfigMaps name no image at the pinned
 versions (Ray pods take theirs from the RayCluster, TrainJobs from their runtime).

@@ -57,8 +57,9 @@ RBAC = "rbac.authorization.k8s.io"
 # Namespaces whose traffic a team namespace accepts: the gateway, Kubeflow's web apps and
 # notebook culling, the operators that probe workloads, and metrics scraping.
 PLATFORM_NAMESPACES = ("istio-system", "kubeflow", "kuberay-system", "kubeflow-system", "monitoring")
-# Profile namespaces run training images as root; the controller would add "restricted"
-# Pod Security labels when absent (profiles/upstream/base/namespace-labels.yaml).
+# Profile namespaces run training images as root: the Pod Security level is ours, set here (the
+# profile controller's `kubeflow` overlay sets none; its `kubeflow-pss` overlay would add
+# `enforce: baseline`, applications/dashboard/upstream/profile-controller/overlays/kubeflow-pss).
 NAMESPACE_LABELS = {
     "istio-injection": "enabled",
     "app.kubernetes.io/part-of": "kubeflow-profile",
@@ -290,7 +291,7 @@ def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:
 # v1.10.0 components/crud-web-apps/jupyter/backend/apps/common/routes/get.py and
 # form.py set_notebook_configurations). A TrainJob gets the same by putting the label on its
 # pod templates (examples/deepspeed_t5.py). The webhook rejects a pod whose own env or
-# annotations conflict with the PodDefault's (components/admission-webhook/main.go
+# annotations conflict with the PodDefault's (kubeflow/dashboard components/poddefaults-webhooks/main.go
 # safeToApplyPodDefaultsOnPod), so Ray's own pods never carry the label: KubeRay sets their
 # RAY_ADDRESS itself (ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go).
 POD_DEFAULT = TEAM_POD_DEFAULT
@@ -300,10 +301,9 @@ BUCKET_MOUNT_PATH = "/mnt/team-bucket"
 # GKE's GCS Fuse CSI driver (GoogleCloudPlatform/gcs-fuse-csi-driver at 5fcdc04a, v1.24):
 # the pod annotation that makes its webhook inject the gcsfuse sidecar (pkg/webhook/
 # mutatingwebhook.go GcsFuseVolumeEnableAnnotation), the CSI ephemeral volume's driver and
-# its volumeAttributes bucketName and mountOptions (pkg/csi_driver/utils.go). Its webhook
-# configuration is named gcsfuse-sidecar-injector.csi.storage.gke.io, so it runs after
-# Kubeflow's (admission-webhook-...) has added the annotation: the API server calls mutating
-# webhooks in the order of their configurations' names.
+# its volumeAttributes bucketName and mountOptions (pkg/csi_driver/utils.go). Its webhook runs
+# after Kubeflow's PodDefaults webhook has added the annotation, as their configurations' names
+# sort (components/kubeflow.py poddefaults_webhook_before_gcs_fuse).
 GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 # Files owned by uid 1000, the notebooks' jovyan and the MPI runtimes' mpiuser, group 100

@@ -112,44 +112,52 @@ GMP_FRONTEND = Pin(
 )
 
 KUBEFLOW_MANIFESTS = Pin(
-    name="kubeflow/manifests",
+    name="kubeflow/community-distribution",
     kind=PinKind.KUSTOMIZE,
-    version="26.03",
-    location="https://github.com/kubeflow/manifests",
-    source="tag 26.03 (d68ebc7f), newest non-rc release; now kubeflow/community-distribution (../shared/crds/README.md)",
-    # The release's own components and notebook servers are kubeflow/kubeflow v1.10.0 images
-    # (applications/*/upstream kustomizations `newTag: v1.10.0`; the jupyter web app's
-    # spawner_ui_config.yaml offers the notebook servers at the same tag).
+    version="26.03.1-rc.2",
+    location="https://github.com/kubeflow/community-distribution",
+    source="tag 26.03.1-rc.2 (9fca80cb, 2026-06-05), the release Kubeflow 26.03.1 was cut from: no final 26.03.1 tag "
+    "exists, and the release-26.03.1 branch differs from the tag only in .github/workflows, so the tag whose "
+    "manifests were checked is pinned (../shared/upstream/README.md, next version set, section 1). The repository "
+    "was kubeflow/manifests until its rename; GitHub redirects the old name",
+    # The release's own components: kubeflow/dashboard v2.0.0 and kubeflow/notebooks v1.11.0 images
+    # (the trees' kustomizations `newName`/`newTag`), and the notebook servers the jupyter web app
+    # offers (applications/notebooks-v1/upstream/jupyter-web-app/base/configs/spawner_ui_config.yaml).
     deploys=(
         Deployed(
-            tuple(
-                f"kubeflow/kubeflow/{name}"
-                for name in (
-                    "central-dashboard",
-                    "jupyter-web-app",
-                    "kfam",
-                    "notebook-controller",
-                    "poddefaults-webhook",
-                    "profile-controller",
-                    "pvcviewer-controller",
-                    "tensorboard-controller",
-                    "tensorboards-web-app",
-                    "volumes-web-app",
-                    "notebook-servers/codeserver-python",
-                    "notebook-servers/rstudio-tidyverse",
-                )
+            tuple(f"kubeflow/dashboard/{name}" for name in ("access-management", "dashboard", "poddefaults-webhook", "profile-controller")),
+            "v2.0.0",
+        ),
+        Deployed(
+            (
+                *(
+                    f"kubeflow/notebooks/{name}"
+                    for name in (
+                        "jupyter-web-app",
+                        "notebook-controller",
+                        "pvcviewer-controller",
+                        "tensorboard-controller",
+                        "tensorboards-web-app",
+                        "volumes-web-app",
+                    )
+                ),
+                "kubeflow/kubeflow/notebook-servers/codeserver-python",
+                "kubeflow/kubeflow/notebook-servers/rstudio-tidyverse",
             ),
-            "v1.10.0",
+            "v1.11.0",
         ),
     ),
 )
 CERT_MANAGER = Pin(
     name="cert-manager",
-    kind=PinKind.KUSTOMIZE,
-    version="v1.19.4",
-    location="kubeflow/manifests 26.03: common/cert-manager",
-    source="the cert-manager release Kubeflow 26.03 ships and tests",
-    # common/cert-manager/base/upstream/cert-manager.yaml: the three Deployments and the
+    kind=PinKind.HELM,
+    version="v1.21.1",
+    location="oci://quay.io/jetstack/charts/cert-manager",
+    source="cert-manager/cert-manager tag v1.21.1 (24e33194) deploy/charts/cert-manager: the chart's own README at "
+    "the tag installs from this OCI repository (charts.jetstack.io serves the same chart); the chart version keeps "
+    "its `v` (make/manifests.mk packages it as `git describe`). Newer than the v1.20.2 Kubeflow 26.03.1 ships: "
+    "cert-manager supports its two newest minors only",
+    # The chart's appVersion (its images' tags default to it): the three Deployments and the
     # controller's --acme-http01-solver-image.
     deploys=(
         Deployed(tuple(f"jetstack/cert-manager-{name}" for name in ("controller", "cainjector", "webhook", "acmesolver"))),
@@ -158,22 +166,12 @@ CERT_MANAGER = Pin(
 ISTIO = Pin(
     name="istio",
     kind=PinKind.KUSTOMIZE,
-    version="1.28.0",
-    location="kubeflow/manifests 26.03: common/istio",
-    source="what kubeflow/manifests 26.03 deploys (CNI on by default): common/istio/istio-install/base/install.yaml "
-    "runs pilot, proxyv2 (the gateway) and install-cni at 1.28.0, its values global.tag 1.28.0; only the "
-    "CRDs (ISTIO_CRDS) and base/patches/istio-sidecar-injector-patch.yaml say 1.29.0, and that patch's "
-    "sidecar tag is set back to this pin (components/istio.py): Istio's data plane may not be newer than its "
-    "control plane (istio.io docs/releases/supported-releases, \"Control Plane/Data Plane Skew\")",
+    version="1.30.1",
+    location="kubeflow/community-distribution 26.03.1-rc.2: common/istio",
+    source="what the pinned Kubeflow tree deploys: common/istio/istio-install/base/install.yaml (charts base/istiod/"
+    "cni/istio-ingress 1.30.1, images pilot, proxyv2, install-cni at tag 1.30.1, hub registry.istio.io/release); "
+    "CNI on by default. Istio 1.30.0 release notes: supported on Kubernetes 1.32 to 1.36",
     deploys=(Deployed(("istio/pilot", "istio/proxyv2", "istio/install-cni")),),
-)
-ISTIO_CRDS = Pin(
-    name="istio CRDs",
-    kind=PinKind.CRDS,
-    version="1.29.0",
-    location="kubeflow/manifests 26.03: common/istio/istio-crds",
-    source="common/istio/istio-crds/base/crd.yaml of the 26.03 tree, labelled helm.sh/chart base-1.29.0 "
-    "(../shared/crds/README.md); newer than the 1.28.0 control plane the same tree runs (ISTIO)",
 )
 JOBSET_CHART = Pin(
     name="jobset",
@@ -402,8 +400,8 @@ BUSYBOX = Pin(
     kind=PinKind.IMAGE,
     version="1.28.4",
     location="docker.io/library/busybox",
-    source="Istio 1.28's sidecar injector template `grpc-simple` (kubeflow/manifests 26.03 common/istio/"
-    "istio-install/base/install.yaml, ConfigMap istio-sidecar-injector) names busybox:1.28, a minor tag "
+    source="Istio's sidecar injector template `grpc-simple` (1.28 and 1.30 alike: kubeflow/community-distribution "
+    "26.03.1-rc.2 common/istio/istio-install/base/install.yaml, ConfigMap istio-sidecar-injector) names busybox:1.28, a minor tag "
     "Docker Hub's official image moves to each 1.28.x; 1.28.4 is a fixed 1.28 patch tag of that image, the one "
     "Kubernetes examples pin (not pulled or digest-checked from here). Only pods that ask for the proxyless gRPC "
     "bootstrap (annotation inject.istio.io/templates) start it",
@@ -425,36 +423,37 @@ SMOKE_CUDA_IMAGE = Pin(
     "the driver's nvidia-smi and libraries (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
 )
 
-# --- upstream CRDs the schema checks validate against (scripts/fetch_crds.py, ../shared/crds) ---
+# --- upstream CRDs the schema checks validate against (scripts/fetch_crds.py, ../shared/crds*) ---
 # The installs above bring their own CRDs; these are the ones whose release is not one of
-# them. Each folder, tag and commit is the one ../shared/crds/README.md names.
+# them. Each folder, tag and commit is the one ../shared/crds/README.md or
+# ../shared/crds-next/README.md names.
 
 KUBEFLOW_DASHBOARD_CRDS = Pin(
     name="kubeflow/dashboard",
     kind=PinKind.CRDS,
     version="v2.0.0",
     location="https://github.com/kubeflow/dashboard",
-    source="tag v2.0.0 (c80e2c3d): the Profile and PodDefault CRDs (kubeflow/manifests 26.03 still ships "
-    "kubeflow/kubeflow v1.10.0 copies that differ only by added schema; ../shared/crds/README.md)",
+    source="tag v2.0.0 (c80e2c3d): the Profile and PodDefault CRDs, byte-identical to the copies Kubeflow "
+    "26.03.1-rc.2 ships in applications/dashboard/upstream (../shared/crds-next/README.md)",
 )
 KUBEFLOW_NOTEBOOKS_CRDS = Pin(
-    name="kubeflow/kubeflow",
+    name="kubeflow/notebooks",
     kind=PinKind.CRDS,
-    version="v1.10.0",
-    location="https://github.com/kubeflow/kubeflow",
-    source="tag v1.10.0: the Notebook CRD, the same blob kubeflow/manifests 26.03 ships "
-    "(applications/jupyter/notebook-controller/upstream/crd/bases)",
+    version="v1.11.0",
+    location="https://github.com/kubeflow/notebooks",
+    source="tag v1.11.0 (3454bb75): the Notebook CRD, the same blob (a5f617cc) Kubeflow 26.03.1-rc.2 ships "
+    "(applications/notebooks-v1/upstream/notebook-controller/crd/bases; ../shared/crds-next/README.md)",
 )
 PROMETHEUS_OPERATOR_CRDS = Pin(
     name="prometheus-operator/prometheus-operator",
     kind=PinKind.CRDS,
-    version="v0.93.0",
+    version="v0.93.1",
     location="https://github.com/prometheus-operator/prometheus-operator",
-    source="tag v0.93.0 (f8fafd47), example/prometheus-operator-crd/: ServiceMonitor, PodMonitor, PrometheusRule. "
-    "kube-prometheus-stack 88.5.3 installs v0.93.1, whose three files differ from these only in the "
-    "operator.prometheus.io/version annotation (../shared/crds-next/README.md); v0.93.1 is in ../shared/crds-next, "
-    "which the CRD lookup does not read yet (the render validates against the chart's own CRDs; these serve our "
-    "objects when it is off)",
+    source="tag v0.93.1, example/prometheus-operator-crd/: ServiceMonitor, PodMonitor, PrometheusRule, the operator "
+    "kube-prometheus-stack 88.5.3 installs (appVersion v0.93.1; its crds subchart holds these files, each headed by "
+    "the tag's raw URL, hack/update_crds.sh). The tag is not in the stored prometheus-operator snapshot; "
+    "../shared/crds-next/README.md has the files from the chart (the render validates against the chart's own "
+    "CRDs; these serve our objects when it is off)",
 )
 GKE_MANAGED_CERTS_CRDS = Pin(
     name="GoogleCloudPlatform/gke-managed-certs",
@@ -492,8 +491,8 @@ def _tag(pin: Pin) -> str:
     return pin.version if pin.version.startswith("v") else f"v{pin.version}"
 
 
-# The Trainer, JobSet, KubeRay and Kueue CRDs are the ones at the git tag of the pinned chart
-# (the charts carry the same files); Istio and cert-manager are the Kubeflow release's copies.
+# The Trainer, JobSet, KubeRay, Kueue and cert-manager CRDs are the ones at the git tag of the
+# pinned chart (the charts carry the same files); Istio's are the Kubeflow release's copy.
 CRD_SOURCES: tuple[CrdFiles, ...] = (
     CrdFiles(
         f"kubeflow-trainer-{_tag(TRAINER_CHART)}",
@@ -554,18 +553,30 @@ CRD_SOURCES: tuple[CrdFiles, ...] = (
         KUBEFLOW_NOTEBOOKS_CRDS.version,
         ("components/notebook-controller/config/crd/bases/kubeflow.org_notebooks.yaml",),
     ),
-    # Multi-document files, kept whole: every CRD document in a file is read.
+    # A multi-document file, kept whole: every CRD document in a file is read.
     CrdFiles(
-        f"istio-{ISTIO_CRDS.version}",
+        f"istio-{ISTIO.version}",
         _github(KUBEFLOW_MANIFESTS),
         KUBEFLOW_MANIFESTS.version,
         ("common/istio/istio-crds/base/crd.yaml",),
     ),
+    # The chart renders these behind `crds.enabled` (templates/crd-*.yaml); their specs are
+    # the controller-gen files at the tag (../shared/crds-next/README.md).
     CrdFiles(
         f"cert-manager-{CERT_MANAGER.version}",
-        _github(KUBEFLOW_MANIFESTS),
-        KUBEFLOW_MANIFESTS.version,
-        ("common/cert-manager/base/upstream/cert-manager.yaml",),
+        "cert-manager/cert-manager",
+        CERT_MANAGER.version,
+        tuple(
+            f"deploy/crds/{p}.yaml"
+            for p in (
+                "acme.cert-manager.io_challenges",
+                "acme.cert-manager.io_orders",
+                "cert-manager.io_certificaterequests",
+                "cert-manager.io_certificates",
+                "cert-manager.io_clusterissuers",
+                "cert-manager.io_issuers",
+            )
+        ),
     ),
     CrdFiles(
         f"prometheus-operator-{PROMETHEUS_OPERATOR_CRDS.version}",
@@ -590,7 +601,6 @@ PINS: tuple[Pin, ...] = (
     KUBEFLOW_MANIFESTS,
     CERT_MANAGER,
     ISTIO,
-    ISTIO_CRDS,
     JOBSET_CHART,
     TRAINER_CHART,
     KUBERAY_CHART,

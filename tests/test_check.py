@@ -19,7 +19,7 @@ import yaml
 
 from components.images import image_sites
 from facts.image_set import notebook_tag
-from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, RAY_GPU_IMAGE, RAY_IMAGE, image
+from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import load
 from tests.support import renders
 from tooling import check as lint
@@ -254,7 +254,7 @@ def test_webhook_rule_catches_a_port_the_private_cluster_firewall_keeps_closed()
     closed = replace(firewall, inputs={**firewall.inputs, "allows": [{"protocol": "tcp", "ports": ["8443", "9443", "15017"]}]})
     broken = replace(render, plan=replace(plan, resources=[closed if r.urn == firewall.urn else r for r in plan.resources]))
     messages = {v.message for v in violations(broken, "webhook")}
-    assert any("admission-webhook-service" in m and "does not open port 4443" in m for m in messages)
+    assert any("poddefaults-webhook-service" in m and "does not open port 4443" in m for m in messages)
 
 
 def test_load_balancer_rule_catches_the_istio_system_policy_alone() -> None:
@@ -344,22 +344,22 @@ def test_the_mesh_runs_what_the_istio_pin_says_from_docker_hub() -> None:
         values = json.loads(injector["data"]["values"])["global"]
         assert (values["hub"], values["tag"]) == ("docker.io/istio", ISTIO.version)
     original = next(o.original for o in rendered("kind").objects if o.key[1:] == ("Deployment", "istio-system", "istiod"))
-    assert original is not None and "gcr.io/istio-release/pilot:" in json.dumps(original), "the tree still names it"
+    assert original is not None and "registry.istio.io/release/pilot:" in json.dumps(original), "the tree still names it"
 
 
 def test_image_pin_rule_fails_a_pin_bumped_without_the_images(monkeypatch: pytest.MonkeyPatch) -> None:
-    bumped = replace(ISTIO, version="1.30.1")
+    bumped = replace(ISTIO, version="1.31.0")
     monkeypatch.setattr(lint, "PINS", tuple(bumped if p is ISTIO else p for p in lint.PINS))
     found = violations(rendered("kind"), "image-pin")
     objects = {v.object for v in found}
     assert {"Deployment.apps istio-system/istiod", "DaemonSet.apps kube-system/istio-cni-node", "ConfigMap istio-system/istio-sidecar-injector"} <= objects
     istiod = next(v for v in found if v.object == "Deployment.apps istio-system/istiod")
-    assert f"image 'docker.io/istio/pilot:{ISTIO.version}' is not at the pinned tag 1.30.1 (pin table: istio 1.30.1 (1.30.1))" in istiod.message
+    assert f"image 'docker.io/istio/pilot:{ISTIO.version}' is not at the pinned tag 1.31.0 (pin table: istio 1.31.0 (1.31.0))" in istiod.message
     assert "bump the pin in facts/versions.py with the install, or the install with the pin" in istiod.message
 
 
 def test_image_pin_rule_fails_images_bumped_without_the_pin() -> None:
-    broken = edited(rendered("kind"), "Deployment", "istiod", lambda o: _container_image(o, "docker.io/istio/pilot:1.30.1"))
+    broken = edited(rendered("kind"), "Deployment", "istiod", lambda o: _container_image(o, "docker.io/istio/pilot:1.31.0"))
     (found,) = violations(broken, "image-pin")
     assert found.object == "Deployment.apps istio-system/istiod" and f"not at the pinned tag {ISTIO.version}" in found.message
 
@@ -397,13 +397,13 @@ def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewri
     found = violations(with_objects(render, untransformed), "retired-registry")
     messages = {(v.object, v.message.split(" is from ")[0]) for v in found}
     assert messages == {
-        ("Deployment.apps istio-system/istiod", "spec.template.spec.containers[0].image: image 'gcr.io/istio-release/pilot:1.28.0'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", "data.values global hub: hub 'gcr.io/istio-release'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", "data.values global.proxy.image (global.hub, global.tag): image 'gcr.io/istio-release/proxyv2:1.29.0'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", "data.values global.proxy_init.image (global.hub, global.tag): image 'gcr.io/istio-release/proxyv2:1.29.0'"),
+        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO.version}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", "data.values global hub: hub 'registry.istio.io/release'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
     }
     istiod = next(v.message for v in found if v.object.startswith("Deployment"))
-    assert "is from gcr.io/istio-release, which stops serving images on 2027-01-01; use docker.io/istio" in istiod
+    assert "is from registry.istio.io/release, which stops serving images on 2027-01-01; use docker.io/istio" in istiod
     assert all("bypassed it" in v.message for v in found)
 
 
@@ -421,15 +421,16 @@ def test_image_list_names_every_platform_image_once() -> None:
     assert {
         "quay.io/prometheus/prometheus",  # a Prometheus resource the operator turns into pods
         "quay.io/prometheus/alertmanager",
+        "filebrowser/filebrowser",  # the volumes web app's PVC viewer
+        "tensorflow/tensorflow",  # the tensorboard controller's ConfigMap
     } <= names
+    codeserver = "kubeflow/kubeflow/notebook-servers/codeserver-python"
     assert {
         "registry.k8s.io/kueue/kueue:v0.19.2",
         f"quay.io/prometheus-operator/prometheus-config-reloader:{reloader_tag()}",  # an operator argument
-        "docker.io/istio/proxyv2:1.28.0",  # the injector's sidecar
+        f"docker.io/istio/proxyv2:{ISTIO.version}",  # the injector's sidecar
         image(RAY_GPU_IMAGE),  # a RayCluster's workers
-        "ghcr.io/kubeflow/kubeflow/notebook-servers/codeserver-python:v1.10.0",  # offered by the notebook form
-        "tensorflow/tensorflow:2.5.1",  # the tensorboard controller's ConfigMap
-        "filebrowser/filebrowser:v2.25.0",  # the volumes web app's PVC viewer
+        f"ghcr.io/{codeserver}:{KUBEFLOW_MANIFESTS.image_tags()[codeserver]}",  # offered by the notebook form
         "nvcr.io/nvidia/jax:25.10-py3",  # a training runtime
     } <= set(listed)
     assert not [i for i in listed if "curlimages" in i], "Grafana downloads no dashboard"
@@ -453,8 +454,8 @@ def test_with_an_image_mirror_everything_the_cluster_pulls_comes_from_it() -> No
     assert outside == []
     assert {f"{mirror}/docker.io/istio", f"{mirror}/quay.io/prometheus-operator/prometheus-config-reloader:{reloader_tag()}"} <= named
     # Docker Hub short names the tree writes outside `image:` fields, by their keys.
-    assert f"TENSORBOARD_IMAGE: {mirror}/docker.io/tensorflow/tensorflow:2.5.1" in text
-    assert re.search(rf"name: VOLUME_VIEWER_IMAGE\n\s+value: {re.escape(mirror)}/docker.io/filebrowser/filebrowser:v2.25.0", text)
+    assert re.search(rf"TENSORBOARD_IMAGE: {re.escape(mirror)}/docker.io/tensorflow/tensorflow:\S+\n", text)
+    assert re.search(rf"name: VOLUME_VIEWER_IMAGE\n\s+value: {re.escape(mirror)}/docker.io/filebrowser/filebrowser:\S+\n", text)
     assert lint.check(render) == []
 
 
@@ -469,7 +470,7 @@ def test_the_copy_list_is_the_render_images_once_each() -> None:
     assert len({d for _, d in pairs}) == len(pairs)
     for source, destination in pairs:
         assert destination == f"{mirror}/{source}" and not source.startswith(mirror)
-    assert ("docker.io/istio/pilot:1.28.0", f"{mirror}/docker.io/istio/pilot:1.28.0") in pairs
+    assert (f"docker.io/istio/pilot:{ISTIO.version}", f"{mirror}/docker.io/istio/pilot:{ISTIO.version}") in pairs
 
 
 def test_images_command_prints_pairs_json_and_refuses_a_copy_list_without_a_mirror(capsys: pytest.CaptureFixture[str]) -> None:
@@ -482,7 +483,7 @@ def test_images_command_prints_pairs_json_and_refuses_a_copy_list_without_a_mirr
     assert images_command(rendered("dev", image_mirror=True), copy_list=False, as_json=True) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["mirror"] == renders.IMAGE_MIRROR
-    pilot = next(i for i in document["images"] if i["source"] == "docker.io/istio/pilot:1.28.0")
+    pilot = next(i for i in document["images"] if i["source"] == f"docker.io/istio/pilot:{ISTIO.version}")
     assert pilot["destination"] == pilot["image"] and "Deployment.apps istio-system/istiod" in pilot["objects"]
     assert images_command(rendered("dev"), copy_list=True, as_json=False) == EXIT_CONFIG_ERROR
     assert "mlplatform:images.mirror is not set" in capsys.readouterr().err
@@ -490,10 +491,10 @@ def test_images_command_prints_pairs_json_and_refuses_a_copy_list_without_a_mirr
 
 def test_image_mirror_rule_names_an_image_that_bypasses_the_mirror() -> None:
     render = rendered("dev", image_mirror=True)
-    broken = edited(render, "Deployment", "istiod", lambda o: _container_image(o, "docker.io/istio/pilot:1.28.0"))
+    broken = edited(render, "Deployment", "istiod", lambda o: _container_image(o, f"docker.io/istio/pilot:{ISTIO.version}"))
     (found,) = violations(broken, "image-mirror")
     assert found.object == "Deployment.apps istio-system/istiod"
-    assert f"is not pulled through the mirror {renders.IMAGE_MIRROR}; it should be '{renders.IMAGE_MIRROR}/docker.io/istio/pilot:1.28.0'" in found.message
+    assert f"is not pulled through the mirror {renders.IMAGE_MIRROR}; it should be '{renders.IMAGE_MIRROR}/docker.io/istio/pilot:{ISTIO.version}'" in found.message
 
 
 def test_kueue_rule_catches_an_autoscaling_ray_cluster_that_is_not_elastic() -> None:

@@ -25,7 +25,7 @@ from tooling.check import selects
 from tooling.plan import Plan, Recorded, evaluate
 from tooling.render import HELM_CHART, authored_objects
 
-needs_crds = pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+needs_crds = pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 
 MONITORING = "mlplatform:components:Monitoring"
 DCGM = "mlplatform:components:DcgmExporter"

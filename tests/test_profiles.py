@@ -195,7 +195,7 @@ def test_pod_default_gives_notebooks_the_ray_cluster_and_the_mounted_bucket() ->
     }
     assert spec["volumeMounts"] == [{"name": "team-bucket", "mountPath": "/mnt/team-bucket"}]
     assert spec["serviceAccountName"] == "default-editor"  # Workload Identity to the bucket
-    if crds.crd_dir() is not None:
+    if crds.available():
         assert validate_object(defaults) == []
 
 
@@ -330,7 +330,7 @@ def test_shipped_stacks_have_three_teams_one_with_ray(stack: str) -> None:
         assert any(t.bucket for t in config.teams)
 
 
-@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+@pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 def test_rendered_team_objects_validate(shipped_plan: Callable[[str], Plan]) -> None:
     objects = [o for o in authored_objects(shipped_plan("dev")) if o["metadata"].get("namespace") in ("vision", "nlp", "research") or o["kind"] in ("Profile", "ClusterQueue")]
     kinds = {o["kind"] for o in objects}

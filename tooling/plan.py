@@ -74,6 +74,8 @@ class Plan:
     outputs: dict[str, Any] = field(default_factory=dict)
     transforms: dict[tuple[str, str], tuple[Callable[[dict[str, Any]], Any], ...]] = field(default_factory=dict)
     """(type, name) of each chart or tree -> the transforms the program gave it (components.base)."""
+    moves: dict[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)
+    """(type, name) of each chart or tree -> where its objects were before (components.base.Moved)."""
     platform_transforms: tuple[Callable[[dict[str, Any]], Any], ...] = ()
     """The transforms of every object (components.base.PLATFORM_TRANSFORMS): the recorded
     inputs of our objects have been through them; the full render applies them to the rest."""
@@ -367,10 +369,11 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from components.base import INSTALL_TRANSFORMS, PLATFORM_TRANSFORMS
+    from components.base import INSTALL_MOVES, INSTALL_TRANSFORMS, PLATFORM_TRANSFORMS
     from stacks.secrets import offline_config
 
     INSTALL_TRANSFORMS.clear()
+    INSTALL_MOVES.clear()
     PLATFORM_TRANSFORMS.clear()
     placeholders = offline_config()
     pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
@@ -393,6 +396,7 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
         resources=monitor.records,
         outputs=monitor.outputs,
         transforms=dict(INSTALL_TRANSFORMS),
+        moves=dict(INSTALL_MOVES),
         platform_transforms=tuple(PLATFORM_TRANSFORMS),
         config=config,
     )

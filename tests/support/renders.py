@@ -55,8 +55,8 @@ def _render(stack: str, image_mirror: bool) -> FullRender:
 def rendered(stack: str, image_mirror: bool = False) -> FullRender:
     """The full render of stacks/Pulumi.<stack>.yaml from the mirror (with `image_mirror`, of a
     copy that sets `mlplatform:images.mirror: IMAGE_MIRROR`). A render read back from another
-    worker has no transforms in its plan (they are functions; nothing reads them after the
-    render)."""
+    worker has no transforms or moves in its plan (they hold functions; nothing reads them
+    after the render)."""
     if SHARED is None:
         return _render(stack, image_mirror)
     path = SHARED / f"full-render-{stack}{'-image-mirror' if image_mirror else ''}.pickle"
@@ -65,6 +65,6 @@ def rendered(stack: str, image_mirror: bool = False) -> FullRender:
             render: FullRender = pickle.loads(path.read_bytes())
             return render
         render = _render(stack, image_mirror)
-        plain = replace(render.plan, transforms={}, platform_transforms=())
+        plain = replace(render.plan, transforms={}, moves={}, platform_transforms=())
         path.write_bytes(pickle.dumps(replace(render, plan=plain)))
         return render
