@@ -19,7 +19,7 @@ from stacks.config import validate as validate_config
 from stacks.schema import MonitoringConfig
 from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from tests.conftest import base_gke, base_kind, with_changes
-from tests.support import crds, renders
+from tests.support import crds, mirror, renders
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 from tooling.check import selects
 from tooling.plan import Plan, Recorded, evaluate
@@ -447,7 +447,7 @@ def test_prometheus_scrapes_the_operators_own_service_monitors() -> None:
 
 # --- the charts as the cluster receives them (full render from ../shared/upstream) -------
 
-needs_mirror = pytest.mark.skipif(not renders.MIRROR.is_dir(), reason=f"no upstream mirror at {renders.MIRROR}")
+needs_mirror = mirror.needed
 
 
 def _from(stack: str, source: str) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import load, validate
 from stacks.schema import Role, Team
 from tests.conftest import base_gke, base_kind, with_changes
-from tests.support import crds, rbac
+from tests.support import crds, mirror, rbac
 from tests.support.validation import validate as validate_object
 from tooling.plan import Plan
 from tooling.render import authored_objects
@@ -339,7 +339,7 @@ def test_rendered_team_objects_validate(shipped_plan: Callable[[str], Plan]) -> 
         assert validate_object(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
 
 
-@pytest.mark.skipif(not rbac.UPSTREAM_ROLES.is_dir(), reason="needs ../shared/upstream/kubeflow-roles beside the repo")
+@mirror.needed
 def test_access_matrix_against_kubeflow_roles(shipped_plan: Callable[[str], Plan]) -> None:
     objects = authored_objects(shipped_plan("kind"))
     # The profile controller binds the owner as `namespaceAdmin` to kubeflow-admin, and the
