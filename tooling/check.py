@@ -20,7 +20,7 @@ from facts.resource_types import GCP_FIREWALL
 from facts.versions import PINS, Pin, PinKind
 from stacks.schema import GkeClusterConfig
 from tooling.fullrender import FullRender, Rendered
-from tooling.plan import SECRET
+from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
@@ -593,8 +593,9 @@ RULES: tuple[Rule, ...] = (
 
 
 def check(render: FullRender, rules: Iterable[Rule] = RULES) -> list[Violation]:
-    platform = Platform(render)
-    return [v for rule in rules for v in rule.check(platform)]
+    with few_collections():  # the rules build many small objects beside a whole render
+        platform = Platform(render)
+        return [v for rule in rules for v in rule.check(platform)]
 
 
 def pinned_tags() -> dict[str, dict[str, Pin]]:

@@ -34,7 +34,7 @@ from components.base import child_name, child_type, moved_aliases, transform_nam
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.versions import KIND_NODE_IMAGE
 from tooling import tools
-from tooling.plan import SECRET, Plan, Recorded
+from tooling.plan import SECRET, Plan, Recorded, few_collections
 from tooling.render import (
     APPLY_ORDER,
     CONFIG_FILE,
@@ -318,7 +318,13 @@ def _apply_rank(rendered: Rendered) -> tuple[int, str, str, str, str, str]:
 
 def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> FullRender:
     """Render every install of `plan` and add our own objects; raises RenderError.
-    `progress` hears one line per install as it is done (a large stack takes a while)."""
+    `progress` hears one line per install as it is done (a large stack takes a while).
+    Parsing the output builds millions of objects: the collector runs rarely meanwhile."""
+    with few_collections():
+        return _full_render(plan, progress)
+
+
+def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRender:
     found = installs(plan)
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
     trees = [i for i in found if i.kind == "kustomize"]

@@ -328,33 +328,50 @@ BULK_GC_THRESHOLDS = (50_000, 20, 100)
 
 
 @contextmanager
+def few_collections() -> Iterator[None]:
+    """Garbage collection for a step that builds and keeps many objects (a plan, a full
+    render's parsed YAML, a check). Python's default thresholds collect the young generation
+    every 700 allocations and rescan everything alive, which made plan time grow faster than
+    the number of teams (benchmarks/plan_scaling.py) and made parsing a render's 17 MB of YAML
+    next to a plan take 4x as long as parsing it alone. Objects alive before the step are
+    frozen out of the collector's view and collections run 70x less often; settings are
+    restored after. No collection runs first: in a process holding much (the test suite keeps
+    full renders) a full collection per step cost more than the step; what garbage is frozen
+    with the rest is collected after the unfreeze. Nested uses keep the outer settings."""
+    if _collecting_rarely:
+        yield
+        return
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*BULK_GC_THRESHOLDS)
+    _collecting_rarely.append(True)
+    try:
+        yield
+    finally:
+        _collecting_rarely.pop()
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
+_collecting_rarely: list[bool] = []
+"""Non-empty inside few_collections (an inner use must not unfreeze what the outer froze)."""
+
+
+@contextmanager
 def bulk_registration() -> Iterator[None]:
-    """Registration tuned for thousands of resources in one go, offline.
-
-    Garbage collection: Python's default thresholds collect the young generation every 700
-    allocations and rescan everything alive, which made plan time grow faster than the number
-    of teams (benchmarks/plan_scaling.py). Objects alive before the run are frozen out of the
-    collector's view and collections run 70x less often; settings are restored after. No
-    collection runs first: in a process holding much (the test suite keeps full renders) a
-    full collection per plan cost more than the plan; what garbage is frozen with the rest is
-    collected after the unfreeze.
-
-    Source positions: the SDK captures the Python stack of every resource it registers, for
+    """Registration tuned for thousands of resources in one go, offline: few_collections, and
+    no source positions. The SDK captures the Python stack of every resource it registers, for
     the engine's diagnostics (pulumi/runtime/resource.py register_resource). Offline nothing
     reads them; the capture was a sixth of a plan's time. Each registration gets an empty
     stack trace instead, which the SDK reads as "no source position".
     """
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(*BULK_GC_THRESHOLDS)
     capture = sdk_resource._get_stack_trace
     sdk_resource._get_stack_trace = source_pb2.StackTrace
     try:
-        yield
+        with few_collections():
+            yield
     finally:
         sdk_resource._get_stack_trace = capture
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig], None] | None = None) -> Plan:
