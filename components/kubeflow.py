@@ -60,7 +60,7 @@ CORE = (
 # overlay is its `kserve` one without the KServe menu entry (we replace the menu); the 26.03
 # `oauth2-proxy` overlay and its component are gone, their LOGOUT_URL is in the base. The
 # profile controller's `kubeflow` overlay, not `kubeflow-pss`: team namespaces get their labels
-# from components/profiles.py.
+# from components/profiles/namespace.py.
 DASHBOARD_TREES = "applications/dashboard/upstream"
 NOTEBOOKS_TREES = "applications/notebooks-v1/upstream"
 APPS = (
@@ -193,7 +193,7 @@ def with_spawner_config(props: dict[str, Any], args: KubeflowArgs) -> dict[str, 
 
 # Mutating webhooks run in the order of their configurations' names (k8s.io/apiserver
 # pkg/admission/configuration/mutating_webhook_manager.go: `sort.SliceStable(...ByName)`). GKE's GCS Fuse driver injects its sidecar
-# for the `gke-gcsfuse/volumes` annotation the team's PodDefault adds (components/profiles.py),
+# for the `gke-gcsfuse/volumes` annotation the team's PodDefault adds (components/profiles/pod_default.py),
 # and is never called again after later webhooks (gcs-fuse-csi-driver deploy/base/webhook/
 # mutatingwebhook.yaml: configuration gcsfuse-sidecar-injector.csi.storage.gke.io,
 # reinvocationPolicy Never). kubeflow/dashboard v2 renamed the PodDefaults webhook's

@@ -5,7 +5,7 @@ flavor cannot drift from its pool. Team ClusterQueues/LocalQueues come with the 
 Queued (DWS) pools: GKE gives their nodes only to ProvisioningRequests, so each such pool
 gets a ProvisioningRequestConfig (class `queued-provisioning.gke.io`, managed resource
 nvidia.com/gpu) and an AdmissionCheck of Kueue's ProvisioningRequest controller, and every
-team ClusterQueue runs that check on the pool's flavor (components/profiles.py). Manifests
+team ClusterQueue runs that check on the pool's flavor (components/profiles/queues.py). Manifests
 as in GKE's Kueue + DWS examples (guide: cloud.google.com/kubernetes-engine/docs/how-to/
 provisioningrequest; GoogleCloudPlatform/ai-on-gke tutorials-and-examples/
 workflow-orchestration/dws-examples/dws-queues.yaml and dws_and_reservation.yaml, the

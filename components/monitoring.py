@@ -25,11 +25,13 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from args.components import MonitoringArgs
-from components.access import KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
+from components.access import GATEWAY_SELECTOR, KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
 from components.alerts import rule_spec
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.dashboards import dashboards
 from components.istio import GATEWAY_NAMESPACE
+from components.network import SAME_NAMESPACE, namespace_peer, network_policy
+from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
@@ -102,24 +104,10 @@ def network_policies() -> list[dict[str, Any]]:
     Prometheus scrapes outward, which these do not limit; node-exporter runs on the host
     network, which NetworkPolicies do not cover."""
 
-    def policy(name: str, selector: dict[str, Any], sources: list[dict[str, Any]], ports: list[int] | None = None) -> dict[str, Any]:
-        rule: dict[str, Any] = {"from": sources}
-        if ports:
-            rule["ports"] = [{"protocol": "TCP", "port": port} for port in ports]
-        return {
-            "apiVersion": "networking.k8s.io/v1",
-            "kind": "NetworkPolicy",
-            "metadata": {"name": name, "namespace": NAMESPACE},
-            "spec": {"podSelector": selector, "policyTypes": ["Ingress"], "ingress": [rule]},
-        }
-
-    gateway = {
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": GATEWAY_NAMESPACE}},
-        "podSelector": {"matchLabels": {"app": "istio-ingressgateway"}},
-    }
+    gateway = namespace_peer(GATEWAY_NAMESPACE, GATEWAY_SELECTOR)
     return [
-        policy(f"default-allow-same-namespace-{NAMESPACE}", {}, [{"podSelector": {}}]),
-        policy("grafana", {"matchLabels": dict(GRAFANA_POD_LABELS)}, [gateway], [GRAFANA_CONTAINER_PORT]),
+        network_policy(f"default-allow-same-namespace-{NAMESPACE}", NAMESPACE, [SAME_NAMESPACE]),
+        network_policy("grafana", NAMESPACE, [gateway], GRAFANA_POD_LABELS, [GRAFANA_CONTAINER_PORT]),
     ]
 # kube-prometheus-stack names the Prometheus Service <fullname>-prometheus, port 9090
 # (templates/prometheus/service.yaml, values prometheus.service.port).
@@ -437,7 +425,7 @@ class Monitoring(PlatformComponent):
                 name=GMP_FRONTEND_NAME,
                 namespace=NAMESPACE,
                 labels=labels,
-                annotations={"iam.gke.io/gcp-service-account": account.email},
+                annotations={WORKLOAD_IDENTITY_ANNOTATION: account.email},
             ),
             opts=opts,
         )

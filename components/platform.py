@@ -23,7 +23,8 @@ from components.kubeflow import Kubeflow, KubeflowNamespaces
 from components.kuberay import KubeRay
 from components.kueue import Kueue
 from components.monitoring import Monitoring
-from components.profiles import POD_DEFAULTS, install_teams
+from components.profiles import install_teams
+from components.profiles.team import POD_DEFAULTS
 from components.trainer import Trainer
 from infra.cluster import Cluster
 from runtimes.component import TrainingRuntimes

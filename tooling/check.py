@@ -14,8 +14,9 @@ from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites
-from components.profiles import LOCAL_QUEUE
 from facts.image_refs import ImagePolicy, ImageRef, floating, is_local, normalized_hub, parse, retired_registry
+from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
+from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.resource_types import GCP_FIREWALL
 from facts.versions import PINS, Pin, PinKind
 from stacks.schema import GkeClusterConfig
@@ -37,9 +38,6 @@ FIREWALL = GCP_FIREWALL
 GKE_CONTROL_PLANE_PORTS = frozenset({443, 10250})
 MASKED = frozenset({SECRET, "W3NlY3JldF0="})  # "[secret]" and its base64
 CREDENTIAL_WORDS = ("password", "secret", "token", "cookie", "key")
-# Kueue v0.19.2: a job in a namespace whose LocalQueue is named `default` (LOCAL_QUEUE) gets
-# that queue (LocalQueueDefaulting), and so does one carrying the queue label.
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @dataclass(frozen=True)
@@ -100,10 +98,10 @@ class Platform:
     @cached_property
     def namespaces(self) -> dict[str, dict[str, str]]:
         """Namespace name -> its labels (with the automatic kubernetes.io/metadata.name)."""
-        found = {ns: {"kubernetes.io/metadata.name": ns} for ns in BUILTIN_NAMESPACES}
+        found = {ns: {NAMESPACE_NAME_LABEL: ns} for ns in BUILTIN_NAMESPACES}
         for o in self.of_kind("Namespace"):
             name = o.key[3]
-            found[name] = {**((o.obj.get("metadata") or {}).get("labels") or {}), "kubernetes.io/metadata.name": name}
+            found[name] = {**((o.obj.get("metadata") or {}).get("labels") or {}), NAMESPACE_NAME_LABEL: name}
         return found
 
     def waits_for(self, urn: str) -> frozenset[str]:
@@ -553,7 +551,7 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
         queue_name = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)
         managed = queue_name is not None or LOCAL_QUEUE in local_queues.get(cluster.key[2], set())
         autoscaling = (cluster.obj.get("spec") or {}).get("enableInTreeAutoscaling")
-        elastic = (meta.get("annotations") or {}).get("kueue.x-k8s.io/elastic-job") == "true"
+        elastic = (meta.get("annotations") or {}).get(KUEUE_ELASTIC_JOB_ANNOTATION) == "true"
         if managed and autoscaling and not elastic:
             yield Violation("kueue", label(cluster), cluster.source, "Kueue manages this RayCluster, and a Kueue-managed RayCluster can use autoscaling only as an elastic job")
 
