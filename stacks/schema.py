@@ -690,6 +690,14 @@ class TeamRay(Model):
     max_workers: int = Field(default=4, ge=1, le=100, description="Workers the autoscaler may add up to.")
     worker_cpu: ResourceQuantity = Field(default="4", description="CPU per worker (Kubernetes quantity).")
     worker_memory: ResourceQuantity = Field(default="16Gi", description="Memory per worker (Kubernetes quantity).")
+    head_cpu: ResourceQuantity = Field(
+        default="2",
+        description="CPU of the head's Ray container, request and limit (Kubernetes quantity): it runs no tasks "
+        "but GCS, the dashboard, the Jobs API and the autoscaler.",
+    )
+    head_memory: ResourceQuantity = Field(
+        default="8Gi", description="Memory of the head's Ray container, request and limit (Kubernetes quantity)."
+    )
 
     @model_validator(mode="after")
     def _sizes(self) -> TeamRay:

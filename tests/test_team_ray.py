@@ -127,3 +127,24 @@ def test_the_dashboard_proxy_swaps_the_gateways_token_for_the_clusters() -> None
         {"from": [{"source": {"notPrincipals": ["cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"]}}], "to": [{"operation": {"ports": ["8266"]}}]}
     ]
 
+
+
+def test_the_heads_resources_come_from_the_stack_with_documented_defaults() -> None:
+    def head(ray: dict[str, object]) -> dict[str, object]:
+        objects = objects_of(with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "quota": {}, "ray": ray}]}))
+        (container, _proxy) = objects[("RayCluster", "ray")]["spec"]["headGroupSpec"]["template"]["spec"]["containers"]
+        assert container["name"] == "ray-head"
+        return dict(container["resources"])
+
+    assert head({}) == {"requests": {"cpu": "2", "memory": "8Gi"}, "limits": {"cpu": "2", "memory": "8Gi"}}
+    sized = {"cpu": "500m", "memory": "3Gi"}
+    assert head({"headCpu": "500m", "headMemory": "3Gi"}) == {"requests": sized, "limits": sized}
+
+
+def test_a_head_size_that_is_no_quantity_is_refused_with_its_path() -> None:
+    from stacks.config import ConfigError
+
+    raw = with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "quota": {}, "ray": {"headMemory": "lots"}}]})
+    with pytest.raises(ConfigError) as error:
+        validate(raw, "test")
+    assert "mlplatform:teams[0].ray.headMemory: 'lots' is not a Kubernetes quantity" in str(error.value)

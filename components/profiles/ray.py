@@ -232,7 +232,7 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     if pool:
         worker_pod["nodeSelector"] = pool_selector(pool)
         worker_pod["tolerations"] = [t.toleration() for t in pool_taints(pool)]
-    head_resources = {"cpu": "2", "memory": "8Gi"}
+    head_resources = {"cpu": ray.head_cpu, "memory": ray.head_memory}
     auth_proxy, auth_proxy_config, auth_proxy_service = ray_dashboard_auth_proxy(team)
     head_pod: dict[str, Any] = {
         "serviceAccountName": EDITOR_SA,
