@@ -157,6 +157,28 @@ class DcgmExporterArgs(UpstreamArgs):
 
 
 @dataclass(frozen=True)
+class Tied:
+    """One object that ties two components, and where an earlier release of the program made it."""
+
+    manifest: Mapping[str, Any]
+    name: str
+    """Its Pulumi resource name."""
+    was_under: tuple[str, ...] = ()
+    """The type tokens of the parents it had before (outermost first: a component, maybe a
+    chart of it), when it moved here; its old name is `was_named`."""
+    was_named: str = ""
+
+
+@dataclass(frozen=True)
+class TieArgs:
+    """Objects that tie two components (a monitor of one component's metrics, in the other's
+    custom kind; a route of one through the other's gateway), built by those components' pure
+    functions in the composition."""
+
+    objects: tuple[Tied, ...]
+
+
+@dataclass(frozen=True)
 class TrainingRuntimesArgs:
     gpu_pools: tuple[GpuPool, ...]
     """One variant of each runtime per pool."""

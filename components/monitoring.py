@@ -98,6 +98,15 @@ def grafana_policy() -> dict[str, Any]:
     return gateway_only_policy(GRAFANA_POLICY, NAMESPACE, GRAFANA_POD_LABELS, GRAFANA_CONTAINER_PORT)
 
 
+GRAFANA_ROUTE = f"{GRAFANA_RELEASE}-route"
+
+
+def grafana_gateway_objects(admins: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """(resource name, object) of Grafana's route and its policy: Istio kinds in this
+    component's namespace, so they tie it to Istio (components/ties.py)."""
+    return [(GRAFANA_ROUTE, grafana_route(admins)), (GRAFANA_POLICY, grafana_policy())]
+
+
 def network_policies() -> list[dict[str, Any]]:
     """Like Kubeflow's own namespaces (kubeflow/manifests 26.03 common/kubeflow-namespace):
     pods of the namespace reach each other; from outside only the ingress gateway, to Grafana.
@@ -305,6 +314,9 @@ class Monitoring(PlatformComponent):
     """What lets teams and operators see GPU use: Prometheus (or GKE's managed Prometheus),
     Grafana, our dashboards and alerts."""
 
+    ready: pulumi.Resource
+    """Done when the monitors' kinds are served: kube-prometheus-stack (the Prometheus
+    Operator's CRDs); with managed Prometheus GKE serves them and this is the namespace."""
     namespace: pulumi.Output[str]
     """The namespace of Prometheus and Grafana."""
     grafana_service: pulumi.Output[str]
@@ -315,26 +327,29 @@ class Monitoring(PlatformComponent):
         name: str,
         args: MonitoringArgs,
         cluster: Cluster,
-        istio: pulumi.Resource | None = None,
+        sidecar_injector: Sequence[pulumi.Resource] = (),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`istio`: the resource that is done when Istio's CRDs are served; Grafana's route
-        (a VirtualService) waits for it."""
+        """`sidecar_injector`: what serves Istio's injection webhook, which must see Grafana's
+        pods created (Grafana alone has a sidecar, GRAFANA_POLICY needs it). Grafana's route and
+        policy through the Kubeflow gateway are not here: they tie this component to Istio
+        (grafana_gateway_objects, components/ties.py)."""
         super().__init__(name, cluster, opts, args.sources)
         # Prometheus' volume lives here: never deleted by Pulumi (docs/teams.md, "What is protected").
         ns = self.create_namespace(NAMESPACE, protect=True, retain_on_delete=True)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         if args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            self._prometheus_stack(args.settings, ns, in_ns)
+            self.ready = self._prometheus_stack(args.settings, ns, in_ns)
         else:  # the schema allows gke-managed only on GKE
             self._managed_prometheus(args, in_ns)
-        self._grafana(args, ns, istio)
+            self.ready = ns
+        self._grafana(args, ns, sidecar_injector)
 
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
         self.register_outputs({"namespace": self.namespace, "grafanaService": self.grafana_service})
 
-    def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> None:
+    def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> pulumi.Resource:
         """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
         stack = self.chart(
             PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns]
@@ -356,6 +371,7 @@ class Monitoring(PlatformComponent):
             spec=ray_pod_monitor_spec(),
             opts=after_crds,
         )
+        return stack
 
     def _managed_prometheus(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
         """The query frontend Grafana reads, our alerts and the Ray scrape config. GKE installs
@@ -378,9 +394,8 @@ class Monitoring(PlatformComponent):
             opts=opts,
         )
 
-    def _grafana(self, args: MonitoringArgs, ns: k8s.core.v1.Namespace, istio: pulumi.Resource | None) -> None:
-        """The namespace's NetworkPolicies, our dashboards for the sidecar, Grafana itself, and
-        its route and policy through the Kubeflow gateway (after Istio, whose CRDs they are)."""
+    def _grafana(self, args: MonitoringArgs, ns: k8s.core.v1.Namespace, sidecar_injector: Sequence[pulumi.Resource]) -> None:
+        """The namespace's NetworkPolicies, our dashboards for the sidecar, Grafana itself."""
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         for policy in network_policies():
             apply_manifest(policy["metadata"]["name"], policy, in_ns)
@@ -391,11 +406,7 @@ class Monitoring(PlatformComponent):
                 data=data,
                 opts=in_ns,
             )
-        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns])
-        if args.kubeflow:
-            after_istio = self.child([ns] if istio is None else [ns, istio])
-            apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(args.settings.grafana_admins), after_istio)
-            apply_manifest(GRAFANA_POLICY, grafana_policy(), after_istio)
+        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns, *sidecar_injector])
 
     def _gmp_frontend(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
         """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;

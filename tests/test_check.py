@@ -260,9 +260,9 @@ def test_load_balancer_rule_catches_the_istio_system_policy_alone() -> None:
     }
 
 
-def test_monitor_rule_catches_a_selector_the_chart_narrowed() -> None:
+def test_monitor_rule_catches_a_selector_that_misses_a_monitor() -> None:
     def narrow(obj: dict[str, Any]) -> None:
-        obj["spec"]["serviceMonitorSelector"] = {"matchLabels": {"release": "kube-prometheus-stack"}}
+        obj["spec"]["serviceMonitorSelector"] = {"matchLabels": {"team": "nobody"}}
 
     broken = edited(rendered("kind"), "Prometheus", "kube-prometheus-stack-prometheus", narrow)
     objects = [v.object for v in violations(broken, "monitor")]

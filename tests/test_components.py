@@ -155,7 +155,11 @@ def test_order_crds_and_webhooks_before_their_users(shipped_plan: Callable[[str]
     # Istio's install puts Sidecars into `kubeflow`; Trainer runs in kubeflow-system.
     assert _depends(plan, KUSTOMIZE, "istio-crds", KUSTOMIZE, "kubeflow-namespace")
     assert _depends(plan, HELM_CHART, "kubeflow-trainer", KUSTOMIZE, "kubeflow-namespace")
-    assert _depends(plan, HELM_CHART, "kueue", HELM_CHART, "kube-prometheus-stack")
+    # Kueue's ServiceMonitor is a Tie: it waits for Kueue and Monitoring's CRDs, the chart for neither.
+    assert not _depends(plan, HELM_CHART, "kueue", HELM_CHART, "kube-prometheus-stack")
+    monitor = "kubernetes:monitoring.coreos.com/v1:ServiceMonitor"
+    assert _depends(plan, monitor, "kueue-controller-manager-metrics-monitor", HELM_CHART, "kube-prometheus-stack")
+    assert _depends(plan, monitor, "kueue-controller-manager-metrics-monitor", HELM_CHART, "kueue")
     assert _depends(plan, KUSTOMIZE, "profiles-kfam", KUSTOMIZE, "kubeflow-roles")
     assert _depends(plan, HELM_CHART, "kubeflow-trainer", HELM_CHART, "jobset")
     for chart in ("jobset", "kubeflow-trainer", "kuberay-operator"):  # Kueue waits for their CRDs itself

@@ -18,6 +18,7 @@ from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
+from components.readiness import Need, Readiness, Ready, What, WiringError
 from infra.cluster import Cluster
 
 
@@ -40,23 +41,41 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     return objects
 
 
-POD_DEFAULTS = "kubeflowPodDefaults"
-"""Ready key of Kubeflow's PodDefaults webhook tree (its CRD), set by the composition."""
-# What each kind of team object waits for, by component key (components/platform.py):
-# only the CRD or controller it really needs. Namespaces, RBAC and NetworkPolicies are
-# built-in kinds and wait for nothing but the namespace (a RoleBinding may name its
-# ClusterRole before Kubeflow creates it). A RayCluster also waits for Kueue when Kueue is
-# installed: Kueue's webhooks must be serving when it is created, to suspend it until it is
-# admitted and to check it is a valid elastic job (see ray_objects).
-OBJECT_NEEDS: dict[str, tuple[str, ...]] = {
-    "Profile": ("kubeflow",),
-    "AuthorizationPolicy": ("istio",),
-    "VirtualService": ("istio",),
-    "ClusterQueue": ("kueue",),
-    "LocalQueue": ("kueue",),
-    "RayCluster": ("kuberay", "kueue"),
-    "PodDefault": (POD_DEFAULTS,),
+# What each kind of team object waits for besides its namespace: only the CRD, webhook or
+# controller it really needs. Built-in kinds wait for nothing else (a RoleBinding may name its
+# ClusterRole before Kubeflow creates it; the guard's binding its policy before the runtimes
+# make it). A RayCluster waits for KubeRay's CRD where we install KubeRay (GKE's add-on comes
+# with the cluster) and for Kueue's webhooks, which must be serving when it is created, to
+# suspend it until it is admitted and to check it is a valid elastic job (see ray_objects).
+# Every kind a team renders has an entry: a new kind without one is an error at plan time.
+OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
+    "Namespace": (),
+    "ServiceAccount": (),
+    "LimitRange": (),
+    "RoleBinding": (),
+    "NetworkPolicy": (),
+    "ConfigMap": (),
+    "Service": (),
+    "ValidatingAdmissionPolicyBinding": (),
+    "Profile": (Need(Ready.KUBEFLOW, What.CRDS),),
+    "AuthorizationPolicy": (Need(Ready.ISTIO, What.CRDS),),
+    "VirtualService": (Need(Ready.ISTIO, What.CRDS),),
+    "ClusterQueue": (Need(Ready.KUEUE, What.CRDS),),
+    "LocalQueue": (Need(Ready.KUEUE, What.CRDS),),
+    "RayCluster": (Need(Ready.KUBERAY, What.CRDS, optional=True), Need(Ready.KUEUE, What.WEBHOOKS)),
+    "PodDefault": (Need(Ready.KUBEFLOW_POD_DEFAULTS, What.CRDS),),
 }
+
+
+def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
+    """What a team object waits for besides its namespace (OBJECT_NEEDS)."""
+    kind = obj["kind"]
+    if kind not in OBJECT_NEEDS:
+        raise WiringError(
+            f"team object {kind} {obj['metadata']['name']}: its kind has no entry in OBJECT_NEEDS "
+            "(components/profiles/team.py); say what it waits for, () for a built-in kind"
+        )
+    return OBJECT_NEEDS[kind]
 
 
 # What Pulumi must never delete on its own (docs/teams.md, "Removing a team"): a config
@@ -82,12 +101,12 @@ class Team(PlatformComponent):
         name: str,
         args: TeamArgs,
         cluster: Cluster,
-        ready: dict[str, pulumi.Resource],
+        ready: Readiness,
         opts: pulumi.ResourceOptions | None = None,
         old_names: OldNames | None = None,
     ):
-        """`ready`: component key -> the resource that is done when that component is ready;
-        `old_names`: shared by all teams of the stack (see OldNames)."""
+        """`ready`: what each component made ready (OBJECT_NEEDS says what each object waits
+        for); `old_names`: shared by all teams of the stack (see OldNames)."""
         super().__init__(name, cluster, opts)
         team = args.team
         old_names = old_names or OldNames()
@@ -98,7 +117,7 @@ class Team(PlatformComponent):
         )
         editor: list[pulumi.Resource] = []
         for obj in rest:
-            needs = [ready[k] for k in OBJECT_NEEDS.get(obj["kind"], ()) if k in ready]
+            needs = ready.resources(needs_of(obj), f"team {team.name}'s {obj['kind']} {obj['metadata']['name']}")
             if obj["kind"] == "Profile":
                 needs += editor  # our default-editor exists before the controller looks for it
             created = apply_manifest(
@@ -113,7 +132,7 @@ class Team(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})
 
 
-def install_teams(teams: Sequence[TeamArgs], cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[Team]:
+def install_teams(teams: Sequence[TeamArgs], cluster: Cluster, ready: Readiness) -> list[Team]:
     """Every team of the stack, each named after it (see Team for `ready`)."""
     old_names = OldNames()
     return [Team(args.team.name, args, cluster, ready, old_names=old_names) for args in teams]
