@@ -22,7 +22,7 @@ import os
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -327,32 +327,41 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
 def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRender:
     found = installs(plan)
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
-    trees = [i for i in found if i.kind == "kustomize"]
 
     def done(install: Install) -> None:
         if progress:
             progress(f"[{len(raw)}/{len(found)}] {install.kind} {install.label}: {len(raw[install.resource.urn])} objects")
 
-    # helm and kubectl run side by side; their output is parsed here, in one thread.
+    # A chart sees the CRDs of the installs it waits for as capabilities, so it renders once
+    # they are parsed; a tree needs nothing. helm and kubectl run four at a time, each install
+    # as soon as what it needs is there; their output is parsed here, in one thread, as each
+    # finishes (parsing in worker threads was GIL-bound and slower).
+    urns = {i.resource.urn for i in found}
+    needs = {i.resource.urn: plan.waits_for(i.resource) & urns if i.kind == "helm" else frozenset() for i in found}
+    pending = {i.resource.urn: i for i in found}
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for install, text in zip(trees, pool.map(build_tree, trees), strict=True):
-            raw[install.resource.urn] = parsed(text)
-            done(install)
-    # Charts see the CRDs of what they depend on (the trees are built by now).
-    charts = [i for i in found if i.kind == "helm"]
-    # A chart whose capabilities depend on another chart's CRDs renders after it.
-    pending = list(charts)
-    while pending:
-        waiting = {c.resource.urn for c in pending}
-        ready = [i for i in pending if not plan.waits_for(i.resource) & waiting]
-        if not ready:
-            raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending))
-        inputs = [api_versions(o for urn in plan.waits_for(i.resource) & set(raw) for o in raw[urn]) for i in ready]
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            for install, text in zip(ready, pool.map(render_chart, ready, inputs), strict=True):
-                raw[install.resource.urn] = parsed(text)
+        running: dict[Future[str], Install] = {}
+
+        def start_what_can_run() -> None:
+            for urn, install in list(pending.items()):
+                if needs[urn] <= raw.keys():
+                    del pending[urn]
+                    if install.kind == "kustomize":
+                        running[pool.submit(build_tree, install)] = install
+                    else:
+                        capabilities = api_versions(o for dependency in needs[urn] for o in raw[dependency])
+                        running[pool.submit(render_chart, install, capabilities)] = install
+
+        start_what_can_run()
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=lambda f: running[f].resource.urn):
+                install = running.pop(future)
+                raw[install.resource.urn] = parsed(future.result())
                 done(install)
-        pending = [i for i in pending if i not in ready]
+            start_what_can_run()
+    if pending:
+        raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending.values()))
 
     everything = [o for objects in raw.values() for o in objects] + authored_objects(plan)
     custom = scopes_of(everything)
