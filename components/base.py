@@ -184,6 +184,8 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ConfigMap":
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
+    if kind == "Deployment":
+        return k8s.apps.v1.Deployment(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ValidatingAdmissionPolicy":
         return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ValidatingAdmissionPolicyBinding":

@@ -355,63 +355,28 @@ class Monitoring(PlatformComponent):
             PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns]
         )
         after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
-        k8s.apiextensions.CustomResource(
-            RULE_NAME,
-            api_version="monitoring.coreos.com/v1",
-            kind="PrometheusRule",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME, namespace=NAMESPACE, labels=SCRAPE_LABELS),
-            spec=rule_spec(config),
-            opts=after_crds,
-        )
-        k8s.apiextensions.CustomResource(
-            RAY_POD_MONITOR,
-            api_version="monitoring.coreos.com/v1",
-            kind="PodMonitor",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR, namespace=NAMESPACE, labels=SCRAPE_LABELS),
-            spec=ray_pod_monitor_spec(),
-            opts=after_crds,
-        )
+        for obj in prometheus_stack_objects(config):
+            apply_manifest(obj["metadata"]["name"], obj, after_crds)
         return stack
 
     def _managed_prometheus(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
         """The query frontend Grafana reads, our alerts and the Ray scrape config. GKE installs
         the monitoring.googleapis.com CRDs with managed Prometheus; both kinds are cluster-scoped."""
-        self._gmp_frontend(args, opts)
-        k8s.apiextensions.CustomResource(
-            RULE_NAME,
-            api_version="monitoring.googleapis.com/v1",
-            kind="ClusterRules",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME),
-            spec=gmp_rules_spec(args.settings),
-            opts=opts,
-        )
-        k8s.apiextensions.CustomResource(
-            RAY_POD_MONITOR,
-            api_version="monitoring.googleapis.com/v1",
-            kind="ClusterPodMonitoring",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR),
-            spec=ray_cluster_pod_monitoring_spec(),
-            opts=opts,
-        )
+        email = self._gmp_frontend_account(args)
+        for obj in [*gmp_frontend_objects(args.project or "", email), *managed_prometheus_objects(args.settings)]:
+            apply_manifest(obj["metadata"]["name"], obj, opts)
 
     def _grafana(self, args: MonitoringArgs, ns: k8s.core.v1.Namespace, sidecar_injector: Sequence[pulumi.Resource]) -> None:
         """The namespace's NetworkPolicies, our dashboards for the sidecar, Grafana itself."""
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
-        for policy in network_policies():
-            apply_manifest(policy["metadata"]["name"], policy, in_ns)
-        for cm_name, data in dashboard_config_maps(args.gpu_metrics).items():
-            k8s.core.v1.ConfigMap(
-                cm_name,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=cm_name, namespace=NAMESPACE, labels=DASHBOARD_LABEL),
-                data=data,
-                opts=in_ns,
-            )
+        for obj in [*network_policies(), *dashboard_objects(args.gpu_metrics)]:
+            apply_manifest(obj["metadata"]["name"], obj, in_ns)
         self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns, *sidecar_injector])
 
-    def _gmp_frontend(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
-        """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;
-        it runs as a Google service account with monitoring.viewer (Workload Identity).
-        GCP IAM lives here, not in infra/, because only this component needs it."""
+    def _gmp_frontend_account(self, args: MonitoringArgs) -> pulumi.Output[str]:
+        """The Google service account Google's query frontend runs as, with monitoring.viewer
+        (Workload Identity); its e-mail. GCP IAM lives here, not in infra/, because only this
+        component needs it."""
         project = args.project or ""
         gcp_child = pulumi.ResourceOptions(parent=self)
         account = workload_identity_account(
@@ -429,57 +394,87 @@ class Monitoring(PlatformComponent):
             ),
             opts=gcp_child,
         )
-        labels = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
-        k8s.core.v1.ServiceAccount(
-            GMP_FRONTEND_NAME,
-            metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=GMP_FRONTEND_NAME,
-                namespace=NAMESPACE,
-                labels=labels,
-                annotations={WORKLOAD_IDENTITY_ANNOTATION: account.email},
-            ),
-            opts=opts,
-        )
-        meta = k8s.meta.v1.ObjectMetaArgs(name=GMP_FRONTEND_NAME, namespace=NAMESPACE, labels=labels)
-        k8s.apps.v1.Deployment(GMP_FRONTEND_NAME, metadata=meta, spec=gmp_frontend_spec(project), opts=opts)
-        k8s.core.v1.Service(
-            GMP_FRONTEND_NAME,
-            metadata=meta,
-            spec=k8s.core.v1.ServiceSpecArgs(
-                selector=labels,
-                ports=[k8s.core.v1.ServicePortArgs(name="web", port=GMP_FRONTEND_PORT, target_port="web")],
-            ),
-            opts=opts,
-        )
+        return account.email
 
 
-def gmp_frontend_spec(project: str) -> k8s.apps.v1.DeploymentSpecArgs:
-    """Google's query frontend for `project` (args, port and probes as in the GMP docs' example)."""
-    labels = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
-    return k8s.apps.v1.DeploymentSpecArgs(
-        replicas=2,
-        selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
-        template=k8s.core.v1.PodTemplateSpecArgs(
-            metadata=k8s.meta.v1.ObjectMetaArgs(labels=labels),
-            spec=k8s.core.v1.PodSpecArgs(
-                service_account_name=GMP_FRONTEND_NAME,
-                containers=[
-                    k8s.core.v1.ContainerArgs(
-                        name="frontend",
-                        image=image(GMP_FRONTEND),
-                        args=[f"--web.listen-address=:{GMP_FRONTEND_PORT}", f"--query.project-id={project}"],
-                        ports=[k8s.core.v1.ContainerPortArgs(name="web", container_port=GMP_FRONTEND_PORT)],
-                        readiness_probe=k8s.core.v1.ProbeArgs(
-                            http_get=k8s.core.v1.HTTPGetActionArgs(path="/-/ready", port="web")
-                        ),
-                        liveness_probe=k8s.core.v1.ProbeArgs(
-                            http_get=k8s.core.v1.HTTPGetActionArgs(path="/-/healthy", port="web")
-                        ),
-                        security_context=k8s.core.v1.SecurityContextArgs(
-                            allow_privilege_escalation=False, run_as_non_root=True, run_as_user=1000
-                        ),
-                    )
-                ],
-            ),
-        ),
+# --- the objects of ours, as manifests (components/base.py apply_manifest makes each) -----
+
+
+def _object(api_version: str, kind: str, name: str, namespace: str | None = NAMESPACE, **fields: Any) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name}
+    if namespace:
+        metadata["namespace"] = namespace
+    labels = fields.pop("labels", None)
+    if labels:
+        metadata["labels"] = dict(labels)
+    annotations = fields.pop("annotations", None)
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata, **fields}
+
+
+def prometheus_stack_objects(config: MonitoringConfig) -> list[dict[str, Any]]:
+    """Our alerts and the Ray PodMonitor, for kube-prometheus-stack's Prometheus (SCRAPE_LABELS)."""
+    return [
+        _object("monitoring.coreos.com/v1", "PrometheusRule", RULE_NAME, labels=SCRAPE_LABELS, spec=rule_spec(config)),
+        _object("monitoring.coreos.com/v1", "PodMonitor", RAY_POD_MONITOR, labels=SCRAPE_LABELS, spec=ray_pod_monitor_spec()),
+    ]
+
+
+def managed_prometheus_objects(config: MonitoringConfig) -> list[dict[str, Any]]:
+    """Our alerts and the Ray scrape config for GKE's managed Prometheus (cluster-scoped kinds)."""
+    return [
+        _object("monitoring.googleapis.com/v1", "ClusterRules", RULE_NAME, None, spec=gmp_rules_spec(config)),
+        _object("monitoring.googleapis.com/v1", "ClusterPodMonitoring", RAY_POD_MONITOR, None, spec=ray_cluster_pod_monitoring_spec()),
+    ]
+
+
+def dashboard_objects(gpu_metrics: bool) -> list[dict[str, Any]]:
+    """Our dashboards as ConfigMaps the Grafana sidecar loads (DASHBOARD_LABEL)."""
+    return [_object("v1", "ConfigMap", name, labels=DASHBOARD_LABEL, data=data) for name, data in dashboard_config_maps(gpu_metrics).items()]
+
+
+GMP_FRONTEND_LABELS = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
+
+
+def gmp_frontend_objects(project: str, google_account: pulumi.Input[str]) -> list[dict[str, Any]]:
+    """Google's query frontend for `project`, so Grafana's Prometheus datasource reads managed
+    Prometheus (args, port and probes as in the GMP docs' example), running as the Kubernetes
+    service account that acts as `google_account` (Workload Identity)."""
+    labels = GMP_FRONTEND_LABELS
+    account = _object("v1", "ServiceAccount", GMP_FRONTEND_NAME, labels=labels, annotations={WORKLOAD_IDENTITY_ANNOTATION: google_account})
+    deployment = _object("apps/v1", "Deployment", GMP_FRONTEND_NAME, labels=labels, spec=gmp_frontend_spec(project))
+    service = _object(
+        "v1",
+        "Service",
+        GMP_FRONTEND_NAME,
+        labels=labels,
+        spec={"selector": dict(labels), "ports": [{"name": "web", "port": GMP_FRONTEND_PORT, "targetPort": "web"}]},
     )
+    return [account, deployment, service]
+
+
+def gmp_frontend_spec(project: str) -> dict[str, Any]:
+    """The query frontend's Deployment spec."""
+    labels = GMP_FRONTEND_LABELS
+    return {
+        "replicas": 2,
+        "selector": {"matchLabels": dict(labels)},
+        "template": {
+            "metadata": {"labels": dict(labels)},
+            "spec": {
+                "serviceAccountName": GMP_FRONTEND_NAME,
+                "containers": [
+                    {
+                        "name": "frontend",
+                        "image": image(GMP_FRONTEND),
+                        "args": [f"--web.listen-address=:{GMP_FRONTEND_PORT}", f"--query.project-id={project}"],
+                        "ports": [{"name": "web", "containerPort": GMP_FRONTEND_PORT}],
+                        "readinessProbe": {"httpGet": {"path": "/-/ready", "port": "web"}},
+                        "livenessProbe": {"httpGet": {"path": "/-/healthy", "port": "web"}},
+                        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True, "runAsUser": 1000},
+                    }
+                ],
+            },
+        },
+    }
