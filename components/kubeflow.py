@@ -9,6 +9,9 @@ the dashboard, profile controller + KFAM and PodDefaults webhook are kubeflow/da
 transforms replace the `dex` ConfigMap and the `dex-passwords` Secret (common/dex/base) with our
 static users and their hashes. Every transform has one target and changes it in every stack
 (the offline render fails on a transform that changes nothing).
+
+Long by design: one upstream project, one module (its trees, the transforms of them and its
+sign-in); each transform is a small pure function beside the tree it changes.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ fit together (pools vs autoprovisioning, components vs the cluster kind, teams v
 Each rule is a small function with a name and a one-line description, yielding
 (config path, message) per problem. `cross_checks` runs them all once every part has
 its type, so a stack file's problems are reported together.
+
+Long by design: one table of rules, each a few lines; split by domain, a reader would look
+for a rule in several files and the table would be assembled from them.
 """
 
 from __future__ import annotations

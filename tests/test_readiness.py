@@ -61,9 +61,8 @@ def test_a_team_object_of_a_kind_without_needs_is_an_error() -> None:
 
 
 def test_every_kind_a_shipped_team_renders_says_what_it_waits_for(shipped_plan: Callable[[str], Plan]) -> None:
-    from tooling.render import authored_objects
-
     from stacks.config import load
+    from tooling.render import authored_objects
 
     for stack in ("kind", "dev", "prod"):
         teams = {t.name for t in load(stack).teams}

@@ -1,6 +1,9 @@
 """`python -m stacks check`: a lint of the whole platform the cluster will receive (the
 full render), as a table of named rules like the policy pack's. Each rule is a pure
 function of the render; each has a test that breaks it (tests/test_check.py).
+
+Long by design: one table of rules with the lookups they share (Platform), as the policy
+pack keeps its own; each rule is a short function.
 """
 
 from __future__ import annotations
