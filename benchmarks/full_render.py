@@ -42,7 +42,7 @@ from components.sources import mirror_sources
 from tooling.check import check
 from stacks.config import load
 from tooling import fullrender
-from tooling.fullrender import api_versions, full_render, helm_template
+from tooling.fullrender import api_versions, building_trees_early, full_render, helm_template
 from tooling.graph import stages_after_cluster
 from tooling.plan import evaluate
 from tooling import tools
@@ -50,7 +50,8 @@ helm, kubectl = tools.find(tools.HELM), tools.find(tools.KUBECTL)
 stack, mirror = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 config = load(stack).model_copy(update={"sources": mirror_sources(mirror)})
-plan = evaluate(config, stack)
+with building_trees_early():
+    plan = evaluate(config, stack)
 planned = time.perf_counter()
 render = full_render(plan)
 rendered = time.perf_counter()

@@ -211,3 +211,32 @@ def test_whole_numbers_keep_fractions_and_strings() -> None:
     assert whole_numbers({"port": 6380.0, "ratio": 0.5, "items": [1.0, "1.0"], "on": True}) == {
         "port": 6380, "ratio": 0.5, "items": [1, "1.0"], "on": True,
     }
+
+
+def test_trees_start_building_while_the_plan_is_evaluated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """building_trees_early: each kustomize tree the program registers is handed to kustomize
+    at once; the full render's build_tree then takes that result instead of running it again."""
+    import threading
+
+    from stacks.config import load
+    from tooling import fullrender
+
+    started: list[str] = []
+    lock = threading.Lock()
+
+    def kustomize(target: str, label: str) -> str:
+        with lock:
+            started.append(target)
+        return f"# {label}\n"
+
+    monkeypatch.setattr(fullrender, "_kustomize", kustomize)
+    monkeypatch.setattr(fullrender, "_TREES", {})
+    monkeypatch.setattr(fullrender, "_EARLY", {})
+    with fullrender.building_trees_early():
+        plan = evaluate(load("kind"), "kind")
+    trees = [i for i in fullrender.installs(plan) if i.kind == "kustomize"]
+    assert trees and set(fullrender._EARLY) == {i.target for i in trees}
+    for install in trees:
+        assert fullrender.build_tree(install).startswith("# ")
+    assert sorted(started) == sorted({i.target for i in trees}), "each tree built once, early"
+    assert fullrender._EARLY == {}

@@ -21,8 +21,10 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from components.base import child_name, child_type, moved_aliases, transform_nam
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.versions import KIND_NODE_IMAGE
 from tooling import tools
-from tooling.plan import SECRET, Plan, Recorded, few_collections
+from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections
 from tooling.render import (
     APPLY_ORDER,
     CONFIG_FILE,
@@ -272,19 +274,50 @@ by a tree's path and a chart's reference and inputs, not by their content."""
 
 
 def build_tree(install: Install) -> str:
-    """kustomize's output for the tree; a tree is built once per process (stacks share them)."""
+    """kustomize's output for the tree; a tree is built once per process (stacks share them),
+    maybe started while the plan was evaluated (building_trees_early)."""
     if install.target in _TREES:
         return _TREES[install.target]
-    shared = SHARED_TREES / f"{hashlib.sha256(install.target.encode()).hexdigest()}.yaml" if SHARED_TREES else None
-    if shared is not None and shared.is_file():
-        text = shared.read_text()
-    else:
-        args = [tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target]
-        text = _run(args, install.label)
-        if shared is not None:
-            tools.write_whole(shared, text.encode())
+    early = _EARLY.pop(install.target, None)
+    text = early.result() if early is not None else _kustomize(install.target, install.label)
     _TREES[install.target] = text
     return text
+
+
+def _kustomize(target: str, label: str) -> str:
+    shared = SHARED_TREES / f"{hashlib.sha256(target.encode()).hexdigest()}.yaml" if SHARED_TREES else None
+    if shared is not None and shared.is_file():
+        return shared.read_text()
+    text = _run([tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", target], label)
+    if shared is not None:
+        tools.write_whole(shared, text.encode())
+    return text
+
+
+_EARLY: dict[str, Future[str]] = {}
+_EARLY_LOCK = threading.Lock()
+
+
+@contextmanager
+def building_trees_early() -> Iterator[None]:
+    """Around a plan's evaluation: each kustomize tree starts building the moment the program
+    registers it, four at a time in the background, while the plan's Python runs on (a tree's
+    output depends on its directory alone). full_render takes the results; a failure is
+    raised there, where the tree is rendered."""
+
+    def start(resource: Recorded) -> None:
+        target = resource.inputs.get("directory") if resource.type == KUSTOMIZE else None
+        with _EARLY_LOCK:
+            if isinstance(target, str) and target not in _TREES and target not in _EARLY:
+                _EARLY[target] = pool.submit(_kustomize, target, resource.name)
+
+    pool = ThreadPoolExecutor(max_workers=4)
+    RECORDED_HOOKS.append(start)
+    try:
+        yield
+    finally:
+        RECORDED_HOOKS.remove(start)
+        pool.shutdown(wait=False)
 
 
 def is_namespaced(obj: dict[str, Any], custom: dict[tuple[str, str], bool]) -> bool | None:

@@ -284,6 +284,11 @@ class _RecordingMonitor(mocks.MockMonitor):
             )
         return tuple(sorted(urns))
 
+    def _recorded(self, record: Recorded) -> None:
+        self.records.append(record)
+        for hook in RECORDED_HOOKS:
+            hook(record)
+
     def RegisterResource(self, request: Any) -> Any:
         # `set_mocks` registers a root stack of its own before `evaluate` starts a fresh
         # one (pulumi/runtime/mocks.py); the engine only ever sees the program's.
@@ -291,7 +296,7 @@ class _RecordingMonitor(mocks.MockMonitor):
             self._claim(self.make_urn(request.parent, request.type, request.name))
         response = super().RegisterResource(request)
         if request.type != STACK_TYPE:
-            self.records.append(
+            self._recorded(
                 Recorded(
                     type=request.type,
                     name=request.name,
@@ -313,6 +318,11 @@ class _RecordingMonitor(mocks.MockMonitor):
         if request.urn.split("::")[2] == STACK_TYPE:
             self.outputs = whole_numbers(mask_secrets(rpc.deserialize_properties(request.outputs)))
         return super().RegisterResourceOutputs(request)
+
+
+RECORDED_HOOKS: list[Callable[[Recorded], None]] = []
+"""Called with each resource as the plan records it (on the registering thread): the full
+render starts building kustomize trees while the rest of the plan is evaluated."""
 
 
 def _unless_duplicate(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
