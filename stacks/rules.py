@@ -18,7 +18,9 @@ from typing import Any
 from facts.allocatable import allocatable
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import (
+    SECRET_KEY_MAX,
     bucket_name_problem,
+    dex_password_env,
     gmp_service_account_id,
     kfam_binding_name,
     node_service_account_id,
@@ -460,6 +462,34 @@ def _sign_in_problem(config: PlatformConfig, email: str) -> str | None:
     return None
 
 
+def _dex_password_envs_unique(config: PlatformConfig) -> Found:
+    """Each static user's hash reaches Dex as an environment variable named after the
+    e-mail (facts/naming.py dex_password_env); two users sharing a name would share one
+    hash, so one person's password would sign in as the other. The encoding is injective,
+    so this holds by construction; the rule refuses the stack anyway should it ever not."""
+    auth = config.components.kubeflow.auth
+    if auth.kind is not AuthKind.DEX:
+        return
+    first: dict[str, int] = {}
+    for i, email in enumerate(auth.static_users):
+        name = dex_password_env(email)
+        if len(name) > SECRET_KEY_MAX:
+            yield (
+                f"{AUTH}.staticUsers[{i}]",
+                f"its password hash would go into the Secret key {name[:40]}... of {len(name)} characters, and "
+                f"Kubernetes allows {SECRET_KEY_MAX} (each character other than a letter or digit takes 3); "
+                "use a shorter address",
+            )
+        elif name in first and auth.static_users[first[name]] != email:
+            yield (
+                f"{AUTH}.staticUsers[{i}]",
+                f"{email} and staticUsers[{first[name]}] {auth.static_users[first[name]]} would read their password "
+                f"hash from one environment variable {name}, so either password would sign in as both; "
+                "report this as a bug of facts/naming.py dex_password_env",
+            )
+        first.setdefault(name, i)
+
+
 def _grafana_admins_can_sign_in(config: PlatformConfig) -> Found:
     if not config.components.kubeflow.enabled:
         return
@@ -539,6 +569,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
     Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow),
+    Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique),
     Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in),
     TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in),
     TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota),

@@ -56,6 +56,7 @@ CASES = [
     Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
     Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
     Case("monitoring without kubeflow", {f"{K}.kubeflow": {"enabled": False}, f"{K}.monitoring": {"enabled": True}}, f"{K}.monitoring.enabled", "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; enable kubeflow or disable monitoring", rule="grafana-signs-in-through-kubeflow"),
+    Case("dex password variable over 253", {f"{K}.kubeflow": {"auth": {"staticUsers": [LONG_EMAIL]}}}, f"{K}.kubeflow.auth.staticUsers[0]", f"its password hash would go into the Secret key DEX_PASSWORD_{'x' * 27}... of 268 characters, and Kubernetes allows 253 (each character other than a letter or digit takes 3); use a shorter address", rule="dex-password-envs-unique"),
     Case("grafana admin outside the oidc domains", {**OIDC, f"{K}.monitoring": {"enabled": True, "grafanaAdmins": ["lead@other.com"]}}, f"{K}.monitoring.grafanaAdmins[0]", f"lead@other.com cannot sign in: its domain is not in {K}.kubeflow.auth.allowedDomains and it is not in allowedEmails; add one of them, or correct the address", base="gke", rule="grafana-admins-can-sign-in"),
     Case("owner who is no static user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["b@acme.com"]}}, T: [TEAM]}, f"{T}[0].owner", f"a@acme.com cannot sign in: it is not one of {K}.kubeflow.auth.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address", rule="team-people-can-sign-in"),
     Case("contributor who is no static user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["a@acme.com"]}}, T: [{**TEAM, "contributors": [{"email": "b@acme.com", "role": "view"}]}]}, f"{T}[0].contributors[0].email", f"b@acme.com cannot sign in: it is not one of {K}.kubeflow.auth.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address", rule="team-people-can-sign-in"),
@@ -100,3 +101,24 @@ def test_allowed_emails_and_domains_let_people_sign_in() -> None:
     """An OIDC stack's people pass by domain or by address (either case)."""
     team = {**TEAM, "contributors": [{"email": "guest@partner.org", "role": "view"}]}
     validate(with_changes(base_gke(), {**OIDC, T: [team]}), "ok")
+
+
+def test_two_static_users_of_one_password_variable_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names are injective by construction; should that ever break, the rule still
+    refuses the stack. Shown with the lossy names of before (upper-cased, every run of
+    other characters one `_`)."""
+    import re
+
+    import stacks.rules
+
+    monkeypatch.setattr(stacks.rules, "dex_password_env", lambda e: "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", e.upper()))
+    stack = with_changes(base_kind(), {f"{K}.kubeflow": {"auth": {"staticUsers": ["ana.b@x.com", "ana-b@x.com"]}}})
+    rule = next(r for r in RULES if r.name == "dex-password-envs-unique")
+    assert rule.problems(PlatformConfig.model_validate(stack)) == [
+        (
+            f"{K}.kubeflow.auth.staticUsers[1]",
+            "ana-b@x.com and staticUsers[0] ana.b@x.com would read their password hash from one environment variable "
+            "DEX_PASSWORD_ANA_B_X_COM, so either password would sign in as both; report this as a bug of "
+            "facts/naming.py dex_password_env",
+        )
+    ]
