@@ -20,7 +20,7 @@ from pulumi.runtime import rpc
 
 from stacks.config import load
 from tests.conftest import base_kind, with_changes
-from tooling.plan import DuplicateUrnError, Plan, evaluate
+from tooling.plan import DuplicateUrnError, Plan, _unless_duplicate, evaluate
 
 SHIPPED = ["kind", "dev", "prod"]
 
@@ -47,12 +47,45 @@ def test_a_duplicate_urn_stops_evaluate_with_the_engines_message(caplog: pytest.
     assert raised.value.urn == urn
     # Raised once: the registrations it failed, collected later, are not reported again by
     # the SDK's event loop (a full test run printed each at its end); other errors still are.
-    loop = asyncio.get_event_loop()
-    with caplog.at_level(logging.ERROR, logger="asyncio"):
-        loop.call_exception_handler({"message": "Future exception was never retrieved", "exception": raised.value})
-        assert caplog.text == ""
-        loop.call_exception_handler({"message": "Future exception was never retrieved", "exception": ValueError("other")})
-    assert "ValueError: other" in caplog.text
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            _unless_duplicate(loop, {"message": "Future exception was never retrieved", "exception": raised.value})
+            assert caplog.text == ""
+            _unless_duplicate(loop, {"message": "Future exception was never retrieved", "exception": ValueError("other")})
+        assert "ValueError: other" in caplog.text
+    finally:
+        loop.close()
+
+
+def test_an_evaluation_closes_its_event_loops_and_leaves_no_grpc_poller_behind() -> None:
+    """At interpreter exit, an open loop or a live grpc.aio server (the SDK's callbacks
+    server) is finalised in arbitrary order and printed `ValueError: Invalid file
+    descriptor: -1` with a traceback; an evaluation closes both, even one that stops on a
+    duplicate URN."""
+    import threading
+
+    def build() -> None:
+        k8s.core.v1.Namespace("team", metadata={"name": "a"}, opts=pulumi.ResourceOptions(transforms=[lambda _args: None]))
+        k8s.core.v1.Namespace("team", metadata={"name": "b"})
+
+    before = {t.ident for t in threading.enumerate()}
+    loops: list[asyncio.AbstractEventLoop] = []
+    original = asyncio.new_event_loop
+
+    def tracked() -> asyncio.AbstractEventLoop:
+        loops.append(original())
+        return loops[-1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(asyncio, "new_event_loop", tracked)
+        with pytest.raises(DuplicateUrnError):
+            _evaluate(build)
+        _evaluate(lambda: None)
+    left = asyncio.get_event_loop()  # a current loop stays for what runs after (set_mocks needs one) ...
+    assert not left.is_closed() and not left.is_running()
+    assert loops and all(loop.is_closed() for loop in loops if loop is not left)  # ... every other is closed
+    assert [t.name for t in threading.enumerate() if t.ident not in before] == []
 
 
 def test_a_plan_captures_no_stack_per_resource_and_gives_the_sdk_back() -> None:
