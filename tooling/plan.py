@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
-import functools
 import gc
 import threading
 from collections.abc import Callable, Iterator
@@ -232,7 +231,7 @@ class _RecordingMonitor(mocks.MockMonitor):
         self.duplicate: DuplicateUrnError | None = None
         self.thread_loops: set[asyncio.AbstractEventLoop] = set()
         """The event loops the SDK's mock monitor makes, one per executor thread it answers on
-        (pulumi/runtime/mocks.py: `_ensure_event_loop`), closed with the evaluation's own."""
+        (pulumi/runtime/mocks.py: `_ensure_event_loop`), closed at exit with the plan's own."""
 
     def _note_loop(self) -> None:
         with contextlib.suppress(RuntimeError):  # none made on this thread: it failed before it needed one
@@ -379,16 +378,49 @@ def _release_callbacks() -> None:
     gc.collect()
 
 
-def _close(
-    loop: asyncio.AbstractEventLoop, thread_loops: set[asyncio.AbstractEventLoop], previous: asyncio.AbstractEventLoop | None
-) -> None:
-    """Close the evaluation's own event loop as asyncio.run does: what is still pending
-    cancelled (registrations after a duplicate URN), async generators and the default
-    executor's threads finished; then the loops the mock monitor made in those threads. An
-    event loop left open is closed by its finaliser at interpreter exit, by then possibly
-    after its self-pipe socket (`ValueError: Invalid file descriptor: -1` again). The
-    thread's current loop is what it was before (`previous`), or an unused one."""
-    try:
+_LOOPS: list[asyncio.AbstractEventLoop] = []
+"""Every event loop a plan ran on or the mock monitor made, closed at exit (_close_loops)."""
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    """The thread's current event loop, without making one (asyncio.get_event_loop makes one
+    in the main thread when none is set, with a DeprecationWarning from Python 3.12); None
+    when there is none or it cannot be told."""
+    local = getattr(asyncio.get_event_loop_policy(), "_local", None)
+    loop = getattr(local, "_loop", None)
+    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
+
+
+def _plan_loop() -> asyncio.AbstractEventLoop:
+    """The loop a plan runs on: the thread's current one (as the SDK's own `test` wrapper
+    would use, with whatever a caller's set_mocks left on it), or a new one made current;
+    either is closed at exit."""
+    loop = _current_loop()
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+    _close_at_exit(loop)
+    return loop
+
+
+def _close_at_exit(loop: asyncio.AbstractEventLoop) -> None:
+    if not _LOOPS:
+        atexit.register(_close_loops)
+    if loop not in _LOOPS:
+        _LOOPS.append(loop)
+
+
+def _close_loops() -> None:
+    """Close every loop plans used, as asyncio.run closes its own: what is still pending
+    cancelled (registrations after a duplicate URN, a root stack a caller's set_mocks left),
+    async generators and the default executor finished. It runs at exit, before the
+    interpreter tears objects down: a loop left open is closed by its finaliser then, in
+    arbitrary order and possibly after its self-pipe socket, which printed `ValueError:
+    Invalid file descriptor: -1` with a traceback (and pending tasks print "Task was
+    destroyed but it is pending")."""
+    for loop in _LOOPS:
+        if loop.is_closed() or loop.is_running():
+            continue
         pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
         for task in pending:
             task.cancel()
@@ -396,29 +428,8 @@ def _close(
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.run_until_complete(loop.shutdown_default_executor())
-    finally:
-        asyncio.set_event_loop(previous if previous is not None and not previous.is_closed() else _spare_loop())
-        for other in thread_loops - {loop}:
-            other.close()  # their threads have ended: nothing runs them
         loop.close()
-
-
-def _current_loop() -> asyncio.AbstractEventLoop | None:
-    """The thread's current event loop, without making one (asyncio.get_event_loop makes one
-    in the main thread when none is set); None when there is none or it cannot be told."""
-    local = getattr(asyncio.get_event_loop_policy(), "_local", None)
-    loop = getattr(local, "_loop", None)
-    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
-
-
-@functools.cache
-def _spare_loop() -> asyncio.AbstractEventLoop:
-    """A current loop to leave behind where there was none: the SDK's set_mocks and
-    pulumi.runtime.test, called after a plan (the test suite does), need one. Never run
-    here; closed at exit, before the interpreter tears objects down."""
-    loop = asyncio.new_event_loop()
-    atexit.register(loop.close)
-    return loop
+    _LOOPS.clear()
 
 
 def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig], None] | None = None) -> Plan:
@@ -435,37 +446,32 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
         asyncio.get_running_loop().set_exception_handler(_unless_duplicate)
         Stack(lambda: build(config))
 
-    # An event loop of its own, which the SDK uses as the current one (its _sync_await, and
-    # the root stack set_mocks registers), closed at the end.
-    previous = _current_loop()
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    try:
-        pulumi.runtime.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
-        # A fresh root stack per evaluation, so two plans in one process never share state;
-        # Stack(func) runs the program and registers its exports as the engine would.
-        pulumi.runtime.settings.ROOT.set(None)
-        from components.base import INSTALL_TRANSFORMS
-        from stacks.secrets import offline_config
+    _plan_loop()
+    pulumi.runtime.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
+    # A fresh root stack per evaluation, so two plans in one process never share state;
+    # Stack(func) runs the program and registers its exports as the engine would.
+    pulumi.runtime.settings.ROOT.set(None)
+    from components.base import INSTALL_TRANSFORMS
+    from stacks.secrets import offline_config
 
-        INSTALL_TRANSFORMS.clear()
-        placeholders = offline_config()
-        pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
-        with bulk_registration():
-            try:
-                run()
-            except Exception:
-                if monitor.duplicate is None:
-                    raise
-            finally:
-                if monitor.duplicate is not None:
-                    # Its traceback (the registrations' frames) holds the callbacks server.
-                    monitor.duplicate.__traceback__ = None
-                _release_callbacks()
-        if monitor.duplicate is not None:
-            raise monitor.duplicate from None
-    finally:
-        _close(loop, monitor.thread_loops, previous)
+    INSTALL_TRANSFORMS.clear()
+    placeholders = offline_config()
+    pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
+    with bulk_registration():
+        try:
+            run()
+        except Exception:
+            if monitor.duplicate is None:
+                raise
+        finally:
+            if monitor.duplicate is not None:
+                # Its traceback (the registrations' frames) holds the callbacks server.
+                monitor.duplicate.__traceback__ = None
+            _release_callbacks()
+            for loop in monitor.thread_loops:
+                _close_at_exit(loop)
+    if monitor.duplicate is not None:
+        raise monitor.duplicate from None
     return Plan(
         stack=stack, resources=monitor.records, outputs=monitor.outputs, transforms=dict(INSTALL_TRANSFORMS), config=config
     )
