@@ -15,6 +15,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
 from typing import Annotated, Any, Literal
@@ -131,6 +132,15 @@ RESERVED_POOL_NAMES = {
 }
 
 
+@dataclass(frozen=True)
+class ValueKind:
+    """What a value of an annotated type is ("e-mail address", "quantity"), for the README
+    reference and the mutation tests; pydantic ignores it. The last one in an annotation's
+    metadata is the most specific."""
+
+    name: str
+
+
 def problem(field: str, message: str) -> PydanticCustomError:
     """A validation error attributed to `field` of the model that raises it."""
     return PydanticCustomError("config", message, {"field": field})
@@ -196,7 +206,7 @@ def _resource_quantity(value: object) -> object:
     return text
 
 
-ResourceQuantity = Annotated[str, BeforeValidator(_resource_quantity)]
+ResourceQuantity = Annotated[str, BeforeValidator(_resource_quantity), ValueKind("quantity")]
 
 
 def _memory_quantity(value: str) -> str:
@@ -210,10 +220,10 @@ def _memory_quantity(value: str) -> str:
     return value
 
 
-MemoryQuantity = Annotated[ResourceQuantity, AfterValidator(_memory_quantity)]
+MemoryQuantity = Annotated[ResourceQuantity, AfterValidator(_memory_quantity), ValueKind("memory quantity")]
 """Memory as a Kubernetes quantity with its unit (0, or at least 1Mi)."""
 
-Int64 = Annotated[StrictInt, Field(ge=0, le=INT64_MAX)]
+Int64 = Annotated[StrictInt, Field(ge=0, le=INT64_MAX), ValueKind("int (0 to 2^63-1)")]
 """A count an API keeps as int64 (NAP limits, GPU quotas): 0 to 2^63-1."""
 
 
@@ -304,7 +314,7 @@ def _is_domain(domain: str) -> bool:
     return bool(EMAIL_DOMAIN.match(domain)) and all(len(label) <= 63 for label in domain.split("."))
 
 
-Email = Annotated[str, AfterValidator(_email)]
+Email = Annotated[str, AfterValidator(_email), ValueKind("e-mail address")]
 """An e-mail address as people sign in with it, kept exactly as written (see above)."""
 
 
@@ -845,7 +855,9 @@ class TeamRay(Model):
     each scale-up admitted against the team's quota), dashboard behind the Kubeflow gateway."""
 
     name: ShortName = Field(default="ray", description="RayCluster name.")
-    pool: str | None = Field(default=None, description="GPU pool for the workers; none: CPU workers.")
+    pool: Annotated[str, _text("GPU pool's name")] | None = Field(
+        default=None, description="GPU pool for the workers; none: CPU workers."
+    )
     min_workers: StrictInt = Field(default=0, ge=0, le=100, description="Workers the autoscaler keeps at least.")
     max_workers: StrictInt = Field(default=4, ge=1, le=100, description="Workers the autoscaler may add up to.")
     worker_cpu: ResourceQuantity = Field(default="4", description="CPU per worker (Kubernetes quantity), more than 0.")
@@ -997,7 +1009,7 @@ def _email_domain(value: str) -> str:
     return value
 
 
-EmailDomain = Annotated[str, AfterValidator(_email_domain)]
+EmailDomain = Annotated[str, AfterValidator(_email_domain), ValueKind("e-mail domain")]
 """The part of an e-mail address after '@', e.g. acme.com (subdomains are not included)."""
 
 

@@ -14,19 +14,16 @@ from pydantic_core import PydanticUndefined
 
 from stacks import schema
 
-NAMED: dict[Any, str] = {
-    schema.Email: "e-mail address",
-    schema.EmailDomain: "e-mail domain",
-    schema.ResourceQuantity: "quantity",
-    schema.MemoryQuantity: "memory quantity",
-    schema.Int64: "int (0 to 2^63-1)",
-}
-"""Annotated types by what they are, where their base type (str, int) says too little."""
+
+def _kind(metadata: Any) -> str | None:
+    """What an annotated type says its values are (schema.ValueKind), where str or int says too little."""
+    kinds = [m.name for m in metadata if isinstance(m, schema.ValueKind)]
+    return kinds[-1] if kinds else None
 
 
-def _type_name(annotation: Any) -> str:
-    if annotation in NAMED:
-        return NAMED[annotation]
+def _type_name(annotation: Any, metadata: Any = ()) -> str:
+    if _kind(metadata):
+        return str(_kind(metadata))
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -36,7 +33,7 @@ def _type_name(annotation: Any) -> str:
     if origin is typing.Literal:
         return " \\| ".join(f"`{a}`" for a in args)
     if origin is typing.Annotated:
-        return _type_name(args[0])
+        return _type_name(args[0], args[1:])
     if origin in (list, tuple):
         return f"list of {_type_name(args[0])}"
     if origin is dict:
@@ -109,7 +106,7 @@ MODELS: tuple[type[BaseModel], ...] = (
 
 RULES_FOR_EVERY_KEY = (
     "Values have their YAML type: a number is written as a number and a boolean as `true` or `false` "
-    '(`max: "4"` or `enabled: yes` is refused, as are text fields left empty), and every list takes each entry once '
+    '(`max: "4"` or `enabled: "true"` is refused, as are text fields left empty), and every list takes each entry once '
     "(a repeated entry is refused, naming its index). E-mail addresses are kept exactly as written and must be "
     "spelled alike wherever one person appears."
 )
@@ -125,7 +122,7 @@ def reference() -> str:
             for name, field in model.model_fields.items():
                 key = field.alias or name
                 notes = (field.description or "").replace("|", "\\|")
-                kind = _type_name(field.annotation)
+                kind = _type_name(field.annotation, field.metadata)
                 optional = kind.endswith(" (optional)")
                 kind = kind.removesuffix(" (optional)") + _range(field) + (" (optional)" if optional else "")
                 lines.append(f"| `{key}` | {kind} | {_default(field)} | {notes} |")

@@ -314,6 +314,8 @@ CORPUS: tuple[Broken, ...] = (
     Broken("max-as-float", "a pool's max as 4.0", (f"{P0}.max",), edit("dev", ("max: 4, provisioning", "max: 4.0, provisioning"))),
     Broken("private-nodes-number", "privateNodes: 1", (f"{C}.privateNodes",), edit("dev", ("privateNodes: true", "privateNodes: 1"))),
     Broken("enabled-as-text", 'a component switched on with "true" in quotes', (f"{K}.kueue.enabled",), edit("kind", ("  mlplatform:components:\n", '  mlplatform:components:\n    kueue: {enabled: "true"}\n'))),
+    Broken("private-nodes-null", "privateNodes left null (Pulumi passes the null on)", (f"{C}.privateNodes",), edit("dev", ("privateNodes: true", "privateNodes: null"))),
+    Broken("pool-max-null", "a pool's max left empty", (f"{P0}.max",), edit("dev", ("max: 4, provisioning", "max: , provisioning"))),
     Broken("cidr-a-number", "a pod range given as a number", (f"{C}.network.podsCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {podsCidr: 167772160}\n"))),
     # --- sign-in that cannot work -----------------------------------------------------
     Broken("oidc-client-id-empty", "an empty OIDC client ID", (f"{AUTH}.oidc.clientId",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "https://accounts.google.com", clientId: ""}\n'))),
