@@ -127,11 +127,13 @@ def _autoprovisioning_covers_gpus(config: PlatformConfig) -> Found:
 
 
 def _autoprovisioning_covers_pools(config: PlatformConfig) -> Found:
-    """GKE's autoprovisioning limits are cluster-wide totals that count every node, the
-    fixed pools' too (GKE "About node pool auto-creation", resource limits), and the cluster
-    autoscaler adds no node past them: limits below what the system and GPU pools take at
-    full size keep those pools from ever reaching their max. Pools of a machine type
-    facts/prices.py has no shape for are left out, so the sums are lower bounds."""
+    """GKE's autoprovisioning limits "are checked against all the nodes in the cluster" and
+    the "cluster autoscaler does not create new nodes if doing so would exceed one of the
+    defined limits" (GKE "Using node auto-provisioning", Resource limits,
+    cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning): limits below
+    what the system and GPU pools take at full size keep those pools from ever reaching
+    their max. Pools of a machine type facts/prices.py has no shape for are left out, so the
+    sums are lower bounds."""
     gke = _gke(config)
     if gke is None or not gke.autoprovisioning.enabled:
         return

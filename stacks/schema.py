@@ -88,7 +88,6 @@ DNS_SUBDOMAIN_MAX = 253
 # would take the namespace over, its quota, policies and RBAC replacing the owner's.
 _KUBERNETES = "Kubernetes"
 _PLATFORM = "the platform"
-_GKE = "GKE"
 RESERVED_NAMESPACES: dict[str, str] = {
     # Kubernetes' own (kubernetes.io/docs/concepts/overview/working-with-objects/namespaces).
     "default": _KUBERNETES,
@@ -109,8 +108,11 @@ RESERVED_NAMESPACES: dict[str, str] = {
     # kind's: its default StorageClass, the local-path provisioner (kubernetes-sigs/kind
     # v0.32.0 and v0.33.0-alpha pkg/build/nodeimage/const_storage.go; v0.33.0 is the pin).
     "local-path-storage": "kind (its local-path storage provisioner)",
-    # GKE's Managed Service for Prometheus: collectors in gmp-system, its OperatorConfig and
-    # rules in gmp-public (cloud.google.com/stackdriver/docs/managed-prometheus/setup-managed).
+    # GKE's Managed Service for Prometheus: its operator's manifest creates both
+    # (GoogleCloudPlatform/prometheus-engine manifests/operator.yaml); Google's managed-
+    # collection docs: nothing is to be deployed in gmp-system, gmp-public holds the
+    # OperatorConfig (cloud.google.com/kubernetes-engine/multi-cloud/docs/azure/how-to/
+    # managed-service-prometheus, read 2026-12-01).
     "gmp-system": "GKE (Managed Service for Prometheus)",
     "gmp-public": "GKE (Managed Service for Prometheus)",
 }
@@ -556,8 +558,9 @@ class GpuPool(Model):
 class Autoprovisioning(Model):
     """Node auto-provisioning (NAP): GKE creates pools for pending pods within these limits.
 
-    The limits are cluster-wide totals over every autoscaled pool, so each GPU pool's
-    accelerator needs one (by accelerator name, e.g. nvidia-l4) or that pool cannot grow.
+    The limits are cluster-wide totals over every node, the fixed pools' included, so they
+    cover the system and GPU pools at full size, and each GPU pool's accelerator needs one
+    (by accelerator name, e.g. nvidia-l4) or that pool cannot grow.
     """
 
     enabled: StrictBool = Field(
@@ -565,7 +568,8 @@ class Autoprovisioning(Model):
     )
     limits: dict[str, Int64] = Field(
         default_factory=dict,
-        description="cpu (cores), memory (GiB) and GPUs per accelerator name.",
+        description="cpu (cores), memory (GiB) and GPUs per accelerator name, cluster-wide: every node counts, "
+        "the system and GPU pools at full size included.",
     )
 
     @model_validator(mode="after")
