@@ -873,9 +873,9 @@ class TeamRay(Model):
     def _sizes(self) -> TeamRay:
         if self.min_workers > self.max_workers:
             raise problem("minWorkers", f"minWorkers {self.min_workers} is above maxWorkers {self.max_workers}")
-        for key, size in (("workerCpu", self.worker_cpu), ("workerMemory", self.worker_memory)):
+        for key, size, example in (("workerCpu", self.worker_cpu, "4"), ("workerMemory", self.worker_memory, "16Gi")):
             if quantity.parse(size) == 0:
-                raise problem(key, f"a Ray worker of {key.removeprefix('worker').lower()} 0 cannot run Ray; give it some")
+                raise problem(key, f"{key} 0 leaves a Ray worker nothing to run on; give it some, e.g. {example}")
         return self
 
 
