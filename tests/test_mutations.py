@@ -42,6 +42,7 @@ def test_the_mutations_cover_every_kind_and_know_what_the_schema_documents() -> 
     memory = ("mlplatform:teams", 0, "quota", "memory")
     assert [m.value for m in mutations("dev") if m.path == memory and m.kind == "wrong-type" and m.value == 7] == []  # a quantity
     assert _one("dev", (C, "autoprovisioning", "limits", "cpu"), "out-of-range", 2**63).invalid  # int64
+    assert _one("dev", (C, "autoprovisioning", "limits", "cpu"), "out-of-range", -1).invalid  # Int64: ge=0
     assert _one("dev", (C, "autoprovisioning", "limits", "cpu"), "wrong-type", None).invalid
     bucket = ("mlplatform:teams", 0, "bucket")
     assert [m for m in mutations("dev") if m.path == bucket and m.kind == "wrong-type" and m.value is None] == []  # optional

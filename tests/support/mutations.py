@@ -200,7 +200,9 @@ def _takes(annotation: Any, value: Any) -> bool | None:
 
 
 def _bounds(annotation: Any) -> tuple[Any, Any]:
-    _, metadata, _ = _unwrap(annotation)
+    """A number's documented range: Field(ge=..., le=...) on the field or in its type (Int64)."""
+    _, found, _ = _unwrap(annotation)
+    metadata = [inner for m in found for inner in (m.metadata if isinstance(m, FieldInfo) else [m])]
     low = next((m.ge for m in metadata if isinstance(m, annotated_types.Ge)), None)
     high = next((m.le for m in metadata if isinstance(m, annotated_types.Le)), None)
     return low, high
@@ -234,7 +236,7 @@ def mutations(stack: str) -> list[Mutation]:
             continue
         annotation, field = place(config, path)
         if annotation is None:
-            continue  # a key only a provider reads (gcp:region of another provider, ...)
+            continue  # a key the schema does not read
         if isinstance(path[-1], str):
             add(path, "drop", DROP, bool(field and field.is_required()))
         if isinstance(value, str):
