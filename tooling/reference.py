@@ -100,6 +100,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.TeamBucket,
     schema.TeamRay,
     schema.Sources,
+    schema.Images,
     schema.Overrides,
 )
 
