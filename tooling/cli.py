@@ -20,9 +20,10 @@ diagram [<stack>]          print the architecture as a Mermaid flowchart (defaul
 smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
 
 <stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
-Exit codes: 0 fine, 1 violations (check, policy), 2 a bad stack file (every problem is
-printed), 3 a render error (check, images, render --full) or no cluster (smoke), 4 the plan
-would delete a team or protected data (plan --against).
+Exit codes: 0 fine, 1 violations (check, policy) or a program that registers two resources
+of one name (a loader gap), 2 a bad stack file (every problem is printed), 3 a render error
+(check, images, render --full) or no cluster (smoke), 4 the plan would delete a team or
+protected data (plan --against).
 
 A stack that imports Pulumi ESC environments (`environment:` in the stack file) is read
 without them (keys they may set are noted on stderr as not resolved offline, never
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING
 
 from stacks.config import ConfigError, Problem, load_stack, stack_file
 from stacks.schema import PlatformConfig
-from tooling.plan import Plan, Recorded, evaluate
+from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
 
 if TYPE_CHECKING:
     from tooling.fullrender import FullRender
@@ -325,6 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
+    except DuplicateUrnError as err:
+        return duplicate_urn(err)
     if args.command == "policy":
         return policy(plan)
     if args.command == "plan" and args.against:
@@ -342,6 +345,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         for path in write(plan, args.out):
             print(f"wrote {path}")
     return 0
+
+
+def duplicate_urn(err: DuplicateUrnError) -> int:
+    """What `pulumi up` would stop on: two resources of one name. The loader refuses every
+    stack known to lead there, so this is a gap in its rules: said plainly, without a traceback."""
+    print(
+        f"the program stopped where `pulumi up` would: {err}. The stack file passed the loader's checks, "
+        "so this is a bug of the loader (stacks/rules.py): please report it with the stack file",
+        file=sys.stderr,
+    )
+    return EXIT_VIOLATIONS
 
 
 def against(plan: Plan, previous: str, allowed: list[str]) -> int:
@@ -372,6 +386,8 @@ def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) ->
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
+    except DuplicateUrnError as err:
+        return duplicate_urn(err)
     except (RenderError, ToolError) as err:
         print(f"render failed: {err}", file=sys.stderr)
         return EXIT_RENDER_ERROR
