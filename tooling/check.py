@@ -9,6 +9,7 @@ import ipaddress
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from typing import Any
 
@@ -16,6 +17,7 @@ from components.gateway import GOOGLE_LB_RANGES
 from components.profiles import LOCAL_QUEUE
 from facts.resource_types import GCP_FIREWALL
 from stacks.schema import GkeClusterConfig
+from tooling import support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -64,10 +66,12 @@ def label(o: Rendered) -> str:
 class Platform:
     """The render with the lookups the rules share."""
 
-    def __init__(self, render: FullRender):
+    def __init__(self, render: FullRender, on: date | None = None):
         self.render = render
         self.objects = render.objects
         self.config = render.plan.config
+        self.on = on or date.today()
+        """The day the support rules judge (`check --on`)."""
 
     @cached_property
     def gke(self) -> GkeClusterConfig | None:
@@ -495,11 +499,14 @@ RULES: tuple[Rule, ...] = (
     Rule("image", "every image pinned", images_pinned),
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
     Rule("upstream-secret", "no well-known secret from an upstream release", no_upstream_secrets),
+    Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support.support_ended),
+    Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", support.kubernetes_range),
 )
 
 
-def check(render: FullRender, rules: Iterable[Rule] = RULES) -> list[Violation]:
-    platform = Platform(render)
+def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = None) -> list[Violation]:
+    """Every violation of `rules`; the support rules judge the day `on` (default today)."""
+    platform = Platform(render, on)
     return [v for rule in rules for v in rule.check(platform)]
 
 
