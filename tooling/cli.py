@@ -7,7 +7,16 @@ plan <stack> --against F   what it would delete of F (a `pulumi stack export`, a
 render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --full also
                            DIR/platform.yaml (every object, charts and trees rendered for
                            real) and DIR/index.yaml (which install each object comes from)
-check <stack> [--json]     lint the full render; exit 1 on violations
+check <stack> [--json]     lint the full render; exit 1 on violations; --on YYYY-MM-DD: the
+                           support rules (facts/support.py) on that day instead of today
+diff OLD NEW [--json]      what a move changes: two `render --full` directories, or two git
+                           refs rendered in temporary worktrees (--stack NAME, --mirror DIR);
+                           flags each change Kubernetes refuses in place with what pulumi up
+                           does (delete-before-replace, or a stop); exit 4 on a stop
+outdated [--indexes DIR]   per pin: newer upstream releases and support status, from the
+                           upstreams' indexes or saved index files (--list-indexes names them);
+                           exit 1 a pinned line is out of support, 5 newer releases, 6 an
+                           index could not be read
 images <stack>             every image the platform runs (what an air-gapped install mirrors)
 policy <stack>             run the policy pack's rules offline; exit 1 on violations
 cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py
@@ -18,9 +27,11 @@ diagram [<stack>]          print the architecture as a Mermaid flowchart (defaul
 smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
 
 <stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
-Exit codes: 0 fine, 1 violations (check, policy), 2 a bad stack file (every problem is
-printed), 3 a render error (check, images, render --full) or no cluster (smoke), 4 the plan
-would delete a team or protected data (plan --against).
+Exit codes: 0 fine, 1 violations (check, policy) or a pin out of support (outdated), 2 a
+bad stack file or argument (every problem is printed), 3 a render error (check, images,
+render --full, diff of git refs) or no cluster (smoke), 4 the plan would delete a team or
+protected data (plan --against) or a change needs a person (diff), 5 newer upstream
+releases (outdated), 6 an upstream index not read (outdated). --version: the bundle's version.
 
 A stack that imports Pulumi ESC environments (`environment:` in the stack file) is read
 without them (keys they may set are noted on stderr as not resolved offline, never
