@@ -514,8 +514,9 @@ class GkeClusterConfig(Model):
     )
     min_master_version: str | None = Field(
         default=None,
-        description="The lowest GKE version the control plane is created at (`1.35` or a full `1.35.5-gke.1241004`); "
-        "empty: the release channel's default. `check` judges the components' Kubernetes ranges against it.",
+        description="The lowest GKE version the control plane is created at (a minor such as `1.35`, or a full GKE "
+        "version `<minor>.<patch>-gke.<build>`); empty: the release channel's default. `check` judges the components' "
+        "Kubernetes ranges against it.",
     )
     private_nodes: bool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
     master_authorized_networks: list[AuthorizedNetwork] = Field(
@@ -556,7 +557,7 @@ class GkeClusterConfig(Model):
         # GKE versions are `<minor>.<patch>-gke.<build>`; the API also takes a minor or a patch
         # (cloud.google.com/kubernetes-engine/versioning, "Versioning scheme").
         if value is not None and not GKE_VERSION.match(value):
-            raise ValueError(f"{value!r} is not a GKE version: give 1.35, 1.35.5 or 1.35.5-gke.1241004")
+            raise ValueError(f"{value!r} is not a GKE version: give a minor such as 1.35, or <minor>.<patch>[-gke.<build>]")
         return value
 
     @field_validator("location")

@@ -488,6 +488,24 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
                 yield Violation("upstream-secret", label(o), o.source, f"{key} is the value the upstream release publishes; replace it with a Pulumi secret")
 
 
+def deployed(platform: Platform) -> list[support.Deployed]:
+    """The upstream versions the render deploys (facts/support.py), from its images and installs."""
+    references = [(o.source, reference) for o in platform.objects for reference in sorted(set(images(o.obj)))]
+    return support.deployed(references, platform.render.installs)
+
+
+def support_ended(platform: Platform) -> Iterator[Violation]:
+    """Every component, and kind's Kubernetes, inside its support window on the check date."""
+    for obj, where, message in support.ended(deployed(platform), platform.config, platform.on):
+        yield Violation("support", obj, where, message)
+
+
+def kubernetes_range(platform: Platform) -> Iterator[Violation]:
+    """The cluster's Kubernetes minor inside every deployed component's supported range."""
+    for obj, where, message in support.out_of_range(deployed(platform), platform.config, platform.on):
+        yield Violation("kubernetes-range", obj, where, message)
+
+
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("duplicate", "no object from two sources", no_duplicates),
@@ -499,8 +517,8 @@ RULES: tuple[Rule, ...] = (
     Rule("image", "every image pinned", images_pinned),
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
     Rule("upstream-secret", "no well-known secret from an upstream release", no_upstream_secrets),
-    Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support.support_ended),
-    Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", support.kubernetes_range),
+    Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
+    Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
 )
 
 

@@ -25,10 +25,13 @@ from facts.support import (
     minor_label,
 )
 from facts.versions import KIND_NODE_IMAGE
-from stacks.schema import GkeClusterConfig, KindClusterConfig
+from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
 
 if TYPE_CHECKING:
-    from tooling.check import Platform, Violation
+    from tooling.fullrender import Install
+
+Finding = tuple[str, str, str]
+"""(object, where, message) of one violation; tooling/check.py names the rule."""
 
 
 @dataclass(frozen=True)
@@ -62,11 +65,11 @@ def _tag(reference: str) -> str | None:
     return tag if head and "/" not in tag else None
 
 
-def deployed(platform: Platform) -> list[Deployed]:
-    """Every (upstream, version) of facts/support.py UPSTREAMS the render deploys."""
-    from tooling.check import images
-
+def deployed(references: Iterable[tuple[str, str]], installs: Iterable[Install]) -> list[Deployed]:
+    """Every (upstream, version) of facts/support.py UPSTREAMS the render deploys, from its
+    (source, image reference) pairs and its installs (charts and trees)."""
     found: dict[tuple[str, str], Deployed] = {}
+    references, installs = list(references), list(installs)
 
     def add(upstream: Upstream, version: str, where: str, evidence: str) -> None:
         found.setdefault((upstream.name, version), Deployed(upstream, version, where, evidence))
@@ -74,12 +77,11 @@ def deployed(platform: Platform) -> list[Deployed]:
     for upstream in UPSTREAMS:
         if upstream.image:
             pattern = re.compile(upstream.image)
-            for o in platform.objects:
-                for reference in sorted(set(images(o.obj))):
-                    tag = _tag(reference)
-                    if tag and pattern.search(reference):
-                        add(upstream, tag, o.source, reference)
-        for install in platform.render.installs:
+            for source, reference in references:
+                tag = _tag(reference)
+                if tag and pattern.search(reference):
+                    add(upstream, tag, source, reference)
+        for install in installs:
             if upstream.tree and install.kind == "kustomize":
                 match = re.search(upstream.tree, install.target)
                 if match:
@@ -93,10 +95,10 @@ def deployed(platform: Platform) -> list[Deployed]:
     return sorted(found.values(), key=lambda d: (d.upstream.name, d.version))
 
 
-def cluster_minors(platform: Platform) -> list[ClusterMinor]:
+def cluster_minors(config: PlatformConfig | None) -> list[ClusterMinor]:
     """The Kubernetes minors the cluster is created at: kind's node image; on GKE the
     stack's pinned minimum (minMasterVersion) and the release channel's default version."""
-    cluster = platform.config.cluster if platform.config else None
+    cluster = config.cluster if config else None
     if isinstance(cluster, KindClusterConfig):
         version = KIND_NODE_IMAGE.version.split("@")[0]
         return [ClusterMinor(minor(version), f"kind node image kindest/node:{version}", "facts/versions.py KIND_NODE_IMAGE")]
@@ -147,33 +149,30 @@ def _missing(upstream: Upstream, version: str) -> str:
     return f"no support fact for {upstream.name} {version} in facts/support.py: read upstream's support page at that release and add its line"
 
 
-def support_ended(platform: Platform) -> Iterator[Violation]:
-    """No component, and no kind cluster's Kubernetes, past its end of support on the check date."""
-    from tooling.check import Violation
-
-    on, minors = platform.on, cluster_minors(platform)
-    found = deployed(platform)
+def ended(found: list[Deployed], config: PlatformConfig | None, on: date) -> Iterator[Finding]:
+    """No component, and no kind cluster's Kubernetes, past its end of support on `on`."""
+    minors = cluster_minors(config)
     for item in found:
         line = item.upstream.line_of(item.version)
         if line is None:
-            yield Violation("support", item.label, item.where, _missing(item.upstream, item.version))
+            yield item.label, item.where, _missing(item.upstream, item.version)
             continue
-        ended = line.ends.violated(on)
-        if ended is not None:
-            yield Violation("support", item.label, item.where, _ended(item.upstream.name, line, ended, on, successor(item.upstream, on, minors)))
-    cluster = platform.config.cluster if platform.config else None
-    if isinstance(cluster, KindClusterConfig):
+        end = line.ends.violated(on)
+        if end is not None:
+            yield item.label, item.where, _ended(item.upstream.name, line, end, on, successor(item.upstream, on, minors))
+    if config is not None and isinstance(config.cluster, KindClusterConfig):
         for m in minors:
             label = minor_label(m.minor)
             line = KUBERNETES.line_of(label)
             if line is None:
-                yield Violation("support", f"Kubernetes {label}", m.label, _missing(KUBERNETES, label))
+                yield f"Kubernetes {label}", m.label, _missing(KUBERNETES, label)
                 continue
-            ended = line.ends.violated(on)
-            if ended is not None:
+            end = line.ends.violated(on)
+            if end is not None:
                 lines = [d.upstream.line_of(d.version) for d in found]
                 move = kubernetes_successor(on, [x for x in lines if x is not None])
-                yield Violation("support", f"Kubernetes {label}", m.label, _ended("Kubernetes", line, ended, on, f"{move}: a kindest/node image of that minor from the kind release's pre-built images (KIND_NODE_IMAGE with KIND_VERSION)"))
+                how = "a kindest/node image of that minor from the kind release's pre-built images (KIND_NODE_IMAGE with KIND_VERSION)"
+                yield f"Kubernetes {label}", m.label, _ended("Kubernetes", line, end, on, f"{move}: {how}")
 
 
 def _ended(name: str, line: Line, ended: date, on: date, move: str) -> str:
@@ -181,23 +180,20 @@ def _ended(name: str, line: Line, ended: date, on: date, move: str) -> str:
     return f"{name} {line.line} support ended {ended.isoformat()}{estimate}, {(on - ended).days} days before {on.isoformat()}; {move} — source: {line.source}"
 
 
-def kubernetes_range(platform: Platform) -> Iterator[Violation]:
+def out_of_range(found: list[Deployed], config: PlatformConfig | None, on: date) -> Iterator[Finding]:
     """The cluster's Kubernetes minor (kind's node image, GKE's pinned minimum and channel
     default) inside every deployed component's supported range."""
-    from tooling.check import Violation
-
-    minors = cluster_minors(platform)
-    for item in deployed(platform):
+    minors = cluster_minors(config)
+    for item in found:
         line = item.upstream.line_of(item.version)
         if line is None or line.kubernetes is None:
             continue
         for m in minors:
             if line.supports(m.minor) is False:
-                yield Violation(
-                    "kubernetes-range",
+                yield (
                     item.label,
                     item.where,
                     f"{item.upstream.name} {line.line} supports {line.range_label()}; the cluster runs "
                     f"{minor_label(m.minor)} ({m.label}; source: {m.source}); "
-                    f"{successor(item.upstream, platform.on, minors)} — source: {line.source}",
+                    f"{successor(item.upstream, on, minors)} — source: {line.source}",
                 )
