@@ -182,3 +182,12 @@ def test_a_gke_version_that_is_not_one_is_refused_with_its_path(tmp_path: Path) 
     with pytest.raises(ConfigError) as err:
         load(str(stack))
     assert "minMasterVersion" in str(err.value)
+
+
+def test_check_on_takes_an_iso_date_and_names_the_option_otherwise(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooling.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["check", "kind", "--on", "31-12-2027"])
+    assert exit_.value.code == 2
+    assert "argument --on: '31-12-2027' is not a date: give YYYY-MM-DD, e.g. 2027-12-31" in capsys.readouterr().err

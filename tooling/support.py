@@ -85,7 +85,7 @@ def deployed(references: Iterable[tuple[str, str]], installs: Iterable[Install])
             if upstream.tree and install.kind == "kustomize":
                 match = re.search(upstream.tree, install.target)
                 if match:
-                    add(upstream, match.group("version"), install.label, install.target)
+                    add(upstream, match.group("version"), f"kustomize trees, e.g. {install.label}", install.target)
             if upstream.chart and install.kind == "helm":
                 packaged = re.fullmatch(rf"{re.escape(upstream.chart)}-(\d[^/]*)\.tgz", Path(install.target).name)
                 if packaged:
