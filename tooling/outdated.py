@@ -13,6 +13,7 @@ for a pin that is itself a pre-release; an image tag's suffix (`-py311-gpu`) mus
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import urllib.error
@@ -158,7 +159,14 @@ def fetch(index: Index) -> str:
     """The index's text, from the network."""
     try:
         if index.kind == "git":
-            result = subprocess.run(["git", "ls-remote", "--tags", "--refs", index.url], capture_output=True, text=True, timeout=60, check=False)
+            result = subprocess.run(
+                ["git", "ls-remote", "--tags", "--refs", index.url],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+                env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},  # never wait for a password
+            )
             if result.returncode != 0:
                 raise UnreadIndex(f"{index.url}: git ls-remote failed: {result.stderr.strip()}")
             return result.stdout
@@ -270,7 +278,7 @@ def support_of(pin: Pin, on: date) -> tuple[str, bool]:
         return f"{upstream.name}: no support fact for {version} (facts/support.py)", False
     ended = line.ends.violated(on)
     release = "every release" if line.line == "*" else line.line
-    what = f"{upstream.name} {release}: {line.ends.describe()}, {line.range_label()}"
+    what = f"{upstream.name} {release}: {line.ends.describe()}" + ("" if upstream.name == "Kubernetes" else f", {line.range_label()}")
     return (f"{what} — ENDED {ended.isoformat()}" if ended else what), ended is not None
 
 
