@@ -160,6 +160,8 @@ class DcgmExporterArgs(UpstreamArgs):
 class TrainingRuntimesArgs:
     gpu_pools: tuple[GpuPool, ...]
     """One variant of each runtime per pool."""
+    kueue: bool = False
+    """Kueue queues the TrainJobs: its accounting gap on the GPU variants is guarded (runtimes/kueue_guard.py)."""
 
 
 def cert_manager_args(config: PlatformConfig) -> CertManagerArgs:
@@ -252,4 +254,4 @@ def dcgm_exporter_args(config: PlatformConfig) -> DcgmExporterArgs:
 
 
 def training_runtimes_args(config: PlatformConfig) -> TrainingRuntimesArgs:
-    return TrainingRuntimesArgs(gpu_pools=gpu_pools(config))
+    return TrainingRuntimesArgs(gpu_pools=gpu_pools(config), kueue=config.enabled_components()["kueue"])

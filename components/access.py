@@ -42,18 +42,23 @@ READ_METHODS = ("GET", "HEAD")
 """What a viewer may send: reads. Everything else (POST, PUT, PATCH, DELETE, ...) acts."""
 SECURITY_API = "security.istio.io/v1"
 
-# Ray 2.46.0 dashboard routes (python/ray/dashboard/modules/*): every write is a POST, PUT or
+# Ray 2.58.0 dashboard routes (python/ray/dashboard/modules/*): every write is a POST, PUT or
 # DELETE (jobs: POST /api/jobs/, POST /api/jobs/{id}/stop, DELETE /api/jobs/{id}, PUT
 # /api/packages/..; Serve: PUT/DELETE /api/serve/applications/), except these GETs of
-# modules/reporter/reporter_head.py, which kill actors or attach py-spy/memray to processes.
+# modules/reporter/reporter_head.py, which attach py-spy, memray or the GPU/JAX profilers to
+# processes (/worker/traceback, /worker/{cpu,gpu,jax}_profile, /task/..., /memory_profile).
+# 2.46's GET /api/actors/kill is gone at 2.58; kept here in case a route of that name returns.
 RAY_ACTING_GETS = ("/api/actors/kill*", "/worker/*", "/task/*", "/memory_profile*")
 RAY_DASHBOARD_PORT = 8265
-"""KubeRay v1.7.0 DefaultDashboardPort (ray-operator/controllers/ray/utils/constant.go)."""
+"""KubeRay v1.7.0 DefaultDashboardPort (ray-operator/controllers/ray/utils/constant.go): the dashboard
+and the Jobs API, behind the cluster's token (ray 2.58.0 dashboard/http_server_head.py)."""
+RAY_DASHBOARD_AUTH_PROXY_PORT = 8266
+"""Where the head's token proxy listens (profiles.ray_objects): the gateway's way into the dashboard."""
 RAY_SERVE_PORT = 8000
 """KubeRay v1.7.0 DefaultServingPort: the head Service's `serve` port, Ray Serve's HTTP proxy."""
 RAY_CLIENT_PORT = 10001
 """KubeRay v1.7.0 DefaultClientPort: Ray client (`ray://`), gRPC: code runs in the cluster."""
-RAY_PUBLISHED_PORTS = (RAY_DASHBOARD_PORT, RAY_SERVE_PORT)
+RAY_PUBLISHED_PORTS = (RAY_DASHBOARD_AUTH_PROXY_PORT, RAY_SERVE_PORT)
 """The Ray ports the gateway routes to (profiles.ray_objects)."""
 
 
@@ -99,18 +104,37 @@ def team_policies(namespace: str, writers: Sequence[str]) -> list[dict[str, Any]
 
 def ray_policy(namespace: str, cluster: str, writers: Sequence[str]) -> dict[str, Any]:
     """On every pod of a team Ray cluster, for everyone who is not a writer: only the
-    dashboard and Serve ports (never the Ray client, GCS or the agents' job API), and none of
-    the dashboard's acting GETs. With `team_policies` a viewer reads the dashboard, the job
-    list and logs, and GETs Serve; submitting, stopping or deleting a job does not pass."""
+    gateway's dashboard port and Serve's (never the Ray client, GCS or the agents' job API),
+    and none of the dashboard's acting GETs. With `team_policies` a viewer reads the dashboard,
+    the job list and logs, and GETs Serve; submitting, stopping or deleting a job does not pass."""
     spec = {
         "action": "DENY",
         "selector": {"matchLabels": {"ray.io/cluster": cluster}},
         "rules": [
             _not_a_writer(writers, [{"operation": {"notPorts": [str(p) for p in RAY_PUBLISHED_PORTS]}}]),
-            _not_a_writer(writers, [{"operation": {"ports": [str(RAY_DASHBOARD_PORT)], "paths": list(RAY_ACTING_GETS)}}]),
+            _not_a_writer(
+                writers, [{"operation": {"ports": [str(RAY_DASHBOARD_AUTH_PROXY_PORT)], "paths": list(RAY_ACTING_GETS)}}]
+            ),
         ],
     }
     return _policy(f"{cluster}-ray-viewers-read-only", namespace, spec)
+
+
+def ray_dashboard_proxy_policy(namespace: str, cluster: str) -> dict[str, Any]:
+    """The head's token proxy answers the gateway only: it adds the cluster's token to every
+    request, so anyone else reaching its port would act on the cluster without one. Pods of the
+    namespace that hold the token (notebooks, through the PodDefault) use the dashboard's own port."""
+    spec = {
+        "action": "DENY",
+        "selector": {"matchLabels": {"ray.io/cluster": cluster, "ray.io/node-type": "head"}},
+        "rules": [
+            {
+                "from": [{"source": {"notPrincipals": [GATEWAY_PRINCIPAL]}}],
+                "to": [{"operation": {"ports": [str(RAY_DASHBOARD_AUTH_PROXY_PORT)]}}],
+            }
+        ],
+    }
+    return _policy(f"{cluster}-ray-dashboard-gateway-only", namespace, spec)
 
 
 ALLOWED_IDENTITIES = "istio-ingressgateway-allowed-identities"

@@ -4,6 +4,8 @@ and installing upstream software the way its maintainers publish it (pinned)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pulumi
@@ -20,14 +22,86 @@ from stacks.schema import Sources
 PropsTransform = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 """A change to one rendered object, on plain data: the object's properties in, the changed
 properties out, or None to leave it alone. `pulumi up` applies it as a resource transform
-to every object a chart or tree renders; the offline full render applies the same function."""
+to every object a chart or tree renders; the offline full render applies the same function,
+and fails when one of them changes no object at all (the upstream object it was written for
+is gone or renamed). Give it a name: a named function, or a `functools.partial` of one."""
 
 HELM_CHART_TYPE = resource_types.HELM_CHART
 KUSTOMIZE_TYPE = resource_types.KUSTOMIZE
 
+
+def transform_name(transform: PropsTransform) -> str:
+    """The transform's name for messages: the function's, through any `functools.partial`."""
+    while isinstance(transform, partial):
+        transform = transform.func
+    return getattr(transform, "__name__", repr(transform))
+
+
+def everything(props: dict[str, Any]) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Moved:
+    """Objects an install renders that an earlier release of this program created as children
+    of another install (another tree or chart, maybe under another component): Pulumi adopts
+    each under its new URN through an alias (the old URN), instead of creating it anew, which
+    would collide with the live object (AlreadyExists), and deleting the old one, which for a
+    CRD deletes every object of its kind. The live objects keep their Kubernetes names."""
+
+    component: str
+    """Type token of the component that held the old install (a child of the stack)."""
+    install_type: str
+    """KUSTOMIZE_TYPE or HELM_CHART_TYPE: what the old install was."""
+    install: str
+    """The old install's resource name, which prefixed its children's names."""
+    objects: Callable[[dict[str, Any]], bool] = everything
+    """Which of the install's objects moved (their properties as rendered)."""
+    renamed: tuple[tuple[str, str], ...] = ()
+    """(name as rendered, name it had) of objects the old install rendered under another
+    `metadata.name` (a transform keeps the old name on the live object)."""
+
+
+def child_type(props: dict[str, Any]) -> str:
+    """The Pulumi type of an object a chart or tree renders: `kubernetes:<group>/<version>:<Kind>`,
+    the core group as `core` (pulumi-kubernetes yaml/v2 RegisterResource)."""
+    api_version = props.get("apiVersion", "")
+    return f"kubernetes:{api_version if '/' in api_version else f'core/{api_version}'}:{props.get('kind', '')}"
+
+
+def child_name(prefix: str, props: dict[str, Any]) -> str:
+    """The resource name pulumi-kubernetes gives an object of a chart or tree: `<prefix>:<namespace>/<name>`,
+    cluster-scoped `<prefix>:<name>`; the prefix is the install's name (provider/pkg/provider/yaml/v2/yaml.go
+    `register`, 4.x)."""
+    meta = props.get("metadata") or {}
+    name = f"{meta['namespace']}/{meta.get('name', '')}" if meta.get("namespace") else meta.get("name", "")
+    return f"{prefix}:{name}"
+
+
+def install_child_urn(stack: str, project: str, component: str, install_type: str, type_: str, name: str) -> str:
+    """The URN of a child of an install under a component that is a child of the stack
+    (the engine qualifies a type with its ancestors' types, the stack excepted)."""
+    return f"urn:pulumi:{stack}::{project}::{component}${install_type}${type_}::{name}"
+
+
+def moved_aliases(moves: Sequence[Moved], props: dict[str, Any], type_: str, name: str, stack: str, project: str) -> list[str]:
+    """The old URNs of one object an install renders (`name`: its resource name, `<prefix>:<rest>`)."""
+    rest = name.split(":", 1)[1] if ":" in name else name
+    urns = []
+    for move in moves:
+        if not move.objects(props):
+            continue
+        namespace, _, own = rest.rpartition("/")
+        own = dict(move.renamed).get(own, own)
+        urns.append(install_child_urn(stack, project, move.component, move.install_type, type_, f"{move.install}:{f'{namespace}/' if namespace else ''}{own}"))
+    return urns
+
+
 INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
-"""(resource type, name) of each tree -> its transforms, as the program registered them; the
-offline plan (tooling/plan.py) takes them for the full render. Charts take none."""
+"""(resource type, name) of each chart or tree -> its transforms, as the program registered them;
+the offline plan (tooling/plan.py) takes them for the full render."""
+INSTALL_MOVES: dict[tuple[str, str], tuple[Moved, ...]] = {}
+"""(resource type, name) of each chart or tree -> where its objects were before (Moved)."""
 
 
 def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]) -> dict[str, Any] | None:
@@ -40,12 +114,16 @@ def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]
     return props if changed else None
 
 
-def resource_transform(transforms: Sequence[PropsTransform]) -> pulumi.ResourceTransform:
-    """The pure transforms as one Pulumi resource transform."""
+def resource_transform(transforms: Sequence[PropsTransform], moves: Sequence[Moved] = ()) -> pulumi.ResourceTransform:
+    """The pure transforms, and the aliases of moved objects, as one Pulumi resource transform."""
 
     def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
         props = apply_transforms(dict(args.props), transforms)
-        return pulumi.ResourceTransformResult(props=props, opts=args.opts) if props is not None else None
+        aliases = moved_aliases(moves, dict(args.props), args.type_, args.name, pulumi.get_stack(), pulumi.get_project())
+        if props is None and not aliases:
+            return None
+        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(aliases=aliases)) if aliases else args.opts
+        return pulumi.ResourceTransformResult(props=props if props is not None else args.props, opts=opts)
 
     return transform
 
@@ -71,6 +149,12 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
     if kind == "LimitRange":
         return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "ConfigMap":
+        return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
+    if kind == "ValidatingAdmissionPolicy":
+        return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "ValidatingAdmissionPolicyBinding":
+        return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(name, metadata=meta, spec=obj["spec"], opts=opts)
     return k8s.apiextensions.CustomResource(
         name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
     )
@@ -140,6 +224,14 @@ class PlatformComponent(Component):
             opts=self.child(**options),
         )
 
+    def _install_options(
+        self, type_: str, name: str, transforms: Sequence[PropsTransform], moves: Sequence[Moved]
+    ) -> dict[str, Any]:
+        """Record the install's transforms and moves for the offline render; the resource option for them."""
+        INSTALL_TRANSFORMS[(type_, name)] = tuple(transforms)
+        INSTALL_MOVES[(type_, name)] = tuple(moves)
+        return {"transforms": [resource_transform(transforms, moves)]} if transforms or moves else {}
+
     def chart(
         self,
         name: str,
@@ -147,9 +239,12 @@ class PlatformComponent(Component):
         namespace: pulumi.Input[str],
         values: dict[str, Any],
         depends_on: Sequence[pulumi.Resource] = (),
+        transforms: Sequence[PropsTransform] = (),
+        moves: Sequence[Moved] = (),
     ) -> k8s.helm.v4.Chart:
         """A pinned Helm chart from its public repository or the stack's mirror (chart_source,
-        which the offline render reads too), in `namespace`, its release named after the resource."""
+        which the offline render reads too), in `namespace`, its release named after the resource;
+        `transforms` change its objects, `moves` say where some of them were before."""
         source = chart_source(pin, self.sources)
         args = k8s.helm.v4.ChartArgs(
             chart=source.chart,
@@ -158,7 +253,8 @@ class PlatformComponent(Component):
             namespace=namespace,
             values=values,
         )
-        return k8s.helm.v4.Chart(name, args, opts=self.child(depends_on))
+        options = self._install_options(HELM_CHART_TYPE, name, transforms, moves)
+        return k8s.helm.v4.Chart(name, args, opts=self.child(depends_on, **options))
 
     def kustomize(
         self,
@@ -166,11 +262,11 @@ class PlatformComponent(Component):
         path: str,
         depends_on: Sequence[pulumi.Resource] = (),
         transforms: Sequence[PropsTransform] = (),
+        moves: Sequence[Moved] = (),
     ) -> k8s.kustomize.v2.Directory:
-        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects
-        (recorded in INSTALL_TRANSFORMS for the offline render)."""
-        INSTALL_TRANSFORMS[(KUSTOMIZE_TYPE, name)] = tuple(transforms)
-        options = {"transforms": [resource_transform(transforms)]} if transforms else {}
+        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects,
+        `moves` say where some of them were before."""
+        options = self._install_options(KUSTOMIZE_TYPE, name, transforms, moves)
         return k8s.kustomize.v2.Directory(
             name,
             k8s.kustomize.v2.DirectoryArgs(directory=kubeflow_tree(path, self.sources)),

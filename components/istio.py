@@ -1,7 +1,8 @@
 """Istio (CRDs, istiod, CNI, ingress gateway with oauth2-proxy ext-authz) from the pinned
-Kubeflow release. On GKE two things differ, as transforms of the release's objects: GKE
-mounts /opt/cni/bin read-only, so the CNI binaries go to /home/kubernetes/bin; and behind
-a GKE Ingress (components/gateway.py) the gateway Service is its backend."""
+Kubeflow release: 1.30.1 in 26.03.1 (common/istio/istio-install/base/install.yaml, charts and
+images at 1.30.1). On GKE two things differ: GKE mounts /opt/cni/bin read-only, so the CNI
+binaries go to /home/kubernetes/bin (the release's own `gke` overlay); and behind a GKE
+Ingress (components/gateway.py) the gateway Service is its backend (a transform)."""
 
 from __future__ import annotations
 
@@ -19,11 +20,11 @@ CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
 # The oauth2-proxy overlay adds the ext-authz extension provider the Kubeflow gateway uses.
 INSTALL = "common/istio/istio-install/overlays/oauth2-proxy"
-# kubeflow/manifests common/istio/istio-install/overlays/gke/gke-cni-patch.yaml: the
-# istio-cni-node DaemonSet (kube-system) volume cni-bin-dir -> /home/kubernetes/bin.
-# That overlay drops the oauth2-proxy wiring, so we apply its patch as a transform.
-CNI_DAEMONSET = ("DaemonSet", "istio-cni-node")
-CNI_BIN_VOLUME = "cni-bin-dir"
+# 26.03.1-rc.2 common/istio/istio-install/overlays/gke: the oauth2-proxy overlay (`resources:
+# [../oauth2-proxy]`) with the component gke-cni, whose gke-cni-patch.yaml puts the
+# istio-cni-node DaemonSet's volume cni-bin-dir at /home/kubernetes/bin. (Until 26.03 that
+# overlay dropped the oauth2-proxy wiring, and a transform of ours patched the volume.)
+GKE_INSTALL = "common/istio/istio-install/overlays/gke"
 GKE_CNI_BIN_DIR = "/home/kubernetes/bin"
 
 
@@ -34,9 +35,10 @@ BACKEND_CONFIG = "kubeflow-gateway"
 """The GKE BackendConfig (made by components/gateway.py) of the gateway Service."""
 
 
-def cni_bin_dir(args: IstioArgs) -> str | None:
-    """Host path for the CNI binaries; None keeps Istio's default (/opt/cni/bin)."""
-    return GKE_CNI_BIN_DIR if args.gke else None
+def install_tree(args: IstioArgs) -> str:
+    """The release's Istio install for the cluster: its `gke` overlay on GKE (CNI binaries in
+    GKE_CNI_BIN_DIR), else the oauth2-proxy overlay (Istio's default /opt/cni/bin)."""
+    return GKE_INSTALL if args.gke else INSTALL
 
 
 def gateway_annotations(args: IstioArgs) -> dict[str, str]:
@@ -58,28 +60,10 @@ def with_gateway_annotations(props: dict[str, Any], annotations: dict[str, str])
     return {**props, "metadata": {**metadata, "annotations": {**(metadata.get("annotations") or {}), **annotations}}}
 
 
-def with_cni_bin_dir(props: dict[str, Any], path: str) -> dict[str, Any] | None:
-    """The istio-cni-node DaemonSet's properties with the CNI bin volume at `path`; None for other objects."""
-    if (props.get("kind"), props.get("metadata", {}).get("name")) != CNI_DAEMONSET:
-        return None
-    volumes = props["spec"]["template"]["spec"]["volumes"]
-    patched = [
-        {**v, "hostPath": {**v.get("hostPath", {}), "path": path}} if v.get("name") == CNI_BIN_VOLUME else v
-        for v in volumes
-    ]
-    spec = {**props["spec"], "template": {**props["spec"]["template"], "spec": {**props["spec"]["template"]["spec"], "volumes": patched}}}
-    return {**props, "spec": spec}
-
-
 def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
     """The args as transforms of the Istio objects they concern."""
-    transforms: list[PropsTransform] = []
-    path, annotations = cni_bin_dir(args), gateway_annotations(args)
-    if path:
-        transforms.append(partial(with_cni_bin_dir, path=path))
-    if annotations:
-        transforms.append(partial(with_gateway_annotations, annotations=annotations))
-    return tuple(transforms)
+    annotations = gateway_annotations(args)
+    return (partial(with_gateway_annotations, annotations=annotations),) if annotations else ()
 
 
 class Istio(PlatformComponent):
@@ -102,6 +86,6 @@ class Istio(PlatformComponent):
         super().__init__(name, cluster, opts, args.sources)
         crds = self.kustomize("istio-crds", CRDS, depends_on=needs)
         namespace = self.kustomize("istio-namespace", NAMESPACE, depends_on=[crds])
-        self.ready = self.kustomize("istio", INSTALL, depends_on=[namespace], transforms=istio_transforms(args))
+        self.ready = self.kustomize("istio", install_tree(args), depends_on=[namespace], transforms=istio_transforms(args))
         self.gateway_service = pulumi.Output.from_input(f"{GATEWAY_NAMESPACE}/{GATEWAY_SERVICE}")
         self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})

@@ -2,9 +2,13 @@
 central dashboard, profiles + KFAM, PodDefaults webhook, notebooks, volumes and
 tensorboards, with Dex + oauth2-proxy in front (the identity header is kubeflow-userid).
 
-Paths: kubeflow/manifests 26.03 README, "Install individual components". Dex's users
-are ours, not the release's example user: a transform replaces the `dex` ConfigMap and
-the `dex-passwords` Secret (common/dex/base) with our static users and their hashes.
+Paths: kubeflow/community-distribution 26.03.1-rc.2 README, "Install individual components":
+the dashboard, profile controller + KFAM and PodDefaults webhook are kubeflow/dashboard v2.0.0
+(`applications/dashboard/upstream`), the notebook apps kubeflow/notebooks v1.11.0
+(`applications/notebooks-v1/upstream`). Dex's users are ours, not the release's example user:
+transforms replace the `dex` ConfigMap and the `dex-passwords` Secret (common/dex/base) with our
+static users and their hashes. Every transform has one target and changes it in every stack
+(the offline render fails on a transform that changes nothing).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import partial
 from typing import Any
 
 import pulumi
@@ -20,35 +25,54 @@ import yaml
 
 from args.components import KubeflowArgs, KubeflowNamespacesArgs
 from components.access import ALLOWED_IDENTITIES, gateway_identity_policy
-from components.base import PlatformComponent, PropsTransform, apply_manifest, matches, required
+from components.base import (
+    KUSTOMIZE_TYPE,
+    Moved,
+    PlatformComponent,
+    PropsTransform,
+    apply_manifest,
+    matches,
+    required,
+)
 from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
 from facts.naming import TEAM_POD_DEFAULT, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
+from infra.component import type_token
 from stacks.schema import AuthKind, KubeflowAuth
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
 # the old `common/networkpolicies/base` held; the rest moved into the dex, oauth2-proxy,
-# istio-namespace and cert-manager trees. Installed first (KubeflowNamespaces): Istio's
-# install puts Sidecars into `kubeflow`, Trainer runs in `kubeflow-system`.
+# istio-namespace and cert-manager trees, and in 26.03.1 the dashboard's and the PodDefaults
+# webhook's into their own trees. Installed first (KubeflowNamespaces): Istio's install puts
+# Sidecars into `kubeflow`, Trainer runs in `kubeflow-system`.
 NAMESPACES_TREE = "common/kubeflow-namespace/base"
+NAMESPACES_INSTALL = "kubeflow-namespace"
 NAMESPACE = "kubeflow"
 CORE = (
     ("kubeflow-roles", "common/kubeflow-roles/base"),
     ("kubeflow-istio-resources", "common/istio/kubeflow-istio-resources/base"),
 )
+# The trees of each app, as the 26.03.1 README's "Install individual components" lists them
+# (its `overlays/istio` aggregates combine the same trees). The central dashboard's `istio`
+# overlay is its `kserve` one without the KServe menu entry (we replace the menu); the 26.03
+# `oauth2-proxy` overlay and its component are gone, their LOGOUT_URL is in the base. The
+# profile controller's `kubeflow` overlay, not `kubeflow-pss`: team namespaces get their labels
+# from components/profiles.py.
+DASHBOARD_TREES = "applications/dashboard/upstream"
+NOTEBOOKS_TREES = "applications/notebooks-v1/upstream"
 APPS = (
-    ("central-dashboard", "applications/centraldashboard/overlays/oauth2-proxy"),
-    ("profiles-kfam", "applications/profiles/upstream/overlays/kubeflow"),
-    ("poddefaults-webhook", "applications/admission-webhook/upstream/overlays/cert-manager"),
-    ("notebook-controller", "applications/jupyter/notebook-controller/upstream/overlays/kubeflow"),
-    ("jupyter-web-app", "applications/jupyter/jupyter-web-app/upstream/overlays/istio"),
-    ("pvcviewer-controller", "applications/pvcviewer-controller/upstream/base"),
-    ("volumes-web-app", "applications/volumes-web-app/upstream/overlays/istio"),
-    ("tensorboard-controller", "applications/tensorboard/tensorboard-controller/upstream/overlays/kubeflow"),
-    ("tensorboards-web-app", "applications/tensorboard/tensorboards-web-app/upstream/overlays/istio"),
+    ("central-dashboard", f"{DASHBOARD_TREES}/centraldashboard/overlays/istio"),
+    ("profiles-kfam", f"{DASHBOARD_TREES}/profile-controller/overlays/kubeflow"),
+    ("poddefaults-webhook", f"{DASHBOARD_TREES}/poddefaults-webhooks/overlays/cert-manager"),
+    ("notebook-controller", f"{NOTEBOOKS_TREES}/notebook-controller/overlays/kubeflow"),
+    ("jupyter-web-app", f"{NOTEBOOKS_TREES}/jupyter-web-app/overlays/istio"),
+    ("pvcviewer-controller", f"{NOTEBOOKS_TREES}/pvcviewer-controller/base"),
+    ("volumes-web-app", f"{NOTEBOOKS_TREES}/volumes-web-app/overlays/istio"),
+    ("tensorboard-controller", f"{NOTEBOOKS_TREES}/tensorboard-controller/overlays/kubeflow"),
+    ("tensorboards-web-app", f"{NOTEBOOKS_TREES}/tensorboards-web-app/overlays/istio"),
 )
 DEX = "common/dex/overlays/oauth2-proxy"
 # Every cluster: oauth2-proxy trusts Dex (and, m2m, Dex-issued tokens). The release's kind
@@ -60,11 +84,11 @@ DEX_NAMESPACE = "auth"
 DEX_ISSUER = f"http://dex.{DEX_NAMESPACE}.svc.cluster.local:5556/dex"
 
 
-# The central dashboard's menu (kubeflow/manifests 26.03 applications/centraldashboard/
-# upstream/base/configmap.yaml: ConfigMap centraldashboard-config, key `links`, one JSON
-# string). We replace it whole: the release's menu links Pipelines, Katib and KServe,
-# which this bundle does not install.
-DASHBOARD_CONFIGMAP = "centraldashboard-config"
+# The central dashboard's menu (26.03.1-rc.2 applications/dashboard/upstream/centraldashboard/
+# base/configmap.yaml: ConfigMap dashboard-config, named centraldashboard-config until 26.03,
+# key `links`, one JSON string). We replace it whole: the release's menu links Pipelines,
+# Katib and KServe, which this bundle does not install.
+DASHBOARD_CONFIGMAP = "dashboard-config"
 BASE_MENU = (
     {"type": "item", "link": "/jupyter/", "text": "Notebooks", "icon": "book"},
     {"type": "item", "link": "/volumes/", "text": "Volumes", "icon": "device:storage"},
@@ -96,8 +120,8 @@ def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
     return {**props, "data": {**(props.get("data") or {}), "links": links}}
 
 
-# The notebook form's configuration (kubeflow/manifests 26.03 applications/jupyter/
-# jupyter-web-app/upstream/base/configs/spawner_ui_config.yaml, key spawnerFormDefaults): a
+# The notebook form's configuration (26.03.1-rc.2 applications/notebooks-v1/upstream/
+# jupyter-web-app/base/configs/spawner_ui_config.yaml, key spawnerFormDefaults): a
 # configMapGenerator makes it the ConfigMap `jupyter-web-app-config-<hash>` with one key,
 # the file's name, mounted into the web app. We change four of its fields and keep the rest:
 # - image: the platform's notebook images (facts/image_set.py), the CPU one the default;
@@ -106,7 +130,7 @@ def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
 #   PodDefault labels; a namespace without that PodDefault just gets an unused label);
 # - affinityConfig / tolerationGroup: per GPU pool a node affinity to the pool and its
 #   taints, so a GPU notebook lands on the pool its user picks.
-# The web app reads the file on every form request (kubeflow/kubeflow v1.10.0 components/
+# The web app reads the file on every form request (kubeflow/notebooks v1.11.0 components/
 # crud-web-apps/jupyter/backend/apps/common/utils.py load_spawner_ui_config), so a changed
 # ConfigMap (it keeps kustomize's name) reaches it without a restart.
 SPAWNER_CONFIG_KEY = "spawner_ui_config.yaml"
@@ -165,6 +189,46 @@ def with_spawner_config(props: dict[str, Any], args: KubeflowArgs) -> dict[str, 
     config = yaml.safe_load(data[SPAWNER_CONFIG_KEY]) or {}
     config["spawnerFormDefaults"] = spawner_form(config.get("spawnerFormDefaults") or {}, args)
     return {**props, "data": {**data, SPAWNER_CONFIG_KEY: yaml.safe_dump(config, sort_keys=False)}}
+
+
+# Mutating webhooks run in the order of their configurations' names (k8s.io/apiserver
+# pkg/admission/configuration/mutating_webhook_manager.go: `sort.SliceStable(...ByName)`). GKE's GCS Fuse driver injects its sidecar
+# for the `gke-gcsfuse/volumes` annotation the team's PodDefault adds (components/profiles.py),
+# and is never called again after later webhooks (gcs-fuse-csi-driver deploy/base/webhook/
+# mutatingwebhook.yaml: configuration gcsfuse-sidecar-injector.csi.storage.gke.io,
+# reinvocationPolicy Never). kubeflow/dashboard v2 renamed the PodDefaults webhook's
+# configuration `admission-webhook-mutating-webhook-configuration` (26.03) to
+# `poddefaults-webhook-mutating-webhook-configuration`, which sorts after it: the bucket would
+# never be mounted. The configuration keeps its 26.03 name, so the live one is updated in place.
+PODDEFAULTS_WEBHOOK_CONFIGURATION = "poddefaults-webhook-mutating-webhook-configuration"
+PODDEFAULTS_WEBHOOK_CONFIGURATION_NAME = "admission-webhook-mutating-webhook-configuration"
+GCS_FUSE_WEBHOOK_CONFIGURATION = "gcsfuse-sidecar-injector.csi.storage.gke.io"
+
+
+def poddefaults_webhook_before_gcs_fuse(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The PodDefaults webhook's configuration under a name that sorts before GCS Fuse's."""
+    if not matches(props, "MutatingWebhookConfiguration", PODDEFAULTS_WEBHOOK_CONFIGURATION):
+        return None
+    return {**props, "metadata": {**props["metadata"], "name": PODDEFAULTS_WEBHOOK_CONFIGURATION_NAME}}
+
+
+def moved_between_trees() -> dict[str, tuple[Moved, ...]]:
+    """Per app tree, its objects that 26.03 created elsewhere under the same Kubernetes name
+    (../shared/upstream/README.md, path mapping 26.03 -> 26.03.1-rc.2): the NetworkPolicy
+    `poddefaults` was in `common/kubeflow-namespace/base`; the PodDefaults webhook's
+    configuration was named `admission-webhook-...` in this very tree."""
+    return {
+        "poddefaults-webhook": (
+            Moved(type_token(KubeflowNamespaces), KUSTOMIZE_TYPE, NAMESPACES_INSTALL, partial(matches, kind="NetworkPolicy", name="poddefaults")),
+            Moved(
+                type_token(Kubeflow),
+                KUSTOMIZE_TYPE,
+                "poddefaults-webhook",
+                partial(matches, kind="MutatingWebhookConfiguration", name=PODDEFAULTS_WEBHOOK_CONFIGURATION),
+                renamed=((PODDEFAULTS_WEBHOOK_CONFIGURATION, PODDEFAULTS_WEBHOOK_CONFIGURATION_NAME),),
+            ),
+        )
+    }
 
 
 def password_env(email: str) -> str:
@@ -237,14 +301,18 @@ def dex_secret_data(args: KubeflowArgs) -> dict[str, pulumi.Output[str]]:
     return {password_env(e): hash_of(e) for e in auth.static_users}
 
 
-def with_dex_users(props: dict[str, Any], config_yaml: str, secret_data: Any) -> dict[str, Any] | None:
-    """The release's example Dex user and default password replaced by ours: the `dex`
-    ConfigMap gets our config, the `dex-passwords` Secret our hashes (common/dex/base)."""
-    if matches(props, "ConfigMap", "dex"):
-        return {**props, "data": {"config.yaml": config_yaml}}
-    if matches(props, "Secret", "dex-passwords"):
-        return {**{k: v for k, v in props.items() if k != "data"}, "stringData": secret_data}
-    return None
+def with_dex_config(props: dict[str, Any], config_yaml: str) -> dict[str, Any] | None:
+    """The `dex` ConfigMap (common/dex/base) with our config: our users, not the release's example user."""
+    if not matches(props, "ConfigMap", "dex"):
+        return None
+    return {**props, "data": {"config.yaml": config_yaml}}
+
+
+def with_dex_passwords(props: dict[str, Any], secret_data: Any) -> dict[str, Any] | None:
+    """The `dex-passwords` Secret (common/dex/base) with our hashes instead of the release's default password."""
+    if not matches(props, "Secret", "dex-passwords"):
+        return None
+    return {**{k: v for k, v in props.items() if k != "data"}, "stringData": secret_data}
 
 
 # The OAuth client between oauth2-proxy and Dex, and oauth2-proxy's cookie key: the release
@@ -272,9 +340,9 @@ def with_oauth2_proxy_secrets(props: dict[str, Any], client_secret: Any, cookie_
     return with_secrets(props, {CLIENT_SECRET_KEY: client_secret, COOKIE_SECRET_KEY: cookie_secret})
 
 
-# Who may sign in. oauth2-proxy v7.14.3 lets an e-mail in when its domain is in
+# Who may sign in. oauth2-proxy v7.15.2 (the pinned release's) lets an e-mail in when its domain is in
 # email_domains or it is listed in authenticated_emails_file (validator.go; the release sets
-# email_domains = [ "*" ]: everyone, common/oauth2-proxy/base/oauth2_proxy.cfg). Dex v2.45.0
+# email_domains = [ "*" ]: everyone, common/oauth2-proxy/base/oauth2_proxy.cfg). Dex v2.45.1
 # cannot help here: its oidc connector refuses to start with hostedDomains (connector/oidc/
 # oidc.go Open: "support for the Hosted domains option had been deprecated and removed").
 # oauth2-proxy only sees browser sessions, so the gateway checks the token's e-mail too
@@ -309,24 +377,39 @@ def oauth2_proxy_config(release: str, domains: list[str], emails: list[str]) -> 
     return EMAIL_DOMAINS.sub(lambda _: "\n".join(lines), release, count=1)
 
 
-def with_allowed_sign_ins(props: dict[str, Any], auth: KubeflowAuth) -> dict[str, Any] | None:
-    """oauth2-proxy's ConfigMap letting in only the stack's people, and its pods rolled when they change."""
+def with_allowed_sign_ins(props: dict[str, Any], domains: list[str], emails: list[str]) -> dict[str, Any] | None:
+    """oauth2-proxy's ConfigMap letting in only the stack's people (allowed_sign_ins)."""
+    if props.get("kind") != "ConfigMap" or OAUTH2_PROXY_CONFIG_KEY not in (props.get("data") or {}):
+        return None
+    data = {**props["data"], OAUTH2_PROXY_CONFIG_KEY: oauth2_proxy_config(props["data"][OAUTH2_PROXY_CONFIG_KEY], domains, emails)}
+    if emails:
+        data[OAUTH2_PROXY_EMAILS_KEY] = "".join(f"{e}\n" for e in emails)
+    return {**props, "data": data}
+
+
+def with_sign_ins_rolled_out(props: dict[str, Any], domains: list[str], emails: list[str]) -> dict[str, Any] | None:
+    """oauth2-proxy's pods rolled when who may sign in changes (their template carries its digest)."""
+    if not matches(props, "Deployment", "oauth2-proxy"):
+        return None
+    digest = hashlib.sha256(json.dumps([domains, emails]).encode()).hexdigest()[:16]
+    template = props["spec"]["template"]
+    meta = template.get("metadata") or {}
+    annotations = {**(meta.get("annotations") or {}), ALLOWED_IDENTITIES_ANNOTATION: digest}
+    return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
+
+
+def oauth2_proxy_transforms(auth: KubeflowAuth, client_secret: Any, cookie_secret: Any) -> tuple[PropsTransform, ...]:
+    """Our secrets in oauth2-proxy, and who may sign in where the stack says (allowed_sign_ins)."""
+    secrets = partial(with_oauth2_proxy_secrets, client_secret=client_secret, cookie_secret=cookie_secret)
     allowed = allowed_sign_ins(auth)
     if allowed is None:
-        return None
+        return (secrets,)
     domains, emails = allowed
-    if props.get("kind") == "ConfigMap" and OAUTH2_PROXY_CONFIG_KEY in (props.get("data") or {}):
-        data = {**props["data"], OAUTH2_PROXY_CONFIG_KEY: oauth2_proxy_config(props["data"][OAUTH2_PROXY_CONFIG_KEY], domains, emails)}
-        if emails:
-            data[OAUTH2_PROXY_EMAILS_KEY] = "".join(f"{e}\n" for e in emails)
-        return {**props, "data": data}
-    if matches(props, "Deployment", "oauth2-proxy"):
-        digest = hashlib.sha256(json.dumps([domains, emails]).encode()).hexdigest()[:16]
-        template = props["spec"]["template"]
-        meta = template.get("metadata") or {}
-        annotations = {**(meta.get("annotations") or {}), ALLOWED_IDENTITIES_ANNOTATION: digest}
-        return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
-    return None
+    return (
+        secrets,
+        partial(with_allowed_sign_ins, domains=domains, emails=emails),
+        partial(with_sign_ins_rolled_out, domains=domains, emails=emails),
+    )
 
 
 def gateway_identity(auth: KubeflowAuth) -> dict[str, Any] | None:
@@ -344,8 +427,9 @@ def with_dex_client_secret(props: dict[str, Any], client_secret: Any) -> dict[st
 def dex_transforms(args: KubeflowArgs, client_secret: Any) -> tuple[PropsTransform, ...]:
     config_yaml, secret_data = dex_config(args.auth), dex_secret_data(args)
     return (
-        lambda props: with_dex_users(props, config_yaml, secret_data),
-        lambda props: with_dex_client_secret(props, client_secret),
+        partial(with_dex_config, config_yaml=config_yaml),
+        partial(with_dex_passwords, secret_data=secret_data),
+        partial(with_dex_client_secret, client_secret=client_secret),
     )
 
 
@@ -360,7 +444,7 @@ class KubeflowNamespaces(PlatformComponent):
         self, name: str, args: KubeflowNamespacesArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__(name, cluster, opts, args.sources)
-        self.ready = self.kustomize("kubeflow-namespace", NAMESPACES_TREE)
+        self.ready = self.kustomize(NAMESPACES_INSTALL, NAMESPACES_TREE)
         self.register_outputs({"ready": self.ready.urn})
 
 
@@ -391,10 +475,7 @@ class Kubeflow(PlatformComponent):
             random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
             for key in (CLIENT_SECRET_KEY, COOKIE_SECRET_KEY)
         )
-        oauth2_proxy = (
-            lambda props: with_oauth2_proxy_secrets(props, client_secret, cookie_secret),
-            lambda props: with_allowed_sign_ins(props, args.auth),
-        )
+        oauth2_proxy = oauth2_proxy_transforms(args.auth, client_secret, cookie_secret)
         self.kustomize("oauth2-proxy", OAUTH2_PROXY, depends_on=core, transforms=oauth2_proxy)
         identity = gateway_identity(args.auth)
         if identity is not None:
@@ -402,11 +483,13 @@ class Kubeflow(PlatformComponent):
         self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(args, client_secret))
         links = dashboard_links(dashboard_menu(args))
         transforms: dict[str, tuple[PropsTransform, ...]] = {
-            "central-dashboard": (lambda props: with_menu(props, links),),
-            "jupyter-web-app": (lambda props: with_spawner_config(props, args),),
+            "central-dashboard": (partial(with_menu, links=links),),
+            "poddefaults-webhook": (poddefaults_webhook_before_gcs_fuse,),
+            "jupyter-web-app": (partial(with_spawner_config, args=args),),
         }
+        moves = moved_between_trees()
         apps = {
-            tree: self.kustomize(tree, path, depends_on=core, transforms=transforms.get(tree, ()))
+            tree: self.kustomize(tree, path, depends_on=core, transforms=transforms.get(tree, ()), moves=moves.get(tree, ()))
             for tree, path in APPS
         }
         self.ready = apps["profiles-kfam"]

@@ -49,12 +49,13 @@ GRAFANA_PORT = 80
 GRAFANA_PATH = "/grafana/"
 
 
-# Grafana signs people in with the identity the gateway asserts (its auth proxy, Grafana 12
+# Grafana signs people in with the identity the gateway asserts (its auth proxy, Grafana 13.0
 # docs "Configure auth proxy authentication": header_name, header_property = email,
-# auto_sign_up, and `headers = Role:<header>` to sync the org role), and has no login of its
-# own: no login form, no basic auth, no initial admin (the grafana chart creates no admin
-# Secret with GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION, templates/secret.yaml). Only the
-# gateway may reach it (GRAFANA_POLICY, NetworkPolicies), so nobody else can assert a name.
+# auto_sign_up, and `headers = Role:<header>` to sync the org role; the same names as in 12),
+# and has no login of its own: no login form, no basic auth, no initial admin (the grafana
+# chart 12.11.1 creates no admin Secret with GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION,
+# templates/_config.tpl). Only the gateway may reach it (GRAFANA_POLICY, NetworkPolicies), so
+# nobody else can assert a name.
 ROLE_HEADER = "x-mlplatform-grafana-role"
 """Set by Grafana's route on every request (a client's own value is replaced): Admin for
 monitoring.grafanaAdmins, Viewer for everyone else."""
@@ -151,8 +152,10 @@ def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
         "grafana": {"enabled": False, "forceDeployDashboards": True},
         # helm.v4.Chart drops Helm hooks (pulumi-kubernetes provider/pkg/provider/helm/v4/
         # chart.go: DisableHooks, only the release manifest is applied), so the admission
-        # webhook's certificate hook Jobs would never run; without the webhook the operator
-        # skips (and logs) invalid rules itself. prometheusOperator.tls serves that webhook.
+        # webhook's certificate Jobs, still pre-/post-install hooks in 88.5.3
+        # (templates/prometheus-operator/admission-webhooks/job-patch/), would never run;
+        # without the webhook the operator skips (and logs) invalid rules itself.
+        # prometheusOperator.tls serves that webhook, from the Secret those Jobs make.
         "prometheusOperator": {"admissionWebhooks": {"enabled": False}, "tls": {"enabled": False}},
         # Control-plane components are not scrapeable on GKE (managed) nor on kind (bound to
         # localhost); left on they only raise TargetDown alerts.
@@ -212,9 +215,22 @@ def grafana_values(args: MonitoringArgs) -> dict[str, Any]:
         "podLabels": {"sidecar.istio.io/inject": "true"},
         "podAnnotations": {"sidecar.istio.io/nativeSidecar": "true"},
         # Dashboards are code: the sidecar loads every ConfigMap labelled grafana_dashboard=1
-        # in Grafana's own namespace (searchNamespace unset). Grafana rereads the files itself
-        # (skipReload: the sidecar's reload call would need the admin login there is none of).
-        "sidecar": {"dashboards": {"enabled": True, "label": "grafana_dashboard", "labelValue": "1", "skipReload": True}},
+        # in Grafana's own namespace (searchNamespace unset; ConfigMaps only, not Secrets).
+        # Grafana rereads the files itself (skipReload: the sidecar's reload call would need
+        # the admin login there is none of).
+        "sidecar": {
+            "dashboards": {
+                "enabled": True,
+                "label": "grafana_dashboard",
+                "labelValue": "1",
+                "resource": "configmap",
+                "skipReload": True,
+            }
+        },
+        # The sidecar's read access in Grafana's namespace only: a Role and RoleBinding
+        # instead of the chart's default ClusterRole over every namespace's ConfigMaps and
+        # Secrets (grafana chart 12.11.1 templates/role.yaml, clusterrole.yaml: rbac.namespaced).
+        "rbac": {"namespaced": True},
         "datasources": {
             "datasources.yaml": {
                 "apiVersion": 1,

@@ -28,16 +28,25 @@ import pulumi_gcp as gcp
 from args.teams import GoogleCloud, TeamArgs
 from components.access import GATEWAY_PRINCIPAL as GATEWAY_PRINCIPAL  # the gateway's identity, re-exported
 from components.access import KFP_UI_PRINCIPAL as KFP_UI_PRINCIPAL
-from components.access import KUBEFLOW_GATEWAY, RAY_DASHBOARD_PORT, RAY_SERVE_PORT, ray_policy, team_policies
+from components.access import (
+    KUBEFLOW_GATEWAY,
+    RAY_DASHBOARD_AUTH_PROXY_PORT,
+    RAY_DASHBOARD_PORT,
+    RAY_SERVE_PORT,
+    ray_dashboard_proxy_policy,
+    ray_policy,
+    team_policies,
+)
 from components.access import USER_HEADER as USER_HEADER
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from facts import naming
 from facts.naming import TEAM_POD_DEFAULT, kfam_binding_name, ray_dashboard_path, ray_serve_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
-from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
+from facts.versions import RAY, RAY_DASHBOARD_AUTH_PROXY_IMAGE, RAY_GPU_IMAGE, RAY_IMAGE, image
 from infra.cluster import Cluster
 from infra.registry import WRITER, ImageRegistry
+from runtimes import kueue_guard
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
 
@@ -48,8 +57,9 @@ RBAC = "rbac.authorization.k8s.io"
 # Namespaces whose traffic a team namespace accepts: the gateway, Kubeflow's web apps and
 # notebook culling, the operators that probe workloads, and metrics scraping.
 PLATFORM_NAMESPACES = ("istio-system", "kubeflow", "kuberay-system", "kubeflow-system", "monitoring")
-# Profile namespaces run training images as root; the controller would add "restricted"
-# Pod Security labels when absent (profiles/upstream/base/namespace-labels.yaml).
+# Profile namespaces run training images as root: the Pod Security level is ours, set here (the
+# profile controller's `kubeflow` overlay sets none; its `kubeflow-pss` overlay would add
+# `enforce: baseline`, applications/dashboard/upstream/profile-controller/overlays/kubeflow-pss).
 NAMESPACE_LABELS = {
     "istio-injection": "enabled",
     "app.kubernetes.io/part-of": "kubeflow-profile",
@@ -66,8 +76,8 @@ RAY_PORTS = {
     "metrics-export-port": 8080,
 }
 RAY_WORKER_PORTS = range(10002, 10013)
-# Ray Serve's HTTP proxy binds 127.0.0.1 unless told (ray 2.46.0 serve/_private/constants.py
-# DEFAULT_HTTP_HOST reads this variable); the Istio sidecar forwards inbound traffic to the
+# Ray Serve's HTTP proxy binds the loopback address unless told (ray 2.58.0 serve/config.py
+# HTTPOptions.host: serve/_private/constants.py DEFAULT_HTTP_HOST, this variable, or localhost); the Istio sidecar forwards inbound traffic to the
 # pod's address, not localhost, so Serve must listen on every address to be reachable.
 RAY_SERVE_HOST_ENV = {"name": "RAY_SERVE_DEFAULT_HTTP_HOST", "value": "0.0.0.0"}
 # Kueue v0.19.2: the queue label (pkg/controller/constants/constants.go QueueLabel), the
@@ -281,7 +291,7 @@ def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:
 # v1.10.0 components/crud-web-apps/jupyter/backend/apps/common/routes/get.py and
 # form.py set_notebook_configurations). A TrainJob gets the same by putting the label on its
 # pod templates (examples/deepspeed_t5.py). The webhook rejects a pod whose own env or
-# annotations conflict with the PodDefault's (components/admission-webhook/main.go
+# annotations conflict with the PodDefault's (kubeflow/dashboard components/poddefaults-webhooks/main.go
 # safeToApplyPodDefaultsOnPod), so Ray's own pods never carry the label: KubeRay sets their
 # RAY_ADDRESS itself (ray-project/kuberay v1.7.0 ray-operator/controllers/ray/common/pod.go).
 POD_DEFAULT = TEAM_POD_DEFAULT
@@ -291,10 +301,9 @@ BUCKET_MOUNT_PATH = "/mnt/team-bucket"
 # GKE's GCS Fuse CSI driver (GoogleCloudPlatform/gcs-fuse-csi-driver at 5fcdc04a, v1.24):
 # the pod annotation that makes its webhook inject the gcsfuse sidecar (pkg/webhook/
 # mutatingwebhook.go GcsFuseVolumeEnableAnnotation), the CSI ephemeral volume's driver and
-# its volumeAttributes bucketName and mountOptions (pkg/csi_driver/utils.go). Its webhook
-# configuration is named gcsfuse-sidecar-injector.csi.storage.gke.io, so it runs after
-# Kubeflow's (admission-webhook-...) has added the annotation: the API server calls mutating
-# webhooks in the order of their configurations' names.
+# its volumeAttributes bucketName and mountOptions (pkg/csi_driver/utils.go). Its webhook runs
+# after Kubeflow's PodDefaults webhook has added the annotation, as their configurations' names
+# sort (components/kubeflow.py poddefaults_webhook_before_gcs_fuse).
 GCS_FUSE_DRIVER = "gcsfuse.csi.storage.gke.io"
 GCS_FUSE_ANNOTATION = "gke-gcsfuse/volumes"
 # Files owned by uid 1000, the notebooks' jovyan and the MPI runtimes' mpiuser, group 100
@@ -309,7 +318,6 @@ ISTIO_GCS_FUSE_ANNOTATIONS = {
 # KubeRay's head Service `<cluster>-head-svc` with its default ports (ray-project/kuberay
 # v1.7.0 ray-operator/controllers/ray/common/service.go getDefaultPorts: client 10001,
 # dashboard 8265, serve 8000; the head container names no ports, so these are the defaults).
-RAY_CLIENT_PORT = 10001
 
 
 def ray_head_host(team: TeamConfig) -> str:
@@ -317,22 +325,145 @@ def ray_head_host(team: TeamConfig) -> str:
     return f"{team.ray.name}-head-svc.{team.name}.svc.cluster.local"
 
 
+# Ray token authentication, as KubeRay v1.7.0 sets it up for `spec.authOptions.mode: token`
+# (ray-operator/controllers/ray/raycluster_controller.go reconcileAuthSecret, createAuthSecret;
+# common/pod.go SetContainerTokenAuthEnvVars; utils/constant.go): the operator creates a Secret
+# named after the cluster (utils.CheckName, which keeps a name of at most 50 characters that
+# starts with a letter as it is: the schema's ShortName), owned by the RayCluster, with a random
+# token under `auth_token`, and gives the Ray containers RAY_AUTH_MODE=token and RAY_AUTH_TOKEN
+# from it. Ray (>= 2.52) then refuses requests without the token on GCS, the raylets, the Ray
+# client server, the dashboard and the agents; Serve's HTTP proxy is not guarded (ray 2.58.0
+# serve/_private/proxy.py checks no token). The token never passes through Pulumi: it is made in
+# the cluster, and everything else reads it from that Secret.
+RAY_AUTH_MODE_ENV = "RAY_AUTH_MODE"
+RAY_AUTH_TOKEN_ENV = "RAY_AUTH_TOKEN"
+RAY_AUTH_TOKEN_KEY = "auth_token"
+
+
+def ray_auth_secret(team: TeamConfig) -> str:
+    """The Secret KubeRay makes for the team cluster's token: the cluster's own name."""
+    assert team.ray is not None
+    return team.ray.name
+
+
+def ray_token_env(team: TeamConfig) -> list[dict[str, Any]]:
+    """What a client of the team cluster needs, as KubeRay gives it to the Ray containers: the
+    mode (the Ray SDK sends the token only when it is `token`) and the token from the Secret."""
+    ref = {"name": ray_auth_secret(team), "key": RAY_AUTH_TOKEN_KEY}
+    return [
+        {"name": RAY_AUTH_MODE_ENV, "value": "token"},
+        {"name": RAY_AUTH_TOKEN_ENV, "valueFrom": {"secretKeyRef": ref}},
+    ]
+
+
+# The gateway's way into a token-guarded dashboard. Every request the Kubeflow gateway passes on
+# carries `Authorization: Bearer <Dex token>` (kubeflow/manifests 26.03.1-rc.2 common/oauth2-proxy:
+# oauth2-proxy `set_authorization_header`, the dex-jwt RequestAuthentication `forwardOriginalToken:
+# true`), and Ray reads that header first, then X-Ray-Authorization, then its cookie (ray 2.58.0
+# _private/authentication/http_token_authentication.py get_token_auth_middleware): the Dex token
+# would be refused. The dashboard's own sign-in (POST /api/authenticate with the Ray token as a
+# bearer) cannot pass the gateway either, whose JWT check refuses a bearer that is not a Dex token.
+# So a proxy on the head answers the gateway only (access.ray_dashboard_proxy_policy): it drops
+# the Dex token and sends the cluster's token as X-Ray-Authorization, which Ray documents "for
+# proxies and KubeRay", read from the Secret into its environment and put into its configuration
+# when it starts (the nginx image's 20-envsubst-on-templates.sh, only the variables
+# NGINX_ENVSUBST_FILTER matches). No Kubernetes object but the Secret holds the token; the
+# VirtualService cannot add a header without writing its value into the route. Who may do what
+# stays the gateway's and the mesh's (viewers GET only, components/access.py).
+RAY_DASHBOARD_AUTH_PROXY = "dashboard-auth"
+RAY_DASHBOARD_AUTH_PROXY_TEMPLATE = f"""# The Kubeflow gateway's way into the Ray dashboard (mlplatform components/profiles.py).
+map $http_upgrade $connection_upgrade {{
+    default upgrade;
+    '' close;
+}}
+server {{
+    listen {RAY_DASHBOARD_AUTH_PROXY_PORT};
+    # Ray accepts job packages of up to 100 MiB (its DASHBOARD_CLIENT_MAX_SIZE).
+    client_max_body_size 100m;
+    location / {{
+        proxy_pass http://127.0.0.1:{RAY_DASHBOARD_PORT};
+        proxy_http_version 1.1;
+        proxy_set_header Host $host;
+        proxy_set_header Authorization "";
+        proxy_set_header X-Ray-Authorization "Bearer ${{{RAY_AUTH_TOKEN_ENV}}}";
+        proxy_set_header Upgrade $http_upgrade;
+        proxy_set_header Connection $connection_upgrade;
+        proxy_buffering off;
+        proxy_request_buffering off;
+        proxy_read_timeout 1h;
+    }}
+}}
+"""
+RAY_DASHBOARD_AUTH_PROXY_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi"}, "limits": {"cpu": "500m", "memory": "128Mi"}}
+# nginx's image renders /etc/nginx/templates/<file>.template into /etc/nginx/conf.d/<file>,
+# where its nginx.conf includes every *.conf inside `http {}`: default.conf replaces its welcome page.
+NGINX_TEMPLATES = "/etc/nginx/templates"
+NGINX_TEMPLATE_FILE = "default.conf.template"
+
+
+def ray_dashboard_auth_proxy(team: TeamConfig) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """The head pod's token proxy container, its configuration (no secret in it) and the Service
+    the gateway's dashboard route goes to (KubeRay's head Service lists only the Ray container's ports)."""
+    assert team.ray is not None
+    ns, name = team.name, team.ray.name
+    config = f"{name}-{RAY_DASHBOARD_AUTH_PROXY}"
+    container = {
+        "name": RAY_DASHBOARD_AUTH_PROXY,
+        "image": image(RAY_DASHBOARD_AUTH_PROXY_IMAGE),
+        "env": [
+            ray_token_env(team)[1],
+            {"name": "NGINX_ENVSUBST_FILTER", "value": f"^{RAY_AUTH_TOKEN_ENV}$"},
+        ],
+        "ports": [{"name": "dash-auth", "containerPort": RAY_DASHBOARD_AUTH_PROXY_PORT}],
+        "readinessProbe": {"tcpSocket": {"port": RAY_DASHBOARD_AUTH_PROXY_PORT}},
+        "resources": RAY_DASHBOARD_AUTH_PROXY_RESOURCES,
+        "volumeMounts": [{"name": config, "mountPath": NGINX_TEMPLATES, "readOnly": True}],
+    }
+    config_map = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": config, "namespace": ns},
+        "data": {NGINX_TEMPLATE_FILE: RAY_DASHBOARD_AUTH_PROXY_TEMPLATE},
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": config, "namespace": ns},
+        "spec": {
+            # KubeRay v1.7.0 labels the head pod so (utils/constant.go RayClusterLabelKey, RayNodeTypeLabelKey).
+            "selector": {"ray.io/cluster": name, "ray.io/node-type": "head"},
+            "ports": [
+                {"name": "http-dash-auth", "port": RAY_DASHBOARD_AUTH_PROXY_PORT, "targetPort": RAY_DASHBOARD_AUTH_PROXY_PORT, "appProtocol": "http"}
+            ],
+        },
+    }
+    return container, config_map, service
+
+
 def pod_default(args: TeamArgs) -> dict[str, Any] | None:
-    """The team's PodDefault: where its Ray cluster is (Ray Client, dashboard and job API,
-    Serve) and, on GKE, its bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH, the pod
-    running as default-editor; None for a team with neither."""
+    """The team's PodDefault: where its Ray cluster is (the Jobs API and dashboard, Serve) and
+    its token, read from the Secret KubeRay made (the Ray SDK and CLI send it), and, on GKE, its
+    bucket mounted through GCS Fuse at BUCKET_MOUNT_PATH, the pod running as default-editor;
+    None for a team with neither."""
     team, google = args.team, args.google
-    env: list[dict[str, str]] = []
+    env: list[dict[str, Any]] = []
     spec: dict[str, Any] = {}
     said = []
     if team.ray:
         host = ray_head_host(team)
+        jobs_api = f"http://{host}:{RAY_DASHBOARD_PORT}"
+        # The Jobs API, not Ray Client: ray 2.58.0 marks `ray://` deprecated (client_builder.py
+        # ClientBuilder). The job CLI and SDK and the state API take their server from RAY_ADDRESS
+        # (dashboard/utils.py get_address_for_submission_client), and `ray.init()` in a notebook
+        # refuses an http address with Ray's own message (client_builder.py
+        # _get_builder_from_address) rather than start a Ray of its own there.
         env += [
-            {"name": "RAY_ADDRESS", "value": f"ray://{host}:{RAY_CLIENT_PORT}"},
-            {"name": "RAY_DASHBOARD_ADDRESS", "value": f"http://{host}:{RAY_DASHBOARD_PORT}"},
+            {"name": "RAY_ADDRESS", "value": jobs_api},
+            {"name": "RAY_DASHBOARD_ADDRESS", "value": jobs_api},
             {"name": "RAY_SERVE_ADDRESS", "value": f"http://{host}:{RAY_SERVE_PORT}"},
+            *ray_token_env(team),
         ]
-        said.append(f"Ray cluster {team.ray.name} (RAY_ADDRESS)")
+        said.append(f"Ray cluster {team.ray.name} (RAY_ADDRESS, its token)")
     if team.bucket and google:
         bucket = bucket_name(team, google)
         env.append({"name": "TEAM_BUCKET", "value": bucket})
@@ -372,8 +503,10 @@ def pod_default(args: TeamArgs) -> dict[str, Any] | None:
 
 
 def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
-    """RayCluster, its headless Service (the ports Istio must know), the head-access policy
-    and the dashboard route under /ray/<namespace>/<cluster>/.
+    """RayCluster with token authentication (KubeRay `authOptions`), its headless Service (the
+    ports Istio must know), the head's token proxy (its configuration, its Service and the
+    policy that lets only the gateway reach it), the head-access policies and the routes:
+    the dashboard under /ray/<namespace>/<cluster>/, Serve under /ray-serve/<namespace>/<cluster>/.
 
     The RayCluster is a Kueue *elastic job* in the team's `default` LocalQueue: admitted
     against the team's quota, and still autoscaled in-tree between minWorkers and
@@ -425,6 +558,7 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
         worker_pod["nodeSelector"] = pool_selector(pool)
         worker_pod["tolerations"] = [t.toleration() for t in pool_taints(pool)]
     head_resources = {"cpu": "2", "memory": "8Gi"}
+    auth_proxy, auth_proxy_config, auth_proxy_service = ray_dashboard_auth_proxy(team)
     head_pod: dict[str, Any] = {
         "serviceAccountName": EDITOR_SA,
         "containers": [
@@ -433,8 +567,10 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
                 "image": image(RAY_IMAGE),
                 "env": [dict(RAY_SERVE_HOST_ENV)],
                 "resources": {"requests": head_resources, "limits": head_resources},
-            }
+            },
+            auth_proxy,  # KubeRay treats the first container as Ray's (utils/constant.go RayContainerIndex)
         ],
+        "volumes": [{"name": auth_proxy_config["metadata"]["name"], "configMap": {"name": auth_proxy_config["metadata"]["name"]}}],
     }
     metadata: dict[str, Any] = {"name": name, "namespace": ns}
     if args.kueue:
@@ -448,6 +584,8 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
         "metadata": metadata,
         "spec": {
             "rayVersion": RAY.version,
+            # KubeRay makes the token's Secret and hands it to Ray (see ray_auth_secret).
+            "authOptions": {"mode": "token"},
             "enableInTreeAutoscaling": True,
             "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": 300},
             "headGroupSpec": {
@@ -497,9 +635,9 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
             "rules": [{"from": [{"source": {"principals": [f"cluster.local/ns/{ns}/sa/{EDITOR_SA}"]}}]}],
         },
     }
-    def route(suffix: str, prefix: str, port: int) -> dict[str, Any]:
-        """`prefix` on the Kubeflow gateway -> `port` of the head Service (KubeRay names it
-        <cluster>-head-svc and gives it the dashboard and serve ports)."""
+    def route(suffix: str, prefix: str, host: str, port: int) -> dict[str, Any]:
+        """`prefix` on the Kubeflow gateway -> `port` of the Service `host`: the head's token proxy
+        for the dashboard, KubeRay's head Service (<cluster>-head-svc, its serve port) for Serve."""
         return {
             "apiVersion": "networking.istio.io/v1",
             "kind": "VirtualService",
@@ -511,15 +649,27 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
                     {
                         "match": [{"uri": {"prefix": prefix}}],
                         "rewrite": {"uri": "/"},
-                        "route": [{"destination": {"host": f"{name}-head-svc.{ns}.svc.cluster.local", "port": {"number": port}}}],
+                        "route": [{"destination": {"host": host, "port": {"number": port}}}],
                     }
                 ],
             },
         }
 
-    dashboard = route("dashboard", ray_dashboard_path(team.name, ray.name), RAY_DASHBOARD_PORT)
-    serve = route("serve", ray_serve_path(team.name, ray.name), RAY_SERVE_PORT)
-    return [cluster, headless, intra, ray_policy(ns, name, writers(team)), dashboard, serve]
+    head_service = f"{name}-head-svc.{ns}.svc.cluster.local"
+    proxy_service = f"{auth_proxy_service['metadata']['name']}.{ns}.svc.cluster.local"
+    dashboard = route("dashboard", ray_dashboard_path(team.name, ray.name), proxy_service, RAY_DASHBOARD_AUTH_PROXY_PORT)
+    serve = route("serve", ray_serve_path(team.name, ray.name), head_service, RAY_SERVE_PORT)
+    return [
+        auth_proxy_config,
+        cluster,
+        headless,
+        auth_proxy_service,
+        intra,
+        ray_policy(ns, name, writers(team)),
+        ray_dashboard_proxy_policy(ns, name),
+        dashboard,
+        serve,
+    ]
 
 
 def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
@@ -534,6 +684,8 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     objects += team_policies(team.name, writers(team))
     objects += network_policies(team)
     objects += [cluster_queue(args), local_queue(team)]
+    if args.kueue and kueue_guard.gpu_runtimes(args.gpu_pools):
+        objects.append(kueue_guard.binding(team.name))
     objects += ray_objects(args)
     defaults = pod_default(args)
     if defaults:

@@ -1,22 +1,25 @@
 """Ray: train a small PyTorch regressor with Ray Train on the team's RayCluster, serve the
-trained model with Ray Serve, and query the endpoint.
+trained model with Ray Serve, and query the endpoint. Each cluster step is a Ray job,
+submitted through the Ray Jobs API (Ray Client, `ray://`, is deprecated in Ray 2.58).
 
-    python examples/ray_train_serve.py train      # Ray Train on 4 workers; prints CHECKPOINT
-    python examples/ray_train_serve.py serve CHECKPOINT   # deploys the model as Serve app "regressor"
-    python examples/ray_train_serve.py query      # a later step POSTs rows to the endpoint
-    python examples/ray_train_serve.py --local    # all three here, on CPU
-                                                  # (pip install -r examples/requirements.txt)
+    python examples/ray_train_serve.py train      # a Ray job: Ray Train on 4 workers; prints CHECKPOINT
+    python examples/ray_train_serve.py serve CHECKPOINT   # a Ray job that deploys the model as Serve app "regressor"
+    python examples/ray_train_serve.py query      # POSTs rows to the endpoint
+    python examples/ray_train_serve.py --local    # all three on a local Ray with token authentication, on CPU,
+                                                  # through the same Jobs API (pip install -r examples/requirements.txt)
 
 Where the cluster is: in a notebook created with the `team-resources` configuration (the
-team's PodDefault, preselected in the form) RAY_ADDRESS is the team cluster's Ray Client
-address, RAY_SERVE_ADDRESS its Serve endpoint and TEAM_BUCKET its GCS bucket. Ray Client
-connects only when both ends run the same Ray and Python minor: the platform's notebook
-image and the cluster's images are one set (2.46.0, Python 3.11).
+team's PodDefault, preselected in the form) RAY_ADDRESS is the team cluster's Jobs API
+(http://<cluster>-head-svc.<team>.svc.cluster.local:8265), RAY_AUTH_MODE and RAY_AUTH_TOKEN
+the cluster's token (the Ray SDK sends it), RAY_SERVE_ADDRESS its Serve endpoint and
+TEAM_BUCKET its GCS bucket. The platform's notebook image and the cluster's images are one
+set (Ray 2.58.0, Python 3.12): what runs in the notebook runs the same in the job.
 
-The cluster's images are Ray's own, without torch: each step ships torch to the workers
-through a runtime environment (RUNTIME_TORCH, the version the notebook image has).
-Checkpoints go to gs://$TEAM_BUCKET/ray (every worker reaches it; the Ray pods and the
-notebook run as the namespace's default-editor, whose Google account owns the bucket).
+The cluster's images are Ray's own, without torch: each job ships torch to its driver and
+workers through its runtime environment (RUNTIME_TORCH, the version the notebook image has),
+and this file as its working directory. Checkpoints go to gs://$TEAM_BUCKET/ray (every
+worker reaches it; the Ray pods and the notebook run as the namespace's default-editor, whose
+Google account owns the bucket).
 """
 
 from __future__ import annotations
@@ -24,7 +27,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import shlex
+import sys
+import time
+import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 APP = "regressor"
@@ -48,6 +57,32 @@ def runtime_env(gpu: bool) -> dict[str, Any]:
     if not gpu:
         pip["pip_install_options"] = ["--extra-index-url", TORCH_CPU_INDEX]
     return {"pip": pip}
+
+
+HERE = Path(__file__).resolve()
+CHECKPOINT_LINE = re.compile(r"^CHECKPOINT (\S+)$", re.M)
+
+
+def submit(address: str, step: list[str], env: dict[str, Any], python: str = "python", timeout_s: float = 3600) -> str:
+    """Run this file's `step` as a Ray job through the Jobs API at `address` (the cluster's
+    dashboard), wait for it and return its logs; a job that does not succeed stops here with
+    them. The Ray SDK adds the cluster's token itself when RAY_AUTH_MODE is `token`."""
+    from ray.job_submission import JobStatus, JobSubmissionClient
+
+    client = JobSubmissionClient(address)
+    entrypoint = shlex.join([python, HERE.name, "--on-cluster", *step])
+    job = client.submit_job(entrypoint=entrypoint, runtime_env={"working_dir": str(HERE.parent), **env})
+    print(f"submitted Ray job {job}: {entrypoint}")
+    deadline = time.monotonic() + timeout_s
+    while (status := client.get_job_status(job)) not in {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED}:
+        if time.monotonic() > deadline:
+            client.stop_job(job)
+            raise SystemExit(f"Ray job {job} did not finish in {timeout_s:.0f} s; stopped it")
+        time.sleep(2)
+    logs = client.get_job_logs(job)
+    if status != JobStatus.SUCCEEDED:
+        raise SystemExit(f"Ray job {job} {status.value}:\n{logs[-3000:]}")
+    return logs
 
 
 def train_loop_per_worker(config: dict[str, Any]) -> None:
@@ -149,32 +184,55 @@ def query(address: str, rows: list[list[float]]) -> list[float]:
 
 
 def query_handle(rows: list[list[float]]) -> list[float]:
-    """The same through a Serve handle, over Ray Client, without the HTTP endpoint."""
+    """The same through a Serve handle, from a driver on the cluster, without the HTTP endpoint."""
     from ray import serve as ray_serve
 
     result: list[float] = ray_serve.get_app_handle(APP).predict.remote(rows).result()
     return result
 
 
+def http_status(url: str) -> int:
+    """The status of a plain GET, without credentials."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
 def local() -> None:
-    """Train, serve and query on a local Ray, on CPU, with a free local port for Serve."""
+    """Train, serve and query on a local Ray, on CPU, the way a notebook does on the team
+    cluster: token authentication on, the notebook's variables set as the PodDefault sets
+    them, each step a Ray job through the Jobs API; Serve on a free local port."""
+    import secrets
     import socket
     import tempfile
 
+    # What the team PodDefault gives a notebook (the token from the cluster's Secret there),
+    # before Ray is imported: Ray reads its configuration from the environment then.
+    os.environ.update({"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": secrets.token_hex(32)})
     import ray
     from ray import serve as ray_serve
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
+    def free_port() -> int:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            return int(probe.getsockname()[1])
+
+    serve_port, dashboard_port = free_port(), free_port()
     rows = [[1.0] * FEATURES, [0.0] * FEATURES]  # expected about 4.5 and 0.0
-    ray.init(num_cpus=4, include_dashboard=False)
+    ray.init(num_cpus=4, include_dashboard=True, dashboard_port=dashboard_port)
+    address = f"http://127.0.0.1:{dashboard_port}"
     try:
-        ray_serve.start(http_options={"host": "127.0.0.1", "port": port})
+        if (status := http_status(f"{address}/api/jobs/")) != 401:
+            raise SystemExit(f"the local Ray answered the Jobs API without its token: HTTP {status}")
+        ray_serve.start(http_options={"host": "127.0.0.1", "port": serve_port})
         with tempfile.TemporaryDirectory() as tmp:
-            uri = train(tmp, num_workers=2, epochs=3, steps=40)
-            serve(uri, ship_torch=False)  # the local Ray runs this interpreter, torch included
-            predictions = query(f"http://127.0.0.1:{port}", rows)
+            # The local Ray runs this interpreter, torch included: no pip runtime environment.
+            logs = submit(address, ["train", "--storage", tmp, "--workers", "2", "--epochs", "3", "--steps", "40"], {}, sys.executable)
+            uri = CHECKPOINT_LINE.findall(logs)[-1]
+            submit(address, ["serve", uri, "--no-ship-torch"], {}, sys.executable)
+            predictions = query(f"http://127.0.0.1:{serve_port}", rows)
             print(f"predictions {predictions} (expected about [4.5, 0.0])")
             assert predictions == query_handle(rows)
             ray_serve.shutdown()
@@ -182,10 +240,24 @@ def local() -> None:
         ray.shutdown()
 
 
+def on_cluster(args: argparse.Namespace) -> None:
+    """A step as the driver of its Ray job, on the cluster (KubeRay sets RAY_ADDRESS there)."""
+    import ray
+
+    ray.init()
+    if args.step == "train":
+        print(f"CHECKPOINT {train(args.storage, num_workers=args.workers, use_gpu=args.gpu, epochs=args.epochs, steps=args.steps)}")
+    elif args.step == "serve":
+        serve(args.checkpoint, gpu=args.gpu, ship_torch=args.ship_torch)
+    else:
+        print(query_handle([[1.0] * FEATURES, [0.0] * FEATURES]))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--local", action="store_true", help="train, serve and query on a local Ray, on CPU")
     parser.add_argument("--gpu", action="store_true", help="GPU workers (the team cluster's on a GPU pool)")
+    parser.add_argument("--on-cluster", action="store_true", help=argparse.SUPPRESS)  # the job's own driver
     steps = parser.add_subparsers(dest="step")
     train_step = steps.add_parser("train")
     bucket = os.environ.get("TEAM_BUCKET")
@@ -193,15 +265,23 @@ def main() -> None:
         "--storage", default=f"gs://{bucket}/ray" if bucket else None, help="default: gs://$TEAM_BUCKET/ray"
     )
     train_step.add_argument("--workers", type=int, default=4)
+    train_step.add_argument("--epochs", type=int, default=10)
+    train_step.add_argument("--steps", type=int, default=50)
     serve_step = steps.add_parser("serve")
     serve_step.add_argument("checkpoint")
+    serve_step.add_argument("--no-ship-torch", dest="ship_torch", action="store_false", help=argparse.SUPPRESS)
     query_step = steps.add_parser("query")
     query_step.add_argument("--address", default=os.environ.get("RAY_SERVE_ADDRESS"), help="default: $RAY_SERVE_ADDRESS")
-    query_step.add_argument("--handle", action="store_true", help="through a Serve handle over Ray Client instead")
+    query_step.add_argument("--handle", action="store_true", help="through a Serve handle, in a Ray job, instead")
     args = parser.parse_args()
 
     if args.local:
         local()
+        return
+    if args.step not in ("train", "serve", "query"):
+        parser.error("pick a step: train, serve or query (or --local)")
+    if args.on_cluster:
+        on_cluster(args)
         return
     rows = [[1.0] * FEATURES, [0.0] * FEATURES]
     if args.step == "query" and not args.handle:
@@ -209,22 +289,27 @@ def main() -> None:
             parser.error("no endpoint: set RAY_SERVE_ADDRESS (the team-resources configuration does) or --address")
         print(query(args.address, rows))
         return
-    if args.step not in ("train", "serve", "query"):
-        parser.error("pick a step: train, serve or query (or --local)")
-    if not os.environ.get("RAY_ADDRESS"):
-        parser.error("RAY_ADDRESS is not set: create the notebook with the team-resources configuration")
-    import ray
-
-    ray.init(runtime_env=runtime_env(args.gpu))  # Ray Client to RAY_ADDRESS (ray://<head>:10001)
+    address = os.environ.get("RAY_ADDRESS", "")
+    if not address.startswith(("http://", "https://")):
+        parser.error("RAY_ADDRESS is not the cluster's Jobs API (http://...:8265): create the notebook with the team-resources configuration")
+    if args.step == "train" and not args.storage:
+        parser.error("no storage for checkpoints: set TEAM_BUCKET (a team bucket) or --storage gs://<bucket>/ray")
+    # The job's driver runs this file on the cluster, where no PodDefault sets TEAM_BUCKET: every
+    # option goes explicitly.
+    step = ["--gpu"] if args.gpu else []
     if args.step == "train":
-        if not args.storage:
-            parser.error("no storage for checkpoints: set TEAM_BUCKET (a team bucket) or --storage gs://<bucket>/ray")
-        print(train(args.storage, num_workers=args.workers, use_gpu=args.gpu))
+        step += ["train", "--storage", args.storage, "--workers", str(args.workers), "--epochs", str(args.epochs), "--steps", str(args.steps)]
     elif args.step == "serve":
-        serve(args.checkpoint, gpu=args.gpu)
+        step += ["serve", args.checkpoint]
+    else:
+        step += ["query", "--handle"]
+    logs = submit(address, step, runtime_env(args.gpu))
+    if args.step == "train":
+        print(f"CHECKPOINT {CHECKPOINT_LINE.findall(logs)[-1]}")
+    elif args.step == "serve":
         print(f"deployed {APP}; query it with: python {__file__} query")
     else:
-        print(query_handle(rows))
+        print(logs.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":

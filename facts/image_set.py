@@ -1,12 +1,14 @@
 """The image set data scientists work in: our notebook image (a CPU and a GPU target) and
 the team Ray clusters' images, one Ray version and one Python minor, all from the pin table.
 
-Why one set: Ray Client (`ray.init("ray://<head>:10001")` in a notebook) refuses a cluster
-whose Ray version or Python major.minor differ from its own (ray 2.46.0
-python/ray/util/client/__init__.py `_check_versions` -> ray/_private/utils.py
+Why one set: what a notebook tries first (a local Ray, a Serve handle, a script it then
+submits as a Ray job) runs unchanged on the team cluster only with the same Ray and Python
+minor there, and Ray Client (`ray.init("ray://<head>:10001")`, deprecated at 2.58 but
+shipped) refuses a cluster whose Ray version or Python major.minor differ from its own (ray
+2.58.0 python/ray/util/client/__init__.py `_check_versions` -> ray/_private/utils.py
 `check_version_info(..., python_version_match_level="minor")`, raising unless
 RAY_IGNORE_VERSION_MISMATCH is set). Upstream publishes the Ray images by explicit tag
-(`-py311`, `-gpu`, facts/versions.py RAY_IMAGE, RAY_GPU_IMAGE); no upstream notebook image has
+(`-py312`, `-gpu`, facts/versions.py RAY_IMAGE, RAY_GPU_IMAGE); no upstream notebook image has
 Ray and the Kubeflow SDK, so ours builds on Kubeflow's (NOTEBOOK_BASE_IMAGE).
 
 Two files are generated from here by scripts/generate_pinned.py, and tests keep them equal
@@ -47,7 +49,8 @@ LOCAL_REGISTRY = "localhost/mlplatform"
 """Where a kind stack takes the notebook images from: `make notebook-images` builds them under
 this name and loads them into the kind cluster (the web app pulls IfNotPresent)."""
 RAY_EXTRAS = "client,default,serve,train"
-"""Ray Client, the job CLI and dashboard client, Serve, Train (the Ray example uses all four)."""
+"""The job CLI and SDK and the dashboard (default), Serve, Train (the Ray example uses these three), and
+Ray Client for code written against it."""
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 """PyTorch's CPU wheels: without them pip takes PyPI's CUDA build, several GB."""
 PYPI = "https://pypi.org/simple"
@@ -111,7 +114,7 @@ def dockerfile(ray: Pin = RAY, python: str = NOTEBOOK_BASE_PYTHON, base: Pin = N
 
 # {base.name}: Jupyter on conda Python {python}, the scipy stack, no torch.
 FROM {image(base)} AS base
-# Ray Client needs this Python minor and this Ray on both ends (the team Ray clusters run
+# One Ray and one Python minor with the team Ray clusters (they run
 # {image(RAY_IMAGE)} and {image(RAY_GPU_IMAGE)}): fail the build if the base moved.
 ENV MLPLATFORM_PYTHON={python} \\
     MLPLATFORM_RAY={ray.version}
@@ -156,8 +159,9 @@ RAY_TAG = re.compile(r"^(?P<ray>\d+\.\d+\.\d+)-py(?P<major>3)(?P<minor>\d+)(-(cp
 
 
 def ray_image_end(pin: Pin) -> RayEnd:
-    """The Ray and Python of a rayproject/ray tag such as 2.46.0-py311-gpu. A tag without
-    `-py3xx` is Python 3.9 (Ray's docker README): refused, say the Python explicitly."""
+    """The Ray and Python of a rayproject/ray tag such as 2.58.0-py312-gpu. A tag without
+    `-py3xx` has the lowest Python the release supports (Ray's installation docs, "Docker Source
+    Images"): refused, say the Python explicitly."""
     found = RAY_TAG.match(pin.version)
     if found is None:
         raise ValueError(f"{pin.name}:{pin.version} is not a `<ray>-py3xx[-cpu|-gpu|-cuXXX]` tag")

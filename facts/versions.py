@@ -55,18 +55,20 @@ KIND_NODE_IMAGE = Pin(
 KUBE_PROMETHEUS_STACK = Pin(
     name="kube-prometheus-stack",
     kind=PinKind.HELM,
-    version="81.6.9",
+    version="88.5.3",
     location="https://prometheus-community.github.io/helm-charts",
-    source="prometheus-community/helm-charts tag kube-prometheus-stack-81.6.9 (2bd5a188), the newest 81.x "
-    "release; appVersion v0.88.1 (its CRDs: prometheus-operator v0.88.1). 81.4.5 was never released",
+    source="prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3 (ea930bae, 2026-08-21), the newest "
+    "release; appVersion v0.93.1 (its crds subchart: prometheus-operator v0.93.1 CRDs); grafana subchart 12.11.1 "
+    "(kept off: GRAFANA is installed on its own). From 85.x Prometheus and node-exporter run -distroless images",
 )
 GRAFANA = Pin(
     name="grafana",
     kind=PinKind.HELM,
-    version="11.1.7",
+    version="12.11.1",
     location="https://grafana-community.github.io/helm-charts",
-    source="grafana-community/helm-charts charts/grafana/Chart.yaml (version 11.1.7, appVersion 12.3.3); "
-    "the chart moved from grafana.github.io to grafana-community in January 2026",
+    source="grafana-community/helm-charts tag grafana-12.11.1 (864f7794, 2026-08-19) charts/grafana/Chart.yaml "
+    "(version 12.11.1, appVersion 13.2.0: Grafana 13); the chart moved from grafana.github.io to "
+    "grafana-community in January 2026",
 )
 DCGM_EXPORTER = Pin(
     name="dcgm-exporter",
@@ -93,25 +95,33 @@ DCGM_DASHBOARD = Pin(
 )
 
 KUBEFLOW_MANIFESTS = Pin(
-    name="kubeflow/manifests",
+    name="kubeflow/community-distribution",
     kind=PinKind.KUSTOMIZE,
-    version="26.03",
-    location="https://github.com/kubeflow/manifests",
-    source="tag 26.03 (d68ebc7f), newest non-rc release; now kubeflow/community-distribution (../shared/crds/README.md)",
+    version="26.03.1-rc.2",
+    location="https://github.com/kubeflow/community-distribution",
+    source="tag 26.03.1-rc.2 (9fca80cb, 2026-06-05), the release Kubeflow 26.03.1 was cut from: no final 26.03.1 tag "
+    "exists, and the release-26.03.1 branch differs from the tag only in .github/workflows, so the tag whose "
+    "manifests were checked is pinned (../shared/upstream/README.md, next version set, section 1). The repository "
+    "was kubeflow/manifests until its rename; GitHub redirects the old name",
 )
 CERT_MANAGER = Pin(
     name="cert-manager",
-    kind=PinKind.KUSTOMIZE,
-    version="v1.19.4",
-    location="kubeflow/manifests 26.03: common/cert-manager",
-    source="the cert-manager release Kubeflow 26.03 ships and tests",
+    kind=PinKind.HELM,
+    version="v1.21.1",
+    location="oci://quay.io/jetstack/charts/cert-manager",
+    source="cert-manager/cert-manager tag v1.21.1 (24e33194) deploy/charts/cert-manager: the chart's own README at "
+    "the tag installs from this OCI repository (charts.jetstack.io serves the same chart); the chart version keeps "
+    "its `v` (make/manifests.mk packages it as `git describe`). Newer than the v1.20.2 Kubeflow 26.03.1 ships: "
+    "cert-manager supports its two newest minors only",
 )
 ISTIO = Pin(
     name="istio",
     kind=PinKind.KUSTOMIZE,
-    version="1.29.0",
-    location="kubeflow/manifests 26.03: common/istio",
-    source="the Istio release Kubeflow 26.03 ships and tests (CNI on by default)",
+    version="1.30.1",
+    location="kubeflow/community-distribution 26.03.1-rc.2: common/istio",
+    source="what the pinned Kubeflow tree deploys: common/istio/istio-install/base/install.yaml (charts base/istiod/"
+    "cni/istio-ingress 1.30.1, images pilot, proxyv2, install-cni at tag 1.30.1, hub registry.istio.io/release); "
+    "CNI on by default. Istio 1.30.0 release notes: supported on Kubernetes 1.32 to 1.36",
 )
 JOBSET_CHART = Pin(
     name="jobset",
@@ -142,50 +152,74 @@ KUEUE_CHART = Pin(
     source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
 )
 
+KUEUE_TRAINER_LIBRARY = "2.2.1"
+"""The Trainer library the pinned Kueue is built with (kubernetes-sigs/kueue v0.19.2 go.mod:
+github.com/kubeflow/trainer/v2 v2.2.1), which Kueue counts TrainJobs by; not TRAINER_CHART
+(runtimes/kueue_guard.py guards where the two differ)."""
+
 # --- the image set data scientists work in (facts/image_set.py) ---
-# Ray Client (a notebook's `ray.init("ray://...")`) needs the same Ray version and Python
-# minor on both ends, so the notebook image and the team Ray clusters' images are one set:
+# What a notebook tries locally runs unchanged on the team's Ray cluster only when both have
+# the same Ray and Python minor (Ray Client, deprecated at 2.58 but still shipped, refuses the
+# connection otherwise), so the notebook image and the team Ray clusters' images are one set:
 # RAY (the package in the notebook image), the Ray images' tags and the notebook base
 # image's Python must agree; tests/test_image_set.py fails when one is bumped alone.
 
 RAY = Pin(
     name="ray",
     kind=PinKind.PYTHON,
-    version="2.46.0",
+    version="2.58.0",
     location="https://pypi.org/project/ray/",
     source="the Ray of RAY_IMAGE and RAY_GPU_IMAGE (RayCluster spec.rayVersion), installed in the notebook image "
-    "and pinned in examples/requirements.txt",
+    "and pinned in examples/requirements.txt. The top of the range KubeRay v1.7.0 documents and tests: "
+    "ray-operator/config/samples/ray-cluster.sandbox.yaml rayVersion 2.58.0 on rayproject/ray:2.58.0-py312, "
+    "test/support/defaults.go RayVersion 2.55.0, e2e testdata 2.52.0. Token authentication needs >= 2.52.0 "
+    "(ray-operator/controllers/ray/utils/validation.go). 2.58.1 is on PyPI too; no source here shows its image tag",
 )
 RAY_IMAGE = Pin(
     name="rayproject/ray",
     kind=PinKind.IMAGE,
-    version="2.46.0-py311",
+    version="2.58.0-py312",
     location="docker.io/rayproject/ray",
-    source="Ray's image tags `{Ray version}[-py3xx][-cpu|-gpu|-cuXXX]` (ray-project/ray docker/ray README: without "
-    "-py3xx the image has Python 3.9, without a platform suffix it is the -cpu image); -py311 for the notebook "
-    "base image's Python. Head and CPU workers",
+    source="Ray's image tags `{Ray version}[-{Python version}][-{Platform}]` (ray-project/ray doc/source/ray-overview/"
+    "installation.rst, \"Docker Source Images\": without -py3xx the image has the lowest Python the release "
+    "supports, without a platform suffix it is the -cpu image); -py312 for the notebook base image's Python, the "
+    "tag KubeRay v1.7.0 ray-operator/config/samples/ray-cluster.sandbox.yaml runs. Head and CPU workers",
 )
 RAY_GPU_IMAGE = Pin(
     name="rayproject/ray",
     kind=PinKind.IMAGE,
-    version="2.46.0-py311-gpu",
+    version="2.58.0-py312-gpu",
     location="docker.io/rayproject/ray",
-    source="as RAY_IMAGE; -gpu aliases Ray's CUDA image of that release (nvidia/cuda based, LD_LIBRARY_PATH "
-    "includes /usr/local/nvidia, where GKE mounts the driver). Workers on a GPU pool",
+    source="as RAY_IMAGE; -gpu aliases the release's default -cuXX image (installation.rst, \"Docker Source "
+    "Images\"; nvidia/cuda based, LD_LIBRARY_PATH includes /usr/local/nvidia, where GKE mounts the driver). "
+    "Workers on a GPU pool",
+)
+RAY_DASHBOARD_AUTH_PROXY_IMAGE = Pin(
+    name="nginx",
+    kind=PinKind.IMAGE,
+    version="1.30.0-alpine-slim",
+    location="docker.io/library/nginx",
+    source="nginx/docker-nginx stable/alpine-slim/Dockerfile (NGINX_VERSION 1.30.0, \"Updated stable to 1.30.0\", "
+    "2026-04-14); generate-stackbrew-library.sh publishes it as <version>-alpine-slim. Its entrypoint's "
+    "20-envsubst-on-templates.sh renders /etc/nginx/templates/*.template with the variables NGINX_ENVSUBST_FILTER "
+    "matches. The sidecar on each team Ray head that adds the cluster's token to the gateway's dashboard requests",
 )
 NOTEBOOK_BASE_IMAGE = Pin(
     name="kubeflow/kubeflow/notebook-servers/jupyter-scipy",
     kind=PinKind.IMAGE,
-    version="v1.10.0",
+    version="v1.11.0",
     location="ghcr.io/kubeflow/kubeflow/notebook-servers/jupyter-scipy",
-    source="kubeflow/manifests 26.03 applications/jupyter/jupyter-web-app/upstream/base/configs/"
-    "spawner_ui_config.yaml (the release's default notebook image); built from kubeflow/kubeflow v1.10.0 "
-    "(90e987bf) components/example-notebook-servers/jupyter-scipy on jupyter/Dockerfile (conda Python pinned "
-    "by ARG PYTHON_VERSION=3.11.11, no torch). Base of our notebook image (images/notebook/Dockerfile)",
+    source="kubeflow/manifests 26.03.1-rc.2 applications/notebooks-v1/upstream/jupyter-web-app/base/configs/"
+    "spawner_ui_config.yaml (the release's default notebook image); built from kubeflow/notebooks v1.11.0 "
+    "(3454bb75) components/example-notebook-servers: jupyter-scipy/Dockerfile on jupyter/Dockerfile on base/"
+    "Dockerfile (ubuntu:22.04), pushed to ghcr.io/kubeflow/kubeflow/notebook-servers (the Makefiles' REGISTRY). "
+    "Miniforge conda Python pinned in conda-meta/pinned by ARG PYTHON_VERSION=3.12.13; the scipy layer installs "
+    "protobuf with mamba and kfp==2.16.1, kubeflow==0.4.0 with pip (jupyter-scipy/requirements.txt); no torch. "
+    "Base of our notebook image (images/notebook/Dockerfile)",
 )
-NOTEBOOK_BASE_PYTHON = "3.11"
-"""The Python minor of NOTEBOOK_BASE_IMAGE (kubeflow/kubeflow v1.10.0 components/example-notebook-servers/
-jupyter/Dockerfile, `ARG PYTHON_VERSION=3.11.11`); the notebook image's build asserts it."""
+NOTEBOOK_BASE_PYTHON = "3.12"
+"""The Python minor of NOTEBOOK_BASE_IMAGE (kubeflow/notebooks v1.11.0 components/example-notebook-servers/
+jupyter/Dockerfile, `ARG PYTHON_VERSION=3.12.13`); the notebook image's build asserts it."""
 KUBEFLOW_SDK = Pin(
     name="kubeflow",
     kind=PinKind.PYTHON,
@@ -222,9 +256,10 @@ PROTOBUF = Pin(
     kind=PinKind.PYTHON,
     version="6.33.6",
     location="https://pypi.org/project/protobuf/",
-    source="held below 7 beside RAY: protobuf 7's FieldDescriptor has no `label`, which ray 2.46.0 "
-    "serve/_private/config.py `_proto_to_dict` reads, so deploying a Serve app fails (found running "
-    "examples/ray_train_serve.py --local); 6.33.6 is the newest 6.x on PyPI",
+    source="held below 7 for the notebook base image's kfp 2.16.1 (its metadata: protobuf<7.0,>=6.31.1), no longer "
+    "for Ray: ray 2.58.0 serve/_private/config.py checks FieldDescriptor.is_repeated where protobuf 7 dropped "
+    "`label` (examples/ray_train_serve.py --local passes on protobuf 7.36.2 too). 6.33.6 is the newest 6.x on PyPI; "
+    "drop the hold with a kfp that allows 7",
 )
 JAX = Pin(
     name="jax",
@@ -313,34 +348,37 @@ SMOKE_CUDA_IMAGE = Pin(
     "the driver's nvidia-smi and libraries (cloud.google.com/kubernetes-engine/docs/how-to/gpus)",
 )
 
-# --- upstream CRDs the schema checks validate against (scripts/fetch_crds.py, ../shared/crds) ---
+# --- upstream CRDs the schema checks validate against (scripts/fetch_crds.py, ../shared/crds*) ---
 # The installs above bring their own CRDs; these are the ones whose release is not one of
-# them. Each folder, tag and commit is the one ../shared/crds/README.md names.
+# them. Each folder, tag and commit is the one ../shared/crds/README.md or
+# ../shared/crds-next/README.md names.
 
 KUBEFLOW_DASHBOARD_CRDS = Pin(
     name="kubeflow/dashboard",
     kind=PinKind.CRDS,
     version="v2.0.0",
     location="https://github.com/kubeflow/dashboard",
-    source="tag v2.0.0 (c80e2c3d): the Profile and PodDefault CRDs (kubeflow/manifests 26.03 still ships "
-    "kubeflow/kubeflow v1.10.0 copies that differ only by added schema; ../shared/crds/README.md)",
+    source="tag v2.0.0 (c80e2c3d): the Profile and PodDefault CRDs, byte-identical to the copies Kubeflow "
+    "26.03.1-rc.2 ships in applications/dashboard/upstream (../shared/crds-next/README.md)",
 )
 KUBEFLOW_NOTEBOOKS_CRDS = Pin(
-    name="kubeflow/kubeflow",
+    name="kubeflow/notebooks",
     kind=PinKind.CRDS,
-    version="v1.10.0",
-    location="https://github.com/kubeflow/kubeflow",
-    source="tag v1.10.0: the Notebook CRD, the same blob kubeflow/manifests 26.03 ships "
-    "(applications/jupyter/notebook-controller/upstream/crd/bases)",
+    version="v1.11.0",
+    location="https://github.com/kubeflow/notebooks",
+    source="tag v1.11.0 (3454bb75): the Notebook CRD, the same blob (a5f617cc) Kubeflow 26.03.1-rc.2 ships "
+    "(applications/notebooks-v1/upstream/notebook-controller/crd/bases; ../shared/crds-next/README.md)",
 )
 PROMETHEUS_OPERATOR_CRDS = Pin(
     name="prometheus-operator/prometheus-operator",
     kind=PinKind.CRDS,
-    version="v0.93.0",
+    version="v0.93.1",
     location="https://github.com/prometheus-operator/prometheus-operator",
-    source="tag v0.93.0 (f8fafd47), example/prometheus-operator-crd/: ServiceMonitor, PodMonitor, PrometheusRule. "
-    "Newer than the v0.88.1 operator kube-prometheus-stack 81.6.9 installs (the render validates against "
-    "the chart's own CRDs; these serve our objects when it is off)",
+    source="tag v0.93.1, example/prometheus-operator-crd/: ServiceMonitor, PodMonitor, PrometheusRule, the operator "
+    "kube-prometheus-stack 88.5.3 installs (appVersion v0.93.1; its crds subchart holds these files, each headed by "
+    "the tag's raw URL, hack/update_crds.sh). The tag is not in the stored prometheus-operator snapshot; "
+    "../shared/crds-next/README.md has the files from the chart (the render validates against the chart's own "
+    "CRDs; these serve our objects when it is off)",
 )
 GKE_MANAGED_CERTS_CRDS = Pin(
     name="GoogleCloudPlatform/gke-managed-certs",
@@ -378,8 +416,8 @@ def _tag(pin: Pin) -> str:
     return pin.version if pin.version.startswith("v") else f"v{pin.version}"
 
 
-# The Trainer, JobSet, KubeRay and Kueue CRDs are the ones at the git tag of the pinned chart
-# (the charts carry the same files); Istio and cert-manager are the Kubeflow release's copies.
+# The Trainer, JobSet, KubeRay, Kueue and cert-manager CRDs are the ones at the git tag of the
+# pinned chart (the charts carry the same files); Istio's are the Kubeflow release's copy.
 CRD_SOURCES: tuple[CrdFiles, ...] = (
     CrdFiles(
         f"kubeflow-trainer-{_tag(TRAINER_CHART)}",
@@ -440,18 +478,30 @@ CRD_SOURCES: tuple[CrdFiles, ...] = (
         KUBEFLOW_NOTEBOOKS_CRDS.version,
         ("components/notebook-controller/config/crd/bases/kubeflow.org_notebooks.yaml",),
     ),
-    # Multi-document files, kept whole: every CRD document in a file is read.
+    # A multi-document file, kept whole: every CRD document in a file is read.
     CrdFiles(
         f"istio-{ISTIO.version}",
         _github(KUBEFLOW_MANIFESTS),
         KUBEFLOW_MANIFESTS.version,
         ("common/istio/istio-crds/base/crd.yaml",),
     ),
+    # The chart renders these behind `crds.enabled` (templates/crd-*.yaml); their specs are
+    # the controller-gen files at the tag (../shared/crds-next/README.md).
     CrdFiles(
         f"cert-manager-{CERT_MANAGER.version}",
-        _github(KUBEFLOW_MANIFESTS),
-        KUBEFLOW_MANIFESTS.version,
-        ("common/cert-manager/base/upstream/cert-manager.yaml",),
+        "cert-manager/cert-manager",
+        CERT_MANAGER.version,
+        tuple(
+            f"deploy/crds/{p}.yaml"
+            for p in (
+                "acme.cert-manager.io_challenges",
+                "acme.cert-manager.io_orders",
+                "cert-manager.io_certificaterequests",
+                "cert-manager.io_certificates",
+                "cert-manager.io_clusterissuers",
+                "cert-manager.io_issuers",
+            )
+        ),
     ),
     CrdFiles(
         f"prometheus-operator-{PROMETHEUS_OPERATOR_CRDS.version}",
@@ -482,6 +532,7 @@ PINS: tuple[Pin, ...] = (
     KUEUE_CHART,
     RAY_IMAGE,
     RAY_GPU_IMAGE,
+    RAY_DASHBOARD_AUTH_PROXY_IMAGE,
     NOTEBOOK_BASE_IMAGE,
     RAY,
     PROTOBUF,

@@ -35,8 +35,8 @@ CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 ENVIRONMENT_LABEL = "mlplatform-environment"
 # Admission webhooks the control plane must reach on private clusters: 9443 (Trainer,
 # JobSet, Kueue, KubeRay), 8443 (Kueue visibility, profile webhooks), 15017 (istiod's
-# injector), 4443 (Kubeflow's PodDefaults webhook: applications/admission-webhook/upstream/
-# base/deployment.yaml containerPort 4443). GKE opens 443 and 10250 itself (cert-manager's
+# injector), 4443 (Kubeflow's PodDefaults webhook: applications/dashboard/upstream/
+# poddefaults-webhooks/base/deployment.yaml containerPort 4443). GKE opens 443 and 10250 itself (cert-manager's
 # webhook listens on 10250). `python -m stacks check` proves the list against the render.
 WEBHOOK_PORTS = ("4443", "8443", "9443", "15017")
 PODS_RANGE = "pods"

@@ -9,12 +9,14 @@ import pulumi_kubernetes as k8s
 
 from args.components import TrainingRuntimesArgs
 from infra.component import Component
+from runtimes import kueue_guard
 from runtimes.catalog import cluster_training_runtimes
 
 
 class TrainingRuntimes(Component):
     """The runtimes data scientists name in `TrainerClient().train(runtime=...)`: the base four
-    and a variant of each per GPU pool."""
+    and a variant of each per GPU pool; with Kueue, the admission policy that keeps Kueue's
+    count of the GPU variants' TrainJobs true (runtimes/kueue_guard.py)."""
 
     names: list[str]
     """The runtime names, in catalog order: what `TrainerClient().train(runtime=...)` takes."""
@@ -43,4 +45,10 @@ class TrainingRuntimes(Component):
                 opts=child,
             )
             self.names.append(metadata["name"])
+        guard = kueue_guard.policy(args.gpu_pools) if args.kueue else None
+        if guard is not None:
+            # Cluster-wide, in force where a team namespace binds it (components/profiles.py).
+            k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+                guard["metadata"]["name"], metadata=guard["metadata"], spec=guard["spec"], opts=pulumi.ResourceOptions(parent=self)
+            )
         self.register_outputs({"names": self.names})

@@ -1,10 +1,10 @@
 """Download the upstream CRDs the schema checks validate against, at the pinned refs.
 
 For forks without the shared data beside the repo: `make crds` fills the cache that
-tooling/schemas.py looks in (or the folder given as the first argument). Every tag, commit
-and URL comes from the pin table (facts/versions.py `CRD_SOURCES`). Multi-document sources
-(Istio, cert-manager) are kept whole; the loader reads every CustomResourceDefinition
-document in a file.
+tooling/schemas.py looks in (or the folder given as the first argument), one folder per pin
+(`<project>-<version>`), the only folders the loader reads. Every tag, commit and URL comes
+from the pin table (facts/versions.py `CRD_SOURCES`). A multi-document source (Istio's) is
+kept whole; the loader reads every CustomResourceDefinition document in a file.
 """
 
 from __future__ import annotations

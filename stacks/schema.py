@@ -774,7 +774,7 @@ class Toggle(Model):
 
 
 class CertManagerConfig(Toggle):
-    """cert-manager, as the pinned Kubeflow release installs it (webhook certificates)."""
+    """cert-manager from its own chart, with the issuer and NetworkPolicies the pinned Kubeflow release adds (webhook certificates)."""
 
 
 class IstioConfig(Toggle):
@@ -1093,8 +1093,8 @@ class Sources(Model):
     )
     kubeflow_manifests: str | None = Field(
         default=None,
-        description="The Kubeflow manifests from a mirror: a git mirror of kubeflow/manifests "
-        "(`https://git.acme.internal/kubeflow/manifests`, read at the pinned tag), or a local checkout "
+        description="The Kubeflow manifests from a mirror: a git mirror of kubeflow/community-distribution, "
+        "formerly kubeflow/manifests (`https://git.acme.internal/kubeflow/manifests`, read at the pinned tag), or a local checkout "
         "of the pinned tag (relative to the project directory).",
     )
 
@@ -1115,7 +1115,7 @@ class Sources(Model):
             value,
             ("https://", "http://", "ssh://", "file://"),
             "use a git URL (https:// or ssh://) or a local directory",
-            "remove the key to use github.com/kubeflow/manifests",
+            "remove the key to use github.com/kubeflow/community-distribution",
         )
         if value is not None and ("?" in value or "//" in value.split("://", 1)[-1]):
             raise ValueError(f"{value!r}: give the repository root; the tag and paths come from the pin table")

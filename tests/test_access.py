@@ -26,6 +26,7 @@ from components.access import (
     GATEWAY_PRINCIPAL,
     KUBEFLOW_GATEWAY,
     RAY_CLIENT_PORT,
+    RAY_DASHBOARD_AUTH_PROXY_PORT,
     RAY_DASHBOARD_PORT,
     RAY_SERVE_PORT,
     USER_HEADER,
@@ -109,6 +110,7 @@ class World:
             (f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local", RAY_DASHBOARD_PORT): Target(head, RAY_DASHBOARD_PORT),
             (f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local", RAY_SERVE_PORT): Target(head, RAY_SERVE_PORT),
             (f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local", RAY_CLIENT_PORT): Target(head, RAY_CLIENT_PORT),
+            (f"{CLUSTER}-dashboard-auth.{TEAM}.svc.cluster.local", RAY_DASHBOARD_AUTH_PROXY_PORT): Target(head, RAY_DASHBOARD_AUTH_PROXY_PORT),
             (f"{NOTEBOOK}.{TEAM}.svc.cluster.local", 80): Target(Pod(TEAM, NOTEBOOK_LABELS), NOTEBOOK_PORT),
             ("grafana.monitoring.svc.cluster.local", 80): Target(Pod("monitoring", grafana_labels), GRAFANA_CONTAINER_PORT),
         }
@@ -204,6 +206,7 @@ ACTORS = (
     Actor("other team's notebook", pod=Pod("research", {"notebook-name": "x"}), principal="cluster.local/ns/research/sa/default-editor"),
 )
 HEAD = f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local"
+TOKEN_PROXY = f"{CLUSTER}-dashboard-auth.{TEAM}.svc.cluster.local"
 GRAFANA = "grafana.monitoring.svc.cluster.local"
 
 
@@ -226,10 +229,12 @@ OPERATIONS = (
     Operation("Ray job API", "read", "GET", f"/ray/{TEAM}/{CLUSTER}/api/jobs/", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/"),
     Operation("Ray job API", "write", "POST", f"/ray/{TEAM}/{CLUSTER}/api/jobs/", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/"),
     Operation("Ray job API", "write", "DELETE", f"/ray/{TEAM}/{CLUSTER}/api/jobs/raysubmit_1", HEAD, RAY_DASHBOARD_PORT, "/api/jobs/raysubmit_1"),
-    Operation("Ray dashboard", "write", "GET", f"/ray/{TEAM}/{CLUSTER}/api/actors/kill?actor_id=1", HEAD, RAY_DASHBOARD_PORT, "/api/actors/kill?actor_id=1"),
+    Operation("Ray dashboard", "write", "GET", f"/ray/{TEAM}/{CLUSTER}/worker/cpu_profile?pid=1", HEAD, RAY_DASHBOARD_PORT, "/worker/cpu_profile?pid=1"),
     Operation("Ray Serve", "read", "GET", f"/ray-serve/{TEAM}/{CLUSTER}/regressor", HEAD, RAY_SERVE_PORT, "/regressor"),
     Operation("Ray Serve", "write", "POST", f"/ray-serve/{TEAM}/{CLUSTER}/regressor", HEAD, RAY_SERVE_PORT, "/regressor"),
     Operation("Ray client", "write", "POST", "", HEAD, RAY_CLIENT_PORT, "/ray.rpc.RayletDriver/Init"),
+    # The head's token proxy adds the cluster's token: only the gateway may reach it.
+    Operation("Ray token proxy", "write", "POST", "", TOKEN_PROXY, RAY_DASHBOARD_AUTH_PROXY_PORT, "/api/jobs/"),
     Operation("notebook", "write", "GET", f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1", f"{NOTEBOOK}.{TEAM}.svc.cluster.local", 80, f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1"),
     Operation("Grafana", "read", "GET", "/grafana/d/gpus-by-team", GRAFANA, 80, "/grafana/d/gpus-by-team"),
     Operation("Grafana", "write", "POST", "/grafana/api/dashboards/db", GRAFANA, 80, "/grafana/api/dashboards/db"),
@@ -248,6 +253,7 @@ EXPECTED = {
     ("Ray Serve", "read"): MEMBERS,
     ("Ray Serve", "write"): WRITERS,
     ("Ray client", "write"): WRITERS,
+    ("Ray token proxy", "write"): set(),
     ("notebook", "write"): WRITERS,
     ("Grafana", "read"): SIGNED_IN,
     ("Grafana", "write"): {"other team, Grafana admin"},
@@ -261,7 +267,7 @@ def attempt(actor: Actor, op: Operation) -> tuple[bool, str]:
         spoofed = {USER_HEADER: KIM, w.grafana_role_header: "Admin"}
         return w.from_pod(actor.pod, actor.principal, op.host, op.port, op.method, op.direct_path, spoofed)
     assert actor.email
-    if op.route == "Ray client":
+    if not op.path:
         # Not published on the gateway: reached from a pod of the team namespace, which takes
         # creating one (or exec into one, or port-forward) there.
         if not any(w.can(actor.email, "create", r, TEAM) for r in ("pods", "pods/exec", "pods/portforward")):
@@ -330,3 +336,11 @@ def test_without_the_role_aware_policies_a_viewer_submits_a_ray_job() -> None:
     finally:
         w.policies = kept
     assert allowed and why == f"ALLOW {TEAM}/user-ana-acme-com-clusterrole-view"
+
+
+@pytest.mark.parametrize(("email", "reads"), [(KIM, True), (BO, True), (ANA, False), (RAJ, False)])
+def test_the_ray_token_secret_is_readable_by_owners_and_editors_only(email: str, reads: bool) -> None:
+    """KubeRay keeps the team cluster's token in a Secret of the namespace (docs/teams.md)."""
+    w = world()
+    assert w.can(email, "get", "secrets", TEAM) is reads
+    assert w.can(email, "create", "pods", TEAM) is reads  # a pod with the PodDefault gets it too

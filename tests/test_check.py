@@ -154,9 +154,9 @@ def test_dev_notebooks_get_the_platform_images_their_team_and_gang_admission() -
 
     ray_team = next(t for t in load("dev").teams if t.ray and t.bucket)
     defaults = _one(render, "PodDefault", ray_team.name, "team-resources")["spec"]
-    env = {e["name"]: e["value"] for e in defaults["env"]}
-    assert env["RAY_ADDRESS"] == f"ray://ray-head-svc.{ray_team.name}.svc.cluster.local:10001"
-    assert env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
+    env = {e["name"]: e.get("value", e.get("valueFrom")) for e in defaults["env"]}
+    assert env["RAY_ADDRESS"] == env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
+    assert env["RAY_AUTH_TOKEN"] == {"secretKeyRef": {"name": "ray", "key": "auth_token"}}
     (volume,) = defaults["volumes"]
     assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
     assert volume["csi"]["volumeAttributes"]["bucketName"] == env["TEAM_BUCKET"] == f"acme-ml-dev-{ray_team.name}"
@@ -228,7 +228,7 @@ def test_webhook_rule_catches_a_port_the_private_cluster_firewall_keeps_closed()
     closed = replace(firewall, inputs={**firewall.inputs, "allows": [{"protocol": "tcp", "ports": ["8443", "9443", "15017"]}]})
     broken = replace(render, plan=replace(plan, resources=[closed if r.urn == firewall.urn else r for r in plan.resources]))
     messages = {v.message for v in violations(broken, "webhook")}
-    assert any("admission-webhook-service" in m and "does not open port 4443" in m for m in messages)
+    assert any("poddefaults-webhook-service" in m and "does not open port 4443" in m for m in messages)
 
 
 def test_load_balancer_rule_catches_the_istio_system_policy_alone() -> None:
@@ -273,7 +273,7 @@ def test_image_rule_catches_latest_and_untagged() -> None:
 
 def test_image_list_names_every_platform_image() -> None:
     images = lint.image_list(rendered("dev"))
-    assert "registry.k8s.io/kueue/kueue:v0.19.2" in images and "quay.io/jetstack/cert-manager-webhook:v1.19.4" in images
+    assert "registry.k8s.io/kueue/kueue:v0.19.2" in images and "quay.io/jetstack/cert-manager-webhook:v1.21.1" in images
     assert images == sorted(set(images))
 
 
@@ -345,3 +345,26 @@ def test_the_full_render_reports_each_install_as_it_is_done() -> None:
     render = fullrender.full_render(evaluate(config, "test"), progress=lines.append)
     count = len([o for o in render.objects if o.upstream])
     assert lines == [f"[1/1] helm jobset/jobset: {count} objects"]
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
+def test_full_render_ray_clusters_use_tokens_and_every_team_binds_the_kueue_guard(stack: str) -> None:
+    """What the cluster receives: every team RayCluster with token authentication and the
+    dashboard route through its token proxy; with GPU runtimes, the guard in every team namespace."""
+    render = rendered(stack)
+    objects = [o.obj for o in render.objects]
+    teams = [t.name for t in load(stack).teams]
+    clusters = [o for o in objects if o["kind"] == "RayCluster"]
+    assert clusters or stack == "prod"
+    for cluster in clusters:
+        assert cluster["spec"]["authOptions"] == {"mode": "token"}
+        containers = [c["name"] for c in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"]]
+        assert containers[0] == "ray-head" and "dashboard-auth" in containers
+    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy"]
+    bindings = {o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    if stack == "kind":  # no GPU pools, no GPU runtimes to guard
+        assert policies == [] and bindings == {}
+        return
+    (policy,) = policies
+    assert sorted(bindings) == sorted(teams)
+    assert {b["spec"]["policyName"] for b in bindings.values()} == {policy["metadata"]["name"]}

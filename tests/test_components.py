@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 import yaml
 
-from components.base import apply_transforms
-from components.istio import GKE_CNI_BIN_DIR, with_cni_bin_dir
+from components.base import apply_transforms, matches
+from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config, password_env
 from facts import versions
 from facts.image_set import notebook_tag
 from stacks.schema import KubeflowAuth
 from tests.conftest import base_gke, base_kind, with_changes
-from tests.support import crds
+from tests.support import crds, renders
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 from tooling.plan import Plan
 from tooling.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
@@ -31,7 +31,7 @@ def _charts(plan: Plan) -> dict[str, dict[str, Any]]:
 def test_every_component_is_installed_at_its_pinned_version(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
     entries = upstream(shipped_plan(stack))
     charts = {e["name"]: e for e in entries if e["kind"] == "helm"}
-    for pin in (versions.JOBSET_CHART, versions.TRAINER_CHART, versions.KUBERAY_CHART, versions.KUEUE_CHART):
+    for pin in (versions.CERT_MANAGER, versions.JOBSET_CHART, versions.TRAINER_CHART, versions.KUBERAY_CHART, versions.KUEUE_CHART):
         assert charts[pin.name]["version"] == pin.version
     trees = [e["directory"] for e in entries if e["kind"] == "kustomize"]
     assert trees and all(t.startswith(versions.KUBEFLOW_MANIFESTS.location + "//") for t in trees)
@@ -82,10 +82,11 @@ def test_kueue_pods_ready_settings_come_from_the_stack(plan_of: Callable[[dict[s
     }
 
 
-# kubeflow/manifests 26.03: the form's configuration as the release ships it (the mirror's copy).
+# Kubeflow 26.03.1-rc.2: the form's configuration as the release ships it (the mirror's copy).
 SPAWNER_CONFIG = (
     Path(__file__).resolve().parents[2]
-    / "shared/upstream/kubeflow-manifests/26.03/applications/jupyter/jupyter-web-app/upstream/base/configs/spawner_ui_config.yaml"
+    / "shared/upstream/kubeflow-manifests/26.03.1-rc.2/applications/notebooks-v1/upstream/jupyter-web-app/base/configs"
+    / "spawner_ui_config.yaml"
 )
 
 
@@ -150,7 +151,9 @@ def test_order_crds_and_webhooks_before_their_users(shipped_plan: Callable[[str]
     assert _depends(plan, KUSTOMIZE, "istio", KUSTOMIZE, "istio-namespace")
     assert _depends(plan, KUSTOMIZE, "istio-namespace", KUSTOMIZE, "istio-crds")
     assert _depends(plan, KUSTOMIZE, "kubeflow-roles", KUSTOMIZE, "istio")
-    assert _depends(plan, KUSTOMIZE, "kubeflow-roles", KUSTOMIZE, "cert-manager")
+    assert _depends(plan, KUSTOMIZE, "kubeflow-roles", KUSTOMIZE, "kubeflow-issuer")
+    # The issuer is validated by cert-manager's webhook: its tree waits for the whole chart.
+    assert _depends(plan, KUSTOMIZE, "kubeflow-issuer", HELM_CHART, "cert-manager")
     # Istio's install puts Sidecars into `kubeflow`; Trainer runs in kubeflow-system.
     assert _depends(plan, KUSTOMIZE, "istio-crds", KUSTOMIZE, "kubeflow-namespace")
     assert _depends(plan, HELM_CHART, "kubeflow-trainer", KUSTOMIZE, "kubeflow-namespace")
@@ -213,7 +216,7 @@ def test_team_cluster_queue_runs_the_check_on_the_queued_flavor_only(shipped_pla
         assert all("admissionChecksStrategy" not in q["spec"] for q in _kueue_objects(shipped_plan(stack), "ClusterQueue").values())
 
 
-@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+@pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 def test_admission_check_objects_validate_and_refer_to_each_other(shipped_plan: Callable[[str], Plan]) -> None:
     plan = shipped_plan("prod")
     configs = _kueue_objects(plan, "ProvisioningRequestConfig")
@@ -243,7 +246,7 @@ def test_trainer_roles_aggregate_into_kubeflow_roles(shipped_plan: Callable[[str
     assert objects["kubeflow-kuberay-edit"]["metadata"]["labels"]["rbac.authorization.kubeflow.org/aggregate-to-kubeflow-edit"] == "true"
 
 
-@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+@pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 @pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
 def test_authored_objects_validate_against_real_schemas(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
     objects = authored_objects(shipped_plan(stack))
@@ -254,31 +257,19 @@ def test_authored_objects_validate_against_real_schemas(stack: str, shipped_plan
         assert validate(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
 
 
-def test_istio_cni_bin_dir_only_on_gke(shipped_plan: Callable[[str], Plan]) -> None:
-    from args.components import istio_args
-    from components.istio import cni_bin_dir
-    from stacks.config import load
-
-    assert cni_bin_dir(istio_args(load("dev"))) == GKE_CNI_BIN_DIR
-    assert cni_bin_dir(istio_args(load("kind"))) is None
+def test_istio_on_gke_is_the_release_gke_overlay(shipped_plan: Callable[[str], Plan]) -> None:
+    trees = {stack: {e["name"]: e["directory"] for e in upstream(shipped_plan(stack)) if e["kind"] == "kustomize"} for stack in ("kind", "dev")}
+    assert "/common/istio/istio-install/overlays/oauth2-proxy?" in trees["kind"]["istio"]
+    assert "/common/istio/istio-install/overlays/gke?" in trees["dev"]["istio"]
 
 
-def test_cni_transform_patches_only_the_cni_daemonset() -> None:
-    daemonset: dict[str, Any] = {
-        "kind": "DaemonSet",
-        "metadata": {"name": "istio-cni-node", "namespace": "kube-system"},
-        "spec": {"template": {"spec": {"volumes": [
-            {"name": "cni-bin-dir", "hostPath": {"path": "/opt/cni/bin"}},
-            {"name": "cni-net-dir", "hostPath": {"path": "/etc/cni/net.d"}},
-        ]}}},
-    }
-    patched = with_cni_bin_dir(daemonset, GKE_CNI_BIN_DIR)
-    assert patched is not None
-    volumes = patched["spec"]["template"]["spec"]["volumes"]
-    assert volumes[0]["hostPath"]["path"] == "/home/kubernetes/bin"
-    assert volumes[1]["hostPath"]["path"] == "/etc/cni/net.d"
-    assert daemonset["spec"]["template"]["spec"]["volumes"][0]["hostPath"]["path"] == "/opt/cni/bin"
-    assert with_cni_bin_dir({"kind": "Deployment", "metadata": {"name": "istiod"}}, GKE_CNI_BIN_DIR) is None
+@pytest.mark.skipif(not renders.MIRROR.is_dir(), reason=f"no upstream mirror at {renders.MIRROR}")
+@pytest.mark.parametrize(("stack", "path"), [("kind", "/opt/cni/bin"), ("dev", GKE_CNI_BIN_DIR), ("prod", GKE_CNI_BIN_DIR)])
+def test_istio_cni_binaries_go_where_the_nodes_let_them(stack: str, path: str) -> None:
+    # GKE mounts /opt/cni/bin read-only (istio.io "Install the Istio CNI node agent", prerequisites).
+    (daemonset,) = [o.obj for o in renders.rendered(stack).objects if matches(o.obj, "DaemonSet", "istio-cni-node")]
+    volumes = {v["name"]: v for v in daemonset["spec"]["template"]["spec"]["volumes"]}
+    assert volumes["cni-bin-dir"]["hostPath"]["path"] == path
 
 
 def test_dex_static_users_read_hashes_from_env_not_the_stack() -> None:

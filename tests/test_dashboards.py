@@ -56,6 +56,29 @@ def test_every_dashboard_expression_parses(file: str) -> None:
             pytest.fail(f"{file} {where}: {err}\n{expr}")
 
 
+# Grafana 12 removed Angular; its Angular core panels are these (Grafana docs, "Angular
+# support deprecation": graph -> timeseries, singlestat -> stat, table-old -> table).
+ANGULAR_PANELS = {"graph", "singlestat", "table-old", "grafana-piechart-panel", "grafana-worldmap-panel"}
+
+
+@pytest.mark.parametrize("file", sorted(DASHBOARDS))
+def test_dashboards_use_no_angular_panel(file: str) -> None:
+    types = {p["type"] for p in json.loads(DASHBOARDS[file])["panels"]}
+    assert types and not types & ANGULAR_PANELS
+
+
+@pytest.mark.parametrize("file", sorted(DASHBOARDS))
+def test_dashboards_are_written_in_the_newest_schema_the_library_has(file: str) -> None:
+    """Grafana 13 reads v1 JSON of any schemaVersion and migrates it (dynamic dashboards
+    convert to schema v2 on load). The pinned flavour of grafana-foundation-sdk is Grafana
+    11.6's (schemaVersion 41); the 10.1 flavour a version range picks writes 36, with
+    `options: null` on every panel and the long-removed `style` field."""
+    model = json.loads(DASHBOARDS[file])
+    assert model["schemaVersion"] >= 41
+    assert "style" not in model
+    assert all(p.get("options", {}) is not None for p in model["panels"])
+
+
 def test_dashboard_uids_are_unique() -> None:
     uids = [json.loads(t)["uid"] for t in DASHBOARDS.values()]
     assert len(set(uids)) == len(uids)

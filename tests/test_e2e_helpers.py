@@ -477,7 +477,7 @@ def test_a_workload_is_admitted_by_its_condition_or_its_recorded_admission() -> 
     assert not owned_by({"metadata": {}}, "u1")
 
 
-@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+@pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 def test_rayjob_is_valid_for_kuberay_and_keeps_istio_out() -> None:
     rayjob = rayjob_manifest("e2e-ray", "team", "rayproject/ray:2.46.0")
     assert validate_object(rayjob) == []

@@ -73,7 +73,7 @@ def submitted(submit: Callable[..., str], *args: Any) -> dict[str, Any]:
     (trainjob,) = created
     assert trainjob["kind"] == "TrainJob"
     assert "labels" not in trainjob["metadata"] or not trainjob["metadata"]["labels"]  # Kueue defaults the queue
-    if crds.crd_dir() is not None:
+    if crds.available():
         assert validate_object(trainjob) == []
     return trainjob
 
@@ -123,3 +123,32 @@ def test_ray_example_ships_the_clusters_torch_to_its_workers() -> None:
     assert f"torch=={TORCH.version}" == module.RUNTIME_TORCH
     assert module.runtime_env(gpu=True) == {"pip": {"packages": [module.RUNTIME_TORCH]}}
     assert module.runtime_env(gpu=False)["pip"]["pip_install_options"] == ["--extra-index-url", TORCH_CPU_INDEX]
+
+
+def test_ray_example_runs_its_cluster_steps_as_ray_jobs_with_every_option_spelt_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The job's driver runs on the cluster, where no PodDefault sets TEAM_BUCKET."""
+    module = load("ray_train_serve")
+    calls: list[tuple[str, list[str], dict[str, Any]]] = []
+
+    def submit(address: str, step: list[str], env: dict[str, Any], python: str = "python") -> str:
+        calls.append((address, step, env))
+        return "noise\nCHECKPOINT gs://b/ray/regressor/checkpoint_1\n"
+
+    monkeypatch.setattr(module, "submit", submit)
+    monkeypatch.setenv("RAY_ADDRESS", "http://ray-head-svc.vision.svc.cluster.local:8265")
+    monkeypatch.setenv("TEAM_BUCKET", "b")
+    monkeypatch.setattr(sys, "argv", ["ray_train_serve.py", "--gpu", "train", "--workers", "2"])
+    module.main()
+    ((address, step, env),) = calls
+    assert address == "http://ray-head-svc.vision.svc.cluster.local:8265"
+    assert step == ["--gpu", "train", "--storage", "gs://b/ray", "--workers", "2", "--epochs", "10", "--steps", "50"]
+    assert env == module.runtime_env(gpu=True)
+
+
+def test_ray_example_refuses_a_ray_client_address(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    module = load("ray_train_serve")
+    monkeypatch.setenv("RAY_ADDRESS", "ray://ray-head-svc.vision.svc.cluster.local:10001")
+    monkeypatch.setattr(sys, "argv", ["ray_train_serve.py", "serve", "gs://b/ray/x"])
+    with pytest.raises(SystemExit):
+        module.main()
+    assert "RAY_ADDRESS is not the cluster's Jobs API" in capsys.readouterr().err

@@ -41,10 +41,10 @@ def test_notebook_and_ray_images_run_one_ray_on_one_python() -> None:
 
 
 BUMPS = {
-    "ray image's ray": ((replace(RAY_IMAGE, version="2.47.0-py311"), RAY_GPU_IMAGE), COMMITTED),
-    "ray gpu image's python": ((RAY_IMAGE, replace(RAY_GPU_IMAGE, version="2.46.0-py312-gpu")), COMMITTED),
-    "notebook's ray": ((RAY_IMAGE, RAY_GPU_IMAGE), dockerfile(ray=replace(RAY, version="2.47.0"))),
-    "notebook's python": ((RAY_IMAGE, RAY_GPU_IMAGE), dockerfile(python="3.12")),
+    "ray image's ray": ((replace(RAY_IMAGE, version="2.59.0-py312"), RAY_GPU_IMAGE), COMMITTED),
+    "ray gpu image's python": ((RAY_IMAGE, replace(RAY_GPU_IMAGE, version="2.58.0-py313-gpu")), COMMITTED),
+    "notebook's ray": ((RAY_IMAGE, RAY_GPU_IMAGE), dockerfile(ray=replace(RAY, version="2.59.0"))),
+    "notebook's python": ((RAY_IMAGE, RAY_GPU_IMAGE), dockerfile(python="3.13")),
 }
 
 
@@ -56,9 +56,9 @@ def test_bumping_one_image_alone_breaks_the_set(bump: str) -> None:
 
 
 def test_a_ray_tag_without_its_python_is_refused() -> None:
-    # rayproject/ray:<version> without -py3xx is Python 3.9 (Ray's docker README).
+    # rayproject/ray:<version> without -py3xx has the release's lowest Python (Ray's installation docs).
     with pytest.raises(ValueError, match="py3xx"):
-        ray_image_end(replace(RAY_IMAGE, version="2.46.0"))
+        ray_image_end(replace(RAY_IMAGE, version="2.58.0"))
 
 
 def test_the_notebook_image_installs_the_pinned_sdk_and_the_runtimes_torch() -> None:
@@ -72,7 +72,7 @@ def test_the_notebook_image_installs_the_pinned_sdk_and_the_runtimes_torch() -> 
 
 def test_the_notebook_tag_changes_with_the_dockerfile() -> None:
     tag, gpu = image_set.notebook_tag(), image_set.notebook_tag(gpu=True)
-    assert tag.startswith(f"{RAY.version}-py311-") and gpu == f"{tag}-gpu"
+    assert tag.startswith(f"{RAY.version}-py312-") and gpu == f"{tag}-gpu"
     assert image_set.notebook_image("europe-docker.pkg.dev/p/r") == f"europe-docker.pkg.dev/p/r/notebook:{tag}"
 
 
@@ -92,3 +92,11 @@ def test_the_workflow_builds_every_target_for_every_gke_stack() -> None:
     assert sorted(job["strategy"]["matrix"]["stack"]) == sorted(gke)
     build = next(s for s in job["steps"] if str(s.get("uses", "")).startswith("docker/build-push-action"))
     assert build["with"]["context"] == str(Path(image_set.DOCKERFILE).parent)
+
+
+def test_ci_runs_the_examples_on_the_notebook_images_python() -> None:
+    import yaml
+
+    workflow = yaml.safe_load((REPO / ".github/workflows/test.yml").read_text())
+    setup = next(s for s in workflow["jobs"]["examples"]["steps"] if str(s.get("uses", "")).startswith("actions/setup-python"))
+    assert setup["with"]["python-version"] == NOTEBOOK_BASE_PYTHON

@@ -1,5 +1,6 @@
 """Monitoring and the DCGM exporter, planned under mocks: chart inputs, our own objects,
-and the contracts between them (scrape labels, sidecar label, admin secret)."""
+and the contracts between them (scrape labels, sidecar label, admin secret); and what the
+monitoring charts render with those inputs (the full render from the mirror)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,13 @@ from stacks.config import validate as validate_config
 from stacks.schema import MonitoringConfig
 from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from tests.conftest import base_gke, base_kind, with_changes
-from tests.support import crds
+from tests.support import crds, renders
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 from tooling.check import selects
 from tooling.plan import Plan, Recorded, evaluate
 from tooling.render import HELM_CHART, authored_objects
 
-needs_crds = pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+needs_crds = pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 
 MONITORING = "mlplatform:components:Monitoring"
 DCGM = "mlplatform:components:DcgmExporter"
@@ -439,3 +440,54 @@ def test_prometheus_scrapes_the_operators_own_service_monitors() -> None:
     # The chart keeps {} only with this off (kube-prometheus-stack values.yaml).
     assert spec["serviceMonitorSelectorNilUsesHelmValues"] is False
     assert spec["serviceMonitorNamespaceSelector"] == {}
+
+
+# --- the charts as the cluster receives them (full render from ../shared/upstream) -------
+
+needs_mirror = pytest.mark.skipif(not renders.MIRROR.is_dir(), reason=f"no upstream mirror at {renders.MIRROR}")
+
+
+def _from(stack: str, source: str) -> list[dict[str, Any]]:
+    return [o.obj for o in renders.rendered(stack).objects if o.source == source]
+
+
+@needs_mirror
+def test_grafana_reads_config_maps_of_its_own_namespace_only() -> None:
+    """The chart's default is a ClusterRole over every namespace's ConfigMaps and Secrets for
+    Grafana's service account; rbac.namespaced keeps it to `monitoring`."""
+    objects = _from("kind", f"{monitoring.NAMESPACE}/{monitoring.GRAFANA_RELEASE}")
+    kinds = {(o["kind"], o["metadata"]["name"]) for o in objects}
+    assert not {k for k in kinds if k[0] in ("ClusterRole", "ClusterRoleBinding")}
+    role = next(o for o in objects if o["kind"] == "Role")
+    binding = next(o for o in objects if o["kind"] == "RoleBinding")
+    assert role["metadata"]["namespace"] == binding["metadata"]["namespace"] == monitoring.NAMESPACE
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": role["metadata"]["name"]}
+    assert {"verbs": ["get", "watch", "list"], "resources": ["configmaps", "secrets"]}.items() <= role["rules"][0].items()
+    deployment = next(o for o in objects if o["kind"] == "Deployment")
+    sidecar = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == "grafana-sc-dashboard")
+    env = {e["name"]: e.get("value") for e in sidecar["env"]}
+    assert env["RESOURCE"] == "configmap" and "NAMESPACE" not in env, "ConfigMaps of the pod's own namespace"
+
+
+@needs_mirror
+def test_prometheus_operator_needs_no_hook_made_certificate() -> None:
+    """helm.v4.Chart never runs kube-prometheus-stack's certificate hook Jobs: nothing the
+    cluster receives may wait for the Secret they would make."""
+    objects = _from("kind", f"{monitoring.NAMESPACE}/{monitoring.PROMETHEUS_RELEASE}")
+    assert not [o for o in objects if o["kind"] in ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "Job")]
+    operator = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"].endswith("-operator"))
+    secrets = [v["secret"]["secretName"] for v in operator["spec"]["template"]["spec"].get("volumes") or [] if "secret" in v]
+    assert secrets == []
+
+
+@needs_mirror
+def test_the_chart_brings_the_crds_of_its_own_operator() -> None:
+    """Pulumi applies the chart's CRDs as resources, so they move with the operator on every
+    bump (no `kubectl apply` of CRDs before an upgrade, no crds.upgradeJob hook)."""
+    objects = _from("kind", f"{monitoring.NAMESPACE}/{monitoring.PROMETHEUS_RELEASE}")
+    operator = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"].endswith("-operator"))
+    image = operator["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert "/prometheus-operator/prometheus-operator:v" in image
+    crds = [o for o in objects if o["kind"] == "CustomResourceDefinition"]
+    assert {c["spec"]["names"]["kind"] for c in crds} >= {"Prometheus", "ServiceMonitor", "PodMonitor", "PrometheusRule"}
+    assert {f"v{c['metadata']['annotations']['operator.prometheus.io/version']}" for c in crds} == {image.rsplit(":", 1)[1]}

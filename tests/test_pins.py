@@ -11,10 +11,10 @@ from types import ModuleType
 import pytest
 
 from facts.versions import CRD_SOURCES, PINS
-from tooling.schemas import REPO
+from tooling import schemas
+from tooling.schemas import REPO, SHARED_CRD_ROOTS, crd_folders, missing_crd_folders
 
 SCRIPT = REPO / "scripts" / "fetch_crds.py"
-SHARED_CRDS = REPO.parent / "shared" / "crds"
 
 
 def _script() -> ModuleType:
@@ -48,9 +48,10 @@ def test_the_crds_of_the_pinned_releases_are_fetched_at_their_tags() -> None:
         "ray-project/kuberay": "v1.7.0",
         "kubernetes-sigs/kueue": "v0.19.2",
         "kubeflow/dashboard": "v2.0.0",
-        "kubeflow/kubeflow": "v1.10.0",
-        "kubeflow/manifests": "26.03",
-        "prometheus-operator/prometheus-operator": "v0.93.0",
+        "kubeflow/notebooks": "v1.11.0",
+        "kubeflow/community-distribution": "26.03.1-rc.2",
+        "cert-manager/cert-manager": "v1.21.1",
+        "prometheus-operator/prometheus-operator": "v0.93.1",
         "GoogleCloudPlatform/gke-managed-certs": "3498c2a06d023eeedd1f8da125beb62a809ea4c8",
     }
 
@@ -65,6 +66,40 @@ def test_downloads_name_a_raw_github_url_and_a_file_per_source_path(tmp_path: Pa
     assert len({destination for _, destination in found}) == len(found), "no two files land on one path"
 
 
-@pytest.mark.skipif(not SHARED_CRDS.is_dir(), reason=f"no shared CRDs at {SHARED_CRDS}")
-def test_the_fetched_folders_are_the_shared_data_folders() -> None:
-    assert sorted(f.folder for f in CRD_SOURCES) == sorted(p.name for p in SHARED_CRDS.iterdir() if p.is_dir())
+@pytest.mark.skipif(not any(r.is_dir() for r in SHARED_CRD_ROOTS), reason=f"no shared CRDs at {SHARED_CRD_ROOTS}")
+def test_every_pinned_folder_is_in_one_of_the_shared_roots() -> None:
+    assert missing_crd_folders(SHARED_CRD_ROOTS) == []
+
+
+def _crd(group: str, kind: str, version: str) -> str:
+    plural = f"{kind.lower()}s"
+    return (
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+        f"metadata: {{name: {plural}.{group}}}\n"
+        f"spec: {{group: {group}, scope: Namespaced, names: {{kind: {kind}, plural: {plural}}}, "
+        f"versions: [{{name: {version}, served: true, storage: true, schema: {{openAPIV3Schema: {{type: object}}}}}}]}}\n"
+    )
+
+
+def test_the_lookup_reads_each_pinned_folder_from_the_first_root_and_no_other_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pinned, other = CRD_SOURCES[0].folder, CRD_SOURCES[1].folder
+    first, second = tmp_path / "crds", tmp_path / "crds-next"
+    for root, folder, group in ((first, pinned, "first.example"), (second, pinned, "second.example"), (second, other, "other.example"), (first, "unpinned-v0.0.1", "unpinned.example")):
+        (root / folder).mkdir(parents=True)
+        (root / folder / "crd.yaml").write_text(_crd(group, "Thing", "v1"))
+    monkeypatch.setattr(schemas, "crd_roots", lambda: (first, second))
+    schemas._shared_crds.cache_clear()
+    try:
+        assert crd_folders() == {pinned: first / pinned, other: second / other}
+        groups = sorted(d["spec"]["group"] for d in schemas._shared_crds())
+    finally:
+        schemas._shared_crds.cache_clear()
+    assert groups == ["first.example", "other.example"], "the second root's copy and the unpinned folder are never read"
+    assert set(missing_crd_folders((first, second))) == {f.folder for f in CRD_SOURCES} - {pinned, other}
+
+
+def test_crd_dir_names_roots_searched_before_the_shared_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CRD_DIR", f"{tmp_path / 'a'}:{tmp_path / 'b'}")
+    assert schemas.crd_roots() == (tmp_path / "a", tmp_path / "b", *SHARED_CRD_ROOTS, schemas.CACHE)

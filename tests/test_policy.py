@@ -271,7 +271,7 @@ def test_unpinned_chart_tree_and_manifest(shipped_plan: Callable[[str], Plan]) -
     view = edit(view, lambda r: r.type.endswith("helm.sh/v4:Chart") and r.name == "kueue", lambda p: p.pop("version"))
     view = edit(
         view,
-        lambda r: r.type.endswith("kustomize/v2:Directory") and r.name.endswith("cert-manager"),
+        lambda r: r.type.endswith("kustomize/v2:Directory") and r.name == "kubeflow-issuer",
         lambda p: p.update(directory=p["directory"].split("?")[0]),
     )
     view = add(

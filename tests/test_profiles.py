@@ -4,6 +4,7 @@ access matrix evaluated against Kubeflow's own aggregated roles."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -156,7 +157,10 @@ def test_ray_cluster_ports_pinned_for_istio_and_dashboard_route() -> None:
     assert {6380, 6381, 6382, 6383, 52365, 8080} | set(range(10002, 10013)) == ports
     route = objects[("VirtualService", "ray-dashboard")]["spec"]
     assert route["http"][0]["match"] == [{"uri": {"prefix": "/ray/vision/ray/"}}]
-    assert route["http"][0]["route"][0]["destination"] == {"host": "ray-head-svc.vision.svc.cluster.local", "port": {"number": 8265}}
+    # The dashboard through the head's token proxy, Serve straight to KubeRay's head Service.
+    assert route["http"][0]["route"][0]["destination"] == {"host": "ray-dashboard-auth.vision.svc.cluster.local", "port": {"number": 8266}}
+    serve = objects[("VirtualService", "ray-serve")]["spec"]
+    assert serve["http"][0]["route"][0]["destination"] == {"host": "ray-head-svc.vision.svc.cluster.local", "port": {"number": 8000}}
     internal = objects[("AuthorizationPolicy", "ray-ray-internal")]["spec"]
     assert internal["rules"][0]["from"][0]["source"]["principals"] == ["cluster.local/ns/vision/sa/default-editor"]
 
@@ -167,12 +171,15 @@ def test_pod_default_gives_notebooks_the_ray_cluster_and_the_mounted_bucket() ->
     spec = defaults["spec"]
     assert defaults["metadata"]["namespace"] == "vision"
     assert spec["selector"] == {"matchLabels": {"team-resources": "true"}}
-    assert spec["desc"] == "Team vision: Ray cluster ray (RAY_ADDRESS) and bucket gs://acme-test-vision at /mnt/team-bucket"
+    assert spec["desc"] == "Team vision: Ray cluster ray (RAY_ADDRESS, its token) and bucket gs://acme-test-vision at /mnt/team-bucket"
     head = "ray-head-svc.vision.svc.cluster.local"
     assert spec["env"] == [
-        {"name": "RAY_ADDRESS", "value": f"ray://{head}:10001"},
+        {"name": "RAY_ADDRESS", "value": f"http://{head}:8265"},  # the Jobs API: Ray Client is deprecated
         {"name": "RAY_DASHBOARD_ADDRESS", "value": f"http://{head}:8265"},
         {"name": "RAY_SERVE_ADDRESS", "value": f"http://{head}:8000"},
+        {"name": "RAY_AUTH_MODE", "value": "token"},
+        # KubeRay v1.7.0's Secret: the cluster's name, key auth_token; never the token itself.
+        {"name": "RAY_AUTH_TOKEN", "valueFrom": {"secretKeyRef": {"name": "ray", "key": "auth_token"}}},
         {"name": "TEAM_BUCKET", "value": "acme-test-vision"},
         {"name": "TEAM_BUCKET_PATH", "value": "/mnt/team-bucket"},
     ]
@@ -188,15 +195,16 @@ def test_pod_default_gives_notebooks_the_ray_cluster_and_the_mounted_bucket() ->
     }
     assert spec["volumeMounts"] == [{"name": "team-bucket", "mountPath": "/mnt/team-bucket"}]
     assert spec["serviceAccountName"] == "default-editor"  # Workload Identity to the bucket
-    if crds.crd_dir() is not None:
+    if crds.available():
         assert validate_object(defaults) == []
 
 
 def test_pod_default_on_kind_carries_the_ray_cluster_only() -> None:
     team = {**TEAM, "ray": {"name": "rc"}, "quota": {}}
     spec = _objects(with_changes(base_kind(), {"mlplatform:teams": [team]}))[("PodDefault", "team-resources")]["spec"]
-    assert [e["name"] for e in spec["env"]] == ["RAY_ADDRESS", "RAY_DASHBOARD_ADDRESS", "RAY_SERVE_ADDRESS"]
-    assert spec["env"][0]["value"] == "ray://rc-head-svc.vision.svc.cluster.local:10001"
+    assert [e["name"] for e in spec["env"]] == ["RAY_ADDRESS", "RAY_DASHBOARD_ADDRESS", "RAY_SERVE_ADDRESS", "RAY_AUTH_MODE", "RAY_AUTH_TOKEN"]
+    assert spec["env"][0]["value"] == "http://rc-head-svc.vision.svc.cluster.local:8265"
+    assert spec["env"][4]["valueFrom"]["secretKeyRef"] == {"name": "rc", "key": "auth_token"}
     assert "volumes" not in spec and "annotations" not in spec
 
 
@@ -322,7 +330,7 @@ def test_shipped_stacks_have_three_teams_one_with_ray(stack: str) -> None:
         assert any(t.bucket for t in config.teams)
 
 
-@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+@pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 def test_rendered_team_objects_validate(shipped_plan: Callable[[str], Plan]) -> None:
     objects = [o for o in authored_objects(shipped_plan("dev")) if o["metadata"].get("namespace") in ("vision", "nlp", "research") or o["kind"] in ("Profile", "ClusterQueue")]
     kinds = {o["kind"] for o in objects}
@@ -413,3 +421,49 @@ def test_contributors_kfam_names_alike_with_different_roles_get_both_bindings(
     plan = plan_of(with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "contributors": people, "quota": {}}]}))
     bindings = {r.name for r in plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding") if r.name.startswith("vision/")}
     assert bindings == {"vision/user-ana-b-x-com-clusterrole-edit", "vision/user-ana-b-x-com-clusterrole-view"}
+
+
+def test_every_team_ray_cluster_authenticates_with_a_token_no_object_but_the_secret_holds() -> None:
+    team = {**TEAM, "ray": {"name": "rc"}, "quota": {}}
+    objects = _objects(with_changes(base_kind(), {"mlplatform:teams": [team]}))
+    cluster = objects[("RayCluster", "rc")]["spec"]
+    assert cluster["authOptions"] == {"mode": "token"}  # KubeRay makes the Secret `rc`
+    assert tuple(int(p) for p in cluster["rayVersion"].split(".")) >= (2, 52, 0)  # KubeRay's minimum for tokens
+    assert not [o for o in objects.values() if o["kind"] == "Secret"]
+    # No token, nor anything that looks like one, in what we write: only references to the Secret.
+    assert "auth_token" not in json.dumps([o for o in objects.values() if o["kind"] == "ConfigMap"])
+    (proxy,) = [c for c in cluster["headGroupSpec"]["template"]["spec"]["containers"] if c["name"] == "dashboard-auth"]
+    assert cluster["headGroupSpec"]["template"]["spec"]["containers"][0]["name"] == "ray-head"  # KubeRay's Ray container
+    assert {"name": "RAY_AUTH_TOKEN", "valueFrom": {"secretKeyRef": {"name": "rc", "key": "auth_token"}}} in proxy["env"]
+
+
+def test_the_dashboard_proxy_swaps_the_gateways_token_for_the_clusters() -> None:
+    """Ray reads Authorization first (ray 2.58.0 http_token_authentication.py): the proxy must
+    clear the gateway's Dex token and send the cluster's as X-Ray-Authorization, substituting
+    only its own variable (nginx's $host and friends stay nginx's)."""
+    import re
+    import shutil
+    import subprocess
+
+    team = {**TEAM, "ray": {"name": "rc"}, "quota": {}}
+    objects = _objects(with_changes(base_kind(), {"mlplatform:teams": [team]}))
+    template = objects[("ConfigMap", "rc-dashboard-auth")]["data"]["default.conf.template"]
+    assert 'proxy_set_header Authorization "";' in template
+    assert 'proxy_set_header X-Ray-Authorization "Bearer ${RAY_AUTH_TOKEN}";' in template
+    assert "proxy_pass http://127.0.0.1:8265;" in template and "listen 8266;" in template
+    (proxy,) = [c for c in objects[("RayCluster", "rc")]["spec"]["headGroupSpec"]["template"]["spec"]["containers"] if c["name"] == "dashboard-auth"]
+    env = {e["name"]: e for e in proxy["env"]}
+    substituted = [v for v in re.findall(r"\$\{?(\w+)", template) if re.search(env["NGINX_ENVSUBST_FILTER"]["value"], v)]
+    assert substituted == ["RAY_AUTH_TOKEN"]  # $http_upgrade, $host, $connection_upgrade left alone
+    # What the image's entrypoint does with it (GNU envsubst, the same SHELL-FORMAT argument).
+    if shutil.which("envsubst"):  # gettext's, as in the image
+        envsubst = subprocess.run(["envsubst", "${RAY_AUTH_TOKEN}"], input=template, capture_output=True, text=True, env={"RAY_AUTH_TOKEN": "t0k"}, check=True)
+        assert 'X-Ray-Authorization "Bearer t0k";' in envsubst.stdout and "$http_upgrade" in envsubst.stdout
+    service = objects[("Service", "rc-dashboard-auth")]["spec"]
+    assert service["selector"] == {"ray.io/cluster": "rc", "ray.io/node-type": "head"}
+    assert service["ports"][0]["port"] == 8266
+    gateway_only = objects[("AuthorizationPolicy", "rc-ray-dashboard-gateway-only")]["spec"]
+    assert gateway_only["action"] == "DENY"
+    assert gateway_only["rules"] == [
+        {"from": [{"source": {"notPrincipals": ["cluster.local/ns/istio-system/sa/istio-ingressgateway-service-account"]}}], "to": [{"operation": {"ports": ["8266"]}}]}
+    ]

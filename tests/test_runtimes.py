@@ -4,6 +4,7 @@ the SDK's own parsing, and the component under Pulumi's mocks."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -390,7 +391,7 @@ def test_images_come_from_the_pin_table() -> None:
 
 @pytest.mark.parametrize("name", list(BY_NAME))
 def test_runtime_validates_against_the_trainer_crd(name: str) -> None:
-    if crds.crd_dir() is None:
+    if not crds.available():
         pytest.skip(crds.MISSING)
     assert validate_object(BY_NAME[name]) == []
 
@@ -481,3 +482,29 @@ def test_component_on_kind_creates_the_base_runtimes_only() -> None:
 
     plan = evaluate(validate(base_kind(), "test"), "test", build=build)
     assert sorted(r.name for r in plan.of_type(CTR_TYPE)) == sorted(BASE_NAMES)
+
+
+VAP_TYPE = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+
+
+def test_component_with_kueue_and_gpu_pools_installs_the_kueue_guard_policy() -> None:
+    from runtimes import kueue_guard
+
+    config = two_pools()
+    args = training_runtimes_args(config)
+    assert args.kueue
+
+    def build(c: PlatformConfig) -> None:
+        TrainingRuntimes("runtimes", training_runtimes_args(c), [])
+
+    plan = evaluate(config, "test", build=build)
+    (policy,) = plan.of_type(VAP_TYPE)
+    expected = kueue_guard.policy(args.gpu_pools)
+    assert expected is not None and policy.inputs["metadata"] == expected["metadata"]
+    assert policy.inputs["spec"]["validations"][0]["expression"] == "!variables.namesResources || variables.namesGpus"
+    assert policy.parent == plan.one("mlplatform:runtimes:TrainingRuntimes", "runtimes").urn
+
+    def build_without_kueue(c: PlatformConfig) -> None:
+        TrainingRuntimes("runtimes", dataclasses.replace(args, kueue=False), [])
+
+    assert evaluate(config, "test", build=build_without_kueue).of_type(VAP_TYPE) == []

@@ -74,7 +74,7 @@ def test_nvidia_smi_job_is_a_valid_job_pinned_to_its_pool(pool: GpuPool, selecto
     assert job["spec"]["backoffLimit"] == 0
 
 
-@pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+@pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 @pytest.mark.parametrize("pool", [*POOLS, pytest.param(LONGEST_POOL, id="40-character-pool")])
 def test_gpu_trainjob_is_valid_and_targets_the_pools_runtime(pool: GpuPool) -> None:
     trainjob = gpu_trainjob(pool, "team-a", "abc123")

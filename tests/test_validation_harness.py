@@ -7,7 +7,7 @@ import pytest
 from tests.support import crds
 from tests.support.validation import validate
 
-needs_crds = pytest.mark.skipif(crds.crd_dir() is None, reason=crds.MISSING)
+needs_crds = pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
 
 
 def test_builtin_kind_valid_and_typo() -> None:

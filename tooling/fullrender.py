@@ -30,7 +30,7 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.base import apply_transforms
+from components.base import child_name, child_type, moved_aliases, transform_name
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.versions import KIND_NODE_IMAGE
 from tooling import tools
@@ -51,7 +51,9 @@ from tooling.schemas import crd_scopes, is_builtin, parsed, scopes_of
 REPO = Path(__file__).resolve().parents[1]
 KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]
 """The Kubernetes version charts are rendered for: the kind node image's (GKE's REGULAR
-channel runs the same minor, Nov 2026)."""
+channel runs the same minor, Nov 2026). Inside the range of every install that states one:
+Istio 1.30 supports 1.32-1.36 (istio.io "Announcing Istio 1.30.0"), the cert-manager chart
+wants >= 1.22 (Chart.yaml kubeVersion, v1.21.1)."""
 DEFAULT_NAMESPACE = "default"
 # Cluster-scoped built-in kinds (kubectl api-resources --namespaced=false, Kubernetes 1.34).
 CLUSTER_SCOPED = frozenset(
@@ -128,6 +130,10 @@ class Rendered:
     upstream: bool
     original: dict[str, Any] | None = None
     """upstream objects: as the chart or tree had it, before our transforms"""
+    resource_urn: str = ""
+    """the URN of the Pulumi resource that is this object (a chart's or tree's child, or ours)"""
+    aliases: tuple[str, ...] = ()
+    """the URNs it had before (a move between installs, a rename), as `aliases` give them"""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -323,17 +329,38 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
     if any(is_namespaced(o, custom) is None for o in everything):
         custom = crd_scopes() | custom  # the pinned upstream CRDs, read only when needed
     rendered: list[Rendered] = []
+    unmatched: list[str] = []
     for install in found:
-        transforms = plan.transforms.get((install.resource.type, install.resource.name), ())
+        key = (install.resource.type, install.resource.name)
+        transforms, moves = plan.transforms.get(key, ()), plan.moves.get(key, ())
+        stack, project, parent_type, _ = install.resource.urn.removeprefix("urn:pulumi:").split("::")
+        matched: set[int] = set()
         for original in raw[install.resource.urn]:
             obj = normalized(original, install.namespace or DEFAULT_NAMESPACE, custom)
-            changed = apply_transforms(obj, transforms)
-            final = _plain(changed) if changed is not None else obj
-            rendered.append(Rendered(final, install.label, install.resource.urn, True, original))
+            final = obj
+            for number, transform in enumerate(transforms):
+                result = transform(final)
+                if result is not None:
+                    final = result
+                    matched.add(number)
+            type_, name = child_type(obj), child_name(install.resource.name, obj)
+            urn = f"urn:pulumi:{stack}::{project}::{parent_type}${type_}::{name}"
+            aliases = tuple(moved_aliases(moves, obj, type_, name, stack, project))
+            rendered.append(Rendered(_plain(final) if final is not obj else obj, install.label, install.resource.urn, True, original, urn, aliases))
+        unmatched += [
+            f"{install.label}: transform {transform_name(t)} changes none of its {len(raw[install.resource.urn])} objects"
+            for number, t in enumerate(transforms)
+            if number not in matched
+        ]
+    if unmatched:
+        raise RenderError(
+            "transforms written for upstream objects that the pinned release no longer renders (renamed or moved "
+            "upstream?); fix the transform's target:\n  " + "\n  ".join(unmatched)
+        )
     for resource in plan.resources:
         if is_authored_object(resource):
             obj = manifest(resource)
-            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False))
+            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False, None, resource.urn, resource.aliases))
     rendered.sort(key=_apply_rank)
     return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered)
 

@@ -74,6 +74,8 @@ class Plan:
     outputs: dict[str, Any] = field(default_factory=dict)
     transforms: dict[tuple[str, str], tuple[Callable[[dict[str, Any]], Any], ...]] = field(default_factory=dict)
     """(type, name) of each chart or tree -> the transforms the program gave it (components.base)."""
+    moves: dict[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)
+    """(type, name) of each chart or tree -> where its objects were before (components.base.Moved)."""
     config: PlatformConfig | None = None
     """The validated config the program ran with."""
 
@@ -345,10 +347,11 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from components.base import INSTALL_TRANSFORMS
+    from components.base import INSTALL_MOVES, INSTALL_TRANSFORMS
     from stacks.secrets import offline_config
 
     INSTALL_TRANSFORMS.clear()
+    INSTALL_MOVES.clear()
     placeholders = offline_config()
     pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
 
@@ -366,5 +369,10 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
         if monitor.duplicate is not None:
             raise monitor.duplicate from None
     return Plan(
-        stack=stack, resources=monitor.records, outputs=monitor.outputs, transforms=dict(INSTALL_TRANSFORMS), config=config
+        stack=stack,
+        resources=monitor.records,
+        outputs=monitor.outputs,
+        transforms=dict(INSTALL_TRANSFORMS),
+        moves=dict(INSTALL_MOVES),
+        config=config,
     )

@@ -1,7 +1,12 @@
 """Schemas of the objects the platform creates: built-in kinds with kubernetes-validate
 (strict: an unknown field fails, as a typo would be pruned), custom kinds against their
-CRD's openAPIV3Schema, taken from the render itself, else from the pinned upstream CRDs
-(`$CRD_DIR`; `../shared/crds` beside the repo; the cache `make crds` fills).
+CRD's openAPIV3Schema, taken from the render itself, else from the pinned upstream CRDs.
+
+The pinned CRDs are folders `<project>-<version>` (facts/versions.py CRD_SOURCES), each read
+from the first root that has it: `$CRD_DIR` (one or more directories, `:`-separated), the
+shared data beside the repo (`../shared/crds`, then `../shared/crds-next`, which holds the
+folders of newer pins), the cache `make crds` fills. Only pinned folders are read: a root may
+hold other versions beside them.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import kubernetes_validate
 import kubernetes_validate.utils
 import yaml
 
+from facts.versions import CRD_SOURCES
 from tooling.tools import write_whole
 
 REPO = Path(__file__).resolve().parents[1]
@@ -94,12 +100,43 @@ def _share(path: Path, docs: tuple[dict[str, Any], ...]) -> None:
     write_whole(path, data)
 
 
-def crd_dir() -> Path | None:
-    """Where the pinned upstream CRDs are: `$CRD_DIR`, ../shared/crds beside the repo, the cache."""
-    for candidate in (os.environ.get("CRD_DIR"), REPO.parent / "shared" / "crds", CACHE):
-        if candidate and Path(candidate).is_dir() and any(Path(candidate).rglob("*.yaml")):
-            return Path(candidate)
-    return None
+SHARED_CRD_ROOTS = (REPO.parent / "shared" / "crds", REPO.parent / "shared" / "crds-next")
+"""The shared data's two CRD roots: today's pins, and the folders the next pins added."""
+
+
+def crd_roots() -> tuple[Path, ...]:
+    """Where pinned CRD folders are looked for, in order: `$CRD_DIR`, the shared data, the cache."""
+    configured = [Path(p) for p in os.environ.get("CRD_DIR", "").split(os.pathsep) if p]
+    return (*configured, *SHARED_CRD_ROOTS, CACHE)
+
+
+def pinned_crd_folders() -> tuple[str, ...]:
+    return tuple(files.folder for files in CRD_SOURCES)
+
+
+def crd_folders(roots: Iterable[Path] | None = None) -> dict[str, Path]:
+    """Each pinned CRD folder that exists -> its path in the first root that holds it."""
+    roots = crd_roots() if roots is None else tuple(roots)
+    found: dict[str, Path] = {}
+    for folder in pinned_crd_folders():
+        for root in roots:
+            if (root / folder).is_dir() and any((root / folder).glob("*.yaml")):
+                found[folder] = root / folder
+                break
+    return found
+
+
+def missing_crd_folders(roots: Iterable[Path] | None = None) -> list[str]:
+    """The pinned CRD folders no root holds."""
+    found = crd_folders(roots)
+    return [folder for folder in pinned_crd_folders() if folder not in found]
+
+
+def crds_where() -> str:
+    """Where the pinned CRDs were looked for, for messages."""
+    missing = missing_crd_folders()
+    where = ", ".join(str(r) for r in crd_roots())
+    return f"the pinned CRD folders ({where}" + (f"; missing: {', '.join(missing)})" if missing else ")")
 
 
 def schemas_of(crds: Iterable[dict[str, Any]]) -> Schemas:
@@ -118,12 +155,11 @@ def schemas_of(crds: Iterable[dict[str, Any]]) -> Schemas:
 
 @cache
 def _shared_crds() -> tuple[dict[str, Any], ...]:
-    root = crd_dir()
-    if root is None:
-        return ()
+    """Every CRD document of the pinned folders (and of no other folder)."""
     docs: list[dict[str, Any]] = []
-    for path in sorted(root.rglob("*.yaml")):
-        docs += parsed(path.read_text())
+    for folder in crd_folders().values():
+        for path in sorted(folder.glob("*.yaml")):
+            docs += parsed(path.read_text())
     return tuple(docs)
 
 
@@ -204,7 +240,7 @@ class Validator:
         if key not in self.schemas and key in shared_schemas():
             self.schemas[key] = shared_schemas()[key]  # loaded only when the render lacks the CRD
         if key not in self.schemas:
-            return [f"no CRD for {key[1]} {key[0]} in the render or in {crd_dir()}"]
+            return [f"no CRD for {key[1]} {key[0]} in the render or in {crds_where()}"]
         if key not in self._compiled:
             self._compiled[key] = jsonschema.Draft7Validator(strict(self.schemas[key]))
         return [

@@ -46,7 +46,7 @@ def _render(stack: str) -> FullRender:
 @cache
 def rendered(stack: str) -> FullRender:
     """The full render of stacks/Pulumi.<stack>.yaml from the mirror. A render read back from
-    another worker has no transforms in its plan (they are functions; nothing reads them after
+    another worker has no transforms or moves in its plan (they hold functions; nothing reads them after
     the render)."""
     if SHARED is None:
         return _render(stack)
@@ -56,5 +56,5 @@ def rendered(stack: str) -> FullRender:
             render: FullRender = pickle.loads(path.read_bytes())
             return render
         render = _render(stack)
-        path.write_bytes(pickle.dumps(replace(render, plan=replace(render.plan, transforms={}))))
+        path.write_bytes(pickle.dumps(replace(render, plan=replace(render.plan, transforms={}, moves={}))))
         return render
