@@ -229,7 +229,7 @@ UPSTREAMS: tuple[Upstream, ...] = (
             ),
         ),
         tree=r"kubeflow[-/](?:manifests|community-distribution)(?:/|//.*[?&]ref=)(?P<version>[0-9][^/&?]*)",
-        pins=("kubeflow/manifests",),
+        pins=("kubeflow/community-distribution",),
     ),
     Upstream(
         "Istio",

