@@ -515,8 +515,9 @@ class GkeClusterConfig(Model):
     min_master_version: str | None = Field(
         default=None,
         description="The lowest GKE version the control plane is created at (a minor such as `1.35`, or a full GKE "
-        "version `<minor>.<patch>-gke.<build>`); empty: the release channel's default. `check` judges the components' "
-        "Kubernetes ranges against it.",
+        "version `<minor>.<patch>-gke.<build>`); empty: the release channel's default. The full render renders the "
+        "charts for it; `check` judges the components' Kubernetes ranges against it, and against the channel's "
+        "default too where that is newer (GKE upgrades the cluster to it).",
     )
     private_nodes: bool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
     master_authorized_networks: list[AuthorizedNetwork] = Field(

@@ -20,7 +20,7 @@ from facts.image_set import notebook_tag
 from stacks.config import load
 from tests.support import renders
 from tooling import check as lint
-from tooling import fullrender, schemas
+from tooling import fullrender, schemas, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.render import ordered
 
@@ -93,7 +93,7 @@ def test_helm_renders_every_chart_the_same_twice() -> None:
     for install in charts:
         before = render.plan.waits_for(install.resource) & originals.keys()
         capabilities = fullrender.api_versions(d for urn in before for d in originals[urn])
-        again = schemas.parsed(fullrender.render_chart(install, capabilities))
+        again = schemas.parsed(fullrender.render_chart(install, capabilities, support.kubernetes_version(render.plan.config)))
         assert canonical(again) == canonical(originals[install.resource.urn]), install.label
 
 

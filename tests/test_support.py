@@ -4,6 +4,7 @@ Each rule is broken with literal objects on a literal cluster and its message as
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import date
 from pathlib import Path
@@ -12,11 +13,12 @@ from typing import Any
 import pytest
 
 from facts import support as facts
+from facts.resource_types import HELM_CHART
 from facts.versions import PINS
 from stacks.config import ConfigError, load, stack_file
 from stacks.schema import GkeClusterConfig, ReleaseChannel
 from tooling import check as lint
-from tooling.fullrender import FullRender, Install, Rendered
+from tooling.fullrender import FullRender, Install, Rendered, RenderError, full_render
 from tooling.plan import Plan, Recorded
 
 TODAY = date(2026, 12, 1)
@@ -75,20 +77,33 @@ def test_an_expected_end_counts_only_after_the_grace() -> None:
     assert "Istio 1.30 support ended 2026-11-30 (upstream's estimate: ~Nov 2026 (Expected); counted 90 days later)" in found
 
 
-def test_kinds_kubernetes_past_end_of_life_moves_to_a_minor_every_component_supports() -> None:
+def kind_node(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
+    """The kind stack's node image at `version` (a literal cluster, whatever the pin is)."""
+    pin = dataclasses.replace(lint.support.KIND_NODE_IMAGE, version=f"{version}@sha256:{'0' * 64}")
+    monkeypatch.setattr(lint.support, "KIND_NODE_IMAGE", pin)
+
+
+def test_kinds_kubernetes_past_end_of_life_moves_to_a_minor_every_component_supports(monkeypatch: pytest.MonkeyPatch) -> None:
+    kind_node(monkeypatch, "v1.35.8")
     current = ("docker.io/istio/pilot:1.30.1", "quay.io/jetstack/cert-manager-controller:v1.21.1")
-    minor = facts.minor_label(facts.minor(lint.support.KIND_NODE_IMAGE.version))
-    end = facts.KUBERNETES.line_of(minor)
-    assert end is not None and end.ends.on is not None
-    assert [v for v in violations(render("kind", *current), "support", end.ends.on) if "Kubernetes" in v.split(":")[1]] != []
+    assert [v for v in violations(render("kind", *current), "support", date(2027, 2, 27)) if v.startswith("support: Kubernetes")] == []
     found = [v for v in violations(render("kind", *current), "support", date(2027, 3, 1)) if v.startswith("support: Kubernetes")]
     assert len(found) == 1
-    # 1.35 ended 2027-02-28; Istio 1.30 and cert-manager 1.21 both reach 1.36.
+    assert found[0].startswith("support: Kubernetes 1.35 [kind node image kindest/node:v1.35.8]: Kubernetes 1.35 support ended 2027-02-28")
+    # Istio 1.30 and cert-manager 1.21 both reach 1.36 (and neither 1.37).
     assert "move to Kubernetes 1.36 (ends 2027-06-28; every component's range includes it)" in found[0]
-    assert "kubernetes.io/releases/" in found[0]
+    assert "kubernetes.io/releases/1.35/" in found[0]
 
 
-def test_no_kubernetes_to_move_to_when_a_component_caps_the_range() -> None:
+def test_the_pinned_kind_node_image_is_inside_every_range_and_supported_today() -> None:
+    """What the kind stack really runs: no violation of either rule on the day the facts were read."""
+    current = ("docker.io/istio/pilot:1.30.1", "quay.io/jetstack/cert-manager-controller:v1.21.1")
+    assert violations(render("kind", *current), "support", facts.READ) == []
+    assert violations(render("kind", *current), "kubernetes-range", facts.READ) == []
+
+
+def test_no_kubernetes_to_move_to_when_a_component_caps_the_range(monkeypatch: pytest.MonkeyPatch) -> None:
+    kind_node(monkeypatch, "v1.35.8")
     found = [v for v in violations(render("kind", "gcr.io/istio-release/pilot:1.28.0"), "support", date(2027, 3, 1)) if v.startswith("support: Kubernetes")]
     assert found and "no Kubernetes minor in facts/support.py is supported then and inside every component's range" in found[0]
 
@@ -110,6 +125,41 @@ def test_gke_channel_default_outside_a_components_range() -> None:
 def test_the_stacks_pinned_minimum_is_judged_too() -> None:
     found = violations(render("dev", "quay.io/jetstack/cert-manager-controller:v1.21.1", min_master_version="1.31"), "kubernetes-range")
     assert len(found) == 1 and "cert-manager 1.21 supports Kubernetes 1.33 to 1.36; the cluster runs 1.31 (minMasterVersion 1.31" in found[0]
+
+
+def test_a_minimum_below_the_channel_default_is_judged_beside_it() -> None:
+    """Created at the minimum, auto-upgraded to the channel's default: both minors are run."""
+    found = violations(render("dev", "docker.io/istio/pilot:1.28.0", min_master_version="1.29"), "kubernetes-range")
+    assert len(found) == 2
+    assert "the cluster runs 1.29 (minMasterVersion 1.29; source: the stack file)" in found[0]
+    assert "the cluster runs 1.35 (GKE REGULAR channel default 1.35.5-gke.1241004" in found[1]
+
+
+def test_a_minimum_above_the_channel_default_is_all_the_cluster_runs() -> None:
+    """GKE never downgrades: a cluster created at 1.36 on a channel whose default is 1.35 runs 1.36."""
+    [found] = violations(render("dev", "docker.io/istio/pilot:1.29.0", min_master_version="1.36.4-gke.1391000"), "kubernetes-range")
+    assert "Istio 1.29 supports Kubernetes 1.31 to 1.35; the cluster runs 1.36 (minMasterVersion 1.36.4-gke.1391000" in found
+    assert violations(render("dev", "docker.io/istio/pilot:1.30.1", min_master_version="1.36"), "kubernetes-range") == []
+
+
+@pytest.mark.parametrize(
+    ("stack", "cluster", "expected"),
+    [
+        ("dev", {}, "v1.35.5-gke.1241004"),
+        ("prod", {}, "v1.35.6-gke.1250000"),
+        ("dev", {"min_master_version": "1.36"}, "v1.36.0"),
+        ("dev", {"min_master_version": "1.34.2-gke.100"}, "v1.34.2-gke.100"),
+    ],
+)
+def test_a_gke_cluster_is_created_at_its_minimum_else_its_channels_default(stack: str, cluster: dict[str, Any], expected: str) -> None:
+    config = load(stack)
+    config = config.model_copy(update={"cluster": config.cluster.model_copy(update=cluster)})
+    assert lint.support.kubernetes_version(config) == expected
+
+
+def test_a_kind_cluster_is_created_at_its_node_images_version(monkeypatch: pytest.MonkeyPatch) -> None:
+    kind_node(monkeypatch, "v1.35.8")
+    assert lint.support.kubernetes_version(load("kind")) == "v1.35.8"
 
 
 def test_kind_node_image_outside_a_components_range(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -164,7 +214,7 @@ def test_facts_cover_todays_pins_and_the_next_ones(upstream: str, versions: list
 def test_kubernetes_minors_of_both_clusters_have_facts() -> None:
     for version in ("1.34", "1.35", "1.36"):
         assert facts.KUBERNETES.line_of(version) is not None
-    assert set(facts.GKE_CHANNEL_DEFAULTS) == {"RAPID", "REGULAR", "STABLE"}
+    assert set(facts.GKE_CHANNEL_DEFAULTS) == {c.value for c in ReleaseChannel} == {"RAPID", "REGULAR", "STABLE"}
 
 
 def test_every_pin_a_fact_names_exists() -> None:
@@ -191,3 +241,62 @@ def test_check_on_takes_an_iso_date_and_names_the_option_otherwise(capsys: pytes
         main(["check", "kind", "--on", "31-12-2027"])
     assert exit_.value.code == 2
     assert "argument --on: '31-12-2027' is not a date: give YYYY-MM-DD, e.g. 2027-12-31" in capsys.readouterr().err
+
+
+def _probe_chart(root: Path, kube_version: str = "") -> Recorded:
+    """A local chart whose one ConfigMap says the Kubernetes version helm rendered it for."""
+    chart = root / "probe"
+    (chart / "templates").mkdir(parents=True)
+    constraint = f"kubeVersion: '{kube_version}'\n" if kube_version else ""
+    (chart / "Chart.yaml").write_text(f"apiVersion: v2\nname: probe\nversion: 0.1.0\n{constraint}")
+    (chart / "templates" / "cm.yaml").write_text(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: probe}\ndata: {kube: '{{ .Capabilities.KubeVersion.Version }}'}\n"
+    )
+    urn = "urn:pulumi:t::mlplatform::mlplatform:components:Probe$kubernetes:helm.sh/v4:Chart::probe"
+    return Recorded(HELM_CHART, "probe", urn, None, None, (), {"chart": str(chart), "namespace": "probe"}, False)
+
+
+@pytest.mark.parametrize(
+    ("stack", "cluster", "expected"),
+    [
+        ("kind", {}, lint.support.KIND_NODE_IMAGE.version.split("@")[0]),
+        ("dev", {}, "v" + facts.GKE_CHANNEL_DEFAULTS["REGULAR"].version),
+        ("dev", {"min_master_version": "1.36"}, "v1.36.0"),
+    ],
+)
+def test_charts_are_rendered_for_the_version_the_stacks_cluster_is_created_at(
+    tmp_path: Path, stack: str, cluster: dict[str, Any], expected: str
+) -> None:
+    config = load(stack)
+    config = config.model_copy(update={"cluster": config.cluster.model_copy(update=cluster)})
+    (obj,) = full_render(Plan(stack, [_probe_chart(tmp_path)], config=config)).objects
+    assert obj.obj["data"] == {"kube": expected}
+
+
+def test_a_chart_whose_kube_version_the_cluster_is_outside_stops_the_render(tmp_path: Path) -> None:
+    with pytest.raises(RenderError) as raised:
+        full_render(Plan("dev", [_probe_chart(tmp_path, ">= 1.36.0-0")], config=load("dev")))
+    assert str(raised.value).startswith("probe: ")
+    assert "chart requires kubeVersion: >= 1.36.0-0 which is incompatible with Kubernetes v1.35.5-gke.1241004" in str(raised.value)
+
+
+def test_built_in_kinds_are_validated_for_the_minor_the_stacks_cluster_is_created_at(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pod spec.schedulingGroup is new in Kubernetes 1.36 (kubernetes-validate's 1.35 and 1.36
+    strict schemas): a 1.36 kind cluster takes it, a GKE cluster created at 1.35 does not."""
+    kind_node(monkeypatch, "v1.36.4")
+    pod = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns"},
+        "spec": {"containers": [{"name": "c", "image": "example.com/c:1"}], "schedulingGroup": {"podGroupName": "g"}},
+    }
+
+    def schema(stack: str, **cluster: Any) -> list[str]:
+        r = render(stack, **cluster)
+        r.objects.append(Rendered(pod, "component/install", "urn", True))
+        return violations(r, "schema")
+
+    assert schema("kind") == []
+    [found] = schema("dev")
+    assert found.startswith("schema: Pod ns/p [component/install]: spec: Additional properties are not allowed ('schedulingGroup'")
+    assert schema("dev", min_master_version="1.36") == []

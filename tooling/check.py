@@ -16,6 +16,7 @@ from typing import Any
 from components.gateway import GOOGLE_LB_RANGES
 from components.profiles import LOCAL_QUEUE
 from facts.resource_types import GCP_FIREWALL
+from facts.support import minor, minor_label
 from stacks.schema import GkeClusterConfig
 from tooling import support
 from tooling.fullrender import FullRender, Rendered
@@ -243,9 +244,11 @@ class Rule:
 
 
 def schema_valid(platform: Platform) -> Iterator[Violation]:
-    """Every object valid against its schema: built-ins strictly, custom kinds against the
-    CRDs in the render itself, else the pinned upstream CRDs."""
-    validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")))
+    """Every object valid against its schema: built-ins strictly, for the Kubernetes minor the
+    stack's cluster is created at; custom kinds against the CRDs in the render itself, else
+    the pinned upstream CRDs."""
+    created_at = minor_label(minor(support.kubernetes_version(platform.config)))
+    validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")), created_at)
     for o in platform.objects:
         errors = validator.errors(o.obj)
         if errors:
