@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from stacks.schema import (
@@ -44,6 +45,35 @@ class ImageRegistryArgs:
         return f"{self.location}-docker.pkg.dev/{self.project}/{self.repository_id}"
 
 
+# An Artifact Registry Docker host, `<location>-docker.pkg.dev`; the path under it is
+# `<project>/<repository>[/...]`, a domain-scoped project `example.com:p` written
+# `example.com/p` (cloud.google.com/artifact-registry/docs/docker/names).
+ARTIFACT_REGISTRY_HOST = re.compile(r"^(?P<location>[a-z0-9-]+)-docker\.pkg\.dev$")
+
+
+@dataclass(frozen=True)
+class MirrorRepositoryArgs:
+    """The Artifact Registry repository that holds the stack's image mirror."""
+
+    project: str
+    location: str
+    repository_id: str
+
+
+def mirror_repository_args(mirror: str | None) -> MirrorRepositoryArgs | None:
+    """The repository of an Artifact Registry mirror (`mlplatform:images.mirror`); None for
+    no mirror or any other registry, whose read access is the platform team's to grant."""
+    host, *path = (mirror or "").split("/")
+    found = ARTIFACT_REGISTRY_HOST.match(host)
+    if found is None:
+        return None
+    if path and "." in path[0]:  # domain-scoped project
+        path = [f"{path[0]}:{path[1]}", *path[2:]] if len(path) > 1 else []
+    if len(path) < 2:
+        return None
+    return MirrorRepositoryArgs(project=path[0], location=found["location"], repository_id=path[1])
+
+
 @dataclass(frozen=True)
 class GkeClusterArgs:
     """The GKE cluster, its pools and the add-ons the components leave to GKE."""
@@ -59,6 +89,8 @@ class GkeClusterArgs:
     """GKE's managed Ray operator add-on, when the stack picks it over the KubeRay chart."""
     image_registry: ImageRegistryArgs | None = None
     """The stack's Artifact Registry repository, when it has one."""
+    image_mirror: MirrorRepositoryArgs | None = None
+    """The Artifact Registry repository of `mlplatform:images.mirror`: the nodes read it."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +137,7 @@ def gke_cluster_args(config: PlatformConfig, cluster: GkeClusterConfig) -> GkeCl
         managed_dcgm=enabled["dcgmExporter"] and components.dcgm_exporter.source is DcgmSource.GKE_MANAGED,
         ray_operator=components.kuberay.enabled and components.kuberay.source is RaySource.GKE_ADDON,
         image_registry=image_registry_args(config),
+        image_mirror=mirror_repository_args(config.images.mirror),
     )
 
 

@@ -34,6 +34,7 @@ from args.components import (
 )
 from args.infra import ClusterArgs, cluster_args
 from args.teams import TeamArgs, teams_args
+from facts.image_refs import ImagePolicy
 from stacks.schema import DcgmSource, PlatformConfig, RaySource
 
 
@@ -58,6 +59,8 @@ class PlatformArgs:
     dcgm_exporter: DcgmExporterArgs | None
     """None also with GKE's managed DCGM metrics (GkeClusterArgs.managed_dcgm)."""
     teams: tuple[TeamArgs, ...]
+    images: ImagePolicy
+    """Where every object's images are pulled from (`mlplatform:images`, retired registries)."""
 
 
 def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
@@ -83,4 +86,5 @@ def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
             else None
         ),
         teams=teams_args(config),
+        images=ImagePolicy(mirror=config.images.mirror),
     )

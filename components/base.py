@@ -102,6 +102,14 @@ INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
 the offline plan (tooling/plan.py) takes them for the full render."""
 INSTALL_MOVES: dict[tuple[str, str], tuple[Moved, ...]] = {}
 """(resource type, name) of each chart or tree -> where its objects were before (Moved)."""
+PLATFORM_TRANSFORMS: list[PropsTransform] = []
+"""Transforms of every Kubernetes object the stack installs: each chart's and tree's objects
+and our own (the image rewrite, components/images.py), in the order registered. `pulumi up`
+runs them as stack transforms; the offline plan records our objects through them and the
+full render applies them to every rendered object, after an install's own transforms (the
+engine's order: a resource's own transforms, its parents', then the stack's; pulumi/pulumi
+pkg/resource/deploy/source_eval.go RegisterResource). Unlike an install's own, one that
+changes nothing in an install is fine: they are for whatever object needs them."""
 
 
 def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]) -> dict[str, Any] | None:
@@ -114,10 +122,15 @@ def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]
     return props if changed else None
 
 
-def resource_transform(transforms: Sequence[PropsTransform], moves: Sequence[Moved] = ()) -> pulumi.ResourceTransform:
-    """The pure transforms, and the aliases of moved objects, as one Pulumi resource transform."""
+def resource_transform(
+    transforms: Sequence[PropsTransform], moves: Sequence[Moved] = (), objects_only: bool = False
+) -> pulumi.ResourceTransform:
+    """The pure transforms, and the aliases of moved objects, as one Pulumi resource transform;
+    `objects_only`: of Kubernetes objects alone (is_object), every other registration left as it is."""
 
     def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
+        if objects_only and not is_object(args.type_, dict(args.props)):
+            return None
         props = apply_transforms(dict(args.props), transforms)
         aliases = moved_aliases(moves, dict(args.props), args.type_, args.name, pulumi.get_stack(), pulumi.get_project())
         if props is None and not aliases:
@@ -126,6 +139,26 @@ def resource_transform(transforms: Sequence[PropsTransform], moves: Sequence[Mov
         return pulumi.ResourceTransformResult(props=props if props is not None else args.props, opts=opts)
 
     return transform
+
+
+def is_object(resource_type: str, props: dict[str, Any]) -> bool:
+    """Whether a registration is a Kubernetes object (typed, or a chart's or tree's child),
+    not a provider, chart, tree or any other resource."""
+    return (
+        resource_type.startswith("kubernetes:")
+        and resource_type not in resource_types.UPSTREAM_INSTALLS
+        and "kind" in props
+        and "apiVersion" in props
+    )
+
+
+def transform_every_object(transform: PropsTransform) -> None:
+    """Apply `transform` to every Kubernetes object of the stack from here on: a stack
+    transform for `pulumi up` (it reaches the children of charts and trees too), and
+    PLATFORM_TRANSFORMS for the offline plan and render. Call it before any object is
+    registered (components/platform.py does, first)."""
+    PLATFORM_TRANSFORMS.append(transform)
+    pulumi.runtime.register_resource_transform(resource_transform([transform], objects_only=True))
 
 
 def matches(props: dict[str, Any], kind: str, name: str) -> bool:

@@ -32,7 +32,7 @@ from components.dashboards import dashboards
 from components.istio import GATEWAY_NAMESPACE
 from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
-from facts.versions import DCGM_DASHBOARD, GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
+from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
 from stacks.schema import MetricsBackend, MonitoringConfig
 
@@ -211,7 +211,7 @@ def grafana_values(args: MonitoringArgs) -> dict[str, Any]:
         "env": {"GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION": "true"},
         # An Istio sidecar on Grafana alone, so GRAFANA_POLICY can tell the gateway from
         # anyone else (the pod label injects without a namespace label); a native sidecar
-        # (Kubernetes 1.29+), so the dashboard download init container has the network.
+        # (Kubernetes 1.29+), so the proxy is up before Grafana and its dashboard sidecar call out.
         "podLabels": {"sidecar.istio.io/inject": "true"},
         "podAnnotations": {"sidecar.istio.io/nativeSidecar": "true"},
         # Dashboards are code: the sidecar loads every ConfigMap labelled grafana_dashboard=1
@@ -263,40 +263,13 @@ def grafana_values(args: MonitoringArgs) -> dict[str, Any]:
     if args.kubeflow:
         # Behind the gateway at GRAFANA_PATH (Grafana docs, "Run Grafana behind a reverse proxy").
         values["grafana.ini"]["server"] = {"root_url": f"%(protocol)s://%(domain)s{GRAFANA_PATH}", "serve_from_sub_path": True}
-    if args.gpu_metrics:
-        # NVIDIA's DCGM dashboard, fetched from grafana.com by id and revision at Grafana start
-        # (the chart's `dashboards` gnetId provider); its ${DS_PROMETHEUS} input -> our datasource.
-        values["dashboardProviders"] = {
-            "dashboardproviders.yaml": {
-                "apiVersion": 1,
-                "providers": [
-                    {
-                        "name": "nvidia",
-                        "orgId": 1,
-                        "folder": "NVIDIA",
-                        "type": "file",
-                        "disableDeletion": True,
-                        "editable": False,
-                        "options": {"path": "/var/lib/grafana/dashboards/nvidia"},
-                    }
-                ],
-            }
-        }
-        values["dashboards"] = {
-            "nvidia": {
-                "dcgm-exporter": {
-                    "gnetId": int(DCGM_DASHBOARD.location.rsplit("/", 1)[1]),
-                    "revision": int(DCGM_DASHBOARD.version),
-                    "datasource": [{"name": "DS_PROMETHEUS", "value": DATASOURCE_NAME}],
-                }
-            }
-        }
     return values
 
 
-def dashboard_config_maps() -> dict[str, dict[str, str]]:
-    """ConfigMap name -> data, one dashboard each (ConfigMaps hold at most 1 MiB)."""
-    return {f"dashboard-{file.removesuffix('.json')}": {file: text} for file, text in dashboards().items()}
+def dashboard_config_maps(gpu_metrics: bool) -> dict[str, dict[str, str]]:
+    """ConfigMap name -> data, one dashboard each (ConfigMaps hold at most 1 MiB); with
+    `gpu_metrics` the NVIDIA DCGM dashboard too (components/dashboards/dcgm.py)."""
+    return {f"dashboard-{file.removesuffix('.json')}": {file: text} for file, text in dashboards(gpu_metrics).items()}
 
 
 def ray_pod_monitor_spec() -> dict[str, Any]:
@@ -423,7 +396,7 @@ class Monitoring(PlatformComponent):
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         for policy in network_policies():
             apply_manifest(policy["metadata"]["name"], policy, in_ns)
-        for cm_name, data in dashboard_config_maps().items():
+        for cm_name, data in dashboard_config_maps(args.gpu_metrics).items():
             k8s.core.v1.ConfigMap(
                 cm_name,
                 metadata=k8s.meta.v1.ObjectMetaArgs(name=cm_name, namespace=NAMESPACE, labels=DASHBOARD_LABEL),

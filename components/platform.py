@@ -12,9 +12,11 @@ from collections.abc import Callable
 import pulumi
 
 from args.platform import PlatformArgs
+from components.base import transform_every_object
 from components.cert_manager import CertManager
 from components.dcgm import DcgmExporter
 from components.gateway import HttpsGateway
+from components.images import image_transform
 from components.istio import Istio
 from components.jobset import JobSet
 from components.kubeflow import Kubeflow, KubeflowNamespaces
@@ -121,6 +123,9 @@ INSTALLERS: dict[str, Installer] = {
 
 
 def install(args: PlatformArgs, cluster: Cluster) -> Ready:
+    # Before any object: every image of every object, ours and the charts' and trees', goes
+    # through the stack's image policy (retired registries, floating upstream tags, the mirror).
+    transform_every_object(image_transform(args.images))
     ready: Ready = {}
     if args.kubeflow_namespaces is not None:
         ready[KUBEFLOW_NAMESPACES] = KubeflowNamespaces("kubeflow-namespaces", args.kubeflow_namespaces, cluster).ready

@@ -17,9 +17,20 @@ class PinKind(str, Enum):
     MANIFEST = "release manifest"
     IMAGE = "container image"
     TOOL = "tool"
-    DASHBOARD = "grafana.com dashboard"
     CRDS = "CRD definitions"
     PYTHON = "Python package"
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """Workload images a pinned chart or tree deploys, all at one tag derived from the pin."""
+
+    repositories: tuple[str, ...]
+    """Registry-independent paths (`istio/pilot`, `jetstack/cert-manager-controller`): the
+    same wherever the image is mirrored or its registry moves."""
+    tag: str = "{version}"
+    """The tag, with `{version}` standing for the pin's version (`v{version}` for charts
+    versioned without the `v` their images carry)."""
 
 
 @dataclass(frozen=True)
@@ -31,10 +42,18 @@ class Pin:
     version: str
     location: str
     source: str
+    deploys: tuple[Deployed, ...] = ()
+    """The workload images this chart or tree deploys and the tag each must carry: the
+    `image-pin` check fails when the render's images and the pin disagree, so a bump of
+    one without the other cannot pass (tooling/check.py)."""
 
     @property
     def label(self) -> str:
         return f"{self.name} {self.version}"
+
+    def image_tags(self) -> dict[str, str]:
+        """Repository -> the tag this pin says it runs at."""
+        return {repository: d.tag.format(version=self.version) for d in self.deploys for repository in d.repositories}
 
 
 KIND_VERSION = Pin(
@@ -63,6 +82,9 @@ KUBE_PROMETHEUS_STACK = Pin(
     source="prometheus-community/helm-charts tag kube-prometheus-stack-88.5.3 (ea930bae, 2026-08-21), the newest "
     "release; appVersion v0.93.1 (its crds subchart: prometheus-operator v0.93.1 CRDs); grafana subchart 12.11.1 "
     "(kept off: GRAFANA is installed on its own). From 85.x Prometheus and node-exporter run -distroless images",
+    # The operator and its config reloader at the chart's appVersion (Chart.yaml; values.yaml
+    # prometheusOperator.image and prometheusConfigReloader.image: tag empty, the appVersion).
+    deploys=(Deployed(("prometheus-operator/prometheus-operator", "prometheus-operator/prometheus-config-reloader"), "v0.93.1"),),
 )
 GRAFANA = Pin(
     name="grafana",
@@ -72,6 +94,7 @@ GRAFANA = Pin(
     source="grafana-community/helm-charts tag grafana-12.11.1 (864f7794, 2026-08-19) charts/grafana/Chart.yaml "
     "(version 12.11.1, appVersion 13.2.0: Grafana 13); the chart moved from grafana.github.io to "
     "grafana-community in January 2026",
+    deploys=(Deployed(("grafana/grafana",), "13.2.0"),),  # values.yaml image.tag: empty, i.e. the appVersion
 )
 DCGM_EXPORTER = Pin(
     name="dcgm-exporter",
@@ -79,6 +102,8 @@ DCGM_EXPORTER = Pin(
     version="4.8.2",
     location="https://nvidia.github.io/dcgm-exporter/helm-charts",
     source="NVIDIA/dcgm-exporter deployment/ Helm chart, published in the repo's gh-pages index",
+    # values.yaml image: nvcr.io/nvidia/k8s/dcgm-exporter, tag 4.5.3-4.8.2-distroless (DCGM 4.5.3, exporter 4.8.2).
+    deploys=(Deployed(("nvidia/k8s/dcgm-exporter",), "4.5.3-{version}-distroless"),),
 )
 GMP_FRONTEND = Pin(
     name="gke.gcr.io/prometheus-engine/frontend",
@@ -87,14 +112,6 @@ GMP_FRONTEND = Pin(
     location="gke.gcr.io/prometheus-engine/frontend",
     source="Google Cloud Managed Service for Prometheus docs, \"Query using Grafana\" (query frontend "
     "for Grafana's Prometheus datasource); the tag the docs' example uses",
-)
-DCGM_DASHBOARD = Pin(
-    name="NVIDIA DCGM Exporter Dashboard",
-    kind=PinKind.DASHBOARD,
-    version="2",
-    location="https://grafana.com/grafana/dashboards/12239",
-    source="NVIDIA/dcgm-exporter README (\"published on Grafana.com as dashboard 12239\"); revision 2 "
-    "is the one the Grafana chart's gnetId provider fetches",
 )
 
 KUBEFLOW_MANIFESTS = Pin(
@@ -106,6 +123,33 @@ KUBEFLOW_MANIFESTS = Pin(
     "exists, and the release-26.03.1 branch differs from the tag only in .github/workflows, so the tag whose "
     "manifests were checked is pinned (../shared/upstream/README.md, next version set, section 1). The repository "
     "was kubeflow/manifests until its rename; GitHub redirects the old name",
+    # The release's own components: kubeflow/dashboard v2.0.0 and kubeflow/notebooks v1.11.0 images
+    # (the trees' kustomizations `newName`/`newTag`), and the notebook servers the jupyter web app
+    # offers (applications/notebooks-v1/upstream/jupyter-web-app/base/configs/spawner_ui_config.yaml).
+    deploys=(
+        Deployed(
+            tuple(f"kubeflow/dashboard/{name}" for name in ("access-management", "dashboard", "poddefaults-webhook", "profile-controller")),
+            "v2.0.0",
+        ),
+        Deployed(
+            (
+                *(
+                    f"kubeflow/notebooks/{name}"
+                    for name in (
+                        "jupyter-web-app",
+                        "notebook-controller",
+                        "pvcviewer-controller",
+                        "tensorboard-controller",
+                        "tensorboards-web-app",
+                        "volumes-web-app",
+                    )
+                ),
+                "kubeflow/kubeflow/notebook-servers/codeserver-python",
+                "kubeflow/kubeflow/notebook-servers/rstudio-tidyverse",
+            ),
+            "v1.11.0",
+        ),
+    ),
 )
 CERT_MANAGER = Pin(
     name="cert-manager",
@@ -116,6 +160,11 @@ CERT_MANAGER = Pin(
     "the tag installs from this OCI repository (charts.jetstack.io serves the same chart); the chart version keeps "
     "its `v` (make/manifests.mk packages it as `git describe`). Newer than the v1.20.2 Kubeflow 26.03.1 ships: "
     "cert-manager supports its two newest minors only",
+    # The chart's appVersion (its images' tags default to it): the three Deployments and the
+    # controller's --acme-http01-solver-image.
+    deploys=(
+        Deployed(tuple(f"jetstack/cert-manager-{name}" for name in ("controller", "cainjector", "webhook", "acmesolver"))),
+    ),
 )
 ISTIO = Pin(
     name="istio",
@@ -125,6 +174,7 @@ ISTIO = Pin(
     source="what the pinned Kubeflow tree deploys: common/istio/istio-install/base/install.yaml (charts base/istiod/"
     "cni/istio-ingress 1.30.1, images pilot, proxyv2, install-cni at tag 1.30.1, hub registry.istio.io/release); "
     "CNI on by default. Istio 1.30.0 release notes: supported on Kubernetes 1.32 to 1.36",
+    deploys=(Deployed(("istio/pilot", "istio/proxyv2", "istio/install-cni")),),
 )
 JOBSET_CHART = Pin(
     name="jobset",
@@ -132,6 +182,7 @@ JOBSET_CHART = Pin(
     version="0.12.0",
     location="oci://registry.k8s.io/jobset/charts/jobset",
     source="kubeflow/trainer v2.3.0 charts/kubeflow-trainer/Chart.yaml dependency",
+    deploys=(Deployed(("jobset/jobset",), "v{version}"),),
 )
 TRAINER_CHART = Pin(
     name="kubeflow-trainer",
@@ -139,6 +190,8 @@ TRAINER_CHART = Pin(
     version="2.3.0",
     location="oci://ghcr.io/kubeflow/charts/kubeflow-trainer",
     source="kubeflow/trainer charts/kubeflow-trainer (Chart.yaml version 2.3.0)",
+    # templates/_helpers.tpl trainer.defaultImageTag: v<chart version>.
+    deploys=(Deployed(("kubeflow/trainer/trainer-controller-manager",), "v{version}"),),
 )
 KUBERAY_CHART = Pin(
     name="kuberay-operator",
@@ -146,6 +199,7 @@ KUBERAY_CHART = Pin(
     version="1.7.0",
     location="https://ray-project.github.io/kuberay-helm/",
     source="ray-project/kuberay helm-chart/kuberay-operator, release v1.7.0",
+    deploys=(Deployed(("kuberay/operator",), "v{version}"),),
 )
 KUEUE_CHART = Pin(
     name="kueue",
@@ -153,6 +207,7 @@ KUEUE_CHART = Pin(
     version="0.19.2",
     location="oci://registry.k8s.io/kueue/charts/kueue",
     source="kubernetes-sigs/kueue charts/kueue README (OCI chart, version without v)",
+    deploys=(Deployed(("kueue/kueue",), "v{version}"),),
 )
 
 KUEUE_TRAINER_LIBRARY = "2.2.1"
@@ -337,6 +392,26 @@ def image(pin: Pin) -> str:
     if pin.kind is not PinKind.IMAGE:
         raise ValueError(f"{pin.name} is a {pin.kind.value}, not an image")
     return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"
+
+
+# --- images upstream manifests name on a floating tag, and the release the platform runs instead ---
+# The rewrite of every image (components/images.py) replaces each key with its pin, so the
+# `image-tag` check holds for what the cluster receives.
+
+BUSYBOX = Pin(
+    name="busybox",
+    kind=PinKind.IMAGE,
+    version="1.28.4",
+    location="docker.io/library/busybox",
+    source="Istio's sidecar injector template `grpc-simple` (1.28 and 1.30 alike: kubeflow/community-distribution "
+    "26.03.1-rc.2 common/istio/istio-install/base/install.yaml, ConfigMap istio-sidecar-injector) names busybox:1.28, a minor tag "
+    "Docker Hub's official image moves to each 1.28.x; 1.28.4 is a fixed 1.28 patch tag of that image, the one "
+    "Kubernetes examples pin (not pulled or digest-checked from here). Only pods that ask for the proxyless gRPC "
+    "bootstrap (annotation inject.istio.io/templates) start it",
+)
+UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {"docker.io/library/busybox:1.28": BUSYBOX}
+"""A normalised image reference an upstream manifest names on a floating tag -> the pinned
+image the platform runs in its place."""
 
 
 # --- images our checks run on a live cluster (not installed by the platform) ---
@@ -552,7 +627,7 @@ PINS: tuple[Pin, ...] = (
     GRAFANA,
     DCGM_EXPORTER,
     GMP_FRONTEND,
-    DCGM_DASHBOARD,
+    BUSYBOX,
     SMOKE_CUDA_IMAGE,
     RENDER_TOOLS,
     KUBEFLOW_DASHBOARD_CRDS,

@@ -11,11 +11,12 @@ from collections.abc import Mapping, Sequence
 import pulumi
 import pulumi_gcp as gcp
 
-from args.infra import GkeClusterArgs, NetworkArgs
+from args.infra import GkeClusterArgs, MirrorRepositoryArgs, NetworkArgs
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import node_service_account_id
 from facts.node_labels import pool_node_labels, pool_taints
 from infra.component import Component
+from infra.registry import READER as ARTIFACT_REGISTRY_READER
 from stacks.schema import GkeClusterConfig, GpuPool, GpuSharing, Provisioning, SharingStrategy
 
 # Least privilege for node VMs: GKE's documented minimum ("Use least privilege IAM
@@ -44,6 +45,18 @@ SERVICES_RANGE = "services"
 # Node fields GKE fills in after creation; left alone they would plan a pool
 # replacement on every `pulumi up` (kubelet defaults, provisioning-model resource labels).
 SERVER_NORMALISED_POOL_FIELDS = ["initialNodeCount", "nodeConfig.kubeletConfig", "nodeConfig.resourceLabels"]
+
+
+def mirror_reader_args(mirror: MirrorRepositoryArgs, member: pulumi.Input[str]) -> gcp.artifactregistry.RepositoryIamMemberArgs:
+    """The nodes' read access to the image mirror's repository (cloud.google.com/artifact-
+    registry/docs/access-control: roles/artifactregistry.reader on the repository)."""
+    return gcp.artifactregistry.RepositoryIamMemberArgs(
+        project=mirror.project,
+        location=mirror.location,
+        repository=mirror.repository_id,
+        role=ARTIFACT_REGISTRY_READER,
+        member=member,
+    )
 
 
 def node_tag(cluster: GkeClusterConfig) -> str:
@@ -401,7 +414,7 @@ class GkeCluster(Component):
             opts=child,
         )
         member = node_sa.email.apply(lambda email: f"serviceAccount:{email}")
-        roles = [
+        roles: list[pulumi.Resource] = [
             gcp.projects.IAMMember(
                 f"{name}-nodes-{role.split('/')[-1]}",
                 gcp.projects.IAMMemberArgs(project=args.project or "", role=role, member=member),
@@ -409,6 +422,14 @@ class GkeCluster(Component):
             )
             for role in NODE_SA_ROLES
         ]
+        if args.image_mirror is not None:
+            # Every image comes through the mirror (mlplatform:images.mirror), often a shared
+            # repository in another project: the nodes read it, before the first node boots.
+            roles.append(
+                gcp.artifactregistry.RepositoryIamMember(
+                    f"{name}-nodes-image-mirror", mirror_reader_args(args.image_mirror, member), opts=child
+                )
+            )
         gke = gcp.container.Cluster(
             name,
             cluster_args(args, network.network_id, network.subnetwork_id, node_sa.email),

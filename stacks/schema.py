@@ -45,6 +45,8 @@ REGISTRY_MULTI_REGIONS = ("us", "europe", "asia")
 IAM_MEMBER = re.compile(r"^(user:|group:|serviceAccount:|domain:)[^\s:]+$|^principal(Set)?://\S+$")
 # An image registry path (`host[:port]/path`, no scheme, no tag): where our notebook images are pulled from.
 REGISTRY_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)+$")
+# A registry prefix images are pulled through (`host[:port][/path]`): the images mirror.
+MIRROR_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*$")
 # A Go time.Duration as Kueue's configuration reads it (metav1.Duration), in whole h, m, s.
 DURATION = re.compile(r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$")
 # Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
@@ -1123,6 +1125,44 @@ class Sources(Model):
         return value
 
 
+class Images(Model):
+    """Where the cluster pulls images from. Retired registries are replaced whatever this says
+    (facts/registries.py); with a mirror, every image the platform runs is pulled through it."""
+
+    mirror: str | None = Field(
+        default=None,
+        description="A registry prefix every image is pulled through (`europe-docker.pkg.dev/acme-ml/mirror`; "
+        "no scheme, no tag): `<mirror>/<source registry>/<path>:<tag>`, the source registry kept in the path "
+        "(`<mirror>/docker.io/istio/pilot:<tag>`; Docker Hub short names as `docker.io/library/...`), so it "
+        "must allow nested paths. `python -m stacks images <stack> --copy-list` lists what to copy into it "
+        "(docs/images.md). On gke, an Artifact Registry mirror is made readable by the nodes.",
+    )
+
+    @field_validator("mirror")
+    @classmethod
+    def _mirror(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        bare = value.rstrip("/")
+        if REMOTE_SCHEME.match(bare):
+            raise ValueError(f"{value!r}: give the registry path without a scheme, e.g. {REMOTE_SCHEME.sub('', bare)!r}")
+        host, slash, path = bare.partition("/")
+        if "@" in bare or (slash and ":" in path):
+            raise ValueError(f"{value!r} names a tag or digest; give the registry prefix alone (images keep their own tags)")
+        if not MIRROR_PATH.match(bare):
+            raise ValueError(
+                f"{value!r} is not a registry prefix such as europe-docker.pkg.dev/acme-ml/mirror: "
+                "a host (and port), then lowercase path components"
+            )
+        if host in ("docker.io", "index.docker.io"):
+            raise ValueError(f"{value!r}: Docker Hub repositories cannot hold the mirror's nested paths; use a registry that can")
+        if host.endswith("-docker.pkg.dev") and len([p for p in path.split("/") if p]) < 2:
+            raise ValueError(
+                f"{value!r}: an Artifact Registry mirror is a repository, <location>-docker.pkg.dev/<project>/<repository>"
+            )
+        return bare
+
+
 def _mirror_location(value: str | None, schemes: tuple[str, ...], use: str, empty: str) -> str | None:
     """A mirror location: a URL with one of `schemes`, or a local path; trailing `/` dropped."""
     if value is None:
@@ -1155,6 +1195,11 @@ class PlatformConfig(Model):
         default=Sources(),
         alias="mlplatform:sources",
         description="Where charts and Kubeflow manifests come from; default: the public upstreams.",
+    )
+    images: Images = Field(
+        default=Images(),
+        alias="mlplatform:images",
+        description="Where the cluster pulls images from; default: each image's own registry.",
     )
 
     @field_validator("project")

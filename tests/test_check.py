@@ -8,6 +8,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -16,13 +17,15 @@ from typing import Any
 import pytest
 import yaml
 
+from components.images import image_sites
 from facts.image_set import notebook_tag
+from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import load
 from tests.support import renders
 from tooling import check as lint
 from tooling import fullrender, schemas, support
 from tooling.fullrender import FullRender, Rendered
-from tooling.render import ordered
+from tooling.render import dump_all, ordered
 
 REPO = Path(__file__).resolve().parents[1]
 MIRROR = REPO.parent / "shared" / "upstream"
@@ -30,9 +33,10 @@ SNAPSHOT = REPO / "tests" / "snapshots" / "object-counts.yaml"
 pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no upstream mirror at {MIRROR} (../shared/upstream)")
 
 
-def rendered(stack: str) -> FullRender:
-    """The stack's full render, shared with the other test files (tests/support/renders.py)."""
-    return renders.rendered(stack)
+def rendered(stack: str, image_mirror: bool = False) -> FullRender:
+    """The stack's full render, shared with the other test files (tests/support/renders.py);
+    `image_mirror`: of its copy with mlplatform:images.mirror set."""
+    return renders.rendered(stack, image_mirror)
 
 
 def with_objects(render: FullRender, change: Callable[[list[Rendered]], list[Rendered]]) -> FullRender:
@@ -59,6 +63,10 @@ def violations(render: FullRender, rule: str) -> list[lint.Violation]:
     chosen = [r for r in lint.RULES if r.name == rule]
     assert chosen, rule
     return lint.check(render, chosen)
+
+
+def test_the_image_rules_are_in_the_rule_list() -> None:
+    assert {"image-tag", "image-pin", "retired-registry", "image-mirror"} <= {r.name for r in lint.RULES}
 
 
 @pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
@@ -93,7 +101,7 @@ def test_helm_renders_every_chart_the_same_twice() -> None:
     for install in charts:
         before = render.plan.waits_for(install.resource) & originals.keys()
         capabilities = fullrender.api_versions(d for urn in before for d in originals[urn])
-        again = schemas.parsed(fullrender.render_chart(install, capabilities, support.kubernetes_version(render.plan.config)))
+        again = schemas.parsed(fullrender.helm_template(install, capabilities, support.kubernetes_version(render.plan.config)))
         assert canonical(again) == canonical(originals[install.resource.urn]), install.label
 
 
@@ -112,6 +120,26 @@ def test_a_tree_is_built_once_per_run_by_the_workers_together(tmp_path: Path, mo
         monkeypatch.setattr(fullrender, "_TREES", {})
         assert fullrender.build_tree(tree) == "kind: Namespace\n"
     assert len(built) == 1 and built[0][-1] == tree.target
+
+
+def test_a_chart_is_rendered_once_for_the_same_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SHARED_TREES holds charts too, keyed by all their inputs: other values render again."""
+    chart = next(i for i in rendered("kind").installs if i.kind == "helm")
+    ran: list[dict[str, Any]] = []
+
+    def helm(install: fullrender.Install, capabilities: list[str], kube_version: str) -> str:
+        ran.append({**install.values, "kube_version": kube_version})
+        return "kind: Namespace\n"
+
+    monkeypatch.setattr(fullrender, "helm_template", helm)
+    monkeypatch.setattr(fullrender, "SHARED_TREES", tmp_path)
+    for _worker in range(2):
+        monkeypatch.setattr(fullrender, "_CHARTS", {})
+        assert fullrender.render_chart(chart, [], "v1.36.4") == "kind: Namespace\n"
+    fullrender.render_chart(replace(chart, values={**chart.values, "other": True}), [], "v1.36.4")
+    fullrender.render_chart(chart, [], "v1.35.5-gke.1241004")
+    assert len(ran) == 3 and ran[1]["other"] is True
+    assert ran[2]["kube_version"] == "v1.35.5-gke.1241004", "another Kubernetes version renders again"
 
 
 def test_full_render_has_no_upstream_tree_missing_and_counts_every_install() -> None:
@@ -261,20 +289,214 @@ def test_critical_priority_rule_catches_dcgm_without_its_quota() -> None:
     assert [v.object for v in violations(without, "critical-priority")] == ["DaemonSet.apps dcgm-exporter/dcgm-exporter"]
 
 
-def test_image_rule_catches_latest_and_untagged() -> None:
-    def latest(obj: dict[str, Any]) -> None:
-        obj["spec"]["template"]["spec"]["containers"][0]["image"] = "quay.io/jetstack/cert-manager-webhook:latest"
-
-    broken = edited(rendered("kind"), "Deployment", "cert-manager-webhook", latest)
-    assert len(violations(broken, "image")) == 1
-    assert lint.is_pinned("registry.k8s.io/kueue/kueue:v0.19.2") and lint.is_pinned("nvcr.io/x@sha256:" + "0" * 64)
-    assert not lint.is_pinned("rayproject/ray") and not lint.is_pinned("localhost:5000/ray")
+def _container_image(obj: dict[str, Any], reference: str) -> None:
+    obj["spec"]["template"]["spec"]["containers"][0]["image"] = reference
 
 
-def test_image_list_names_every_platform_image() -> None:
-    images = lint.image_list(rendered("dev"))
-    assert "registry.k8s.io/kueue/kueue:v0.19.2" in images and "quay.io/jetstack/cert-manager-webhook:v1.21.1" in images
-    assert images == sorted(set(images))
+def reloader_tag() -> str:
+    """The config reloader's tag the pin table gives kube-prometheus-stack."""
+    return KUBE_PROMETHEUS_STACK.image_tags()["prometheus-operator/prometheus-config-reloader"]
+
+
+@pytest.mark.parametrize(
+    ("reference", "why"),
+    [
+        ("quay.io/jetstack/cert-manager-webhook:latest", "is on the floating tag 'latest'"),
+        ("quay.io/jetstack/cert-manager-webhook", "has no tag"),
+        ("quay.io/jetstack/cert-manager-webhook:v1", "is on 'v1', a bare version"),
+    ],
+)
+def test_image_tag_rule_names_the_object_the_image_and_the_fix(reference: str, why: str) -> None:
+    broken = edited(rendered("kind"), "Deployment", "cert-manager-webhook", lambda o: _container_image(o, reference))
+    (found,) = violations(broken, "image-tag")
+    assert found.object == "Deployment.apps cert-manager/cert-manager-webhook"
+    assert f"spec.template.spec.containers[0].image: image {reference!r} {why}" in found.message
+    assert found.message.endswith("pin a release tag, or a digest (@sha256:...) for a tag that moves")
+
+
+def test_image_tag_rule_reads_images_an_operator_starts() -> None:
+    """The config reloader named in the Prometheus Operator's arguments counts like a container."""
+
+    def floating(obj: dict[str, Any]) -> None:
+        args = obj["spec"]["template"]["spec"]["containers"][0]["args"]
+        args[:] = [re.sub(r":[^:]+$", ":latest", a) if a.startswith("--prometheus-config-reloader=") else a for a in args]
+
+    broken = edited(rendered("kind"), "Deployment", "kube-prometheus-stack-operator", floating)
+    (found,) = violations(broken, "image-tag")
+    assert "--prometheus-config-reloader: image 'quay.io/prometheus-operator/prometheus-config-reloader:latest'" in found.message
+
+
+def test_a_digest_pins_any_tag() -> None:
+    reference = "quay.io/jetstack/cert-manager-webhook:latest@sha256:" + "0" * 64
+    broken = edited(rendered("kind"), "Deployment", "cert-manager-webhook", lambda o: _container_image(o, reference))
+    assert violations(broken, "image-tag") == []
+
+
+def test_the_mesh_runs_what_the_istio_pin_says_from_docker_hub() -> None:
+    """In every shipped stack's render no image or hub names a retired Istio registry (text of
+    every object, not the inventory), istiod runs the Istio pin, and so do the sidecars."""
+    for stack in ("kind", "dev", "prod"):
+        render = rendered(stack)
+        text = "\n".join(json.dumps(o.obj) for o in render.objects if o.obj.get("kind") != "CustomResourceDefinition")
+        assert "gcr.io/istio-release" not in text and "registry.istio.io" not in text, stack
+        istiod = _one(render, "Deployment", "istio-system", "istiod")
+        (container,) = istiod["spec"]["template"]["spec"]["containers"]
+        assert container["image"] == f"docker.io/istio/pilot:{ISTIO.version}"
+        injector = _one(render, "ConfigMap", "istio-system", "istio-sidecar-injector")
+        values = json.loads(injector["data"]["values"])["global"]
+        assert (values["hub"], values["tag"]) == ("docker.io/istio", ISTIO.version)
+    original = next(o.original for o in rendered("kind").objects if o.key[1:] == ("Deployment", "istio-system", "istiod"))
+    assert original is not None and "registry.istio.io/release/pilot:" in json.dumps(original), "the tree still names it"
+
+
+def test_image_pin_rule_fails_a_pin_bumped_without_the_images(monkeypatch: pytest.MonkeyPatch) -> None:
+    bumped = replace(ISTIO, version="1.31.0")
+    monkeypatch.setattr(lint, "PINS", tuple(bumped if p is ISTIO else p for p in lint.PINS))
+    found = violations(rendered("kind"), "image-pin")
+    objects = {v.object for v in found}
+    assert {"Deployment.apps istio-system/istiod", "DaemonSet.apps kube-system/istio-cni-node", "ConfigMap istio-system/istio-sidecar-injector"} <= objects
+    istiod = next(v for v in found if v.object == "Deployment.apps istio-system/istiod")
+    assert f"image 'docker.io/istio/pilot:{ISTIO.version}' is not at the pinned tag 1.31.0 (pin table: istio 1.31.0 (1.31.0))" in istiod.message
+    assert "bump the pin in facts/versions.py with the install, or the install with the pin" in istiod.message
+
+
+def test_image_pin_rule_fails_images_bumped_without_the_pin() -> None:
+    broken = edited(rendered("kind"), "Deployment", "istiod", lambda o: _container_image(o, "docker.io/istio/pilot:1.31.0"))
+    (found,) = violations(broken, "image-pin")
+    assert found.object == "Deployment.apps istio-system/istiod" and f"not at the pinned tag {ISTIO.version}" in found.message
+
+
+def test_image_pin_rule_covers_charts_and_our_own_images() -> None:
+    def old_kueue(obj: dict[str, Any]) -> None:
+        _container_image(obj, "registry.k8s.io/kueue/kueue:v0.19.1")
+
+    kueue = violations(edited(rendered("kind"), "Deployment", "kueue-controller-manager", old_kueue), "image-pin")
+    assert [v.object for v in kueue] == ["Deployment.apps kueue-system/kueue-controller-manager"]
+
+    def old_ray(obj: dict[str, Any]) -> None:
+        obj["spec"]["headGroupSpec"]["template"]["spec"]["containers"][0]["image"] = "rayproject/ray:2.45.0-py311"
+
+    ray = violations(edited(rendered("kind"), "RayCluster", "ray", old_ray), "image-pin")
+    assert [v.object for v in ray] == ["RayCluster.ray.io nlp/ray"]
+    assert f"{RAY_IMAGE.version} or {RAY_GPU_IMAGE.version}" in ray[0].message
+
+
+def test_image_pin_rule_fails_a_deployed_image_the_render_lost() -> None:
+    without_cni = with_objects(rendered("kind"), lambda objects: [o for o in objects if o.key[3] != "istio-cni-node"])
+    (found,) = violations(without_cni, "image-pin")
+    assert (found.object, found.source) == (f"pin istio {ISTIO.version}", "facts/versions.py")
+    assert found.message.startswith("deploys istio/install-cni, which nothing in the render runs")
+
+
+def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewrite() -> None:
+    """The tree's own istiod and injector values, before the platform's transforms."""
+    render = rendered("kind")
+
+    def untransformed(objects: list[Rendered]) -> list[Rendered]:
+        names = {("Deployment", "istiod"), ("ConfigMap", "istio-sidecar-injector")}
+        return [replace(o, obj=o.original) if (o.key[1], o.key[3]) in names and o.original else o for o in objects]
+
+    found = violations(with_objects(render, untransformed), "retired-registry")
+    messages = {(v.object, v.message.split(" is from ")[0]) for v in found}
+    assert messages == {
+        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO.version}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", "data.values global hub: hub 'registry.istio.io/release'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
+    }
+    istiod = next(v.message for v in found if v.object.startswith("Deployment"))
+    assert "is from registry.istio.io/release, which stops serving images on 2027-01-01; use docker.io/istio" in istiod
+    assert all("bypassed it" in v.message for v in found)
+
+
+def test_busybox_of_the_injector_template_is_pinned() -> None:
+    injector = _one(rendered("kind"), "ConfigMap", "istio-system", "istio-sidecar-injector")
+    assert "image: library/busybox:1.28.4" in injector["data"]["config"] and "busybox:1.28\n" not in injector["data"]["config"]
+
+
+def test_image_list_names_every_platform_image_once() -> None:
+    from tooling.images import platform_images
+
+    listed = [i.image for i in platform_images(rendered("dev"))]
+    assert listed == sorted(set(listed))
+    names = {i.split(":")[0] for i in listed}
+    assert {
+        "quay.io/prometheus/prometheus",  # a Prometheus resource the operator turns into pods
+        "quay.io/prometheus/alertmanager",
+        "filebrowser/filebrowser",  # the volumes web app's PVC viewer
+        "tensorflow/tensorflow",  # the tensorboard controller's ConfigMap
+    } <= names
+    codeserver = "kubeflow/kubeflow/notebook-servers/codeserver-python"
+    assert {
+        "registry.k8s.io/kueue/kueue:v0.19.2",
+        f"quay.io/prometheus-operator/prometheus-config-reloader:{reloader_tag()}",  # an operator argument
+        f"docker.io/istio/proxyv2:{ISTIO.version}",  # the injector's sidecar
+        image(RAY_GPU_IMAGE),  # a RayCluster's workers
+        f"ghcr.io/{codeserver}:{KUBEFLOW_MANIFESTS.image_tags()[codeserver]}",  # offered by the notebook form
+        "nvcr.io/nvidia/jax:25.10-py3",  # a training runtime
+    } <= set(listed)
+    assert not [i for i in listed if "curlimages" in i], "Grafana downloads no dashboard"
+
+
+# --- the image mirror: a copy of the dev stack with mlplatform:images.mirror ----------------
+
+REGISTRY_NAME = re.compile(r"(?<![\w./-])((?:[a-z0-9-]+\.)+(?:io|com|dev|org|net)(?::\d+)?/[a-z0-9][\w./:@-]*)")
+
+
+def test_with_an_image_mirror_everything_the_cluster_pulls_comes_from_it() -> None:
+    """Read from the render's text, not the inventory: every `image:` field, and every
+    registry-qualified name in any other field (hubs, arguments, ConfigMaps, the form)."""
+    render = rendered("dev", image_mirror=True)
+    mirror = renders.IMAGE_MIRROR
+    text = dump_all([o.obj for o in render.objects if o.obj.get("kind") != "CustomResourceDefinition"])
+    fields = re.findall(r"^\s*-?\s*image: (\S+)$", text, re.MULTILINE)
+    assert len(fields) > 40 and [f for f in fields if not f.startswith(f"{mirror}/")] == []
+    named = {m for m in REGISTRY_NAME.findall(text.replace("\\n", "\n")) if re.search(r":[\w.-]+$", m) or m.endswith("/istio")}
+    outside = sorted(n for n in named if not n.startswith(f"{mirror}/") and not mirror.startswith(n))
+    assert outside == []
+    assert {f"{mirror}/docker.io/istio", f"{mirror}/quay.io/prometheus-operator/prometheus-config-reloader:{reloader_tag()}"} <= named
+    # Docker Hub short names the tree writes outside `image:` fields, by their keys.
+    assert re.search(rf"TENSORBOARD_IMAGE: {re.escape(mirror)}/docker.io/tensorflow/tensorflow:\S+\n", text)
+    assert re.search(rf"name: VOLUME_VIEWER_IMAGE\n\s+value: {re.escape(mirror)}/docker.io/filebrowser/filebrowser:\S+\n", text)
+    assert lint.check(render) == []
+
+
+def test_the_copy_list_is_the_render_images_once_each() -> None:
+    from tooling.images import copy_list
+
+    render = rendered("dev", image_mirror=True)
+    mirror = renders.IMAGE_MIRROR
+    pairs = copy_list(render)
+    everything = {site.reference for o in render.objects for site in image_sites(o.obj) if not site.hub}
+    assert sorted(destination for _, destination in pairs) == sorted(everything)
+    assert len({d for _, d in pairs}) == len(pairs)
+    for source, destination in pairs:
+        assert destination == f"{mirror}/{source}" and not source.startswith(mirror)
+    assert (f"docker.io/istio/pilot:{ISTIO.version}", f"{mirror}/docker.io/istio/pilot:{ISTIO.version}") in pairs
+
+
+def test_images_command_prints_pairs_json_and_refuses_a_copy_list_without_a_mirror(capsys: pytest.CaptureFixture[str]) -> None:
+    from tooling.cli import EXIT_CONFIG_ERROR, images_command
+
+    assert images_command(rendered("dev", image_mirror=True), copy_list=True, as_json=False) == 0
+    out, err = capsys.readouterr()
+    first = out.splitlines()[0].split(" ")
+    assert len(first) == 2 and first[1] == f"{renders.IMAGE_MIRROR}/{first[0]}" and "images to copy into" in err
+    assert images_command(rendered("dev", image_mirror=True), copy_list=False, as_json=True) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["mirror"] == renders.IMAGE_MIRROR
+    pilot = next(i for i in document["images"] if i["source"] == f"docker.io/istio/pilot:{ISTIO.version}")
+    assert pilot["destination"] == pilot["image"] and "Deployment.apps istio-system/istiod" in pilot["objects"]
+    assert images_command(rendered("dev"), copy_list=True, as_json=False) == EXIT_CONFIG_ERROR
+    assert "mlplatform:images.mirror is not set" in capsys.readouterr().err
+
+
+def test_image_mirror_rule_names_an_image_that_bypasses_the_mirror() -> None:
+    render = rendered("dev", image_mirror=True)
+    broken = edited(render, "Deployment", "istiod", lambda o: _container_image(o, f"docker.io/istio/pilot:{ISTIO.version}"))
+    (found,) = violations(broken, "image-mirror")
+    assert found.object == "Deployment.apps istio-system/istiod"
+    assert f"is not pulled through the mirror {renders.IMAGE_MIRROR}; it should be '{renders.IMAGE_MIRROR}/docker.io/istio/pilot:{ISTIO.version}'" in found.message
 
 
 def test_kueue_rule_catches_an_autoscaling_ray_cluster_that_is_not_elastic() -> None:

@@ -136,7 +136,7 @@ def test_help_describes_every_command_and_every_argument(capsys: pytest.CaptureF
 def test_dashboards_are_written_as_grafana_json(tmp_path: Path) -> None:
     assert main(["dashboards", "--out", str(tmp_path)]) == 0
     written = {p.name: json.loads(p.read_text()) for p in tmp_path.iterdir()}
-    assert sorted(written) == ["gpus-by-team.json", "kueue.json", "ray.json"]
+    assert sorted(written) == ["dcgm.json", "gpus-by-team.json", "kueue.json", "ray.json"]
     assert all(d["uid"] and d["panels"] for d in written.values())
 
 

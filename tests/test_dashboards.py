@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import tarfile
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,12 +13,15 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models.dashboard import Dashboard
 
 from components.alerts import alerts, rule_spec
-from components.dashboards import dashboards
+from components.dashboards import DCGM, dashboards
 from components.dashboards.common import DATASOURCE_VARIABLE, WORKLOAD_NAMESPACE
+from facts.versions import DCGM_EXPORTER
 from stacks.schema import MonitoringConfig
 from tests.support.promql import dashboard_expressions, metric_names, parse
 
 DASHBOARDS = dashboards()
+PINNED_DCGM_CHART = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "charts" / f"dcgm-exporter-{DCGM_EXPORTER.version}.tgz"
+COUNTER = re.compile(r"^\s*(DCGM_FI_[A-Z0-9_]+)\s*,", re.MULTILINE)
 
 
 def _panels(model: dict[str, Any]) -> list[dict[str, Any]]:
@@ -124,6 +130,51 @@ def test_ray_and_kueue_dashboards_read_their_metrics() -> None:
     assert {"kueue_pending_workloads", "kueue_admitted_active_workloads", "kueue_cluster_queue_nominal_quota"} <= metrics(
         "kueue.json"
     )
+
+
+def _dcgm_metrics(texts: list[str]) -> set[str]:
+    found: set[str] = set()
+    for text in texts:
+        for _, expr in dashboard_expressions(text):
+            found |= {m for m in metric_names(parse(expr)) if m.startswith("DCGM_FI_")}
+    return found
+
+
+@pytest.mark.skipif(not PINNED_DCGM_CHART.is_file(), reason=f"no pinned dcgm-exporter chart at {PINNED_DCGM_CHART}")
+def test_every_dcgm_metric_we_query_is_a_default_counter_of_the_pinned_exporter() -> None:
+    """The exporter collects only the counters of its metrics file: the chart's
+    templates/metrics-configmap.yaml (mounted as default-counters.csv); `#` lines are off."""
+    with tarfile.open(PINNED_DCGM_CHART) as chart:
+        member = chart.extractfile("dcgm-exporter/templates/metrics-configmap.yaml")
+        assert member is not None
+        enabled = set(COUNTER.findall(member.read().decode()))
+    assert {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE"} <= enabled
+    queried = _dcgm_metrics(list(DASHBOARDS.values()))
+    queried |= {m for a in alerts(MonitoringConfig()) for m in metric_names(parse(a.expr)) if m.startswith("DCGM_FI_")}
+    assert sorted(queried - enabled) == []
+
+
+def test_the_dcgm_dashboard_shows_every_gpu_and_is_ours() -> None:
+    """Built here, not NVIDIA's grafana.com JSON: per node and GPU, the counters a GPU operator reads."""
+    model = json.loads(DASHBOARDS[DCGM])
+    assert {v["name"] for v in model["templating"]["list"]} == {DATASOURCE_VARIABLE, "node", "gpu"}
+    assert model["uid"] == "mlplatform-dcgm" and "gnetId" not in model
+    assert {
+        "DCGM_FI_DEV_GPU_UTIL",
+        "DCGM_FI_DEV_FB_USED",
+        "DCGM_FI_DEV_GPU_TEMP",
+        "DCGM_FI_DEV_POWER_USAGE",
+        "DCGM_FI_DEV_SM_CLOCK",
+        "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+        "DCGM_FI_DEV_XID_ERRORS",
+    } <= _dcgm_metrics([DASHBOARDS[DCGM]])
+    for panel in _panels(model):
+        if panel["type"] == "timeseries":
+            assert all("$node" in t["expr"] and "$gpu" in t["expr"] for t in panel["targets"]), panel["title"]
+
+
+def test_the_dcgm_dashboard_is_left_out_without_gpu_metrics() -> None:
+    assert DCGM not in dashboards(gpu_metrics=False) and set(dashboards(gpu_metrics=False)) < set(DASHBOARDS)
 
 
 def test_every_alert_expression_parses() -> None:

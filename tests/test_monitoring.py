@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from components import dcgm, monitoring
+from components.dashboards import DCGM as DCGM_DASHBOARD_FILE
 from components.dashboards import dashboards
 from components.platform import INSTALLERS
-from facts.versions import DCGM_DASHBOARD, DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
+from facts.versions import DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from stacks.config import validate as validate_config
 from stacks.schema import MonitoringConfig
 from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
@@ -69,7 +70,8 @@ def test_kind_has_monitoring_but_no_dcgm(shipped_plan: Callable[[str], Plan]) ->
     plan = shipped_plan("kind")
     assert plan.of_type(DCGM) == []
     assert not [r for r in plan.of_type(HELM_CHART) if r.inputs["chart"] == "dcgm-exporter"]
-    assert "dashboards" not in chart(plan, "grafana")["values"], "no NVIDIA dashboard without GPUs"
+    maps = {r.name for r in plan.of_type("kubernetes:core/v1:ConfigMap")}
+    assert "dashboard-gpus-by-team" in maps and "dashboard-dcgm" not in maps, "no NVIDIA dashboard without GPUs"
     values = chart(plan, "grafana")["values"]
     assert values["sidecar"]["dashboards"]["enabled"] is True
 
@@ -190,14 +192,15 @@ def test_dashboards_are_config_maps_the_sidecar_loads() -> None:
     assert provisioned == dashboards()
 
 
-def test_nvidia_dashboard_is_referenced_by_pinned_id_not_copied() -> None:
-    values = chart(planned("on"), "grafana")["values"]
-    reference = values["dashboards"]["nvidia"]["dcgm-exporter"]
-    # numbers come back from the engine as floats
-    assert reference["gnetId"] == 12239 and int(reference["revision"]) == int(DCGM_DASHBOARD.version)
-    providers = values["dashboardProviders"]["dashboardproviders.yaml"]["providers"]
-    assert [p["name"] for p in providers] == ["nvidia"]
-    assert all("12239" not in text for text in dashboards().values())
+def test_the_nvidia_dashboard_ships_with_the_platform_and_nothing_is_downloaded() -> None:
+    """Grafana fetches nothing at start: no grafana.com dashboard (the chart's gnetId/url
+    `dashboards` values render a curl init container), the DCGM dashboard is one of our ConfigMaps."""
+    plan = planned("on")
+    values = chart(plan, "grafana")["values"]
+    assert "dashboards" not in values and "dashboardProviders" not in values
+    maps = {r.name: r.inputs["data"] for r in plan.of_type("kubernetes:core/v1:ConfigMap")}
+    assert maps["dashboard-dcgm"] == {DCGM_DASHBOARD_FILE: dashboards()[DCGM_DASHBOARD_FILE]}
+    assert all("grafana.com" not in text for text in dashboards().values())
 
 
 def test_alerts_are_a_prometheus_rule_our_prometheus_selects(plan_of: Callable[[dict[str, Any]], Plan]) -> None:

@@ -87,6 +87,16 @@ def test_gpu_trainjob_is_valid_and_targets_the_pools_runtime(pool: GpuPool) -> N
     assert len(name) <= 63 and name[0].isalpha() and name.replace("-", "").isalnum() and name == name.lower()
 
 
+def test_the_nvidia_smi_image_comes_through_the_stacks_mirror() -> None:
+    from facts.image_refs import ImagePolicy
+
+    pool = next(iter(SHIPPED_POOLS.values()))
+    plain = nvidia_smi_job(pool, "ns", "abc123")["spec"]["template"]["spec"]["containers"][0]["image"]
+    mirrored = nvidia_smi_job(pool, "ns", "abc123", ImagePolicy(mirror="registry.acme.internal/mirror"))
+    assert plain.startswith("nvidia/cuda:")
+    assert mirrored["spec"]["template"]["spec"]["containers"][0]["image"] == f"registry.acme.internal/mirror/docker.io/{plain}"
+
+
 def test_longest_pool_names_fit_in_a_job_name() -> None:
     assert len(nvidia_smi_job(LONGEST_POOL, "ns", run_id(0))["metadata"]["name"]) <= 63
 

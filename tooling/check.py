@@ -14,9 +14,12 @@ from functools import cached_property
 from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
+from components.images import ImageSite, image_sites
 from components.profiles import LOCAL_QUEUE
+from facts.image_refs import ImagePolicy, ImageRef, floating, is_local, normalized_hub, parse, retired_registry
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
+from facts.versions import PINS, Pin, PinKind
 from stacks.schema import GkeClusterConfig
 from tooling import support
 from tooling.fullrender import FullRender, Rendered
@@ -77,6 +80,24 @@ class Platform:
     @cached_property
     def gke(self) -> GkeClusterConfig | None:
         return self.config.cluster if self.config and isinstance(self.config.cluster, GkeClusterConfig) else None
+
+    @cached_property
+    def images(self) -> ImagePolicy:
+        """The stack's image policy (its mirror), as the program applied it."""
+        return ImagePolicy(mirror=self.config.images.mirror if self.config else None)
+
+    @cached_property
+    def image_sites(self) -> list[tuple[Rendered, ImageSite]]:
+        """Every image and hub every object names (components/images.py, the one inventory)."""
+        return [(o, site) for o in self.objects for site in image_sites(o.obj)]
+
+    def source_of(self, reference: str) -> ImageRef | None:
+        """The image a reference stands for wherever it is pulled from: its mirror copy's
+        source, a retired registry's successor; None if it is no image reference."""
+        try:
+            return parse(self.images.source(self.images.origin(reference) or reference))
+        except ValueError:
+            return None
 
     def of_kind(self, *kinds: str) -> list[Rendered]:
         return [o for o in self.objects if o.obj.get("kind") in kinds]
@@ -411,34 +432,104 @@ def critical_priority(platform: Platform) -> Iterator[Violation]:
             yield Violation("critical-priority", label(o), o.source, f"priority class {priority} in {o.key[2]} without a ResourceQuota scoped to it")
 
 
-def images(obj: Any) -> Iterator[str]:
-    """Every container image an object runs, wherever its pod specs sit (workloads, CRs)."""
-    if isinstance(obj, dict):
-        for key in ("containers", "initContainers", "ephemeralContainers"):
-            for container in obj.get(key) or [] if isinstance(obj.get(key), list) else []:
-                if isinstance(container, dict) and isinstance(container.get("image"), str):
-                    yield container["image"]
-        for value in obj.values():
-            yield from images(value)
-    elif isinstance(obj, list):
-        for value in obj:
-            yield from images(value)
+def _site(site: ImageSite) -> str:
+    return f"{site.where}: {'hub' if site.hub else 'image'} {site.reference!r}"
 
 
-def is_pinned(reference: str) -> bool:
-    """A digest, or a tag that is not `latest`."""
-    if "@sha256:" in reference:
-        return True
-    name, _, tag = reference.rpartition(":")
-    return bool(name) and "/" not in tag and tag not in ("", "latest")
+def image_tags(platform: Platform) -> Iterator[Violation]:
+    """Every image names a release: a digest, or a tag that is neither absent, floating
+    (`latest`, `main`, `master`, ...), nor a bare major or major.minor."""
+    for o, site in platform.image_sites:
+        if site.hub:
+            continue
+        try:
+            why = floating(parse(site.reference))
+        except ValueError as err:
+            yield Violation("image-tag", label(o), o.source, f"{_site(site)} is not an image reference ({err}); name one such as registry/path:tag")
+            continue
+        if why:
+            yield Violation("image-tag", label(o), o.source, f"{_site(site)} {why}; pin a release tag, or a digest (@sha256:...) for a tag that moves")
 
 
-def images_pinned(platform: Platform) -> Iterator[Violation]:
-    """Every image pinned by tag or digest, never `latest` or untagged."""
-    for o in platform.objects:
-        for reference in sorted(set(images(o.obj))):
-            if not is_pinned(reference):
-                yield Violation("image", label(o), o.source, f"image {reference!r} is not pinned (give a tag or digest, not latest)")
+def image_pins(platform: Platform) -> Iterator[Violation]:
+    """The images of pinned upstreams carry the versions the pin table says (facts/versions.py:
+    each IMAGE pin's version, each chart's and tree's `deploys`), so the pin tells what runs;
+    and a pin's deployed images are all there, or none (its install is off)."""
+    wanted = pinned_tags()
+    seen: set[str] = set()
+    for o, site in platform.image_sites:
+        if site.hub:
+            continue
+        identity = platform.source_of(site.reference)
+        if identity is None or identity.repository not in wanted:
+            continue
+        seen.add(identity.repository)
+        tags = wanted[identity.repository]
+        if identity.tag not in tags:
+            pins = ", ".join(sorted({f"{pin.name} {pin.version} ({tag})" for tag, pin in tags.items()}))
+            yield Violation(
+                "image-pin",
+                label(o),
+                o.source,
+                f"{_site(site)} is not at the pinned tag {' or '.join(sorted(tags))} (pin table: {pins}); "
+                "bump the pin in facts/versions.py with the install, or the install with the pin",
+            )
+    for pin in PINS:
+        repositories = set(pin.image_tags())
+        missing = sorted(repositories - seen)
+        if missing and repositories & seen:
+            yield Violation(
+                "image-pin",
+                f"pin {pin.name} {pin.version}",
+                "facts/versions.py",
+                f"deploys {', '.join(missing)}, which nothing in the render runs (renamed or dropped upstream?); "
+                "make the pin's `deploys` say what the install runs",
+            )
+
+
+def no_retired_registry(platform: Platform) -> Iterator[Violation]:
+    """No image or hub from a retired registry (facts/registries.py): the image rewrite
+    (components/images.py) replaces them, so one that is left escaped it."""
+    for o, site in platform.image_sites:
+        try:
+            name = normalized_hub(site.reference) if site.hub else parse(site.reference).name
+        except ValueError:
+            continue
+        retired = retired_registry(name)
+        if retired:
+            yield Violation(
+                "retired-registry",
+                label(o),
+                o.source,
+                f"{_site(site)} is from {retired.prefix}, which stops serving images on {retired.retires}; "
+                f"use {retired.successor} (the same images), which the platform's image rewrite does for every "
+                "object it installs: this one bypassed it",
+            )
+
+
+def images_mirrored(platform: Platform) -> Iterator[Violation]:
+    """With `mlplatform:images.mirror`, every image and hub is pulled through the mirror
+    (`localhost/` images excepted: they are loaded into the nodes, never pulled)."""
+    mirror = platform.images.mirror
+    if mirror is None:
+        return
+    for o, site in platform.image_sites:
+        reference = site.reference
+        if platform.images.in_mirror(reference if not site.hub else reference + "/"):
+            continue
+        try:
+            if not site.hub and is_local(parse(reference).host):
+                continue
+        except ValueError:
+            pass
+        yield Violation(
+            "image-mirror",
+            label(o),
+            o.source,
+            f"{_site(site)} is not pulled through the mirror {mirror}; it should be "
+            f"{platform.images.hub(reference) if site.hub else platform.images.image(reference)!r} "
+            "(the platform's image rewrite, components/images.py, does this for every object it installs)",
+        )
 
 
 def kueue_rules(platform: Platform) -> Iterator[Violation]:
@@ -492,8 +583,13 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
 
 
 def deployed(platform: Platform) -> list[support.Deployed]:
-    """The upstream versions the render deploys (facts/support.py), from its images and installs."""
-    references = [(o.source, reference) for o in platform.objects for reference in sorted(set(images(o.obj)))]
+    """The upstream versions the render deploys (facts/support.py), from its images (each as
+    its upstream source, wherever the stack's mirror pulls it from) and its installs."""
+    references = []
+    for o, site in platform.image_sites:
+        if not site.hub:
+            source = platform.source_of(site.reference)
+            references.append((o.source, str(source) if source else site.reference))
     return support.deployed(references, platform.render.installs)
 
 
@@ -517,7 +613,10 @@ RULES: tuple[Rule, ...] = (
     Rule("load-balancer", "GKE load balancer and health checks reach NEG backends", load_balancer_admitted),
     Rule("monitor", "every monitor and rule selected by a Prometheus", monitors_selected),
     Rule("critical-priority", "critical-priority pods only where GKE admits them", critical_priority),
-    Rule("image", "every image pinned", images_pinned),
+    Rule("image-tag", "every image on a release tag or digest, never a floating one", image_tags),
+    Rule("image-pin", "pinned upstreams run the images their pins say", image_pins),
+    Rule("retired-registry", "no image or hub from a retired registry", no_retired_registry),
+    Rule("image-mirror", "with an image mirror, every image pulled through it", images_mirrored),
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
     Rule("upstream-secret", "no well-known secret from an upstream release", no_upstream_secrets),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
@@ -531,7 +630,14 @@ def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = N
     return [v for rule in rules for v in rule.check(platform)]
 
 
-def image_list(render: FullRender) -> list[str]:
-    """Every image the platform runs, sorted: what an air-gapped install mirrors."""
-    return sorted({reference for o in render.objects for reference in images(o.obj)})
+def pinned_tags() -> dict[str, dict[str, Pin]]:
+    """Repository -> {tag: pin} of every image the pin table pins: IMAGE pins at their
+    version, charts and trees at the tags of their `deploys`."""
+    found: dict[str, dict[str, Pin]] = {}
+    for pin in PINS:
+        if pin.kind is PinKind.IMAGE:
+            found.setdefault(parse(pin.location).repository, {})[pin.version] = pin
+        for repository, tag in pin.image_tags().items():
+            found.setdefault(repository, {})[tag] = pin
+    return found
 

@@ -17,7 +17,9 @@ outdated [--indexes DIR]   per pin: newer upstream releases and support status, 
                            upstreams' indexes or saved index files (--list-indexes names them);
                            exit 1 a pinned line is out of support, 5 newer releases, 6 an
                            index could not be read
-images <stack>             every image the platform runs (what an air-gapped install mirrors)
+images <stack>             every image the platform runs (what an air-gapped install mirrors);
+                           --copy-list: `source destination` pairs that fill the stack's
+                           mlplatform:images.mirror (crane copy, gcrane cp, skopeo copy); --json
 policy <stack>             run the policy pack's rules offline; exit 1 on violations
 cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py
 dashboards --out DIR       write our Grafana dashboards as JSON, for review or import
@@ -272,6 +274,13 @@ def parser() -> argparse.ArgumentParser:
         "--on", type=check_date, metavar="YYYY-MM-DD", help="the day the support rules judge (default today)"
     )
     images_cmd = command("images", "every image the platform runs, one per line")
+    images_format = images_cmd.add_mutually_exclusive_group()
+    images_format.add_argument(
+        "--copy-list",
+        action="store_true",
+        help="`source destination` per image for the stack's mlplatform:images.mirror (docs/images.md: the copy loop)",
+    )
+    images_format.add_argument("--json", action="store_true", help="every image with its source, destination and objects")
     for sub in (render_cmd, check_cmd, images_cmd):
         sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/) to render from")
     command("policy", "run the policy pack's rules offline")
@@ -303,8 +312,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def write_dashboards(out: Path) -> list[Path]:
-    """DIR/<name>.json for each dashboard we provision (NVIDIA's DCGM dashboard is fetched by
-    Grafana from grafana.com by pinned id, so it is not among them)."""
+    """DIR/<name>.json for each dashboard we provision (the DCGM one included, which stacks
+    without GPU metrics do not install)."""
     from components.dashboards import dashboards
 
     out.mkdir(parents=True, exist_ok=True)
@@ -462,15 +471,36 @@ def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) ->
         print(f"render failed: {err}", file=sys.stderr)
         return EXIT_RENDER_ERROR
     if args.command == "images":
-        from tooling.check import image_list
-
-        print("\n".join(image_list(render)))
-        return 0
+        return images_command(render, args.copy_list, args.json)
     from tooling import fullrender
     from tooling.render import write
 
     for path in [*write(render.plan, args.out), *fullrender.write(render, args.out)]:
         print(f"wrote {path}")
+    return 0
+
+
+def images_command(render: FullRender, copy_list: bool, as_json: bool) -> int:
+    """Print the render's images: a list, the mirror's copy list, or JSON."""
+    from tooling import images
+
+    if as_json:
+        print(images.as_json(render))
+    elif copy_list:
+        mirror = images.policy_of(render).mirror
+        if mirror is None:
+            print(
+                f"stack {render.stack}: mlplatform:images.mirror is not set; --copy-list says what to copy into it: "
+                "set it (e.g. europe-docker.pkg.dev/acme-ml/mirror), then run this again",
+                file=sys.stderr,
+            )
+            return EXIT_CONFIG_ERROR
+        pairs = images.copy_list(render)
+        for source, destination in pairs:
+            print(f"{source} {destination}")
+        print(f"stack {render.stack}: {len(pairs)} images to copy into {mirror}", file=sys.stderr)
+    else:
+        print("\n".join(i.image for i in images.platform_images(render)))
     return 0
 
 

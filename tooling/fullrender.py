@@ -220,9 +220,32 @@ def api_versions(objects: Iterable[dict[str, Any]]) -> list[str]:
     return sorted(found)
 
 
+_CHARTS: dict[str, str] = {}
+
+
 def render_chart(install: Install, capabilities: list[str], kube_version: str) -> str:
-    """`helm template` of one chart for the cluster's Kubernetes version (`kube_version`, as
-    `tooling.support.kubernetes_version` gives it) and with the API versions it may use."""
+    """helm's output for the chart, for the cluster's Kubernetes version (`kube_version`, as
+    `tooling.support.kubernetes_version` gives it): one chart with the same inputs (release,
+    chart, version, namespace, values, capabilities, Kubernetes version) is rendered once per
+    process, or read from SHARED_TREES (two stacks that differ elsewhere, such as in their
+    image mirror, share it)."""
+    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
+    key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+    if key in _CHARTS:
+        return _CHARTS[key]
+    shared = SHARED_TREES / f"chart-{key}.yaml" if SHARED_TREES else None
+    if shared is not None and shared.is_file():
+        text = shared.read_text()
+    else:
+        text = helm_template(install, capabilities, kube_version)
+        if shared is not None:
+            tools.write_whole(shared, text.encode())
+    _CHARTS[key] = text
+    return text
+
+
+def helm_template(install: Install, capabilities: list[str], kube_version: str) -> str:
+    """`helm template` of the chart, run now."""
     with tempfile.NamedTemporaryFile("w", suffix=".json") as values:
         json.dump(install.values, values)
         values.flush()
@@ -241,8 +264,9 @@ def render_chart(install: Install, capabilities: list[str], kube_version: str) -
 _TREES: dict[str, str] = {}
 SHARED_TREES: Path | None = None
 """A directory where processes rendering from the same mirror at the same time share
-kustomize's output (the test suite's workers do: each tree is built once per run); None:
-each process builds for itself. Not a cache across runs: it is keyed by the tree's path only."""
+kustomize's and helm's output (the test suite's workers do: each tree and chart is built
+once per run); None: each process builds for itself. Not a cache across runs: it is keyed
+by a tree's path and a chart's reference and inputs, not by their content."""
 
 
 def build_tree(install: Install) -> str:
@@ -348,6 +372,12 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
                 if result is not None:
                     final = result
                     matched.add(number)
+            # Then the stack's transforms, which concern every object (the engine's order:
+            # the install's own, then the stack's; components.base.PLATFORM_TRANSFORMS).
+            for transform in plan.platform_transforms:
+                result = transform(final)
+                if result is not None:
+                    final = result
             type_, name = child_type(obj), child_name(install.resource.name, obj)
             urn = f"urn:pulumi:{stack}::{project}::{parent_type}${type_}::{name}"
             aliases = tuple(moved_aliases(moves, obj, type_, name, stack, project))

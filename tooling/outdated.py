@@ -4,7 +4,7 @@ what to move and what is out of support before it breaks.
 
 Releases are read from the upstreams' own indexes: a Helm repository's index.yaml, an OCI
 registry's tag list (distribution spec `GET /v2/<name>/tags/list`, anonymous bearer token),
-git tags (`git ls-remote --tags`), PyPI's JSON API and grafana.com's dashboard revisions;
+git tags (`git ls-remote --tags`) and PyPI's JSON API;
 with `--indexes DIR`, from files saved there instead (`--list-indexes` names each file and
 the URL to save into it), for machines without the network. Pre-releases are newer only
 for a pin that is itself a pre-release; an image tag's suffix (`-py311-gpu`) must match.
@@ -55,7 +55,7 @@ class Index:
     """Where one pin's releases are published."""
 
     kind: str
-    """helm, oci, git, pypi or grafana"""
+    """helm, oci, git or pypi"""
     url: str
     name: str = ""
     """the chart in a Helm index"""
@@ -87,9 +87,6 @@ def index_of(pin: Pin) -> Index | None:
         return Index("oci", pin.location)
     if pin.kind is PinKind.PYTHON:
         return Index("pypi", f"https://pypi.org/pypi/{pin.name}/json")
-    if pin.kind is PinKind.DASHBOARD:
-        found = re.search(r"grafana\.com/grafana/dashboards/(\d+)", pin.location)
-        return Index("grafana", f"https://grafana.com/api/dashboards/{found.group(1)}/revisions") if found else None
     if pin.location.startswith("https://github.com/") and re.fullmatch(r"v?\d+(\.\d+)*", pin.version):
         return Index("git", pin.location)
     return None
@@ -115,8 +112,6 @@ def versions_in(index: Index, text: str) -> list[str]:
         if index.kind == "pypi":
             releases = json.loads(text).get("releases") or {}
             return [v for v, files in releases.items() if files and not all(f.get("yanked") for f in files)]
-        if index.kind == "grafana":
-            return [str(item["revision"]) for item in json.loads(text).get("items") or []]
     except (ValueError, KeyError, TypeError, AttributeError, yaml.YAMLError) as err:
         raise UnreadIndex(f"{index.url}: not a {index.kind} index ({err})") from err
     raise UnreadIndex(f"{index.url}: unknown index kind {index.kind}")

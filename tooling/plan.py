@@ -78,6 +78,9 @@ class Plan:
     """(type, name) of each chart or tree -> the transforms the program gave it (components.base)."""
     moves: dict[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)
     """(type, name) of each chart or tree -> where its objects were before (components.base.Moved)."""
+    platform_transforms: tuple[Callable[[dict[str, Any]], Any], ...] = ()
+    """The transforms of every object (components.base.PLATFORM_TRANSFORMS): the recorded
+    inputs of our objects have been through them; the full render applies them to the rest."""
     config: PlatformConfig | None = None
     """The validated config the program ran with."""
 
@@ -194,10 +197,29 @@ class _Mocks(mocks.Mocks):
         # The inputs the mock monitor just deserialized, per registering thread: the
         # recorder reuses them instead of deserializing every request a second time.
         self.last = threading.local()
+        self.stack_transforms: list[pulumi.ResourceTransform] = []
+
+    def register_transform(self, transform: pulumi.ResourceTransform) -> None:
+        """A stack transform (`pulumi.runtime.register_resource_transform`): the mock monitor
+        runs none; the engine runs it on every later registration, and so does this recorder."""
+        self.stack_transforms.append(transform)
+
+    def _transformed(self, args: mocks.MockResourceArgs) -> dict[str, Any]:
+        props = args.inputs
+        for transform in self.stack_transforms:
+            result = transform(
+                pulumi.ResourceTransformArgs(
+                    custom=bool(args.custom), type_=args.typ, name=args.name, props=props, opts=pulumi.ResourceOptions()
+                )
+            )
+            if isinstance(result, pulumi.ResourceTransformResult):
+                props = dict(result.props)
+        return props
 
     def new_resource(self, args: mocks.MockResourceArgs) -> tuple[str | None, dict[Any, Any]]:
-        self.last.inputs = args.inputs
-        outputs = {**args.inputs, **_fake_outputs(args.typ, args.name, args.inputs, self.project)}
+        inputs = self._transformed(args) if self.stack_transforms else args.inputs
+        self.last.inputs = inputs
+        outputs = {**inputs, **_fake_outputs(args.typ, args.name, inputs, self.project)}
         outputs.setdefault("name", args.name)
         return f"{args.name}-id", outputs
 
@@ -350,11 +372,12 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from components.base import INSTALL_MOVES, INSTALL_TRANSFORMS
+    from components.base import INSTALL_MOVES, INSTALL_TRANSFORMS, PLATFORM_TRANSFORMS
     from stacks.secrets import offline_config
 
     INSTALL_TRANSFORMS.clear()
     INSTALL_MOVES.clear()
+    PLATFORM_TRANSFORMS.clear()
     placeholders = offline_config()
     pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
 
@@ -377,5 +400,6 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
         outputs=monitor.outputs,
         transforms=dict(INSTALL_TRANSFORMS),
         moves=dict(INSTALL_MOVES),
+        platform_transforms=tuple(PLATFORM_TRANSFORMS),
         config=config,
     )

@@ -79,6 +79,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.TeamBucket,
     schema.TeamRay,
     schema.Sources,
+    schema.Images,
 )
 
 

@@ -27,6 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from facts.image_refs import ImagePolicy
 from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from runtimes import catalog
@@ -91,8 +92,9 @@ def labels(pool: GpuPool) -> dict[str, str]:
     return {APP_LABEL: APP, POOL_LABEL: pool.name}
 
 
-def nvidia_smi_job(pool: GpuPool, namespace: str, run: str) -> dict[str, Any]:
-    """A Job that runs `nvidia-smi` on one GPU of `pool`, and nowhere else."""
+def nvidia_smi_job(pool: GpuPool, namespace: str, run: str, images: ImagePolicy | None = None) -> dict[str, Any]:
+    """A Job that runs `nvidia-smi` on one GPU of `pool`, and nowhere else; its image pulled
+    the way the stack pulls every image (`images`: through its mirror, if any)."""
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -109,7 +111,7 @@ def nvidia_smi_job(pool: GpuPool, namespace: str, run: str) -> dict[str, Any]:
                     "containers": [
                         {
                             "name": "nvidia-smi",
-                            "image": image(SMOKE_CUDA_IMAGE),
+                            "image": (images or ImagePolicy()).image(image(SMOKE_CUDA_IMAGE)),
                             "command": ["nvidia-smi"],
                             "resources": {
                                 "requests": {"cpu": "100m", "memory": "128Mi", GPU_RESOURCE: "1"},
@@ -287,7 +289,8 @@ def smoke(config: PlatformConfig, stack: str, options: Options, out: TextIO | No
     run = run_id(time.time())
     print(f"smoke {stack}: kubeconfig {source}, namespace {namespace}, run {run}", file=out)
 
-    outcomes = _gpu_workloads(api, cluster.gpu_pools, namespace, run, options.timeout)
+    images = ImagePolicy(mirror=config.images.mirror)
+    outcomes = _gpu_workloads(api, cluster.gpu_pools, namespace, run, options.timeout, images)
     skip = dcgm_skip_reason(config)
     outcomes.append(Outcome(DCGM_QUERY, "SKIP", skip) if skip else _dcgm(api, options.timeout))
     for outcome in outcomes:
@@ -295,7 +298,9 @@ def smoke(config: PlatformConfig, stack: str, options: Options, out: TextIO | No
     return EXIT_FAILED if any(o.status == "FAIL" for o in outcomes) else EXIT_OK
 
 
-def _gpu_workloads(api: Any, pools: list[GpuPool], namespace: str, run: str, timeout: float) -> list[Outcome]:
+def _gpu_workloads(
+    api: Any, pools: list[GpuPool], namespace: str, run: str, timeout: float, images: ImagePolicy | None = None
+) -> list[Outcome]:
     """Start every Job and TrainJob at once (pools scale up in parallel), then poll them."""
     from kubernetes import client
     from kubernetes.client.exceptions import ApiException
@@ -321,7 +326,7 @@ def _gpu_workloads(api: Any, pools: list[GpuPool], namespace: str, run: str, tim
             results[check] = ("failed", f"not created: {error.status} {error.reason}: {error.body}")
 
     for pool in pools:
-        job = nvidia_smi_job(pool, namespace, run)
+        job = nvidia_smi_job(pool, namespace, run, images)
         name = job["metadata"]["name"]
         start(
             f"nvidia-smi on pool {pool.name} (Job {namespace}/{name})",

@@ -15,6 +15,7 @@ from filelock import FileLock
 
 from components.sources import mirror_sources
 from stacks.config import load
+from stacks.schema import Images
 from tooling import fullrender, schemas
 from tooling.fullrender import FullRender
 from tooling.plan import evaluate
@@ -38,23 +39,32 @@ def share_between_workers(root: Path) -> None:
         fullrender.SHARED_TREES, schemas.SHARED_PARSES = SHARED / "trees", SHARED / "parsed"
 
 
-def _render(stack: str) -> FullRender:
-    config = load(stack).model_copy(update={"sources": mirror_sources(MIRROR)})
-    return fullrender.full_render(evaluate(config, stack))
+IMAGE_MIRROR = "europe-docker.pkg.dev/acme-ml/mirror"
+"""The image mirror of the copy of a shipped stack that `rendered(stack, image_mirror=True)` renders."""
+
+
+def _render(stack: str, image_mirror: bool) -> FullRender:
+    config = load(stack)
+    update: dict[str, object] = {"sources": mirror_sources(MIRROR)}
+    if image_mirror:
+        update["images"] = Images(mirror=IMAGE_MIRROR)
+    return fullrender.full_render(evaluate(config.model_copy(update=update), stack))
 
 
 @cache
-def rendered(stack: str) -> FullRender:
-    """The full render of stacks/Pulumi.<stack>.yaml from the mirror. A render read back from
-    another worker has no transforms or moves in its plan (they hold functions; nothing reads them after
-    the render)."""
+def rendered(stack: str, image_mirror: bool = False) -> FullRender:
+    """The full render of stacks/Pulumi.<stack>.yaml from the mirror (with `image_mirror`, of a
+    copy that sets `mlplatform:images.mirror: IMAGE_MIRROR`). A render read back from another
+    worker has no transforms or moves in its plan (they hold functions; nothing reads them
+    after the render)."""
     if SHARED is None:
-        return _render(stack)
-    path = SHARED / f"full-render-{stack}.pickle"
+        return _render(stack, image_mirror)
+    path = SHARED / f"full-render-{stack}{'-image-mirror' if image_mirror else ''}.pickle"
     with FileLock(str(path) + ".lock"):
         if path.exists():
             render: FullRender = pickle.loads(path.read_bytes())
             return render
-        render = _render(stack)
-        path.write_bytes(pickle.dumps(replace(render, plan=replace(render.plan, transforms={}, moves={}))))
+        render = _render(stack, image_mirror)
+        plain = replace(render.plan, transforms={}, moves={}, platform_transforms=())
+        path.write_bytes(pickle.dumps(replace(render, plan=plain)))
         return render
