@@ -23,7 +23,7 @@ from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY
 from stacks.config import load
 from tests.support import renders
 from tooling import check as lint
-from tooling import fullrender, schemas, support
+from tooling import cluster_version, fullrender, schemas
 from tooling.fullrender import FullRender, Rendered
 from tooling.render import dump_all, ordered
 
@@ -101,7 +101,7 @@ def test_helm_renders_every_chart_the_same_twice() -> None:
     for install in charts:
         before = render.plan.waits_for(install.resource) & originals.keys()
         capabilities = fullrender.api_versions(d for urn in before for d in originals[urn])
-        again = schemas.parsed(fullrender.helm_template(install, capabilities, support.kubernetes_version(render.plan.config)))
+        again = schemas.parsed(fullrender.helm_template(install, capabilities, cluster_version.kubernetes_version(render.plan.config)))
         assert canonical(again) == canonical(originals[install.resource.urn]), install.label
 
 

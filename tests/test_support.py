@@ -18,6 +18,7 @@ from facts.versions import PINS
 from stacks.config import ConfigError, load, stack_file
 from stacks.schema import GkeClusterConfig, ReleaseChannel
 from tooling import check as lint
+from tooling import cluster_version
 from tooling.fullrender import FullRender, Install, Rendered, RenderError, full_render
 from tooling.plan import Plan, Recorded
 
@@ -79,8 +80,8 @@ def test_an_expected_end_counts_only_after_the_grace() -> None:
 
 def kind_node(monkeypatch: pytest.MonkeyPatch, version: str) -> None:
     """The kind stack's node image at `version` (a literal cluster, whatever the pin is)."""
-    pin = dataclasses.replace(lint.support.KIND_NODE_IMAGE, version=f"{version}@sha256:{'0' * 64}")
-    monkeypatch.setattr(lint.support, "KIND_NODE_IMAGE", pin)
+    pin = dataclasses.replace(cluster_version.KIND_NODE_IMAGE, version=f"{version}@sha256:{'0' * 64}")
+    monkeypatch.setattr(cluster_version, "KIND_NODE_IMAGE", pin)
 
 
 def test_kinds_kubernetes_past_end_of_life_moves_to_a_minor_every_component_supports(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -154,16 +155,16 @@ def test_a_minimum_above_the_channel_default_is_all_the_cluster_runs() -> None:
 def test_a_gke_cluster_is_created_at_its_minimum_else_its_channels_default(stack: str, cluster: dict[str, Any], expected: str) -> None:
     config = load(stack)
     config = config.model_copy(update={"cluster": config.cluster.model_copy(update=cluster)})
-    assert lint.support.kubernetes_version(config) == expected
+    assert cluster_version.kubernetes_version(config) == expected
 
 
 def test_a_kind_cluster_is_created_at_its_node_images_version(monkeypatch: pytest.MonkeyPatch) -> None:
     kind_node(monkeypatch, "v1.35.8")
-    assert lint.support.kubernetes_version(load("kind")) == "v1.35.8"
+    assert cluster_version.kubernetes_version(load("kind")) == "v1.35.8"
 
 
 def test_kind_node_image_outside_a_components_range(monkeypatch: pytest.MonkeyPatch) -> None:
-    minor = facts.minor(lint.support.KIND_NODE_IMAGE.version)
+    minor = facts.minor(cluster_version.KIND_NODE_IMAGE.version)
     lowest = facts.minor_label((minor[0], minor[1] + 1))
     too_new = facts.Upstream("Probe", (facts.Line("*", facts.Ends(), facts.Source("test"), (lowest, None)),), image=r"probe:")
     monkeypatch.setattr(lint.support, "UPSTREAMS", (*facts.UPSTREAMS, too_new))
@@ -259,7 +260,7 @@ def _probe_chart(root: Path, kube_version: str = "") -> Recorded:
 @pytest.mark.parametrize(
     ("stack", "cluster", "expected"),
     [
-        ("kind", {}, lint.support.KIND_NODE_IMAGE.version.split("@")[0]),
+        ("kind", {}, cluster_version.KIND_NODE_IMAGE.version.split("@")[0]),
         ("dev", {}, "v" + facts.GKE_CHANNEL_DEFAULTS["REGULAR"].version),
         ("dev", {"min_master_version": "1.36"}, "v1.36.0"),
     ],

@@ -21,7 +21,7 @@ from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
 from stacks.schema import GkeClusterConfig
-from tooling import support
+from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -268,7 +268,7 @@ def schema_valid(platform: Platform) -> Iterator[Violation]:
     """Every object valid against its schema: built-ins strictly, for the Kubernetes minor the
     stack's cluster is created at; custom kinds against the CRDs in the render itself, else
     the pinned upstream CRDs."""
-    created_at = minor_label(minor(support.kubernetes_version(platform.config)))
+    created_at = minor_label(minor(cluster_version.kubernetes_version(platform.config)))
     validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")), created_at)
     for o in platform.objects:
         errors = validator.errors(o.obj)

@@ -32,7 +32,7 @@ import yaml
 
 from components.base import child_name, child_type, moved_aliases, transform_name
 from facts.resource_types import HELM_CHART, KUSTOMIZE
-from tooling import support, tools
+from tooling import cluster_version, tools
 from tooling.plan import SECRET, Plan, Recorded
 from tooling.render import (
     APPLY_ORDER,
@@ -225,7 +225,7 @@ _CHARTS: dict[str, str] = {}
 
 def render_chart(install: Install, capabilities: list[str], kube_version: str) -> str:
     """helm's output for the chart, for the cluster's Kubernetes version (`kube_version`, as
-    `tooling.support.kubernetes_version` gives it): one chart with the same inputs (release,
+    `tooling.cluster_version.kubernetes_version` gives it): one chart with the same inputs (release,
     chart, version, namespace, values, capabilities, Kubernetes version) is rendered once per
     process, or read from SHARED_TREES (two stacks that differ elsewhere, such as in their
     image mirror, share it)."""
@@ -336,7 +336,7 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
     # 4.8.2 ">= 1.19.0-0", kube-prometheus-stack 88.5.3 ">=1.25.0-0", grafana 12.11.1 (and
     # its copy inside kube-prometheus-stack) "^1.25.0-0"; JobSet, Trainer, KubeRay and Kueue
     # state none. The "-0" admits GKE's `-gke.<build>` pre-release form.
-    kube_version = support.kubernetes_version(plan.config)
+    kube_version = cluster_version.kubernetes_version(plan.config)
     charts = [i for i in found if i.kind == "helm"]
     # A chart whose capabilities depend on another chart's CRDs renders after it.
     pending = list(charts)

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlplatform" / "crds"
 DEFAULT_KUBERNETES_MINOR = minor_label(minor(KIND_NODE_IMAGE.version))
 """The Kubernetes minor built-in kinds are validated for where no stack says: the kind node
-image's. `check` validates a stack's render for its own cluster's minor (tooling.support)."""
+image's. `check` validates a stack's render for its own cluster's minor (tooling.cluster_version)."""
 # Custom kinds GKE itself serves, with no public CRD at a pinned version; their shape is
 # tested directly (tests/test_components.py).
 GKE_PROVIDED_KINDS = frozenset({("cloud.google.com/v1", "BackendConfig")})

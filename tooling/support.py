@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from facts.support import (
     EXPECTED_GRACE_DAYS,
-    GKE_CHANNEL_DEFAULTS,
     KUBERNETES,
     UPSTREAMS,
     Line,
@@ -24,8 +23,8 @@ from facts.support import (
     minor,
     minor_label,
 )
-from facts.versions import KIND_NODE_IMAGE
-from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
+from stacks.schema import KindClusterConfig, PlatformConfig
+from tooling.cluster_version import ClusterMinor, cluster_minors
 
 if TYPE_CHECKING:
     from tooling.fullrender import Install
@@ -48,17 +47,6 @@ class Deployed:
     @property
     def label(self) -> str:
         return f"{self.upstream.name} {self.version}"
-
-
-@dataclass(frozen=True)
-class ClusterMinor:
-    """A Kubernetes minor the cluster runs, and why we think so."""
-
-    minor: tuple[int, int]
-    label: str
-    source: str
-    version: str
-    """the version as Helm's `--kube-version` takes it: `v1.36.4`, `v1.35.5-gke.1241004`, `v1.35.0` for a bare minor"""
 
 
 def _tag(reference: str) -> str | None:
@@ -95,56 +83,6 @@ def deployed(references: Iterable[tuple[str, str]], installs: Iterable[Install])
                 elif install.version and install.target.rstrip("/").endswith(upstream.chart):
                     add(upstream, install.version, install.label, f"{install.target} {install.version}")
     return sorted(found.values(), key=lambda d: (d.upstream.name, d.version))
-
-
-def _semver(version: str) -> str:
-    """`1.35` -> `v1.35.0`, `1.35.5-gke.1241004` -> `v1.35.5-gke.1241004`."""
-    version = version.removeprefix("v")
-    return f"v{version}.0" if re.fullmatch(r"\d+\.\d+", version) else f"v{version}"
-
-
-def cluster_minors(config: PlatformConfig | None) -> list[ClusterMinor]:
-    """The Kubernetes minors the cluster runs, the one it is created at first. kind: its node
-    image. GKE: the stack's minMasterVersion, which the cluster is created at and never goes
-    below; and the release channel's default, which GKE auto-upgrades a channel cluster to,
-    unless it is older than that minimum (GKE does not downgrade). No minimum: the default."""
-    cluster = config.cluster if config else None
-    if isinstance(cluster, KindClusterConfig):
-        version = KIND_NODE_IMAGE.version.split("@")[0]
-        return [
-            ClusterMinor(minor(version), f"kind node image kindest/node:{version}", "facts/versions.py KIND_NODE_IMAGE", _semver(version))
-        ]
-    if isinstance(cluster, GkeClusterConfig):
-        found = []
-        if cluster.min_master_version:
-            found.append(
-                ClusterMinor(
-                    minor(cluster.min_master_version),
-                    f"minMasterVersion {cluster.min_master_version}",
-                    "the stack file",
-                    _semver(cluster.min_master_version),
-                )
-            )
-        default = GKE_CHANNEL_DEFAULTS[cluster.release_channel.value]
-        if not found or minor(default.version) >= found[0].minor:
-            found.append(
-                ClusterMinor(
-                    minor(default.version),
-                    f"GKE {default.channel} channel default {default.version} as of {default.as_of}",
-                    str(default.source),
-                    _semver(default.version),
-                )
-            )
-        return found
-    return []
-
-
-def kubernetes_version(config: PlatformConfig | None) -> str:
-    """The Kubernetes version the stack's cluster is created at (the first of `cluster_minors`):
-    the full render renders charts for it and `check` validates built-in kinds for its minor.
-    A plan without a config (tests of single objects) gets kind's node image."""
-    found = cluster_minors(config)
-    return found[0].version if found else _semver(KIND_NODE_IMAGE.version.split("@")[0])
 
 
 def _supports_all(line: Line, minors: Iterable[ClusterMinor]) -> bool:
