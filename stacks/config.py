@@ -28,8 +28,8 @@ from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
 STACKS_DIR = Path(__file__).resolve().parent
 NAMESPACE = "mlplatform"
 # Config keys of other namespaces that the schema reads; everything else in them is
-# left to its provider (gcp:region, kubernetes:..., pulumi:...).
-FOREIGN_KEYS = ("gcp:project",)
+# left to its provider (gcp:credentials, kubernetes:..., pulumi:...).
+FOREIGN_KEYS = ("gcp:project", "gcp:region", "gcp:zone")
 # The config namespaces something reads: ours, the providers the program uses
 # (pyproject.toml: pulumi-gcp, pulumi-kubernetes, pulumi-random, pulumi-command) and the
 # engine's own (pulumi:tags, pulumi:disable-default-providers). A key in any other is
@@ -340,7 +340,18 @@ def _problem(error: Any) -> Problem:
     message = message.removeprefix("Value error, ")
     if kind != "value_error" and not isinstance(value, (dict, list)):
         message += f" (got {value!r})"
-    return Problem(_path(loc), message)
+    how = TYPE_HINTS.get(kind)
+    return Problem(_path(loc), f"{message}; {how}" if how else message)
+
+
+TYPE_HINTS = {
+    "int_type": "write a whole number, without quotes or a decimal point",
+    "int_parsing": "write a whole number, without quotes or a decimal point",
+    "int_from_float": "write a whole number, without a decimal point",
+    "bool_type": "write true or false, without quotes",
+    "string_type": "write text (in quotes if YAML would read it as a number, a list or a mapping)",
+}
+"""How to write a value of the type the schema wants, by pydantic's error type."""
 
 
 def _known_keys(loc: tuple[int | str, ...]) -> list[str]:

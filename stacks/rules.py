@@ -12,25 +12,32 @@ for a rule in several files and the table would be assembled from them.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from facts import regions
 from facts.allocatable import allocatable
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import (
+    SECRET_KEY_MAX,
     bucket_name_problem,
+    dex_password_env,
     gmp_service_account_id,
     kfam_binding_name,
     node_service_account_id,
     team_bucket_name,
     team_service_account_id,
 )
+from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
+from facts.prices import SHAPES
 from stacks import quantity
 from stacks.schema import (
     DNS_SUBDOMAIN_MAX,
+    GCP_REGION,
     RESERVED_POOL_NAMES,
     AuthKind,
     DcgmSource,
@@ -41,6 +48,7 @@ from stacks.schema import (
     PlatformConfig,
     Provisioning,
     RaySource,
+    zone_region,
 )
 
 Found = Iterator[tuple[str, str]]
@@ -119,6 +127,135 @@ def _autoprovisioning_covers_gpus(config: PlatformConfig) -> Found:
                 f"the GPU pools can grow to {gpus} {acc} GPUs but the limit is "
                 f"{limit if limit is not None else 'missing'}; set it to at least {gpus}",
             )
+
+
+def _autoprovisioning_covers_pools(config: PlatformConfig) -> Found:
+    """GKE's autoprovisioning limits "are checked against all the nodes in the cluster" and
+    the "cluster autoscaler does not create new nodes if doing so would exceed one of the
+    defined limits" (GKE "Using node auto-provisioning", Resource limits,
+    cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning): limits below
+    what the system and GPU pools take at full size keep those pools from ever reaching
+    their max. Pools of a machine type facts/prices.py has no shape for are left out, so the
+    sums are lower bounds."""
+    gke = _gke(config)
+    if gke is None or not gke.autoprovisioning.enabled:
+        return
+    pools = [("the system pool", gke.system_pool.machine_type, gke.system_pool.max * gke.zone_count())]
+    pools += [(f"pool {p.name}", p.machine_type, p.max * gke.zone_count(p.zones)) for p in gke.gpu_pools]
+    sized = [(who, machine, nodes, SHAPES[machine]) for who, machine, nodes in pools if machine in SHAPES]
+    for key, unit, size in (
+        ("cpu", "vCPUs", lambda shape: Decimal(shape.vcpus)),
+        ("memory", "GiB", lambda shape: Decimal(str(shape.gib))),
+    ):
+        limit = gke.autoprovisioning.limits.get(key)
+        need = sum((nodes * size(shape) for _, _, nodes, shape in sized), Decimal(0))
+        if limit is None or need <= limit:
+            continue  # a missing cpu or memory limit is the schema's to report
+        parts = ", ".join(f"{who} {nodes} x {machine} = {(nodes * size(shape)).normalize():f}" for who, machine, nodes, shape in sized)
+        yield (
+            f"{CLUSTER}.autoprovisioning.limits.{key}",
+            f"the node pools at full size take {need.normalize():f} {unit} ({parts}), but the cluster-wide {key} limit is "
+            f"{limit}: GKE counts every node against it, so the pools could never reach their max; set it to at least "
+            f"{need.to_integral_value(rounding='ROUND_CEILING'):f} (more leaves room for autoprovisioned pools) or lower the pools' max",
+        )
+
+
+def _unlisted_region(config: PlatformConfig, region: str) -> str | None:
+    """Why `region` is refused, or None: it is in facts/regions.py or taken knowingly."""
+    if region in regions.REGIONS or region in config.overrides.regions:
+        return None
+    close = difflib.get_close_matches(region, sorted(regions.REGIONS), n=2, cutoff=0.8)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return (
+        f"{region!r} is not a Google Cloud region facts/regions.py knows (as of {regions.AS_OF}){hint}: check the "
+        f"spelling against `gcloud compute regions list`; if Google opened it since, add it to facts/regions.py, or "
+        f"take it knowingly with mlplatform:overrides: {{regions: [{region}]}}"
+    )
+
+
+def _places(config: PlatformConfig) -> Iterator[tuple[str, str]]:
+    """(config path, region) of every place the stack names."""
+    if config.region:
+        yield "gcp:region", config.region
+    if config.zone:
+        yield "gcp:zone", zone_region(config.zone)
+    gke = _gke(config)
+    if gke is None:
+        return
+    yield f"{CLUSTER}.location", gke.region
+    location = gke.image_registry.location
+    if location and GCP_REGION.match(location):
+        yield f"{CLUSTER}.imageRegistry.location", location
+    for i, team in enumerate(config.teams):
+        bucket = team.bucket.location.lower() if team.bucket and team.bucket.location else None
+        if bucket and GCP_REGION.match(bucket):
+            yield f"{_team(i)}.bucket.location", bucket
+
+
+def _regions_known(config: PlatformConfig) -> Found:
+    for path, region in _places(config):
+        found = _unlisted_region(config, region)
+        if found:
+            yield path, found
+
+
+def _provider_defaults_in_cluster_region(config: PlatformConfig) -> Found:
+    """gcp:region and gcp:zone are the Google provider's defaults, for resources that name no
+    region; the program names the cluster's everywhere, so another one only misleads."""
+    gke = _gke(config)
+    if gke is None:
+        return
+    if config.region and config.region != gke.region:
+        yield (
+            "gcp:region",
+            f"the provider's default region {config.region} is not the cluster's ({gke.region}), where the program puts "
+            f"everything; set gcp:region: {gke.region} or remove it",
+        )
+    if config.zone and zone_region(config.zone) != gke.region:
+        yield (
+            "gcp:zone",
+            f"the provider's default zone {config.zone} is outside the cluster's region {gke.region}; use a zone of "
+            f"{gke.region} or remove gcp:zone",
+        )
+
+
+def _machine_types_known(config: PlatformConfig) -> Found:
+    """The system pool's machine type is one facts/prices.py SHAPES knows (its vCPUs and memory
+    size the pool, the Ray workers it takes and autoprovisioning's totals); GPU pools are held
+    to the GPU catalog by the schema."""
+    gke = _gke(config)
+    if gke is None:
+        return
+    machine = gke.system_pool.machine_type
+    if machine in SHAPES or machine in config.overrides.machine_types:
+        return
+    close = difflib.get_close_matches(machine, sorted(SHAPES), n=2, cutoff=0.8)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    yield (
+        f"{CLUSTER}.systemPool.machineType",
+        f"{machine!r} is not a machine type facts/prices.py knows{hint}: check the spelling (gcloud compute "
+        f"machine-types list); for a newer one, add its shape to facts/prices.py SHAPES, or take it knowingly with "
+        f"mlplatform:overrides: {{machineTypes: [{machine}]}} (its sizes and cost are then not checked)",
+    )
+
+
+def _oidc_issuer_as_published(config: PlatformConfig) -> Found:
+    """Dex's OIDC library compares the issuer with the one the provider publishes byte for
+    byte (facts/oidc_issuers.py). Nearly every provider publishes it without a trailing '/',
+    so one written with it is refused unless the stack says the provider publishes it so."""
+    auth = config.components.kubeflow.auth
+    if auth.kind is not AuthKind.OIDC or auth.oidc is None:
+        return
+    issuer = auth.oidc.issuer
+    host = issuer.removeprefix("https://").split("/", 1)[0]
+    if issuer.endswith("/") and host not in PUBLISHED_ISSUERS and issuer not in config.overrides.oidc_issuers:
+        yield (
+            f"{AUTH}.oidc.issuer",
+            f"{issuer!r} ends in '/': Dex's OIDC library (go-oidc) refuses the provider unless its discovery document "
+            f"names the issuer exactly so, and most publish it without (https://accounts.google.com); write "
+            f"{issuer.rstrip('/')!r}, or, if {issuer.rstrip('/')}/.well-known/openid-configuration says {issuer!r}, take "
+            f"it knowingly with mlplatform:overrides: {{oidcIssuers: [{issuer!r}]}}",
+        )
 
 
 def _prod_on_gke(config: PlatformConfig) -> Found:
@@ -422,6 +559,20 @@ def _team_ray_fits_a_node(config: PlatformConfig, i: int) -> Found:
         )
 
 
+def _team_ray_head_within_quota(config: PlatformConfig, i: int) -> Found:
+    """The head is a pod of the namespace too: its requests count against the Profile's
+    ResourceQuota, and a head the quota cannot admit never starts the cluster."""
+    team = config.teams[i]
+    if team.ray is None:
+        return
+    cpu, memory = quantity.parse(team.ray.head_cpu), quantity.parse(team.ray.head_memory)
+    ray_path = f"{_team(i)}.ray"
+    if cpu > quantity.parse(team.quota.cpu):
+        yield f"{ray_path}.headCpu", f"a Ray head of {cpu} CPUs is more than the team's whole quota.cpu {team.quota.cpu}; lower headCpu or raise the quota"
+    if memory > quantity.parse(team.quota.memory):
+        yield f"{ray_path}.headMemory", f"a Ray head of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower headMemory or raise the quota"
+
+
 def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
     """The namespace's ResourceQuota (the Profile's, a hard limit: no borrowing) must admit
     one worker, or the Ray cluster never grows."""
@@ -435,12 +586,21 @@ def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
     if memory > quantity.parse(team.quota.memory):
         yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower workerMemory or raise the quota"
     pool = next((p for p in _pools(config) if p.name == team.ray.pool), None)
-    gpus = sum(team.quota.gpus.values())
-    if pool is not None and pool.gpus_per_node > gpus:
+    if pool is None:
+        return
+    gpus = team.quota.gpus.get(pool.accelerator, 0)
+    if pool.accelerator not in team.quota.gpus:
+        yield (
+            f"{ray_path}.pool",
+            f"a Ray worker on pool {pool.name} takes {pool.gpus_per_node} {pool.accelerator} GPUs, and the team's quota "
+            f"has none of that accelerator (quota.gpus: {', '.join(sorted(team.quota.gpus)) or 'empty'}), so no worker "
+            f"is ever admitted; add quota.gpus.{pool.accelerator} or pick a pool of an accelerator the team has",
+        )
+    elif pool.gpus_per_node > gpus:
         yield (
             f"{ray_path}.pool",
             f"a Ray worker on pool {pool.name} takes all {pool.gpus_per_node} GPUs of a node, more than the "
-            f"team's GPU quota of {gpus}; raise quota.gpus.{pool.accelerator} or pick another pool",
+            f"team's {pool.accelerator} quota of {gpus}; raise quota.gpus.{pool.accelerator} or pick another pool",
         )
 
 
@@ -461,6 +621,80 @@ def _sign_in_problem(config: PlatformConfig, email: str) -> str | None:
     if auth.static_users and address not in {u.lower() for u in auth.static_users}:
         return f"{email} cannot sign in: it is not one of {AUTH}.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address"
     return None
+
+
+def _dex_has_static_users(config: PlatformConfig) -> Found:
+    kubeflow = config.components.kubeflow
+    if kubeflow.enabled and kubeflow.auth.kind is AuthKind.DEX and not kubeflow.auth.static_users:
+        yield (
+            f"{AUTH}.staticUsers",
+            "Dex without static users lets nobody sign in (it has no other login); list who may sign in, "
+            "each with a bcrypt hash in mlplatform:dexPasswordHashes, or use kind: oidc",
+        )
+
+
+def _dex_password_envs_unique(config: PlatformConfig) -> Found:
+    """Each static user's hash reaches Dex as an environment variable named after the
+    e-mail (facts/naming.py dex_password_env); two users sharing a name would share one
+    hash, so one person's password would sign in as the other. The encoding is injective,
+    so this holds by construction; the rule refuses the stack anyway should it ever not."""
+    auth = config.components.kubeflow.auth
+    if auth.kind is not AuthKind.DEX:
+        return
+    first: dict[str, int] = {}
+    for i, email in enumerate(auth.static_users):
+        name = dex_password_env(email)
+        if len(name) > SECRET_KEY_MAX:
+            yield (
+                f"{AUTH}.staticUsers[{i}]",
+                f"its password hash would go into the Secret key {name[:40]}... of {len(name)} characters, and "
+                f"Kubernetes allows {SECRET_KEY_MAX} (each character other than a letter or digit takes 3); "
+                "use a shorter address",
+            )
+        elif name in first and auth.static_users[first[name]] != email:
+            yield (
+                f"{AUTH}.staticUsers[{i}]",
+                f"{email} and staticUsers[{first[name]}] {auth.static_users[first[name]]} would read their password "
+                f"hash from one environment variable {name}, so either password would sign in as both; "
+                "report this as a bug of facts/naming.py dex_password_env",
+            )
+        first.setdefault(name, i)
+
+
+def _addresses(config: PlatformConfig) -> Iterator[tuple[str, str]]:
+    """(config path, address) of everyone the stack names, the identity provider's own
+    lists first: Dex sends a static user as staticUsers writes it."""
+    auth = config.components.kubeflow.auth
+    yield from ((f"{AUTH}.staticUsers[{i}]", e) for i, e in enumerate(auth.static_users))
+    yield from ((f"{AUTH}.allowedEmails[{i}]", e) for i, e in enumerate(auth.allowed_emails))
+    yield from ((f"{COMPONENTS}.monitoring.grafanaAdmins[{i}]", e) for i, e in enumerate(config.components.monitoring.grafana_admins))
+    for i, team in enumerate(config.teams):
+        yield f"{_team(i)}.owner", team.owner
+        yield from ((f"{_team(i)}.contributors[{j}].email", c.email) for j, c in enumerate(team.contributors))
+
+
+def _identities_spelled_alike(config: PlatformConfig) -> Found:
+    """Dex and oauth2-proxy take `Ana@acme.com` and `ana@acme.com` for one account, but the
+    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (schema.py,
+    "e-mail addresses"): only the spelling the identity provider sends reaches the team. So
+    one person is spelled one way throughout the stack."""
+    first: dict[str, tuple[str, str]] = {}
+    for path, address in _addresses(config):
+        key = address.lower()
+        if key not in first:
+            first[key] = (path, address)
+            continue
+        other_path, other = first[key]
+        if other != address:
+            source = "Dex signs static users in as staticUsers writes them" if ".staticUsers[" in other_path else (
+                "the identity provider sends one spelling"
+            )
+            yield (
+                path,
+                f"{address} and {other} ({other_path}) differ only in letter case: Dex and oauth2-proxy take them for one "
+                f"account, but the profile controller, KFAM and Istio compare addresses exactly, and {source}; "
+                f"write {other} here too",
+            )
 
 
 def _grafana_admins_can_sign_in(config: PlatformConfig) -> Found:
@@ -519,6 +753,28 @@ def _team_push_images_needs_registry(config: PlatformConfig, i: int) -> Found:
 RULES: tuple[Rule | TeamRule, ...] = (
     Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
     Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
+    Rule(
+        "autoprovisioning-covers-pools",
+        "With autoprovisioning on, its cluster-wide cpu and memory limits cover the system and GPU pools at full size.",
+        _autoprovisioning_covers_pools,
+    ),
+    Rule("regions-known", "Every region the stack names is in facts/regions.py or taken knowingly (mlplatform:overrides).", _regions_known),
+    Rule(
+        "provider-defaults-in-cluster-region",
+        "gcp:region and gcp:zone, if set, are the cluster's region and a zone of it.",
+        _provider_defaults_in_cluster_region,
+    ),
+    Rule(
+        "machine-types-known",
+        "The system pool's machine type is in facts/prices.py or taken knowingly (mlplatform:overrides).",
+        _machine_types_known,
+    ),
+    Rule(
+        "oidc-issuer-as-published",
+        "An OIDC issuer ending in '/' is taken only knowingly (most providers publish theirs without).",
+        _oidc_issuer_as_published,
+    ),
+    Rule("identities-spelled-alike", "One person is spelled one way throughout the stack (upstream compares exactly).", _identities_spelled_alike),
     Rule("prod-on-gke", "A prod stack runs on a GKE cluster, never kind.", _prod_on_gke),
     Rule("queued-pools-need-kueue", "Queued GPU pools need Kueue, which creates their ProvisioningRequests.", _queued_pools_need_kueue),
     Rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", _ray_addon_on_gke),
@@ -538,10 +794,13 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique),
     TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit),
     TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node),
+    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory).", _team_ray_head_within_quota),
     TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
     Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow),
+    Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users),
+    Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique),
     Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in),
     TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in),
     TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota),

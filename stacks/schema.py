@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
-    EmailStr,
     Field,
+    StrictBool,
+    StrictInt,
     field_validator,
     model_validator,
 )
@@ -35,12 +38,16 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
+from facts.limits import GO_DURATION_MAX_SECONDS, INT64_MAX
 from facts.naming import bucket_name_problem
+from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from stacks import quantity
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
 RETENTION = re.compile(r"^[1-9][0-9]*(h|d|w|y)$")
+# prometheus/common v0.70.1 model/time.go: y is 365 days, w 7.
+RETENTION_SECONDS = {"h": 3600, "d": 86400, "w": 7 * 86400, "y": 365 * 86400}
 # Artifact Registry repository ids (cloud.google.com/artifact-registry/docs/repositories/create-repos):
 # lowercase letters, digits and hyphens, starting with a letter, at most 63 characters.
 REPOSITORY_ID = re.compile(r"^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$")
@@ -52,12 +59,13 @@ REGISTRY_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]
 MIRROR_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*$")
 # A Go time.Duration as Kueue's configuration reads it (metav1.Duration), in whole h, m, s.
 DURATION = re.compile(r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$")
-# Smallest volume we accept: anything below is a missing unit (a bare 50 is 50 bytes).
-MIN_VOLUME_BYTES = 2**20
+# Smallest volume or memory we accept: anything below is a missing unit (a bare 50 is 50 bytes).
+MIN_VOLUME_BYTES = MIN_MEMORY_BYTES = 2**20
 # Compute Engine "Regions and zones" (cloud.google.com/compute/docs/regions-zones): a
 # region is `<geography>-<area><number>` (us-central1, europe-west10), a zone its region,
 # '-' and a letter (europe-west10-a is in europe-west10, not europe-west1).
 EMAIL_DOMAIN = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}$")
+GKE_VERSION = re.compile(r"^1\.[0-9]+(\.[0-9]+(-gke\.[0-9]+)?)?$")
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 REGIONAL_ZONES = 3
@@ -82,30 +90,47 @@ BUCKET_DUAL_REGIONS = ("ASIA1", "EUR4", "EUR5", "EUR7", "EUR8", "NAM4")
 # config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml): at most 253 characters.
 DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 DNS_SUBDOMAIN_MAX = 253
-# Namespaces a team must never take: the cluster's, Kubeflow's and the operators'.
-RESERVED_NAMESPACES = frozenset(
-    {
-        "default",
-        "kube-system",
-        "kube-public",
-        "kube-node-lease",
-        "kubeflow",
-        "kubeflow-system",
-        "istio-system",
-        "auth",
-        "oauth2-proxy",
-        "cert-manager",
-        "kueue-system",
-        "kuberay-system",
-        "jobset-system",
-        "monitoring",
-        "gpu-operator",
-        "dcgm-exporter",
-        "gke-managed-system",
-        "gmp-system",
-        "gmp-public",
-    }
-)
+# Namespaces a team must never take, with who owns each: a team (a Profile) of that name
+# would take the namespace over, its quota, policies and RBAC replacing the owner's.
+_KUBERNETES = "Kubernetes"
+_PLATFORM = "the platform"
+RESERVED_NAMESPACES: dict[str, str] = {
+    # Kubernetes' own (kubernetes.io/docs/concepts/overview/working-with-objects/namespaces).
+    "default": _KUBERNETES,
+    # The platform's: Kubeflow's (kubeflow/manifests 26.03: kubeflow, kubeflow-system, auth for
+    # Dex, oauth2-proxy, istio-system) and the operators' namespaces components/ install into.
+    "kubeflow": _PLATFORM,
+    "kubeflow-system": _PLATFORM,
+    "istio-system": _PLATFORM,
+    "auth": _PLATFORM,
+    "oauth2-proxy": _PLATFORM,
+    "cert-manager": _PLATFORM,
+    "kueue-system": _PLATFORM,
+    "kuberay-system": _PLATFORM,
+    "jobset-system": _PLATFORM,
+    "monitoring": _PLATFORM,
+    "dcgm-exporter": _PLATFORM,
+    "gpu-operator": "NVIDIA's GPU operator",
+    # kind's: its default StorageClass, the local-path provisioner (kubernetes-sigs/kind
+    # v0.32.0 and v0.33.0-alpha pkg/build/nodeimage/const_storage.go; v0.33.0 is the pin).
+    "local-path-storage": "kind (its local-path storage provisioner)",
+    # GKE's Managed Service for Prometheus: its operator's manifest creates both
+    # (GoogleCloudPlatform/prometheus-engine manifests/operator.yaml); Google's managed-
+    # collection docs: nothing is to be deployed in gmp-system, gmp-public holds the
+    # OperatorConfig (cloud.google.com/kubernetes-engine/multi-cloud/docs/azure/how-to/
+    # managed-service-prometheus, read 2026-12-01).
+    "gmp-system": "GKE (Managed Service for Prometheus)",
+    "gmp-public": "GKE (Managed Service for Prometheus)",
+}
+RESERVED_NAMESPACE_PREFIXES: dict[str, str] = {
+    "kube-": _KUBERNETES,
+    # GKE creates its system and managed-service namespaces under gke-: gke-managed-system,
+    # gke-managed-cim, gke-managed-filestorecsi, gke-managed-parallelstorecsi,
+    # gke-managed-volumepopulator, gke-gmp-system, gke-connect, ... (a new cluster's
+    # `kubectl get namespaces`; GKE Warden refuses changes to them as "managed"), and more as
+    # features are switched on, so the whole prefix is GKE's.
+    "gke-": "GKE (its system and managed-service namespaces)",
+}
 # GPU pool names other objects already take, with the reason: the system pool's GKE name,
 # and Kueue's ResourceFlavor for CPU-only nodes (components/kueue.py DEFAULT_FLAVOR; every
 # pool also gets a flavor of its name).
@@ -113,6 +138,15 @@ RESERVED_POOL_NAMES = {
     "system": "the system pool's name",
     "default": "the name of Kueue's ResourceFlavor for CPU-only nodes",
 }
+
+
+@dataclass(frozen=True)
+class ValueKind:
+    """What a value of an annotated type is ("e-mail address", "quantity"), for the README
+    reference and the mutation tests; pydantic ignores it. The last one in an annotation's
+    metadata is the most specific."""
+
+    name: str
 
 
 def problem(field: str, message: str) -> PydanticCustomError:
@@ -180,7 +214,130 @@ def _resource_quantity(value: object) -> object:
     return text
 
 
-ResourceQuantity = Annotated[str, BeforeValidator(_resource_quantity)]
+ResourceQuantity = Annotated[str, BeforeValidator(_resource_quantity), ValueKind("quantity")]
+
+
+def _memory_quantity(value: str) -> str:
+    """Memory with its unit: a bare number counts bytes, so `16` (meant as 16Gi) would give
+    16 bytes; anything between 0 and 1Mi is such a slip."""
+    size = quantity.parse(value)
+    if 0 < size < MIN_MEMORY_BYTES:
+        raise ValueError(
+            f"{value!r} is {size} bytes: a bare number counts bytes; give the unit, e.g. {value}Gi (at least 1Mi)"
+        )
+    return value
+
+
+MemoryQuantity = Annotated[ResourceQuantity, AfterValidator(_memory_quantity), ValueKind("memory quantity")]
+"""Memory as a Kubernetes quantity with its unit (0, or at least 1Mi)."""
+
+Int64 = Annotated[StrictInt, Field(ge=0, le=INT64_MAX), ValueKind("int (0 to 2^63-1)")]
+"""A count an API keeps as int64 (NAP limits, GPU quotas): 0 to 2^63-1."""
+
+
+def _cidr_text(value: object) -> object:
+    """Ranges are written as text: pydantic would read a bare number as an address (5 -> 0.0.0.5/32)."""
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not an IPv4 range such as 10.0.0.0/20: write it as text")
+    return value
+
+
+Cidr = Annotated[ipaddress.IPv4Network, BeforeValidator(_cidr_text)]
+
+
+def _text(what: str, spaces: bool = False) -> AfterValidator:
+    """A value that must say something: not empty, no surrounding spaces, and (unless
+    `spaces`) none inside (an id or a client ID never has one)."""
+
+    def check(value: str) -> str:
+        if not value.strip():
+            raise ValueError(f"empty; give the {what}")
+        if value != value.strip() or (not spaces and any(c.isspace() for c in value)):
+            raise ValueError(f"{value!r}: the {what} has no spaces; remove them")
+        if not value.isprintable():
+            raise ValueError(f"{value!r}: the {what} has a control character; remove it")
+        return value
+
+    return AfterValidator(check)
+
+
+# --- e-mail addresses, as the sign-in path compares them ---------------------------------
+# Who an address is, read at the pinned tags:
+# - Dex v2.45.0 looks static users up by the lowercased address and keeps the last of two
+#   that differ only in case (storage/static.go WithStaticPasswords, GetPassword), but signs
+#   the user in with the address as written in its config (server/server.go passwordDB.Login,
+#   `Email: p.Email`); its OIDC connector passes on the upstream provider's `email` claim.
+# - oauth2-proxy v7.14.3 lowercases before it compares with email_domains and the
+#   authenticated-emails file (validator.go newValidatorImpl, LoadAuthenticatedEmailsFile:
+#   a CSV file, ',' separating and '#' starting a comment).
+# - The profile controller and KFAM compare exactly: Profile owner vs the kubeflow-userid
+#   header in ns-owner-access-istio, `prof.Spec.Owner.Name == queryUser` (kubeflow/kubeflow
+#   v1.10.0 and kubeflow/dashboard v2.0.0 components/profile-controller/controllers/
+#   profile_controller.go, components/access-management/kfam/api_default.go isOwnerOrAdmin).
+# - Istio matches header values exactly and case-sensitively, reading a leading or trailing
+#   '*' as a wildcard (istio/istio 1.29.0 pilot/pkg/security/authz/matcher/header.go
+#   HeaderMatcher: StringMatcherExact(v, false)).
+# So an address is kept exactly as written (case and all), two spellings of one address
+# are refused (stacks/rules.py identities-spelled-alike), and the characters are those an
+# identity provider puts in an account's address: ASCII letters, digits, '.', '_', '-',
+# "'" (Google Workspace usernames, support.google.com/a/answer/9193374) and '+' (Dex static
+# users, sub-addresses); no '*' (a wildcard to Istio), ',' or '#' (oauth2-proxy's file), no
+# spaces, quotes or non-ASCII (kubeflow-userid is an HTTP header). The domain is lowercase:
+# domains are case-insensitive (RFC 5321 section 2.4) and oauth2-proxy lowercases them.
+EMAIL_LOCAL = re.compile(r"^[A-Za-z0-9_'+-]+(\.[A-Za-z0-9_'+-]+)*$")
+EMAIL_LOCAL_MAX = 64
+EMAIL_MAX = 254
+"""RFC 5321 section 4.5.3.1: a local part of at most 64 octets, a path of 256 with its brackets."""
+
+
+def _email(value: str) -> str:
+    local, at, domain = value.rpartition("@")
+    example = "such as ana@acme.com"
+    if not at or not local or "@" in local:
+        raise ValueError(f"{value!r} is not an e-mail address {example}")
+    if not value.isascii() or any(c.isspace() or not c.isprintable() for c in value):
+        raise ValueError(
+            f"{value!r} has spaces or characters outside ASCII: identity providers send addresses of ASCII "
+            "letters, digits and . _ - ' + (and kubeflow-userid is an HTTP header); write the address as they do"
+        )
+    if len(local) > EMAIL_LOCAL_MAX or len(value) > EMAIL_MAX:
+        raise ValueError(f"{value!r} is too long: at most 64 characters before the '@' and 254 in all (RFC 5321)")
+    if not EMAIL_LOCAL.match(local):
+        raise ValueError(
+            f"{value!r}: before the '@' an address has ASCII letters, digits and . _ - ' + (no '..', no '.' first or "
+            "last); '*' would be a wildcard to Istio, ',' and '#' split oauth2-proxy's list, quotes and other "
+            "characters are not what identity providers send"
+        )
+    if domain != domain.lower() and _is_domain(domain.lower()):
+        raise ValueError(
+            f"{value!r}: write the domain in lowercase ({local}@{domain.lower()}); domains are case-insensitive "
+            "and oauth2-proxy lowercases them, but Istio compares the address exactly"
+        )
+    if not _is_domain(domain):
+        raise ValueError(f"{value!r}: {domain!r} is not an e-mail domain {example} (lowercase, at least one '.')")
+    return value
+
+
+def _is_domain(domain: str) -> bool:
+    return bool(EMAIL_DOMAIN.match(domain)) and all(len(label) <= 63 for label in domain.split("."))
+
+
+Email = Annotated[str, AfterValidator(_email), ValueKind("e-mail address")]
+"""An e-mail address as people sign in with it, kept exactly as written (see above)."""
+
+
+def _unique(entries: list[Any], key: Callable[[Any], Any], why: str = "") -> None:
+    """Refuse the first entry of `entries` whose `key` an earlier one has: the error names its
+    index and the earlier one's."""
+    first: dict[Any, int] = {}
+    for i, entry in enumerate(entries):
+        k = key(entry)
+        if k in first:
+            shown = entry if isinstance(entry, str) else k
+            raise PydanticCustomError(
+                "config", f"{shown} is listed twice (also at [{first[k]}]){why}; keep one", {"field": i}
+            )
+        first[k] = i
 
 
 # --- cluster ------------------------------------------------------------------------
@@ -230,7 +387,7 @@ class GpuSharing(Model):
     strategy: SharingStrategy = Field(
         description="time-sharing or mps (with maxSharedClients), or mig (with partitionSize)."
     )
-    max_shared_clients: int | None = Field(
+    max_shared_clients: StrictInt | None = Field(
         default=None, ge=2, le=48, description="time-sharing / mps: pods per GPU."
     )
     partition_size: str | None = Field(
@@ -255,13 +412,33 @@ class GpuSharing(Model):
         return self
 
 
+# Compute Engine machine type names (cloud.google.com/compute/docs/machine-resource):
+# `<series>-<type>-<vCPUs>` (e2-standard-8, a3-highgpu-8g), lowercase.
+MACHINE_TYPE = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)+$")
+
+
+def _machine_type_name(value: str) -> str:
+    if not MACHINE_TYPE.match(value):
+        raise ValueError(f"{value!r} is not a machine type name such as e2-standard-8 (lowercase, series-type-size)")
+    return value
+
+
 class SystemPool(Model):
     """The small CPU pool that runs the platform's controllers."""
 
-    machine_type: str = Field(default="e2-standard-8", description="Machine type of the nodes. Replaces the pool.")
-    min: int = Field(default=1, ge=1, le=100, description="Nodes per zone at least.")
-    max: int = Field(default=3, ge=1, le=1000, description="Nodes per zone at most.")
-    disk_size_gb: int = Field(default=100, ge=20, le=4096, description="Boot disk per node (GB). Replaces the pool.")
+    machine_type: str = Field(
+        default="e2-standard-8",
+        description="Machine type of the nodes, one facts/prices.py knows (or in mlplatform:overrides.machineTypes). "
+        "Replaces the pool.",
+    )
+    min: StrictInt = Field(default=1, ge=1, le=100, description="Nodes per zone at least.")
+    max: StrictInt = Field(default=3, ge=1, le=1000, description="Nodes per zone at most.")
+    disk_size_gb: StrictInt = Field(default=100, ge=20, le=4096, description="Boot disk per node (GB). Replaces the pool.")
+
+    @field_validator("machine_type")
+    @classmethod
+    def _machine_type(cls, value: str) -> str:
+        return _machine_type_name(value)
 
     @model_validator(mode="after")
     def _min_le_max(self) -> SystemPool:
@@ -279,18 +456,18 @@ class GpuPool(Model):
     )
     accelerator: str = Field(description="GKE accelerator name, e.g. nvidia-l4. Replaces the pool.")
     machine_type: str = Field(description="A machine type that carries the accelerator. Replaces the pool.")
-    min: int = Field(default=0, ge=0, le=1000, description="Nodes per zone at least; 0 lets the pool idle at no cost.")
-    max: int = Field(ge=1, le=1000, description="Nodes per zone at most.")
+    min: StrictInt = Field(default=0, ge=0, le=1000, description="Nodes per zone at least; 0 lets the pool idle at no cost.")
+    max: StrictInt = Field(ge=1, le=1000, description="Nodes per zone at most.")
     provisioning: Provisioning = Field(
         default=Provisioning.ON_DEMAND,
         description="queued: flex-start with queued provisioning, nodes only through Kueue's "
         "ProvisioningRequests (needs the kueue component). Replaces the pool.",
     )
     reservation: str | None = Field(default=None, description="Reservation name, with provisioning: reservation.")
-    compact_placement: bool = Field(default=False, description="COMPACT placement policy (one zone). Replaces the pool.")
+    compact_placement: StrictBool = Field(default=False, description="COMPACT placement policy (one zone). Replaces the pool.")
     zones: list[str] | None = Field(default=None, description="Node locations; default: the cluster's.")
-    gvnic: bool = Field(default=True, description="Google Virtual NIC on the nodes; fastSocket needs it.")
-    fast_socket: bool = Field(default=False, description="NCCL Fast Socket (needs gvnic).")
+    gvnic: StrictBool = Field(default=True, description="Google Virtual NIC on the nodes; fastSocket needs it.")
+    fast_socket: StrictBool = Field(default=False, description="NCCL Fast Socket (needs gvnic).")
     sharing: GpuSharing | None = Field(
         default=None, description="Several pods on one GPU: time-sharing, MPS or MIG. Replaces the pool."
     )
@@ -298,7 +475,7 @@ class GpuPool(Model):
         default=DriverVersion.LATEST,
         description="The NVIDIA driver GKE installs; INSTALLATION_DISABLED installs none. Replaces the pool.",
     )
-    disk_size_gb: int = Field(default=200, ge=50, le=65536, description="Boot disk per node (GB). Replaces the pool.")
+    disk_size_gb: StrictInt = Field(default=200, ge=50, le=65536, description="Boot disk per node (GB). Replaces the pool.")
 
     @field_validator("zones")
     @classmethod
@@ -387,29 +564,29 @@ class GpuPool(Model):
 class Autoprovisioning(Model):
     """Node auto-provisioning (NAP): GKE creates pools for pending pods within these limits.
 
-    The limits are cluster-wide totals over every autoscaled pool, so each GPU pool's
-    accelerator needs one (by accelerator name, e.g. nvidia-l4) or that pool cannot grow.
+    The limits are cluster-wide totals over every node, the fixed pools' included, so they
+    cover the system and GPU pools at full size, and each GPU pool's accelerator needs one
+    (by accelerator name, e.g. nvidia-l4) or that pool cannot grow.
     """
 
-    enabled: bool = Field(
+    enabled: StrictBool = Field(
         default=False, description="Let GKE create node pools for pending pods; needs cpu and memory limits."
     )
-    limits: dict[str, int] = Field(
+    limits: dict[str, Int64] = Field(
         default_factory=dict,
-        description="cpu (cores), memory (GiB) and GPUs per accelerator name.",
+        description="cpu (cores), memory (GiB) and GPUs per accelerator name, cluster-wide: every node counts, "
+        "the system and GPU pools at full size included.",
     )
 
     @model_validator(mode="after")
     def _limits(self) -> Autoprovisioning:
-        for key, value in self.limits.items():
+        for key in self.limits:
             if key not in ("cpu", "memory") and key not in ACCELERATORS:
                 hint = " (NAP uses accelerator names)" if key.startswith("nvidia.com") else ""
                 raise problem(
                     f"limits.{key}",
                     f"unknown limit {key!r}{hint}; use cpu, memory or one of {', '.join(ACCELERATORS)}",
                 )
-            if value < 0:
-                raise problem(f"limits.{key}", f"limit {value} is negative; use 0 or more")
         if self.enabled:
             missing = [k for k in ("cpu", "memory") if k not in self.limits]
             if missing:
@@ -420,23 +597,23 @@ class Autoprovisioning(Model):
 class AuthorizedNetwork(Model):
     """An IPv4 range allowed to reach the cluster's control plane."""
 
-    cidr: ipaddress.IPv4Network = Field(description="The range, e.g. 203.0.113.0/24.")
-    name: str = Field(description="Display name of the range in GKE.")
+    cidr: Cidr = Field(description="The range, e.g. 203.0.113.0/24.")
+    name: Annotated[str, _text("range's display name", spaces=True)] = Field(description="Display name of the range in GKE.")
 
 
 class NetworkConfig(Model):
     """The VPC the cluster gets. Changing any range replaces the network and the cluster."""
 
-    subnet_cidr: ipaddress.IPv4Network = Field(
+    subnet_cidr: Cidr = Field(
         default=ipaddress.IPv4Network("10.0.0.0/20"), description="The subnet's primary range: node IPs."
     )
-    pods_cidr: ipaddress.IPv4Network = Field(
+    pods_cidr: Cidr = Field(
         default=ipaddress.IPv4Network("10.16.0.0/14"), description="The subnet's secondary range for pod IPs."
     )
-    services_cidr: ipaddress.IPv4Network = Field(
+    services_cidr: Cidr = Field(
         default=ipaddress.IPv4Network("10.20.0.0/20"), description="The subnet's secondary range for Service IPs."
     )
-    master_cidr: ipaddress.IPv4Network = Field(
+    master_cidr: Cidr = Field(
         default=ipaddress.IPv4Network("172.16.0.0/28"),
         description="Control-plane range of a private cluster; must be a /28.",
     )
@@ -463,7 +640,7 @@ class ImageRegistryConfig(Model):
     """An Artifact Registry Docker repository in the stack's project for the platform's images
     (the notebook images) and the teams' own; the cluster's nodes may pull from it."""
 
-    enabled: bool = Field(default=True, description="Create the repository (gke).")
+    enabled: StrictBool = Field(default=True, description="Create the repository (gke).")
     name: str | None = Field(
         default=None, description="Repository id; default: the cluster's name. Replaces the repository and its images."
     )
@@ -504,6 +681,7 @@ class ImageRegistryConfig(Model):
                     f"{member!r} is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// "
                     "followed by the identity"
                 )
+        _unique(members, lambda m: m, "; each becomes an IAM binding of its own")
         return members
 
 
@@ -516,9 +694,16 @@ class GkeClusterConfig(Model):
     release_channel: ReleaseChannel = Field(
         default=ReleaseChannel.REGULAR, description="GKE release channel the cluster takes its versions and upgrades from."
     )
-    private_nodes: bool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
+    min_master_version: str | None = Field(
+        default=None,
+        description="The lowest GKE version the control plane is created at (a minor such as `1.35`, or a full GKE "
+        "version `<minor>.<patch>-gke.<build>`); empty: the release channel's default. The full render renders the "
+        "charts for it; `check` judges the components' Kubernetes ranges against it, and against the channel's "
+        "default too where that is newer (GKE upgrades the cluster to it).",
+    )
+    private_nodes: StrictBool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
     master_authorized_networks: list[AuthorizedNetwork] = Field(
-        default_factory=list, description="CIDRs allowed to reach the control plane; empty: any."
+        default_factory=list, description="CIDRs allowed to reach the control plane, each once; empty: any."
     )
     network: NetworkConfig = Field(default=NetworkConfig(), description="The VPC's address ranges.")
     system_pool: SystemPool = Field(default=SystemPool(), description="The CPU pool for the platform's controllers.")
@@ -529,19 +714,19 @@ class GkeClusterConfig(Model):
     autoprovisioning: Autoprovisioning = Field(
         default=Autoprovisioning(), description="Node auto-provisioning (NAP) and its cluster-wide limits."
     )
-    deletion_protection: bool | None = Field(
+    deletion_protection: StrictBool | None = Field(
         default=None, description="Default: on for prod stacks, off otherwise."
     )
-    managed_prometheus: bool = Field(
+    managed_prometheus: StrictBool = Field(
         default=False,
         description="Google Cloud Managed Service for Prometheus; monitoring backend gke-managed and "
         "dcgmExporter source gke-managed need it.",
     )
-    image_streaming: bool = Field(
+    image_streaming: StrictBool = Field(
         default=True, description="GKE image streaming for the node pools: containers start before the image is fully pulled."
     )
-    gcs_fuse: bool = Field(default=True, description="GCS Fuse CSI driver add-on (team buckets as volumes).")
-    gateway_api: bool = Field(
+    gcs_fuse: StrictBool = Field(default=True, description="GCS Fuse CSI driver add-on (team buckets as volumes).")
+    gateway_api: StrictBool = Field(
         default=True, description="Gateway API on the cluster (standard channel): its CRDs and GKE's Gateway controller."
     )
     image_registry: ImageRegistryConfig = Field(
@@ -549,12 +734,27 @@ class GkeClusterConfig(Model):
         description="Artifact Registry Docker repository for the platform's and the teams' images.",
     )
 
+    @field_validator("min_master_version")
+    @classmethod
+    def _min_master_version(cls, value: str | None) -> str | None:
+        # GKE versions are `<minor>.<patch>-gke.<build>`; the API also takes a minor or a patch
+        # (cloud.google.com/kubernetes-engine/versioning, "Versioning scheme").
+        if value is not None and not GKE_VERSION.match(value):
+            raise ValueError(f"{value!r} is not a GKE version: give a minor such as 1.35, or <minor>.<patch>[-gke.<build>]")
+        return value
+
     @field_validator("location")
     @classmethod
     def _location(cls, value: str) -> str:
         if not (GCP_REGION.match(value) or GCP_ZONE.match(value)):
             raise ValueError(f"{value!r} is neither a GCP region (us-central1) nor a zone (us-central1-a)")
         return value
+
+    @field_validator("master_authorized_networks")
+    @classmethod
+    def _networks(cls, networks: list[AuthorizedNetwork]) -> list[AuthorizedNetwork]:
+        _unique(networks, lambda n: n.cidr)
+        return networks
 
     @model_validator(mode="after")
     def _pools(self) -> GkeClusterConfig:
@@ -590,8 +790,8 @@ class KindClusterConfig(Model):
 
     kind: Literal["kind"] = Field(description="Picks this model: a local kind cluster.")
     name: ShortName = Field(default="mlplatform", description="kind cluster name. Replaces the cluster.")
-    workers: int = Field(default=2, ge=1, le=8, description="Worker nodes beside the control plane. Replaces the cluster.")
-    existing_context: str | None = Field(
+    workers: StrictInt = Field(default=2, ge=1, le=8, description="Worker nodes beside the control plane. Replaces the cluster.")
+    existing_context: Annotated[str, _text("kubeconfig context", spaces=True)] | None = Field(
         default=None,
         description="Use this kubeconfig context instead of creating a cluster.",
     )
@@ -611,7 +811,7 @@ class Role(str, Enum):
 class Contributor(Model):
     """Someone besides the owner with access to the team namespace."""
 
-    email: EmailStr = Field(description="The address they sign in with.")
+    email: Email = Field(description="The address they sign in with.")
     role: Role = Field(description="edit (ClusterRole kubeflow-edit) or view (kubeflow-view) in the namespace.")
 
 
@@ -619,16 +819,9 @@ class TeamQuota(Model):
     """What the team's pods may request at once: the namespace's ResourceQuota and, with kueue,
     the nominal quota of the team's ClusterQueue."""
 
-    gpus: dict[str, int] = Field(default_factory=dict, description="GPUs per accelerator name, e.g. nvidia-l4: 8.")
+    gpus: dict[str, Int64] = Field(default_factory=dict, description="GPUs per accelerator name, e.g. nvidia-l4: 8.")
     cpu: ResourceQuantity = Field(default="32", description="CPU cores, a Kubernetes quantity such as 64 or 500m.")
-    memory: ResourceQuantity = Field(default="128Gi", description="Memory, a Kubernetes quantity such as 256Gi.")
-
-    @model_validator(mode="after")
-    def _gpus(self) -> TeamQuota:
-        for name, count in self.gpus.items():
-            if count < 0:
-                raise problem(f"gpus.{name}", f"quota {count} is negative; use 0 or more")
-        return self
+    memory: MemoryQuantity = Field(default="128Gi", description="Memory, a Kubernetes quantity with its unit such as 256Gi.")
 
 
 class ContainerDefaults(Model):
@@ -637,9 +830,9 @@ class ContainerDefaults(Model):
     Kubeflow SDK's `resources_per_node`, notebooks and Ray pods name their own."""
 
     cpu: ResourceQuantity = Field(default="1", description="CPU request of a container that names none.")
-    memory: ResourceQuantity = Field(default="2Gi", description="Memory request of a container that names none.")
+    memory: MemoryQuantity = Field(default="2Gi", description="Memory request of a container that names none.")
     cpu_limit: ResourceQuantity = Field(default="4", description="CPU limit of a container that names none.")
-    memory_limit: ResourceQuantity = Field(
+    memory_limit: MemoryQuantity = Field(
         default="16Gi",
         description="Memory limit of a container that names none; a container that asks for more memory than "
         "this must name its limit too (the SDK's resources_per_node sets both).",
@@ -688,24 +881,39 @@ class TeamRay(Model):
     each scale-up admitted against the team's quota), dashboard behind the Kubeflow gateway."""
 
     name: ShortName = Field(default="ray", description="RayCluster name.")
-    pool: str | None = Field(default=None, description="GPU pool for the workers; none: CPU workers.")
-    min_workers: int = Field(default=0, ge=0, le=100, description="Workers the autoscaler keeps at least.")
-    max_workers: int = Field(default=4, ge=1, le=100, description="Workers the autoscaler may add up to.")
-    worker_cpu: ResourceQuantity = Field(default="4", description="CPU per worker (Kubernetes quantity).")
-    worker_memory: ResourceQuantity = Field(default="16Gi", description="Memory per worker (Kubernetes quantity).")
+    pool: Annotated[str, _text("GPU pool's name")] | None = Field(
+        default=None, description="GPU pool for the workers; none: CPU workers."
+    )
+    min_workers: StrictInt = Field(default=0, ge=0, le=100, description="Workers the autoscaler keeps at least.")
+    max_workers: StrictInt = Field(default=4, ge=1, le=100, description="Workers the autoscaler may add up to.")
+    worker_cpu: ResourceQuantity = Field(default="4", description="CPU per worker (Kubernetes quantity), more than 0.")
+    worker_memory: MemoryQuantity = Field(
+        default="16Gi", description="Memory per worker, a Kubernetes quantity with its unit such as 16Gi; more than 0."
+    )
     head_cpu: ResourceQuantity = Field(
         default="2",
-        description="CPU of the head's Ray container, request and limit (Kubernetes quantity): it runs no tasks "
-        "but GCS, the dashboard, the Jobs API and the autoscaler.",
+        description="CPU of the head's Ray container, request and limit (Kubernetes quantity), more than 0: it "
+        "runs no tasks but GCS, the dashboard, the Jobs API and the autoscaler.",
     )
-    head_memory: ResourceQuantity = Field(
-        default="8Gi", description="Memory of the head's Ray container, request and limit (Kubernetes quantity)."
+    head_memory: MemoryQuantity = Field(
+        default="8Gi",
+        description="Memory of the head's Ray container, request and limit, a Kubernetes quantity with its unit "
+        "such as 8Gi; more than 0.",
     )
 
     @model_validator(mode="after")
     def _sizes(self) -> TeamRay:
         if self.min_workers > self.max_workers:
             raise problem("minWorkers", f"minWorkers {self.min_workers} is above maxWorkers {self.max_workers}")
+        sizes = (
+            ("workerCpu", self.worker_cpu, "4"),
+            ("workerMemory", self.worker_memory, "16Gi"),
+            ("headCpu", self.head_cpu, "2"),
+            ("headMemory", self.head_memory, "8Gi"),
+        )
+        for key, size, example in sizes:
+            if quantity.parse(size) == 0:
+                raise problem(key, f"{key} 0 leaves a Ray worker nothing to run on; give it some, e.g. {example}")
         return self
 
 
@@ -713,7 +921,7 @@ class Team(Model):
     """A team: one Kubeflow profile namespace with its people, quota and queue."""
 
     name: str = Field(description="Profile and namespace name.")
-    owner: EmailStr = Field(description="The profile's owner, admin of the namespace (ClusterRole kubeflow-admin).")
+    owner: Email = Field(description="The profile's owner, admin of the namespace (ClusterRole kubeflow-admin).")
     contributors: list[Contributor] = Field(default_factory=list, description="Everyone else with access.")
     quota: TeamQuota = Field(default=TeamQuota(), description="CPU, memory and GPUs the team may use at once.")
     container_defaults: ContainerDefaults = Field(
@@ -726,7 +934,7 @@ class Team(Model):
     )
     bucket: TeamBucket | None = Field(default=None, description="A GCS bucket for the team (gke only).")
     ray: TeamRay | None = Field(default=None, description="A RayCluster in the namespace (needs kuberay).")
-    push_images: bool = Field(
+    push_images: StrictBool = Field(
         default=False,
         description="The team's Google service account (its notebooks and jobs, through Workload Identity) may push "
         "to the stack's Artifact Registry repository (gke).",
@@ -746,8 +954,11 @@ class Team(Model):
     @classmethod
     def _team_name(cls, value: str) -> str:
         _dns_label(value, 63)
-        if value in RESERVED_NAMESPACES or value.startswith("kube-"):
-            raise ValueError(f"{value!r} is a reserved namespace; pick another team name")
+        owner = RESERVED_NAMESPACES.get(value) or next(
+            (who for prefix, who in RESERVED_NAMESPACE_PREFIXES.items() if value.startswith(prefix)), None
+        )
+        if owner:
+            raise ValueError(f"{value!r} is a namespace {owner} owns; pick another team name")
         return value
 
     @model_validator(mode="after")
@@ -767,7 +978,7 @@ class Team(Model):
 
 
 class Toggle(Model):
-    enabled: bool = Field(default=True, description="Install this component.")
+    enabled: StrictBool = Field(default=True, description="Install this component.")
 
 
 class CertManagerConfig(Toggle):
@@ -785,6 +996,9 @@ class AuthKind(str, Enum):
     """Dex with an upstream OIDC connector (e.g. Google); client secret from mlplatform:oidcClientSecret."""
 
 
+DISCOVERY_PATH = "/.well-known/openid-configuration"
+
+
 class OidcConnector(Model):
     """The upstream identity provider Dex sends people to."""
 
@@ -792,8 +1006,12 @@ class OidcConnector(Model):
         default="https://accounts.google.com",
         description="The identity provider's issuer URL, https:// and all, exactly as its discovery document says.",
     )
-    client_id: str = Field(description="OAuth client ID at the identity provider.")
-    name: str = Field(default="Google", description="Shown on the Dex login page.")
+    client_id: Annotated[str, _text("OAuth client ID")] = Field(
+        description="OAuth client ID at the identity provider (not empty: Dex would send an empty client_id)."
+    )
+    name: Annotated[str, _text("connector's display name", spaces=True)] = Field(
+        default="Google", description="Shown on the Dex login page."
+    )
 
     @field_validator("issuer")
     @classmethod
@@ -806,6 +1024,24 @@ class OidcConnector(Model):
             raise ValueError(f"{value!r}: an OIDC issuer is an https URL, e.g. https://accounts.google.com")
         if "?" in value or "#" in value:
             raise ValueError(f"{value!r}: an OIDC issuer has no query or fragment")
+        if any(c.isspace() for c in value) or not value.isascii():
+            raise ValueError(f"{value!r}: an OIDC issuer has no spaces and is ASCII (hosts in punycode)")
+        # Dex's library compares the configured issuer with the published one byte for byte
+        # (facts/oidc_issuers.py), and providers publish lowercase hosts without the default port.
+        host = value[len("https://") :].split("/", 1)[0]
+        if host != host.lower():
+            raise ValueError(f"{value!r}: write the host in lowercase as the provider publishes it ({host.lower()})")
+        if host.endswith(":443"):
+            raise ValueError(f"{value!r}: drop the default port ':443'; the provider's issuer does not name it")
+        if value.rstrip("/").endswith(DISCOVERY_PATH):
+            issuer = value.rstrip("/")[: -len(DISCOVERY_PATH)]
+            raise ValueError(f"{value!r} is the discovery document; give the issuer: {issuer!r}")
+        published = PUBLISHED_ISSUERS.get(host)
+        if published is not None and value != published:
+            raise ValueError(
+                f"{value!r}: this provider publishes its issuer as {published!r} (its {DISCOVERY_PATH}), and "
+                "Dex's OIDC library refuses any other spelling, trailing slash included; use that"
+            )
         return value
 
 
@@ -815,7 +1051,7 @@ def _email_domain(value: str) -> str:
     return value
 
 
-EmailDomain = Annotated[str, AfterValidator(_email_domain)]
+EmailDomain = Annotated[str, AfterValidator(_email_domain), ValueKind("e-mail domain")]
 """The part of an e-mail address after '@', e.g. acme.com (subdomains are not included)."""
 
 
@@ -825,32 +1061,53 @@ class KubeflowAuth(Model):
     kind: AuthKind = Field(
         default=AuthKind.DEX, description="dex: static users; oidc: Dex with an upstream OIDC provider."
     )
-    static_users: list[EmailStr] = Field(
+    static_users: list[Email] = Field(
         default_factory=list,
-        description="dex: users who may sign in; each needs a bcrypt hash in mlplatform:dexPasswordHashes.",
+        description="dex: users who may sign in, each once (Dex ignores letter case when it looks them up); "
+        "each needs a bcrypt hash in mlplatform:dexPasswordHashes. With kubeflow on, at least one.",
     )
     oidc: OidcConnector | None = Field(default=None, description="oidc: the upstream provider.")
     hostname: str | None = Field(
         default=None,
         description="gke: public hostname of the gateway (managed certificate, HTTPS), e.g. kubeflow.acme.com: no scheme or path.",
     )
-    iap: bool = Field(default=False, description="gke: put Identity-Aware Proxy in front of the gateway.")
-    iap_client_id: str | None = Field(
+    iap: StrictBool = Field(default=False, description="gke: put Identity-Aware Proxy in front of the gateway.")
+    iap_client_id: Annotated[str, _text("IAP OAuth client ID")] | None = Field(
         default=None, description="gke + iap: OAuth client ID for IAP; its secret in mlplatform:iapClientSecret."
     )
     allowed_domains: list[EmailDomain] = Field(
         default_factory=list,
         description="oidc: e-mail domains whose accounts may sign in (acme.com: anyone@acme.com); "
-        "with allowedEmails, kind oidc needs at least one entry.",
+        "with allowedEmails, kind oidc needs at least one entry. Each once.",
     )
-    allowed_emails: list[EmailStr] = Field(
-        default_factory=list, description="oidc: single accounts that may sign in besides allowedDomains."
+    allowed_emails: list[Email] = Field(
+        default_factory=list,
+        description="oidc: single accounts that may sign in besides allowedDomains, each once (oauth2-proxy ignores "
+        "letter case).",
     )
 
     @field_validator("hostname")
     @classmethod
     def _hostname_only(cls, value: str | None) -> str | None:
         return _hostname(value)
+
+    @field_validator("static_users")
+    @classmethod
+    def _static_users(cls, users: list[str]) -> list[str]:
+        _unique(users, str.lower, "; Dex looks static users up by the lowercased address, so only one of them could sign in")
+        return users
+
+    @field_validator("allowed_emails")
+    @classmethod
+    def _allowed_emails(cls, emails: list[str]) -> list[str]:
+        _unique(emails, str.lower, "; oauth2-proxy compares addresses lowercased")
+        return emails
+
+    @field_validator("allowed_domains")
+    @classmethod
+    def _allowed_domains(cls, domains: list[str]) -> list[str]:
+        _unique(domains, lambda d: d)
+        return domains
 
     @model_validator(mode="after")
     def _kind_fields(self) -> KubeflowAuth:
@@ -898,6 +1155,7 @@ class KubeflowConfig(Toggle):
         return value
 
 
+
 class JobSetConfig(Toggle):
     """JobSet, installed once (Trainer's own copy is switched off)."""
 
@@ -931,12 +1189,12 @@ class WaitForPodsReady(Model):
         "(a GPU pool scaling from zero plus the image pull) before Kueue evicts and requeues it; a duration "
         "such as 20m or 1h30m.",
     )
-    block_admission: bool = Field(
+    block_admission: StrictBool = Field(
         default=False,
         description="Admit nothing else until the admitted workload's pods are all ready: strict one-at-a-time "
         "admission, at the price of admissions waiting on every node scale-up.",
     )
-    backoff_limit_count: int | None = Field(
+    backoff_limit_count: StrictInt | None = Field(
         default=None,
         ge=1,
         le=1000,
@@ -949,6 +1207,14 @@ class WaitForPodsReady(Model):
     def _timeout(cls, value: str) -> str:
         if not DURATION.match(value) or not any(c.isdigit() and c != "0" for c in value):
             raise ValueError(f"{value!r} is not a duration such as 20m or 1h30m: positive numbers with h, m or s")
+        seconds = sum(
+            Decimal(number) * {"h": 3600, "m": 60, "s": 1}[unit] for number, unit in re.findall(r"([0-9]+)([hms])", value)
+        )
+        if seconds > GO_DURATION_MAX_SECONDS:
+            raise ValueError(
+                f"{value!r} is longer than a Go duration holds (about 292 years): Kueue reads it with Go's "
+                "time.ParseDuration, which refuses it; use a timeout such as 1h"
+            )
         return value
 
 
@@ -984,17 +1250,17 @@ class MonitoringConfig(Toggle):
     storage_size: Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v)] = Field(
         default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
     )
-    idle_gpu_threshold: int = Field(
+    idle_gpu_threshold: StrictInt = Field(
         default=10, ge=1, le=100, description="Alert when allocated GPUs stay below this utilisation (%)."
     )
-    idle_gpu_minutes: int = Field(
+    idle_gpu_minutes: StrictInt = Field(
         default=30, ge=5, le=1440, description="... for this many minutes (the idle-GPU alert's `for`)."
     )
-    pending_workload_minutes: int = Field(
+    pending_workload_minutes: StrictInt = Field(
         default=30, ge=1, le=10080, description="Alert when a workload waits in Kueue longer than this."
     )
-    gpu_temperature_celsius: int = Field(default=85, ge=50, le=110, description="Alert above this GPU temperature.")
-    grafana_admins: list[EmailStr] = Field(
+    gpu_temperature_celsius: StrictInt = Field(default=85, ge=50, le=110, description="Alert above this GPU temperature.")
+    grafana_admins: list[Email] = Field(
         default_factory=list,
         description="Who is Admin in Grafana (dashboards, data sources, alerting); everyone else who signs in is a Viewer.",
     )
@@ -1004,7 +1270,18 @@ class MonitoringConfig(Toggle):
     def _retention(cls, value: str) -> str:
         if not RETENTION.match(value):
             raise ValueError(f"{value!r} is not a Prometheus retention such as 15d: a positive number and h, d, w or y")
+        if Decimal(value[:-1]) * RETENTION_SECONDS[value[-1]] > GO_DURATION_MAX_SECONDS:
+            raise ValueError(
+                f"{value!r} is longer than Prometheus can hold (a Go duration, about 292 years: it refuses "
+                "'duration out of range'); use a shorter retention such as 10y"
+            )
         return value
+
+    @field_validator("grafana_admins")
+    @classmethod
+    def _grafana_admins(cls, admins: list[str]) -> list[str]:
+        _unique(admins, str.lower)
+        return admins
 
     @field_validator("storage_size")
     @classmethod
@@ -1029,7 +1306,7 @@ class DcgmSource(str, Enum):
 class DcgmExporterConfig(Model):
     """NVIDIA DCGM exporter: GPU metrics per pod. Default: on for GKE stacks with GPUs, off otherwise."""
 
-    enabled: bool | None = Field(
+    enabled: StrictBool | None = Field(
         default=None, description="Default: on for gke stacks with GPU pools or GPU autoprovisioning limits, off otherwise."
     )
     source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
@@ -1169,10 +1446,79 @@ def _mirror_location(value: str | None, schemes: tuple[str, ...], use: str, empt
     return value.rstrip("/")
 
 
+class Overrides(Model):
+    """Values the loader refuses as unknown, taken because you checked them: a region or machine
+    type the catalogs in facts/ do not list yet (a region Google opened since), an OIDC issuer
+    ending in '/' (most providers publish theirs without one). Each entry is the exact value,
+    so a typo elsewhere is still refused."""
+
+    regions: list[str] = Field(
+        default_factory=list,
+        description="Regions facts/regions.py does not list that the stack may use (gcloud compute regions list).",
+    )
+    machine_types: list[str] = Field(
+        default_factory=list,
+        description="Machine types facts/prices.py does not list that the system pool may use; sizes and cost "
+        "are then not checked for it.",
+    )
+    oidc_issuers: list[str] = Field(
+        default_factory=list,
+        description="OIDC issuers with a trailing '/' that the provider's discovery document names exactly so.",
+    )
+
+    @field_validator("regions")
+    @classmethod
+    def _regions(cls, regions: list[str]) -> list[str]:
+        for region in regions:
+            if not GCP_REGION.match(region):
+                raise ValueError(f"{region!r} is not a region name such as us-central1")
+        _unique(regions, lambda r: r)
+        return regions
+
+    @field_validator("machine_types")
+    @classmethod
+    def _machine_types(cls, names: list[str]) -> list[str]:
+        for name in names:
+            _machine_type_name(name)
+        _unique(names, lambda n: n)
+        return names
+
+    @field_validator("oidc_issuers")
+    @classmethod
+    def _issuers(cls, issuers: list[str]) -> list[str]:
+        for issuer in issuers:
+            if not issuer.startswith("https://") or not issuer.endswith("/"):
+                raise ValueError(f"{issuer!r}: list an https issuer that ends in '/', as the provider publishes it")
+        _unique(issuers, lambda i: i)
+        return issuers
+
+
+def _gcp_region(value: str | None) -> str | None:
+    if value is not None and not GCP_REGION.match(value):
+        hint = f"; {value!r} is a zone, its region is {zone_region(value)}" if GCP_ZONE.match(value) else ""
+        raise ValueError(f"{value!r} is not a GCP region such as us-central1{hint}")
+    return value
+
+
+def _gcp_zone(value: str | None) -> str | None:
+    if value is not None and not GCP_ZONE.match(value):
+        raise ValueError(f"{value!r} is not a GCP zone such as us-central1-a")
+    return value
+
+
 class PlatformConfig(Model):
     """Everything a stack file may say, keyed as it is written."""
 
     project: str | None = Field(default=None, alias="gcp:project", description="GCP project; required for gke.")
+    region: Annotated[str, AfterValidator(_gcp_region)] | None = Field(
+        default=None,
+        alias="gcp:region",
+        description="The Google provider's default region; if set, the cluster's region (the program places "
+        "everything there).",
+    )
+    zone: Annotated[str, AfterValidator(_gcp_zone)] | None = Field(
+        default=None, alias="gcp:zone", description="The Google provider's default zone; if set, one of the cluster's region."
+    )
     environment: Environment = Field(
         default=Environment.DEV,
         alias="mlplatform:environment",
@@ -1194,6 +1540,11 @@ class PlatformConfig(Model):
         default=Images(),
         alias="mlplatform:images",
         description="Where the cluster pulls images from; default: each image's own registry.",
+    )
+    overrides: Overrides = Field(
+        default=Overrides(),
+        alias="mlplatform:overrides",
+        description="Values the catalogs do not list yet, accepted knowingly (the error that refuses one names this key).",
     )
 
     @field_validator("project")

@@ -13,6 +13,12 @@ from tests.support.cases import Case
 C = "mlplatform:cluster"
 P0 = f"{C}.gpuPools.0"
 M = "mlplatform:components.monitoring"
+K = "mlplatform:components"
+T = "mlplatform:teams"
+TEAM = {"name": "vision", "owner": "a@acme.com"}
+OIDC_AUTH = {
+    f"{K}.kubeflow.auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"]}
+}
 
 
 def pool(**fields: Any) -> dict[str, Any]:
@@ -20,7 +26,7 @@ def pool(**fields: Any) -> dict[str, Any]:
 
 
 CASES = [
-    Case("wrong type for max", {f"{P0}.max": "lots"}, f"{C}.gpuPools[0].max", "valid integer, unable to parse string as an integer (got 'lots')"),
+    Case("wrong type for max", {f"{P0}.max": "lots"}, f"{C}.gpuPools[0].max", "Input should be a valid integer (got 'lots')"),
     Case("negative max", {f"{P0}.max": -1}, f"{C}.gpuPools[0].max", "greater than or equal to 1"),
     Case("negative min", {f"{P0}.min": -2}, f"{C}.gpuPools[0].min", "greater than or equal to 0"),
     Case("min above max", {f"{P0}.min": 3}, f"{C}.gpuPools[0].min", "min 3 is above max 2"),
@@ -71,15 +77,15 @@ CASES = [
     Case("prod on kind", {"mlplatform:environment": "prod"}, "mlplatform:environment", "a kind cluster is never prod", base="kind"),
     Case("kind workers", {f"{C}.workers": 0}, f"{C}.workers", "greater than or equal to 1", base="kind"),
     Case("kind unknown key", {f"{C}.gpuPools": []}, f"{C}.gpuPools", "unknown key; known keys here: kind, name, workers", base="kind"),
-    Case("team reserved name", {"mlplatform:teams": [{"name": "kubeflow", "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "'kubeflow' is a reserved namespace"),
-    Case("team bad email", {"mlplatform:teams": [{"name": "vision", "owner": "lead-at-acme.com"}]}, "mlplatform:teams[0].owner", "not a valid email address"),
+    Case("team reserved name", {"mlplatform:teams": [{"name": "kubeflow", "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "'kubeflow' is a namespace the platform owns; pick another team name"),
+    Case("team bad email", {"mlplatform:teams": [{"name": "vision", "owner": "lead-at-acme.com"}]}, "mlplatform:teams[0].owner", "'lead-at-acme.com' is not an e-mail address such as ana@acme.com"),
     Case("team duplicate", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com"}, {"name": "vision", "owner": "b@acme.com"}]}, "mlplatform:teams[1].name", "duplicate team 'vision'"),
     Case("owner also contributor", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "A@acme.com", "role": "edit"}]}]}, "mlplatform:teams[0].contributors[0].email", "A@acme.com is the owner"),
     Case("contributor twice", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "edit"}, {"email": "b@acme.com", "role": "view"}]}]}, "mlplatform:teams[0].contributors[1].email", "b@acme.com is listed twice"),
     Case("contributors with one KFAM name", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "edit"}]}]}, "mlplatform:teams[0].contributors[1].email", "ana-b@x.com and ana.b@x.com (contributors[0]) get one Kubeflow binding name 'user-ana-b-x-com-clusterrole-edit' (KFAM turns every run of characters other than letters and digits into '-'); keep one of them, or give them different roles"),
     Case("contributor role", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "admin"}]}]}, "mlplatform:teams[0].contributors[0].role", "'edit' or 'view'"),
     Case("quota for absent gpu", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-h100-80gb": 8}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-h100-80gb", "no GPU pool or autoprovisioning limit provides nvidia-h100-80gb; use one of: nvidia-l4"),
-    Case("negative quota", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": -1}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-l4", "quota -1 is negative"),
+    Case("negative quota", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": -1}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-l4", "Input should be greater than or equal to 0 (got -1)"),
     Case("kubeflow without istio", {"mlplatform:components": {"kubeflow": {"enabled": True}, "istio": {"enabled": False}}}, "mlplatform:components.istio.enabled", "kubeflow needs istio; enable istio or disable kubeflow"),
     Case("trainer without jobset", {"mlplatform:components": {"kubeflow": {"enabled": False}, "jobset": {"enabled": False}}}, "mlplatform:components.jobset.enabled", "trainer needs jobset"),
     Case("ray addon on kind", {"mlplatform:components.kuberay": {"enabled": False, "source": "gke-addon"}}, "mlplatform:components.kuberay.source", "on kind use source: operator", base="kind"),
@@ -128,8 +134,8 @@ CASES = [
     Case("allowed domains with dex", {"mlplatform:components.kubeflow": {"auth": {"allowedDomains": ["acme.com"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains", "allowedDomains and allowedEmails are for kind oidc; with dex, staticUsers are who may sign in"),
     Case("allowed domain with an at", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["@acme.com"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains[0]", "'@acme.com' is not an e-mail domain such as acme.com: lowercase, no '@' or '*'"),
     Case("allowed domain as a wildcard", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["*"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains[0]", "'*' is not an e-mail domain"),
-    Case("allowed email not an email", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedEmails": ["ana"]}}}, "mlplatform:components.kubeflow.auth.allowedEmails[0]", "not a valid email address"),
-    Case("grafana admin not an email", {f"{M}.grafanaAdmins": ["lead"]}, f"{M}.grafanaAdmins[0]", "not a valid email address"),
+    Case("allowed email not an email", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedEmails": ["ana"]}}}, "mlplatform:components.kubeflow.auth.allowedEmails[0]", "'ana' is not an e-mail address"),
+    Case("grafana admin not an email", {f"{M}.grafanaAdmins": ["lead"]}, f"{M}.grafanaAdmins[0]", "'lead' is not an e-mail address"),
     Case("unknown sources key", {"mlplatform:sources": {"chart": "oci://x"}}, "mlplatform:sources.chart", "unknown key; known keys here: charts, kubeflowManifests"),
     Case("pods-ready timeout in words", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "20 minutes"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'20 minutes' is not a duration such as 20m or 1h30m: positive numbers with h, m or s"),
     Case("pods-ready timeout zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "0s"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'0s' is not a duration such as 20m"),
@@ -140,6 +146,58 @@ CASES = [
     Case("pusher without its kind", {f"{C}.imageRegistry": {"pushers": ["ci@acme.iam.gserviceaccount.com"]}}, f"{C}.imageRegistry.pushers", "'ci@acme.iam.gserviceaccount.com' is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// followed by the identity"),
     Case("notebook registry with a scheme", {"mlplatform:components.kubeflow": {"notebookRegistry": "https://ghcr.io/acme"}}, "mlplatform:components.kubeflow.notebookRegistry", "'https://ghcr.io/acme' is not a registry path such as europe-docker.pkg.dev/acme/images: host and path, no scheme and no tag"),
     Case("pods-ready backoff zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"backoffLimitCount": 0}}}, "mlplatform:components.kueue.waitForPodsReady.backoffLimitCount", "greater than or equal to 1 (got 0)"),
+    # --- e-mail addresses as upstream compares them (schema.py "e-mail addresses") --------
+    Case("owner with an emoji", {T: [{**TEAM, "owner": "ana😀@acme.com"}]}, f"{T}[0].owner", "'ana😀@acme.com' has spaces or characters outside ASCII: identity providers send addresses of ASCII letters, digits and . _ - ' + (and kubeflow-userid is an HTTP header); write the address as they do"),
+    Case("owner as a wildcard", {T: [{**TEAM, "owner": "*@acme.com"}]}, f"{T}[0].owner", "'*@acme.com': before the '@' an address has ASCII letters, digits and . _ - ' + (no '..', no '.' first or last); '*' would be a wildcard to Istio"),
+    Case("owner with a dot first", {T: [{**TEAM, "owner": ".ana@acme.com"}]}, f"{T}[0].owner", "'.ana@acme.com': before the '@' an address has"),
+    Case("owner with a capital domain", {T: [{**TEAM, "owner": "Ana@ACME.com"}]}, f"{T}[0].owner", "'Ana@ACME.com': write the domain in lowercase (Ana@acme.com); domains are case-insensitive and oauth2-proxy lowercases them, but Istio compares the address exactly"),
+    Case("owner on a one-label domain", {T: [{**TEAM, "owner": "ana@localhost"}]}, f"{T}[0].owner", "'ana@localhost': 'localhost' is not an e-mail domain such as ana@acme.com (lowercase, at least one '.')"),
+    Case("owner with a long local part", {T: [{**TEAM, "owner": "a" * 65 + "@acme.com"}]}, f"{T}[0].owner", "is too long: at most 64 characters before the '@' and 254 in all (RFC 5321)"),
+    Case("owner with a display name", {T: [{**TEAM, "owner": "Ana <ana@acme.com>"}]}, f"{T}[0].owner", "has spaces or characters outside ASCII"),
+    Case("static user twice in two cases", {f"{K}.kubeflow.auth.staticUsers": ["ana@acme.com", "Ana@acme.com"]}, f"{K}.kubeflow.auth.staticUsers[1]", "Ana@acme.com is listed twice (also at [0]); Dex looks static users up by the lowercased address, so only one of them could sign in; keep one"),
+    Case("allowed e-mail twice", {**OIDC_AUTH, f"{K}.kubeflow.auth.allowedEmails": ["guest@partner.org", "Guest@partner.org"]}, f"{K}.kubeflow.auth.allowedEmails[1]", "Guest@partner.org is listed twice (also at [0]); oauth2-proxy compares addresses lowercased; keep one"),
+    Case("allowed domain twice", {**OIDC_AUTH, f"{K}.kubeflow.auth.allowedDomains": ["acme.com", "acme.com"]}, f"{K}.kubeflow.auth.allowedDomains[1]", "acme.com is listed twice (also at [0]); keep one"),
+    Case("grafana admin twice", {f"{M}.grafanaAdmins": ["lead@acme.com", "LEAD@acme.com"]}, f"{M}.grafanaAdmins[1]", "LEAD@acme.com is listed twice (also at [0]); keep one"),
+    Case("pusher twice", {f"{C}.imageRegistry": {"pushers": ["group:ml@acme.com", "group:ml@acme.com"]}}, f"{C}.imageRegistry.pushers[1]", "group:ml@acme.com is listed twice (also at [0]); each becomes an IAM binding of its own; keep one"),
+    Case("authorized range twice", {f"{C}.masterAuthorizedNetworks": [{"cidr": "203.0.113.0/24", "name": "a"}, {"cidr": "203.0.113.0/24", "name": "b"}]}, f"{C}.masterAuthorizedNetworks[1]", "203.0.113.0/24 is listed twice (also at [0]); keep one"),
+    Case("authorized range as a number", {f"{C}.masterAuthorizedNetworks": [{"cidr": 3405803776, "name": "a"}]}, f"{C}.masterAuthorizedNetworks[0].cidr", "3405803776 is not an IPv4 range such as 10.0.0.0/20: write it as text"),
+    Case("authorized range without a name", {f"{C}.masterAuthorizedNetworks": [{"cidr": "203.0.113.0/24", "name": " "}]}, f"{C}.masterAuthorizedNetworks[0].name", "empty; give the range's display name"),
+    # --- namespaces the cluster owns ----------------------------------------------------
+    Case("team in kind's storage namespace", {T: [{**TEAM, "name": "local-path-storage"}]}, f"{T}[0].name", "'local-path-storage' is a namespace kind (its local-path storage provisioner) owns; pick another team name"),
+    Case("team in a GKE namespace", {T: [{**TEAM, "name": "gke-managed-cim"}]}, f"{T}[0].name", "'gke-managed-cim' is a namespace GKE (its system and managed-service namespaces) owns; pick another team name"),
+    Case("team in GKE's Prometheus namespace", {T: [{**TEAM, "name": "gmp-public"}]}, f"{T}[0].name", "'gmp-public' is a namespace GKE (Managed Service for Prometheus) owns; pick another team name"),
+    # --- places and shapes ----------------------------------------------------------------
+    Case("provider region empty", {"gcp:region": ""}, "gcp:region", "'' is not a GCP region such as us-central1"),
+    Case("provider region a zone", {"gcp:region": "us-central1-a"}, "gcp:region", "'us-central1-a' is not a GCP region such as us-central1; 'us-central1-a' is a zone, its region is us-central1"),
+    Case("provider region a list", {"gcp:region": ["us-central1"]}, "gcp:region", "Input should be a valid string; write text (in quotes if YAML would read it as a number, a list or a mapping)"),
+    Case("provider zone a region", {"gcp:zone": "us-central1"}, "gcp:zone", "'us-central1' is not a GCP zone such as us-central1-a"),
+    Case("system pool machine type not a name", {f"{C}.systemPool": {"machineType": "E2 Standard 8"}}, f"{C}.systemPool.machineType", "'E2 Standard 8' is not a machine type name such as e2-standard-8 (lowercase, series-type-size)"),
+    Case("override of no region", {"mlplatform:overrides": {"regions": ["Mars"]}}, "mlplatform:overrides.regions", "'Mars' is not a region name such as us-central1"),
+    Case("override of an issuer without its slash", {"mlplatform:overrides": {"oidcIssuers": ["https://login.acme.com"]}}, "mlplatform:overrides.oidcIssuers", "'https://login.acme.com': list an https issuer that ends in '/', as the provider publishes it"),
+    # --- numbers and units ------------------------------------------------------------------
+    Case("max as text", {f"{P0}.max": "4"}, f"{C}.gpuPools[0].max", "Input should be a valid integer (got '4'); write a whole number, without quotes or a decimal point"),
+    Case("max as a decimal", {f"{P0}.max": 4.0}, f"{C}.gpuPools[0].max", "Input should be a valid integer (got 4.0)"),
+    Case("a boolean as a number", {f"{C}.privateNodes": 1}, f"{C}.privateNodes", "Input should be a valid boolean (got 1); write true or false, without quotes"),
+    Case("a boolean as text", {f"{C}.privateNodes": "true"}, f"{C}.privateNodes", "Input should be a valid boolean (got 'true'); write true or false, without quotes"),
+    Case("a NAP limit beyond int64", {f"{C}.autoprovisioning.limits.cpu": 2**63}, f"{C}.autoprovisioning.limits.cpu", "Input should be less than or equal to 9223372036854775807"),
+    Case("a GPU quota beyond int64", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 2**64}}}]}, f"{T}[0].quota.gpus.nvidia-l4", "Input should be less than or equal to 9223372036854775807"),
+    Case("memory beyond int64", {T: [{**TEAM, "quota": {"memory": "8Ei"}}]}, f"{T}[0].quota.memory", "'8Ei' is more than Kubernetes holds (2^63-1 in its base unit); use a realistic size"),
+    Case("cpu finer than a nanocore", {T: [{**TEAM, "quota": {"cpu": "0.1n"}}]}, f"{T}[0].quota.cpu", "'0.1n' is finer than Kubernetes keeps (1n): it would be rounded up; use a coarser value"),
+    Case("memory without a unit", {T: [{**TEAM, "quota": {"memory": "256"}}]}, f"{T}[0].quota.memory", "'256' is 256 bytes: a bare number counts bytes; give the unit, e.g. 256Gi (at least 1Mi)"),
+    Case("ray worker memory as a bare number", {T: [{**TEAM, "ray": {"workerMemory": 16}}]}, f"{T}[0].ray.workerMemory", "'16' is 16 bytes: a bare number counts bytes; give the unit, e.g. 16Gi (at least 1Mi)"),
+    Case("ray worker of no cpu", {T: [{**TEAM, "ray": {"workerCpu": "0"}}]}, f"{T}[0].ray.workerCpu", "workerCpu 0 leaves a Ray worker nothing to run on; give it some, e.g. 4"),
+    Case("ray pool empty", {T: [{**TEAM, "ray": {"pool": ""}}]}, f"{T}[0].ray.pool", "empty; give the GPU pool's name"),
+    Case("kueue timeout past a go duration", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "2562048h"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'2562048h' is longer than a Go duration holds (about 292 years): Kueue reads it with Go's time.ParseDuration, which refuses it; use a timeout such as 1h"),
+    Case("retention past a go duration", {M: {"retention": "293y"}}, f"{M}.retention", "'293y' is longer than Prometheus can hold (a Go duration, about 292 years: it refuses 'duration out of range'); use a shorter retention such as 10y"),
+    # --- sign-in that cannot work -----------------------------------------------------------
+    Case("oidc client id empty", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.clientId": ""}, f"{K}.kubeflow.auth.oidc.clientId", "empty; give the OAuth client ID"),
+    Case("oidc client id with a space", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.clientId": "abc def"}, f"{K}.kubeflow.auth.oidc.clientId", "'abc def': the OAuth client ID has no spaces; remove them"),
+    Case("iap client id empty", {f"{K}.kubeflow.auth.iapClientId": ""}, f"{K}.kubeflow.auth.iapClientId", "empty; give the IAP OAuth client ID"),
+    Case("google issuer with a slash", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://accounts.google.com/"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://accounts.google.com/': this provider publishes its issuer as 'https://accounts.google.com' (its /.well-known/openid-configuration), and Dex's OIDC library refuses any other spelling, trailing slash included; use that"),
+    Case("issuer with capitals", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://Login.Acme.com"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://Login.Acme.com': write the host in lowercase as the provider publishes it (login.acme.com)"),
+    Case("issuer with the default port", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com:443"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://login.acme.com:443': drop the default port ':443'; the provider's issuer does not name it"),
+    Case("issuer as the discovery document", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com/.well-known/openid-configuration"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://login.acme.com/.well-known/openid-configuration' is the discovery document; give the issuer: 'https://login.acme.com'"),
+    Case("issuer with a space", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com /x"}, f"{K}.kubeflow.auth.oidc.issuer", "an OIDC issuer has no spaces and is ASCII"),
 ]
 
 

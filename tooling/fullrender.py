@@ -34,8 +34,7 @@ import yaml
 
 from components.base import child_name, child_type, moved_aliases, transform_name
 from facts.resource_types import HELM_CHART, KUSTOMIZE
-from facts.versions import KIND_NODE_IMAGE
-from tooling import tools
+from tooling import cluster_version, tools
 from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections
 from tooling.render import (
     APPLY_ORDER,
@@ -51,13 +50,10 @@ from tooling.render import (
 from tooling.schemas import crd_scopes, is_builtin, parsed, scopes_of
 
 REPO = Path(__file__).resolve().parents[1]
-KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]
-"""The Kubernetes version charts are rendered for: the kind node image's (GKE's REGULAR
-channel runs the same minor, Nov 2026). Inside the range of every install that states one:
-Istio 1.30 supports 1.32-1.36 (istio.io "Announcing Istio 1.30.0"), the cert-manager chart
-wants >= 1.22 (Chart.yaml kubeVersion, v1.21.1)."""
 DEFAULT_NAMESPACE = "default"
-# Cluster-scoped built-in kinds (kubectl api-resources --namespaced=false, Kubernetes 1.34).
+# Cluster-scoped built-in kinds (kubectl api-resources --namespaced=false, Kubernetes 1.34). The
+# kinds 1.35 and 1.36 add are alpha or beta (DeviceTaintRule, StorageVersionMigration,
+# scheduling's Workload and PodGroup; kubernetes-validate's 1.36 schemas) and no install renders one.
 CLUSTER_SCOPED = frozenset(
     {
         "APIService",
@@ -229,11 +225,13 @@ def api_versions(objects: Iterable[dict[str, Any]]) -> list[str]:
 _CHARTS: dict[str, str] = {}
 
 
-def render_chart(install: Install, capabilities: list[str]) -> str:
-    """helm's output for the chart: one chart with the same inputs (release, chart, version,
-    namespace, values, capabilities) is rendered once per process, or read from SHARED_TREES
-    (two stacks that differ elsewhere, such as in their image mirror, share it)."""
-    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities]
+def render_chart(install: Install, capabilities: list[str], kube_version: str) -> str:
+    """helm's output for the chart, for the cluster's Kubernetes version (`kube_version`, as
+    `tooling.cluster_version.kubernetes_version` gives it): one chart with the same inputs (release,
+    chart, version, namespace, values, capabilities, Kubernetes version) is rendered once per
+    process, or read from SHARED_TREES (two stacks that differ elsewhere, such as in their
+    image mirror, share it)."""
+    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
     key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
     if key in _CHARTS:
         return _CHARTS[key]
@@ -241,21 +239,21 @@ def render_chart(install: Install, capabilities: list[str]) -> str:
     if shared is not None and shared.is_file():
         text = shared.read_text()
     else:
-        text = helm_template(install, capabilities)
+        text = helm_template(install, capabilities, kube_version)
         if shared is not None:
             tools.write_whole(shared, text.encode())
     _CHARTS[key] = text
     return text
 
 
-def helm_template(install: Install, capabilities: list[str]) -> str:
+def helm_template(install: Install, capabilities: list[str], kube_version: str) -> str:
     """`helm template` of the chart, run now."""
     with tempfile.NamedTemporaryFile("w", suffix=".json") as values:
         json.dump(install.values, values)
         values.flush()
         args = [tools.find(tools.HELM), "template", install.release, install.target]
         args += ["--namespace", install.namespace or DEFAULT_NAMESPACE, "--include-crds", "--no-hooks"]
-        args += ["--kube-version", KUBERNETES_VERSION, "-f", values.name]
+        args += ["--kube-version", kube_version, "-f", values.name]
         if install.version:
             args += ["--version", install.version]
         if install.repo:
@@ -368,7 +366,13 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
     # A chart sees the CRDs of the installs it waits for as capabilities, so it renders once
     # they are parsed; a tree needs nothing. helm and kubectl run four at a time, each install
     # as soon as what it needs is there; their output is parsed here, in one thread, as each
-    # finishes (parsing in worker threads was GIL-bound and slower).
+    # finishes (parsing in worker threads was GIL-bound and slower). Charts also see the
+    # Kubernetes version the stack's cluster is created at. Every chart's kubeVersion
+    # (Chart.yaml) admits 1.35 and 1.36: cert-manager v1.21.1 ">= 1.22.0-0", dcgm-exporter
+    # 4.8.2 ">= 1.19.0-0", kube-prometheus-stack 88.5.3 ">=1.25.0-0", grafana 12.11.1 (and
+    # its copy inside kube-prometheus-stack) "^1.25.0-0"; JobSet, Trainer, KubeRay and Kueue
+    # state none. The "-0" admits GKE's `-gke.<build>` pre-release form.
+    kube_version = cluster_version.kubernetes_version(plan.config)
     urns = {i.resource.urn for i in found}
     needs = {i.resource.urn: plan.waits_for(i.resource) & urns if i.kind == "helm" else frozenset() for i in found}
     pending = {i.resource.urn: i for i in found}
@@ -383,7 +387,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
                         running[pool.submit(build_tree, install)] = install
                     else:
                         capabilities = api_versions(o for dependency in needs[urn] for o in raw[dependency])
-                        running[pool.submit(render_chart, install, capabilities)] = install
+                        running[pool.submit(render_chart, install, capabilities, kube_version)] = install
 
         start_what_can_run()
         while running:
