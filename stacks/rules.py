@@ -675,7 +675,7 @@ def _addresses(config: PlatformConfig) -> Iterator[tuple[str, str]]:
 
 def _identities_spelled_alike(config: PlatformConfig) -> Found:
     """Dex and oauth2-proxy take `Ana@acme.com` and `ana@acme.com` for one account, but the
-    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (schema.py,
+    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (stacks/schema/common.py,
     "e-mail addresses"): only the spelling the identity provider sends reaches the team. So
     one person is spelled one way throughout the stack."""
     first: dict[str, tuple[str, str]] = {}

@@ -1,3 +1,5 @@
+# Long by design: one entry point, one short function per command, each handing off to its tool
+# (a comment, not the docstring, which is the command's --help).
 """`python -m stacks …` (or `mlplatform …`): the tools that act on a stack, offline, for people and CI.
 
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree

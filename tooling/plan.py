@@ -12,6 +12,9 @@ does: URNs carry the parent's whole qualified type and no root-stack prefix
 (pkg/resource/deploy/step_generator.go `generateURN`, sdk/go/common/diag/errors.go
 `GetDuplicateResourceURNError`). Read in pulumi/pulumi v3.259.0, the newest tag we could
 read (the 3.272.0 we install was not there); both are the same in v3.0.0 and v3.200.0.
+
+Long by design: the offline engine in one place (the mocks, the recorder, the plan and its
+lookups, the collector settings of a bulk run), each part small, all of it read together.
 """
 
 from __future__ import annotations
