@@ -41,8 +41,8 @@ from concurrent.futures import ThreadPoolExecutor
 from components.sources import mirror_sources
 from tooling.check import check
 from stacks.config import load
-from tooling import fullrender
-from tooling.fullrender import api_versions, building_trees_early, full_render, helm_template
+from tooling import cluster_version, fullrender
+from tooling.fullrender import api_versions, rendering_early, full_render, helm_template
 from tooling.graph import stages_after_cluster
 from tooling.plan import evaluate
 from tooling import tools
@@ -50,7 +50,7 @@ helm, kubectl = tools.find(tools.HELM), tools.find(tools.KUBECTL)
 stack, mirror = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 config = load(stack).model_copy(update={"sources": mirror_sources(mirror)})
-with building_trees_early():
+with rendering_early(cluster_version.kubernetes_version(config)):
     plan = evaluate(config, stack)
 planned = time.perf_counter()
 render = full_render(plan)
@@ -61,6 +61,7 @@ done = time.perf_counter()
 # The same installs with the raw tools: each chart with the capabilities the render gave it
 # (the CRDs of the installs it waits for), each tree as the render builds it.
 by_urn = {i.resource.urn: i for i in render.installs}
+kube_version = cluster_version.kubernetes_version(plan.config)
 crds = {}
 for o in render.objects:
     if o.upstream and o.obj.get("kind") == "CustomResourceDefinition":
@@ -70,7 +71,7 @@ def raw(install):
         fullrender._run([kubectl, "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target], install.label)
     else:
         waits = plan.waits_for(install.resource) & set(by_urn)
-        helm_template(install, api_versions(o for urn in waits for o in crds.get(urn, [])))
+        helm_template(install, api_versions(o for urn in waits for o in crds.get(urn, [])), kube_version)
 raw_start = time.perf_counter()
 with ThreadPoolExecutor(max_workers=4) as pool:
     list(pool.map(raw, render.installs))

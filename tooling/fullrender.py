@@ -161,27 +161,33 @@ def installs(plan: Plan) -> list[Install]:
     """Every chart and tree in the plan, in URN order."""
     found = []
     for resource in plan.resources:
-        inputs = resource.inputs
-        component, namespace = component_name(plan, resource), inputs.get("namespace") or None
-        if resource.type == HELM_CHART:
-            found.append(
-                Install(
-                    resource,
-                    component,
-                    "helm",
-                    inputs["chart"],
-                    namespace,
-                    release=inputs.get("name") or resource.name,
-                    version=inputs.get("version"),
-                    repo=(inputs.get("repositoryOpts") or {}).get("repo"),
-                    values=inputs.get("values") or {},
-                )
-            )
-        elif resource.type == KUSTOMIZE:
-            found.append(Install(resource, component, "kustomize", inputs["directory"], namespace))
+        install = install_of(resource, component_name(plan, resource))
+        if install is not None:
+            found.append(install)
         elif resource.type in (HELM_RELEASE, CONFIG_FILE):
             raise RenderError(f"{resource.name}: {resource.type} is not rendered offline; install it as a Chart or Directory")
     return found
+
+
+def install_of(resource: Recorded, component: str) -> Install | None:
+    """The chart or tree a recorded resource is; None for any other resource."""
+    inputs = resource.inputs
+    namespace = inputs.get("namespace") or None
+    if resource.type == HELM_CHART:
+        return Install(
+            resource,
+            component,
+            "helm",
+            inputs["chart"],
+            namespace,
+            release=inputs.get("name") or resource.name,
+            version=inputs.get("version"),
+            repo=(inputs.get("repositoryOpts") or {}).get("repo"),
+            values=inputs.get("values") or {},
+        )
+    if resource.type == KUSTOMIZE:
+        return Install(resource, component, "kustomize", inputs["directory"], namespace)
+    return None
 
 
 # --- running helm and kustomize ---------------------------------------------------------
@@ -231,18 +237,28 @@ def render_chart(install: Install, capabilities: list[str], kube_version: str) -
     chart, version, namespace, values, capabilities, Kubernetes version) is rendered once per
     process, or read from SHARED_TREES (two stacks that differ elsewhere, such as in their
     image mirror, share it)."""
-    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
-    key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+    key = _chart_key(install, capabilities, kube_version)
     if key in _CHARTS:
         return _CHARTS[key]
+    with _EARLY_LOCK:
+        early = _EARLY.pop(key, None)
+    text = early.result() if early is not None else _helm(install, capabilities, kube_version, key)
+    _CHARTS[key] = text
+    return text
+
+
+def _chart_key(install: Install, capabilities: list[str], kube_version: str) -> str:
+    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _helm(install: Install, capabilities: list[str], kube_version: str, key: str) -> str:
     shared = SHARED_TREES / f"chart-{key}.yaml" if SHARED_TREES else None
     if shared is not None and shared.is_file():
-        text = shared.read_text()
-    else:
-        text = helm_template(install, capabilities, kube_version)
-        if shared is not None:
-            tools.write_whole(shared, text.encode())
-    _CHARTS[key] = text
+        return shared.read_text()
+    text = helm_template(install, capabilities, kube_version)
+    if shared is not None:
+        tools.write_whole(shared, text.encode())
     return text
 
 
@@ -273,10 +289,11 @@ by a tree's path and a chart's reference and inputs, not by their content."""
 
 def build_tree(install: Install) -> str:
     """kustomize's output for the tree; a tree is built once per process (stacks share them),
-    maybe started while the plan was evaluated (building_trees_early)."""
+    maybe started while the plan was evaluated (rendering_early)."""
     if install.target in _TREES:
         return _TREES[install.target]
-    early = _EARLY.pop(install.target, None)
+    with _EARLY_LOCK:
+        early = _EARLY.pop(install.target, None)
     text = early.result() if early is not None else _kustomize(install.target, install.label)
     _TREES[install.target] = text
     return text
@@ -297,17 +314,27 @@ _EARLY_LOCK = threading.Lock()
 
 
 @contextmanager
-def building_trees_early() -> Iterator[None]:
-    """Around a plan's evaluation: each kustomize tree starts building the moment the program
-    registers it, four at a time in the background, while the plan's Python runs on (a tree's
-    output depends on its directory alone). full_render takes the results; a failure is
-    raised there, where the tree is rendered."""
+def rendering_early(kube_version: str) -> Iterator[None]:
+    """Around a plan's evaluation: each install starts rendering the moment the program
+    registers it, four at a time in the background, while the plan's Python runs on. A tree's
+    output depends on its directory alone. A chart is rendered with no capabilities, its
+    render kept under the inputs it had: the full render takes it only where the chart's
+    capabilities turn out to be none (it waits for no other install's CRDs), and renders the
+    rest itself. full_render takes the results; a failure is raised there, where the install
+    is rendered. `kube_version`: the stack's cluster's (tooling.cluster_version)."""
 
     def start(resource: Recorded) -> None:
-        target = resource.inputs.get("directory") if resource.type == KUSTOMIZE else None
+        install = install_of(resource, "")
+        if install is None:
+            return
         with _EARLY_LOCK:
-            if isinstance(target, str) and target not in _TREES and target not in _EARLY:
-                _EARLY[target] = pool.submit(_kustomize, target, resource.name)
+            if install.kind == "kustomize":
+                if install.target not in _TREES and install.target not in _EARLY:
+                    _EARLY[install.target] = pool.submit(_kustomize, install.target, resource.name)
+                return
+            key = _chart_key(install, [], kube_version)
+            if key not in _CHARTS and key not in _EARLY:
+                _EARLY[key] = pool.submit(_helm, install, [], kube_version, key)
 
     pool = ThreadPoolExecutor(max_workers=4)
     RECORDED_HOOKS.append(start)
