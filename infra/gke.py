@@ -200,6 +200,8 @@ def cluster_args(
         remove_default_node_pool=True,
         initial_node_count=1,
         release_channel=gcp.container.ClusterReleaseChannelArgs(channel=cluster.release_channel.value),
+        # The stack's pinned minimum (None: the channel's default); facts/support.py and `check` judge it.
+        min_master_version=cluster.min_master_version,
         workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
             workload_pool=f"{args.project}.svc.id.goog"
         ),

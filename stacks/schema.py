@@ -64,6 +64,7 @@ MIN_VOLUME_BYTES = MIN_MEMORY_BYTES = 2**20
 # region is `<geography>-<area><number>` (us-central1, europe-west10), a zone its region,
 # '-' and a letter (europe-west10-a is in europe-west10, not europe-west1).
 EMAIL_DOMAIN = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)+[a-z]{2,63}$")
+GKE_VERSION = re.compile(r"^1\.[0-9]+(\.[0-9]+(-gke\.[0-9]+)?)?$")
 GCP_REGION = re.compile(r"^[a-z]+-[a-z]+[0-9]+$")
 GCP_ZONE = re.compile(r"^[a-z]+-[a-z]+[0-9]+-[a-z]$")
 REGIONAL_ZONES = 3
@@ -1101,6 +1102,13 @@ class GkeClusterConfig(Model):
     release_channel: ReleaseChannel = Field(
         default=ReleaseChannel.REGULAR, description="GKE release channel the cluster takes its versions and upgrades from."
     )
+    min_master_version: str | None = Field(
+        default=None,
+        description="The lowest GKE version the control plane is created at (a minor such as `1.35`, or a full GKE "
+        "version `<minor>.<patch>-gke.<build>`); empty: the release channel's default. The full render renders the "
+        "charts for it; `check` judges the components' Kubernetes ranges against it, and against the channel's "
+        "default too where that is newer (GKE upgrades the cluster to it).",
+    )
     private_nodes: StrictBool = Field(
         default=True,
         description="Nodes without public IPs, egress through Cloud NAT (the created network's, or an existing "
@@ -1147,6 +1155,15 @@ class GkeClusterConfig(Model):
         description="Encrypt Kubernetes Secrets with your Cloud KMS key (application-layer secrets encryption); "
         "default: Google's encryption at rest only.",
     )
+
+    @field_validator("min_master_version")
+    @classmethod
+    def _min_master_version(cls, value: str | None) -> str | None:
+        # GKE versions are `<minor>.<patch>-gke.<build>`; the API also takes a minor or a patch
+        # (cloud.google.com/kubernetes-engine/versioning, "Versioning scheme").
+        if value is not None and not GKE_VERSION.match(value):
+            raise ValueError(f"{value!r} is not a GKE version: give a minor such as 1.35, or <minor>.<patch>[-gke.<build>]")
+        return value
 
     @field_validator("location")
     @classmethod

@@ -56,6 +56,8 @@ class Recorded:
     """Pulumi's `protect` option: the engine refuses to delete the resource."""
     retain_on_delete: bool = False
     """Pulumi's `retainOnDelete` option: a delete only drops it from the state; the object stays."""
+    delete_before_replace: bool = False
+    """Pulumi's `deleteBeforeReplace` option: a replacement deletes the old resource first."""
     ignore_changes: tuple[str, ...] = ()
     """Pulumi's `ignore_changes` option, as the engine receives it (input property paths)."""
     aliases: tuple[str, ...] = ()
@@ -334,6 +336,7 @@ class _RecordingMonitor(mocks.MockMonitor):
                     custom=bool(request.custom),
                     protect=bool(request.protect),
                     retain_on_delete=bool(request.retainOnDelete),
+                    delete_before_replace=bool(request.deleteBeforeReplace),
                     ignore_changes=tuple(request.ignoreChanges),
                     aliases=self._alias_urns(request),
                 )
