@@ -12,9 +12,10 @@ are the rules of stacks/rules.py and run once every part has its type.
 
 from __future__ import annotations
 
+import datetime
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import Enum
@@ -37,6 +38,7 @@ from pydantic_core import PydanticCustomError
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
 from facts.limits import GO_DURATION_MAX_SECONDS, INT64_MAX
 from facts.naming import bucket_name_problem
+from facts.node_labels import Taint, reserved_key
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from stacks import quantity
 
@@ -149,6 +151,13 @@ class ValueKind:
 def problem(field: str, message: str) -> PydanticCustomError:
     """A validation error attributed to `field` of the model that raises it."""
     return PydanticCustomError("config", message, {"field": field})
+
+
+def problems(found: Sequence[tuple[str, str]]) -> PydanticCustomError:
+    """Every problem a validator found at once, each (field, message) attributed to its field
+    of the model that raises it (stacks/config.py reports them one by one)."""
+    field, message = found[0]
+    return PydanticCustomError("config", message, {"field": field, "more": list(found[1:])})
 
 
 class Model(BaseModel):
@@ -420,6 +429,80 @@ def _machine_type_name(value: str) -> str:
     return value
 
 
+# --- a pool's own node labels and taints ---------------------------------------------
+# Kubernetes label syntax (kubernetes.io/docs/concepts/overview/working-with-objects/labels,
+# "Syntax and character set"; apimachinery IsQualifiedName / IsValidLabelValue, which also
+# judge a taint's key and value): a key is an optional DNS-subdomain prefix and '/', then a
+# name of at most 63 characters, alphanumerics at both ends and '-', '_', '.' between; a
+# value is empty or such a name.
+LABEL_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)$")
+LABEL_VALUE_MAX = 63
+
+
+def _label_key_problem(key: str) -> str | None:
+    prefix, slash, name = key.rpartition("/")
+    if (slash and (not prefix or len(prefix) > DNS_SUBDOMAIN_MAX or not DNS_SUBDOMAIN.match(prefix))) or not LABEL_NAME.match(name):
+        return (
+            f"{key!r} is not a Kubernetes label key: an optional DNS prefix and '/' (acme.com/), then at most 63 "
+            "letters, digits, '-', '_' or '.', a letter or digit at each end"
+        )
+    owner = reserved_key(key)
+    return f"{key!r} is {owner}; use a key of your own, such as acme.com/{name}" if owner else None
+
+
+def _label_value_problem(key: str, value: str) -> str | None:
+    if value and (len(value) > LABEL_VALUE_MAX or not LABEL_NAME.match(value)):
+        return (
+            f"{value!r} (for {key}) is not a Kubernetes label value: empty, or at most 63 letters, digits, '-', '_' "
+            "or '.', a letter or digit at each end"
+        )
+    return None
+
+
+def _node_labels(labels: dict[str, str]) -> dict[str, str]:
+    found = [
+        (key, message)
+        for key, value in labels.items()
+        for message in (_label_key_problem(key), _label_value_problem(key, value))
+        if message
+    ]
+    if found:
+        raise problems(found)
+    return labels
+
+
+NodeLabels = Annotated[dict[str, str], AfterValidator(_node_labels), ValueKind("map of label key to value")]
+"""Kubernetes labels on a pool's nodes, none of the platform's or GKE's keys."""
+
+
+class TaintEffect(str, Enum):
+    NO_SCHEDULE = "NoSchedule"
+    PREFER_NO_SCHEDULE = "PreferNoSchedule"
+    NO_EXECUTE = "NoExecute"
+
+
+class PoolTaint(Model):
+    """A taint on a GPU pool's nodes besides the platform's own GPU taint: pods that do not
+    tolerate it stay off the pool. Everything of the platform that targets the pool (its
+    runtimes, Kueue flavor, team Ray workers, notebook form, DCGM exporter) tolerates it, so it
+    keeps off the rest, such as GPU pods that reach the pool without going through the platform."""
+
+    key: str = Field(description="Taint key, e.g. acme.com/dedicated; not the platform's or under kubernetes.io/, k8s.io/ or cloud.google.com/.")
+    value: str = Field(default="", description="Taint value (may be empty).")
+    effect: TaintEffect = Field(default=TaintEffect.NO_SCHEDULE, description="What the taint does to pods that do not tolerate it.")
+
+    @model_validator(mode="after")
+    def _syntax(self) -> PoolTaint:
+        found = [("key", m) for m in (_label_key_problem(self.key),) if m]
+        found += [("value", m) for m in (_label_value_problem(self.key, self.value),) if m]
+        if found:
+            raise problems(found)
+        return self
+
+    def taint(self) -> Taint:
+        return Taint(key=self.key, value=self.value, effect=self.effect.value)
+
+
 class SystemPool(Model):
     """The small CPU pool that runs the platform's controllers."""
 
@@ -431,6 +514,11 @@ class SystemPool(Model):
     min: StrictInt = Field(default=1, ge=1, le=100, description="Nodes per zone at least.")
     max: StrictInt = Field(default=3, ge=1, le=1000, description="Nodes per zone at most.")
     disk_size_gb: StrictInt = Field(default=100, ge=20, le=4096, description="Boot disk per node (GB). Replaces the pool.")
+    labels: NodeLabels = Field(
+        default_factory=dict,
+        description="Kubernetes labels on the nodes besides GKE's (e.g. acme.com/cost-center: ml). Replaces the pool. "
+        "The system pool takes no taints: the platform's controllers run there.",
+    )
 
     @field_validator("machine_type")
     @classmethod
@@ -446,7 +534,8 @@ class SystemPool(Model):
 
 class GpuPool(Model):
     """One GPU node pool. Accelerator, machine type, sharing, driver, taints and
-    labels replace the pool when changed; sizes do not."""
+    labels replace the pool when changed; sizes do not. Every problem of a pool is
+    reported at once."""
 
     name: ShortName = Field(
         description="Node pool name, also the runtime suffix (torch-distributed-<name>); not system or default."
@@ -473,6 +562,22 @@ class GpuPool(Model):
         description="The NVIDIA driver GKE installs; INSTALLATION_DISABLED installs none. Replaces the pool.",
     )
     disk_size_gb: StrictInt = Field(default=200, ge=50, le=65536, description="Boot disk per node (GB). Replaces the pool.")
+    labels: NodeLabels = Field(
+        default_factory=dict,
+        description="Kubernetes labels on the nodes besides the platform's and GKE's (e.g. acme.com/cost-center: ml). "
+        "Replaces the pool.",
+    )
+    taints: list[PoolTaint] = Field(
+        default_factory=list,
+        description="Taints on the nodes besides the platform's nvidia.com/gpu one, each key and effect once; the platform's "
+        "workloads for the pool tolerate them, everything else stays off. Replaces the pool.",
+    )
+
+    @field_validator("taints")
+    @classmethod
+    def _taints(cls, taints: list[PoolTaint]) -> list[PoolTaint]:
+        _unique(taints, lambda t: f"the taint {t.key}:{t.effect.value}", "; a node takes one taint per key and effect")
+        return taints
 
     @field_validator("zones")
     @classmethod
@@ -499,53 +604,49 @@ class GpuPool(Model):
 
     @model_validator(mode="after")
     def _fits_catalog(self) -> GpuPool:
+        """Every problem of the pool at once: what needs the accelerator's catalog entry is
+        judged only when the accelerator is known, everything else always."""
+        found: list[tuple[str, str]] = []
         acc = ACCELERATORS.get(self.accelerator)
         if acc is None:
-            raise problem(
-                "accelerator",
-                f"unknown accelerator {self.accelerator!r}; use one of {', '.join(ACCELERATORS)}",
-            )
-        if self.machine_type not in acc.machine_types:
-            raise problem(
-                "machineType",
-                f"{self.machine_type!r} cannot carry {acc.name}; use one of "
-                f"{describe_machine_types(acc)}",
+            found.append(("accelerator", f"unknown accelerator {self.accelerator!r}; use one of {', '.join(ACCELERATORS)}"))
+        elif self.machine_type not in acc.machine_types:
+            found.append(
+                ("machineType", f"{self.machine_type!r} cannot carry {acc.name}; use one of {describe_machine_types(acc)}")
             )
         if self.min > self.max:
-            raise problem("min", f"min {self.min} is above max {self.max}; lower min or raise max")
+            found.append(("min", f"min {self.min} is above max {self.max}; lower min or raise max"))
         dws = self.provisioning in (Provisioning.QUEUED, Provisioning.FLEX_START)
-        if dws and not acc.dws:
-            raise problem(
-                "provisioning",
-                f"{self.provisioning.value} is not offered for {acc.name}; use on-demand, spot or reservation",
+        if dws and acc is not None and not acc.dws:
+            found.append(
+                ("provisioning", f"{self.provisioning.value} is not offered for {acc.name}; use on-demand, spot or reservation")
             )
         if dws and self.min != 0:
-            raise problem("min", f"{self.provisioning.value} pools start empty; set min to 0")
+            found.append(("min", f"{self.provisioning.value} pools start empty; set min to 0"))
         if (self.provisioning is Provisioning.RESERVATION) != (self.reservation is not None):
-            raise problem(
-                "reservation",
-                "set reservation (the reservation's name) exactly when provisioning is reservation",
+            found.append(
+                ("reservation", "set reservation (the reservation's name) exactly when provisioning is reservation")
             )
         if self.compact_placement:
-            if not acc.compact_placement:
-                raise problem("compactPlacement", f"{acc.family} machines do not support compact placement; remove it")
+            if acc is not None and not acc.compact_placement:
+                found.append(("compactPlacement", f"{acc.family} machines do not support compact placement; remove it"))
             if self.zones is None or len(self.zones) != 1:
-                raise problem("zones", "compactPlacement keeps nodes in one zone; set zones to exactly one zone")
+                found.append(("zones", "compactPlacement keeps nodes in one zone; set zones to exactly one zone"))
         if self.fast_socket and not self.gvnic:
-            raise problem("fastSocket", "NCCL Fast Socket needs gvnic: true")
-        if self.fast_socket and not acc.fast_socket:
-            raise problem("fastSocket", f"NCCL Fast Socket is not supported on {acc.name}; remove it")
-        if (
-            self.sharing
-            and self.sharing.strategy is SharingStrategy.MIG
-            and self.sharing.partition_size not in acc.mig_partitions
-        ):
+            found.append(("fastSocket", "NCCL Fast Socket needs gvnic: true"))
+        if self.fast_socket and acc is not None and not acc.fast_socket:
+            found.append(("fastSocket", f"NCCL Fast Socket is not supported on {acc.name}; remove it"))
+        sharing = self.sharing
+        if acc is not None and sharing and sharing.strategy is SharingStrategy.MIG and sharing.partition_size not in acc.mig_partitions:
             allowed = ", ".join(acc.mig_partitions) or "none: this GPU has no MIG"
-            raise problem(
-                "sharing",
-                f"partitionSize {self.sharing.partition_size!r} is not a MIG profile of "
-                f"{acc.name}; use one of {allowed}",
+            found.append(
+                (
+                    "sharing",
+                    f"partitionSize {sharing.partition_size!r} is not a MIG profile of {acc.name}; use one of {allowed}",
+                )
             )
+        if found:
+            raise problems(found)
         return self
 
     @property
@@ -556,6 +657,11 @@ class GpuPool(Model):
     @property
     def gpus_per_node(self) -> int:
         return ACCELERATORS[self.accelerator].gpus_per_node(self.machine_type)
+
+    @property
+    def extra_taints(self) -> tuple[Taint, ...]:
+        """The stack's own taints of the pool (facts/node_labels.py pool_taints adds the platform's)."""
+        return tuple(t.taint() for t in self.taints)
 
 
 class Autoprovisioning(Model):
@@ -598,38 +704,122 @@ class AuthorizedNetwork(Model):
     name: Annotated[str, _text("range's display name", spaces=True)] = Field(description="Display name of the range in GKE.")
 
 
-class NetworkConfig(Model):
-    """The VPC the cluster gets. Changing any range replaces the network and the cluster."""
+COMPUTE_RESOURCE_NAME = re.compile(rf"^{COMPUTE_NAME}$")
 
+
+def _compute_name(what: str, example: str) -> AfterValidator:
+    """A Compute Engine resource name (see COMPUTE_NAME); a path or URL is refused with the
+    name and the project it names, which go to their own keys."""
+
+    def check(value: str) -> str:
+        if "/" in value:
+            parts = value.rstrip("/").split("/")
+            project = parts[parts.index("projects") + 1] if "projects" in parts[:-1] else None
+            where = f" and the project ({project!r}) in hostProject" if project else ""
+            raise ValueError(f"{value!r} is a path; give the {what}'s name ({parts[-1]!r}){where}")
+        if not COMPUTE_RESOURCE_NAME.match(value):
+            raise ValueError(
+                f"{value!r} is not a {what} name such as {example}: 1-63 lowercase letters, digits and '-', a letter first"
+            )
+        return value
+
+    return AfterValidator(check)
+
+
+class ExistingNetwork(Model):
+    """A VPC network and subnetwork that already exist: the stack's own project's, or a Shared
+    VPC host project's. The program creates no network, subnet, router or NAT: the subnet's
+    secondary ranges give pods and Services their IPs (VPC-native), and private nodes reach
+    registries through the network's own egress (its Cloud NAT, Private Google Access).
+    GKE cannot move a cluster to another network: each key here replaces the cluster."""
+
+    host_project: str | None = Field(
+        default=None,
+        description="Shared VPC: the host project that owns the network (the stack's gcp:project is a service "
+        "project attached to it); default: the stack's own project.",
+    )
+    network: Annotated[str, _compute_name("network", "shared-vpc")] = Field(description="The VPC network's name.")
+    subnetwork: Annotated[str, _compute_name("subnetwork", "ml-us-central1")] = Field(
+        description="The subnetwork's name, in the cluster's region."
+    )
+    pods_range: Annotated[str, _compute_name("secondary range", "gke-pods")] = Field(
+        description="Name of the subnetwork's secondary range for pod IPs."
+    )
+    services_range: Annotated[str, _compute_name("secondary range", "gke-services")] = Field(
+        description="Name of the subnetwork's secondary range for Service IPs."
+    )
+    manage_host_project: StrictBool = Field(
+        default=True,
+        description="Shared VPC: the program grants what GKE needs in the host project (roles/compute.networkUser on "
+        "the subnetwork for the stack project's GKE and Google APIs service agents, roles/container.hostServiceAgentUser "
+        "on the host project for the GKE one) and creates the cluster's firewall rules there; false: the host "
+        "project's admins do that first (docs/gke-network.md lists each binding and rule).",
+    )
+
+    @field_validator("host_project")
+    @classmethod
+    def _host_project(cls, value: str | None) -> str | None:
+        if value is not None and not GCP_PROJECT_ID.match(value):
+            raise ValueError(f"{value!r} is not a GCP project ID (the host project's, as gcloud projects list shows it)")
+        return value
+
+    @model_validator(mode="after")
+    def _ranges_differ(self) -> ExistingNetwork:
+        if self.pods_range == self.services_range:
+            raise problem("servicesRange", "pods and Services need secondary ranges of their own; name another range")
+        return self
+
+
+CREATED_RANGES = {"subnetCidr": "subnet_cidr", "podsCidr": "pods_cidr", "servicesCidr": "services_cidr"}
+"""The ranges of the subnet the program creates (stack-file key -> field)."""
+
+
+class NetworkConfig(Model):
+    """The cluster's network: a VPC, subnet, router and Cloud NAT the program creates (the
+    default, with the ranges below; changing one replaces the network and the cluster), or an
+    existing network (`existing`, also in a Shared VPC host project)."""
+
+    existing: ExistingNetwork | None = Field(
+        default=None,
+        description="Use this existing network and subnetwork instead of creating them (docs/gke-network.md). "
+        "Replaces the cluster.",
+    )
     subnet_cidr: Cidr = Field(
-        default=ipaddress.IPv4Network("10.0.0.0/20"), description="The subnet's primary range: node IPs."
+        default=ipaddress.IPv4Network("10.0.0.0/20"), description="The created subnet's primary range: node IPs."
     )
     pods_cidr: Cidr = Field(
-        default=ipaddress.IPv4Network("10.16.0.0/14"), description="The subnet's secondary range for pod IPs."
+        default=ipaddress.IPv4Network("10.16.0.0/14"), description="The created subnet's secondary range for pod IPs."
     )
     services_cidr: Cidr = Field(
-        default=ipaddress.IPv4Network("10.20.0.0/20"), description="The subnet's secondary range for Service IPs."
+        default=ipaddress.IPv4Network("10.20.0.0/20"), description="The created subnet's secondary range for Service IPs."
     )
     master_cidr: Cidr = Field(
         default=ipaddress.IPv4Network("172.16.0.0/28"),
-        description="Control-plane range of a private cluster; must be a /28.",
+        description="Control-plane range of a private cluster; must be a /28, unused in the network (existing too). "
+        "Replaces the cluster.",
     )
 
     @model_validator(mode="after")
     def _ranges(self) -> NetworkConfig:
+        found: list[tuple[str, str]] = []
         if self.master_cidr.prefixlen != 28:
-            raise problem("masterCidr", f"{self.master_cidr} must be a /28 range, e.g. 172.16.0.0/28")
-        ranges = {
-            "subnetCidr": self.subnet_cidr,
-            "podsCidr": self.pods_cidr,
-            "servicesCidr": self.services_cidr,
-            "masterCidr": self.master_cidr,
-        }
-        names = list(ranges)
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                if ranges[a].overlaps(ranges[b]):
-                    raise problem(b, f"{ranges[b]} overlaps {a} {ranges[a]}; pick a disjoint range")
+            found.append(("masterCidr", f"{self.master_cidr} must be a /28 range, e.g. 172.16.0.0/28"))
+        if self.existing is not None:
+            found += [
+                (key, f"{key} is a range of the subnet the program creates; an existing subnetwork has its own "
+                 "(its secondary ranges are named in existing): remove it")
+                for key, name in CREATED_RANGES.items()
+                if name in self.model_fields_set
+            ]
+        else:
+            ranges = {key: getattr(self, name) for key, name in CREATED_RANGES.items()} | {"masterCidr": self.master_cidr}
+            names = list(ranges)
+            for i, a in enumerate(names):
+                for b in names[i + 1 :]:
+                    if ranges[a].overlaps(ranges[b]):
+                        found.append((b, f"{ranges[b]} overlaps {a} {ranges[a]}; pick a disjoint range"))
+        if found:
+            raise problems(found)
         return self
 
 
@@ -682,6 +872,227 @@ class ImageRegistryConfig(Model):
         return members
 
 
+# --- maintenance ------------------------------------------------------------------------
+# GKE "Maintenance windows and exclusions" (cloud.google.com/kubernetes-engine/docs/concepts/
+# maintenance-windows-and-exclusions and .../how-to/maintenance-windows-and-exclusions, read
+# 2026-12-01): one recurring window per cluster; it must allow at least 48 hours of
+# maintenance in any 32-day rolling window, counting only contiguous stretches of at least
+# 4 hours; day-of-week recurrences are in UTC; a "no upgrades" exclusion lasts at most 30
+# days, the minor-upgrade scopes may last until the version's end of support; at most 20
+# exclusions (pulumi-gcp 10.2.0 ClusterMaintenancePolicyArgs.maintenance_exclusions). The
+# provider takes times in RFC 3339 and "may accept other formats, but will return values in
+# UTC, causing a permanent diff" (ClusterMaintenancePolicyArgs.recurring_window), so times
+# here are written in UTC with a Z.
+UTC_TIME = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
+WINDOW_MIN_HOURS = 4
+WINDOW_HOURS_PER_32_DAYS = 48
+NO_UPGRADES_MAX_DAYS = 30
+EXCLUSIONS_MAX = 20
+WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+RECURRENCE = re.compile(r"^FREQ=(DAILY|WEEKLY)(;BYDAY=([A-Z]{2}(,[A-Z]{2})*))?$")
+
+
+def _utc_text(value: object) -> object:
+    """YAML reads an unquoted 2026-01-03T02:00:00Z as a date (PyYAML, here) where Pulumi passes
+    the text on: both become the same text."""
+    if isinstance(value, datetime.datetime) and value.utcoffset() == datetime.timedelta(0):
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return value
+
+
+def _utc_time(value: str) -> str:
+    if not UTC_TIME.match(value):
+        raise ValueError(
+            f"{value!r} is not a UTC time such as 2026-01-03T02:00:00Z (RFC 3339 with a Z: GKE returns times in UTC, "
+            "so any other form would show as a change on every update)"
+        )
+    try:
+        datetime.datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date and time that exists; check the day and hour") from None
+    return value
+
+
+UtcTime = Annotated[str, BeforeValidator(_utc_text), AfterValidator(_utc_time), ValueKind("UTC time (RFC 3339, Z)")]
+"""A moment in UTC, `2026-01-03T02:00:00Z`."""
+
+
+def _moment(value: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(value)
+
+
+class MaintenanceWindow(Model):
+    """When GKE may upgrade and maintain the cluster on its own: a window that recurs (RFC 5545
+    RRULE), from the first occurrence's start to its end, in UTC."""
+
+    start: UtcTime = Field(description="The first window's start, e.g. 2026-01-03T02:00:00Z.")
+    end: UtcTime = Field(description="The first window's end; the length of every window.")
+    recurrence: str = Field(
+        description="How it recurs: FREQ=DAILY, or FREQ=WEEKLY;BYDAY=SA,SU (days in UTC). With the length, at "
+        "least 48 hours in any 32 days, in windows of at least 4 hours (GKE's minimum).",
+    )
+
+    @field_validator("recurrence")
+    @classmethod
+    def _recurrence(cls, value: str) -> str:
+        found = RECURRENCE.match(value)
+        days = (found[3] or "").split(",") if found and found[3] else []
+        if not found or any(d not in WEEKDAYS for d in days) or len(set(days)) != len(days):
+            raise ValueError(
+                f"{value!r} is not a recurrence this schema reads: FREQ=DAILY, FREQ=WEEKLY (the start's weekday) or "
+                f"FREQ=WEEKLY;BYDAY= with days each once from {','.join(WEEKDAYS)}"
+            )
+        if found[1] == "DAILY" and days:
+            raise ValueError(f"{value!r}: BYDAY goes with FREQ=WEEKLY; write FREQ=WEEKLY;BYDAY={found[3]}")
+        return value
+
+    @model_validator(mode="after")
+    def _availability(self) -> MaintenanceWindow:
+        hours = (_moment(self.end) - _moment(self.start)).total_seconds() / 3600
+        if hours <= 0:
+            raise problem("end", f"end {self.end} is not after start {self.start}")
+        if hours < WINDOW_MIN_HOURS:
+            raise problem(
+                "end",
+                f"a window of {hours:g} hours is shorter than GKE counts ({WINDOW_MIN_HOURS} hours at least); make it longer",
+            )
+        weekly = self.recurrence.startswith("FREQ=WEEKLY")
+        per_week = len(self.recurrence.partition("BYDAY=")[2].split(",")) if "BYDAY=" in self.recurrence else 1
+        # Any 32 days hold 4 of each weekday at least, and 32 daily windows.
+        available = hours * (4 * per_week if weekly else 32)
+        if available < WINDOW_HOURS_PER_32_DAYS:
+            raise problem(
+                "end",
+                f"{per_week} window(s) a week of {hours:g} hours give {available:g} hours in 32 days, and GKE needs "
+                f"{WINDOW_HOURS_PER_32_DAYS}; make the windows longer or add days",
+            )
+        return self
+
+
+class ExclusionScope(str, Enum):
+    NO_UPGRADES = "NO_UPGRADES"
+    NO_MINOR_UPGRADES = "NO_MINOR_UPGRADES"
+    NO_MINOR_OR_NODE_UPGRADES = "NO_MINOR_OR_NODE_UPGRADES"
+
+
+class MaintenanceExclusion(Model):
+    """A stretch of time in which GKE does not upgrade the cluster on its own (a release freeze,
+    a training campaign). GKE still applies critical security fixes."""
+
+    name: Annotated[str, _text("exclusion's name", spaces=True)] = Field(description="Its name, e.g. year-end-freeze.")
+    start: UtcTime = Field(description="When it starts, e.g. 2026-12-20T00:00:00Z.")
+    end: UtcTime | None = Field(default=None, description="When it ends; or untilEndOfSupport.")
+    until_end_of_support: StrictBool = Field(
+        default=False, description="NO_MINOR_* scopes: until the cluster's minor version leaves support, instead of end."
+    )
+    scope: ExclusionScope = Field(
+        default=ExclusionScope.NO_UPGRADES,
+        description="NO_UPGRADES (nothing, at most 30 days), NO_MINOR_UPGRADES (patches still come) or "
+        "NO_MINOR_OR_NODE_UPGRADES (control-plane patches only).",
+    )
+
+    @model_validator(mode="after")
+    def _span(self) -> MaintenanceExclusion:
+        if (self.end is None) == (not self.until_end_of_support):
+            raise problem("end", "give end, or untilEndOfSupport: true (one of them)")
+        if self.until_end_of_support and self.scope is ExclusionScope.NO_UPGRADES:
+            raise problem(
+                "untilEndOfSupport",
+                f"a NO_UPGRADES exclusion lasts at most {NO_UPGRADES_MAX_DAYS} days; give end, or use scope NO_MINOR_UPGRADES",
+            )
+        if self.end is not None:
+            days = (_moment(self.end) - _moment(self.start)).total_seconds() / 86400
+            if days <= 0:
+                raise problem("end", f"end {self.end} is not after start {self.start}")
+            if self.scope is ExclusionScope.NO_UPGRADES and days > NO_UPGRADES_MAX_DAYS:
+                raise problem(
+                    "end",
+                    f"{days:g} days: a NO_UPGRADES exclusion lasts at most {NO_UPGRADES_MAX_DAYS} days (GKE); shorten it, "
+                    "or use scope NO_MINOR_UPGRADES, which may last until the end of support",
+                )
+        return self
+
+
+class Maintenance(Model):
+    """When GKE may maintain the cluster on its own. Updated in place."""
+
+    window: MaintenanceWindow | None = Field(default=None, description="The recurring maintenance window; none: any time.")
+    exclusions: list[MaintenanceExclusion] = Field(
+        default_factory=list, description="Times without automatic upgrades, each name once; at most 20. Need a window."
+    )
+
+    @field_validator("exclusions")
+    @classmethod
+    def _exclusions(cls, exclusions: list[MaintenanceExclusion]) -> list[MaintenanceExclusion]:
+        if len(exclusions) > EXCLUSIONS_MAX:
+            raise ValueError(f"{len(exclusions)} exclusions; GKE takes at most {EXCLUSIONS_MAX} at a time")
+        _unique(exclusions, lambda e: e.name, "; GKE keys exclusions by name")
+        return exclusions
+
+    @model_validator(mode="after")
+    def _exclusions_in_a_window(self) -> Maintenance:
+        # pulumi-gcp 10.2.0 ClusterMaintenancePolicyArgs: a maintenance policy needs one of its
+        # windows; the exclusions travel inside it.
+        if self.exclusions and self.window is None:
+            raise problem("window", "exclusions go with a maintenance window (the provider needs one); add window")
+        return self
+
+
+# Cloud KMS resource names (cloud.google.com/kms/docs/resource-hierarchy, "Key rings" and
+# "Keys"): projects/<project>/locations/<location>/keyRings/<ring>/cryptoKeys/<key>; ring and
+# key ids of 1-63 letters, digits, '_' and '-'.
+KMS_KEY = re.compile(
+    r"^projects/(?P<project>[^/]+)/locations/(?P<location>[a-z0-9-]+)/keyRings/(?P<ring>[A-Za-z0-9_-]{1,63})"
+    r"/cryptoKeys/(?P<key>[A-Za-z0-9_-]{1,63})$"
+)
+
+
+class SecretsEncryption(Model):
+    """Application-layer secrets encryption (GKE's databaseEncryption): Kubernetes Secrets in
+    the control plane's database are encrypted with a Cloud KMS key you manage
+    (cloud.google.com/kubernetes-engine/docs/how-to/encrypting-secrets). Updated in place:
+    GKE re-encrypts every Secret with the new key."""
+
+    key: str = Field(
+        description="The Cloud KMS key: projects/<project>/locations/<cluster region>/keyRings/<ring>/cryptoKeys/<key> "
+        "(Google: keep the key in the cluster's location)."
+    )
+    grant_key_access: StrictBool = Field(
+        default=True,
+        description="The program grants the stack project's GKE service agent roles/cloudkms.cryptoKeyEncrypterDecrypter "
+        "on the key (the deployer needs cloudkms.cryptoKeys.setIamPolicy on it); false: the key's admins grant it first.",
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, value: str) -> str:
+        if "/cryptoKeyVersions/" in value:
+            raise ValueError(f"{value!r} names a key version; give the key ({value.split('/cryptoKeyVersions/')[0]!r}): GKE uses its primary version")
+        found = KMS_KEY.match(value)
+        if found is None or not GCP_PROJECT_ID.match(found["project"]):
+            raise ValueError(
+                f"{value!r} is not a Cloud KMS key name: projects/<project>/locations/<region>/keyRings/<ring>/cryptoKeys/<key> "
+                "(gcloud kms keys list --location <region> --keyring <ring> --format 'value(name)')"
+            )
+        return value
+
+    @property
+    def location(self) -> str:
+        found = KMS_KEY.match(self.key)
+        assert found is not None  # the validator matched it
+        return found["location"]
+
+    @property
+    def iam_id(self) -> str:
+        """The key as pulumi-gcp's CryptoKeyIAMMember names it: `<project>/<location>/<ring>/<key>`
+        (pulumi-gcp 10.2.0 kms.CryptoKeyIAMMemberArgs.crypto_key_id)."""
+        found = KMS_KEY.match(self.key)
+        assert found is not None
+        return "/".join(found.group("project", "location", "ring", "key"))
+
+
 class GkeClusterConfig(Model):
     """A GKE Standard cluster with a system pool, GPU pools and NAP."""
 
@@ -698,11 +1109,17 @@ class GkeClusterConfig(Model):
         "charts for it; `check` judges the components' Kubernetes ranges against it, and against the channel's "
         "default too where that is newer (GKE upgrades the cluster to it).",
     )
-    private_nodes: StrictBool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
+    private_nodes: StrictBool = Field(
+        default=True,
+        description="Nodes without public IPs, egress through Cloud NAT (the created network's, or an existing "
+        "network's own).",
+    )
     master_authorized_networks: list[AuthorizedNetwork] = Field(
         default_factory=list, description="CIDRs allowed to reach the control plane, each once; empty: any."
     )
-    network: NetworkConfig = Field(default=NetworkConfig(), description="The VPC's address ranges.")
+    network: NetworkConfig = Field(
+        default=NetworkConfig(), description="The cluster's network: one the program creates (default), or an existing one."
+    )
     system_pool: SystemPool = Field(default=SystemPool(), description="The CPU pool for the platform's controllers.")
     gpu_pools: list[GpuPool] = Field(
         default_factory=list,
@@ -730,6 +1147,14 @@ class GkeClusterConfig(Model):
         default=ImageRegistryConfig(),
         description="Artifact Registry Docker repository for the platform's and the teams' images.",
     )
+    maintenance: Maintenance = Field(
+        default=Maintenance(), description="Maintenance window and exclusions; default: GKE maintains at any time."
+    )
+    secrets_encryption: SecretsEncryption | None = Field(
+        default=None,
+        description="Encrypt Kubernetes Secrets with your Cloud KMS key (application-layer secrets encryption); "
+        "default: Google's encryption at rest only.",
+    )
 
     @field_validator("min_master_version")
     @classmethod
@@ -755,18 +1180,24 @@ class GkeClusterConfig(Model):
 
     @model_validator(mode="after")
     def _pools(self) -> GkeClusterConfig:
+        found: list[tuple[str, str]] = []
         seen: set[str] = set()
         for i, pool in enumerate(self.gpu_pools):
             if pool.name in seen:
-                raise problem(f"gpuPools[{i}].name", f"duplicate pool name {pool.name!r}; pool names must be unique")
+                found.append((f"gpuPools[{i}].name", f"duplicate pool name {pool.name!r}; pool names must be unique"))
             seen.add(pool.name)
-            for zone in pool.zones or []:
-                if zone_region(zone) != self.region:
-                    raise problem(
+            outside = [zone for zone in pool.zones or [] if zone_region(zone) != self.region]
+            if outside:
+                zone = outside[0]
+                found.append(
+                    (
                         f"gpuPools[{i}].zones",
                         f"zone {zone!r} is outside the cluster's region {self.region} (it is in "
                         f"{zone_region(zone)}); use zones of {self.region}",
                     )
+                )
+        if found:
+            raise problems(found)
         return self
 
     @property
@@ -958,12 +1389,76 @@ class Team(Model):
 # --- the whole stack ------------------------------------------------------------------
 
 
+# --- chart values overlays (the escape hatch) ----------------------------------------
+# Key names that hold a secret in the charts' own values (password, adminPassword, apiKey,
+# token, clientSecret, ...): a stack file holds no secret in plain text, so such a value is
+# refused; the chart's existingSecret-style keys (a Secret's name) stay allowed.
+SECRET_VALUE_KEY = re.compile(r"(password|passwd|secret|token|apikey|api_key|credentials)$", re.IGNORECASE)
+SECRET_REFERENCE_KEY = re.compile(r"^existing|secretname$|secretref$|^secretkey", re.IGNORECASE)
+
+
+def _chart_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Values any chart could take (a mapping of YAML data), keys as written; dates and
+    plain-text secrets refused, each where it is."""
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                where = f"{path}.{key}" if path else str(key)
+                if isinstance(value, str) and value and SECRET_VALUE_KEY.search(str(key)) and not SECRET_REFERENCE_KEY.search(str(key)):
+                    found.append(
+                        (
+                            where,
+                            f"{key!r} holds a secret, and a stack file holds none in plain text; put it in a Kubernetes "
+                            "Secret and give the chart that Secret's name (its existingSecret-style key)",
+                        )
+                    )
+                walk(value, where)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]")
+        elif isinstance(node, (datetime.date, datetime.datetime)):
+            found.append((path, f"YAML reads {node} as a date, Pulumi passes it on as text: quote it"))
+        elif node is None:
+            found.append(
+                (
+                    path,
+                    "null: Helm would drop the chart's default here, but Pulumi need not pass a null on to Helm as "
+                    "the offline render does; give the value you want instead (false, 0, \"\", [] or {})",
+                )
+            )
+
+    walk(values, "")
+    if found:
+        raise problems(found)
+    return values
+
+
+ChartValues = Annotated[dict[str, Any], AfterValidator(_chart_values), ValueKind("chart values (a mapping)")]
+"""Helm values, any keys the chart takes."""
+
+CHART_VALUES_RULE = (
+    "Chart `values` (the escape hatch for a chart setting the schema has no key for, docs/chart-values.md) are "
+    "merged last over the values the platform sets: mappings merge key by key, any other value (a list, a "
+    "string, a number, a boolean) replaces the platform's whole, and null is refused; `python -m stacks check` "
+    "judges the merged result like everything else."
+)
+
+
+def chart_values_field(chart: str) -> Any:
+    """The `values` overlay of a component installed from `chart` (a Helm chart)."""
+    return Field(default_factory=dict, description=f"Helm values for {chart}, merged last over the platform's (see above the tables).")
+
+
 class Toggle(Model):
     enabled: StrictBool = Field(default=True, description="Install this component.")
 
 
 class CertManagerConfig(Toggle):
     """cert-manager from its own chart, with the issuer and NetworkPolicies the pinned Kubeflow release adds (webhook certificates)."""
+
+    values: ChartValues = chart_values_field("the cert-manager chart")
 
 
 class IstioConfig(Toggle):
@@ -1140,9 +1635,13 @@ class KubeflowConfig(Toggle):
 class JobSetConfig(Toggle):
     """JobSet, installed once (Trainer's own copy is switched off)."""
 
+    values: ChartValues = chart_values_field("the JobSet chart")
+
 
 class TrainerConfig(Toggle):
     """Kubeflow Trainer v2 controller; our runtimes come from runtimes/."""
+
+    values: ChartValues = chart_values_field("the Kubeflow Trainer chart")
 
 
 class RaySource(str, Enum):
@@ -1157,6 +1656,7 @@ class KubeRayConfig(Toggle):
         default=RaySource.OPERATOR,
         description="operator: the KubeRay chart; gke-addon: GKE's managed Ray operator (gke only).",
     )
+    values: ChartValues = chart_values_field("the kuberay-operator chart (source operator)")
 
 
 class WaitForPodsReady(Model):
@@ -1208,6 +1708,7 @@ class KueueConfig(Toggle):
         description="All-or-nothing admission: a multi-node TrainJob or RayJob starts whole, or is evicted "
         "and requeued.",
     )
+    values: ChartValues = chart_values_field("the Kueue chart")
 
 
 class MetricsBackend(str, Enum):
@@ -1245,6 +1746,8 @@ class MonitoringConfig(Toggle):
         default_factory=list,
         description="Who is Admin in Grafana (dashboards, data sources, alerting); everyone else who signs in is a Viewer.",
     )
+    values: ChartValues = chart_values_field("the kube-prometheus-stack chart (backend kube-prometheus-stack)")
+    grafana_values: ChartValues = chart_values_field("the Grafana chart")
 
     @field_validator("retention")
     @classmethod
@@ -1291,6 +1794,7 @@ class DcgmExporterConfig(Model):
         default=None, description="Default: on for gke stacks with GPU pools or GPU autoprovisioning limits, off otherwise."
     )
     source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
+    values: ChartValues = chart_values_field("NVIDIA's dcgm-exporter chart (source chart)")
 
 
 class Components(Model):
@@ -1313,13 +1817,14 @@ class Components(Model):
             "trainer": ("jobset",),
         }
         enabled = {name for name, on in self.enabled_by_key().items() if on}
-        for component, required in needs.items():
-            for dependency in required:
-                if component in enabled and dependency not in enabled:
-                    raise problem(
-                        f"{dependency}.enabled",
-                        f"{component} needs {dependency}; enable {dependency} or disable {component}",
-                    )
+        found = [
+            (f"{dependency}.enabled", f"{component} needs {dependency}; enable {dependency} or disable {component}")
+            for component, required in needs.items()
+            for dependency in required
+            if component in enabled and dependency not in enabled
+        ]
+        if found:
+            raise problems(found)
         return self
 
     def enabled_by_key(self) -> dict[str, bool]:
