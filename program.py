@@ -23,11 +23,15 @@ from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 def build(config: PlatformConfig) -> None:
     args = platform_args(config, read_secrets(config))
     cluster = build_cluster(args.cluster)
-    install(args, cluster)
+    installed = install(args, cluster)
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("kubeflowUrl", kubeflow_url(config))
     pulumi.export("profiles", [team.name for team in config.teams])
+    gateway = installed.https_gateway
+    if gateway is not None:
+        # The A record of auth.hostname points here; the managed certificate waits for it.
+        pulumi.export("gatewayAddress", gateway.address)
     if cluster.image_registry is not None:
         # Where CI pushes the notebook images and teams push theirs (docs/images.md).
         pulumi.export("imageRegistry", cluster.image_registry.url)

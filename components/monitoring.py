@@ -352,7 +352,7 @@ class Monitoring(PlatformComponent):
     def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> pulumi.Resource:
         """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
         stack = self.chart(
-            PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns]
+            PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns], overlay=config.values
         )
         after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
         for obj in prometheus_stack_objects(config):
@@ -371,7 +371,7 @@ class Monitoring(PlatformComponent):
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         for obj in [*network_policies(), *dashboard_objects(args.gpu_metrics)]:
             apply_manifest(obj["metadata"]["name"], obj, in_ns)
-        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns, *sidecar_injector])
+        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns, *sidecar_injector], overlay=args.settings.grafana_values)
 
     def _gmp_frontend_account(self, args: MonitoringArgs) -> pulumi.Output[str]:
         """The Google service account Google's query frontend runs as, with monitoring.viewer

@@ -13,6 +13,7 @@ them, so neither component's whole install waits for the other.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pulumi
 
@@ -48,8 +49,8 @@ KUBEFLOW_NEEDS = (
     Need(Ready.CERT_MANAGER, What.CRDS),  # the webhooks' Certificates and the Kubeflow Issuer
     Need(Ready.ISTIO, What.CRDS),  # its Gateways, VirtualServices, AuthorizationPolicies
 )
-HTTPS_GATEWAY_NEEDS = (Need(Ready.ISTIO, What.CONTROLLER),)
-"""The Ingress sends to Istio's ingress gateway (and waits for Kubeflow, installed with it)."""
+HTTPS_GATEWAY_NEEDS = (Need(Ready.ISTIO, What.CONTROLLER), Need(Ready.KUBEFLOW, What.CONTROLLER))
+"""The Ingress sends to Istio's ingress gateway, which serves Kubeflow's sign-in."""
 TRAINER_NEEDS = (Need(Ready.JOBSET, What.CRDS),)
 """Trainer's controller runs TrainJobs as JobSets: it watches that kind from its start."""
 TRAINER_NAMESPACE = Need(Ready.KUBEFLOW_NAMESPACES, What.NAMESPACE, optional=True)
@@ -79,9 +80,6 @@ def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.
         return None
     kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(KUBEFLOW_NEEDS, "Kubeflow"))
     ready.record(Ready.KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
-    if args.https_gateway is not None:
-        needs = [*ready.resources(HTTPS_GATEWAY_NEEDS, "the HTTPS gateway"), kubeflow.ready]
-        HttpsGateway("kubeflow-https", args.https_gateway, cluster, needs)
     return kubeflow.ready
 
 
@@ -165,16 +163,28 @@ def _ties(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> None:
         Tie("grafana-gateway", TieArgs(objects), cluster, ready.resources(needs, "Grafana's route"))
 
 
-def install(args: PlatformArgs, cluster: Cluster) -> Readiness:
+@dataclass(frozen=True)
+class Installed:
+    """What the composition made: each component's readiness, and what the program exports."""
+
+    ready: Readiness
+    https_gateway: HttpsGateway | None
+    """On GKE behind an Ingress: its address is the A record auth.hostname needs."""
+
+
+def install(args: PlatformArgs, cluster: Cluster) -> Installed:
     # Before any object: every image of every object, ours and the charts' and trees', goes
     # through the stack's image policy (retired registries, floating upstream tags, the mirror).
     transform_every_object(image_transform(args.images))
     ready = Readiness()
     namespaces = args.kubeflow_namespaces
     ready.record(Ready.KUBEFLOW_NAMESPACES, KubeflowNamespaces("kubeflow-namespaces", namespaces, cluster).ready if namespaces else None)
+    gateway = None
     for key, installer in INSTALLERS.items():
         ready.record(key, installer(args, cluster, ready))
+        if key is Ready.KUBEFLOW and args.https_gateway is not None:
+            gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, ready.resources(HTTPS_GATEWAY_NEEDS, "the HTTPS gateway"))
     _ties(args, cluster, ready)
     # Teams last: each team object waits only for what it needs (components/profiles/team.py NEEDS).
     install_teams(args.teams, cluster, ready)
-    return ready
+    return Installed(ready, gateway)

@@ -13,7 +13,7 @@ for a rule in several files and the table would be assembled from them.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
@@ -58,13 +58,27 @@ CLUSTER = "mlplatform:cluster"
 COMPONENTS = "mlplatform:components"
 
 
+EVERYTHING = ""
+"""A rule's `reads` that overlaps every path: the rule needs the whole stack parsed."""
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether config paths `a` and `b` are one the other's part (or the same)."""
+    if a == EVERYTHING or b == EVERYTHING:
+        return True
+    return a == b or any(long.startswith(short + sep) for long, short in ((a, b), (b, a)) for sep in (".", "["))
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A rule over the whole stack."""
+    """A rule over the whole stack. `reads`: the config paths its check looks at (through the
+    helpers it calls too), so it still runs, and only then, when the schema refused parts of
+    the stack elsewhere (stacks/config.py)."""
 
     name: str
     description: str
     check: Callable[[PlatformConfig], Found]
+    reads: tuple[str, ...] = (EVERYTHING,)
 
     def problems(self, config: PlatformConfig) -> list[tuple[str, str]]:
         return list(self.check(config))
@@ -78,6 +92,7 @@ class TeamRule:
     name: str
     description: str
     check: Callable[[PlatformConfig, int], Found]
+    reads: tuple[str, ...] = (EVERYTHING,)
 
     def problems(self, config: PlatformConfig) -> list[tuple[str, str]]:
         return [found for i in range(len(config.teams)) for found in self.check(config, i)]
@@ -750,71 +765,154 @@ def _team_push_images_needs_registry(config: PlatformConfig, i: int) -> Found:
         )
 
 
+# --- the cluster's landing zone and the chart overlays --------------------------------
+
+
+def _secrets_key_in_cluster_region(config: PlatformConfig) -> Found:
+    """Google: "Ensure that the key is in the same location as the cluster to decrease latency
+    and to prevent cases where resources depend on services spread across multiple failure
+    domains" (cloud.google.com/kubernetes-engine/docs/how-to/encrypting-secrets, read 2026-12-01)."""
+    gke = _gke(config)
+    if gke is None or gke.secrets_encryption is None:
+        return
+    location = gke.secrets_encryption.location
+    if location != gke.region:
+        yield (
+            f"{CLUSTER}.secretsEncryption.key",
+            f"the key is in {location}, the cluster in {gke.region}: a control plane that decrypts its Secrets through "
+            f"another location depends on it being up (Google: keep the key in the cluster's location); use a key "
+            f"ring in {gke.region}",
+        )
+
+
+def _host_project_is_another_project(config: PlatformConfig) -> Found:
+    gke = _gke(config)
+    existing = gke.network.existing if gke else None
+    if existing and existing.host_project and existing.host_project == config.project:
+        yield (
+            f"{CLUSTER}.network.existing.hostProject",
+            f"{existing.host_project} is the stack's own project (gcp:project); remove hostProject, which names a "
+            "Shared VPC host project",
+        )
+
+
+def _chart_values_reach_a_chart(config: PlatformConfig) -> Found:
+    """An overlay for a chart the stack does not install would be silently ignored."""
+    components, enabled = config.components, config.enabled_components()
+    monitoring, kuberay, dcgm = components.monitoring, components.kuberay, components.dcgm_exporter
+    overlays = (
+        ("certManager", "values", components.cert_manager.values, None),
+        ("jobset", "values", components.jobset.values, None),
+        ("trainer", "values", components.trainer.values, None),
+        ("kuberay", "values", kuberay.values, "source gke-addon is GKE's managed Ray operator, not the chart"
+         if kuberay.source is RaySource.GKE_ADDON else None),
+        ("kueue", "values", components.kueue.values, None),
+        ("monitoring", "values", monitoring.values, "backend gke-managed installs no kube-prometheus-stack "
+         "(grafanaValues still reach Grafana)" if monitoring.backend is MetricsBackend.GKE_MANAGED else None),
+        ("monitoring", "grafanaValues", monitoring.grafana_values, None),
+        ("dcgmExporter", "values", dcgm.values, "source gke-managed is GKE's DCGM metrics, not NVIDIA's chart"
+         if dcgm.source is DcgmSource.GKE_MANAGED else None),
+    )
+    for key, field, values, elsewhere in overlays:
+        if not values:
+            continue
+        if not enabled[key]:
+            yield f"{COMPONENTS}.{key}.{field}", f"{key} is off here, so no chart takes these values; remove them or enable {key}"
+        elif elsewhere:
+            yield f"{COMPONENTS}.{key}.{field}", f"{elsewhere}; remove {field}"
+
+
+# What the rules read, as config paths.
+PROJECT = "gcp:project"
+KIND = f"{CLUSTER}.kind"
+POOLS = f"{CLUSTER}.gpuPools"
+NAP = f"{CLUSTER}.autoprovisioning"
+REGISTRY = f"{CLUSTER}.imageRegistry"
+MANAGED_PROMETHEUS = f"{CLUSTER}.managedPrometheus"
+TEAMS = "mlplatform:teams"
+KUBEFLOW = f"{COMPONENTS}.kubeflow"
+KUEUE = f"{COMPONENTS}.kueue"
+KUBERAY = f"{COMPONENTS}.kuberay"
+MONITORING = f"{COMPONENTS}.monitoring"
+DCGM = f"{COMPONENTS}.dcgmExporter"
+OVERRIDES = "mlplatform:overrides"
+# config.enabled_components(): the toggles, and dcgmExporter's default from the cluster.
+ENABLED = (COMPONENTS, KIND, POOLS, NAP)
+
 RULES: tuple[Rule | TeamRule, ...] = (
-    Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
-    Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
+    Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free, (POOLS,)),
+    Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus, (CLUSTER,)),
     Rule(
         "autoprovisioning-covers-pools",
         "With autoprovisioning on, its cluster-wide cpu and memory limits cover the system and GPU pools at full size.",
         _autoprovisioning_covers_pools,
+        (CLUSTER,),
     ),
-    Rule("regions-known", "Every region the stack names is in facts/regions.py or taken knowingly (mlplatform:overrides).", _regions_known),
+    Rule("regions-known", "Every region the stack names is in facts/regions.py or taken knowingly (mlplatform:overrides).", _regions_known, ("gcp:region", "gcp:zone", CLUSTER, TEAMS, OVERRIDES)),
     Rule(
         "provider-defaults-in-cluster-region",
         "gcp:region and gcp:zone, if set, are the cluster's region and a zone of it.",
         _provider_defaults_in_cluster_region,
+        ("gcp:region", "gcp:zone", KIND, f"{CLUSTER}.location"),
     ),
     Rule(
         "machine-types-known",
         "The system pool's machine type is in facts/prices.py or taken knowingly (mlplatform:overrides).",
         _machine_types_known,
+        (KIND, f"{CLUSTER}.systemPool", OVERRIDES),
     ),
     Rule(
         "oidc-issuer-as-published",
         "An OIDC issuer ending in '/' is taken only knowingly (most providers publish theirs without).",
         _oidc_issuer_as_published,
+        (f"{KUBEFLOW}.auth", OVERRIDES),
     ),
-    Rule("identities-spelled-alike", "One person is spelled one way throughout the stack (upstream compares exactly).", _identities_spelled_alike),
-    Rule("prod-on-gke", "A prod stack runs on a GKE cluster, never kind.", _prod_on_gke),
-    Rule("queued-pools-need-kueue", "Queued GPU pools need Kueue, which creates their ProvisioningRequests.", _queued_pools_need_kueue),
-    Rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", _ray_addon_on_gke),
-    Rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", _dcgm_on_gke),
-    Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus),
-    Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus),
-    Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus),
-    Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke),
-    Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow),
-    Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue),
-    Rule("service-account-ids-unique", "Every Google service account the stack creates gets a valid id of its own.", _service_account_ids_unique),
-    TeamRule("team-names-unique", "No two teams share a name.", _team_names_unique),
-    TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided),
-    TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique),
-    TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke),
-    TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid),
-    TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique),
-    TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit),
-    TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node),
-    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory).", _team_ray_head_within_quota),
-    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota),
-    TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
-    TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
-    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow),
-    Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users),
-    Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique),
-    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in),
-    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in),
-    TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota),
-    Rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", _notebook_images_have_a_registry),
-    TeamRule("team-push-images-needs-registry", "A team pushes images only to a gke stack's Artifact Registry repository.", _team_push_images_needs_registry),
+    Rule("identities-spelled-alike", "One person is spelled one way throughout the stack (upstream compares exactly).", _identities_spelled_alike, (f"{KUBEFLOW}.auth", f"{MONITORING}.grafanaAdmins", TEAMS)),
+    Rule("prod-on-gke", "A prod stack runs on a GKE cluster, never kind.", _prod_on_gke, ("mlplatform:environment", KIND)),
+    Rule("queued-pools-need-kueue", "Queued GPU pools need Kueue, which creates their ProvisioningRequests.", _queued_pools_need_kueue, (KUEUE, KIND, POOLS)),
+    Rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", _ray_addon_on_gke, (KUBERAY, KIND)),
+    Rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", _dcgm_on_gke, (DCGM, KIND)),
+    Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM, KIND, MANAGED_PROMETHEUS)),
+    Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING, KIND, MANAGED_PROMETHEUS)),
+    Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
+    Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW}.auth", KIND)),
+    Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW)),
+    Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE)),
+    Rule("service-account-ids-unique", "Every Google service account the stack creates gets a valid id of its own.", _service_account_ids_unique, (KIND, f"{CLUSTER}.name", MONITORING, TEAMS)),
+    TeamRule("team-names-unique", "No two teams share a name.", _team_names_unique, (TEAMS,)),
+    TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided, (TEAMS, KIND, POOLS, NAP)),
+    TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique, (TEAMS,)),
+    TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),
+    TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid, (TEAMS, KIND, PROJECT)),
+    TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique, (TEAMS, KIND, PROJECT)),
+    TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit, (TEAMS,)),
+    TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node, (TEAMS, CLUSTER)),
+    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory).", _team_ray_head_within_quota, (TEAMS,)),
+    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY)),
+    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow, (MONITORING, KUBEFLOW)),
+    Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users, (KUBEFLOW,)),
+    Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique, (f"{KUBEFLOW}.auth",)),
+    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in, (KUBEFLOW, f"{MONITORING}.grafanaAdmins")),
+    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in, (TEAMS, KUBEFLOW)),
+    TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota, (TEAMS,)),
+    Rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", _notebook_images_have_a_registry, (KIND, REGISTRY, KUBEFLOW)),
+    TeamRule("team-push-images-needs-registry", "A team pushes images only to a gke stack's Artifact Registry repository.", _team_push_images_needs_registry, (TEAMS, KIND, REGISTRY)),
+    Rule("secrets-key-in-cluster-region", "The Cloud KMS key that encrypts Secrets is in the cluster's region, as Google advises.", _secrets_key_in_cluster_region, (KIND, f"{CLUSTER}.location", f"{CLUSTER}.secretsEncryption")),
+    Rule("host-project-is-another-project", "A Shared VPC host project is not the stack's own project.", _host_project_is_another_project, (PROJECT, f"{CLUSTER}.network")),
+    Rule("chart-values-reach-a-chart", "A chart values overlay belongs to a component that installs that chart in this stack.", _chart_values_reach_a_chart, ENABLED),
 )
 
 
-def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
+def cross_checks(config: PlatformConfig, unparsed: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Every problem of every rule, as (path, message): the stack's rules in table order,
-    then team by team, each team's rules in table order."""
-    problems = [found for rule in RULES if isinstance(rule, Rule) for found in rule.check(config)]
+    then team by team, each team's rules in table order. `unparsed`: config paths the schema
+    refused (and `config` has at their defaults): a rule that reads any of them is skipped."""
+    rules = [rule for rule in RULES if not any(overlaps(read, path) for read in rule.reads for path in unparsed)]
+    problems = [found for rule in rules if isinstance(rule, Rule) for found in rule.check(config)]
     for i in range(len(config.teams)):
-        problems += [found for rule in RULES if isinstance(rule, TeamRule) for found in rule.check(config, i)]
+        problems += [found for rule in rules if isinstance(rule, TeamRule) for found in rule.check(config, i)]
     return problems
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -19,6 +20,15 @@ TEAM = {"name": "vision", "owner": "a@acme.com"}
 OIDC_AUTH = {
     f"{K}.kubeflow.auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"]}
 }
+
+
+NET = f"{C}.network.existing"
+EXISTING = {"hostProject": "acme-net", "network": "shared-vpc", "subnetwork": "ml-us-central1", "podsRange": "pods", "servicesRange": "services"}
+MW = f"{C}.maintenance.window"
+MX = f"{C}.maintenance.exclusions[0]"
+WINDOW = {"start": "2026-01-03T02:00:00Z", "end": "2026-01-03T08:00:00Z", "recurrence": "FREQ=DAILY"}
+FREEZE = {"name": "year-end", "start": "2026-12-20T00:00:00Z", "end": "2027-01-04T00:00:00Z"}
+KEY = "projects/acme-sec/locations/us-central1/keyRings/gke/cryptoKeys/ml-secrets"
 
 
 def pool(**fields: Any) -> dict[str, Any]:
@@ -198,6 +208,48 @@ CASES = [
     Case("issuer with the default port", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com:443"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://login.acme.com:443': drop the default port ':443'; the provider's issuer does not name it"),
     Case("issuer as the discovery document", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com/.well-known/openid-configuration"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://login.acme.com/.well-known/openid-configuration' is the discovery document; give the issuer: 'https://login.acme.com'"),
     Case("issuer with a space", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com /x"}, f"{K}.kubeflow.auth.oidc.issuer", "an OIDC issuer has no spaces and is ASCII"),
+    # An existing network, in the stack's project or a Shared VPC host project.
+    Case("network as a path", {f"{C}.network": {"existing": {**EXISTING, "network": "projects/acme-net/global/networks/shared-vpc"}}}, f"{NET}.network", "'projects/acme-net/global/networks/shared-vpc' is a path; give the network's name ('shared-vpc') and the project ('acme-net') in hostProject"),
+    Case("subnetwork name", {f"{C}.network": {"existing": {**EXISTING, "subnetwork": "ML_Subnet"}}}, f"{NET}.subnetwork", "'ML_Subnet' is not a subnetwork name such as ml-us-central1: 1-63 lowercase letters, digits and '-', a letter first"),
+    Case("one range for pods and services", {f"{C}.network": {"existing": {**EXISTING, "servicesRange": "pods"}}}, f"{NET}.servicesRange", "pods and Services need secondary ranges of their own; name another range"),
+    Case("host project id", {f"{C}.network": {"existing": {**EXISTING, "hostProject": "Acme_Net"}}}, f"{NET}.hostProject", "'Acme_Net' is not a GCP project ID (the host project's, as gcloud projects list shows it)"),
+    Case("no pods range", {f"{C}.network": {"existing": {k: v for k, v in EXISTING.items() if k != "podsRange"}}}, f"{NET}.podsRange", "required; add this key"),
+    Case("created ranges with an existing network", {f"{C}.network": {"existing": EXISTING, "podsCidr": "10.16.0.0/14"}}, f"{C}.network.podsCidr", "podsCidr is a range of the subnet the program creates; an existing subnetwork has its own (its secondary ranges are named in existing): remove it"),
+    # Maintenance window and exclusions.
+    Case("window time without a zone", {f"{C}.maintenance": {"window": {**WINDOW, "start": "2026-01-03 02:00"}}}, f"{MW}.start", "'2026-01-03 02:00' is not a UTC time such as 2026-01-03T02:00:00Z (RFC 3339 with a Z"),
+    Case("window time with an offset", {f"{C}.maintenance": {"window": {**WINDOW, "start": "2026-01-03T02:00:00+01:00"}}}, f"{MW}.start", "is not a UTC time such as 2026-01-03T02:00:00Z"),
+    Case("window on a day that does not exist", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-02-30T08:00:00Z"}}}, f"{MW}.end", "'2026-02-30T08:00:00Z' is not a date and time that exists; check the day and hour"),
+    Case("monthly window", {f"{C}.maintenance": {"window": {**WINDOW, "recurrence": "FREQ=MONTHLY"}}}, f"{MW}.recurrence", "'FREQ=MONTHLY' is not a recurrence this schema reads: FREQ=DAILY, FREQ=WEEKLY (the start's weekday) or FREQ=WEEKLY;BYDAY= with days each once from MO,TU,WE,TH,FR,SA,SU"),
+    Case("daily window by day", {f"{C}.maintenance": {"window": {**WINDOW, "recurrence": "FREQ=DAILY;BYDAY=SA"}}}, f"{MW}.recurrence", "BYDAY goes with FREQ=WEEKLY; write FREQ=WEEKLY;BYDAY=SA"),
+    Case("window ends before it starts", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-01-03T01:00:00Z"}}}, f"{MW}.end", "end 2026-01-03T01:00:00Z is not after start 2026-01-03T02:00:00Z"),
+    Case("window shorter than four hours", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-01-03T04:00:00Z"}}}, f"{MW}.end", "a window of 2 hours is shorter than GKE counts (4 hours at least); make it longer"),
+    Case("weekend window too short", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-01-03T06:00:00Z", "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU"}}}, f"{MW}.end", "2 window(s) a week of 4 hours give 32 hours in 32 days, and GKE needs 48; make the windows longer or add days"),
+    Case("exclusion without an end", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{"name": "freeze", "start": "2026-12-20T00:00:00Z"}]}}, f"{MX}.end", "give end, or untilEndOfSupport: true (one of them)"),
+    Case("no upgrades until end of support", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{"name": "freeze", "start": "2026-12-20T00:00:00Z", "untilEndOfSupport": True}]}}, f"{MX}.untilEndOfSupport", "a NO_UPGRADES exclusion lasts at most 30 days; give end, or use scope NO_MINOR_UPGRADES"),
+    Case("no upgrades for 40 days", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{**FREEZE, "end": "2027-01-29T00:00:00Z"}]}}, f"{MX}.end", "40 days: a NO_UPGRADES exclusion lasts at most 30 days (GKE); shorten it, or use scope NO_MINOR_UPGRADES"),
+    Case("exclusion scope", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{**FREEZE, "scope": "NO_PATCHES"}]}}, f"{MX}.scope", "Input should be 'NO_UPGRADES', 'NO_MINOR_UPGRADES' or 'NO_MINOR_OR_NODE_UPGRADES'"),
+    Case("exclusions without a window", {f"{C}.maintenance": {"exclusions": [FREEZE]}}, f"{C}.maintenance.window", "exclusions go with a maintenance window (the provider needs one); add window"),
+    Case("exclusion twice", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [FREEZE, FREEZE]}}, f"{C}.maintenance.exclusions[1]", "year-end is listed twice (also at [0]); GKE keys exclusions by name; keep one"),
+    Case("more than twenty exclusions", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{**FREEZE, "name": f"x{i}"} for i in range(21)]}}, f"{C}.maintenance.exclusions", "21 exclusions; GKE takes at most 20 at a time"),
+    # Application-layer secrets encryption.
+    Case("secrets key version", {f"{C}.secretsEncryption": {"key": f"{KEY}/cryptoKeyVersions/1"}}, f"{C}.secretsEncryption.key", f"names a key version; give the key ('{KEY}'): GKE uses its primary version"),
+    Case("secrets key by its short name", {f"{C}.secretsEncryption": {"key": "gke/ml-secrets"}}, f"{C}.secretsEncryption.key", "'gke/ml-secrets' is not a Cloud KMS key name: projects/<project>/locations/<region>/keyRings/<ring>/cryptoKeys/<key>"),
+    # A pool's own labels and taints.
+    Case("the platform's pool label", {f"{P0}.labels": {"mlplatform.dev/gpu-pool": "x"}}, f"{C}.gpuPools[0].labels.mlplatform.dev/gpu-pool", "'mlplatform.dev/gpu-pool' is the platform's pool label (set from the pool's name); use a key of your own, such as acme.com/gpu-pool"),
+    Case("a label of kubernetes", {f"{C}.systemPool": {"labels": {"node-role.kubernetes.io/ml": ""}}}, f"{C}.systemPool.labels.node-role.kubernetes.io/ml", "'node-role.kubernetes.io/ml' is under kubernetes.io/, which Kubernetes keeps for its own; use a key of your own, such as acme.com/ml"),
+    Case("a label key with a space", {f"{P0}.labels": {"cost center": "ml"}}, f"{C}.gpuPools[0].labels.cost center", "'cost center' is not a Kubernetes label key"),
+    Case("a label value with a space", {f"{P0}.labels": {"acme.com/team": "ml research"}}, f"{C}.gpuPools[0].labels.acme.com/team", "'ml research' (for acme.com/team) is not a Kubernetes label value"),
+    Case("a label value that is a number", {f"{P0}.labels": {"acme.com/tier": 1}}, f"{C}.gpuPools[0].labels.acme.com/tier", "Input should be a valid string"),
+    Case("the platform's gpu taint", {f"{P0}.taints": [{"key": "nvidia.com/gpu", "value": "present"}]}, f"{C}.gpuPools[0].taints[0].key", "'nvidia.com/gpu' is the platform's GPU taint (nvidia.com/gpu=present:NoSchedule, on every GPU pool already)"),
+    Case("a taint of gke", {f"{P0}.taints": [{"key": "cloud.google.com/gke-queued", "value": "true"}]}, f"{C}.gpuPools[0].taints[0].key", "'cloud.google.com/gke-queued' is under cloud.google.com/, which GKE keeps for its own"),
+    Case("a taint twice", {f"{P0}.taints": [{"key": "acme.com/dedicated"}, {"key": "acme.com/dedicated", "value": "x"}]}, f"{C}.gpuPools[0].taints[1]", "the taint acme.com/dedicated:NoSchedule is listed twice (also at [0]); a node takes one taint per key and effect; keep one"),
+    Case("a taint effect", {f"{P0}.taints": [{"key": "acme.com/dedicated", "effect": "NO_SCHEDULE"}]}, f"{C}.gpuPools[0].taints[0].effect", "Input should be 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'"),
+    Case("taints on the system pool", {f"{C}.systemPool": {"taints": [{"key": "acme.com/dedicated"}]}}, f"{C}.systemPool.taints", "unknown key; known keys here: machineType, min, max, diskSizeGb, labels"),
+    # Chart values overlays.
+    Case("a password in chart values", {f"{K}.monitoring": {"enabled": True, "grafanaValues": {"grafana.ini": {"security": {"admin_password": "hunter2"}}}}}, f"{K}.monitoring.grafanaValues.grafana.ini.security.admin_password", "'admin_password' holds a secret, and a stack file holds none in plain text; put it in a Kubernetes Secret and give the chart that Secret's name"),
+    Case("a null in chart values", {f"{K}.kueue": {"values": {"controllerManager": {"manager": {"resources": None}}}}}, f"{K}.kueue.values.controllerManager.manager.resources", "null: Helm would drop the chart's default here, but Pulumi need not pass a null on to Helm as the offline render does"),
+    Case("a date in chart values", {f"{K}.kueue": {"values": {"releaseDate": datetime.date(2026, 12, 1)}}}, f"{K}.kueue.values.releaseDate", "YAML reads 2026-12-01 as a date, Pulumi passes it on as text: quote it"),
+    Case("chart values as a list", {f"{K}.kueue": {"values": ["replicas=2"]}}, f"{K}.kueue.values", "Input should be a valid dictionary"),
 ]
 
 
@@ -225,6 +277,56 @@ def test_every_problem_is_listed_at_once() -> None:
         "mlplatform:environment",
     }
     assert str(caught.value).startswith("bad.yaml: 3 problems in the stack config:")
+
+
+def test_every_problem_of_a_gpu_pool_at_once() -> None:
+    """What needs the catalog waits for a known accelerator; the rest of the pool is judged anyway."""
+    bad = with_changes(
+        base_gke(),
+        {f"{P0}.accelerator": "nvidia-l5", f"{P0}.min": 3, f"{P0}.provisioning": "reservation", f"{P0}.fastSocket": True, f"{P0}.gvnic": False},
+    )
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [
+        f"{C}.gpuPools[0].accelerator",
+        f"{C}.gpuPools[0].min",
+        f"{C}.gpuPools[0].reservation",
+        f"{C}.gpuPools[0].fastSocket",
+    ]
+
+
+def test_a_schema_error_and_a_cross_field_error_in_one_run() -> None:
+    """The rules run on what parsed: the autoprovisioning limit below the pools is reported
+    beside the monitoring retention the schema refuses."""
+    bad = with_changes(
+        base_gke(), {f"{M}": {"enabled": False, "retention": "forever"}, f"{C}.autoprovisioning.limits.nvidia-l4": 2}
+    )
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        (f"{M}.retention", "'forever' is not a Prometheus retention such as 15d: a positive number and h, d, w or y"),
+        (
+            f"{C}.autoprovisioning.limits.nvidia-l4",
+            "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is 2; set it to at least 12",
+        ),
+    ]
+
+
+def test_a_rule_that_reads_a_refused_part_waits_for_it() -> None:
+    """With the pools refused, team-gpus-provided would find no pool for the team's L4s: it does
+    not run, so the one problem is the pool's."""
+    bad = with_changes(base_gke(), {f"{P0}.max": "lots", T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 2}}}]})
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.gpuPools[0].max"]
+
+
+def test_no_rule_runs_without_the_cluster() -> None:
+    """A cluster that cannot be read leaves nothing to judge the rest against."""
+    bad = with_changes(base_gke(), {f"{C}.kind": "eks", T: [{**TEAM, "name": "x"}, {**TEAM, "name": "x"}]})
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.kind"]
 
 
 def test_valid_bases_pass() -> None:

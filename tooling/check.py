@@ -24,6 +24,7 @@ from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESP
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
+from infra.gke import WEBHOOK_PORTS
 from stacks.schema import GkeClusterConfig
 from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
@@ -156,6 +157,11 @@ class Platform:
         if not (self.gke and self.gke.private_nodes):
             return None
         ports: set[int] = set(GKE_CONTROL_PLANE_PORTS)
+        existing = self.gke.network.existing
+        if existing is not None and existing.host_project and not existing.manage_host_project:
+            # The host project's admins make the rule (docs/gke-network.md gives it: the
+            # ports of infra/gke.py WEBHOOK_PORTS); the plan cannot show it.
+            return ports | {int(port) for port in WEBHOOK_PORTS}
         master = str(self.gke.network.master_cidr)
         for rule in self.render.plan.of_type(FIREWALL):
             if master not in (rule.inputs.get("sourceRanges") or []):

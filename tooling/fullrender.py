@@ -12,6 +12,9 @@ chart.go, kustomize/v2/directory.go, yaml/v2/yaml.go):
   provider's default, `default`), then the resource transforms run on each object.
 Capabilities offline: the pinned Kubernetes version, and the API versions a first
 `pulumi up` would find, i.e. the CRDs of the installs this one depends on.
+
+Long by design: the one place that reproduces what pulumi-kubernetes renders (installs, the
+scheduling of helm and kustomize, normalization, transforms, aliases of moved objects).
 """
 
 from __future__ import annotations

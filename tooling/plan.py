@@ -187,6 +187,8 @@ def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -
     """Values a real provider would compute, so `apply`s downstream of them run under mocks."""
     if type_ == resource_types.GKE_CLUSTER:
         return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": "bW9jay1jYQ=="}}
+    if type_ == resource_types.GCP_GLOBAL_ADDRESS:
+        return {"address": "203.0.113.20"}  # TEST-NET-3 (RFC 5737): the gateway's static IP
     if type_ == resource_types.GCP_SERVICE_ACCOUNT:
         return {"email": f"{inputs.get('accountId', name)}@{project}.iam.gserviceaccount.com"}
     if type_ == resource_types.RANDOM_PASSWORD:
@@ -194,6 +196,10 @@ def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -
     if type_ == resource_types.LOCAL_COMMAND:
         return {"stdout": "apiVersion: v1\nkind: Config\n# kubeconfig of the mocked command\n", "stderr": ""}
     return {}
+
+
+MOCK_PROJECT_NUMBER = "123456789012"
+"""What `gcp.organizations.get_project` answers under the mocks."""
 
 
 class _Mocks(mocks.Mocks):
@@ -229,7 +235,10 @@ class _Mocks(mocks.Mocks):
         return f"{args.name}-id", outputs
 
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
-        return {}, None
+        if args.token == resource_types.GCP_GET_PROJECT:
+            # A project's number names its service agents (infra/gke.py); the docs' example number.
+            return {"projectId": args.args.get("projectId", self.project), "number": MOCK_PROJECT_NUMBER}, []
+        return {}, []  # no failures (the mock monitor iterates them: None would raise)
 
 
 class DuplicateUrnError(RuntimeError):

@@ -66,7 +66,7 @@ def _default(field: Any) -> str:
         return "see below"
     if isinstance(value, enum.Enum):
         value = value.value
-    return f"`{value}`" if value not in ([], {}) else "empty"
+    return f"`{value}`" if value not in ([], {}, "") else "empty"
 
 
 MODELS: tuple[type[BaseModel], ...] = (
@@ -74,12 +74,18 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.GkeClusterConfig,
     schema.KindClusterConfig,
     schema.NetworkConfig,
+    schema.ExistingNetwork,
     schema.AuthorizedNetwork,
     schema.SystemPool,
     schema.GpuPool,
+    schema.PoolTaint,
     schema.GpuSharing,
     schema.Autoprovisioning,
     schema.ImageRegistryConfig,
+    schema.Maintenance,
+    schema.MaintenanceWindow,
+    schema.MaintenanceExclusion,
+    schema.SecretsEncryption,
     schema.Components,
     schema.CertManagerConfig,
     schema.IstioConfig,
@@ -109,7 +115,7 @@ RULES_FOR_EVERY_KEY = (
     "Values have their YAML type: a number is written as a number and a boolean as `true` or `false` "
     '(`max: "4"` or `enabled: "true"` is refused, as are text fields left empty), and every list takes each entry once '
     "(a repeated entry is refused, naming its index). E-mail addresses are kept exactly as written and must be "
-    "spelled alike wherever one person appears."
+    "spelled alike wherever one person appears. " + schema.CHART_VALUES_RULE
 )
 
 

@@ -1,13 +1,16 @@
-"""The stack file's cluster: a GKE cluster (its network, system pool, GPU pools with their
-accelerators, autoprovisioning, image registry) or a local kind cluster."""
+"""The stack file's cluster: a GKE cluster (its channel, maintenance, secrets encryption and
+the parts of pools and network) or a local kind cluster."""
 
 from __future__ import annotations
 
-import ipaddress
+import datetime
+import re
 from enum import Enum
 from typing import Annotated, Literal
 
 from pydantic import (
+    AfterValidator,
+    BeforeValidator,
     Field,
     StrictBool,
     StrictInt,
@@ -15,26 +18,23 @@ from pydantic import (
     model_validator,
 )
 
-from facts.gpu_catalog import ACCELERATORS, describe_machine_types
 from stacks.schema.common import (
+    GCP_PROJECT_ID,
     GCP_REGION,
     GCP_ZONE,
     GKE_VERSION,
-    IAM_MEMBER,
     REGIONAL_ZONES,
-    REGISTRY_MULTI_REGIONS,
-    REPOSITORY_ID,
-    RESERVATION_NAME,
-    Cidr,
-    Int64,
     Model,
     ShortName,
-    _machine_type_name,
+    ValueKind,
     _text,
     _unique,
     problem,
+    problems,
     zone_region,
 )
+from stacks.schema.network import AuthorizedNetwork, ImageRegistryConfig, NetworkConfig
+from stacks.schema.pools import Autoprovisioning, GpuPool, SystemPool
 
 # --- cluster ------------------------------------------------------------------------
 
@@ -52,322 +52,225 @@ class ReleaseChannel(str, Enum):
     STABLE = "STABLE"
 
 
-class Provisioning(str, Enum):
-    """How a GPU pool obtains its VMs."""
-
-    ON_DEMAND = "on-demand"
-    SPOT = "spot"
-    QUEUED = "queued"
-    """Dynamic Workload Scheduler flex-start with queued provisioning: all nodes at once, only
-    through ProvisioningRequests, which Kueue's admission check on the pool's flavor creates."""
-    FLEX_START = "flex-start"
-    """Dynamic Workload Scheduler flex-start: best-effort VMs for up to 7 days."""
-    RESERVATION = "reservation"
-
-
-class SharingStrategy(str, Enum):
-    TIME_SHARING = "time-sharing"
-    MPS = "mps"
-    MIG = "mig"
-
-
-class DriverVersion(str, Enum):
-    LATEST = "LATEST"
-    DEFAULT = "DEFAULT"
-    INSTALLATION_DISABLED = "INSTALLATION_DISABLED"
+# --- maintenance ------------------------------------------------------------------------
+# GKE "Maintenance windows and exclusions" (cloud.google.com/kubernetes-engine/docs/concepts/
+# maintenance-windows-and-exclusions and .../how-to/maintenance-windows-and-exclusions, read
+# 2026-12-01): one recurring window per cluster; it must allow at least 48 hours of
+# maintenance in any 32-day rolling window, counting only contiguous stretches of at least
+# 4 hours; day-of-week recurrences are in UTC; a "no upgrades" exclusion lasts at most 30
+# days, the minor-upgrade scopes may last until the version's end of support; at most 20
+# exclusions (pulumi-gcp 10.2.0 ClusterMaintenancePolicyArgs.maintenance_exclusions). The
+# provider takes times in RFC 3339 and "may accept other formats, but will return values in
+# UTC, causing a permanent diff" (ClusterMaintenancePolicyArgs.recurring_window), so times
+# here are written in UTC with a Z.
+UTC_TIME = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$")
+WINDOW_MIN_HOURS = 4
+WINDOW_HOURS_PER_32_DAYS = 48
+NO_UPGRADES_MAX_DAYS = 30
+EXCLUSIONS_MAX = 20
+WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+RECURRENCE = re.compile(r"^FREQ=(DAILY|WEEKLY)(;BYDAY=([A-Z]{2}(,[A-Z]{2})*))?$")
 
 
-class GpuSharing(Model):
-    """Several pods on one GPU. Changing it replaces the pool."""
+def _utc_text(value: object) -> object:
+    """YAML reads an unquoted 2026-01-03T02:00:00Z as a date (PyYAML, here) where Pulumi passes
+    the text on: both become the same text."""
+    if isinstance(value, datetime.datetime) and value.utcoffset() == datetime.timedelta(0):
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    return value
 
-    strategy: SharingStrategy = Field(
-        description="time-sharing or mps (with maxSharedClients), or mig (with partitionSize)."
+
+def _utc_time(value: str) -> str:
+    if not UTC_TIME.match(value):
+        raise ValueError(
+            f"{value!r} is not a UTC time such as 2026-01-03T02:00:00Z (RFC 3339 with a Z: GKE returns times in UTC, "
+            "so any other form would show as a change on every update)"
+        )
+    try:
+        datetime.datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date and time that exists; check the day and hour") from None
+    return value
+
+
+UtcTime = Annotated[str, BeforeValidator(_utc_text), AfterValidator(_utc_time), ValueKind("UTC time (RFC 3339, Z)")]
+"""A moment in UTC, `2026-01-03T02:00:00Z`."""
+
+
+def _moment(value: str) -> datetime.datetime:
+    return datetime.datetime.fromisoformat(value)
+
+
+class MaintenanceWindow(Model):
+    """When GKE may upgrade and maintain the cluster on its own: a window that recurs (RFC 5545
+    RRULE), from the first occurrence's start to its end, in UTC."""
+
+    start: UtcTime = Field(description="The first window's start, e.g. 2026-01-03T02:00:00Z.")
+    end: UtcTime = Field(description="The first window's end; the length of every window.")
+    recurrence: str = Field(
+        description="How it recurs: FREQ=DAILY, or FREQ=WEEKLY;BYDAY=SA,SU (days in UTC). With the length, at "
+        "least 48 hours in any 32 days, in windows of at least 4 hours (GKE's minimum).",
     )
-    max_shared_clients: StrictInt | None = Field(
-        default=None, ge=2, le=48, description="time-sharing / mps: pods per GPU."
-    )
-    partition_size: str | None = Field(
-        default=None, description="mig: the MIG profile, e.g. 1g.10gb."
-    )
 
-    @model_validator(mode="after")
-    def _strategy_fields(self) -> GpuSharing:
-        if self.strategy is SharingStrategy.MIG:
-            if self.partition_size is None:
-                raise problem("partitionSize", "mig needs partitionSize, e.g. 1g.10gb")
-            if self.max_shared_clients is not None:
-                raise problem("maxSharedClients", "mig takes partitionSize, not maxSharedClients")
-        else:
-            if self.max_shared_clients is None:
-                raise problem(
-                    "maxSharedClients",
-                    f"{self.strategy.value} needs maxSharedClients (2..48 pods per GPU)",
-                )
-            if self.partition_size is not None:
-                raise problem("partitionSize", "partitionSize is only for strategy mig")
-        return self
-
-
-class SystemPool(Model):
-    """The small CPU pool that runs the platform's controllers."""
-
-    machine_type: str = Field(
-        default="e2-standard-8",
-        description="Machine type of the nodes, one facts/prices.py knows (or in mlplatform:overrides.machineTypes). "
-        "Replaces the pool.",
-    )
-    min: StrictInt = Field(default=1, ge=1, le=100, description="Nodes per zone at least.")
-    max: StrictInt = Field(default=3, ge=1, le=1000, description="Nodes per zone at most.")
-    disk_size_gb: StrictInt = Field(default=100, ge=20, le=4096, description="Boot disk per node (GB). Replaces the pool.")
-
-    @field_validator("machine_type")
+    @field_validator("recurrence")
     @classmethod
-    def _machine_type(cls, value: str) -> str:
-        return _machine_type_name(value)
-
-    @model_validator(mode="after")
-    def _min_le_max(self) -> SystemPool:
-        if self.min > self.max:
-            raise problem("min", f"min {self.min} is above max {self.max}; lower min or raise max")
-        return self
-
-
-class GpuPool(Model):
-    """One GPU node pool. Accelerator, machine type, sharing, driver, taints and
-    labels replace the pool when changed; sizes do not."""
-
-    name: ShortName = Field(
-        description="Node pool name, also the runtime suffix (torch-distributed-<name>); not system or default."
-    )
-    accelerator: str = Field(description="GKE accelerator name, e.g. nvidia-l4. Replaces the pool.")
-    machine_type: str = Field(description="A machine type that carries the accelerator. Replaces the pool.")
-    min: StrictInt = Field(default=0, ge=0, le=1000, description="Nodes per zone at least; 0 lets the pool idle at no cost.")
-    max: StrictInt = Field(ge=1, le=1000, description="Nodes per zone at most.")
-    provisioning: Provisioning = Field(
-        default=Provisioning.ON_DEMAND,
-        description="queued: flex-start with queued provisioning, nodes only through Kueue's "
-        "ProvisioningRequests (needs the kueue component). Replaces the pool.",
-    )
-    reservation: str | None = Field(default=None, description="Reservation name, with provisioning: reservation.")
-    compact_placement: StrictBool = Field(default=False, description="COMPACT placement policy (one zone). Replaces the pool.")
-    zones: list[str] | None = Field(default=None, description="Node locations; default: the cluster's.")
-    gvnic: StrictBool = Field(default=True, description="Google Virtual NIC on the nodes; fastSocket needs it.")
-    fast_socket: StrictBool = Field(default=False, description="NCCL Fast Socket (needs gvnic).")
-    sharing: GpuSharing | None = Field(
-        default=None, description="Several pods on one GPU: time-sharing, MPS or MIG. Replaces the pool."
-    )
-    driver_version: DriverVersion = Field(
-        default=DriverVersion.LATEST,
-        description="The NVIDIA driver GKE installs; INSTALLATION_DISABLED installs none. Replaces the pool.",
-    )
-    disk_size_gb: StrictInt = Field(default=200, ge=50, le=65536, description="Boot disk per node (GB). Replaces the pool.")
-
-    @field_validator("zones")
-    @classmethod
-    def _zones(cls, zones: list[str] | None) -> list[str] | None:
-        for i, zone in enumerate(zones or []):
-            if not GCP_ZONE.match(zone):
-                hint = f"; {zone!r} is a region, its zones are {zone}-<letter>" if GCP_REGION.match(zone) else ""
-                raise ValueError(f"{zone!r} is not a GCP zone such as us-central1-a{hint}")
-            if zone in (zones or [])[:i]:
-                raise ValueError(f"zone {zone!r} is listed twice; keep one")
-        if zones == []:
-            raise ValueError("an empty zone list leaves the pool nowhere; remove zones to use the cluster's")
-        return zones
-
-    @field_validator("reservation")
-    @classmethod
-    def _reservation(cls, value: str | None) -> str | None:
-        if value is not None and not RESERVATION_NAME.match(value):
+    def _recurrence(cls, value: str) -> str:
+        found = RECURRENCE.match(value)
+        days = (found[3] or "").split(",") if found and found[3] else []
+        if not found or any(d not in WEEKDAYS for d in days) or len(set(days)) != len(days):
             raise ValueError(
-                f"{value!r} is not a reservation name: 1-63 lowercase letters, digits and '-', a letter first "
-                "(or projects/<project>/reservations/<name> for a shared one)"
+                f"{value!r} is not a recurrence this schema reads: FREQ=DAILY, FREQ=WEEKLY (the start's weekday) or "
+                f"FREQ=WEEKLY;BYDAY= with days each once from {','.join(WEEKDAYS)}"
             )
+        if found[1] == "DAILY" and days:
+            raise ValueError(f"{value!r}: BYDAY goes with FREQ=WEEKLY; write FREQ=WEEKLY;BYDAY={found[3]}")
         return value
 
     @model_validator(mode="after")
-    def _fits_catalog(self) -> GpuPool:
-        acc = ACCELERATORS.get(self.accelerator)
-        if acc is None:
+    def _availability(self) -> MaintenanceWindow:
+        hours = (_moment(self.end) - _moment(self.start)).total_seconds() / 3600
+        if hours <= 0:
+            raise problem("end", f"end {self.end} is not after start {self.start}")
+        if hours < WINDOW_MIN_HOURS:
             raise problem(
-                "accelerator",
-                f"unknown accelerator {self.accelerator!r}; use one of {', '.join(ACCELERATORS)}",
+                "end",
+                f"a window of {hours:g} hours is shorter than GKE counts ({WINDOW_MIN_HOURS} hours at least); make it longer",
             )
-        if self.machine_type not in acc.machine_types:
+        weekly = self.recurrence.startswith("FREQ=WEEKLY")
+        per_week = len(self.recurrence.partition("BYDAY=")[2].split(",")) if "BYDAY=" in self.recurrence else 1
+        # Any 32 days hold 4 of each weekday at least, and 32 daily windows.
+        available = hours * (4 * per_week if weekly else 32)
+        if available < WINDOW_HOURS_PER_32_DAYS:
             raise problem(
-                "machineType",
-                f"{self.machine_type!r} cannot carry {acc.name}; use one of "
-                f"{describe_machine_types(acc)}",
-            )
-        if self.min > self.max:
-            raise problem("min", f"min {self.min} is above max {self.max}; lower min or raise max")
-        dws = self.provisioning in (Provisioning.QUEUED, Provisioning.FLEX_START)
-        if dws and not acc.dws:
-            raise problem(
-                "provisioning",
-                f"{self.provisioning.value} is not offered for {acc.name}; use on-demand, spot or reservation",
-            )
-        if dws and self.min != 0:
-            raise problem("min", f"{self.provisioning.value} pools start empty; set min to 0")
-        if (self.provisioning is Provisioning.RESERVATION) != (self.reservation is not None):
-            raise problem(
-                "reservation",
-                "set reservation (the reservation's name) exactly when provisioning is reservation",
-            )
-        if self.compact_placement:
-            if not acc.compact_placement:
-                raise problem("compactPlacement", f"{acc.family} machines do not support compact placement; remove it")
-            if self.zones is None or len(self.zones) != 1:
-                raise problem("zones", "compactPlacement keeps nodes in one zone; set zones to exactly one zone")
-        if self.fast_socket and not self.gvnic:
-            raise problem("fastSocket", "NCCL Fast Socket needs gvnic: true")
-        if self.fast_socket and not acc.fast_socket:
-            raise problem("fastSocket", f"NCCL Fast Socket is not supported on {acc.name}; remove it")
-        if (
-            self.sharing
-            and self.sharing.strategy is SharingStrategy.MIG
-            and self.sharing.partition_size not in acc.mig_partitions
-        ):
-            allowed = ", ".join(acc.mig_partitions) or "none: this GPU has no MIG"
-            raise problem(
-                "sharing",
-                f"partitionSize {self.sharing.partition_size!r} is not a MIG profile of "
-                f"{acc.name}; use one of {allowed}",
+                "end",
+                f"{per_week} window(s) a week of {hours:g} hours give {available:g} hours in 32 days, and GKE needs "
+                f"{WINDOW_HOURS_PER_32_DAYS}; make the windows longer or add days",
             )
         return self
+
+
+class ExclusionScope(str, Enum):
+    NO_UPGRADES = "NO_UPGRADES"
+    NO_MINOR_UPGRADES = "NO_MINOR_UPGRADES"
+    NO_MINOR_OR_NODE_UPGRADES = "NO_MINOR_OR_NODE_UPGRADES"
+
+
+class MaintenanceExclusion(Model):
+    """A stretch of time in which GKE does not upgrade the cluster on its own (a release freeze,
+    a training campaign). GKE still applies critical security fixes."""
+
+    name: Annotated[str, _text("exclusion's name", spaces=True)] = Field(description="Its name, e.g. year-end-freeze.")
+    start: UtcTime = Field(description="When it starts, e.g. 2026-12-20T00:00:00Z.")
+    end: UtcTime | None = Field(default=None, description="When it ends; or untilEndOfSupport.")
+    until_end_of_support: StrictBool = Field(
+        default=False, description="NO_MINOR_* scopes: until the cluster's minor version leaves support, instead of end."
+    )
+    scope: ExclusionScope = Field(
+        default=ExclusionScope.NO_UPGRADES,
+        description="NO_UPGRADES (nothing, at most 30 days), NO_MINOR_UPGRADES (patches still come) or "
+        "NO_MINOR_OR_NODE_UPGRADES (control-plane patches only).",
+    )
+
+    @model_validator(mode="after")
+    def _span(self) -> MaintenanceExclusion:
+        if (self.end is None) == (not self.until_end_of_support):
+            raise problem("end", "give end, or untilEndOfSupport: true (one of them)")
+        if self.until_end_of_support and self.scope is ExclusionScope.NO_UPGRADES:
+            raise problem(
+                "untilEndOfSupport",
+                f"a NO_UPGRADES exclusion lasts at most {NO_UPGRADES_MAX_DAYS} days; give end, or use scope NO_MINOR_UPGRADES",
+            )
+        if self.end is not None:
+            days = (_moment(self.end) - _moment(self.start)).total_seconds() / 86400
+            if days <= 0:
+                raise problem("end", f"end {self.end} is not after start {self.start}")
+            if self.scope is ExclusionScope.NO_UPGRADES and days > NO_UPGRADES_MAX_DAYS:
+                raise problem(
+                    "end",
+                    f"{days:g} days: a NO_UPGRADES exclusion lasts at most {NO_UPGRADES_MAX_DAYS} days (GKE); shorten it, "
+                    "or use scope NO_MINOR_UPGRADES, which may last until the end of support",
+                )
+        return self
+
+
+class Maintenance(Model):
+    """When GKE may maintain the cluster on its own. Updated in place."""
+
+    window: MaintenanceWindow | None = Field(default=None, description="The recurring maintenance window; none: any time.")
+    exclusions: list[MaintenanceExclusion] = Field(
+        default_factory=list, description="Times without automatic upgrades, each name once; at most 20. Need a window."
+    )
+
+    @field_validator("exclusions")
+    @classmethod
+    def _exclusions(cls, exclusions: list[MaintenanceExclusion]) -> list[MaintenanceExclusion]:
+        if len(exclusions) > EXCLUSIONS_MAX:
+            raise ValueError(f"{len(exclusions)} exclusions; GKE takes at most {EXCLUSIONS_MAX} at a time")
+        _unique(exclusions, lambda e: e.name, "; GKE keys exclusions by name")
+        return exclusions
+
+    @model_validator(mode="after")
+    def _exclusions_in_a_window(self) -> Maintenance:
+        # pulumi-gcp 10.2.0 ClusterMaintenancePolicyArgs: a maintenance policy needs one of its
+        # windows; the exclusions travel inside it.
+        if self.exclusions and self.window is None:
+            raise problem("window", "exclusions go with a maintenance window (the provider needs one); add window")
+        return self
+
+
+# Cloud KMS resource names (cloud.google.com/kms/docs/resource-hierarchy, "Key rings" and
+# "Keys"): projects/<project>/locations/<location>/keyRings/<ring>/cryptoKeys/<key>; ring and
+# key ids of 1-63 letters, digits, '_' and '-'.
+KMS_KEY = re.compile(
+    r"^projects/(?P<project>[^/]+)/locations/(?P<location>[a-z0-9-]+)/keyRings/(?P<ring>[A-Za-z0-9_-]{1,63})"
+    r"/cryptoKeys/(?P<key>[A-Za-z0-9_-]{1,63})$"
+)
+
+
+class SecretsEncryption(Model):
+    """Application-layer secrets encryption (GKE's databaseEncryption): Kubernetes Secrets in
+    the control plane's database are encrypted with a Cloud KMS key you manage
+    (cloud.google.com/kubernetes-engine/docs/how-to/encrypting-secrets). Updated in place:
+    GKE re-encrypts every Secret with the new key."""
+
+    key: str = Field(
+        description="The Cloud KMS key: projects/<project>/locations/<cluster region>/keyRings/<ring>/cryptoKeys/<key> "
+        "(Google: keep the key in the cluster's location)."
+    )
+    grant_key_access: StrictBool = Field(
+        default=True,
+        description="The program grants the stack project's GKE service agent roles/cloudkms.cryptoKeyEncrypterDecrypter "
+        "on the key (the deployer needs cloudkms.cryptoKeys.setIamPolicy on it); false: the key's admins grant it first.",
+    )
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, value: str) -> str:
+        if "/cryptoKeyVersions/" in value:
+            raise ValueError(f"{value!r} names a key version; give the key ({value.split('/cryptoKeyVersions/')[0]!r}): GKE uses its primary version")
+        found = KMS_KEY.match(value)
+        if found is None or not GCP_PROJECT_ID.match(found["project"]):
+            raise ValueError(
+                f"{value!r} is not a Cloud KMS key name: projects/<project>/locations/<region>/keyRings/<ring>/cryptoKeys/<key> "
+                "(gcloud kms keys list --location <region> --keyring <ring> --format 'value(name)')"
+            )
+        return value
 
     @property
-    def spot(self) -> bool:
-        """Spot VMs: GKE labels their nodes, and every selector of the pool includes that label."""
-        return self.provisioning is Provisioning.SPOT
+    def location(self) -> str:
+        found = KMS_KEY.match(self.key)
+        assert found is not None  # the validator matched it
+        return found["location"]
 
     @property
-    def gpus_per_node(self) -> int:
-        return ACCELERATORS[self.accelerator].gpus_per_node(self.machine_type)
-
-
-class Autoprovisioning(Model):
-    """Node auto-provisioning (NAP): GKE creates pools for pending pods within these limits.
-
-    The limits are cluster-wide totals over every node, the fixed pools' included, so they
-    cover the system and GPU pools at full size, and each GPU pool's accelerator needs one
-    (by accelerator name, e.g. nvidia-l4) or that pool cannot grow.
-    """
-
-    enabled: StrictBool = Field(
-        default=False, description="Let GKE create node pools for pending pods; needs cpu and memory limits."
-    )
-    limits: dict[str, Int64] = Field(
-        default_factory=dict,
-        description="cpu (cores), memory (GiB) and GPUs per accelerator name, cluster-wide: every node counts, "
-        "the system and GPU pools at full size included.",
-    )
-
-    @model_validator(mode="after")
-    def _limits(self) -> Autoprovisioning:
-        for key in self.limits:
-            if key not in ("cpu", "memory") and key not in ACCELERATORS:
-                hint = " (NAP uses accelerator names)" if key.startswith("nvidia.com") else ""
-                raise problem(
-                    f"limits.{key}",
-                    f"unknown limit {key!r}{hint}; use cpu, memory or one of {', '.join(ACCELERATORS)}",
-                )
-        if self.enabled:
-            missing = [k for k in ("cpu", "memory") if k not in self.limits]
-            if missing:
-                raise problem("limits", f"enabled autoprovisioning needs limits for {' and '.join(missing)}")
-        return self
-
-
-class AuthorizedNetwork(Model):
-    """An IPv4 range allowed to reach the cluster's control plane."""
-
-    cidr: Cidr = Field(description="The range, e.g. 203.0.113.0/24.")
-    name: Annotated[str, _text("range's display name", spaces=True)] = Field(description="Display name of the range in GKE.")
-
-
-class NetworkConfig(Model):
-    """The VPC the cluster gets. Changing any range replaces the network and the cluster."""
-
-    subnet_cidr: Cidr = Field(
-        default=ipaddress.IPv4Network("10.0.0.0/20"), description="The subnet's primary range: node IPs."
-    )
-    pods_cidr: Cidr = Field(
-        default=ipaddress.IPv4Network("10.16.0.0/14"), description="The subnet's secondary range for pod IPs."
-    )
-    services_cidr: Cidr = Field(
-        default=ipaddress.IPv4Network("10.20.0.0/20"), description="The subnet's secondary range for Service IPs."
-    )
-    master_cidr: Cidr = Field(
-        default=ipaddress.IPv4Network("172.16.0.0/28"),
-        description="Control-plane range of a private cluster; must be a /28.",
-    )
-
-    @model_validator(mode="after")
-    def _ranges(self) -> NetworkConfig:
-        if self.master_cidr.prefixlen != 28:
-            raise problem("masterCidr", f"{self.master_cidr} must be a /28 range, e.g. 172.16.0.0/28")
-        ranges = {
-            "subnetCidr": self.subnet_cidr,
-            "podsCidr": self.pods_cidr,
-            "servicesCidr": self.services_cidr,
-            "masterCidr": self.master_cidr,
-        }
-        names = list(ranges)
-        for i, a in enumerate(names):
-            for b in names[i + 1 :]:
-                if ranges[a].overlaps(ranges[b]):
-                    raise problem(b, f"{ranges[b]} overlaps {a} {ranges[a]}; pick a disjoint range")
-        return self
-
-
-class ImageRegistryConfig(Model):
-    """An Artifact Registry Docker repository in the stack's project for the platform's images
-    (the notebook images) and the teams' own; the cluster's nodes may pull from it."""
-
-    enabled: StrictBool = Field(default=True, description="Create the repository (gke).")
-    name: str | None = Field(
-        default=None, description="Repository id; default: the cluster's name. Replaces the repository and its images."
-    )
-    location: str | None = Field(
-        default=None,
-        description="Region or multi-region (us, europe, asia); default: the cluster's region. Replaces the "
-        "repository and its images.",
-    )
-    pushers: list[str] = Field(
-        default_factory=list,
-        description="IAM members that may push, such as the CI service account that builds the notebook image "
-        "(`serviceAccount:ci@acme-ml-dev.iam.gserviceaccount.com`); teams push with `pushImages`.",
-    )
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, value: str | None) -> str | None:
-        if value is not None and not REPOSITORY_ID.match(value):
-            raise ValueError(
-                f"{value!r} is not an Artifact Registry repository id: lowercase letters, digits and '-', "
-                "a letter first, at most 63 characters"
-            )
-        return value
-
-    @field_validator("location")
-    @classmethod
-    def _location(cls, value: str | None) -> str | None:
-        if value is not None and not (GCP_REGION.match(value) or value in REGISTRY_MULTI_REGIONS):
-            raise ValueError(f"{value!r} is neither a GCP region (us-central1) nor one of {', '.join(REGISTRY_MULTI_REGIONS)}")
-        return value
-
-    @field_validator("pushers")
-    @classmethod
-    def _pushers(cls, members: list[str]) -> list[str]:
-        for member in members:
-            if not IAM_MEMBER.match(member):
-                raise ValueError(
-                    f"{member!r} is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// "
-                    "followed by the identity"
-                )
-        _unique(members, lambda m: m, "; each becomes an IAM binding of its own")
-        return members
+    def iam_id(self) -> str:
+        """The key as pulumi-gcp's CryptoKeyIAMMember names it: `<project>/<location>/<ring>/<key>`
+        (pulumi-gcp 10.2.0 kms.CryptoKeyIAMMemberArgs.crypto_key_id)."""
+        found = KMS_KEY.match(self.key)
+        assert found is not None
+        return "/".join(found.group("project", "location", "ring", "key"))
 
 
 class GkeClusterConfig(Model):
@@ -386,11 +289,17 @@ class GkeClusterConfig(Model):
         "charts for it; `check` judges the components' Kubernetes ranges against it, and against the channel's "
         "default too where that is newer (GKE upgrades the cluster to it).",
     )
-    private_nodes: StrictBool = Field(default=True, description="Nodes without public IPs, egress through Cloud NAT.")
+    private_nodes: StrictBool = Field(
+        default=True,
+        description="Nodes without public IPs, egress through Cloud NAT (the created network's, or an existing "
+        "network's own).",
+    )
     master_authorized_networks: list[AuthorizedNetwork] = Field(
         default_factory=list, description="CIDRs allowed to reach the control plane, each once; empty: any."
     )
-    network: NetworkConfig = Field(default=NetworkConfig(), description="The VPC's address ranges.")
+    network: NetworkConfig = Field(
+        default=NetworkConfig(), description="The cluster's network: one the program creates (default), or an existing one."
+    )
     system_pool: SystemPool = Field(default=SystemPool(), description="The CPU pool for the platform's controllers.")
     gpu_pools: list[GpuPool] = Field(
         default_factory=list,
@@ -418,6 +327,14 @@ class GkeClusterConfig(Model):
         default=ImageRegistryConfig(),
         description="Artifact Registry Docker repository for the platform's and the teams' images.",
     )
+    maintenance: Maintenance = Field(
+        default=Maintenance(), description="Maintenance window and exclusions; default: GKE maintains at any time."
+    )
+    secrets_encryption: SecretsEncryption | None = Field(
+        default=None,
+        description="Encrypt Kubernetes Secrets with your Cloud KMS key (application-layer secrets encryption); "
+        "default: Google's encryption at rest only.",
+    )
 
     @field_validator("min_master_version")
     @classmethod
@@ -443,18 +360,24 @@ class GkeClusterConfig(Model):
 
     @model_validator(mode="after")
     def _pools(self) -> GkeClusterConfig:
+        found: list[tuple[str, str]] = []
         seen: set[str] = set()
         for i, pool in enumerate(self.gpu_pools):
             if pool.name in seen:
-                raise problem(f"gpuPools[{i}].name", f"duplicate pool name {pool.name!r}; pool names must be unique")
+                found.append((f"gpuPools[{i}].name", f"duplicate pool name {pool.name!r}; pool names must be unique"))
             seen.add(pool.name)
-            for zone in pool.zones or []:
-                if zone_region(zone) != self.region:
-                    raise problem(
+            outside = [zone for zone in pool.zones or [] if zone_region(zone) != self.region]
+            if outside:
+                zone = outside[0]
+                found.append(
+                    (
                         f"gpuPools[{i}].zones",
                         f"zone {zone!r} is outside the cluster's region {self.region} (it is in "
                         f"{zone_region(zone)}); use zones of {self.region}",
                     )
+                )
+        if found:
+            raise problems(found)
         return self
 
     @property

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -133,6 +133,13 @@ class ValueKind:
 def problem(field: str, message: str) -> PydanticCustomError:
     """A validation error attributed to `field` of the model that raises it."""
     return PydanticCustomError("config", message, {"field": field})
+
+
+def problems(found: Sequence[tuple[str, str]]) -> PydanticCustomError:
+    """Every problem a validator found at once, each (field, message) attributed to its field
+    of the model that raises it (stacks/config.py reports them one by one)."""
+    field, message = found[0]
+    return PydanticCustomError("config", message, {"field": field, "more": list(found[1:])})
 
 
 class Model(BaseModel):

@@ -3,10 +3,11 @@ one's settings (Kubeflow's sign-in, Kueue's admission, monitoring, ...)."""
 
 from __future__ import annotations
 
+import datetime
 import re
 from decimal import Decimal
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -36,9 +37,72 @@ from stacks.schema.common import (
     _text,
     _unique,
     problem,
+    problems,
 )
 
 # --- components -------------------------------------------------------------------
+
+
+# --- chart values overlays (the escape hatch) ----------------------------------------
+# Key names that hold a secret in the charts' own values (password, adminPassword, apiKey,
+# token, clientSecret, ...): a stack file holds no secret in plain text, so such a value is
+# refused; the chart's existingSecret-style keys (a Secret's name) stay allowed.
+SECRET_VALUE_KEY = re.compile(r"(password|passwd|secret|token|apikey|api_key|credentials)$", re.IGNORECASE)
+SECRET_REFERENCE_KEY = re.compile(r"^existing|secretname$|secretref$|^secretkey", re.IGNORECASE)
+
+
+def _chart_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Values any chart could take (a mapping of YAML data), keys as written; dates and
+    plain-text secrets refused, each where it is."""
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                where = f"{path}.{key}" if path else str(key)
+                if isinstance(value, str) and value and SECRET_VALUE_KEY.search(str(key)) and not SECRET_REFERENCE_KEY.search(str(key)):
+                    found.append(
+                        (
+                            where,
+                            f"{key!r} holds a secret, and a stack file holds none in plain text; put it in a Kubernetes "
+                            "Secret and give the chart that Secret's name (its existingSecret-style key)",
+                        )
+                    )
+                walk(value, where)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]")
+        elif isinstance(node, (datetime.date, datetime.datetime)):
+            found.append((path, f"YAML reads {node} as a date, Pulumi passes it on as text: quote it"))
+        elif node is None:
+            found.append(
+                (
+                    path,
+                    "null: Helm would drop the chart's default here, but Pulumi need not pass a null on to Helm as "
+                    "the offline render does; give the value you want instead (false, 0, \"\", [] or {})",
+                )
+            )
+
+    walk(values, "")
+    if found:
+        raise problems(found)
+    return values
+
+
+ChartValues = Annotated[dict[str, Any], AfterValidator(_chart_values), ValueKind("chart values (a mapping)")]
+"""Helm values, any keys the chart takes."""
+
+CHART_VALUES_RULE = (
+    "Chart `values` (the escape hatch for a chart setting the schema has no key for, docs/chart-values.md) are "
+    "merged last over the values the platform sets: mappings merge key by key, any other value (a list, a "
+    "string, a number, a boolean) replaces the platform's whole, and null is refused; `python -m stacks check` "
+    "judges the merged result like everything else."
+)
+
+
+def chart_values_field(chart: str) -> Any:
+    """The `values` overlay of a component installed from `chart` (a Helm chart)."""
+    return Field(default_factory=dict, description=f"Helm values for {chart}, merged last over the platform's (see above the tables).")
 
 
 class Toggle(Model):
@@ -47,6 +111,8 @@ class Toggle(Model):
 
 class CertManagerConfig(Toggle):
     """cert-manager from its own chart, with the issuer and NetworkPolicies the pinned Kubeflow release adds (webhook certificates)."""
+
+    values: ChartValues = chart_values_field("the cert-manager chart")
 
 
 class IstioConfig(Toggle):
@@ -223,9 +289,13 @@ class KubeflowConfig(Toggle):
 class JobSetConfig(Toggle):
     """JobSet, installed once (Trainer's own copy is switched off)."""
 
+    values: ChartValues = chart_values_field("the JobSet chart")
+
 
 class TrainerConfig(Toggle):
     """Kubeflow Trainer v2 controller; our runtimes come from runtimes/."""
+
+    values: ChartValues = chart_values_field("the Kubeflow Trainer chart")
 
 
 class RaySource(str, Enum):
@@ -240,6 +310,7 @@ class KubeRayConfig(Toggle):
         default=RaySource.OPERATOR,
         description="operator: the KubeRay chart; gke-addon: GKE's managed Ray operator (gke only).",
     )
+    values: ChartValues = chart_values_field("the kuberay-operator chart (source operator)")
 
 
 class WaitForPodsReady(Model):
@@ -291,6 +362,7 @@ class KueueConfig(Toggle):
         description="All-or-nothing admission: a multi-node TrainJob or RayJob starts whole, or is evicted "
         "and requeued.",
     )
+    values: ChartValues = chart_values_field("the Kueue chart")
 
 
 class MetricsBackend(str, Enum):
@@ -328,6 +400,8 @@ class MonitoringConfig(Toggle):
         default_factory=list,
         description="Who is Admin in Grafana (dashboards, data sources, alerting); everyone else who signs in is a Viewer.",
     )
+    values: ChartValues = chart_values_field("the kube-prometheus-stack chart (backend kube-prometheus-stack)")
+    grafana_values: ChartValues = chart_values_field("the Grafana chart")
 
     @field_validator("retention")
     @classmethod
@@ -374,6 +448,7 @@ class DcgmExporterConfig(Model):
         default=None, description="Default: on for gke stacks with GPU pools or GPU autoprovisioning limits, off otherwise."
     )
     source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
+    values: ChartValues = chart_values_field("NVIDIA's dcgm-exporter chart (source chart)")
 
 
 class Components(Model):
@@ -396,13 +471,14 @@ class Components(Model):
             "trainer": ("jobset",),
         }
         enabled = {name for name, on in self.enabled_by_key().items() if on}
-        for component, required in needs.items():
-            for dependency in required:
-                if component in enabled and dependency not in enabled:
-                    raise problem(
-                        f"{dependency}.enabled",
-                        f"{component} needs {dependency}; enable {dependency} or disable {component}",
-                    )
+        found = [
+            (f"{dependency}.enabled", f"{component} needs {dependency}; enable {dependency} or disable {component}")
+            for component, required in needs.items()
+            for dependency in required
+            if component in enabled and dependency not in enabled
+        ]
+        if found:
+            raise problems(found)
         return self
 
     def enabled_by_key(self) -> dict[str, bool]:

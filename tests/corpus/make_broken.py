@@ -91,6 +91,12 @@ DEV_AUTH = "        kind: dex\n        staticUsers: [lead@acme.com, ana@acme.com
 PROD_OIDC = '        oidc: {issuer: "https://accounts.google.com", clientId: 1234567890-kubeflow.apps.googleusercontent.com}\n'
 LONG_EMAIL = "x" * 64 + "@" + "d" * 63 + "." + "e" * 63 + "." + "f" * 50 + ".com"
 
+SHARED_VPC = (
+    "    network:\n      existing: {hostProject: acme-net, network: shared-vpc, subnetwork: ml-us-central1, "
+    "podsRange: pods, servicesRange: services}\n"
+)
+"""The dev cluster on a Shared VPC subnet (lines to insert after its privateNodes)."""
+
 P0 = f"{C}.gpuPools[0]"
 P1 = f"{C}.gpuPools[1]"
 AUTH = f"{K}.kubeflow.auth"
@@ -338,6 +344,22 @@ CORPUS: tuple[Broken, ...] = (
     # --- cross-field: quotas and limits -----------------------------------------------
     Broken("ray-pool-accelerator-not-in-quota", "a team's Ray workers on L4s while its quota names only T4s", (f"{T}[1].ray.pool",), edit("dev", ("nvidia-l4: 24}", "nvidia-l4: 24, nvidia-tesla-t4: 8}"), ('      quota: {gpus: {nvidia-l4: 4}, cpu: "32", memory: 128Gi}\n      cohort: research\n' + NLP_BUCKET, '      quota: {gpus: {nvidia-tesla-t4: 4}, cpu: "32", memory: 128Gi}\n      cohort: research\n' + NLP_BUCKET))),
     Broken("nap-cpu-below-pools", "NAP's cluster-wide cpu limit below what the fixed pools take", (f"{C}.autoprovisioning.limits.cpu",), edit("dev", ("limits: {cpu: 512,", "limits: {cpu: 128,"))),
+    # --- landing zones: an existing network, maintenance, secrets key, pool labels, chart values
+    Broken("shared-vpc-network-as-a-path", "the network's self-link where its name goes", (f"{C}.network.existing.network",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n" + SHARED_VPC.replace("network: shared-vpc", "network: projects/acme-net/global/networks/shared-vpc")))),
+    Broken("shared-vpc-with-created-ranges", "an existing network with the ranges of a created subnet", (f"{C}.network.podsCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n" + SHARED_VPC + "      podsCidr: 10.16.0.0/14\n"))),
+    Broken("maintenance-weekend-too-short", "4 hours on Saturdays and Sundays: 32 hours in 32 days, GKE wants 48", (f"{C}.maintenance.window.end",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    maintenance:\n      window: {start: 2026-01-03T02:00:00Z, end: 2026-01-03T06:00:00Z, recurrence: \"FREQ=WEEKLY;BYDAY=SA,SU\"}\n"))),
+    Broken("maintenance-recurrence-unquoted", "BYDAY=SA,SU unquoted in a flow mapping, which the comma splits", (f"{C}.maintenance.window.SU",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    maintenance:\n      window: {start: 2026-01-03T02:00:00Z, end: 2026-01-03T08:00:00Z, recurrence: FREQ=WEEKLY;BYDAY=SA,SU}\n"))),
+    Broken("maintenance-local-time", "a window in local time with an offset", (f"{C}.maintenance.window.start",), edit("dev", ("    privateNodes: true\n", '    privateNodes: true\n    maintenance:\n      window: {start: "2026-01-03T03:00:00+01:00", end: "2026-01-03T09:00:00Z", recurrence: FREQ=DAILY}\n'))),
+    Broken("exclusion-no-upgrades-too-long", "a NO_UPGRADES freeze of two months", (f"{C}.maintenance.exclusions[0].end",), edit("dev", ("    privateNodes: true\n", '    privateNodes: true\n    maintenance:\n      window: {start: "2026-01-03T02:00:00Z", end: "2026-01-03T08:00:00Z", recurrence: FREQ=DAILY}\n      exclusions: [{name: freeze, start: "2026-11-15T00:00:00Z", end: "2027-01-15T00:00:00Z"}]\n'))),
+    Broken("secrets-key-version", "a key version where the key goes", (f"{C}.secretsEncryption.key",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    secretsEncryption: {key: projects/acme-sec/locations/us-central1/keyRings/gke/cryptoKeys/ml/cryptoKeyVersions/3}\n"))),
+    Broken("secrets-key-elsewhere", "a key ring in another region than the cluster", (f"{C}.secretsEncryption.key",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    secretsEncryption: {key: projects/acme-sec/locations/europe-west4/keyRings/gke/cryptoKeys/ml}\n"))),
+    Broken("pool-taint-of-the-platform", "the platform's own GPU taint written again, on a pool", (f"{P0}.taints[0].key",), edit("dev", ("max: 4, provisioning: spot}", "max: 4, provisioning: spot, taints: [{key: nvidia.com/gpu, value: present}]}"))),
+    Broken("pool-label-of-gke", "a GKE label on a pool", (f"{P0}.labels.cloud.google.com/gke-nodepool",), edit("dev", ("max: 4, provisioning: spot}", "max: 4, provisioning: spot, labels: {cloud.google.com/gke-nodepool: gpu}}"))),
+    Broken("chart-values-password", "Grafana's admin password in plain text in a values overlay", (f"{K}.monitoring.grafanaValues.adminPassword",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], grafanaValues: {adminPassword: hunter2}}"))),
+    Broken("chart-values-for-a-chart-not-installed", "kube-prometheus-stack values with the gke-managed backend", (f"{K}.monitoring.values",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    managedPrometheus: true\n"), ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], backend: gke-managed, values: {prometheus: {prometheusSpec: {replicas: 2}}}}\n    dcgmExporter: {source: gke-managed}"))),
+    # --- several at once: the schema's and the rules' in one run ------------------------
+    Broken("pool-with-three-problems", "an unknown accelerator, min above max and a reservation without its name in one pool", (f"{P0}.accelerator", f"{P0}.min", f"{P0}.reservation"), edit("dev", ("{name: l4, accelerator: nvidia-l4, machineType: g2-standard-24, min: 0, max: 4, provisioning: spot}", "{name: l4, accelerator: nvidia-l44, machineType: g2-standard-24, min: 5, max: 4, provisioning: reservation}"))),
+    Broken("schema-and-rule-together", "a retention the schema refuses and NAP limits below the pools, reported together", (f"{K}.monitoring.retention", f"{C}.autoprovisioning.limits.cpu"), edit("dev", ("limits: {cpu: 512,", "limits: {cpu: 128,"), ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], retention: 2weeks}"))),
     Broken("nap-below-pools-cpu-and-memory", "prod's NAP limits as they were: 1,024 vCPUs and 4,096 GiB for pools taking 1,112 and 6,528", (f"{C}.autoprovisioning.limits.cpu", f"{C}.autoprovisioning.limits.memory"), edit("prod", ("limits: {cpu: 1280, memory: 7168,", "limits: {cpu: 1024, memory: 4096,"))),
 )
 
