@@ -432,8 +432,11 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
 
     everything = [o for objects in raw.values() for o in objects] + authored_objects(plan)
     custom = scopes_of(everything)
-    if any(is_namespaced(o, custom) is None for o in everything):
-        custom = crd_scopes() | custom  # the pinned upstream CRDs, read only when needed
+    # Only a chart's or tree's object that names no namespace needs its kind's scope (normalized);
+    # the pinned upstream CRDs (megabytes to parse) are read only for one whose CRD is elsewhere.
+    unscoped = (o for objects in raw.values() for o in objects if not (o.get("metadata") or {}).get("namespace"))
+    if any(is_namespaced(o, custom) is None for o in unscoped):
+        custom = crd_scopes() | custom
     rendered: list[Rendered] = []
     unmatched: list[str] = []
     for install in found:
