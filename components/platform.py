@@ -55,6 +55,8 @@ TRAINER_NEEDS = (Need(Ready.JOBSET, What.CRDS),)
 """Trainer's controller runs TrainJobs as JobSets: it watches that kind from its start."""
 TRAINER_NAMESPACE = Need(Ready.KUBEFLOW_NAMESPACES, What.NAMESPACE, optional=True)
 """Trainer runs in kubeflow-system, Kubeflow's namespace tree's when Kubeflow is on."""
+RUNTIMES_NEEDS = (Need(Ready.TRAINER, What.CRDS), Need(Ready.TRAINER, What.WEBHOOKS))
+"""Our ClusterTrainingRuntimes (not the chart's hook) are Trainer's kind, checked by its webhook."""
 GRAFANA_NEEDS = (Need(Ready.ISTIO, What.WEBHOOKS, optional=True),)
 """Grafana's pods get their sidecar from Istio's injection webhook (components/monitoring.py)."""
 # No edge from Kueue to Trainer/JobSet/KubeRay: Kueue defers an integration until its CRD
@@ -92,12 +94,7 @@ def _jobset(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Re
 def _trainer(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.trainer is None:
         return None
-    trainer = Trainer("trainer", args.trainer, cluster, ready.resources(TRAINER_NEEDS, "Trainer"), namespace=ready.get(TRAINER_NAMESPACE.on))
-    if args.training_runtimes is not None:
-        # Our runtimes, not the chart's hook: after the CRDs and the validating webhook are up.
-        runtimes_opts = pulumi.ResourceOptions(providers=[cluster.provider])
-        TrainingRuntimes("runtimes", args.training_runtimes, [trainer.ready], runtimes_opts)
-    return trainer.ready
+    return Trainer("trainer", args.trainer, cluster, ready.resources(TRAINER_NEEDS, "Trainer"), namespace=ready.get(TRAINER_NAMESPACE.on)).ready
 
 
 def _kuberay(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
@@ -184,6 +181,9 @@ def install(args: PlatformArgs, cluster: Cluster) -> Installed:
         ready.record(key, installer(args, cluster, ready))
         if key is Ready.KUBEFLOW and args.https_gateway is not None:
             gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, ready.resources(HTTPS_GATEWAY_NEEDS, "the HTTPS gateway"))
+        if key is Ready.TRAINER and args.training_runtimes is not None:
+            runtimes_opts = pulumi.ResourceOptions(providers=[cluster.provider])
+            TrainingRuntimes("runtimes", args.training_runtimes, ready.resources(RUNTIMES_NEEDS, "the training runtimes"), runtimes_opts)
     _ties(args, cluster, ready)
     # Teams last: each team object waits only for what it needs (components/profiles/team.py NEEDS).
     install_teams(args.teams, cluster, ready)
