@@ -24,6 +24,8 @@ class Cluster:
     kubeconfig: pulumi.Output[str]
     image_registry: ImageRegistry | None = None
     """A gke stack's Artifact Registry repository (teams that push get write access on it)."""
+    network_id: pulumi.Output[str] | None = None
+    """A gke stack's VPC (private services access: the pipelines database)."""
 
 
 def gke_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -63,6 +65,7 @@ def build_cluster(args: ClusterArgs) -> Cluster:
     kubeconfig: pulumi.Output[str]
     name = args.cluster.name
     registry: ImageRegistry | None = None
+    network_id: pulumi.Output[str] | None = None
     if isinstance(args, GkeClusterArgs):
         gke = GkeCluster(name, args)
         if args.image_registry is not None:
@@ -72,6 +75,7 @@ def build_cluster(args: ClusterArgs) -> Cluster:
         )
         kubeconfig = pulumi.Output.secret(plain)
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig)
+        network_id = gke.network_id
     elif args.cluster.existing_context:
         # The provider reads the user's own kubeconfig; nothing of it enters the state.
         kubeconfig = pulumi.Output.secret("")
@@ -87,4 +91,4 @@ def build_cluster(args: ClusterArgs) -> Cluster:
         # context is unreachable for other reasons, and its objects must stay in the state.
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig, delete_unreachable=True)
     provider = k8s.Provider("k8s", provider_args)
-    return Cluster(name=name, provider=provider, kubeconfig=kubeconfig, image_registry=registry)
+    return Cluster(name=name, provider=provider, kubeconfig=kubeconfig, image_registry=registry, network_id=network_id)

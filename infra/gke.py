@@ -395,6 +395,8 @@ class GkeCluster(Component):
     ca_certificate: pulumi.Output[str]
     node_service_account: pulumi.Output[str]
     """The e-mail of the nodes' Google service account (what pulls images)."""
+    network_id: pulumi.Output[str]
+    """The cluster's VPC, where private services (the pipelines database) are reached."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, opts)
@@ -452,11 +454,13 @@ class GkeCluster(Component):
         self.endpoint = gke.endpoint
         self.ca_certificate = gke.master_auth.cluster_ca_certificate.apply(lambda ca: ca or "")
         self.node_service_account = node_sa.email
+        self.network_id = network.network_id
         self.register_outputs(
             {
                 "name": gke.name,
                 "endpoint": gke.endpoint,
                 "caCertificate": self.ca_certificate,
                 "nodeServiceAccount": self.node_service_account,
+                "networkId": self.network_id,
             }
         )

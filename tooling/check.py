@@ -15,7 +15,7 @@ from typing import Any
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites
 from components.profiles import LOCAL_QUEUE
-from facts.image_refs import ImagePolicy, ImageRef, floating, is_local, normalized_hub, parse, retired_registry
+from facts.image_refs import FLOATING_TAGS, ImagePolicy, ImageRef, floating, is_local, normalized_hub, parse, retired_registry
 from facts.resource_types import GCP_FIREWALL
 from facts.versions import PINS, Pin, PinKind
 from stacks.schema import GkeClusterConfig
@@ -431,15 +431,22 @@ def _site(site: ImageSite) -> str:
 
 def image_tags(platform: Platform) -> Iterator[Violation]:
     """Every image names a release: a digest, or a tag that is neither absent, floating
-    (`latest`, `main`, `master`, ...), nor a bare major or major.minor."""
+    (`latest`, `main`, `master`, ...), nor a bare major or major.minor, unless the pin table
+    pins that very tag (a project that numbers its releases major.minor, such as SeaweedFS 4.00:
+    the pin's source says so)."""
+    pinned = pinned_tags()
     for o, site in platform.image_sites:
         if site.hub:
             continue
         try:
-            why = floating(parse(site.reference))
+            ref = parse(site.reference)
+            why = floating(ref)
         except ValueError as err:
             yield Violation("image-tag", label(o), o.source, f"{_site(site)} is not an image reference ({err}); name one such as registry/path:tag")
             continue
+        identity = platform.source_of(site.reference)
+        if why and ref.tag and identity is not None and ref.tag in pinned.get(identity.repository, {}) and ref.tag not in FLOATING_TAGS:
+            why = None
         if why:
             yield Violation("image-tag", label(o), o.source, f"{_site(site)} {why}; pin a release tag, or a digest (@sha256:...) for a tag that moves")
 
