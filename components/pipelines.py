@@ -45,6 +45,7 @@ import pulumi_random as random
 from args.components import PipelinesArgs
 from components.base import PlatformComponent, PropsTransform, apply_manifest, matches
 from components.kubeflow import with_secrets
+from components.sources import PreparedTree, prepared_tree
 from components.team_pipelines import ACCESS_KEY, IN_CLUSTER_BUCKET, KFP_NAMESPACE, SECRET_KEY, ObjectStoreKeys, team_prefix
 from infra.cloudsql import CloudSqlDatabase
 from infra.cluster import Cluster
@@ -271,6 +272,13 @@ def database_service(addresses: pulumi.Input[str]) -> tuple[dict[str, Any], dict
         "endpoints": [{"addresses": [addresses]}],
     }
     return service, slice_
+
+
+def prepared_trees(args: PipelinesArgs | None) -> list[PreparedTree]:
+    """The prepared copy the Pipelines tree is read from (its Argo bases from the stack's local
+    mirror: components/sources.py), if any: what `pulumi up` needs written first."""
+    prepared = prepared_tree(TREE, args.sources) if args is not None else None
+    return [prepared] if prepared is not None else []
 
 
 def initdb_config_map() -> dict[str, Any]:

@@ -36,10 +36,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     gc.freeze()
 
 
-# Monitoring is off in the small test stacks (smaller plans); tests that need it turn it on.
+# Monitoring and Pipelines are off in the small test stacks (smaller plans; a GKE team that runs
+# pipelines needs a bucket); tests that need them turn them on.
 COMPONENTS_OFF = {
     key: {"enabled": False}
-    for key in ("monitoring", "dcgmExporter")
+    for key in ("monitoring", "dcgmExporter", "pipelines")
 }
 
 
