@@ -628,6 +628,15 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
                     yield Violation("upstream-secret", label(o), o.source, f"holds {credential!r}, {what}; replace it with a generated Pulumi secret")
 
 
+def data_kept(platform: Platform) -> Iterator[Violation]:
+    """Every PersistentVolumeClaim the platform installs (a database's, an object store's) is
+    protected and retained: a config mistake or a refactor stops `pulumi up` at it instead of
+    deleting the volume and its data (components/base.py KEEP)."""
+    for o in platform.of_kind("PersistentVolumeClaim"):
+        if not o.kept:
+            yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.KEEP (protect, retainOnDelete)")
+
+
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("duplicate", "no object from two sources", no_duplicates),
@@ -641,7 +650,8 @@ RULES: tuple[Rule, ...] = (
     Rule("retired-registry", "no image or hub from a retired registry", no_retired_registry),
     Rule("image-mirror", "with an image mirror, every image pulled through it", images_mirrored),
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
-    Rule("upstream-secret", "no well-known secret from an upstream release", no_upstream_secrets),
+    Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
+    Rule("data-kept", "every volume claim protected and retained", data_kept),
 )
 
 
