@@ -26,6 +26,8 @@ GKE_CLUSTER = "gcp:container/cluster:Cluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 GCP_FIREWALL = "gcp:compute/firewall:Firewall"
 GCP_SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
+# pulumi_gcp/sql/database_instance.py
+CLOUD_SQL_INSTANCE = "gcp:sql/databaseInstance:DatabaseInstance"
 # pulumi_random/random_password.py, pulumi_command/local/command.py
 RANDOM_PASSWORD = "random:index/randomPassword:RandomPassword"
 LOCAL_COMMAND = "command:local:Command"
