@@ -278,7 +278,7 @@ def parser() -> argparse.ArgumentParser:
     )
     images_format.add_argument("--json", action="store_true", help="every image with its source, destination and objects")
     for sub in (render_cmd, check_cmd, images_cmd):
-        sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/) to render from")
+        sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/, remote/) to render from")
     command("prepare", "write the Kubeflow trees the stack reads from its local remote-base mirror, before pulumi up")
     command("policy", "run the policy pack's rules offline")
     command("cost", "idle and full-autoscale cost per hour")
