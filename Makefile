@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test check-stacks plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
+.PHONY: test check-stacks mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -59,6 +59,12 @@ test: $(INSTALLED)
 check-stacks: $(INSTALLED)
 	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
 		$(PYTHON) -m stacks check $$stack || exit 1; done
+
+# Every mutation of the shipped stacks (drops, empties, duplicated entries, wrong types,
+# out-of-range numbers) through `python -m stacks plan`, accepted ones planned: exit 0 or 2,
+# no traceback, nothing the schema documents as invalid accepted (benchmarks/mutations.py).
+mutations: $(INSTALLED)
+	$(PYTHON) -m benchmarks.mutations --jobs 2
 
 plan: $(INSTALLED)
 	$(PYTHON) -m stacks plan $(STACK)

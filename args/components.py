@@ -5,7 +5,7 @@ Secrets arrive as Pulumi secrets read once at the edge (program.py), never read 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
@@ -57,7 +57,16 @@ class UpstreamArgs:
 
 
 @dataclass(frozen=True)
-class CertManagerArgs(UpstreamArgs):
+class ChartArgs(UpstreamArgs):
+    """A component installed from a Helm chart."""
+
+    values: Mapping[str, Any] = field(default_factory=dict, kw_only=True)
+    """The stack's overlay of the chart's values (`mlplatform:components.<name>.values`),
+    merged over the platform's last (components/base.py overlay_values)."""
+
+
+@dataclass(frozen=True)
+class CertManagerArgs(ChartArgs):
     pass
 
 
@@ -67,17 +76,17 @@ class KubeflowNamespacesArgs(UpstreamArgs):
 
 
 @dataclass(frozen=True)
-class JobSetArgs(UpstreamArgs):
+class JobSetArgs(ChartArgs):
     pass
 
 
 @dataclass(frozen=True)
-class TrainerArgs(UpstreamArgs):
+class TrainerArgs(ChartArgs):
     pass
 
 
 @dataclass(frozen=True)
-class KubeRayArgs(UpstreamArgs):
+class KubeRayArgs(ChartArgs):
     pass
 
 
@@ -135,7 +144,7 @@ class HttpsGatewayArgs:
 
 
 @dataclass(frozen=True)
-class KueueArgs(UpstreamArgs):
+class KueueArgs(ChartArgs):
     gpu_pools: tuple[GpuPool, ...]
     """One ResourceFlavor each; queued pools also an admission check."""
     service_monitor: bool
@@ -145,6 +154,8 @@ class KueueArgs(UpstreamArgs):
 
 @dataclass(frozen=True)
 class MonitoringArgs(UpstreamArgs):
+    """Its charts' overlays are in `settings` (values: kube-prometheus-stack, grafanaValues: Grafana)."""
+
     settings: MonitoringConfig
     project: str | None
     cluster_name: str
@@ -156,8 +167,10 @@ class MonitoringArgs(UpstreamArgs):
 
 
 @dataclass(frozen=True)
-class DcgmExporterArgs(UpstreamArgs):
+class DcgmExporterArgs(ChartArgs):
     service_monitor: bool
+    gpu_pools: tuple[GpuPool, ...] = ()
+    """The exporter runs on every GPU node: it tolerates each pool's taints."""
 
 
 @dataclass(frozen=True)
@@ -170,6 +183,8 @@ class CloudSqlArgs:
     """The instance's name (`<cluster>-pipelines`); a name is not reusable for a week after deletion."""
     settings: PipelinesCloudSql
     deletion_protection: bool
+    private_service_access: bool
+    """Create the network's Private Service Access (PipelinesCloudSql.private_service_access resolved)."""
 
 
 @dataclass(frozen=True)
@@ -191,7 +206,7 @@ class TrainingRuntimesArgs:
 
 
 def cert_manager_args(config: PlatformConfig) -> CertManagerArgs:
-    return CertManagerArgs(sources=config.sources)
+    return CertManagerArgs(sources=config.sources, values=config.components.cert_manager.values)
 
 
 def kubeflow_namespaces_args(config: PlatformConfig) -> KubeflowNamespacesArgs:
@@ -199,15 +214,15 @@ def kubeflow_namespaces_args(config: PlatformConfig) -> KubeflowNamespacesArgs:
 
 
 def jobset_args(config: PlatformConfig) -> JobSetArgs:
-    return JobSetArgs(sources=config.sources)
+    return JobSetArgs(sources=config.sources, values=config.components.jobset.values)
 
 
 def trainer_args(config: PlatformConfig) -> TrainerArgs:
-    return TrainerArgs(sources=config.sources)
+    return TrainerArgs(sources=config.sources, values=config.components.trainer.values)
 
 
 def kuberay_args(config: PlatformConfig) -> KubeRayArgs:
-    return KubeRayArgs(sources=config.sources)
+    return KubeRayArgs(sources=config.sources, values=config.components.kuberay.values)
 
 
 def istio_args(config: PlatformConfig) -> IstioArgs:
@@ -262,6 +277,7 @@ def kueue_args(config: PlatformConfig) -> KueueArgs:
         gpu_pools=gpu_pools(config),
         service_monitor=service_monitor_enabled(config),
         wait_for_pods_ready=config.components.kueue.wait_for_pods_ready,
+        values=config.components.kueue.values,
     )
 
 
@@ -277,7 +293,12 @@ def monitoring_args(config: PlatformConfig) -> MonitoringArgs:
 
 
 def dcgm_exporter_args(config: PlatformConfig) -> DcgmExporterArgs:
-    return DcgmExporterArgs(sources=config.sources, service_monitor=service_monitor_enabled(config))
+    return DcgmExporterArgs(
+        sources=config.sources,
+        service_monitor=service_monitor_enabled(config),
+        gpu_pools=gpu_pools(config),
+        values=config.components.dcgm_exporter.values,
+    )
 
 
 def training_runtimes_args(config: PlatformConfig) -> TrainingRuntimesArgs:
@@ -287,13 +308,15 @@ def training_runtimes_args(config: PlatformConfig) -> TrainingRuntimesArgs:
 def pipelines_args(config: PlatformConfig) -> PipelinesArgs:
     cluster = config.cluster
     gke = isinstance(cluster, GkeClusterConfig)
+    sql = config.components.pipelines.cloud_sql
     cloud_sql = (
         CloudSqlArgs(
             project=config.project,
             region=cluster.region,
             instance=f"{cluster.name}-pipelines",
-            settings=config.components.pipelines.cloud_sql,
+            settings=sql,
             deletion_protection=config.deletion_protection,
+            private_service_access=sql.private_service_access if sql.private_service_access is not None else cluster.network.existing is None,
         )
         if isinstance(cluster, GkeClusterConfig)
         else None

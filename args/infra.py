@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from stacks.schema import (
     DcgmSource,
     Environment,
+    ExistingNetwork,
     GkeClusterConfig,
     KindClusterConfig,
     NetworkConfig,
@@ -18,13 +19,36 @@ from stacks.schema import (
 
 @dataclass(frozen=True)
 class NetworkArgs:
-    """The VPC of a GKE cluster."""
+    """The VPC of a GKE cluster: one the program creates, or an existing one (`ranges.existing`),
+    maybe a Shared VPC host project's."""
 
     project: str | None
+    """The stack's project, where the cluster is (a Shared VPC's service project)."""
     region: str
     private_nodes: bool
-    """Private nodes egress through Cloud NAT (a router and a NAT)."""
+    """Private nodes egress through Cloud NAT (a created network's router and NAT)."""
     ranges: NetworkConfig
+
+    @property
+    def existing(self) -> ExistingNetwork | None:
+        return self.ranges.existing
+
+    @property
+    def host_project(self) -> str | None:
+        """The project that owns the network: a Shared VPC host project, else the stack's."""
+        existing = self.ranges.existing
+        return existing.host_project if existing is not None and existing.host_project else self.project
+
+    @property
+    def shared_vpc(self) -> bool:
+        return self.host_project != self.project
+
+    @property
+    def manages_host_project(self) -> bool:
+        """Whether the program makes the network's IAM bindings and firewall rules: always in
+        the stack's own project; in a Shared VPC host project unless its admins do
+        (`existing.manageHostProject: false`)."""
+        return not self.shared_vpc or (self.ranges.existing is not None and self.ranges.existing.manage_host_project)
 
 
 @dataclass(frozen=True)

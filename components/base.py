@@ -3,7 +3,8 @@ and installing upstream software the way its maintainers publish it (pinned)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import copy
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -28,6 +29,21 @@ is gone or renamed). Give it a name: a named function, or a `functools.partial` 
 
 HELM_CHART_TYPE = resource_types.HELM_CHART
 KUSTOMIZE_TYPE = resource_types.KUSTOMIZE
+
+
+def overlay_values(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
+    """A chart's values with the stack's overlay (`mlplatform:components.<name>.values`) over
+    them, last: mappings merge key by key, all the way down; anything else the overlay gives
+    (a list, a string, a number, a boolean) replaces the value whole. The schema refuses
+    null (stacks/schema.py CHART_VALUES_RULE)."""
+    merged = dict(base)
+    for key, value in overlay.items():
+        below = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(below, Mapping):
+            merged[key] = overlay_values(below, value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
 
 
 def transform_name(transform: PropsTransform) -> str:
@@ -307,17 +323,20 @@ class PlatformComponent(Component):
         depends_on: Sequence[pulumi.Resource] = (),
         transforms: Sequence[PropsTransform] = (),
         moves: Sequence[Moved] = (),
+        overlay: Mapping[str, Any] | None = None,
     ) -> k8s.helm.v4.Chart:
         """A pinned Helm chart from its public repository or the stack's mirror (chart_source,
         which the offline render reads too), in `namespace`, its release named after the resource;
-        `transforms` change its objects, `moves` say where some of them were before."""
+        `overlay`: the stack's values over ours (overlay_values), so the offline render, which
+        reads the chart's inputs, renders them too; `transforms` change its objects, `moves`
+        say where some of them were before."""
         source = chart_source(pin, self.sources)
         args = k8s.helm.v4.ChartArgs(
             chart=source.chart,
             version=source.version,
             repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
             namespace=namespace,
-            values=values,
+            values=overlay_values(values, overlay) if overlay else values,
         )
         options = self._install_options(HELM_CHART_TYPE, name, transforms, moves)
         return k8s.helm.v4.Chart(name, args, opts=self.child(depends_on, **options))

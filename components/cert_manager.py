@@ -62,7 +62,9 @@ class CertManager(PlatformComponent):
             pulumi.get_stack(), pulumi.get_project(), moved.component, KUSTOMIZE_TYPE, "kubernetes:core/v1:Namespace", f"{OLD_TREE}:{NAMESPACE}"
         )
         namespace = self.create_namespace(NAMESPACE, NAMESPACE_LABELS, aliases=[old_namespace])
-        chart = self.chart(RELEASE, CERT_MANAGER, NAMESPACE, cert_manager_values(), [namespace], moves=[moved])
+        chart = self.chart(
+            RELEASE, CERT_MANAGER, NAMESPACE, cert_manager_values(), [namespace], moves=[moved], overlay=args.values
+        )
         # The issuer is validated by cert-manager's webhook: the tree waits for the whole chart,
         # so for the webhook's Deployment to be ready.
         self.ready = self.kustomize(KUBEFLOW_INSTALL, KUBEFLOW_TREE, depends_on=[chart], moves=[moved])

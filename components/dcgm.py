@@ -10,6 +10,7 @@ which cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pulumi
@@ -18,9 +19,10 @@ import pulumi_kubernetes as k8s
 from args.components import DcgmExporterArgs
 from components.base import PlatformComponent
 from components.monitoring import SCRAPE_LABELS
-from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT
+from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT, pool_taints
 from facts.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
+from stacks.schema import GpuPool
 
 NAMESPACE = "dcgm-exporter"
 RELEASE = "dcgm-exporter"
@@ -39,6 +41,13 @@ METRICS_VOLUME_MOUNT = {
 }
 
 
+def gpu_node_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
+    """Tolerations of every taint a GPU node of the stack may carry, each once: the platform's
+    (also on nodes NAP creates) and each pool's own."""
+    taints = [GPU_TAINT, *(taint for pool in pools for taint in pool_taints(pool))]
+    return [t.toleration() for t in dict.fromkeys(taints)]
+
+
 def dcgm_exporter_values(args: DcgmExporterArgs) -> dict[str, Any]:
     """dcgm-exporter chart values for GKE nodes with Google-installed drivers."""
     return {
@@ -54,8 +63,9 @@ def dcgm_exporter_values(args: DcgmExporterArgs) -> dict[str, Any]:
             # The node the GPU is on, for joining with kube-state-metrics' node labels (pools).
             "relabelings": [{"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}],
         },
-        # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule.
-        "tolerations": [GPU_TAINT.toleration()],
+        # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule; the stack's pools may carry
+        # taints of their own, and the exporter belongs on every GPU node.
+        "tolerations": gpu_node_tolerations(args.gpu_pools),
         # Only GPU nodes: GKE labels each with its accelerator.
         "affinity": {
             "nodeAffinity": {
@@ -129,6 +139,6 @@ class DcgmExporter(PlatformComponent):
             opts=self.child([ns]),
         )
         needs = [ns, quota] + ([monitoring] if monitoring else [])
-        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), needs)
+        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), needs, overlay=args.values)
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace})

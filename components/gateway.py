@@ -23,6 +23,7 @@ from args.components import HttpsGatewayArgs
 from components.base import PlatformComponent, apply_manifest, required
 from components.istio import BACKEND_CONFIG, GATEWAY_NAMESPACE, GATEWAY_SERVICE
 from infra.cluster import Cluster
+from infra.network import ClusterNetwork
 from stacks.schema import KubeflowAuth
 
 NAMESPACE = GATEWAY_NAMESPACE
@@ -105,11 +106,29 @@ def load_balancer_policy() -> dict[str, Any]:
     }
 
 
+def health_check_firewall_args(network: ClusterNetwork) -> gcp.compute.FirewallArgs:
+    """Google's load balancers to the gateway pods, in a Shared VPC host project. GKE's Ingress
+    controller opens these itself with a firewall rule in the network's project
+    (cloud.google.com/kubernetes-engine/docs/concepts/firewall-rules, "GKE Ingresses"), which
+    in a host project takes the service project's GKE service agent roles/compute.securityAdmin
+    there (GoogleCloudPlatform/cloud-foundation-fabric modules/project/sharedvpc-agent-iam.yaml:
+    "to manage firewall rules"); rather than that broad role, the program makes the one rule."""
+    return gcp.compute.FirewallArgs(
+        project=network.project,
+        network=network.network,
+        description="Google load balancers and health checks -> the Kubeflow gateway pods (GKE Ingress, NEG)",
+        direction="INGRESS",
+        source_ranges=list(GOOGLE_LB_RANGES),
+        target_tags=[network.node_tag],
+        allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[str(port) for port in GATEWAY_PORTS])],
+    )
+
+
 class HttpsGateway(PlatformComponent):
     """Public HTTPS entry point of the Kubeflow gateway on GKE."""
 
     address: pulumi.Output[str]
-    """The global static IP the hostname must resolve to."""
+    """The global static IP the hostname must resolve to (the stack output gatewayAddress)."""
     url: pulumi.Output[str]
 
     def __init__(
@@ -128,6 +147,9 @@ class HttpsGateway(PlatformComponent):
             gcp.compute.GlobalAddressArgs(project=args.project, name=f"{cluster.name}-kubeflow"),
             opts=self.child(protect=args.deletion_protection),
         )
+        network = cluster.network
+        if network is not None and network.shared_vpc and network.manages_host_project:
+            gcp.compute.Firewall(f"{name}-health-checks", health_check_firewall_args(network), opts=self.child())
         after = self.child(needs)
         apply_manifest(f"{name}-{LB_POLICY}", load_balancer_policy(), after)
         objects = [backend_config(auth), managed_certificate(auth.hostname)]

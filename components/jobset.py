@@ -22,6 +22,8 @@ class JobSet(PlatformComponent):
     def __init__(self, name: str, args: JobSetArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart("jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace])
+        self.ready = self.chart(
+            "jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace], overlay=args.values
+        )
         self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

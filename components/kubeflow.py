@@ -36,7 +36,7 @@ from components.base import (
 )
 from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
-from facts.naming import TEAM_POD_DEFAULT, ray_dashboard_path
+from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
 from infra.component import type_token
@@ -250,11 +250,6 @@ def moved_between_trees() -> dict[str, tuple[Moved, ...]]:
     }
 
 
-def password_env(email: str) -> str:
-    """The env var (from the dex-passwords Secret) that holds one user's bcrypt hash."""
-    return "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", email.upper())
-
-
 def user_id(email: str) -> str:
     """A stable Dex userID per e-mail (Dex only needs it unique)."""
     return hashlib.sha256(email.lower().encode()).hexdigest()[:20]
@@ -281,7 +276,7 @@ def dex_config(auth: KubeflowAuth) -> str:
     }
     if auth.kind is AuthKind.DEX:
         config["staticPasswords"] = [
-            {"email": e, "hashFromEnv": password_env(e), "username": e.split("@")[0], "userID": user_id(e)}
+            {"email": e, "hashFromEnv": dex_password_env(e), "username": e.split("@")[0], "userID": user_id(e)}
             for e in auth.static_users
         ]
     elif auth.oidc:
@@ -317,7 +312,7 @@ def dex_secret_data(args: KubeflowArgs) -> dict[str, pulumi.Output[str]]:
         # A user without a hash stops `pulumi up` before this runs (stacks.secrets.secret_problems).
         return pulumi.Output.secret(hashes.apply(lambda h: str(h.get(email, ""))))
 
-    return {password_env(e): hash_of(e) for e in auth.static_users}
+    return {dex_password_env(e): hash_of(e) for e in auth.static_users}
 
 
 def with_dex_config(props: dict[str, Any], config_yaml: str) -> dict[str, Any] | None:

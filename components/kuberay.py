@@ -42,7 +42,9 @@ class KubeRay(PlatformComponent):
     def __init__(self, name: str, args: KubeRayArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart("kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace])
+        self.ready = self.chart(
+            "kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace], overlay=args.values
+        )
         child = self.child()
         cluster_role("kubeflow-kuberay-admin", ("kubeflow-admin",), opts=child)
         cluster_role("kubeflow-kuberay-edit", ("kubeflow-edit", "kubeflow-admin"), EDIT_RULES, opts=child)

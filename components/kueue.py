@@ -169,7 +169,7 @@ class Kueue(PlatformComponent):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
         values = kueue_values(args.service_monitor, args.wait_for_pods_ready)
-        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace, *needs])
+        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace, *needs], overlay=args.values)
         flavors = resource_flavors(args.gpu_pools)
         self.flavors = [
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready])) for flavor in flavors

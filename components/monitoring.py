@@ -349,7 +349,7 @@ class Monitoring(PlatformComponent):
     def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> None:
         """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
         stack = self.chart(
-            PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns]
+            PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns], overlay=config.values
         )
         after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
         k8s.apiextensions.CustomResource(
@@ -403,7 +403,7 @@ class Monitoring(PlatformComponent):
                 data=data,
                 opts=in_ns,
             )
-        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns])
+        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns], overlay=args.settings.grafana_values)
         if args.kubeflow:
             after_istio = self.child([ns] if istio is None else [ns, istio])
             apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(args.settings.grafana_admins), after_istio)

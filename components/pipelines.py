@@ -311,10 +311,10 @@ class Pipelines(PlatformComponent):
         access_key, secret_key = generated("object-store-access-key", ACCESS_KEY_LENGTH), generated("object-store-secret-key", SECRET_KEY_LENGTH)
         own: list[pulumi.Resource] = [apply_manifest(f"{NAMESPACE}/{MYSQL_INITDB}", initdb_config_map(), self.child(needs))]
         if args.cloud_sql is not None:
-            if cluster.network_id is None:
+            if cluster.network is None:
                 raise ValueError("a Cloud SQL database needs the GKE cluster's network")
             database = CloudSqlDatabase(
-                f"{name}-db", args.cloud_sql, cluster.network_id, DB_USER, password, DATABASES, opts=pulumi.ResourceOptions(parent=self)
+                f"{name}-db", args.cloud_sql, cluster.network, DB_USER, password, DATABASES, opts=pulumi.ResourceOptions(parent=self)
             )
             service, slice_ = database_service(database.private_ip)
             own.append(apply_manifest(f"{NAMESPACE}/{DB_SERVICE}", service, self.child(needs)))

@@ -36,6 +36,8 @@ KUBEFLOW_NAMESPACES = "kubeflowNamespaces"
 """Ready key of Kubeflow's namespace tree, installed first when Kubeflow is on."""
 PIPELINE_KEYS: dict[str, ObjectStoreKeys] = {}
 """Per team, its key pair of the in-cluster object store (Pipelines.team_keys), for its namespace."""
+HTTPS_GATEWAY = "httpsGateway"
+"""Key of the HttpsGateway, when the stack has one (its address is a stack output)."""
 Installer = Callable[[PlatformArgs, Cluster, Ready], pulumi.Resource | None]
 
 
@@ -62,7 +64,9 @@ def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Reso
     kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, _needs(ready, KUBEFLOW_NAMESPACES, "certManager", "istio"))
     ready[POD_DEFAULTS] = kubeflow.pod_defaults  # the teams' PodDefaults need its CRD
     if args.https_gateway is not None:
-        HttpsGateway("kubeflow-https", args.https_gateway, cluster, [*_needs(ready, "istio"), kubeflow.ready])
+        ready[HTTPS_GATEWAY] = HttpsGateway(
+            "kubeflow-https", args.https_gateway, cluster, [*_needs(ready, "istio"), kubeflow.ready]
+        )
     return kubeflow.ready
 
 

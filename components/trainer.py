@@ -76,7 +76,9 @@ class Trainer(PlatformComponent):
         None creates it here."""
         super().__init__(name, cluster, opts, args.sources)
         namespace = namespace or self.create_namespace(NAMESPACE)
-        self.ready = self.chart("kubeflow-trainer", TRAINER_CHART, NAMESPACE, trainer_values(), [namespace, *needs])
+        self.ready = self.chart(
+            "kubeflow-trainer", TRAINER_CHART, NAMESPACE, trainer_values(), [namespace, *needs], overlay=args.values
+        )
         opts_ = self.child()
         cluster_role("kubeflow-trainer-admin", ("kubeflow-admin",), aggregates="kubeflow-trainer-admin", opts=opts_)
         cluster_role("kubeflow-trainer-edit", ("kubeflow-edit", "kubeflow-trainer-admin"), EDIT_RULES, opts=opts_)

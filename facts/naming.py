@@ -6,6 +6,9 @@ Upstream fact: KFAM's binding names, kubeflow/dashboard components/access-manage
 kfam/bindings.go (same in kubeflow/kubeflow v1.10): `User-<email>-ClusterRole-<role>`,
 every run of `[^a-zA-Z0-9]` replaced by '-', lowercased. So ana.b@x.com and ana-b@x.com
 get one name per role.
+
+Our own derived names are injective where two people must never share one: the
+environment variable that carries a Dex static user's password hash.
 """
 
 from __future__ import annotations
@@ -20,6 +23,34 @@ def kfam_binding_name(email: str, role: str) -> str:
     """KFAM's name for a contributor binding: `user-<email, non-alphanumerics as ->-clusterrole-<role>`."""
     raw = "-".join(["User", _NOT_ALPHANUMERIC.sub("-", email), "ClusterRole", role]).lower()
     return _NOT_ALPHANUMERIC.sub("-", raw)
+
+
+# --- Dex password hashes -------------------------------------------------------------
+# Dex reads each static user's bcrypt hash from the environment variable its config names
+# (dexidp/dex v2.45.0 cmd/dex/config.go, password.UnmarshalJSON: `hashFromEnv`,
+# os.Getenv); the variables come from the keys of the `dex-passwords` Secret (kubeflow/
+# manifests 26.03 common/dex/base/deployment.yaml, envFrom secretRef). A Secret key is
+# `[-._a-zA-Z0-9]+`, at most 253 characters (k8s.io/apimachinery v0.34.0 pkg/util/
+# validation IsConfigMapKey); we keep to `[A-Za-z0-9_]`, which every environment-variable
+# rule accepts (IsEnvVarName, and POSIX shells).
+
+DEX_PASSWORD_ENV_PREFIX = "DEX_PASSWORD_"
+SECRET_KEY_MAX = 253
+_KEPT_IN_ENV_NAME = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def dex_password_env(email: str) -> str:
+    """The environment variable holding `email`'s Dex password hash, one per e-mail by
+    construction: letters and digits stay, every other character becomes `_` and the
+    hex of its UTF-8 bytes (`.` -> `_2E`, `_` -> `_5F`). Each `_` starts exactly one
+    escape, so the name decodes back to the e-mail (tests/test_naming.py decodes it):
+    `ana.b@x.com` and `ana-b@x.com`, or two addresses differing in case, never share a
+    variable, and so never a password."""
+    encoded = "".join(
+        char if char in _KEPT_IN_ENV_NAME else "".join(f"_{byte:02X}" for byte in char.encode())
+        for char in email
+    )
+    return DEX_PASSWORD_ENV_PREFIX + encoded
 
 
 GOOGLE_SERVICE_ACCOUNT_ID = re.compile(r"^[a-z][a-z0-9-]{4,28}[a-z0-9]$")

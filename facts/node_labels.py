@@ -7,6 +7,7 @@ and its runtimes cannot drift apart.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -46,6 +47,10 @@ class Pool(Protocol):
     def accelerator(self) -> str: ...
     @property
     def spot(self) -> bool: ...
+    @property
+    def labels(self) -> Mapping[str, str]: ...
+    @property
+    def extra_taints(self) -> Sequence[Taint]: ...
 
 
 # GKE taints GPU nodes so when the cluster has non-GPU pools; we declare it too, so it
@@ -54,8 +59,9 @@ GPU_TAINT = Taint(key=GPU_RESOURCE, value="present", effect="NoSchedule")
 
 
 def pool_node_labels(pool: Pool) -> dict[str, str]:
-    """Labels we set on the pool's nodes (GKE adds the accelerator and spot labels itself)."""
-    return {POOL_LABEL: pool.name}
+    """Labels we set on the pool's nodes: the stack's own for the pool, then ours (GKE adds
+    the accelerator and spot labels itself). The schema keeps the stack's off our keys."""
+    return {**pool.labels, POOL_LABEL: pool.name}
 
 
 def pool_selector(pool: Pool) -> dict[str, str]:
@@ -67,5 +73,39 @@ def pool_selector(pool: Pool) -> dict[str, str]:
 
 
 def pool_taints(pool: Pool) -> list[Taint]:
-    """Taints on the pool's nodes; pods must tolerate them to land there."""
-    return [GPU_TAINT]
+    """Taints on the pool's nodes, ours first, then the stack's own for the pool; pods must
+    tolerate them all to land there, and everything of the platform that targets the pool
+    (runtimes, Kueue flavors, Ray workers, notebooks, DCGM) tolerates exactly these."""
+    return [GPU_TAINT, *pool.extra_taints]
+
+
+# Keys a stack's own node labels and taints may not take: the platform's, and the prefixes
+# Kubernetes and GKE keep for themselves. Kubernetes: "The kubernetes.io/ and k8s.io/
+# prefixes are reserved for Kubernetes core components" (kubernetes.io/docs/concepts/
+# overview/working-with-objects/labels, "Syntax and character set"), subdomains included
+# (node.kubernetes.io/..., the node-lifecycle taints). GKE sets cloud.google.com/gke-* labels
+# and taints on nodes itself (gke-accelerator, gke-spot, gke-nodepool; gke-queued on queued
+# provisioning nodes: cloud.google.com/kubernetes-engine/docs/how-to/provisioningrequest).
+PLATFORM_KEYS: Mapping[str, str] = {
+    ACCELERATOR_LABEL: "GKE's accelerator label, which the platform selects GPU nodes by",
+    SPOT_LABEL: "GKE's Spot VM label, which the platform selects spot pools by",
+    POOL_LABEL: "the platform's pool label (set from the pool's name)",
+    GPU_TAINT.key: f"the platform's GPU taint ({GPU_TAINT.key}={GPU_TAINT.value}:{GPU_TAINT.effect}, on every GPU pool already)",
+}
+RESERVED_DOMAINS: Mapping[str, str] = {
+    "kubernetes.io": "Kubernetes",
+    "k8s.io": "Kubernetes",
+    "cloud.google.com": "GKE",
+    "mlplatform.dev": "the platform",
+}
+
+
+def reserved_key(key: str) -> str | None:
+    """Whose a node label or taint key is, when a stack may not set it; None when it may."""
+    if key in PLATFORM_KEYS:
+        return PLATFORM_KEYS[key]
+    prefix = key.rpartition("/")[0]
+    for domain, owner in RESERVED_DOMAINS.items():
+        if prefix == domain or prefix.endswith(f".{domain}"):
+            return f"under {domain}/, which {owner} keeps for its own"
+    return None

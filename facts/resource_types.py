@@ -26,6 +26,10 @@ GKE_CLUSTER = "gcp:container/cluster:Cluster"
 GKE_NODE_POOL = "gcp:container/nodePool:NodePool"
 GCP_FIREWALL = "gcp:compute/firewall:Firewall"
 GCP_SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
+# pulumi_gcp/compute/global_address.py
+GCP_GLOBAL_ADDRESS = "gcp:compute/globalAddress:GlobalAddress"
+# pulumi_gcp/organizations/get_project.py: the invoke's token (a read, not a resource)
+GCP_GET_PROJECT = "gcp:organizations/getProject:getProject"
 # pulumi_gcp/sql/database_instance.py
 CLOUD_SQL_INSTANCE = "gcp:sql/databaseInstance:DatabaseInstance"
 # pulumi_random/random_password.py, pulumi_command/local/command.py

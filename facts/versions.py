@@ -68,10 +68,13 @@ KIND_VERSION = Pin(
 KIND_NODE_IMAGE = Pin(
     name="kindest/node",
     kind=PinKind.IMAGE,
-    version="v1.34.11@sha256:44e222ee2132dab25ff87301682f89eb82c7880ea3a1bf543bfe9708fd08d67d",
+    version="v1.36.4@sha256:099e049362a1526b2db71494e1947aae99bd16290d7c895f2b7ea312e3cbfaed",
     location="docker.io/kindest/node",
-    source="kind v0.33.0 release notes, images pre-built for that release; 1.34 is the Kubernetes "
-    "minor the pinned Kubeflow release is tested on",
+    source="kind v0.33.0 release notes, images pre-built for that release (v1.37.0, v1.36.4, v1.35.8, v1.34.11; "
+    "quoted in polarsquad/krops#112, 2026-08-31). 1.36: the newest minor inside every component's supported "
+    "range (facts/support.py: Istio 1.30 1.32-1.36, cert-manager 1.21 1.33-1.36; 1.37 is past both), the minor "
+    "Kubeflow 26.03.1-rc.2 tests on (kindest/node v1.36.1 in its CI), and supported longer than 1.35 "
+    "(2027-06-28 against 2027-02-28); 1.34 ended 2026-10-27",
 )
 KUBE_PROMETHEUS_STACK = Pin(
     name="kube-prometheus-stack",

@@ -24,6 +24,7 @@ import pulumi_gcp as gcp
 from args.components import CloudSqlArgs
 from facts.versions import CLOUD_SQL_MYSQL
 from infra.component import Component
+from infra.network import ClusterNetwork
 
 PSA_PREFIX_LENGTH = 20
 """The range reserved for Google's producer network (Private Service Access): a /20, the size
@@ -76,37 +77,43 @@ class CloudSqlDatabase(Component):
         self,
         name: str,
         args: CloudSqlArgs,
-        network: pulumi.Input[str],
+        network: ClusterNetwork,
         user: str,
         password: pulumi.Input[str],
         databases: Sequence[str],
         opts: pulumi.ResourceOptions | None = None,
     ):
+        """`network`: the cluster's (a Shared VPC host project's, maybe); its Private Service Access
+        is made here when `args.private_service_access`, in the network's project, else it exists."""
         super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self)
-        peering_range = gcp.compute.GlobalAddress(
-            f"{name}-psa",
-            gcp.compute.GlobalAddressArgs(
-                project=args.project,
-                name=f"{args.instance}-psa",
-                purpose="VPC_PEERING",
-                address_type="INTERNAL",
-                prefix_length=PSA_PREFIX_LENGTH,
-                network=network,
-            ),
-            opts=child,
-        )
-        peering = gcp.servicenetworking.Connection(
-            f"{name}-psa",
-            gcp.servicenetworking.ConnectionArgs(
-                network=network, service=SERVICE_NETWORKING, reserved_peering_ranges=[peering_range.name]
-            ),
-            opts=child,
-        )
+        peering: list[pulumi.Resource] = []
+        if args.private_service_access:
+            peering_range = gcp.compute.GlobalAddress(
+                f"{name}-psa",
+                gcp.compute.GlobalAddressArgs(
+                    project=network.project,
+                    name=f"{args.instance}-psa",
+                    purpose="VPC_PEERING",
+                    address_type="INTERNAL",
+                    prefix_length=PSA_PREFIX_LENGTH,
+                    network=network.network,
+                ),
+                opts=child,
+            )
+            peering.append(
+                gcp.servicenetworking.Connection(
+                    f"{name}-psa",
+                    gcp.servicenetworking.ConnectionArgs(
+                        network=network.network, service=SERVICE_NETWORKING, reserved_peering_ranges=[peering_range.name]
+                    ),
+                    opts=child,
+                )
+            )
         instance = gcp.sql.DatabaseInstance(
             name,
-            instance_args(args, network),
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[peering], protect=args.deletion_protection),
+            instance_args(args, network.network),
+            opts=pulumi.ResourceOptions(parent=self, depends_on=peering, protect=args.deletion_protection),
         )
         for database in databases:
             gcp.sql.Database(

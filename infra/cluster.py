@@ -9,6 +9,7 @@ import pulumi_kubernetes as k8s
 import yaml
 
 from args.infra import ClusterArgs, GkeClusterArgs
+from infra.network import ClusterNetwork
 from infra.registry import ImageRegistry
 
 # GKE's kubectl auth plugin (cloud.google.com/kubernetes-engine/docs/how-to/cluster-access-for-kubectl).
@@ -24,8 +25,8 @@ class Cluster:
     kubeconfig: pulumi.Output[str]
     image_registry: ImageRegistry | None = None
     """A gke stack's Artifact Registry repository (teams that push get write access on it)."""
-    network_id: pulumi.Output[str] | None = None
-    """A gke stack's VPC (private services access: the pipelines database)."""
+    network: ClusterNetwork | None = None
+    """A gke stack's VPC network (kind: none)."""
 
 
 def gke_kubeconfig(name: str, endpoint: str, ca_certificate: str) -> str:
@@ -65,9 +66,10 @@ def build_cluster(args: ClusterArgs) -> Cluster:
     kubeconfig: pulumi.Output[str]
     name = args.cluster.name
     registry: ImageRegistry | None = None
-    network_id: pulumi.Output[str] | None = None
+    network: ClusterNetwork | None = None
     if isinstance(args, GkeClusterArgs):
         gke = GkeCluster(name, args)
+        network = gke.network
         if args.image_registry is not None:
             registry = ImageRegistry(f"{name}-images", args.image_registry, gke.node_service_account)
         plain: pulumi.Output[str] = pulumi.Output.all(gke.endpoint, gke.ca_certificate).apply(
@@ -75,7 +77,6 @@ def build_cluster(args: ClusterArgs) -> Cluster:
         )
         kubeconfig = pulumi.Output.secret(plain)
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig)
-        network_id = gke.network_id
     elif args.cluster.existing_context:
         # The provider reads the user's own kubeconfig; nothing of it enters the state.
         kubeconfig = pulumi.Output.secret("")
@@ -91,4 +92,4 @@ def build_cluster(args: ClusterArgs) -> Cluster:
         # context is unreachable for other reasons, and its objects must stay in the state.
         provider_args = k8s.ProviderArgs(kubeconfig=kubeconfig, delete_unreachable=True)
     provider = k8s.Provider("k8s", provider_args)
-    return Cluster(name=name, provider=provider, kubeconfig=kubeconfig, image_registry=registry, network_id=network_id)
+    return Cluster(name=name, provider=provider, kubeconfig=kubeconfig, image_registry=registry, network=network)

@@ -1,4 +1,5 @@
-"""GKE: network, cluster with node auto-provisioning, system pool and GPU pools.
+"""GKE: network (created, or an existing one, maybe a Shared VPC host project's), cluster
+with node auto-provisioning, maintenance policy and secrets encryption, system pool and GPU pools.
 
 The ComponentResources stay thin; the `*_args` functions turn their Args (args/infra.py) into
 pulumi-gcp `*Args` and are unit-tested on their own.
@@ -16,8 +17,17 @@ from facts.gpu_catalog import ACCELERATORS
 from facts.naming import node_service_account_id
 from facts.node_labels import pool_node_labels, pool_taints
 from infra.component import Component
+from infra.network import ClusterNetwork
 from infra.registry import READER as ARTIFACT_REGISTRY_READER
-from stacks.schema import GkeClusterConfig, GpuPool, GpuSharing, Provisioning, SharingStrategy
+from stacks.schema import (
+    GkeClusterConfig,
+    GpuPool,
+    GpuSharing,
+    Maintenance,
+    Provisioning,
+    SecretsEncryption,
+    SharingStrategy,
+)
 
 # Least privilege for node VMs: GKE's documented minimum ("Use least privilege IAM
 # service accounts", cloud.google.com/kubernetes-engine/docs/how-to/hardening-your-cluster)
@@ -42,6 +52,17 @@ ENVIRONMENT_LABEL = "mlplatform-environment"
 WEBHOOK_PORTS = ("4443", "8443", "9443", "15017")
 PODS_RANGE = "pods"
 SERVICES_RANGE = "services"
+"""The secondary ranges' names in a subnet the program creates."""
+# Shared VPC (cloud.google.com/kubernetes-engine/docs/how-to/cluster-shared-vpc, "Enabling
+# and granting roles"; GoogleCloudPlatform/cloud-foundation-fabric modules/project/
+# sharedvpc-agent-iam.yaml cites the same): the service project's GKE service agent and its
+# Google APIs service agent use the host project's subnet (roles/compute.networkUser on it),
+# and the GKE service agent acts in the host project (roles/container.hostServiceAgentUser).
+NETWORK_USER = "roles/compute.networkUser"
+HOST_SERVICE_AGENT_USER = "roles/container.hostServiceAgentUser"
+# Application-layer secrets encryption: the GKE service agent encrypts and decrypts with the
+# key (cloud.google.com/kubernetes-engine/docs/how-to/encrypting-secrets, "Grant permission to use the key").
+KEY_ENCRYPTER_DECRYPTER = "roles/cloudkms.cryptoKeyEncrypterDecrypter"
 # Node fields GKE fills in after creation; left alone they would plan a pool
 # replacement on every `pulumi up` (kubelet defaults, provisioning-model resource labels).
 SERVER_NORMALISED_POOL_FIELDS = ["initialNodeCount", "nodeConfig.kubeletConfig", "nodeConfig.resourceLabels"]
@@ -64,6 +85,33 @@ def node_tag(cluster: GkeClusterConfig) -> str:
     return f"{cluster.name}-node"
 
 
+def network_name(project: str | None, name: str) -> str:
+    """A network's relative resource name (what `gcp.compute.Network.id` is too)."""
+    return f"projects/{project}/global/networks/{name}"
+
+
+def subnetwork_name(project: str | None, region: str, name: str) -> str:
+    """A subnetwork's relative resource name (what `gcp.compute.Subnetwork.id` is too)."""
+    return f"projects/{project}/regions/{region}/subnetworks/{name}"
+
+
+def gke_service_agent(project_number: str) -> str:
+    """The project's GKE service agent, as an IAM member (cloud.google.com/iam/docs/service-agents:
+    `service-PROJECT_NUMBER@container-engine-robot.iam.gserviceaccount.com`)."""
+    return f"serviceAccount:service-{project_number}@container-engine-robot.iam.gserviceaccount.com"
+
+
+def google_apis_service_agent(project_number: str) -> str:
+    """The project's Google APIs service agent, which creates the nodes' VMs (managed instance
+    groups): `PROJECT_NUMBER@cloudservices.gserviceaccount.com` (same page)."""
+    return f"serviceAccount:{project_number}@cloudservices.gserviceaccount.com"
+
+
+def project_number(project: str | None, opts: pulumi.InvokeOutputOptions | None = None) -> pulumi.Output[str]:
+    """The stack project's number, which names its service agents (a read: resourcemanager.projects.get)."""
+    return gcp.organizations.get_project_output(project_id=project, opts=opts).number.apply(lambda n: str(n))
+
+
 # --- pure functions: our Args -> pulumi-gcp Args --------------------------------------
 
 
@@ -83,6 +131,44 @@ def subnetwork_args(args: NetworkArgs, network: pulumi.Input[str]) -> gcp.comput
     )
 
 
+def secondary_ranges(args: NetworkArgs) -> tuple[str, str]:
+    """The subnet's secondary ranges for pods and Services, by name."""
+    existing = args.existing
+    return (existing.pods_range, existing.services_range) if existing else (PODS_RANGE, SERVICES_RANGE)
+
+
+def maintenance_policy_args(maintenance: Maintenance) -> gcp.container.ClusterMaintenancePolicyArgs | None:
+    """The recurring window and its exclusions; None without a window (GKE maintains at any
+    time; the schema takes exclusions only with a window)."""
+    window = maintenance.window
+    if window is None:
+        return None
+    return gcp.container.ClusterMaintenancePolicyArgs(
+        recurring_window=gcp.container.ClusterMaintenancePolicyRecurringWindowArgs(
+            start_time=window.start, end_time=window.end, recurrence=window.recurrence
+        ),
+        maintenance_exclusions=[
+            gcp.container.ClusterMaintenancePolicyMaintenanceExclusionArgs(
+                exclusion_name=e.name,
+                start_time=e.start,
+                end_time=e.end,
+                exclusion_options=gcp.container.ClusterMaintenancePolicyMaintenanceExclusionExclusionOptionsArgs(
+                    scope=e.scope.value, end_time_behavior="UNTIL_END_OF_SUPPORT" if e.until_end_of_support else None
+                ),
+            )
+            for e in maintenance.exclusions
+        ]
+        or None,
+    )
+
+
+def database_encryption_args(encryption: SecretsEncryption | None) -> gcp.container.ClusterDatabaseEncryptionArgs | None:
+    """Secrets encrypted with the stack's key; None leaves GKE's default (Google's encryption at rest)."""
+    if encryption is None:
+        return None
+    return gcp.container.ClusterDatabaseEncryptionArgs(state="ENCRYPTED", key_name=encryption.key)
+
+
 def cluster_args(
     args: GkeClusterArgs,
     network: pulumi.Input[str],
@@ -98,6 +184,7 @@ def cluster_args(
     monitoring_components = (
         ["SYSTEM_COMPONENTS"] + (["JOBSET"] if cluster.managed_prometheus else []) + (["DCGM"] if args.managed_dcgm else [])
     )
+    pods_range, services_range = secondary_ranges(args.network)
     return gcp.container.ClusterArgs(
         name=cluster.name,
         project=args.project,
@@ -106,13 +193,15 @@ def cluster_args(
         subnetwork=subnetwork,
         networking_mode="VPC_NATIVE",
         ip_allocation_policy=gcp.container.ClusterIpAllocationPolicyArgs(
-            cluster_secondary_range_name=PODS_RANGE,
-            services_secondary_range_name=SERVICES_RANGE,
+            cluster_secondary_range_name=pods_range,
+            services_secondary_range_name=services_range,
         ),
         # The default pool cannot be configured like ours; GKE needs one node to start.
         remove_default_node_pool=True,
         initial_node_count=1,
         release_channel=gcp.container.ClusterReleaseChannelArgs(channel=cluster.release_channel.value),
+        # The stack's pinned minimum (None: the channel's default); facts/support.py and `check` judge it.
+        min_master_version=cluster.min_master_version,
         workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
             workload_pool=f"{args.project}.svc.id.goog"
         ),
@@ -185,6 +274,8 @@ def cluster_args(
                 else None
             ),
         ),
+        maintenance_policy=maintenance_policy_args(cluster.maintenance),
+        database_encryption=database_encryption_args(cluster.secrets_encryption),
         deletion_protection=args.deletion_protection,
         resource_labels={ENVIRONMENT_LABEL: args.environment.value},
     )
@@ -239,7 +330,9 @@ def system_pool_args(
         autoscaling=gcp.container.NodePoolAutoscalingArgs(min_node_count=pool.min, max_node_count=pool.max),
         management=gcp.container.NodePoolManagementArgs(auto_repair=True, auto_upgrade=True),
         upgrade_settings=gcp.container.NodePoolUpgradeSettingsArgs(strategy="SURGE", max_surge=1, max_unavailable=0),
-        node_config=_node_config(cluster, pool.machine_type, pool.disk_size_gb, service_account),
+        node_config=_node_config(
+            cluster, pool.machine_type, pool.disk_size_gb, service_account, labels=dict(pool.labels) or None
+        ),
     )
 
 
@@ -334,9 +427,13 @@ def gpu_pool_args(
     )
 
 
-def webhook_firewall_args(cluster: GkeClusterConfig, network: pulumi.Input[str]) -> gcp.compute.FirewallArgs:
-    """Private clusters only open 443/10250 from the control plane; webhooks need more."""
+def webhook_firewall_args(
+    cluster: GkeClusterConfig, network: pulumi.Input[str], project: str | None = None
+) -> gcp.compute.FirewallArgs:
+    """Private clusters only open 443/10250 from the control plane; webhooks need more. The
+    rule lives with the network (`project`: a Shared VPC host project; None: the stack's)."""
     return gcp.compute.FirewallArgs(
+        project=project,
         network=network,
         description=f"GKE control plane of {cluster.name} -> admission webhooks on its nodes",
         direction="INGRESS",
@@ -349,16 +446,53 @@ def webhook_firewall_args(cluster: GkeClusterConfig, network: pulumi.Input[str])
 # --- components -----------------------------------------------------------------------
 
 
+def subnet_user_args(args: NetworkArgs, member: pulumi.Input[str]) -> gcp.compute.SubnetworkIAMMemberArgs:
+    """Shared VPC: `member` (a service agent of the stack's project) uses the host project's
+    subnetwork (NETWORK_USER above)."""
+    existing = args.existing
+    assert existing is not None
+    return gcp.compute.SubnetworkIAMMemberArgs(
+        project=args.host_project, region=args.region, subnetwork=existing.subnetwork, role=NETWORK_USER, member=member
+    )
+
+
+def host_agent_user_args(args: NetworkArgs, member: pulumi.Input[str]) -> gcp.projects.IAMMemberArgs:
+    """Shared VPC: the GKE service agent of the stack's project acts in the host project."""
+    return gcp.projects.IAMMemberArgs(project=args.host_project or "", role=HOST_SERVICE_AGENT_USER, member=member)
+
+
 class Network(Component):
-    """The cluster's own VPC: a subnet with VPC-native pod and service ranges, and Cloud NAT
-    so private nodes still reach registries."""
+    """The cluster's network. Created: its own VPC, a subnet with VPC-native pod and service
+    ranges, and Cloud NAT so private nodes still reach registries. Existing (maybe a Shared
+    VPC host project's): nothing of the network is created; in a host project the program
+    may manage, the bindings GKE needs there."""
 
     network_id: pulumi.Output[str]
     subnetwork_id: pulumi.Output[str]
+    access: list[pulumi.Resource]
+    """What the cluster needs before it is created (Shared VPC bindings)."""
 
-    def __init__(self, name: str, args: NetworkArgs, opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self, name: str, args: NetworkArgs, number: pulumi.Output[str] | None, opts: pulumi.ResourceOptions | None = None
+    ):
+        """`number`: the stack project's number (its service agents' names), when they get roles here."""
         super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self)
+        self.access = []
+        existing = args.existing
+        if existing is not None:
+            self.network_id = pulumi.Output.from_input(network_name(args.host_project, existing.network))
+            self.subnetwork_id = pulumi.Output.from_input(subnetwork_name(args.host_project, args.region, existing.subnetwork))
+            if args.shared_vpc and args.manages_host_project and number is not None:
+                gke = number.apply(gke_service_agent)
+                apis = number.apply(google_apis_service_agent)
+                self.access = [
+                    gcp.compute.SubnetworkIAMMember(f"{name}-gke-network-user", subnet_user_args(args, gke), opts=child),
+                    gcp.compute.SubnetworkIAMMember(f"{name}-apis-network-user", subnet_user_args(args, apis), opts=child),
+                    gcp.projects.IAMMember(f"{name}-gke-host-agent", host_agent_user_args(args, gke), opts=child),
+                ]
+            self.register_outputs({"networkId": self.network_id, "subnetworkId": self.subnetwork_id})
+            return
         network = gcp.compute.Network(
             name,
             gcp.compute.NetworkArgs(project=args.project, auto_create_subnetworks=False, routing_mode="REGIONAL"),
@@ -395,14 +529,19 @@ class GkeCluster(Component):
     ca_certificate: pulumi.Output[str]
     node_service_account: pulumi.Output[str]
     """The e-mail of the nodes' Google service account (what pulls images)."""
-    network_id: pulumi.Output[str]
-    """The cluster's VPC, where private services (the pipelines database) are reached."""
+    network: ClusterNetwork
+    """The network the cluster is on, created or existing."""
 
     def __init__(self, name: str, args: GkeClusterArgs, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, opts)
         cluster = args.cluster
         child = pulumi.ResourceOptions(parent=self)
-        network = Network(name, args.network, opts=child)
+        encryption = cluster.secrets_encryption
+        net = args.network
+        # The service agents' names need the project's number: read only when they get roles.
+        agents_get_roles = (net.shared_vpc and net.manages_host_project) or bool(encryption and encryption.grant_key_access)
+        number = project_number(args.project) if agents_get_roles else None
+        network = Network(name, net, number, opts=child)
 
         node_sa = gcp.serviceaccount.Account(
             f"{name}-nodes",
@@ -422,6 +561,17 @@ class GkeCluster(Component):
             )
             for role in NODE_SA_ROLES
         ]
+        roles += network.access  # Shared VPC: GKE uses the host project's subnet
+        if encryption is not None and encryption.grant_key_access and number is not None:
+            roles.append(
+                gcp.kms.CryptoKeyIAMMember(
+                    f"{name}-secrets-key",
+                    gcp.kms.CryptoKeyIAMMemberArgs(
+                        crypto_key_id=encryption.iam_id, role=KEY_ENCRYPTER_DECRYPTER, member=number.apply(gke_service_agent)
+                    ),
+                    opts=child,
+                )
+            )
         if args.image_mirror is not None:
             # Every image comes through the mirror (mlplatform:images.mirror), often a shared
             # repository in another project: the nodes read it, before the first node boots.
@@ -435,7 +585,9 @@ class GkeCluster(Component):
             cluster_args(args, network.network_id, network.subnetwork_id, node_sa.email),
             opts=pulumi.ResourceOptions(
                 parent=self,
-                depends_on=roles,  # NAP nodes need their roles before the first node boots
+                # NAP nodes need their roles before the first node boots; GKE needs the host
+                # project's subnet and the secrets key before it creates the cluster.
+                depends_on=roles,
                 protect=args.deletion_protection,
                 # GKE reports node_config for the removed default pool, and our NodePools in
                 # the cluster's nodePools (pulumi-gcp 10.2.0 ClusterArgs.node_pools); neither
@@ -447,20 +599,31 @@ class GkeCluster(Component):
         gcp.container.NodePool(f"{name}-system", system_pool_args(cluster, gke.name, node_sa.email), opts=pool_opts)
         for pool in cluster.gpu_pools:
             gcp.container.NodePool(f"{name}-{pool.name}", gpu_pool_args(cluster, pool, gke.name, node_sa.email), opts=pool_opts)
-        if cluster.private_nodes:
-            gcp.compute.Firewall(f"{name}-webhooks", webhook_firewall_args(cluster, network.network_id), opts=child)
+        if cluster.private_nodes and net.manages_host_project:
+            # With the network, in a Shared VPC host project too; its admins make it when the
+            # program may not (docs/gke-network.md).
+            firewall_project = net.host_project if net.shared_vpc else None
+            gcp.compute.Firewall(
+                f"{name}-webhooks", webhook_firewall_args(cluster, network.network_id, firewall_project), opts=child
+            )
+        self.network = ClusterNetwork(
+            project=net.host_project,
+            network=network.network_id,
+            subnetwork=network.subnetwork_id,
+            node_tag=node_tag(cluster),
+            shared_vpc=net.shared_vpc,
+            manages_host_project=net.manages_host_project,
+        )
 
         self.name = gke.name
         self.endpoint = gke.endpoint
         self.ca_certificate = gke.master_auth.cluster_ca_certificate.apply(lambda ca: ca or "")
         self.node_service_account = node_sa.email
-        self.network_id = network.network_id
         self.register_outputs(
             {
                 "name": gke.name,
                 "endpoint": gke.endpoint,
                 "caCertificate": self.ca_certificate,
                 "nodeServiceAccount": self.node_service_account,
-                "networkId": self.network_id,
             }
         )

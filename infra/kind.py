@@ -18,6 +18,10 @@ from facts.versions import KIND_NODE_IMAGE, image
 from infra.component import Component
 from stacks.schema import KindClusterConfig
 
+# The patch names no apiVersion on purpose: kind then applies it to whichever kubeadm API
+# it generates (v1beta3 below Kubernetes 1.36, v1beta4 from 1.36: kind commit 22573271) and
+# turns this map form of extraArgs into v1beta4's list of {name, value}
+# (kind pkg/internal/patch/kubeadm_merge.go, mergeExtraArgs, at v0.33.0-alpha).
 API_SERVER_PATCH = """kind: ClusterConfiguration
 apiServer:
   extraArgs:
@@ -68,7 +72,9 @@ class KindCluster(Component):
                 triggers=[config],  # a new node image or topology recreates the cluster
                 logging=command.local.Logging.STDERR,  # stdout is the kubeconfig: never log it
             ),
-            opts=pulumi.ResourceOptions(parent=self, additional_secret_outputs=["stdout"]),
+            # kind names a cluster once per host: the new cluster can only be created after
+            # `kind delete cluster` of the old one (Pulumi's default creates first).
+            opts=pulumi.ResourceOptions(parent=self, additional_secret_outputs=["stdout"], delete_before_replace=True),
         )
         self.kubeconfig = pulumi.Output.secret(created.stdout)
         self.register_outputs({"kubeconfig": self.kubeconfig})

@@ -12,8 +12,10 @@ not resolved offline, never as missing).
 
 from __future__ import annotations
 
+import copy
 import difflib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,13 +25,13 @@ from pydantic import BaseModel, ValidationError
 
 from stacks import esc, stackfile
 from stacks.rules import cross_checks, missing_keys
-from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
+from stacks.schema import WEEKDAYS, GkeClusterConfig, KindClusterConfig, PlatformConfig
 
 STACKS_DIR = Path(__file__).resolve().parent
 NAMESPACE = "mlplatform"
 # Config keys of other namespaces that the schema reads; everything else in them is
-# left to its provider (gcp:region, kubernetes:..., pulumi:...).
-FOREIGN_KEYS = ("gcp:project",)
+# left to its provider (gcp:credentials, kubernetes:..., pulumi:...).
+FOREIGN_KEYS = ("gcp:project", "gcp:region", "gcp:zone")
 # The config namespaces something reads: ours, the providers the program uses
 # (pyproject.toml: pulumi-gcp, pulumi-kubernetes, pulumi-random, pulumi-command) and the
 # engine's own (pulumi:tags, pulumi:disable-default-providers). A key in any other is
@@ -218,8 +220,12 @@ def _validate(
     try:
         platform = PlatformConfig.model_validate(ours)
     except ValidationError as err:
-        schema = [_elsewhere(_problem(e), origin, how) for e in err.errors()]
-        raise ConfigError(source, earlier + schema + missing) from None
+        schema = [_elsewhere(p, origin, how) for e in err.errors() for p in _problems(e)]
+        # The cross-field rules still judge what parsed: each rule that reads none of the
+        # refused parts runs on the stack without them (at their defaults).
+        parsed = _without_refused(ours, err)
+        rules = [Problem(path, message) for path, message in cross_checks(*parsed)] if parsed else []
+        raise ConfigError(source, earlier + schema + missing + rules) from None
     problems = earlier + missing + [Problem(path, message) for path, message in cross_checks(platform)]
     if problems:
         raise ConfigError(source, problems)
@@ -321,6 +327,88 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return text
 
 
+REMOVAL_ROUNDS = 20
+"""How often _without_refused takes refused parts out before it gives up (each round climbs
+one level; the schema nests less deep than this)."""
+
+
+def _without_refused(config: dict[str, Any], err: ValidationError) -> tuple[PlatformConfig, list[str]] | None:
+    """The stack with every part the schema refused taken out, and the config paths taken
+    out; None when it cannot parse without a part it requires (the cluster, its kind).
+
+    A refused key is removed, so its default applies; a refused list entry takes its whole
+    list out (removing one entry would renumber the rest, and the rules name entries by
+    index); a refused key the stack requires takes its parent out, one level at a time, as
+    the next round's errors say."""
+    raw = copy.deepcopy(config)
+    removed: list[str] = []
+    errors = err.errors()
+    for _ in range(REMOVAL_ROUNDS):
+        for error in errors:
+            for loc in _raw_locations(error):
+                part = _removable(raw, loc)
+                if part is None:
+                    return None
+                _remove(raw, part)
+                removed.append(_path(part))
+        try:
+            return PlatformConfig.model_validate(raw), removed
+        except ValidationError as again:
+            errors = again.errors()
+    return None
+
+
+def _raw_locations(error: Any) -> list[tuple[int | str, ...]]:
+    """Where in the raw stack config an error is: its location without the cluster's kind tag
+    (which pydantic adds), with the fields a model validator named."""
+    loc = tuple(p for i, p in enumerate(error["loc"]) if not (i == 1 and error["loc"][0] == "mlplatform:cluster" and p in CLUSTER_KINDS))
+    if error["type"] != "config":
+        return [loc]
+    ctx = error["ctx"]
+    fields = [ctx["field"], *(field for field, _ in ctx.get("more", ()))]
+    return [(*loc, *_field_parts(field)) for field in fields]
+
+
+def _field_parts(field: int | str) -> tuple[int | str, ...]:
+    """`gpuPools[0].name` -> ("gpuPools", 0, "name")."""
+    if isinstance(field, int):
+        return (field,)
+    return tuple(int(t[1:-1]) if t.startswith("[") else t for t in re.findall(r"\[[0-9]+\]|[^.\[\]]+", field))
+
+
+def _removable(raw: Any, loc: tuple[int | str, ...]) -> tuple[int | str, ...] | None:
+    """The deepest part of `loc` present in `raw` that is a mapping's key (not a list entry);
+    None when that is the whole stack."""
+    node, present = raw, 0
+    for part in loc:
+        in_mapping = isinstance(node, dict) and isinstance(part, str) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if not (in_mapping or in_list):
+            break
+        node = node[part]
+        present += 1
+    found = loc[:present]
+    while found and isinstance(found[-1], int):
+        found = found[:-1]
+    return found or None
+
+
+def _remove(raw: Any, loc: tuple[int | str, ...]) -> None:
+    node = raw
+    for part in loc[:-1]:
+        node = node[part]
+    node.pop(loc[-1], None)
+
+
+def _problems(error: Any) -> list[Problem]:
+    """The problems of one pydantic error: a model validator may name several (schema.problems)."""
+    first = _problem(error)
+    if error["type"] != "config":
+        return [first]
+    loc = tuple(error["loc"])
+    return [first, *(Problem(_path((*loc, field)), message) for field, message in error["ctx"].get("more", ()))]
+
+
 def _problem(error: Any) -> Problem:
     loc: tuple[int | str, ...] = tuple(error["loc"])
     kind: str = error["type"]
@@ -333,6 +421,8 @@ def _problem(error: Any) -> Problem:
     if kind == "extra_forbidden":
         known = _known_keys(loc[:-1])
         hint = f"; known keys here: {', '.join(known)}" if known else ""
+        if loc[-2:-1] == ("window",) and loc[-1] in WEEKDAYS:
+            hint += "; a weekday: quote the recurrence (\"FREQ=WEEKLY;BYDAY=SA,SU\"), a flow mapping splits at its comma"
         return Problem(_path(loc), f"unknown key{hint}")
     if kind == "union_tag_not_found" or kind == "union_tag_invalid":
         tag = value.get("kind") if isinstance(value, dict) else value
@@ -340,7 +430,18 @@ def _problem(error: Any) -> Problem:
     message = message.removeprefix("Value error, ")
     if kind != "value_error" and not isinstance(value, (dict, list)):
         message += f" (got {value!r})"
-    return Problem(_path(loc), message)
+    how = TYPE_HINTS.get(kind)
+    return Problem(_path(loc), f"{message}; {how}" if how else message)
+
+
+TYPE_HINTS = {
+    "int_type": "write a whole number, without quotes or a decimal point",
+    "int_parsing": "write a whole number, without quotes or a decimal point",
+    "int_from_float": "write a whole number, without a decimal point",
+    "bool_type": "write true or false, without quotes",
+    "string_type": "write text (in quotes if YAML would read it as a number, a list or a mapping)",
+}
+"""How to write a value of the type the schema wants, by pydantic's error type."""
 
 
 def _known_keys(loc: tuple[int | str, ...]) -> list[str]:

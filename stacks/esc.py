@@ -124,7 +124,10 @@ def resolve(
         state.problems.append((f"--esc-file {name}", f"this stack does not import {name} (its imports: {imported})"))
     for key in [k for k in state.unresolved_keys if k in config]:
         del state.unresolved_keys[key]  # the stack file's own value wins
-    state.config = merge(merged, dict(config))
+    # Without environments there is nothing to merge over: the file's values as Pulumi passes
+    # them to the program, a null included (which the merge would drop, and the schema judge
+    # differently: `privateNodes: null` is no boolean).
+    state.config = merge(merged, dict(config)) if envs.imports or envs.inline else dict(config)
     state.unresolved = tuple(unresolved)
     return state
 

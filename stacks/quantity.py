@@ -5,13 +5,17 @@ server rejects (k8s.io/apimachinery pkg/api/resource/quantity.go): surrounding s
 `1_000`, `NaN`, `inf`, `1K`, `1mi`, `1e3Mi`, non-ASCII digits. So the text must first
 match quantity.go's grammar: a signed decimal number, then a binary suffix (Ki … Ei), a
 decimal one (n, u, m, k, M, G, T, P, E) or an integer exponent (e3, E-2; ParseQuantity
-takes digits only there, stricter than the OpenAPI pattern CRDs carry).
+takes digits only there, stricter than the OpenAPI pattern CRDs carry). And the value
+must be one Kubernetes holds as written: at most 2^63-1 and no finer than 1n (quantity.go
+caps and rounds up anything else; facts/limits.py).
 """
 
 from __future__ import annotations
 
 import re
 from decimal import Decimal
+
+from facts.limits import QUANTITY_MAX, QUANTITY_STEP
 
 _NUMBER = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
 GRAMMAR = re.compile(rf"{_NUMBER}(?:[KMGTPE]i|[numkMGTPE]|[eE][+-]?[0-9]+)?")
@@ -27,4 +31,8 @@ def parse(text: object) -> Decimal:
     from kubernetes.utils.quantity import parse_quantity
 
     value: Decimal = parse_quantity(text)
+    if abs(value) > QUANTITY_MAX:
+        raise ValueError(f"{text!r} is more than Kubernetes holds (2^63-1 in its base unit); use a realistic size")
+    if value % QUANTITY_STEP != 0:
+        raise ValueError(f"{text!r} is finer than Kubernetes keeps (1n): it would be rounded up; use a coarser value")
     return value

@@ -9,25 +9,32 @@ its type, so a stack file's problems are reported together.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import difflib
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from facts import regions
 from facts.allocatable import allocatable
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import (
+    SECRET_KEY_MAX,
     bucket_name_problem,
+    dex_password_env,
     gmp_service_account_id,
     kfam_binding_name,
     node_service_account_id,
     team_bucket_name,
     team_service_account_id,
 )
+from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
+from facts.prices import SHAPES
 from stacks import quantity
 from stacks.schema import (
     DNS_SUBDOMAIN_MAX,
+    GCP_REGION,
     RESERVED_POOL_NAMES,
     AuthKind,
     DcgmSource,
@@ -38,6 +45,7 @@ from stacks.schema import (
     PlatformConfig,
     Provisioning,
     RaySource,
+    zone_region,
 )
 
 Found = Iterator[tuple[str, str]]
@@ -47,13 +55,27 @@ CLUSTER = "mlplatform:cluster"
 COMPONENTS = "mlplatform:components"
 
 
+EVERYTHING = ""
+"""A rule's `reads` that overlaps every path: the rule needs the whole stack parsed."""
+
+
+def overlaps(a: str, b: str) -> bool:
+    """Whether config paths `a` and `b` are one the other's part (or the same)."""
+    if a == EVERYTHING or b == EVERYTHING:
+        return True
+    return a == b or any(long.startswith(short + sep) for long, short in ((a, b), (b, a)) for sep in (".", "["))
+
+
 @dataclass(frozen=True)
 class Rule:
-    """A rule over the whole stack."""
+    """A rule over the whole stack. `reads`: the config paths its check looks at (through the
+    helpers it calls too), so it still runs, and only then, when the schema refused parts of
+    the stack elsewhere (stacks/config.py)."""
 
     name: str
     description: str
     check: Callable[[PlatformConfig], Found]
+    reads: tuple[str, ...] = (EVERYTHING,)
 
     def problems(self, config: PlatformConfig) -> list[tuple[str, str]]:
         return list(self.check(config))
@@ -67,6 +89,7 @@ class TeamRule:
     name: str
     description: str
     check: Callable[[PlatformConfig, int], Found]
+    reads: tuple[str, ...] = (EVERYTHING,)
 
     def problems(self, config: PlatformConfig) -> list[tuple[str, str]]:
         return [found for i in range(len(config.teams)) for found in self.check(config, i)]
@@ -116,6 +139,135 @@ def _autoprovisioning_covers_gpus(config: PlatformConfig) -> Found:
                 f"the GPU pools can grow to {gpus} {acc} GPUs but the limit is "
                 f"{limit if limit is not None else 'missing'}; set it to at least {gpus}",
             )
+
+
+def _autoprovisioning_covers_pools(config: PlatformConfig) -> Found:
+    """GKE's autoprovisioning limits "are checked against all the nodes in the cluster" and
+    the "cluster autoscaler does not create new nodes if doing so would exceed one of the
+    defined limits" (GKE "Using node auto-provisioning", Resource limits,
+    cloud.google.com/kubernetes-engine/docs/how-to/node-auto-provisioning): limits below
+    what the system and GPU pools take at full size keep those pools from ever reaching
+    their max. Pools of a machine type facts/prices.py has no shape for are left out, so the
+    sums are lower bounds."""
+    gke = _gke(config)
+    if gke is None or not gke.autoprovisioning.enabled:
+        return
+    pools = [("the system pool", gke.system_pool.machine_type, gke.system_pool.max * gke.zone_count())]
+    pools += [(f"pool {p.name}", p.machine_type, p.max * gke.zone_count(p.zones)) for p in gke.gpu_pools]
+    sized = [(who, machine, nodes, SHAPES[machine]) for who, machine, nodes in pools if machine in SHAPES]
+    for key, unit, size in (
+        ("cpu", "vCPUs", lambda shape: Decimal(shape.vcpus)),
+        ("memory", "GiB", lambda shape: Decimal(str(shape.gib))),
+    ):
+        limit = gke.autoprovisioning.limits.get(key)
+        need = sum((nodes * size(shape) for _, _, nodes, shape in sized), Decimal(0))
+        if limit is None or need <= limit:
+            continue  # a missing cpu or memory limit is the schema's to report
+        parts = ", ".join(f"{who} {nodes} x {machine} = {(nodes * size(shape)).normalize():f}" for who, machine, nodes, shape in sized)
+        yield (
+            f"{CLUSTER}.autoprovisioning.limits.{key}",
+            f"the node pools at full size take {need.normalize():f} {unit} ({parts}), but the cluster-wide {key} limit is "
+            f"{limit}: GKE counts every node against it, so the pools could never reach their max; set it to at least "
+            f"{need.to_integral_value(rounding='ROUND_CEILING'):f} (more leaves room for autoprovisioned pools) or lower the pools' max",
+        )
+
+
+def _unlisted_region(config: PlatformConfig, region: str) -> str | None:
+    """Why `region` is refused, or None: it is in facts/regions.py or taken knowingly."""
+    if region in regions.REGIONS or region in config.overrides.regions:
+        return None
+    close = difflib.get_close_matches(region, sorted(regions.REGIONS), n=2, cutoff=0.8)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return (
+        f"{region!r} is not a Google Cloud region facts/regions.py knows (as of {regions.AS_OF}){hint}: check the "
+        f"spelling against `gcloud compute regions list`; if Google opened it since, add it to facts/regions.py, or "
+        f"take it knowingly with mlplatform:overrides: {{regions: [{region}]}}"
+    )
+
+
+def _places(config: PlatformConfig) -> Iterator[tuple[str, str]]:
+    """(config path, region) of every place the stack names."""
+    if config.region:
+        yield "gcp:region", config.region
+    if config.zone:
+        yield "gcp:zone", zone_region(config.zone)
+    gke = _gke(config)
+    if gke is None:
+        return
+    yield f"{CLUSTER}.location", gke.region
+    location = gke.image_registry.location
+    if location and GCP_REGION.match(location):
+        yield f"{CLUSTER}.imageRegistry.location", location
+    for i, team in enumerate(config.teams):
+        bucket = team.bucket.location.lower() if team.bucket and team.bucket.location else None
+        if bucket and GCP_REGION.match(bucket):
+            yield f"{_team(i)}.bucket.location", bucket
+
+
+def _regions_known(config: PlatformConfig) -> Found:
+    for path, region in _places(config):
+        found = _unlisted_region(config, region)
+        if found:
+            yield path, found
+
+
+def _provider_defaults_in_cluster_region(config: PlatformConfig) -> Found:
+    """gcp:region and gcp:zone are the Google provider's defaults, for resources that name no
+    region; the program names the cluster's everywhere, so another one only misleads."""
+    gke = _gke(config)
+    if gke is None:
+        return
+    if config.region and config.region != gke.region:
+        yield (
+            "gcp:region",
+            f"the provider's default region {config.region} is not the cluster's ({gke.region}), where the program puts "
+            f"everything; set gcp:region: {gke.region} or remove it",
+        )
+    if config.zone and zone_region(config.zone) != gke.region:
+        yield (
+            "gcp:zone",
+            f"the provider's default zone {config.zone} is outside the cluster's region {gke.region}; use a zone of "
+            f"{gke.region} or remove gcp:zone",
+        )
+
+
+def _machine_types_known(config: PlatformConfig) -> Found:
+    """The system pool's machine type is one facts/prices.py SHAPES knows (its vCPUs and memory
+    size the pool, the Ray workers it takes and autoprovisioning's totals); GPU pools are held
+    to the GPU catalog by the schema."""
+    gke = _gke(config)
+    if gke is None:
+        return
+    machine = gke.system_pool.machine_type
+    if machine in SHAPES or machine in config.overrides.machine_types:
+        return
+    close = difflib.get_close_matches(machine, sorted(SHAPES), n=2, cutoff=0.8)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    yield (
+        f"{CLUSTER}.systemPool.machineType",
+        f"{machine!r} is not a machine type facts/prices.py knows{hint}: check the spelling (gcloud compute "
+        f"machine-types list); for a newer one, add its shape to facts/prices.py SHAPES, or take it knowingly with "
+        f"mlplatform:overrides: {{machineTypes: [{machine}]}} (its sizes and cost are then not checked)",
+    )
+
+
+def _oidc_issuer_as_published(config: PlatformConfig) -> Found:
+    """Dex's OIDC library compares the issuer with the one the provider publishes byte for
+    byte (facts/oidc_issuers.py). Nearly every provider publishes it without a trailing '/',
+    so one written with it is refused unless the stack says the provider publishes it so."""
+    auth = config.components.kubeflow.auth
+    if auth.kind is not AuthKind.OIDC or auth.oidc is None:
+        return
+    issuer = auth.oidc.issuer
+    host = issuer.removeprefix("https://").split("/", 1)[0]
+    if issuer.endswith("/") and host not in PUBLISHED_ISSUERS and issuer not in config.overrides.oidc_issuers:
+        yield (
+            f"{AUTH}.oidc.issuer",
+            f"{issuer!r} ends in '/': Dex's OIDC library (go-oidc) refuses the provider unless its discovery document "
+            f"names the issuer exactly so, and most publish it without (https://accounts.google.com); write "
+            f"{issuer.rstrip('/')!r}, or, if {issuer.rstrip('/')}/.well-known/openid-configuration says {issuer!r}, take "
+            f"it knowingly with mlplatform:overrides: {{oidcIssuers: [{issuer!r}]}}",
+        )
 
 
 def _prod_on_gke(config: PlatformConfig) -> Found:
@@ -444,12 +596,21 @@ def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
     if memory > quantity.parse(team.quota.memory):
         yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower workerMemory or raise the quota"
     pool = next((p for p in _pools(config) if p.name == team.ray.pool), None)
-    gpus = sum(team.quota.gpus.values())
-    if pool is not None and pool.gpus_per_node > gpus:
+    if pool is None:
+        return
+    gpus = team.quota.gpus.get(pool.accelerator, 0)
+    if pool.accelerator not in team.quota.gpus:
+        yield (
+            f"{ray_path}.pool",
+            f"a Ray worker on pool {pool.name} takes {pool.gpus_per_node} {pool.accelerator} GPUs, and the team's quota "
+            f"has none of that accelerator (quota.gpus: {', '.join(sorted(team.quota.gpus)) or 'empty'}), so no worker "
+            f"is ever admitted; add quota.gpus.{pool.accelerator} or pick a pool of an accelerator the team has",
+        )
+    elif pool.gpus_per_node > gpus:
         yield (
             f"{ray_path}.pool",
             f"a Ray worker on pool {pool.name} takes all {pool.gpus_per_node} GPUs of a node, more than the "
-            f"team's GPU quota of {gpus}; raise quota.gpus.{pool.accelerator} or pick another pool",
+            f"team's {pool.accelerator} quota of {gpus}; raise quota.gpus.{pool.accelerator} or pick another pool",
         )
 
 
@@ -470,6 +631,80 @@ def _sign_in_problem(config: PlatformConfig, email: str) -> str | None:
     if auth.static_users and address not in {u.lower() for u in auth.static_users}:
         return f"{email} cannot sign in: it is not one of {AUTH}.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address"
     return None
+
+
+def _dex_has_static_users(config: PlatformConfig) -> Found:
+    kubeflow = config.components.kubeflow
+    if kubeflow.enabled and kubeflow.auth.kind is AuthKind.DEX and not kubeflow.auth.static_users:
+        yield (
+            f"{AUTH}.staticUsers",
+            "Dex without static users lets nobody sign in (it has no other login); list who may sign in, "
+            "each with a bcrypt hash in mlplatform:dexPasswordHashes, or use kind: oidc",
+        )
+
+
+def _dex_password_envs_unique(config: PlatformConfig) -> Found:
+    """Each static user's hash reaches Dex as an environment variable named after the
+    e-mail (facts/naming.py dex_password_env); two users sharing a name would share one
+    hash, so one person's password would sign in as the other. The encoding is injective,
+    so this holds by construction; the rule refuses the stack anyway should it ever not."""
+    auth = config.components.kubeflow.auth
+    if auth.kind is not AuthKind.DEX:
+        return
+    first: dict[str, int] = {}
+    for i, email in enumerate(auth.static_users):
+        name = dex_password_env(email)
+        if len(name) > SECRET_KEY_MAX:
+            yield (
+                f"{AUTH}.staticUsers[{i}]",
+                f"its password hash would go into the Secret key {name[:40]}... of {len(name)} characters, and "
+                f"Kubernetes allows {SECRET_KEY_MAX} (each character other than a letter or digit takes 3); "
+                "use a shorter address",
+            )
+        elif name in first and auth.static_users[first[name]] != email:
+            yield (
+                f"{AUTH}.staticUsers[{i}]",
+                f"{email} and staticUsers[{first[name]}] {auth.static_users[first[name]]} would read their password "
+                f"hash from one environment variable {name}, so either password would sign in as both; "
+                "report this as a bug of facts/naming.py dex_password_env",
+            )
+        first.setdefault(name, i)
+
+
+def _addresses(config: PlatformConfig) -> Iterator[tuple[str, str]]:
+    """(config path, address) of everyone the stack names, the identity provider's own
+    lists first: Dex sends a static user as staticUsers writes it."""
+    auth = config.components.kubeflow.auth
+    yield from ((f"{AUTH}.staticUsers[{i}]", e) for i, e in enumerate(auth.static_users))
+    yield from ((f"{AUTH}.allowedEmails[{i}]", e) for i, e in enumerate(auth.allowed_emails))
+    yield from ((f"{COMPONENTS}.monitoring.grafanaAdmins[{i}]", e) for i, e in enumerate(config.components.monitoring.grafana_admins))
+    for i, team in enumerate(config.teams):
+        yield f"{_team(i)}.owner", team.owner
+        yield from ((f"{_team(i)}.contributors[{j}].email", c.email) for j, c in enumerate(team.contributors))
+
+
+def _identities_spelled_alike(config: PlatformConfig) -> Found:
+    """Dex and oauth2-proxy take `Ana@acme.com` and `ana@acme.com` for one account, but the
+    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (schema.py,
+    "e-mail addresses"): only the spelling the identity provider sends reaches the team. So
+    one person is spelled one way throughout the stack."""
+    first: dict[str, tuple[str, str]] = {}
+    for path, address in _addresses(config):
+        key = address.lower()
+        if key not in first:
+            first[key] = (path, address)
+            continue
+        other_path, other = first[key]
+        if other != address:
+            source = "Dex signs static users in as staticUsers writes them" if ".staticUsers[" in other_path else (
+                "the identity provider sends one spelling"
+            )
+            yield (
+                path,
+                f"{address} and {other} ({other_path}) differ only in letter case: Dex and oauth2-proxy take them for one "
+                f"account, but the profile controller, KFAM and Istio compare addresses exactly, and {source}; "
+                f"write {other} here too",
+            )
 
 
 def _grafana_admins_can_sign_in(config: PlatformConfig) -> Found:
@@ -525,47 +760,154 @@ def _team_push_images_needs_registry(config: PlatformConfig, i: int) -> Found:
         )
 
 
+# --- the cluster's landing zone and the chart overlays --------------------------------
+
+
+def _secrets_key_in_cluster_region(config: PlatformConfig) -> Found:
+    """Google: "Ensure that the key is in the same location as the cluster to decrease latency
+    and to prevent cases where resources depend on services spread across multiple failure
+    domains" (cloud.google.com/kubernetes-engine/docs/how-to/encrypting-secrets, read 2026-12-01)."""
+    gke = _gke(config)
+    if gke is None or gke.secrets_encryption is None:
+        return
+    location = gke.secrets_encryption.location
+    if location != gke.region:
+        yield (
+            f"{CLUSTER}.secretsEncryption.key",
+            f"the key is in {location}, the cluster in {gke.region}: a control plane that decrypts its Secrets through "
+            f"another location depends on it being up (Google: keep the key in the cluster's location); use a key "
+            f"ring in {gke.region}",
+        )
+
+
+def _host_project_is_another_project(config: PlatformConfig) -> Found:
+    gke = _gke(config)
+    existing = gke.network.existing if gke else None
+    if existing and existing.host_project and existing.host_project == config.project:
+        yield (
+            f"{CLUSTER}.network.existing.hostProject",
+            f"{existing.host_project} is the stack's own project (gcp:project); remove hostProject, which names a "
+            "Shared VPC host project",
+        )
+
+
+def _chart_values_reach_a_chart(config: PlatformConfig) -> Found:
+    """An overlay for a chart the stack does not install would be silently ignored."""
+    components, enabled = config.components, config.enabled_components()
+    monitoring, kuberay, dcgm = components.monitoring, components.kuberay, components.dcgm_exporter
+    overlays = (
+        ("certManager", "values", components.cert_manager.values, None),
+        ("jobset", "values", components.jobset.values, None),
+        ("trainer", "values", components.trainer.values, None),
+        ("kuberay", "values", kuberay.values, "source gke-addon is GKE's managed Ray operator, not the chart"
+         if kuberay.source is RaySource.GKE_ADDON else None),
+        ("kueue", "values", components.kueue.values, None),
+        ("monitoring", "values", monitoring.values, "backend gke-managed installs no kube-prometheus-stack "
+         "(grafanaValues still reach Grafana)" if monitoring.backend is MetricsBackend.GKE_MANAGED else None),
+        ("monitoring", "grafanaValues", monitoring.grafana_values, None),
+        ("dcgmExporter", "values", dcgm.values, "source gke-managed is GKE's DCGM metrics, not NVIDIA's chart"
+         if dcgm.source is DcgmSource.GKE_MANAGED else None),
+    )
+    for key, field, values, elsewhere in overlays:
+        if not values:
+            continue
+        if not enabled[key]:
+            yield f"{COMPONENTS}.{key}.{field}", f"{key} is off here, so no chart takes these values; remove them or enable {key}"
+        elif elsewhere:
+            yield f"{COMPONENTS}.{key}.{field}", f"{elsewhere}; remove {field}"
+
+
+# What the rules read, as config paths.
+PROJECT = "gcp:project"
+KIND = f"{CLUSTER}.kind"
+POOLS = f"{CLUSTER}.gpuPools"
+NAP = f"{CLUSTER}.autoprovisioning"
+REGISTRY = f"{CLUSTER}.imageRegistry"
+MANAGED_PROMETHEUS = f"{CLUSTER}.managedPrometheus"
+TEAMS = "mlplatform:teams"
+KUBEFLOW = f"{COMPONENTS}.kubeflow"
+KUEUE = f"{COMPONENTS}.kueue"
+KUBERAY = f"{COMPONENTS}.kuberay"
+MONITORING = f"{COMPONENTS}.monitoring"
+DCGM = f"{COMPONENTS}.dcgmExporter"
+OVERRIDES = "mlplatform:overrides"
+# config.enabled_components(): the toggles, and dcgmExporter's default from the cluster.
+ENABLED = (COMPONENTS, KIND, POOLS, NAP)
+
 RULES: tuple[Rule | TeamRule, ...] = (
-    Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free),
-    Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus),
-    Rule("prod-on-gke", "A prod stack runs on a GKE cluster, never kind.", _prod_on_gke),
-    Rule("queued-pools-need-kueue", "Queued GPU pools need Kueue, which creates their ProvisioningRequests.", _queued_pools_need_kueue),
-    Rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", _ray_addon_on_gke),
-    Rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", _dcgm_on_gke),
-    Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus),
-    Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus),
-    Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus),
-    Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke),
-    Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow),
-    Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue),
-    Rule("service-account-ids-unique", "Every Google service account the stack creates gets a valid id of its own.", _service_account_ids_unique),
-    TeamRule("team-names-unique", "No two teams share a name.", _team_names_unique),
-    TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided),
-    TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique),
-    TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke),
-    TeamRule("team-pipelines-need-bucket-on-gke", "On GKE a team that runs pipelines has a bucket: its pipeline root.", _team_pipelines_need_bucket_on_gke),
-    TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid),
-    TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique),
-    TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit),
-    TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node),
-    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota),
-    TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists),
-    TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay),
-    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow),
-    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in),
-    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in),
-    TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota),
-    Rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", _notebook_images_have_a_registry),
-    TeamRule("team-push-images-needs-registry", "A team pushes images only to a gke stack's Artifact Registry repository.", _team_push_images_needs_registry),
+    Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free, (POOLS,)),
+    Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus, (CLUSTER,)),
+    Rule(
+        "autoprovisioning-covers-pools",
+        "With autoprovisioning on, its cluster-wide cpu and memory limits cover the system and GPU pools at full size.",
+        _autoprovisioning_covers_pools,
+        (CLUSTER,),
+    ),
+    Rule("regions-known", "Every region the stack names is in facts/regions.py or taken knowingly (mlplatform:overrides).", _regions_known, ("gcp:region", "gcp:zone", CLUSTER, TEAMS, OVERRIDES)),
+    Rule(
+        "provider-defaults-in-cluster-region",
+        "gcp:region and gcp:zone, if set, are the cluster's region and a zone of it.",
+        _provider_defaults_in_cluster_region,
+        ("gcp:region", "gcp:zone", KIND, f"{CLUSTER}.location"),
+    ),
+    Rule(
+        "machine-types-known",
+        "The system pool's machine type is in facts/prices.py or taken knowingly (mlplatform:overrides).",
+        _machine_types_known,
+        (KIND, f"{CLUSTER}.systemPool", OVERRIDES),
+    ),
+    Rule(
+        "oidc-issuer-as-published",
+        "An OIDC issuer ending in '/' is taken only knowingly (most providers publish theirs without).",
+        _oidc_issuer_as_published,
+        (f"{KUBEFLOW}.auth", OVERRIDES),
+    ),
+    Rule("identities-spelled-alike", "One person is spelled one way throughout the stack (upstream compares exactly).", _identities_spelled_alike, (f"{KUBEFLOW}.auth", f"{MONITORING}.grafanaAdmins", TEAMS)),
+    Rule("prod-on-gke", "A prod stack runs on a GKE cluster, never kind.", _prod_on_gke, ("mlplatform:environment", KIND)),
+    Rule("queued-pools-need-kueue", "Queued GPU pools need Kueue, which creates their ProvisioningRequests.", _queued_pools_need_kueue, (KUEUE, KIND, POOLS)),
+    Rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", _ray_addon_on_gke, (KUBERAY, KIND)),
+    Rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", _dcgm_on_gke, (DCGM, KIND)),
+    Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM, KIND, MANAGED_PROMETHEUS)),
+    Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING, KIND, MANAGED_PROMETHEUS)),
+    Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
+    Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW}.auth", KIND)),
+    Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW)),
+    Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE)),
+    Rule("service-account-ids-unique", "Every Google service account the stack creates gets a valid id of its own.", _service_account_ids_unique, (KIND, f"{CLUSTER}.name", MONITORING, TEAMS)),
+    TeamRule("team-names-unique", "No two teams share a name.", _team_names_unique, (TEAMS,)),
+    TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided, (TEAMS, KIND, POOLS, NAP)),
+    TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique, (TEAMS,)),
+    TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),
+    TeamRule("team-pipelines-need-bucket-on-gke", "On GKE a team that runs pipelines has a bucket: its pipeline root.", _team_pipelines_need_bucket_on_gke, (TEAMS, KIND, f"{COMPONENTS}.pipelines")),
+    TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid, (TEAMS, KIND, PROJECT)),
+    TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique, (TEAMS, KIND, PROJECT)),
+    TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit, (TEAMS,)),
+    TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node, (TEAMS, CLUSTER)),
+    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY)),
+    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow, (MONITORING, KUBEFLOW)),
+    Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users, (KUBEFLOW,)),
+    Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique, (f"{KUBEFLOW}.auth",)),
+    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in, (KUBEFLOW, f"{MONITORING}.grafanaAdmins")),
+    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in, (TEAMS, KUBEFLOW)),
+    TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota, (TEAMS,)),
+    Rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", _notebook_images_have_a_registry, (KIND, REGISTRY, KUBEFLOW)),
+    TeamRule("team-push-images-needs-registry", "A team pushes images only to a gke stack's Artifact Registry repository.", _team_push_images_needs_registry, (TEAMS, KIND, REGISTRY)),
+    Rule("secrets-key-in-cluster-region", "The Cloud KMS key that encrypts Secrets is in the cluster's region, as Google advises.", _secrets_key_in_cluster_region, (KIND, f"{CLUSTER}.location", f"{CLUSTER}.secretsEncryption")),
+    Rule("host-project-is-another-project", "A Shared VPC host project is not the stack's own project.", _host_project_is_another_project, (PROJECT, f"{CLUSTER}.network")),
+    Rule("chart-values-reach-a-chart", "A chart values overlay belongs to a component that installs that chart in this stack.", _chart_values_reach_a_chart, ENABLED),
 )
 
 
-def cross_checks(config: PlatformConfig) -> list[tuple[str, str]]:
+def cross_checks(config: PlatformConfig, unparsed: Sequence[str] = ()) -> list[tuple[str, str]]:
     """Every problem of every rule, as (path, message): the stack's rules in table order,
-    then team by team, each team's rules in table order."""
-    problems = [found for rule in RULES if isinstance(rule, Rule) for found in rule.check(config)]
+    then team by team, each team's rules in table order. `unparsed`: config paths the schema
+    refused (and `config` has at their defaults): a rule that reads any of them is skipped."""
+    rules = [rule for rule in RULES if not any(overlaps(read, path) for read in rule.reads for path in unparsed)]
+    problems = [found for rule in rules if isinstance(rule, Rule) for found in rule.check(config)]
     for i in range(len(config.teams)):
-        problems += [found for rule in RULES if isinstance(rule, TeamRule) for found in rule.check(config, i)]
+        problems += [found for rule in rules if isinstance(rule, TeamRule) for found in rule.check(config, i)]
     return problems
 
 

@@ -36,11 +36,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+# The people of the small test stacks: Dex static users (Dex without any lets nobody sign in).
+TEST_USERS = [
+    *("a@acme.com", "b@acme.com", "lead@acme.com", "ana@acme.com", "bo@acme.com", "eve@acme.com"),
+    *("Ana.Li@acme.com", "ana.b@x.com", "ana-b@x.com", "o@x.com"),
+]
 # Monitoring and Pipelines are off in the small test stacks (smaller plans; a GKE team that runs
 # pipelines needs a bucket); tests that need them turn them on.
 COMPONENTS_OFF = {
-    key: {"enabled": False}
-    for key in ("monitoring", "dcgmExporter", "pipelines")
+    **{key: {"enabled": False} for key in ("monitoring", "dcgmExporter", "pipelines")},
+    "kubeflow": {"auth": {"staticUsers": TEST_USERS}},
 }
 
 
@@ -56,7 +61,9 @@ def base_gke() -> dict[str, Any]:
             "gpuPools": [
                 {"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2},
             ],
-            "autoprovisioning": {"enabled": True, "limits": {"cpu": 64, "memory": 256, "nvidia-l4": 12}},
+            # Cluster-wide: the system pool (3 x 3 e2-standard-8) and l4 (2 x 3 g2-standard-24) take 216
+            # vCPUs and 864 GiB at full size.
+            "autoprovisioning": {"enabled": True, "limits": {"cpu": 256, "memory": 1024, "nvidia-l4": 12}},
         },
     }
 

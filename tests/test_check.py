@@ -23,7 +23,7 @@ from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY
 from stacks.config import load
 from tests.support import renders
 from tooling import check as lint
-from tooling import fullrender, schemas
+from tooling import cluster_version, fullrender, schemas
 from tooling.fullrender import FullRender, Rendered
 from tooling.render import dump_all, ordered
 
@@ -101,7 +101,7 @@ def test_helm_renders_every_chart_the_same_twice() -> None:
     for install in charts:
         before = render.plan.waits_for(install.resource) & originals.keys()
         capabilities = fullrender.api_versions(d for urn in before for d in originals[urn])
-        again = schemas.parsed(fullrender.helm_template(install, capabilities))
+        again = schemas.parsed(fullrender.helm_template(install, capabilities, cluster_version.kubernetes_version(render.plan.config)))
         assert canonical(again) == canonical(originals[install.resource.urn]), install.label
 
 
@@ -127,17 +127,19 @@ def test_a_chart_is_rendered_once_for_the_same_inputs(tmp_path: Path, monkeypatc
     chart = next(i for i in rendered("kind").installs if i.kind == "helm")
     ran: list[dict[str, Any]] = []
 
-    def helm(install: fullrender.Install, capabilities: list[str]) -> str:
-        ran.append(install.values)
+    def helm(install: fullrender.Install, capabilities: list[str], kube_version: str) -> str:
+        ran.append({**install.values, "kube_version": kube_version})
         return "kind: Namespace\n"
 
     monkeypatch.setattr(fullrender, "helm_template", helm)
     monkeypatch.setattr(fullrender, "SHARED_TREES", tmp_path)
     for _worker in range(2):
         monkeypatch.setattr(fullrender, "_CHARTS", {})
-        assert fullrender.render_chart(chart, []) == "kind: Namespace\n"
-    fullrender.render_chart(replace(chart, values={**chart.values, "other": True}), [])
-    assert len(ran) == 2 and ran[1]["other"] is True
+        assert fullrender.render_chart(chart, [], "v1.36.4") == "kind: Namespace\n"
+    fullrender.render_chart(replace(chart, values={**chart.values, "other": True}), [], "v1.36.4")
+    fullrender.render_chart(chart, [], "v1.35.5-gke.1241004")
+    assert len(ran) == 3 and ran[1]["other"] is True
+    assert ran[2]["kube_version"] == "v1.35.5-gke.1241004", "another Kubernetes version renders again"
 
 
 def test_full_render_has_no_upstream_tree_missing_and_counts_every_install() -> None:

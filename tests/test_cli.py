@@ -160,3 +160,19 @@ def test_no_secret_value_reaches_plan_or_render(stack: str, tmp_path: Path, ship
         if isinstance(key.placeholder, str):
             assert key.placeholder not in text, key.key
     assert "[secret]" in text  # the secrets are there, masked
+
+
+def test_a_duplicate_urn_is_reported_without_a_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The loader refuses every stack known to register two resources of one name; should one
+    still get through, the plan stops as `pulumi up` would, with the engine's message."""
+    import tooling.cli
+    from tooling.plan import DuplicateUrnError
+
+    def duplicate(*_args: object, **_kwargs: object) -> None:
+        raise DuplicateUrnError("urn:pulumi:kind::mlplatform::kubernetes:core/v1:Namespace::team")
+
+    monkeypatch.setattr(tooling.cli, "evaluate", duplicate)
+    assert main(["plan", "kind"]) == 1
+    err = capsys.readouterr().err
+    assert "Duplicate resource URN 'urn:pulumi:kind::mlplatform::kubernetes:core/v1:Namespace::team'" in err
+    assert "bug of the loader" in err and "Traceback" not in err

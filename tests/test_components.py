@@ -12,7 +12,7 @@ import yaml
 
 from components.base import apply_transforms, matches
 from components.istio import GKE_CNI_BIN_DIR
-from components.kubeflow import dex_config, password_env
+from components.kubeflow import dex_config
 from facts import versions
 from stacks.schema import PipelinesConfig
 from facts.image_set import notebook_tag
@@ -279,8 +279,18 @@ def test_dex_static_users_read_hashes_from_env_not_the_stack() -> None:
     assert config["enablePasswordDB"] is True
     users = config["staticPasswords"]
     assert [u["email"] for u in users] == ["ana@acme.com", "bo.x@acme.com"]
-    assert users[1]["hashFromEnv"] == password_env("bo.x@acme.com") == "DEX_PASSWORD_BO_X_ACME_COM"
+    assert [u["hashFromEnv"] for u in users] == ["DEX_PASSWORD_ana_40acme_2Ecom", "DEX_PASSWORD_bo_2Ex_40acme_2Ecom"]
     assert all("hash" not in u for u in users)
+
+
+def test_two_static_users_never_read_one_password_hash() -> None:
+    """The lossy names of before (`[^A-Z0-9]+` -> `_`, upper-cased) gave these four one
+    variable, so any of their passwords signed in as all of them."""
+    people = ["ana.b@example.com", "ana-b@example.com", "ana_b@example.com", "ana+b@example.com"]
+    config = yaml.safe_load(dex_config(KubeflowAuth.model_validate({"staticUsers": people})))
+    names = [u["hashFromEnv"] for u in config["staticPasswords"]]
+    assert len(set(names)) == len(people)
+    assert names[0] == "DEX_PASSWORD_ana_2Eb_40example_2Ecom"
 
 
 def test_dex_oidc_connector_secret_from_env() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -13,6 +14,21 @@ from tests.support.cases import Case
 C = "mlplatform:cluster"
 P0 = f"{C}.gpuPools.0"
 M = "mlplatform:components.monitoring"
+K = "mlplatform:components"
+T = "mlplatform:teams"
+TEAM = {"name": "vision", "owner": "a@acme.com"}
+OIDC_AUTH = {
+    f"{K}.kubeflow.auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"]}
+}
+
+
+NET = f"{C}.network.existing"
+EXISTING = {"hostProject": "acme-net", "network": "shared-vpc", "subnetwork": "ml-us-central1", "podsRange": "pods", "servicesRange": "services"}
+MW = f"{C}.maintenance.window"
+MX = f"{C}.maintenance.exclusions[0]"
+WINDOW = {"start": "2026-01-03T02:00:00Z", "end": "2026-01-03T08:00:00Z", "recurrence": "FREQ=DAILY"}
+FREEZE = {"name": "year-end", "start": "2026-12-20T00:00:00Z", "end": "2027-01-04T00:00:00Z"}
+KEY = "projects/acme-sec/locations/us-central1/keyRings/gke/cryptoKeys/ml-secrets"
 
 
 def pool(**fields: Any) -> dict[str, Any]:
@@ -20,7 +36,7 @@ def pool(**fields: Any) -> dict[str, Any]:
 
 
 CASES = [
-    Case("wrong type for max", {f"{P0}.max": "lots"}, f"{C}.gpuPools[0].max", "valid integer, unable to parse string as an integer (got 'lots')"),
+    Case("wrong type for max", {f"{P0}.max": "lots"}, f"{C}.gpuPools[0].max", "Input should be a valid integer (got 'lots')"),
     Case("negative max", {f"{P0}.max": -1}, f"{C}.gpuPools[0].max", "greater than or equal to 1"),
     Case("negative min", {f"{P0}.min": -2}, f"{C}.gpuPools[0].min", "greater than or equal to 0"),
     Case("min above max", {f"{P0}.min": 3}, f"{C}.gpuPools[0].min", "min 3 is above max 2"),
@@ -71,15 +87,15 @@ CASES = [
     Case("prod on kind", {"mlplatform:environment": "prod"}, "mlplatform:environment", "a kind cluster is never prod", base="kind"),
     Case("kind workers", {f"{C}.workers": 0}, f"{C}.workers", "greater than or equal to 1", base="kind"),
     Case("kind unknown key", {f"{C}.gpuPools": []}, f"{C}.gpuPools", "unknown key; known keys here: kind, name, workers", base="kind"),
-    Case("team reserved name", {"mlplatform:teams": [{"name": "kubeflow", "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "'kubeflow' is a reserved namespace"),
-    Case("team bad email", {"mlplatform:teams": [{"name": "vision", "owner": "lead-at-acme.com"}]}, "mlplatform:teams[0].owner", "not a valid email address"),
+    Case("team reserved name", {"mlplatform:teams": [{"name": "kubeflow", "owner": "a@acme.com"}]}, "mlplatform:teams[0].name", "'kubeflow' is a namespace the platform owns; pick another team name"),
+    Case("team bad email", {"mlplatform:teams": [{"name": "vision", "owner": "lead-at-acme.com"}]}, "mlplatform:teams[0].owner", "'lead-at-acme.com' is not an e-mail address such as ana@acme.com"),
     Case("team duplicate", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com"}, {"name": "vision", "owner": "b@acme.com"}]}, "mlplatform:teams[1].name", "duplicate team 'vision'"),
     Case("owner also contributor", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "A@acme.com", "role": "edit"}]}]}, "mlplatform:teams[0].contributors[0].email", "A@acme.com is the owner"),
     Case("contributor twice", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "edit"}, {"email": "b@acme.com", "role": "view"}]}]}, "mlplatform:teams[0].contributors[1].email", "b@acme.com is listed twice"),
     Case("contributors with one KFAM name", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "edit"}]}]}, "mlplatform:teams[0].contributors[1].email", "ana-b@x.com and ana.b@x.com (contributors[0]) get one Kubeflow binding name 'user-ana-b-x-com-clusterrole-edit' (KFAM turns every run of characters other than letters and digits into '-'); keep one of them, or give them different roles"),
     Case("contributor role", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": [{"email": "b@acme.com", "role": "admin"}]}]}, "mlplatform:teams[0].contributors[0].role", "'edit' or 'view'"),
     Case("quota for absent gpu", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-h100-80gb": 8}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-h100-80gb", "no GPU pool or autoprovisioning limit provides nvidia-h100-80gb; use one of: nvidia-l4"),
-    Case("negative quota", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": -1}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-l4", "quota -1 is negative"),
+    Case("negative quota", {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": -1}}}]}, "mlplatform:teams[0].quota.gpus.nvidia-l4", "Input should be greater than or equal to 0 (got -1)"),
     Case("kubeflow without istio", {"mlplatform:components": {"kubeflow": {"enabled": True}, "istio": {"enabled": False}}}, "mlplatform:components.istio.enabled", "kubeflow needs istio; enable istio or disable kubeflow"),
     Case("trainer without jobset", {"mlplatform:components": {"kubeflow": {"enabled": False}, "jobset": {"enabled": False}}}, "mlplatform:components.jobset.enabled", "trainer needs jobset"),
     Case("ray addon on kind", {"mlplatform:components.kuberay": {"enabled": False, "source": "gke-addon"}}, "mlplatform:components.kuberay.source", "on kind use source: operator", base="kind"),
@@ -128,8 +144,8 @@ CASES = [
     Case("allowed domains with dex", {"mlplatform:components.kubeflow": {"auth": {"allowedDomains": ["acme.com"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains", "allowedDomains and allowedEmails are for kind oidc; with dex, staticUsers are who may sign in"),
     Case("allowed domain with an at", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["@acme.com"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains[0]", "'@acme.com' is not an e-mail domain such as acme.com: lowercase, no '@' or '*'"),
     Case("allowed domain as a wildcard", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["*"]}}}, "mlplatform:components.kubeflow.auth.allowedDomains[0]", "'*' is not an e-mail domain"),
-    Case("allowed email not an email", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedEmails": ["ana"]}}}, "mlplatform:components.kubeflow.auth.allowedEmails[0]", "not a valid email address"),
-    Case("grafana admin not an email", {f"{M}.grafanaAdmins": ["lead"]}, f"{M}.grafanaAdmins[0]", "not a valid email address"),
+    Case("allowed email not an email", {"mlplatform:components.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedEmails": ["ana"]}}}, "mlplatform:components.kubeflow.auth.allowedEmails[0]", "'ana' is not an e-mail address"),
+    Case("grafana admin not an email", {f"{M}.grafanaAdmins": ["lead"]}, f"{M}.grafanaAdmins[0]", "'lead' is not an e-mail address"),
     Case("unknown sources key", {"mlplatform:sources": {"chart": "oci://x"}}, "mlplatform:sources.chart", "unknown key; known keys here: charts, kubeflowManifests"),
     Case("pods-ready timeout in words", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "20 minutes"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'20 minutes' is not a duration such as 20m or 1h30m: positive numbers with h, m or s"),
     Case("pods-ready timeout zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "0s"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'0s' is not a duration such as 20m"),
@@ -140,6 +156,100 @@ CASES = [
     Case("pusher without its kind", {f"{C}.imageRegistry": {"pushers": ["ci@acme.iam.gserviceaccount.com"]}}, f"{C}.imageRegistry.pushers", "'ci@acme.iam.gserviceaccount.com' is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// followed by the identity"),
     Case("notebook registry with a scheme", {"mlplatform:components.kubeflow": {"notebookRegistry": "https://ghcr.io/acme"}}, "mlplatform:components.kubeflow.notebookRegistry", "'https://ghcr.io/acme' is not a registry path such as europe-docker.pkg.dev/acme/images: host and path, no scheme and no tag"),
     Case("pods-ready backoff zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"backoffLimitCount": 0}}}, "mlplatform:components.kueue.waitForPodsReady.backoffLimitCount", "greater than or equal to 1 (got 0)"),
+    # --- e-mail addresses as upstream compares them (schema.py "e-mail addresses") --------
+    Case("owner with an emoji", {T: [{**TEAM, "owner": "ana😀@acme.com"}]}, f"{T}[0].owner", "'ana😀@acme.com' has spaces or characters outside ASCII: identity providers send addresses of ASCII letters, digits and . _ - ' + (and kubeflow-userid is an HTTP header); write the address as they do"),
+    Case("owner as a wildcard", {T: [{**TEAM, "owner": "*@acme.com"}]}, f"{T}[0].owner", "'*@acme.com': before the '@' an address has ASCII letters, digits and . _ - ' + (no '..', no '.' first or last); '*' would be a wildcard to Istio"),
+    Case("owner with a dot first", {T: [{**TEAM, "owner": ".ana@acme.com"}]}, f"{T}[0].owner", "'.ana@acme.com': before the '@' an address has"),
+    Case("owner with a capital domain", {T: [{**TEAM, "owner": "Ana@ACME.com"}]}, f"{T}[0].owner", "'Ana@ACME.com': write the domain in lowercase (Ana@acme.com); domains are case-insensitive and oauth2-proxy lowercases them, but Istio compares the address exactly"),
+    Case("owner on a one-label domain", {T: [{**TEAM, "owner": "ana@localhost"}]}, f"{T}[0].owner", "'ana@localhost': 'localhost' is not an e-mail domain such as ana@acme.com (lowercase, at least one '.')"),
+    Case("owner with a long local part", {T: [{**TEAM, "owner": "a" * 65 + "@acme.com"}]}, f"{T}[0].owner", "is too long: at most 64 characters before the '@' and 254 in all (RFC 5321)"),
+    Case("owner with a display name", {T: [{**TEAM, "owner": "Ana <ana@acme.com>"}]}, f"{T}[0].owner", "has spaces or characters outside ASCII"),
+    Case("static user twice in two cases", {f"{K}.kubeflow.auth.staticUsers": ["ana@acme.com", "Ana@acme.com"]}, f"{K}.kubeflow.auth.staticUsers[1]", "Ana@acme.com is listed twice (also at [0]); Dex looks static users up by the lowercased address, so only one of them could sign in; keep one"),
+    Case("allowed e-mail twice", {**OIDC_AUTH, f"{K}.kubeflow.auth.allowedEmails": ["guest@partner.org", "Guest@partner.org"]}, f"{K}.kubeflow.auth.allowedEmails[1]", "Guest@partner.org is listed twice (also at [0]); oauth2-proxy compares addresses lowercased; keep one"),
+    Case("allowed domain twice", {**OIDC_AUTH, f"{K}.kubeflow.auth.allowedDomains": ["acme.com", "acme.com"]}, f"{K}.kubeflow.auth.allowedDomains[1]", "acme.com is listed twice (also at [0]); keep one"),
+    Case("grafana admin twice", {f"{M}.grafanaAdmins": ["lead@acme.com", "LEAD@acme.com"]}, f"{M}.grafanaAdmins[1]", "LEAD@acme.com is listed twice (also at [0]); keep one"),
+    Case("pusher twice", {f"{C}.imageRegistry": {"pushers": ["group:ml@acme.com", "group:ml@acme.com"]}}, f"{C}.imageRegistry.pushers[1]", "group:ml@acme.com is listed twice (also at [0]); each becomes an IAM binding of its own; keep one"),
+    Case("authorized range twice", {f"{C}.masterAuthorizedNetworks": [{"cidr": "203.0.113.0/24", "name": "a"}, {"cidr": "203.0.113.0/24", "name": "b"}]}, f"{C}.masterAuthorizedNetworks[1]", "203.0.113.0/24 is listed twice (also at [0]); keep one"),
+    Case("authorized range as a number", {f"{C}.masterAuthorizedNetworks": [{"cidr": 3405803776, "name": "a"}]}, f"{C}.masterAuthorizedNetworks[0].cidr", "3405803776 is not an IPv4 range such as 10.0.0.0/20: write it as text"),
+    Case("authorized range without a name", {f"{C}.masterAuthorizedNetworks": [{"cidr": "203.0.113.0/24", "name": " "}]}, f"{C}.masterAuthorizedNetworks[0].name", "empty; give the range's display name"),
+    # --- namespaces the cluster owns ----------------------------------------------------
+    Case("team in kind's storage namespace", {T: [{**TEAM, "name": "local-path-storage"}]}, f"{T}[0].name", "'local-path-storage' is a namespace kind (its local-path storage provisioner) owns; pick another team name"),
+    Case("team in a GKE namespace", {T: [{**TEAM, "name": "gke-managed-cim"}]}, f"{T}[0].name", "'gke-managed-cim' is a namespace GKE (its system and managed-service namespaces) owns; pick another team name"),
+    Case("team in GKE's Prometheus namespace", {T: [{**TEAM, "name": "gmp-public"}]}, f"{T}[0].name", "'gmp-public' is a namespace GKE (Managed Service for Prometheus) owns; pick another team name"),
+    # --- places and shapes ----------------------------------------------------------------
+    Case("provider region empty", {"gcp:region": ""}, "gcp:region", "'' is not a GCP region such as us-central1"),
+    Case("provider region a zone", {"gcp:region": "us-central1-a"}, "gcp:region", "'us-central1-a' is not a GCP region such as us-central1; 'us-central1-a' is a zone, its region is us-central1"),
+    Case("provider region a list", {"gcp:region": ["us-central1"]}, "gcp:region", "Input should be a valid string; write text (in quotes if YAML would read it as a number, a list or a mapping)"),
+    Case("provider zone a region", {"gcp:zone": "us-central1"}, "gcp:zone", "'us-central1' is not a GCP zone such as us-central1-a"),
+    Case("system pool machine type not a name", {f"{C}.systemPool": {"machineType": "E2 Standard 8"}}, f"{C}.systemPool.machineType", "'E2 Standard 8' is not a machine type name such as e2-standard-8 (lowercase, series-type-size)"),
+    Case("override of no region", {"mlplatform:overrides": {"regions": ["Mars"]}}, "mlplatform:overrides.regions", "'Mars' is not a region name such as us-central1"),
+    Case("override of an issuer without its slash", {"mlplatform:overrides": {"oidcIssuers": ["https://login.acme.com"]}}, "mlplatform:overrides.oidcIssuers", "'https://login.acme.com': list an https issuer that ends in '/', as the provider publishes it"),
+    # --- numbers and units ------------------------------------------------------------------
+    Case("max as text", {f"{P0}.max": "4"}, f"{C}.gpuPools[0].max", "Input should be a valid integer (got '4'); write a whole number, without quotes or a decimal point"),
+    Case("max as a decimal", {f"{P0}.max": 4.0}, f"{C}.gpuPools[0].max", "Input should be a valid integer (got 4.0)"),
+    Case("a boolean as a number", {f"{C}.privateNodes": 1}, f"{C}.privateNodes", "Input should be a valid boolean (got 1); write true or false, without quotes"),
+    Case("a boolean as text", {f"{C}.privateNodes": "true"}, f"{C}.privateNodes", "Input should be a valid boolean (got 'true'); write true or false, without quotes"),
+    Case("a NAP limit beyond int64", {f"{C}.autoprovisioning.limits.cpu": 2**63}, f"{C}.autoprovisioning.limits.cpu", "Input should be less than or equal to 9223372036854775807"),
+    Case("a GPU quota beyond int64", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 2**64}}}]}, f"{T}[0].quota.gpus.nvidia-l4", "Input should be less than or equal to 9223372036854775807"),
+    Case("memory beyond int64", {T: [{**TEAM, "quota": {"memory": "8Ei"}}]}, f"{T}[0].quota.memory", "'8Ei' is more than Kubernetes holds (2^63-1 in its base unit); use a realistic size"),
+    Case("cpu finer than a nanocore", {T: [{**TEAM, "quota": {"cpu": "0.1n"}}]}, f"{T}[0].quota.cpu", "'0.1n' is finer than Kubernetes keeps (1n): it would be rounded up; use a coarser value"),
+    Case("memory without a unit", {T: [{**TEAM, "quota": {"memory": "256"}}]}, f"{T}[0].quota.memory", "'256' is 256 bytes: a bare number counts bytes; give the unit, e.g. 256Gi (at least 1Mi)"),
+    Case("ray worker memory as a bare number", {T: [{**TEAM, "ray": {"workerMemory": 16}}]}, f"{T}[0].ray.workerMemory", "'16' is 16 bytes: a bare number counts bytes; give the unit, e.g. 16Gi (at least 1Mi)"),
+    Case("ray worker of no cpu", {T: [{**TEAM, "ray": {"workerCpu": "0"}}]}, f"{T}[0].ray.workerCpu", "workerCpu 0 leaves a Ray worker nothing to run on; give it some, e.g. 4"),
+    Case("ray pool empty", {T: [{**TEAM, "ray": {"pool": ""}}]}, f"{T}[0].ray.pool", "empty; give the GPU pool's name"),
+    Case("kueue timeout past a go duration", {"mlplatform:components.kueue": {"waitForPodsReady": {"timeout": "2562048h"}}}, "mlplatform:components.kueue.waitForPodsReady.timeout", "'2562048h' is longer than a Go duration holds (about 292 years): Kueue reads it with Go's time.ParseDuration, which refuses it; use a timeout such as 1h"),
+    Case("retention past a go duration", {M: {"retention": "293y"}}, f"{M}.retention", "'293y' is longer than Prometheus can hold (a Go duration, about 292 years: it refuses 'duration out of range'); use a shorter retention such as 10y"),
+    # --- sign-in that cannot work -----------------------------------------------------------
+    Case("oidc client id empty", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.clientId": ""}, f"{K}.kubeflow.auth.oidc.clientId", "empty; give the OAuth client ID"),
+    Case("oidc client id with a space", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.clientId": "abc def"}, f"{K}.kubeflow.auth.oidc.clientId", "'abc def': the OAuth client ID has no spaces; remove them"),
+    Case("iap client id empty", {f"{K}.kubeflow.auth.iapClientId": ""}, f"{K}.kubeflow.auth.iapClientId", "empty; give the IAP OAuth client ID"),
+    Case("google issuer with a slash", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://accounts.google.com/"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://accounts.google.com/': this provider publishes its issuer as 'https://accounts.google.com' (its /.well-known/openid-configuration), and Dex's OIDC library refuses any other spelling, trailing slash included; use that"),
+    Case("issuer with capitals", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://Login.Acme.com"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://Login.Acme.com': write the host in lowercase as the provider publishes it (login.acme.com)"),
+    Case("issuer with the default port", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com:443"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://login.acme.com:443': drop the default port ':443'; the provider's issuer does not name it"),
+    Case("issuer as the discovery document", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com/.well-known/openid-configuration"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://login.acme.com/.well-known/openid-configuration' is the discovery document; give the issuer: 'https://login.acme.com'"),
+    Case("issuer with a space", {**OIDC_AUTH, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com /x"}, f"{K}.kubeflow.auth.oidc.issuer", "an OIDC issuer has no spaces and is ASCII"),
+    # An existing network, in the stack's project or a Shared VPC host project.
+    Case("network as a path", {f"{C}.network": {"existing": {**EXISTING, "network": "projects/acme-net/global/networks/shared-vpc"}}}, f"{NET}.network", "'projects/acme-net/global/networks/shared-vpc' is a path; give the network's name ('shared-vpc') and the project ('acme-net') in hostProject"),
+    Case("subnetwork name", {f"{C}.network": {"existing": {**EXISTING, "subnetwork": "ML_Subnet"}}}, f"{NET}.subnetwork", "'ML_Subnet' is not a subnetwork name such as ml-us-central1: 1-63 lowercase letters, digits and '-', a letter first"),
+    Case("one range for pods and services", {f"{C}.network": {"existing": {**EXISTING, "servicesRange": "pods"}}}, f"{NET}.servicesRange", "pods and Services need secondary ranges of their own; name another range"),
+    Case("host project id", {f"{C}.network": {"existing": {**EXISTING, "hostProject": "Acme_Net"}}}, f"{NET}.hostProject", "'Acme_Net' is not a GCP project ID (the host project's, as gcloud projects list shows it)"),
+    Case("no pods range", {f"{C}.network": {"existing": {k: v for k, v in EXISTING.items() if k != "podsRange"}}}, f"{NET}.podsRange", "required; add this key"),
+    Case("created ranges with an existing network", {f"{C}.network": {"existing": EXISTING, "podsCidr": "10.16.0.0/14"}}, f"{C}.network.podsCidr", "podsCidr is a range of the subnet the program creates; an existing subnetwork has its own (its secondary ranges are named in existing): remove it"),
+    # Maintenance window and exclusions.
+    Case("window time without a zone", {f"{C}.maintenance": {"window": {**WINDOW, "start": "2026-01-03 02:00"}}}, f"{MW}.start", "'2026-01-03 02:00' is not a UTC time such as 2026-01-03T02:00:00Z (RFC 3339 with a Z"),
+    Case("window time with an offset", {f"{C}.maintenance": {"window": {**WINDOW, "start": "2026-01-03T02:00:00+01:00"}}}, f"{MW}.start", "is not a UTC time such as 2026-01-03T02:00:00Z"),
+    Case("window on a day that does not exist", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-02-30T08:00:00Z"}}}, f"{MW}.end", "'2026-02-30T08:00:00Z' is not a date and time that exists; check the day and hour"),
+    Case("monthly window", {f"{C}.maintenance": {"window": {**WINDOW, "recurrence": "FREQ=MONTHLY"}}}, f"{MW}.recurrence", "'FREQ=MONTHLY' is not a recurrence this schema reads: FREQ=DAILY, FREQ=WEEKLY (the start's weekday) or FREQ=WEEKLY;BYDAY= with days each once from MO,TU,WE,TH,FR,SA,SU"),
+    Case("daily window by day", {f"{C}.maintenance": {"window": {**WINDOW, "recurrence": "FREQ=DAILY;BYDAY=SA"}}}, f"{MW}.recurrence", "BYDAY goes with FREQ=WEEKLY; write FREQ=WEEKLY;BYDAY=SA"),
+    Case("window ends before it starts", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-01-03T01:00:00Z"}}}, f"{MW}.end", "end 2026-01-03T01:00:00Z is not after start 2026-01-03T02:00:00Z"),
+    Case("window shorter than four hours", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-01-03T04:00:00Z"}}}, f"{MW}.end", "a window of 2 hours is shorter than GKE counts (4 hours at least); make it longer"),
+    Case("weekend window too short", {f"{C}.maintenance": {"window": {**WINDOW, "end": "2026-01-03T06:00:00Z", "recurrence": "FREQ=WEEKLY;BYDAY=SA,SU"}}}, f"{MW}.end", "2 window(s) a week of 4 hours give 32 hours in 32 days, and GKE needs 48; make the windows longer or add days"),
+    Case("exclusion without an end", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{"name": "freeze", "start": "2026-12-20T00:00:00Z"}]}}, f"{MX}.end", "give end, or untilEndOfSupport: true (one of them)"),
+    Case("no upgrades until end of support", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{"name": "freeze", "start": "2026-12-20T00:00:00Z", "untilEndOfSupport": True}]}}, f"{MX}.untilEndOfSupport", "a NO_UPGRADES exclusion lasts at most 30 days; give end, or use scope NO_MINOR_UPGRADES"),
+    Case("no upgrades for 40 days", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{**FREEZE, "end": "2027-01-29T00:00:00Z"}]}}, f"{MX}.end", "40 days: a NO_UPGRADES exclusion lasts at most 30 days (GKE); shorten it, or use scope NO_MINOR_UPGRADES"),
+    Case("exclusion scope", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{**FREEZE, "scope": "NO_PATCHES"}]}}, f"{MX}.scope", "Input should be 'NO_UPGRADES', 'NO_MINOR_UPGRADES' or 'NO_MINOR_OR_NODE_UPGRADES'"),
+    Case("exclusions without a window", {f"{C}.maintenance": {"exclusions": [FREEZE]}}, f"{C}.maintenance.window", "exclusions go with a maintenance window (the provider needs one); add window"),
+    Case("exclusion twice", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [FREEZE, FREEZE]}}, f"{C}.maintenance.exclusions[1]", "year-end is listed twice (also at [0]); GKE keys exclusions by name; keep one"),
+    Case("more than twenty exclusions", {f"{C}.maintenance": {"window": WINDOW, "exclusions": [{**FREEZE, "name": f"x{i}"} for i in range(21)]}}, f"{C}.maintenance.exclusions", "21 exclusions; GKE takes at most 20 at a time"),
+    # Application-layer secrets encryption.
+    Case("secrets key version", {f"{C}.secretsEncryption": {"key": f"{KEY}/cryptoKeyVersions/1"}}, f"{C}.secretsEncryption.key", f"names a key version; give the key ('{KEY}'): GKE uses its primary version"),
+    Case("secrets key by its short name", {f"{C}.secretsEncryption": {"key": "gke/ml-secrets"}}, f"{C}.secretsEncryption.key", "'gke/ml-secrets' is not a Cloud KMS key name: projects/<project>/locations/<region>/keyRings/<ring>/cryptoKeys/<key>"),
+    # A pool's own labels and taints.
+    Case("the platform's pool label", {f"{P0}.labels": {"mlplatform.dev/gpu-pool": "x"}}, f"{C}.gpuPools[0].labels.mlplatform.dev/gpu-pool", "'mlplatform.dev/gpu-pool' is the platform's pool label (set from the pool's name); use a key of your own, such as acme.com/gpu-pool"),
+    Case("a label of kubernetes", {f"{C}.systemPool": {"labels": {"node-role.kubernetes.io/ml": ""}}}, f"{C}.systemPool.labels.node-role.kubernetes.io/ml", "'node-role.kubernetes.io/ml' is under kubernetes.io/, which Kubernetes keeps for its own; use a key of your own, such as acme.com/ml"),
+    Case("a label key with a space", {f"{P0}.labels": {"cost center": "ml"}}, f"{C}.gpuPools[0].labels.cost center", "'cost center' is not a Kubernetes label key"),
+    Case("a label value with a space", {f"{P0}.labels": {"acme.com/team": "ml research"}}, f"{C}.gpuPools[0].labels.acme.com/team", "'ml research' (for acme.com/team) is not a Kubernetes label value"),
+    Case("a label value that is a number", {f"{P0}.labels": {"acme.com/tier": 1}}, f"{C}.gpuPools[0].labels.acme.com/tier", "Input should be a valid string"),
+    Case("the platform's gpu taint", {f"{P0}.taints": [{"key": "nvidia.com/gpu", "value": "present"}]}, f"{C}.gpuPools[0].taints[0].key", "'nvidia.com/gpu' is the platform's GPU taint (nvidia.com/gpu=present:NoSchedule, on every GPU pool already)"),
+    Case("a taint of gke", {f"{P0}.taints": [{"key": "cloud.google.com/gke-queued", "value": "true"}]}, f"{C}.gpuPools[0].taints[0].key", "'cloud.google.com/gke-queued' is under cloud.google.com/, which GKE keeps for its own"),
+    Case("a taint twice", {f"{P0}.taints": [{"key": "acme.com/dedicated"}, {"key": "acme.com/dedicated", "value": "x"}]}, f"{C}.gpuPools[0].taints[1]", "the taint acme.com/dedicated:NoSchedule is listed twice (also at [0]); a node takes one taint per key and effect; keep one"),
+    Case("a taint effect", {f"{P0}.taints": [{"key": "acme.com/dedicated", "effect": "NO_SCHEDULE"}]}, f"{C}.gpuPools[0].taints[0].effect", "Input should be 'NoSchedule', 'PreferNoSchedule' or 'NoExecute'"),
+    Case("taints on the system pool", {f"{C}.systemPool": {"taints": [{"key": "acme.com/dedicated"}]}}, f"{C}.systemPool.taints", "unknown key; known keys here: machineType, min, max, diskSizeGb, labels"),
+    # Chart values overlays.
+    Case("a password in chart values", {f"{K}.monitoring": {"enabled": True, "grafanaValues": {"grafana.ini": {"security": {"admin_password": "hunter2"}}}}}, f"{K}.monitoring.grafanaValues.grafana.ini.security.admin_password", "'admin_password' holds a secret, and a stack file holds none in plain text; put it in a Kubernetes Secret and give the chart that Secret's name"),
+    Case("a null in chart values", {f"{K}.kueue": {"values": {"controllerManager": {"manager": {"resources": None}}}}}, f"{K}.kueue.values.controllerManager.manager.resources", "null: Helm would drop the chart's default here, but Pulumi need not pass a null on to Helm as the offline render does"),
+    Case("a date in chart values", {f"{K}.kueue": {"values": {"releaseDate": datetime.date(2026, 12, 1)}}}, f"{K}.kueue.values.releaseDate", "YAML reads 2026-12-01 as a date, Pulumi passes it on as text: quote it"),
+    Case("chart values as a list", {f"{K}.kueue": {"values": ["replicas=2"]}}, f"{K}.kueue.values", "Input should be a valid dictionary"),
 ]
 
 
@@ -167,6 +277,56 @@ def test_every_problem_is_listed_at_once() -> None:
         "mlplatform:environment",
     }
     assert str(caught.value).startswith("bad.yaml: 3 problems in the stack config:")
+
+
+def test_every_problem_of_a_gpu_pool_at_once() -> None:
+    """What needs the catalog waits for a known accelerator; the rest of the pool is judged anyway."""
+    bad = with_changes(
+        base_gke(),
+        {f"{P0}.accelerator": "nvidia-l5", f"{P0}.min": 3, f"{P0}.provisioning": "reservation", f"{P0}.fastSocket": True, f"{P0}.gvnic": False},
+    )
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [
+        f"{C}.gpuPools[0].accelerator",
+        f"{C}.gpuPools[0].min",
+        f"{C}.gpuPools[0].reservation",
+        f"{C}.gpuPools[0].fastSocket",
+    ]
+
+
+def test_a_schema_error_and_a_cross_field_error_in_one_run() -> None:
+    """The rules run on what parsed: the autoprovisioning limit below the pools is reported
+    beside the monitoring retention the schema refuses."""
+    bad = with_changes(
+        base_gke(), {f"{M}": {"enabled": False, "retention": "forever"}, f"{C}.autoprovisioning.limits.nvidia-l4": 2}
+    )
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [(p.path, p.message) for p in caught.value.problems] == [
+        (f"{M}.retention", "'forever' is not a Prometheus retention such as 15d: a positive number and h, d, w or y"),
+        (
+            f"{C}.autoprovisioning.limits.nvidia-l4",
+            "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is 2; set it to at least 12",
+        ),
+    ]
+
+
+def test_a_rule_that_reads_a_refused_part_waits_for_it() -> None:
+    """With the pools refused, team-gpus-provided would find no pool for the team's L4s: it does
+    not run, so the one problem is the pool's."""
+    bad = with_changes(base_gke(), {f"{P0}.max": "lots", T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 2}}}]})
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.gpuPools[0].max"]
+
+
+def test_no_rule_runs_without_the_cluster() -> None:
+    """A cluster that cannot be read leaves nothing to judge the rest against."""
+    bad = with_changes(base_gke(), {f"{C}.kind": "eks", T: [{**TEAM, "name": "x"}, {**TEAM, "name": "x"}]})
+    with pytest.raises(ConfigError) as caught:
+        validate(bad, "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.kind"]
 
 
 def test_valid_bases_pass() -> None:

@@ -131,7 +131,8 @@ def test_the_dws_floor_discounts_vcpus_and_gpus_not_memory() -> None:
 def test_autoprovisioning_headroom_priced_as_cheapest_machine() -> None:
     raw = with_changes(
         base_gke(),
-        {f"{C}.location": "us-central1-a", f"{C}.autoprovisioning.limits": {"cpu": 64, "memory": 256, "nvidia-l4": 8}},
+        # the pools take 72 vCPUs and 288 GiB themselves (3 e2-standard-8, 2 g2-standard-24)
+        {f"{C}.location": "us-central1-a", f"{C}.autoprovisioning.limits": {"cpu": 96, "memory": 384, "nvidia-l4": 8}},
     )
     nap = lines(raw)["autoprovisioning nvidia-l4"]
     # The pool reaches 2 nodes x 2 L4 = 4; NAP may add 4 more, as 4 x g2-standard-4 (cheapest per L4).
@@ -164,6 +165,10 @@ def test_unknown_region_exits_2_naming_it(tmp_path: Path, capsys: pytest.Capture
 
 def test_unknown_machine_type_exits_2_naming_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     raw = with_changes(base_gke(), {f"{C}.systemPool": {"machineType": "c3-standard-8"}})
+    assert main(["cost", _write(tmp_path, raw)]) == EXIT_CONFIG_ERROR
+    assert "'c3-standard-8' is not a machine type facts/prices.py knows" in capsys.readouterr().err
+    # Taken knowingly, the stack loads, and the cost view says what it cannot price.
+    raw["mlplatform:overrides"] = {"machineTypes": ["c3-standard-8"]}
     assert main(["cost", _write(tmp_path, raw)]) == EXIT_CONFIG_ERROR
     assert "no price for machine type 'c3-standard-8'" in capsys.readouterr().err
 

@@ -21,6 +21,13 @@ def test_kind_cluster_is_created_and_deleted_by_command(shipped_plan: Callable[[
     assert command["logging"] == "stderr"  # stdout is the kubeconfig
 
 
+def test_a_new_node_image_deletes_the_old_cluster_before_creating_the_new(shipped_plan: Callable[[str], Plan]) -> None:
+    """The config is the replacement trigger; `kind create` of a name that exists fails."""
+    command = shipped_plan("kind").one("command:local:Command", "mlplatform")
+    assert command.inputs["triggers"] == [command.inputs["stdin"]]
+    assert command.delete_before_replace
+
+
 def test_kind_config_pins_image_and_topology(shipped_plan: Callable[[str], Plan]) -> None:
     command = shipped_plan("kind").one("command:local:Command", "mlplatform").inputs
     config = yaml.safe_load(command["stdin"])
@@ -28,6 +35,8 @@ def test_kind_config_pins_image_and_topology(shipped_plan: Callable[[str], Plan]
     assert {n["image"] for n in config["nodes"]} == {f"kindest/node:{KIND_NODE_IMAGE.version}"}
     patch = yaml.safe_load(config["nodes"][0]["kubeadmConfigPatches"][0])
     assert patch["apiServer"]["extraArgs"]["service-account-issuer"] == "https://kubernetes.default.svc"
+    # No apiVersion: kind matches the patch to v1beta3 and v1beta4 alike (1.36 nodes get v1beta4).
+    assert set(patch) == {"kind", "apiServer"} and patch["kind"] == "ClusterConfiguration"
 
 
 def test_kind_provider_gets_the_secret_kubeconfig(shipped_plan: Callable[[str], Plan]) -> None:

@@ -127,7 +127,7 @@ def test_the_policy_names_every_gpu_variant_and_its_gpus_and_nothing_else() -> N
 def test_a_stack_without_gpu_pools_gets_no_policy_and_no_binding() -> None:
     """No GPU runtime, nothing the two Trainers count differently (kind)."""
     assert kueue_guard.policy(()) is None
-    kind = validate(with_changes(base_kind(), {"mlplatform:teams": [{"name": "vision", "owner": "a@b.com", "quota": {}}]}), "test")
+    kind = validate(with_changes(base_kind(), {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {}}]}), "test")
     assert kind.enabled_components()["kueue"]
     kinds = {o["kind"] for o in team_objects(team_args(kind, kind.teams[0]))}
     assert "ValidatingAdmissionPolicyBinding" not in kinds

@@ -20,10 +20,10 @@ from stacks.secrets import is_encrypted
 from tooling.cli import EXIT_CONFIG_ERROR, main
 from tooling.plan import Plan
 
-KIND = "config:\n  mlplatform:cluster: {kind: kind}\n  mlplatform:components: {monitoring: {enabled: false}}\n"
+KIND = "config:\n  mlplatform:cluster: {kind: kind}\n  mlplatform:components: {monitoring: {enabled: false}, kubeflow: {auth: {staticUsers: [a@acme.com]}}}\n"
 GKE_WITHOUT_PROJECT = {
     "mlplatform:cluster": {"kind": "gke", "name": "ml-x", "location": "us-central1"},
-    "mlplatform:components": {"monitoring": {"enabled": False}},
+    "mlplatform:components": {"monitoring": {"enabled": False}, "kubeflow": {"auth": {"staticUsers": ["a@acme.com"]}}},
     "mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "bucket": {}}],
 }
 
@@ -53,7 +53,7 @@ def test_a_duplicate_key_names_both_lines(tmp_path: Path) -> None:
 
 def test_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
     path = tmp_path / "Pulumi.x.yaml"
-    path.write_text("config:\n  mlplatform:cluster: &base {kind: kind, name: a}\n  mlplatform:components: {<<: {}, kueue: {}}\n")
+    path.write_text("config:\n  mlplatform:cluster: &base {kind: kind, name: a}\n  mlplatform:components: {<<: {}, kueue: {}, kubeflow: {auth: {staticUsers: [a@acme.com]}}}\n")
     assert load_stack(str(path)).config.cluster.name == "a"
 
 

@@ -4,6 +4,9 @@ bucket names; and what a GKE node leaves for pods (facts/allocatable.py)."""
 from __future__ import annotations
 
 import hashlib
+import random
+import re
+import string
 from decimal import Decimal
 
 import pytest
@@ -11,11 +14,13 @@ import pytest
 from components.monitoring import gmp_service_account_id
 from facts.allocatable import allocatable
 from facts.naming import (
+    DEX_PASSWORD_ENV_PREFIX,
     DNS_LABEL_MAX,
     GOOGLE_SERVICE_ACCOUNT_ID,
     bounded_name,
     bucket_name_problem,
     cut,
+    dex_password_env,
     google_service_account_id,
     service_account_id,
     team_bucket_name,
@@ -138,3 +143,46 @@ def test_allocatable_is_the_machine_less_what_gke_reserves(machine: str, cpu: st
 
 def test_allocatable_of_an_unknown_machine_is_not_guessed() -> None:
     assert allocatable("a4-highgpu-8g") is None
+
+
+# --- Dex password environment variables --------------------------------------------------
+
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+"""What every environment-variable rule accepts (Kubernetes IsEnvVarName, POSIX shells)."""
+
+
+def _decoded(name: str) -> str:
+    """The inverse of dex_password_env, written independently: `_XX` is one UTF-8 byte,
+    anything else itself. A left inverse is what makes the encoding injective."""
+    body = name.removeprefix(DEX_PASSWORD_ENV_PREFIX)
+    return re.sub(rb"_([0-9A-F]{2})", lambda m: bytes([int(m[1], 16)]), body.encode()).decode()
+
+
+def test_password_variables_of_look_alike_addresses_differ() -> None:
+    alike = [
+        "ana.b@example.com",
+        "ana-b@example.com",
+        "ana_b@example.com",
+        "ANA.B@example.com",
+        "Ana.b@example.com",
+        "ana.b@example.co.m",
+        "anab@example.com",
+        "ana.b😀@example.com",
+        "ana.bé@example.com",
+        "ana.be\u0301@example.com",
+    ]
+    names = [dex_password_env(email) for email in alike]
+    assert len(set(names)) == len(alike)
+    assert dex_password_env("ana.b@example.com") == "DEX_PASSWORD_ana_2Eb_40example_2Ecom"
+    assert dex_password_env("a_2E@x.io") == "DEX_PASSWORD_a_5F2E_40x_2Eio"
+
+
+def test_a_password_variable_decodes_back_to_its_address_and_is_a_valid_name() -> None:
+    rng = random.Random(26)
+    alphabet = string.ascii_letters + string.digits + "._-+@'!#$%&*/=?^`{|}~ " + "éüß😀中_"
+    for _ in range(2000):
+        email = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+        name = dex_password_env(email)
+        assert _decoded(name) == email
+        assert ENV_NAME.match(name), name
+        assert re.fullmatch(r"[-._a-zA-Z0-9]+", name), name  # a Secret key (IsConfigMapKey)

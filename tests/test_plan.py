@@ -20,7 +20,7 @@ from pulumi.runtime import rpc
 
 from stacks.config import load
 from tests.conftest import base_kind, with_changes
-from tooling.plan import DuplicateUrnError, Plan, evaluate
+from tooling.plan import DuplicateUrnError, Plan, _unless_duplicate, evaluate
 
 SHIPPED = ["kind", "dev", "prod"]
 
@@ -47,12 +47,82 @@ def test_a_duplicate_urn_stops_evaluate_with_the_engines_message(caplog: pytest.
     assert raised.value.urn == urn
     # Raised once: the registrations it failed, collected later, are not reported again by
     # the SDK's event loop (a full test run printed each at its end); other errors still are.
-    loop = asyncio.get_event_loop()
-    with caplog.at_level(logging.ERROR, logger="asyncio"):
-        loop.call_exception_handler({"message": "Future exception was never retrieved", "exception": raised.value})
-        assert caplog.text == ""
-        loop.call_exception_handler({"message": "Future exception was never retrieved", "exception": ValueError("other")})
-    assert "ValueError: other" in caplog.text
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            _unless_duplicate(loop, {"message": "Future exception was never retrieved", "exception": raised.value})
+            assert caplog.text == ""
+            _unless_duplicate(loop, {"message": "Future exception was never retrieved", "exception": ValueError("other")})
+        assert "ValueError: other" in caplog.text
+    finally:
+        loop.close()
+
+
+def test_an_evaluation_leaves_no_grpc_poller_behind() -> None:
+    """The SDK's callbacks server (grpc.aio, for transforms) is shut down with the plan, even
+    one that stops on a duplicate URN: left to interpreter exit, grpc's poller died in
+    arbitrary order and printed `ValueError: Invalid file descriptor: -1` with a traceback."""
+    import threading
+
+    def build() -> None:
+        k8s.core.v1.Namespace("team", metadata={"name": "a"}, opts=pulumi.ResourceOptions(transforms=[lambda _args: None]))
+        k8s.core.v1.Namespace("team", metadata={"name": "b"})
+
+    before = {t.ident for t in threading.enumerate()}
+    with pytest.raises(DuplicateUrnError):
+        _evaluate(build)
+    _evaluate(lambda: None)
+    assert [t.name for t in threading.enumerate() if t.ident not in before and "poll" in (t.name or "")] == []
+
+
+EXIT_CHECK = """
+import asyncio, atexit, sys
+
+made = []
+new_event_loop = asyncio.new_event_loop
+asyncio.new_event_loop = lambda: made.append(new_event_loop()) or made[-1]
+
+
+@atexit.register  # registered first, so it runs last: after the plans' own exit handler
+def every_loop_closed():
+    if not made or any(not loop.is_closed() for loop in made):
+        print(f"{sum(not loop.is_closed() for loop in made)} of {len(made)} event loops open at exit", file=sys.stderr)
+
+
+import pulumi, pulumi_kubernetes as k8s
+from stacks.config import load
+from tooling.plan import DuplicateUrnError, evaluate
+
+def duplicate(_config):
+    k8s.core.v1.Namespace("team", metadata={"name": "a"}, opts=pulumi.ResourceOptions(transforms=[lambda _args: None]))
+    k8s.core.v1.Namespace("team", metadata={"name": "b"})
+
+try:
+    evaluate(load("kind"), "kind", duplicate)
+except DuplicateUrnError:
+    pass
+print(len(evaluate(load("kind"), "kind").resources))
+"""
+
+
+def test_nothing_is_printed_at_interpreter_exit_after_plans() -> None:
+    """Every loop the plans used (their own and the mock monitor's, one per executor thread)
+    is closed at exit, before the interpreter tears objects down: an open one is finalised
+    later, in arbitrary order (the traceback of a self-pipe closed first), and a pending
+    registration prints "Task was destroyed but it is pending"."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    result = subprocess.run(
+        [sys.executable, "-W", "always::ResourceWarning", "-c", EXIT_CHECK],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (0, "")
+    assert int(result.stdout) > 50
 
 
 def test_a_plan_captures_no_stack_per_resource_and_gives_the_sdk_back() -> None:

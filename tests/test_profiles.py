@@ -112,6 +112,9 @@ def test_cluster_queue_quotas_per_pool_flavor_and_cohort() -> None:
             "mlplatform:teams": [team],
             "mlplatform:cluster.gpuPools": pools,
             "mlplatform:cluster.autoprovisioning.limits.nvidia-l4": 24,  # 2 pools x 2 nodes x 2 GPUs x 3 zones
+            # and with the system pool they take 360 vCPUs and 1440 GiB
+            "mlplatform:cluster.autoprovisioning.limits.cpu": 512,
+            "mlplatform:cluster.autoprovisioning.limits.memory": 2048,
         },
     )
     queue = _objects(raw)[("ClusterQueue", "vision")]["spec"]

@@ -51,6 +51,9 @@ def two_pools() -> PlatformConfig:
         {
             "mlplatform:cluster.gpuPools": base_gke()["mlplatform:cluster"]["gpuPools"] + [h100],
             "mlplatform:cluster.autoprovisioning.limits.nvidia-h100-80gb": 24,  # 1 node x 8 GPUs x 3 zones
+            # with 3 a3-highgpu-8g (208 vCPUs, 1872 GiB each) the pools take 840 vCPUs and 6480 GiB
+            "mlplatform:cluster.autoprovisioning.limits.cpu": 1024,
+            "mlplatform:cluster.autoprovisioning.limits.memory": 8192,
         },
     )
     return validate(raw, "test")

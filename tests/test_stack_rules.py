@@ -17,7 +17,7 @@ K = "mlplatform:components"
 T = "mlplatform:teams"
 TEAM = {"name": "vision", "owner": "a@acme.com"}
 SAME_KFAM_NAME = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "edit"}]
-OIDC = {f"{K}.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"], "allowedEmails": ["Guest@partner.org"]}}}
+OIDC = {f"{K}.kubeflow": {"auth": {"kind": "oidc", "oidc": {"clientId": "x"}, "hostname": "kf.acme.com", "allowedDomains": ["acme.com"], "allowedEmails": ["guest@partner.org"]}}}
 MANAGED_PROMETHEUS = {f"{C}.managedPrometheus": True, f"{K}.monitoring": {"enabled": True}}
 # An address KFAM turns into a 269-character binding name (e-mail: 64 + @ + 182 characters).
 LONG_EMAIL = "x" * 64 + "@" + "d" * 63 + "." + "e" * 63 + "." + "f" * 50 + ".com"
@@ -26,7 +26,17 @@ L4_GPUS = {"gpus": {"nvidia-l4": 2}}
 CASES = [
     Case("pool named system", {f"{P0}.name": "system"}, f"{C}.gpuPools[0].name", "'system' is the system pool's name; pick another pool name", rule="pool-names-free"),
     Case("nap below pools", {f"{C}.autoprovisioning.limits.nvidia-l4": 2}, f"{C}.autoprovisioning.limits.nvidia-l4", "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is 2; set it to at least 12", rule="autoprovisioning-covers-gpus"),
-    Case("nap without the pool's gpu", {f"{C}.autoprovisioning.limits": {"cpu": 64, "memory": 256}}, f"{C}.autoprovisioning.limits.nvidia-l4", "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is missing; set it to at least 12", rule="autoprovisioning-covers-gpus"),
+    Case("nap without the pool's gpu", {f"{C}.autoprovisioning.limits": {"cpu": 256, "memory": 1024}}, f"{C}.autoprovisioning.limits.nvidia-l4", "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is missing; set it to at least 12", rule="autoprovisioning-covers-gpus"),
+    Case("nap cpu below the pools", {f"{C}.autoprovisioning.limits.cpu": 100}, f"{C}.autoprovisioning.limits.cpu", "the node pools at full size take 216 vCPUs (the system pool 9 x e2-standard-8 = 72, pool l4 6 x g2-standard-24 = 144), but the cluster-wide cpu limit is 100: GKE counts every node against it, so the pools could never reach their max; set it to at least 216 (more leaves room for autoprovisioned pools) or lower the pools' max", rule="autoprovisioning-covers-pools"),
+    Case("nap memory below the pools", {f"{C}.systemPool": {"machineType": "n1-standard-1", "max": 1}, f"{C}.autoprovisioning.limits.memory": 500}, f"{C}.autoprovisioning.limits.memory", "the node pools at full size take 587.25 GiB (the system pool 3 x n1-standard-1 = 11.25, pool l4 6 x g2-standard-24 = 576), but the cluster-wide memory limit is 500: GKE counts every node against it, so the pools could never reach their max; set it to at least 588 (more leaves room for autoprovisioned pools) or lower the pools' max", rule="autoprovisioning-covers-pools"),
+    Case("a region of no catalog", {f"{C}.location": "us-central9"}, f"{C}.location", "'us-central9' is not a Google Cloud region facts/regions.py knows (as of 2026-12-01) (did you mean us-central1?): check the spelling against `gcloud compute regions list`; if Google opened it since, add it to facts/regions.py, or take it knowingly with mlplatform:overrides: {regions: [us-central9]}", rule="regions-known"),
+    Case("provider region elsewhere", {"gcp:region": "europe-west4"}, "gcp:region", "the provider's default region europe-west4 is not the cluster's (us-central1), where the program puts everything; set gcp:region: us-central1 or remove it", rule="provider-defaults-in-cluster-region"),
+    Case("provider zone elsewhere", {"gcp:zone": "europe-west4-a"}, "gcp:zone", "the provider's default zone europe-west4-a is outside the cluster's region us-central1; use a zone of us-central1 or remove gcp:zone", rule="provider-defaults-in-cluster-region"),
+    Case("system pool of an unknown machine type", {f"{C}.systemPool": {"machineType": "e2-standard-7"}}, f"{C}.systemPool.machineType", "'e2-standard-7' is not a machine type facts/prices.py knows (did you mean e2-standard-8 or e2-standard-4?): check the spelling (gcloud compute machine-types list); for a newer one, add its shape to facts/prices.py SHAPES, or take it knowingly with mlplatform:overrides: {machineTypes: [e2-standard-7]} (its sizes and cost are then not checked)", rule="machine-types-known"),
+    Case("issuer with a trailing slash", {**OIDC, f"{K}.kubeflow.auth.oidc.issuer": "https://login.acme.com/"}, f"{K}.kubeflow.auth.oidc.issuer", "'https://login.acme.com/' ends in '/': Dex's OIDC library (go-oidc) refuses the provider unless its discovery document names the issuer exactly so, and most publish it without (https://accounts.google.com); write 'https://login.acme.com', or, if https://login.acme.com/.well-known/openid-configuration says 'https://login.acme.com/', take it knowingly with mlplatform:overrides: {oidcIssuers: ['https://login.acme.com/']}", base="gke", rule="oidc-issuer-as-published"),
+    Case("owner spelled unlike the dex user", {T: [{**TEAM, "owner": "A@acme.com"}]}, f"{T}[0].owner", f"A@acme.com and a@acme.com ({K}.kubeflow.auth.staticUsers[0]) differ only in letter case: Dex and oauth2-proxy take them for one account, but the profile controller, KFAM and Istio compare addresses exactly, and Dex signs static users in as staticUsers writes them; write a@acme.com here too", rule="identities-spelled-alike"),
+    Case("contributor spelled unlike the oidc account", {**OIDC, T: [{**TEAM, "contributors": [{"email": "Guest@partner.org", "role": "view"}]}]}, f"{T}[0].contributors[0].email", f"Guest@partner.org and guest@partner.org ({K}.kubeflow.auth.allowedEmails[0]) differ only in letter case: Dex and oauth2-proxy take them for one account, but the profile controller, KFAM and Istio compare addresses exactly, and the identity provider sends one spelling; write guest@partner.org here too", rule="identities-spelled-alike"),
+    Case("dex without static users", {f"{K}.kubeflow": {"auth": {"kind": "dex"}}}, f"{K}.kubeflow.auth.staticUsers", "Dex without static users lets nobody sign in (it has no other login); list who may sign in, each with a bcrypt hash in mlplatform:dexPasswordHashes, or use kind: oidc", base="kind", rule="dex-has-static-users"),
     Case("prod on kind", {"mlplatform:environment": "prod"}, "mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster", base="kind", rule="prod-on-gke"),
     Case("queued pool without kueue", {f"{P0}.provisioning": "queued", f"{K}.kueue": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "queued pools get nodes only through ProvisioningRequests, which Kueue creates; enable the kueue component or use provisioning: flex-start", rule="queued-pools-need-kueue"),
     Case("ray addon on kind", {f"{K}.kuberay": {"source": "gke-addon"}}, f"{K}.kuberay.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator", base="kind", rule="ray-addon-on-gke"),
@@ -36,7 +46,7 @@ CASES = [
     Case("managed backend on kind", {f"{K}.monitoring": {"enabled": True, "backend": "gke-managed"}}, f"{K}.monitoring.backend", "gke-managed is GKE's managed Prometheus; on kind use backend: kube-prometheus-stack", base="kind", rule="managed-backend-needs-managed-prometheus"),
     Case("managed dcgm into kube-prometheus-stack", {**MANAGED_PROMETHEUS, f"{K}.dcgmExporter": {"source": "gke-managed"}}, f"{K}.dcgmExporter.source", "GKE's managed DCGM metrics go to managed Prometheus, which kube-prometheus-stack does not read; use source: chart or monitoring.backend: gke-managed", rule="gpu-metrics-reach-prometheus"),
     Case("dcgm chart into managed prometheus", {**MANAGED_PROMETHEUS, f"{K}.monitoring.backend": "gke-managed", f"{K}.dcgmExporter": {}}, f"{K}.dcgmExporter.source", "with monitoring.backend gke-managed use source: gke-managed (the chart's ServiceMonitor is for kube-prometheus-stack)", rule="gpu-metrics-reach-prometheus"),
-    Case("gateway hostname on kind", {f"{K}.kubeflow": {"auth": {"hostname": "kf.acme.com"}}}, f"{K}.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them", base="kind", rule="gateway-exposed-on-gke"),
+    Case("gateway hostname on kind", {f"{K}.kubeflow.auth.hostname": "kf.acme.com"}, f"{K}.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them", base="kind", rule="gateway-exposed-on-gke"),
     Case("teams without kubeflow", {f"{K}.kubeflow": {"enabled": False}, T: [TEAM]}, T, "teams are Kubeflow profiles; enable kubeflow or remove the teams", rule="teams-need-kubeflow"),
     Case("teams without kueue", {f"{K}.kueue": {"enabled": False}, T: [TEAM]}, f"{K}.kueue.enabled", "every team gets a Kueue ClusterQueue and a `default` LocalQueue, which need Kueue; enable kueue or remove the teams", rule="teams-need-kueue"),
     Case("team and node accounts of one id", {f"{C}.name": "team-vision", T: [{**TEAM, "name": "vision-nodes"}]}, f"{T}[0].name", "team vision-nodes's account would get the Google service-account id 'team-vision-nodes', which the nodes' account (mlplatform:cluster.name) already has; rename one of them", rule="service-account-ids-unique"),
@@ -48,15 +58,17 @@ CASES = [
     Case("gke team running pipelines without a bucket", {f"{K}.pipelines": {"enabled": True}, T: [TEAM]}, f"{T}[0].bucket", "team vision runs pipelines, whose artifacts go to the team's own bucket on gke; add `bucket: {}` to the team (or disable mlplatform:components.pipelines)", rule="team-pipelines-need-bucket-on-gke"),
     Case("default bucket name too long", {T: [{**TEAM, "name": "a" * 58, "bucket": {}}]}, f"{T}[0].bucket", f"the default bucket name 'acme-test-{'a' * 58}' (<project>-<team>) is not a valid Cloud Storage name: 68 characters; use 3-63 (up to 222 with dots); set bucket.name", rule="team-default-bucket-name-valid"),
     Case("two teams of one bucket", {T: [{**TEAM, "bucket": {"name": "acme-data"}}, {"name": "nlp", "owner": "b@acme.com", "bucket": {"name": "acme-data"}}]}, f"{T}[1].bucket.name", "bucket 'acme-data' is also team vision's (mlplatform:teams[0]); bucket names are global, so each team needs its own: change bucket.name", rule="team-bucket-names-unique"),
-    Case("binding name over 253", {T: [{**TEAM, "contributors": [{"email": LONG_EMAIL, "role": "edit"}]}]}, f"{T}[0].contributors[0].email", "KFAM names this contributor's RoleBinding and AuthorizationPolicy user-<e-mail>-clusterrole-<role>: 269 characters, and Kubernetes allows 253; use a shorter address", rule="contributor-binding-names-fit"),
+    Case("binding name over 253", {**OIDC, f"{K}.kubeflow.auth.allowedEmails": [LONG_EMAIL], T: [{**TEAM, "contributors": [{"email": LONG_EMAIL, "role": "edit"}]}]}, f"{T}[0].contributors[0].email", "KFAM names this contributor's RoleBinding and AuthorizationPolicy user-<e-mail>-clusterrole-<role>: 269 characters, and Kubernetes allows 253; use a shorter address", rule="contributor-binding-names-fit"),
     Case("ray worker of a whole machine", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerCpu": "24"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 24 CPUs never fits a g2-standard-24 node of pool l4: GKE leaves 23.87 of its CPUs to pods; lower workerCpu or use a larger machine type", rule="team-ray-fits-a-node"),
     Case("ray worker memory above the node", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerMemory": "90Gi"}}]}, f"{T}[0].ray.workerMemory", "a Ray worker of 90.0Gi never fits a g2-standard-24 node of pool l4: GKE leaves 88.5Gi of its memory to pods; lower workerMemory or use a larger machine type", rule="team-ray-fits-a-node"),
-    Case("cpu ray worker above autoprovisioning", {T: [{**TEAM, "quota": {"cpu": "100"}, "ray": {"workerCpu": "80"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 80 CPUs exceeds autoprovisioning's cluster-wide limit of 64; lower workerCpu", rule="team-ray-fits-a-node"),
+    Case("cpu ray worker above autoprovisioning", {T: [{**TEAM, "quota": {"cpu": "300"}, "ray": {"workerCpu": "280"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 280 CPUs exceeds autoprovisioning's cluster-wide limit of 256; lower workerCpu", rule="team-ray-fits-a-node"),
     Case("ray worker above the team quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "ray": {}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 4 CPUs is more than the team's whole quota.cpu 2; lower workerCpu or raise the quota", rule="team-ray-worker-within-quota"),
-    Case("ray gpus above the team quota", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 1}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes all 2 GPUs of a node, more than the team's GPU quota of 1; raise quota.gpus.nvidia-l4 or pick another pool", rule="team-ray-worker-within-quota"),
+    Case("ray gpus above the team quota", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 1}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes all 2 GPUs of a node, more than the team's nvidia-l4 quota of 1; raise quota.gpus.nvidia-l4 or pick another pool", rule="team-ray-worker-within-quota"),
+    Case("ray on a gpu the team has no quota for", {f"{C}.autoprovisioning.limits.nvidia-h100-80gb": 8, T: [{**TEAM, "quota": {"gpus": {"nvidia-h100-80gb": 8}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes 2 nvidia-l4 GPUs, and the team's quota has none of that accelerator (quota.gpus: nvidia-h100-80gb), so no worker is ever admitted; add quota.gpus.nvidia-l4 or pick a pool of an accelerator the team has", rule="team-ray-worker-within-quota"),
     Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
     Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
     Case("monitoring without kubeflow", {f"{K}.kubeflow": {"enabled": False}, f"{K}.monitoring": {"enabled": True}}, f"{K}.monitoring.enabled", "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; enable kubeflow or disable monitoring", rule="grafana-signs-in-through-kubeflow"),
+    Case("dex password variable over 253", {f"{K}.kubeflow": {"auth": {"staticUsers": [LONG_EMAIL]}}}, f"{K}.kubeflow.auth.staticUsers[0]", f"its password hash would go into the Secret key DEX_PASSWORD_{'x' * 27}... of 268 characters, and Kubernetes allows 253 (each character other than a letter or digit takes 3); use a shorter address", rule="dex-password-envs-unique"),
     Case("grafana admin outside the oidc domains", {**OIDC, f"{K}.monitoring": {"enabled": True, "grafanaAdmins": ["lead@other.com"]}}, f"{K}.monitoring.grafanaAdmins[0]", f"lead@other.com cannot sign in: its domain is not in {K}.kubeflow.auth.allowedDomains and it is not in allowedEmails; add one of them, or correct the address", base="gke", rule="grafana-admins-can-sign-in"),
     Case("owner who is no static user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["b@acme.com"]}}, T: [TEAM]}, f"{T}[0].owner", f"a@acme.com cannot sign in: it is not one of {K}.kubeflow.auth.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address", rule="team-people-can-sign-in"),
     Case("contributor who is no static user", {f"{K}.kubeflow": {"auth": {"staticUsers": ["a@acme.com"]}}, T: [{**TEAM, "contributors": [{"email": "b@acme.com", "role": "view"}]}]}, f"{T}[0].contributors[0].email", f"b@acme.com cannot sign in: it is not one of {K}.kubeflow.auth.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address", rule="team-people-can-sign-in"),
@@ -64,7 +76,12 @@ CASES = [
     Case("container defaults above the quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "containerDefaults": {"cpu": "3"}}]}, f"{T}[0].containerDefaults.cpu", "the default cpu request 3 is above the team's cpu quota 2, so no container without requests could start; lower it or raise quota.cpu", rule="team-container-defaults-fit-quota"),
     Case("gke without a registry for the notebooks", {f"{C}.imageRegistry": {"enabled": False}}, f"{K}.kubeflow.notebookRegistry", "the notebook images need a registry the nodes pull from; set notebookRegistry, or leave cluster.imageRegistry enabled to use the stack's Artifact Registry repository", rule="notebook-images-have-a-registry"),
     Case("team pushes images on kind", {T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", base="kind", rule="team-push-images-needs-registry"),
-    Case("team pushes images without the registry", {f"{C}.imageRegistry": {"enabled": False}, f"{K}.kubeflow": {"notebookRegistry": "ghcr.io/acme/ml"}, T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", rule="team-push-images-needs-registry"),
+    Case("secrets key in another region", {f"{C}.secretsEncryption": {"key": "projects/acme-sec/locations/europe-west4/keyRings/gke/cryptoKeys/ml"}}, f"{C}.secretsEncryption.key", "the key is in europe-west4, the cluster in us-central1: a control plane that decrypts its Secrets through another location depends on it being up (Google: keep the key in the cluster's location); use a key ring in us-central1", rule="secrets-key-in-cluster-region"),
+    Case("host project is the stack's own", {f"{C}.network": {"existing": {"hostProject": "acme-test", "network": "vpc", "subnetwork": "ml", "podsRange": "pods", "servicesRange": "services"}}}, f"{C}.network.existing.hostProject", "acme-test is the stack's own project (gcp:project); remove hostProject, which names a Shared VPC host project", rule="host-project-is-another-project"),
+    Case("values for a component that is off", {f"{K}.monitoring": {"enabled": False, "values": {"prometheus": {"prometheusSpec": {"replicas": 2}}}}}, f"{K}.monitoring.values", "monitoring is off here, so no chart takes these values; remove them or enable monitoring", rule="chart-values-reach-a-chart"),
+    Case("values for GKE's Ray add-on", {f"{K}.kuberay": {"source": "gke-addon", "values": {"operatorCommand": "x"}}}, f"{K}.kuberay.values", "source gke-addon is GKE's managed Ray operator, not the chart; remove values", rule="chart-values-reach-a-chart"),
+    Case("values for NVIDIA's chart on kind", {f"{K}.dcgmExporter": {"values": {"resources": {}}}}, f"{K}.dcgmExporter.values", "dcgmExporter is off here, so no chart takes these values; remove them or enable dcgmExporter", base="kind", rule="chart-values-reach-a-chart"),
+    Case("team pushes images without the registry", {f"{C}.imageRegistry": {"enabled": False}, f"{K}.kubeflow.notebookRegistry": "ghcr.io/acme/ml", T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", rule="team-push-images-needs-registry"),
 ]
 
 
@@ -98,6 +115,47 @@ def test_problems_are_listed_rule_by_rule_then_team_by_team() -> None:
 
 
 def test_allowed_emails_and_domains_let_people_sign_in() -> None:
-    """An OIDC stack's people pass by domain or by address (either case)."""
+    """An OIDC stack's people pass by domain or by address."""
     team = {**TEAM, "contributors": [{"email": "guest@partner.org", "role": "view"}]}
     validate(with_changes(base_gke(), {**OIDC, T: [team]}), "ok")
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {f"{C}.location": "us-central9", "mlplatform:overrides": {"regions": ["us-central9"]}},
+        {f"{C}.systemPool": {"machineType": "c4-standard-8"}, "mlplatform:overrides": {"machineTypes": ["c4-standard-8"]}},
+        {**OIDC, f"{K}.kubeflow.auth.oidc.issuer": "https://acme.eu.auth0.com/", "mlplatform:overrides": {"oidcIssuers": ["https://acme.eu.auth0.com/"]}},
+    ],
+    ids=["region", "machine type", "issuer with a slash"],
+)
+def test_a_value_the_catalogs_do_not_know_passes_when_taken_knowingly(changes: dict[str, object]) -> None:
+    validate(with_changes(base_gke(), changes), "ok")
+
+
+def test_an_override_takes_exactly_its_value() -> None:
+    changes = {f"{C}.location": "us-central9", "mlplatform:overrides": {"regions": ["us-central8"]}}
+    with pytest.raises(ConfigError) as caught:
+        validate(with_changes(base_gke(), changes), "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.location"]
+
+
+def test_two_static_users_of_one_password_variable_are_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The names are injective by construction; should that ever break, the rule still
+    refuses the stack. Shown with the lossy names of before (upper-cased, every run of
+    other characters one `_`)."""
+    import re
+
+    import stacks.rules
+
+    monkeypatch.setattr(stacks.rules, "dex_password_env", lambda e: "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", e.upper()))
+    stack = with_changes(base_kind(), {f"{K}.kubeflow": {"auth": {"staticUsers": ["ana.b@x.com", "ana-b@x.com"]}}})
+    rule = next(r for r in RULES if r.name == "dex-password-envs-unique")
+    assert rule.problems(PlatformConfig.model_validate(stack)) == [
+        (
+            f"{K}.kubeflow.auth.staticUsers[1]",
+            "ana-b@x.com and staticUsers[0] ana.b@x.com would read their password hash from one environment variable "
+            "DEX_PASSWORD_ANA_B_X_COM, so either password would sign in as both; report this as a bug of "
+            "facts/naming.py dex_password_env",
+        )
+    ]

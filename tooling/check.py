@@ -9,6 +9,7 @@ import ipaddress
 import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from datetime import date
 from functools import cached_property
 from typing import Any
 
@@ -17,8 +18,11 @@ from components.images import ImageSite, image_sites
 from components.profiles import LOCAL_QUEUE
 from facts.image_refs import FLOATING_TAGS, ImagePolicy, ImageRef, floating, is_local, normalized_hub, parse, retired_registry
 from facts.resource_types import GCP_FIREWALL
+from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
+from infra.gke import WEBHOOK_PORTS
 from stacks.schema import GkeClusterConfig
+from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -77,10 +81,12 @@ def label(o: Rendered) -> str:
 class Platform:
     """The render with the lookups the rules share."""
 
-    def __init__(self, render: FullRender):
+    def __init__(self, render: FullRender, on: date | None = None):
         self.render = render
         self.objects = render.objects
         self.config = render.plan.config
+        self.on = on or date.today()
+        """The day the support rules judge (`check --on`)."""
 
     @cached_property
     def gke(self) -> GkeClusterConfig | None:
@@ -160,6 +166,11 @@ class Platform:
         if not (self.gke and self.gke.private_nodes):
             return None
         ports: set[int] = set(GKE_CONTROL_PLANE_PORTS)
+        existing = self.gke.network.existing
+        if existing is not None and existing.host_project and not existing.manage_host_project:
+            # The host project's admins make the rule (docs/gke-network.md gives it: the
+            # ports of infra/gke.py WEBHOOK_PORTS); the plan cannot show it.
+            return ports | {int(port) for port in WEBHOOK_PORTS}
         master = str(self.gke.network.master_cidr)
         for rule in self.render.plan.of_type(FIREWALL):
             if master not in (rule.inputs.get("sourceRanges") or []):
@@ -270,9 +281,11 @@ class Rule:
 
 
 def schema_valid(platform: Platform) -> Iterator[Violation]:
-    """Every object valid against its schema: built-ins strictly, custom kinds against the
-    CRDs in the render itself, else the pinned upstream CRDs."""
-    validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")))
+    """Every object valid against its schema: built-ins strictly, for the Kubernetes minor the
+    stack's cluster is created at; custom kinds against the CRDs in the render itself, else
+    the pinned upstream CRDs."""
+    created_at = minor_label(minor(cluster_version.kubernetes_version(platform.config)))
+    validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")), created_at)
     for o in platform.objects:
         errors = validator.errors(o.obj)
         if errors:
@@ -637,6 +650,29 @@ def data_kept(platform: Platform) -> Iterator[Violation]:
             yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.KEEP (protect, retainOnDelete)")
 
 
+def deployed(platform: Platform) -> list[support.Deployed]:
+    """The upstream versions the render deploys (facts/support.py), from its images (each as
+    its upstream source, wherever the stack's mirror pulls it from) and its installs."""
+    references = []
+    for o, site in platform.image_sites:
+        if not site.hub:
+            source = platform.source_of(site.reference)
+            references.append((o.source, str(source) if source else site.reference))
+    return support.deployed(references, platform.render.installs)
+
+
+def support_ended(platform: Platform) -> Iterator[Violation]:
+    """Every component, and kind's Kubernetes, inside its support window on the check date."""
+    for obj, where, message in support.ended(deployed(platform), platform.config, platform.on):
+        yield Violation("support", obj, where, message)
+
+
+def kubernetes_range(platform: Platform) -> Iterator[Violation]:
+    """The cluster's Kubernetes minor inside every deployed component's supported range."""
+    for obj, where, message in support.out_of_range(deployed(platform), platform.config, platform.on):
+        yield Violation("kubernetes-range", obj, where, message)
+
+
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("duplicate", "no object from two sources", no_duplicates),
@@ -652,11 +688,14 @@ RULES: tuple[Rule, ...] = (
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
     Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
     Rule("data-kept", "every volume claim protected and retained", data_kept),
+    Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
+    Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
 )
 
 
-def check(render: FullRender, rules: Iterable[Rule] = RULES) -> list[Violation]:
-    platform = Platform(render)
+def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = None) -> list[Violation]:
+    """Every violation of `rules`; the support rules judge the day `on` (default today)."""
+    platform = Platform(render, on)
     return [v for rule in rules for v in rule.check(platform)]
 
 

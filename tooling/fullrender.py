@@ -33,8 +33,7 @@ import yaml
 from components.base import child_name, child_type, moved_aliases, transform_name
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
-from facts.versions import KIND_NODE_IMAGE
-from tooling import tools
+from tooling import cluster_version, tools
 from tooling.plan import SECRET, Plan, Recorded
 from tooling.render import (
     APPLY_ORDER,
@@ -50,13 +49,10 @@ from tooling.render import (
 from tooling.schemas import crd_scopes, is_builtin, parsed, scopes_of
 
 REPO = Path(__file__).resolve().parents[1]
-KUBERNETES_VERSION = KIND_NODE_IMAGE.version.split("@")[0]
-"""The Kubernetes version charts are rendered for: the kind node image's (GKE's REGULAR
-channel runs the same minor, Nov 2026). Inside the range of every install that states one:
-Istio 1.30 supports 1.32-1.36 (istio.io "Announcing Istio 1.30.0"), the cert-manager chart
-wants >= 1.22 (Chart.yaml kubeVersion, v1.21.1)."""
 DEFAULT_NAMESPACE = "default"
-# Cluster-scoped built-in kinds (kubectl api-resources --namespaced=false, Kubernetes 1.34).
+# Cluster-scoped built-in kinds (kubectl api-resources --namespaced=false, Kubernetes 1.34). The
+# kinds 1.35 and 1.36 add are alpha or beta (DeviceTaintRule, StorageVersionMigration,
+# scheduling's Workload and PodGroup; kubernetes-validate's 1.36 schemas) and no install renders one.
 CLUSTER_SCOPED = frozenset(
     {
         "APIService",
@@ -230,11 +226,13 @@ def api_versions(objects: Iterable[dict[str, Any]]) -> list[str]:
 _CHARTS: dict[str, str] = {}
 
 
-def render_chart(install: Install, capabilities: list[str]) -> str:
-    """helm's output for the chart: one chart with the same inputs (release, chart, version,
-    namespace, values, capabilities) is rendered once per process, or read from SHARED_TREES
-    (two stacks that differ elsewhere, such as in their image mirror, share it)."""
-    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities]
+def render_chart(install: Install, capabilities: list[str], kube_version: str) -> str:
+    """helm's output for the chart, for the cluster's Kubernetes version (`kube_version`, as
+    `tooling.cluster_version.kubernetes_version` gives it): one chart with the same inputs (release,
+    chart, version, namespace, values, capabilities, Kubernetes version) is rendered once per
+    process, or read from SHARED_TREES (two stacks that differ elsewhere, such as in their
+    image mirror, share it)."""
+    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
     key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
     if key in _CHARTS:
         return _CHARTS[key]
@@ -242,21 +240,21 @@ def render_chart(install: Install, capabilities: list[str]) -> str:
     if shared is not None and shared.is_file():
         text = shared.read_text()
     else:
-        text = helm_template(install, capabilities)
+        text = helm_template(install, capabilities, kube_version)
         if shared is not None:
             tools.write_whole(shared, text.encode())
     _CHARTS[key] = text
     return text
 
 
-def helm_template(install: Install, capabilities: list[str]) -> str:
+def helm_template(install: Install, capabilities: list[str], kube_version: str) -> str:
     """`helm template` of the chart, run now."""
     with tempfile.NamedTemporaryFile("w", suffix=".json") as values:
         json.dump(install.values, values)
         values.flush()
         args = [tools.find(tools.HELM), "template", install.release, install.target]
         args += ["--namespace", install.namespace or DEFAULT_NAMESPACE, "--include-crds", "--no-hooks"]
-        args += ["--kube-version", KUBERNETES_VERSION, "-f", values.name]
+        args += ["--kube-version", kube_version, "-f", values.name]
         if install.version:
             args += ["--version", install.version]
         if install.repo:
@@ -341,7 +339,13 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
         for install, text in zip(trees, pool.map(build_tree, trees), strict=True):
             raw[install.resource.urn] = parsed(text)
             done(install)
-    # Charts see the CRDs of what they depend on (the trees are built by now).
+    # Charts see the CRDs of what they depend on (the trees are built by now), and the
+    # Kubernetes version the stack's cluster is created at. Every chart's kubeVersion
+    # (Chart.yaml) admits 1.35 and 1.36: cert-manager v1.21.1 ">= 1.22.0-0", dcgm-exporter
+    # 4.8.2 ">= 1.19.0-0", kube-prometheus-stack 88.5.3 ">=1.25.0-0", grafana 12.11.1 (and
+    # its copy inside kube-prometheus-stack) "^1.25.0-0"; JobSet, Trainer, KubeRay and Kueue
+    # state none. The "-0" admits GKE's `-gke.<build>` pre-release form.
+    kube_version = cluster_version.kubernetes_version(plan.config)
     charts = [i for i in found if i.kind == "helm"]
     # A chart whose capabilities depend on another chart's CRDs renders after it.
     pending = list(charts)
@@ -352,7 +356,8 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
             raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending))
         inputs = [api_versions(o for urn in plan.waits_for(i.resource) & set(raw) for o in raw[urn]) for i in ready]
         with ThreadPoolExecutor(max_workers=4) as pool:
-            for install, text in zip(ready, pool.map(render_chart, ready, inputs), strict=True):
+            versions = [kube_version] * len(ready)
+            for install, text in zip(ready, pool.map(render_chart, ready, inputs, versions), strict=True):
                 raw[install.resource.urn] = parsed(text)
                 done(install)
         pending = [i for i in pending if i not in ready]

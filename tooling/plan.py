@@ -17,6 +17,8 @@ read (the 3.272.0 we install was not there); both are the same in v3.0.0 and v3.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import contextlib
 import gc
 import threading
 from collections.abc import Callable, Iterator
@@ -54,6 +56,8 @@ class Recorded:
     """Pulumi's `protect` option: the engine refuses to delete the resource."""
     retain_on_delete: bool = False
     """Pulumi's `retainOnDelete` option: a delete only drops it from the state; the object stays."""
+    delete_before_replace: bool = False
+    """Pulumi's `deleteBeforeReplace` option: a replacement deletes the old resource first."""
     ignore_changes: tuple[str, ...] = ()
     """Pulumi's `ignore_changes` option, as the engine receives it (input property paths)."""
     aliases: tuple[str, ...] = ()
@@ -184,6 +188,8 @@ def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -
     """Values a real provider would compute, so `apply`s downstream of them run under mocks."""
     if type_ == resource_types.GKE_CLUSTER:
         return {"endpoint": "203.0.113.10", "masterAuth": {"clusterCaCertificate": "bW9jay1jYQ=="}}
+    if type_ == resource_types.GCP_GLOBAL_ADDRESS:
+        return {"address": "203.0.113.20"}  # TEST-NET-3 (RFC 5737): the gateway's static IP
     if type_ == resource_types.GCP_SERVICE_ACCOUNT:
         return {"email": f"{inputs.get('accountId', name)}@{project}.iam.gserviceaccount.com"}
     if type_ == resource_types.RANDOM_PASSWORD:
@@ -191,6 +197,10 @@ def _fake_outputs(type_: str, name: str, inputs: dict[str, Any], project: str) -
     if type_ == resource_types.LOCAL_COMMAND:
         return {"stdout": "apiVersion: v1\nkind: Config\n# kubeconfig of the mocked command\n", "stderr": ""}
     return {}
+
+
+MOCK_PROJECT_NUMBER = "123456789012"
+"""What `gcp.organizations.get_project` answers under the mocks."""
 
 
 class _Mocks(mocks.Mocks):
@@ -226,7 +236,10 @@ class _Mocks(mocks.Mocks):
         return f"{args.name}-id", outputs
 
     def call(self, args: mocks.MockCallArgs) -> tuple[dict[Any, Any], list[tuple[str, str]] | None]:
-        return {}, None
+        if args.token == resource_types.GCP_GET_PROJECT:
+            # A project's number names its service agents (infra/gke.py); the docs' example number.
+            return {"projectId": args.args.get("projectId", self.project), "number": MOCK_PROJECT_NUMBER}, []
+        return {}, []  # no failures (the mock monitor iterates them: None would raise)
 
 
 class DuplicateUrnError(RuntimeError):
@@ -255,6 +268,25 @@ class _RecordingMonitor(mocks.MockMonitor):
         self.urns: set[str] = set()
         self.urns_lock = threading.Lock()  # registrations arrive on several threads
         self.duplicate: DuplicateUrnError | None = None
+        self.thread_loops: set[asyncio.AbstractEventLoop] = set()
+        """The event loops the SDK's mock monitor makes, one per executor thread it answers on
+        (pulumi/runtime/mocks.py: `_ensure_event_loop`), closed at exit with the plan's own."""
+
+    def _note_loop(self) -> None:
+        with contextlib.suppress(RuntimeError):  # none made on this thread: it failed before it needed one
+            self.thread_loops.add(asyncio.get_event_loop())
+
+    def Invoke(self, request: Any) -> Any:
+        try:
+            return super().Invoke(request)
+        finally:
+            self._note_loop()
+
+    def ReadResource(self, request: Any) -> Any:
+        try:
+            return super().ReadResource(request)
+        finally:
+            self._note_loop()
 
     def make_urn(self, parent: str, type_: str, name: str) -> str:
         return engine_urn(pulumi.get_stack(), pulumi.get_project(), parent, type_, name)
@@ -294,6 +326,7 @@ class _RecordingMonitor(mocks.MockMonitor):
         if request.type != STACK_TYPE:
             self._claim(self.make_urn(request.parent, request.type, request.name))
         response = super().RegisterResource(request)
+        self._note_loop()
         if request.type != STACK_TYPE:
             self.records.append(
                 Recorded(
@@ -307,6 +340,7 @@ class _RecordingMonitor(mocks.MockMonitor):
                     custom=bool(request.custom),
                     protect=bool(request.protect),
                     retain_on_delete=bool(request.retainOnDelete),
+                    delete_before_replace=bool(request.deleteBeforeReplace),
                     ignore_changes=tuple(request.ignoreChanges),
                     aliases=self._alias_urns(request),
                 )
@@ -361,6 +395,83 @@ def bulk_registration() -> Iterator[None]:
         gc.unfreeze()
 
 
+def _release_callbacks() -> None:
+    """Shut the SDK's callbacks server (a grpc.aio server that carries the program's
+    transforms) down while its event loop is still open.
+
+    The SDK stops the server at the end of the run but keeps the object: its settings hold
+    the last one as a context-variable default (pulumi/_utils.py ContextProperty.fset keeps
+    a value set where none was as the default). grpc shuts its asyncio machinery down only
+    when the server object is freed, so it lived until interpreter exit, where the order in
+    which objects die is arbitrary: a poller socket already closed made grpc's
+    `loop.remove_reader` raise `ValueError: Invalid file descriptor: -1` ("Exception
+    ignored in ...", with a traceback) at the end of long runs. Setting the property again
+    from this context clears that default; a collection (only this run's objects: the heap
+    before it is frozen, bulk_registration) frees the server and with it grpc's poller."""
+    settings = pulumi.runtime.settings.SETTINGS
+    settings.callbacks = None
+    # The run's tasks and RPCs, as the SDK's own `test` wrapper drops them before the next
+    # run: after a failed registration their futures keep the failing frames (and the
+    # server) in their tracebacks.
+    settings.outputs.clear()
+    settings.rpc_manager.clear()
+    gc.collect()
+
+
+_LOOPS: list[asyncio.AbstractEventLoop] = []
+"""Every event loop a plan ran on or the mock monitor made, closed at exit (_close_loops)."""
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    """The thread's current event loop, without making one (asyncio.get_event_loop makes one
+    in the main thread when none is set, with a DeprecationWarning from Python 3.12); None
+    when there is none or it cannot be told."""
+    local = getattr(asyncio.get_event_loop_policy(), "_local", None)
+    loop = getattr(local, "_loop", None)
+    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
+
+
+def _plan_loop() -> asyncio.AbstractEventLoop:
+    """The loop a plan runs on: the thread's current one (as the SDK's own `test` wrapper
+    would use, with whatever a caller's set_mocks left on it), or a new one made current;
+    either is closed at exit."""
+    loop = _current_loop()
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+    _close_at_exit(loop)
+    return loop
+
+
+def _close_at_exit(loop: asyncio.AbstractEventLoop) -> None:
+    if not _LOOPS:
+        atexit.register(_close_loops)
+    if loop not in _LOOPS:
+        _LOOPS.append(loop)
+
+
+def _close_loops() -> None:
+    """Close every loop plans used, as asyncio.run closes its own: what is still pending
+    cancelled (registrations after a duplicate URN, a root stack a caller's set_mocks left),
+    async generators and the default executor finished. It runs at exit, before the
+    interpreter tears objects down: a loop left open is closed by its finaliser then, in
+    arbitrary order and possibly after its self-pipe socket, which printed `ValueError:
+    Invalid file descriptor: -1` with a traceback (and pending tasks print "Task was
+    destroyed but it is pending")."""
+    for loop in _LOOPS:
+        if loop.is_closed() or loop.is_running():
+            continue
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        loop.run_until_complete(loop.shutdown_default_executor())
+        loop.close()
+    _LOOPS.clear()
+
+
 def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig], None] | None = None) -> Plan:
     """Run `build` (default: the real program) for `config` under mocks; return what it registered.
     Raises DuplicateUrnError where the engine would stop on a duplicate URN."""
@@ -369,6 +480,13 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
 
         build = program.build
     monitor = _RecordingMonitor(config.project or "kind-local")
+
+    @pulumi.runtime.test
+    def run() -> None:
+        asyncio.get_running_loop().set_exception_handler(_unless_duplicate)
+        Stack(lambda: build(config))
+
+    _plan_loop()
     pulumi.runtime.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
@@ -383,20 +501,21 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     PREPARED_TREES.clear()
     placeholders = offline_config()
     pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
-
-    @pulumi.runtime.test
-    def run() -> None:
-        asyncio.get_running_loop().set_exception_handler(_unless_duplicate)
-        Stack(lambda: build(config))
-
     with bulk_registration():
         try:
             run()
         except Exception:
             if monitor.duplicate is None:
                 raise
-        if monitor.duplicate is not None:
-            raise monitor.duplicate from None
+        finally:
+            if monitor.duplicate is not None:
+                # Its traceback (the registrations' frames) holds the callbacks server.
+                monitor.duplicate.__traceback__ = None
+            _release_callbacks()
+            for loop in monitor.thread_loops:
+                _close_at_exit(loop)
+    if monitor.duplicate is not None:
+        raise monitor.duplicate from None
     return Plan(
         stack=stack,
         resources=monitor.records,

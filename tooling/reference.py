@@ -1,4 +1,5 @@
-"""The README's stack-file reference, generated from the schema so the two cannot drift."""
+"""The README's stack-file reference, generated from the schema so the two cannot drift.
+Every list refuses a repeated entry; the reference says so once, above the tables."""
 
 from __future__ import annotations
 
@@ -7,13 +8,22 @@ import types
 import typing
 from typing import Any
 
+import annotated_types
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from stacks import schema
 
 
-def _type_name(annotation: Any) -> str:
+def _kind(metadata: Any) -> str | None:
+    """What an annotated type says its values are (schema.ValueKind), where str or int says too little."""
+    kinds = [m.name for m in metadata if isinstance(m, schema.ValueKind)]
+    return kinds[-1] if kinds else None
+
+
+def _type_name(annotation: Any, metadata: Any = ()) -> str:
+    if _kind(metadata):
+        return str(_kind(metadata))
     origin = typing.get_origin(annotation)
     args = typing.get_args(annotation)
     if origin in (typing.Union, types.UnionType):
@@ -23,7 +33,7 @@ def _type_name(annotation: Any) -> str:
     if origin is typing.Literal:
         return " \\| ".join(f"`{a}`" for a in args)
     if origin is typing.Annotated:
-        return _type_name(args[0])
+        return _type_name(args[0], args[1:])
     if origin in (list, tuple):
         return f"list of {_type_name(args[0])}"
     if origin is dict:
@@ -33,6 +43,17 @@ def _type_name(annotation: Any) -> str:
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return f"[{annotation.__name__}](#{annotation.__name__.lower()})"
     return getattr(annotation, "__name__", str(annotation))
+
+
+def _range(field: Any) -> str:
+    """A number field's bounds, as ` (1 to 100)`, from its Field(ge=..., le=...)."""
+    low = next((m.ge for m in field.metadata if isinstance(m, annotated_types.Ge)), None)
+    high = next((m.le for m in field.metadata if isinstance(m, annotated_types.Le)), None)
+    if low is None and high is None:
+        return ""
+    if high is None:
+        return f" (at least {low})"
+    return f" ({low} to {high})" if low is not None else f" (at most {high})"
 
 
 def _default(field: Any) -> str:
@@ -45,7 +66,7 @@ def _default(field: Any) -> str:
         return "see below"
     if isinstance(value, enum.Enum):
         value = value.value
-    return f"`{value}`" if value not in ([], {}) else "empty"
+    return f"`{value}`" if value not in ([], {}, "") else "empty"
 
 
 MODELS: tuple[type[BaseModel], ...] = (
@@ -53,12 +74,18 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.GkeClusterConfig,
     schema.KindClusterConfig,
     schema.NetworkConfig,
+    schema.ExistingNetwork,
     schema.AuthorizedNetwork,
     schema.SystemPool,
     schema.GpuPool,
+    schema.PoolTaint,
     schema.GpuSharing,
     schema.Autoprovisioning,
     schema.ImageRegistryConfig,
+    schema.Maintenance,
+    schema.MaintenanceWindow,
+    schema.MaintenanceExclusion,
+    schema.SecretsEncryption,
     schema.Components,
     schema.CertManagerConfig,
     schema.IstioConfig,
@@ -82,11 +109,20 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.TeamRay,
     schema.Sources,
     schema.Images,
+    schema.Overrides,
+)
+
+
+RULES_FOR_EVERY_KEY = (
+    "Values have their YAML type: a number is written as a number and a boolean as `true` or `false` "
+    '(`max: "4"` or `enabled: "true"` is refused, as are text fields left empty), and every list takes each entry once '
+    "(a repeated entry is refused, naming its index). E-mail addresses are kept exactly as written and must be "
+    "spelled alike wherever one person appears. " + schema.CHART_VALUES_RULE
 )
 
 
 def reference() -> str:
-    sections: list[str] = []
+    sections: list[str] = [RULES_FOR_EVERY_KEY]
     for model in MODELS:
         doc = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split())
         lines = [f"#### {model.__name__}", "", doc, ""]
@@ -95,6 +131,9 @@ def reference() -> str:
             for name, field in model.model_fields.items():
                 key = field.alias or name
                 notes = (field.description or "").replace("|", "\\|")
-                lines.append(f"| `{key}` | {_type_name(field.annotation)} | {_default(field)} | {notes} |")
+                kind = _type_name(field.annotation, field.metadata)
+                optional = kind.endswith(" (optional)")
+                kind = kind.removesuffix(" (optional)") + _range(field) + (" (optional)" if optional else "")
+                lines.append(f"| `{key}` | {kind} | {_default(field)} | {notes} |")
         sections.append("\n".join(lines))
     return "\n\n".join(sections)

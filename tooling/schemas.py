@@ -27,13 +27,15 @@ import kubernetes_validate
 import kubernetes_validate.utils
 import yaml
 
-from facts.versions import CRD_SOURCES
+from facts.support import minor, minor_label
+from facts.versions import CRD_SOURCES, KIND_NODE_IMAGE
 from tooling.tools import write_whole
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlplatform" / "crds"
-KUBERNETES_MINOR = "1.34"
-"""The Kubernetes minor built-in kinds are validated for (the kind node image's; GKE REGULAR)."""
+DEFAULT_KUBERNETES_MINOR = minor_label(minor(KIND_NODE_IMAGE.version))
+"""The Kubernetes minor built-in kinds are validated for where no stack says: the kind node
+image's. `check` validates a stack's render for its own cluster's minor (tooling.cluster_version)."""
 # Custom kinds GKE itself serves, with no public CRD at a pinned version; their shape is
 # tested directly (tests/test_components.py).
 GKE_PROVIDED_KINDS = frozenset({("cloud.google.com/v1", "BackendConfig")})
@@ -224,16 +226,18 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 class Validator:
-    """Validates objects against built-in schemas and the given CRD schemas (then the shared ones)."""
+    """Validates objects against the built-in schemas of one Kubernetes minor and the given
+    CRD schemas (then the shared ones)."""
 
-    def __init__(self, crd_schemas: Schemas | None = None):
+    def __init__(self, crd_schemas: Schemas | None = None, kubernetes_minor: str = DEFAULT_KUBERNETES_MINOR):
         self.schemas: Schemas = dict(crd_schemas or {})
+        self.kubernetes_minor = kubernetes_minor
         self._compiled: dict[tuple[str, str], jsonschema.Draft7Validator] = {}
 
     def errors(self, obj: dict[str, Any]) -> list[str]:
         """Every schema error of `obj` (empty: valid)."""
         if is_builtin(obj):
-            return builtin_errors(obj)
+            return builtin_errors(obj, self.kubernetes_minor)
         key = (obj.get("apiVersion", ""), obj.get("kind", ""))
         if key in GKE_PROVIDED_KINDS:
             return []
@@ -267,35 +271,35 @@ def is_builtin(obj: dict[str, Any]) -> bool:
 
 
 @cache
-def _definitions(schema_dir: str) -> Any:
+def _definitions(schema_dir: str, kubernetes_minor: str) -> Any:
     from referencing import Resource
 
-    return Resource.from_contents(kubernetes_validate.utils.schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json", KUBERNETES_MINOR))
+    return Resource.from_contents(kubernetes_validate.utils.schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json", kubernetes_minor))
 
 
 @cache
-def _builtin_validator(api_version: str, kind: str) -> jsonschema.protocols.Validator | None:
-    """kubernetes-validate's strict schema of one kind, compiled once (its own `validate`
-    re-reads the multi-megabyte definitions file on every call)."""
+def _builtin_validator(api_version: str, kind: str, kubernetes_minor: str) -> jsonschema.protocols.Validator | None:
+    """kubernetes-validate's strict schema of one kind in one minor, compiled once (its own
+    `validate` re-reads the multi-megabyte definitions file on every call)."""
     from referencing import Registry, Resource
 
-    versions = [v for v in kubernetes_validate.utils.all_versions() if kubernetes_validate.utils.major_minor(v) <= KUBERNETES_MINOR]
+    versions = [v for v in kubernetes_validate.utils.all_versions() if minor(v) <= minor(kubernetes_minor)]
     schema_dir = f"v{versions[-1]}-local-strict"
     # kubernetes-validate's file naming: rbac.authorization.k8s.io/v1 -> rbac-v1
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
     try:
         schema = kubernetes_validate.utils.schema_contents(
-            f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{group_version}.json", KUBERNETES_MINOR
+            f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{group_version}.json", kubernetes_minor
         )
     except FileNotFoundError:
         return None
-    registry = _definitions(schema_dir) @ (Resource.from_contents(schema) @ Registry())
+    registry = _definitions(schema_dir, kubernetes_minor) @ (Resource.from_contents(schema) @ Registry())
     return jsonschema.validators.Draft202012Validator(schema, registry=registry)
 
 
-def builtin_errors(obj: dict[str, Any]) -> list[str]:
-    validator = _builtin_validator(obj.get("apiVersion", ""), obj.get("kind", ""))
+def builtin_errors(obj: dict[str, Any], kubernetes_minor: str = DEFAULT_KUBERNETES_MINOR) -> list[str]:
+    validator = _builtin_validator(obj.get("apiVersion", ""), obj.get("kind", ""), kubernetes_minor)
     if validator is None:
-        return [f"no schema for {obj.get('kind')} {obj.get('apiVersion')} in Kubernetes {KUBERNETES_MINOR}"]
+        return [f"no schema for {obj.get('kind')} {obj.get('apiVersion')} in Kubernetes {kubernetes_minor}"]
     error = jsonschema.exceptions.best_match(validator.iter_errors(obj))
     return [] if error is None else [f"{'.'.join(str(p) for p in error.absolute_path) or '<root>'}: {error.message}"]

@@ -1,7 +1,7 @@
 """`python -m stacks smoke <stack>`: after `pulumi up` of a GKE stack, prove on the live
 cluster that each GPU pool really serves GPUs, to the platform's users and to monitoring:
 
-- an `nvidia-smi` Job on each GPU pool (the pool's node selector and GPU toleration,
+- an `nvidia-smi` Job on each GPU pool (the pool's node selector and tolerations of its taints,
   from facts/node_labels.py, exactly as runtimes and Kueue flavors target it);
 - a 1-node TrainJob on each GPU runtime variant (`torch-distributed-<pool>`) that
   asserts CUDA is visible to PyTorch;
@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from facts.image_refs import ImagePolicy
-from facts.node_labels import GPU_RESOURCE, GPU_TAINT, POOL_LABEL, pool_selector
+from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from runtimes import catalog
 from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, MetricsBackend, PlatformConfig
@@ -107,7 +107,7 @@ def nvidia_smi_job(pool: GpuPool, namespace: str, run: str, images: ImagePolicy 
                 "spec": {
                     "restartPolicy": "Never",
                     "nodeSelector": pool_selector(pool),
-                    "tolerations": [GPU_TAINT.toleration()],
+                    "tolerations": [t.toleration() for t in pool_taints(pool)],
                     "containers": [
                         {
                             "name": "nvidia-smi",

@@ -91,6 +91,12 @@ DEV_AUTH = "        kind: dex\n        staticUsers: [lead@acme.com, ana@acme.com
 PROD_OIDC = '        oidc: {issuer: "https://accounts.google.com", clientId: 1234567890-kubeflow.apps.googleusercontent.com}\n'
 LONG_EMAIL = "x" * 64 + "@" + "d" * 63 + "." + "e" * 63 + "." + "f" * 50 + ".com"
 
+SHARED_VPC = (
+    "    network:\n      existing: {hostProject: acme-net, network: shared-vpc, subnetwork: ml-us-central1, "
+    "podsRange: pods, servicesRange: services}\n"
+)
+"""The dev cluster on a Shared VPC subnet (lines to insert after its privateNodes)."""
+
 P0 = f"{C}.gpuPools[0]"
 P1 = f"{C}.gpuPools[1]"
 AUTH = f"{K}.kubeflow.auth"
@@ -271,6 +277,92 @@ CORPUS: tuple[Broken, ...] = (
     Broken("sources-typo", "sources.chart for sources.charts", ("mlplatform:sources.chart",), append("kind", "  mlplatform:sources: {chart: oci://europe-docker.pkg.dev/acme/charts}\n")),
     Broken("ray-addon-on-kind", "GKE's Ray add-on on kind", (f"{K}.kuberay.source",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    kuberay: {source: gke-addon}\n"))),
     Broken("deletion-protection-string", "deletionProtection given a word, not a boolean", (f"{C}.deletionProtection",), edit("prod", ("    deletionProtection: true\n", '    deletionProtection: "enabled"\n'))),
+    # --- identities: spelled as upstream compares them ------------------------------------
+    Broken("owner-case-unlike-dex", "a team owner spelled with a capital, the Dex user without", (f"{T}[0].owner",), edit("dev", (DEV_VISION, "    - name: vision\n      owner: Lead@acme.com\n"))),
+    Broken("contributor-case-unlike-dex", "a contributor spelled with a capital, the Dex user without", (f"{T}[0].contributors[0].email",), edit("kind", ("{email: ana@example.com, role: edit}", "{email: Ana@example.com, role: edit}"))),
+    Broken("static-users-one-in-two-cases", "one Dex user listed in two letter cases (Dex keeps only one)", (f"{AUTH}.staticUsers[5]",), edit("kind", ("kim@example.com, raj@example.com]", "kim@example.com, raj@example.com, Ana@example.com]"))),
+    Broken("allowed-email-case-unlike-contributor", "an OIDC account listed in one case, the team's contributor in another", (f"{T}[0].contributors[0].email",), edit("prod", ("        allowedDomains: [acme.com]\n", "        allowedDomains: [acme.com]\n        allowedEmails: [Ana@acme.com]\n"))),
+    Broken("email-emoji", "an address with an emoji", (f"{AUTH}.staticUsers[5]", f"{T}[2].contributors[0].email"), edit("kind", ("kim@example.com, raj@example.com]", "kim@example.com, raj@example.com, ana😀@example.com]"), ('      quota: {cpu: "4", memory: 16Gi}\n', '      contributors: [{email: ana😀@example.com, role: view}]\n      quota: {cpu: "4", memory: 16Gi}\n'))),
+    Broken("email-accented", "an address with an accented letter", (f"{AUTH}.staticUsers[0]", f"{T}[0].owner", f"{K}.monitoring.grafanaAdmins[0]"), lambda: shipped("kind").replace("lead@example.com", "léad@example.com")),
+    Broken("email-display-name", "an owner written as a mail client shows it", (f"{T}[0].owner",), edit("dev", (DEV_VISION, '    - name: vision\n      owner: "Lead <lead@acme.com>"\n'))),
+    Broken("email-wildcard", "a Grafana admin as a wildcard", (f"{K}.monitoring.grafanaAdmins[0]",), edit("prod", ("grafanaAdmins: [lead@acme.com]", 'grafanaAdmins: ["*@acme.com"]'))),
+    Broken("email-domain-capitals", "an owner's domain in capitals", (f"{T}[0].owner",), edit("kind", ("      owner: lead@example.com\n", "      owner: lead@EXAMPLE.com\n"))),
+    Broken("email-unicode-domain", "an address on an internationalised domain written in Unicode", (f"{K}.monitoring.grafanaAdmins[0]",), edit("dev", ("grafanaAdmins: [lead@acme.com]", "grafanaAdmins: [lead@acmé.com]"))),
+    Broken("email-comma", "two addresses run together in one entry", (f"{AUTH}.staticUsers[0]",), edit("dev", ("staticUsers: [lead@acme.com, ana@acme.com,", 'staticUsers: ["lead@acme.com,ana@acme.com",'))),
+    Broken("dex-password-name-too-long", "a static user whose password variable is over a Secret key's 253 characters", (f"{AUTH}.staticUsers[5]",), edit("kind", ("kim@example.com, raj@example.com]", f"kim@example.com, raj@example.com, {LONG_EMAIL}]"))),
+    # --- namespaces the cluster owns --------------------------------------------------
+    Broken("team-local-path-storage", "a team named like kind's storage namespace", (f"{T}[2].name",), edit("kind", ("    - name: research\n", "    - name: local-path-storage\n"))),
+    Broken("team-gmp-public", "a team named like GKE managed Prometheus's namespace", (f"{T}[2].name",), edit("dev", ("    - name: research\n", "    - name: gmp-public\n"))),
+    Broken("team-gke-managed", "a team in one of GKE's managed-service namespaces", (f"{T}[0].name",), edit("dev", (DEV_VISION, "    - name: gke-managed-cim\n      owner: lead@acme.com\n"))),
+    Broken("team-gke-connect", "a team under GKE's gke- prefix", (f"{T}[2].name",), edit("dev", ("    - name: research\n", "    - name: gke-connect\n"))),
+    # --- places and shapes ------------------------------------------------------------
+    Broken("region-empty", "gcp:region left empty", ("gcp:region",), edit("dev", ("  gcp:region: us-central1\n", '  gcp:region: ""\n'))),
+    Broken("region-list", "gcp:region as a list", ("gcp:region",), edit("dev", ("  gcp:region: us-central1\n", "  gcp:region: [us-central1]\n"))),
+    Broken("region-number", "gcp:region as a number", ("gcp:region",), edit("prod", ("  gcp:region: us-central1\n", "  gcp:region: 1\n"))),
+    Broken("region-a-zone", "a zone for gcp:region", ("gcp:region",), edit("dev", ("  gcp:region: us-central1\n", "  gcp:region: us-central1-a\n"))),
+    Broken("region-unknown", "a region that does not exist", ("gcp:region",), edit("prod", ("  gcp:region: us-central1\n", "  gcp:region: us-middle1\n"))),
+    Broken("region-other-than-cluster", "gcp:region one region, the cluster in another", ("gcp:region",), edit("dev", ("  gcp:region: us-central1\n", "  gcp:region: europe-west4\n"))),
+    Broken("location-unknown-region", "a cluster in a region no catalog lists", (f"{C}.location", "gcp:region"), edit("dev", ("    location: us-central1\n", "    location: us-central9\n"))),
+    Broken("registry-location-unknown", "the Artifact Registry repository in a region that does not exist", (f"{C}.imageRegistry.location",), edit("prod", ("    imageRegistry:\n", "    imageRegistry:\n      location: europe-west99\n"))),
+    Broken("bucket-location-unknown", "a team bucket in a region that does not exist", (f"{T}[0].bucket.location",), edit("dev", ("      bucket: {}\n", "      bucket: {location: asia-south9}\n"))),
+    Broken("system-pool-unlisted-machine", "a system pool of a machine type the catalog does not list", (f"{C}.systemPool.machineType",), edit("dev", ("machineType: e2-standard-8, min: 1, max: 3}", "machineType: n2-standard-8, min: 1, max: 3}"))),
+    Broken("system-pool-machine-typo", "a misspelt system-pool machine type", (f"{C}.systemPool.machineType",), edit("prod", ("machineType: e2-standard-8, min: 2, max: 5}", "machineType: e2-standrad-8, min: 2, max: 5}"))),
+    Broken("system-pool-machine-empty", "an empty system-pool machine type", (f"{C}.systemPool.machineType",), edit("dev", ("machineType: e2-standard-8, min: 1, max: 3}", 'machineType: "", min: 1, max: 3}'))),
+    # --- numbers and units ------------------------------------------------------------
+    Broken("nap-limit-over-int64", "a NAP cpu limit beyond int64", (f"{C}.autoprovisioning.limits.cpu",), edit("dev", ("limits: {cpu: 512,", "limits: {cpu: 9223372036854775808,"))),
+    Broken("gpu-quota-huge-float", "a GPU quota written as 1e30", (f"{T}[0].quota.gpus.nvidia-l4",), edit("dev", ("quota: {gpus: {nvidia-l4: 8}", "quota: {gpus: {nvidia-l4: 1e30}"))),
+    Broken("memory-quota-beyond-int64", "a memory quota of 8Ei (2^63 bytes)", (f"{T}[0].quota.memory",), edit("dev", ('cpu: "64", memory: 256Gi', 'cpu: "64", memory: 8Ei'))),
+    Broken("cpu-quota-finer-than-nano", "a CPU quota finer than a nanocore", (f"{T}[0].quota.cpu",), edit("kind", ('      quota: {cpu: "8", memory: 32Gi}\n    - name: nlp\n', '      quota: {cpu: "0.5n", memory: 32Gi}\n    - name: nlp\n'))),
+    Broken("kueue-timeout-overflow", "a Kueue timeout longer than a Go duration holds", (f"{K}.kueue.waitForPodsReady.timeout",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue: {waitForPodsReady: {timeout: 9999999999h}}\n"))),
+    Broken("retention-overflow", "a Prometheus retention past what it can hold", (f"{K}.monitoring.retention",), edit("prod", ("retention: 30d", "retention: 300y"))),
+    Broken("ray-memory-no-unit", "a Ray worker's memory without a unit", (f"{T}[1].ray.workerMemory",), edit("kind", (KIND_NLP_RAY, '      ray: {name: ray, minWorkers: 1, maxWorkers: 2, workerCpu: "1", workerMemory: "4"}\n'))),
+    Broken("ray-memory-bare-number", "a Ray worker's memory as a bare YAML number", (f"{T}[1].ray.workerMemory",), edit("dev", (DEV_NLP_RAY, "      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2, workerMemory: 16}\n"))),
+    Broken("container-memory-no-unit", "a default container memory request without a unit", (f"{T}[0].containerDefaults.memory",), edit("kind", ('      quota: {cpu: "8", memory: 32Gi}\n    - name: nlp\n', '      quota: {cpu: "8", memory: 32Gi}\n      containerDefaults: {memory: "512"}\n    - name: nlp\n'))),
+    Broken("max-as-text", "a pool's max as quoted text", (f"{P0}.max",), edit("dev", ("max: 4, provisioning", 'max: "4", provisioning'))),
+    Broken("max-as-float", "a pool's max as 4.0", (f"{P0}.max",), edit("dev", ("max: 4, provisioning", "max: 4.0, provisioning"))),
+    Broken("private-nodes-number", "privateNodes: 1", (f"{C}.privateNodes",), edit("dev", ("privateNodes: true", "privateNodes: 1"))),
+    Broken("enabled-as-text", 'a component switched on with "true" in quotes', (f"{K}.kueue.enabled",), edit("kind", ("  mlplatform:components:\n", '  mlplatform:components:\n    kueue: {enabled: "true"}\n'))),
+    Broken("private-nodes-null", "privateNodes left null (Pulumi passes the null on)", (f"{C}.privateNodes",), edit("dev", ("privateNodes: true", "privateNodes: null"))),
+    Broken("pool-max-null", "a pool's max left empty", (f"{P0}.max",), edit("dev", ("max: 4, provisioning", "max: , provisioning"))),
+    Broken("cidr-a-number", "a pod range given as a number", (f"{C}.network.podsCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {podsCidr: 167772160}\n"))),
+    # --- sign-in that cannot work -----------------------------------------------------
+    Broken("oidc-client-id-empty", "an empty OIDC client ID", (f"{AUTH}.oidc.clientId",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "https://accounts.google.com", clientId: ""}\n'))),
+    Broken("oidc-client-id-spaces", "an OIDC client ID pasted with a space", (f"{AUTH}.oidc.clientId",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "https://accounts.google.com", clientId: " 1234567890-kubeflow.apps.googleusercontent.com"}\n'))),
+    Broken("issuer-google-slash", "Google's issuer with a trailing slash", (f"{AUTH}.oidc.issuer",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "https://accounts.google.com/", clientId: 1234567890-kubeflow.apps.googleusercontent.com}\n'))),
+    Broken("issuer-trailing-slash", "an issuer with a trailing slash its provider may not publish", (f"{AUTH}.oidc.issuer",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "https://login.acme.com/", clientId: 1234567890-kubeflow.apps.googleusercontent.com}\n'))),
+    Broken("issuer-discovery-url", "the discovery document's URL for the issuer", (f"{AUTH}.oidc.issuer",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "https://accounts.google.com/.well-known/openid-configuration", clientId: x}\n'))),
+    Broken("issuer-capital-host", "an issuer host with capitals", (f"{AUTH}.oidc.issuer",), edit("prod", (PROD_OIDC, '        oidc: {issuer: "https://Accounts.Google.com", clientId: x}\n'))),
+    Broken("dex-no-static-users", "Dex with its static users removed", (f"{AUTH}.staticUsers",), edit("kind", ("        staticUsers: [lead@example.com, ana@example.com, bo@example.com, kim@example.com, raj@example.com]\n", ""))),
+    Broken("dex-static-users-empty", "Dex with an empty list of static users", (f"{AUTH}.staticUsers",), edit("dev", (DEV_AUTH, "        kind: dex\n        staticUsers: []\n"))),
+    Broken("iap-client-id-empty", "IAP on with an empty client ID", (f"{AUTH}.iapClientId",), edit("prod", ("        iapClientId: 1234567890-iap.apps.googleusercontent.com\n", '        iapClientId: ""\n'))),
+    # --- duplicates in lists whose entries become resources ---------------------------
+    Broken("pushers-twice", "one pusher listed twice (two IAM bindings of one URN)", (f"{C}.imageRegistry.pushers[1]",), edit("prod", ('pushers: ["serviceAccount:notebook-images@acme-ml-prod.iam.gserviceaccount.com"]', 'pushers: ["serviceAccount:notebook-images@acme-ml-prod.iam.gserviceaccount.com", "serviceAccount:notebook-images@acme-ml-prod.iam.gserviceaccount.com"]'))),
+    Broken("authorized-network-twice", "one authorized range listed twice", (f"{C}.masterAuthorizedNetworks[2]",), edit("prod", ("      - {cidr: 198.51.100.0/27, name: ci-runners}\n", "      - {cidr: 198.51.100.0/27, name: ci-runners}\n      - {cidr: 203.0.113.0/24, name: office-again}\n"))),
+    Broken("static-user-twice", "one Dex user listed twice", (f"{AUTH}.staticUsers[5]",), edit("kind", ("kim@example.com, raj@example.com]", "kim@example.com, raj@example.com, ana@example.com]"))),
+    Broken("allowed-domain-twice", "one allowed domain listed twice", (f"{AUTH}.allowedDomains[1]",), edit("prod", ("allowedDomains: [acme.com]", "allowedDomains: [acme.com, acme.com]"))),
+    Broken("grafana-admin-twice", "one Grafana admin listed twice", (f"{K}.monitoring.grafanaAdmins[1]",), edit("dev", ("grafanaAdmins: [lead@acme.com]", "grafanaAdmins: [lead@acme.com, lead@acme.com]"))),
+    Broken("contributor-twice", "one contributor listed twice", (f"{T}[0].contributors[2].email",), edit("dev", ("contributors: [{email: ana@acme.com, role: edit}, {email: bo@acme.com, role: view}]", "contributors: [{email: ana@acme.com, role: edit}, {email: bo@acme.com, role: view}, {email: ana@acme.com, role: edit}]"))),
+    Broken("team-entry-twice", "a whole team entry pasted twice", (f"{T}[3].name",), append("dev", '    - name: research\n      owner: raj@acme.com\n      quota: {gpus: {nvidia-l4: 4}, cpu: "32", memory: 128Gi}\n      cohort: research\n')),
+    # --- cross-field: quotas and limits -----------------------------------------------
+    Broken("ray-pool-accelerator-not-in-quota", "a team's Ray workers on L4s while its quota names only T4s", (f"{T}[1].ray.pool",), edit("dev", ("nvidia-l4: 24}", "nvidia-l4: 24, nvidia-tesla-t4: 8}"), ('      quota: {gpus: {nvidia-l4: 4}, cpu: "32", memory: 128Gi}\n      cohort: research\n' + NLP_BUCKET, '      quota: {gpus: {nvidia-tesla-t4: 4}, cpu: "32", memory: 128Gi}\n      cohort: research\n' + NLP_BUCKET))),
+    Broken("nap-cpu-below-pools", "NAP's cluster-wide cpu limit below what the fixed pools take", (f"{C}.autoprovisioning.limits.cpu",), edit("dev", ("limits: {cpu: 512,", "limits: {cpu: 128,"))),
+    # --- landing zones: an existing network, maintenance, secrets key, pool labels, chart values
+    Broken("shared-vpc-network-as-a-path", "the network's self-link where its name goes", (f"{C}.network.existing.network",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n" + SHARED_VPC.replace("network: shared-vpc", "network: projects/acme-net/global/networks/shared-vpc")))),
+    Broken("shared-vpc-with-created-ranges", "an existing network with the ranges of a created subnet", (f"{C}.network.podsCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n" + SHARED_VPC + "      podsCidr: 10.16.0.0/14\n"))),
+    Broken("maintenance-weekend-too-short", "4 hours on Saturdays and Sundays: 32 hours in 32 days, GKE wants 48", (f"{C}.maintenance.window.end",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    maintenance:\n      window: {start: 2026-01-03T02:00:00Z, end: 2026-01-03T06:00:00Z, recurrence: \"FREQ=WEEKLY;BYDAY=SA,SU\"}\n"))),
+    Broken("maintenance-recurrence-unquoted", "BYDAY=SA,SU unquoted in a flow mapping, which the comma splits", (f"{C}.maintenance.window.SU",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    maintenance:\n      window: {start: 2026-01-03T02:00:00Z, end: 2026-01-03T08:00:00Z, recurrence: FREQ=WEEKLY;BYDAY=SA,SU}\n"))),
+    Broken("maintenance-local-time", "a window in local time with an offset", (f"{C}.maintenance.window.start",), edit("dev", ("    privateNodes: true\n", '    privateNodes: true\n    maintenance:\n      window: {start: "2026-01-03T03:00:00+01:00", end: "2026-01-03T09:00:00Z", recurrence: FREQ=DAILY}\n'))),
+    Broken("exclusion-no-upgrades-too-long", "a NO_UPGRADES freeze of two months", (f"{C}.maintenance.exclusions[0].end",), edit("dev", ("    privateNodes: true\n", '    privateNodes: true\n    maintenance:\n      window: {start: "2026-01-03T02:00:00Z", end: "2026-01-03T08:00:00Z", recurrence: FREQ=DAILY}\n      exclusions: [{name: freeze, start: "2026-11-15T00:00:00Z", end: "2027-01-15T00:00:00Z"}]\n'))),
+    Broken("secrets-key-version", "a key version where the key goes", (f"{C}.secretsEncryption.key",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    secretsEncryption: {key: projects/acme-sec/locations/us-central1/keyRings/gke/cryptoKeys/ml/cryptoKeyVersions/3}\n"))),
+    Broken("secrets-key-elsewhere", "a key ring in another region than the cluster", (f"{C}.secretsEncryption.key",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    secretsEncryption: {key: projects/acme-sec/locations/europe-west4/keyRings/gke/cryptoKeys/ml}\n"))),
+    Broken("pool-taint-of-the-platform", "the platform's own GPU taint written again, on a pool", (f"{P0}.taints[0].key",), edit("dev", ("max: 4, provisioning: spot}", "max: 4, provisioning: spot, taints: [{key: nvidia.com/gpu, value: present}]}"))),
+    Broken("pool-label-of-gke", "a GKE label on a pool", (f"{P0}.labels.cloud.google.com/gke-nodepool",), edit("dev", ("max: 4, provisioning: spot}", "max: 4, provisioning: spot, labels: {cloud.google.com/gke-nodepool: gpu}}"))),
+    Broken("chart-values-password", "Grafana's admin password in plain text in a values overlay", (f"{K}.monitoring.grafanaValues.adminPassword",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], grafanaValues: {adminPassword: hunter2}}"))),
+    Broken("chart-values-for-a-chart-not-installed", "kube-prometheus-stack values with the gke-managed backend", (f"{K}.monitoring.values",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    managedPrometheus: true\n"), ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], backend: gke-managed, values: {prometheus: {prometheusSpec: {replicas: 2}}}}\n    dcgmExporter: {source: gke-managed}"))),
+    # --- several at once: the schema's and the rules' in one run ------------------------
+    Broken("pool-with-three-problems", "an unknown accelerator, min above max and a reservation without its name in one pool", (f"{P0}.accelerator", f"{P0}.min", f"{P0}.reservation"), edit("dev", ("{name: l4, accelerator: nvidia-l4, machineType: g2-standard-24, min: 0, max: 4, provisioning: spot}", "{name: l4, accelerator: nvidia-l44, machineType: g2-standard-24, min: 5, max: 4, provisioning: reservation}"))),
+    Broken("schema-and-rule-together", "a retention the schema refuses and NAP limits below the pools, reported together", (f"{K}.monitoring.retention", f"{C}.autoprovisioning.limits.cpu"), edit("dev", ("limits: {cpu: 512,", "limits: {cpu: 128,"), ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], retention: 2weeks}"))),
+    Broken("nap-below-pools-cpu-and-memory", "prod's NAP limits as they were: 1,024 vCPUs and 4,096 GiB for pools taking 1,112 and 6,528", (f"{C}.autoprovisioning.limits.cpu", f"{C}.autoprovisioning.limits.memory"), edit("prod", ("limits: {cpu: 1280, memory: 7168,", "limits: {cpu: 1024, memory: 4096,"))),
 )
 
 
