@@ -174,7 +174,7 @@ def resource_transform(
         if aliases:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=aliases))
         if keep:
-            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(**KEEP))
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(protect=True, retain_on_delete=True))
         return pulumi.ResourceTransformResult(props=props if props is not None else args.props, opts=opts)
 
     return transform

@@ -46,7 +46,14 @@ from args.components import PipelinesArgs
 from components.base import PlatformComponent, PropsTransform, apply_manifest, matches
 from components.kubeflow import with_secrets
 from components.sources import PreparedTree, prepared_tree
-from components.team_pipelines import ACCESS_KEY, IN_CLUSTER_BUCKET, KFP_NAMESPACE, SECRET_KEY, ObjectStoreKeys, team_prefix
+from components.team_pipelines import (
+    ACCESS_KEY,
+    IN_CLUSTER_BUCKET,
+    KFP_NAMESPACE,
+    SECRET_KEY,
+    ObjectStoreKeys,
+    team_prefix,
+)
 from infra.cloudsql import CloudSqlDatabase
 from infra.cluster import Cluster
 

@@ -84,7 +84,7 @@ def source_digest(tree: PreparedTree, project: Path = REPO) -> str:
     folder = project / tree.manifests / tree.folder
     remote = project / tree.remote_bases
     digest = hashlib.sha256()
-    sources = [folder] + sorted({remote / r.mirror_path for refs in references(folder).values() for _, r in refs})
+    sources = [folder, *sorted({remote / r.mirror_path for refs in references(folder).values() for _, r in refs})]
     for source in sources:
         for path in _files(source):
             digest.update(str(path.relative_to(source)).encode() + b"\0" + path.read_bytes() + b"\0")

@@ -54,7 +54,7 @@ def prepare_data(dataset: Output[Dataset], samples: int = 2_000, seed: int = 0) 
     rows = []
     for _ in range(samples):
         x = [rng.uniform(-1, 1) for _ in weights]
-        rows.append([*x, sum(w * v for w, v in zip(weights, x)) + bias + rng.gauss(0, 0.05)])
+        rows.append([*x, sum(w * v for w, v in zip(weights, x, strict=True)) + bias + rng.gauss(0, 0.05)])
     with open(dataset.path, "w") as f:
         json.dump(rows, f)
     dataset.metadata.update({"samples": samples, "features": len(weights)})
@@ -133,8 +133,8 @@ def evaluate(model: Input[Model], metrics: Output[Metrics], samples: int = 500, 
     error = 0.0
     for _ in range(samples):
         x = [rng.uniform(-1, 1) for _ in weights]
-        y = sum(w * v for w, v in zip(weights, x)) + bias
-        predicted = sum(w * v for w, v in zip(fitted["weight"], x)) + fitted["bias"]
+        y = sum(w * v for w, v in zip(weights, x, strict=True)) + bias
+        predicted = sum(w * v for w, v in zip(fitted["weight"], x, strict=True)) + fitted["bias"]
         error += (predicted - y) ** 2
     mse = error / samples
     metrics.log_metric("mse", mse)

@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from facts.node_labels import GPU_TAINT, POOL_LABEL
-from facts.resource_types import CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
-from facts.resource_types import CLOUD_SQL_INSTANCE
+from facts.resource_types import CLOUD_SQL_INSTANCE, CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
 from facts.resource_types import GKE_CLUSTER as CLUSTER
 from facts.resource_types import GKE_NODE_POOL as NODE_POOL
 from stacks.schema import GCP_ZONE, REGIONAL_ZONES

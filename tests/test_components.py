@@ -14,9 +14,8 @@ from components.base import apply_transforms, matches
 from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config
 from facts import versions
-from stacks.schema import PipelinesConfig
 from facts.image_set import notebook_tag
-from stacks.schema import KubeflowAuth
+from stacks.schema import KubeflowAuth, PipelinesConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, renders
 from tests.support.validation import GKE_PROVIDED_KINDS, validate

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import subprocess
 from collections.abc import Callable
@@ -19,7 +20,16 @@ from args.teams import TeamPipelines
 from components import pipelines as kfp
 from components import team_pipelines
 from components.sources import mirror_sources, prepared_tree
-from facts.versions import ARGO_WORKFLOWS, BUSYBOX, CLOUD_SQL_MYSQL, KFP_SDK, KUBEFLOW_PIPELINES, MYSQL_IMAGE, PINS, image
+from facts.versions import (
+    ARGO_WORKFLOWS,
+    BUSYBOX,
+    CLOUD_SQL_MYSQL,
+    KFP_SDK,
+    KUBEFLOW_PIPELINES,
+    MYSQL_IMAGE,
+    PINS,
+    image,
+)
 from stacks.config import ConfigError, load, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.renders import MIRROR, rendered
@@ -268,6 +278,24 @@ def test_gke_keeps_the_database_on_cloud_sql_private_ip_with_backups(stack: str,
     assert peering.inputs["service"] == "servicenetworking.googleapis.com"
 
 
+def test_on_a_shared_vpc_the_database_takes_the_host_projects_network_and_its_private_service_access() -> None:
+    """tests/stacks/Pulumi.dev-shared-vpc.yaml: an existing network of a host project, whose
+    admins set up Private Service Access (the default for an existing network)."""
+    from tooling.plan import evaluate
+
+    fixture = Path(__file__).resolve().parent / "stacks" / "Pulumi.dev-shared-vpc.yaml"
+    plan = evaluate(load(str(fixture)), "dev-shared-vpc")
+    (instance,) = plan.of_type(INSTANCE)
+    assert instance.inputs["settings"]["ipConfiguration"]["privateNetwork"] == "projects/acme-net-host/global/networks/shared-vpc"
+    assert plan.of_type("gcp:servicenetworking/connection:Connection") == []
+    asked = with_changes(
+        yaml.safe_load(fixture.read_text())["config"], {f"{K}.pipelines": {"cloudSql": {"privateServiceAccess": True}}}
+    )
+    addresses = evaluate(validate(asked, "test"), "test").of_type("gcp:compute/globalAddress:GlobalAddress")
+    (peering_range,) = [a for a in addresses if a.inputs.get("purpose") == "VPC_PEERING"]
+    assert peering_range.inputs["project"] == "acme-net-host" and peering_range.inputs["network"] == "projects/acme-net-host/global/networks/shared-vpc"
+
+
 def test_prod_runs_a_standby_in_a_second_zone(shipped_plan: Callable[[str], Plan]) -> None:
     (instance,) = shipped_plan("prod").of_type(INSTANCE)
     assert instance.inputs["settings"]["availabilityType"] == "REGIONAL"
@@ -449,7 +477,7 @@ def test_a_remote_base_the_pin_table_does_not_list_stops_the_preparation(tmp_pat
     from components.trees import PrepareError, references
 
     (tmp_path / "kustomization.yaml").write_text("resources:\n- https://github.com/acme/elsewhere/manifests?ref=v1\n")
-    with pytest.raises(PrepareError, match="is a remote base the pin table does not list; add it to facts/versions.py REMOTE_BASES"):
+    with pytest.raises(PrepareError, match=re.escape("is a remote base the pin table does not list; add it to facts/versions.py REMOTE_BASES")):
         references(tmp_path)
 
 

@@ -16,7 +16,16 @@ from typing import Any
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites
 from components.profiles import LOCAL_QUEUE
-from facts.image_refs import FLOATING_TAGS, ImagePolicy, ImageRef, floating, is_local, normalized_hub, parse, retired_registry
+from facts.image_refs import (
+    FLOATING_TAGS,
+    ImagePolicy,
+    ImageRef,
+    floating,
+    is_local,
+    normalized_hub,
+    parse,
+    retired_registry,
+)
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind

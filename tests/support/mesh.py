@@ -227,7 +227,7 @@ def _string_match(match: dict[str, Any], value: str | None) -> bool:
 
 def _catch_all(http: dict[str, Any]) -> bool:
     """A route that matches every request (no match, or the prefix `/`)."""
-    return any(not m or m.get("uri") in (None, {"prefix": "/"}) and not m.get("headers") for m in http.get("match") or [{}])
+    return any(not m or (m.get("uri") in (None, {"prefix": "/"}) and not m.get("headers")) for m in http.get("match") or [{}])
 
 
 def route(virtual_services: Iterable[dict[str, Any]], gateway: str, path: str, claims: dict[str, str], headers: dict[str, str]) -> Route | None:
@@ -238,7 +238,7 @@ def route(virtual_services: Iterable[dict[str, Any]], gateway: str, path: str, c
     others when it merges them: pilot's gateway route merging). `@request.auth.claims.<c>`
     matches a verified claim. A gateway named without a namespace is the VirtualService's own
     namespace's (Istio's VirtualService reference, `gateways`)."""
-    candidates = []
+    candidates: list[dict[str, Any]] = []
     for vs in virtual_services:
         spec = vs.get("spec") or {}
         namespace = (vs.get("metadata") or {}).get("namespace", "")
