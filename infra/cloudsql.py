@@ -79,7 +79,7 @@ class CloudSqlDatabase(Component):
         args: CloudSqlArgs,
         network: ClusterNetwork,
         user: str,
-        password: pulumi.Input[str],
+        password: pulumi.Output[str],
         databases: Sequence[str],
         opts: pulumi.ResourceOptions | None = None,
     ):
