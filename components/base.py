@@ -82,9 +82,11 @@ def nothing(props: dict[str, Any]) -> bool:
     return False
 
 
-KEEP = {"protect": True, "retain_on_delete": True}
-"""Resource options of what holds data Pulumi must never delete on its own (volumes of a
-database or object store): protected, and kept in the cluster when its resource goes."""
+def keep() -> pulumi.ResourceOptions:
+    """The resource options of what holds data Pulumi must never delete on its own
+    (volumes of a database or object store): protected, and kept in the cluster when its
+    resource goes."""
+    return pulumi.ResourceOptions(protect=True, retain_on_delete=True)
 
 
 def child_type(props: dict[str, Any]) -> str:
@@ -128,7 +130,7 @@ the offline plan (tooling/plan.py) takes them for the full render."""
 INSTALL_MOVES: dict[tuple[str, str], tuple[Moved, ...]] = {}
 """(resource type, name) of each chart or tree -> where its objects were before (Moved)."""
 INSTALL_KEPT: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = {}
-"""(resource type, name) of each chart or tree -> which of its objects get KEEP."""
+"""(resource type, name) of each chart or tree -> which of its objects get `keep()`."""
 PREPARED_TREES: dict[str, PreparedTree] = {}
 """Directory of each prepared tree an install reads (components/sources.py PreparedTree) -> what
 it is prepared from; the offline render writes them before it builds (components/trees.py)."""
@@ -160,21 +162,21 @@ def resource_transform(
 ) -> pulumi.ResourceTransform:
     """The pure transforms, and the aliases of moved objects, as one Pulumi resource transform;
     `objects_only`: of Kubernetes objects alone (is_object), every other registration left as it is;
-    `kept`: which objects (as rendered) hold data, and get KEEP."""
+    `kept`: which objects (as rendered) hold data, and get `keep()`."""
 
     def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
         if objects_only and not is_object(args.type_, dict(args.props)):
             return None
         props = apply_transforms(dict(args.props), transforms)
         aliases = moved_aliases(moves, dict(args.props), args.type_, args.name, pulumi.get_stack(), pulumi.get_project())
-        keep = kept(dict(args.props))
-        if props is None and not aliases and not keep:
+        holds_data = kept(dict(args.props))
+        if props is None and not aliases and not holds_data:
             return None
         opts = args.opts
         if aliases:
             opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=aliases))
-        if keep:
-            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(protect=True, retain_on_delete=True))
+        if holds_data:
+            opts = pulumi.ResourceOptions.merge(opts, keep())
         return pulumi.ResourceTransformResult(props=props if props is not None else args.props, opts=opts)
 
     return transform
@@ -351,7 +353,7 @@ class PlatformComponent(Component):
         kept: Callable[[dict[str, Any]], bool] = nothing,
     ) -> k8s.kustomize.v2.Directory:
         """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects,
-        `moves` say where some of them were before, `kept` which hold data (KEEP)."""
+        `moves` say where some of them were before, `kept` which hold data (`keep()`)."""
         options = self._install_options(KUSTOMIZE_TYPE, name, transforms, moves, kept)
         directory = kubeflow_tree(path, self.sources)
         prepared = prepared_tree(path, self.sources)

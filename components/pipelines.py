@@ -20,7 +20,7 @@ What the release gets wrong for us, and what changes here (each transform has on
   object, not leave it out), and every multi-user tree of the release includes them.
 - gke: the database is Cloud SQL (infra/cloudsql.py), reached as the Service `pipelines-db`;
   the tree's MySQL runs no replica there.
-- data: the volumes of MySQL and SeaweedFS are protected and retained like team data (KEEP),
+- data: the volumes of MySQL and SeaweedFS are protected and retained like team data (components/base.py `keep`),
   sized from the stack.
 
 The API server's own store (pipeline packages it uploads, and the UI's reads of it) stays the

@@ -128,6 +128,26 @@ def test_the_database_and_object_store_volumes_are_kept_and_sized_from_the_stack
     assert volumes["seaweedfs-pvc"].obj["spec"]["resources"]["requests"]["storage"] == settings.object_store_storage
 
 
+def test_under_pulumi_the_volumes_are_protected_and_retained_and_nothing_else_is() -> None:
+    """What `pulumi up` does with the tree's objects (the install's resource transform)."""
+    import pulumi
+
+    from components.base import resource_transform
+
+    transform = resource_transform([], kept=kfp.holds_data)
+
+    def options(kind: str, name: str) -> pulumi.ResourceOptions | None:
+        props = {"apiVersion": "v1", "kind": kind, "metadata": {"name": name, "namespace": "kubeflow"}}
+        result = transform(pulumi.ResourceTransformArgs(True, f"kubernetes:core/v1:{kind}", f"pipelines:kubeflow/{name}", props, pulumi.ResourceOptions()))
+        return result.opts if result is not None else None  # type: ignore[union-attr]
+
+    for volume in kfp.VOLUMES:
+        kept = options("PersistentVolumeClaim", volume)
+        assert kept is not None and kept.protect is True and kept.retain_on_delete is True
+    assert options("PersistentVolumeClaim", "someone-elses") is None
+    assert options("Service", "mysql") is None
+
+
 def test_a_volume_size_is_a_quantity_of_at_least_a_mebibyte() -> None:
     with pytest.raises(ConfigError) as caught:
         validate(with_changes(base_kind(), {f"{K}.pipelines": {"databaseStorage": "20"}}), "bad")
@@ -390,7 +410,7 @@ def test_the_data_kept_rule_catches_a_volume_pulumi_may_delete() -> None:
     render = rendered("kind")
     unkept = replace(render, objects=[replace(o, kept=False) if o.key[3] == "mysql-pv-claim" else o for o in render.objects])
     (found,) = _violations(unkept, "data-kept")
-    assert found.object == "PersistentVolumeClaim kubeflow/mysql-pv-claim" and "KEEP" in found.message
+    assert found.object == "PersistentVolumeClaim kubeflow/mysql-pv-claim" and "keep()" in found.message
 
 
 # --- remote kustomize bases, offline ------------------------------------------------------

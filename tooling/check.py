@@ -653,10 +653,10 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
 def data_kept(platform: Platform) -> Iterator[Violation]:
     """Every PersistentVolumeClaim the platform installs (a database's, an object store's) is
     protected and retained: a config mistake or a refactor stops `pulumi up` at it instead of
-    deleting the volume and its data (components/base.py KEEP)."""
+    deleting the volume and its data (components/base.py `keep`)."""
     for o in platform.of_kind("PersistentVolumeClaim"):
         if not o.kept:
-            yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.KEEP (protect, retainOnDelete)")
+            yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.keep() (protect, retainOnDelete)")
 
 
 def deployed(platform: Platform) -> list[support.Deployed]:

@@ -132,7 +132,7 @@ class Rendered:
     aliases: tuple[str, ...] = ()
     """the URNs it had before (a move between installs, a rename), as `aliases` give them"""
     kept: bool = False
-    """protected and retained: Pulumi never deletes it on its own (components.base.KEEP)"""
+    """protected and retained: Pulumi never deletes it on its own (components.base.keep)"""
 
     @property
     def key(self) -> tuple[str, str, str, str]:

@@ -81,7 +81,7 @@ class Plan:
     moves: dict[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)
     """(type, name) of each chart or tree -> where its objects were before (components.base.Moved)."""
     kept: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = field(default_factory=dict)
-    """(type, name) of each chart or tree -> which of its objects are protected and retained (components.base.KEEP)."""
+    """(type, name) of each chart or tree -> which of its objects are protected and retained (components.base.keep)."""
     platform_transforms: tuple[Callable[[dict[str, Any]], Any], ...] = ()
     """The transforms of every object (components.base.PLATFORM_TRANSFORMS): the recorded
     inputs of our objects have been through them; the full render applies them to the rest."""
