@@ -507,3 +507,25 @@ def test_remote_bases_need_a_local_checkout_of_the_trees() -> None:
     (problem,) = caught.value.problems
     assert problem.path == "mlplatform:sources.remoteBases"
     assert "needs a local kubeflowManifests" in problem.message
+
+
+@needs_mirror
+def test_prepare_writes_the_copy_pulumi_up_reads_and_says_when_it_is_current(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from tooling.cli import main
+
+    stack = tmp_path / "Pulumi.mirrored.yaml"
+    sources = mirror_sources(MIRROR)
+    stack.write_text(yaml.safe_dump({"config": {
+        **base_kind(),
+        K: {**base_kind()[K], "pipelines": {"enabled": True}},
+        "mlplatform:sources": {"charts": sources.charts, "kubeflowManifests": sources.kubeflow_manifests, "remoteBases": sources.remote_bases},
+    }}))
+    assert main(["prepare", str(stack)]) == 0
+    first = capsys.readouterr().out
+    assert main(["prepare", str(stack)]) == 0
+    second = capsys.readouterr().out
+    prepared = prepared_tree(kfp.TREE, sources)
+    assert prepared is not None and prepared.root in first and prepared.root in second
+    assert second.startswith("current:")
+    assert main(["prepare", "kind"]) == 0  # the shipped kind stack reads its trees from GitHub
+    assert "no tree to prepare" in capsys.readouterr().out
