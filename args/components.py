@@ -190,9 +190,12 @@ class CloudSqlArgs:
 @dataclass(frozen=True)
 class PipelinesArgs(UpstreamArgs):
     settings: PipelinesConfig
+    artifacts_in_cluster: bool
+    """Teams keep their artifacts in the in-cluster object store (kind, existingContext; on GKE
+    their buckets): its team identities are kept to `in_cluster_teams`, none left of teams gone."""
     in_cluster_teams: tuple[str, ...]
-    """Teams whose artifacts live in the in-cluster object store (kind, existingContext): each gets
-    an identity of its own there, limited to its prefix."""
+    """Teams whose artifacts live in the in-cluster object store: each gets an identity of its own
+    there, limited to its prefix."""
     cloud_sql: CloudSqlArgs | None = None
     """gke: the database is Cloud SQL (else the tree's in-cluster MySQL)."""
 
@@ -324,6 +327,7 @@ def pipelines_args(config: PlatformConfig) -> PipelinesArgs:
     return PipelinesArgs(
         sources=config.sources,
         settings=config.components.pipelines,
+        artifacts_in_cluster=not gke,
         in_cluster_teams=() if gke else tuple(t.name for t in config.teams),
         cloud_sql=cloud_sql,
     )

@@ -256,7 +256,7 @@ def pipelines_transforms(
             partial(not_running, kind=MYSQL[0], name=MYSQL[1], why=f"the database is Cloud SQL {args.cloud_sql.instance}"),
             partial(with_database_host, host=DB_SERVICE),
         ]
-    if args.in_cluster_teams:
+    if args.artifacts_in_cluster:  # with no team too: identities of teams that went are dropped
         transforms.append(partial(with_team_identities, teams=args.in_cluster_teams))
     return tuple(transforms)
 

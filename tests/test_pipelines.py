@@ -200,6 +200,14 @@ def test_seaweedfs_registers_the_teams_before_it_reports_ready_and_rolls_when_th
     assert set(_one(render, "Secret", kfp.TEAM_KEYS_SECRET)["stringData"]) == {f"{t}-{k}" for t in teams for k in ("accesskey", "secretkey")}
 
 
+def test_with_no_team_left_the_store_still_drops_every_team_identity(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    plan = plan_of(with_changes(base_kind(), {f"{K}.pipelines": {"enabled": True}}))
+    transforms = plan.transforms[("kubernetes:kustomize/v2:Directory", kfp.INSTALL)]
+    (identities,) = [t for t in transforms if getattr(t, "func", None) is kfp.with_team_identities]
+    assert identities.keywords == {"teams": ()}  # type: ignore[attr-defined]
+    assert "-delete -apply" in kfp.team_identities_script(())
+
+
 def test_a_changed_postStart_stops_the_render_instead_of_skipping_the_teams() -> None:
     weed = {"kind": "Deployment", "metadata": {"name": "seaweedfs"}, "spec": {"template": {"spec": {"containers": [{"lifecycle": {"postStart": {"exec": {"command": ["sh", "-c", "echo"]}}}}]}}}}
     with pytest.raises(ValueError, match="no 'touch /tmp/initialization-complete'"):
