@@ -390,10 +390,10 @@ def test_every_route_we_publish_is_in_the_matrix() -> None:
     pipelines = {
         http["match"][0]["uri"]["prefix"]
         for vs in world().routes
-        if (vs.get("metadata") or {}).get("name") == "ml-pipeline-ui"
+        if (vs.get("metadata") or {}).get("name") in ("ml-pipeline-ui", "metadata-grpc")
         for http in vs["spec"]["http"]
     }
-    assert pipelines == {"/pipeline"}  # the UI, and through it the API (KFP_API_PREFIX)
+    assert pipelines == {"/pipeline", "/ml_metadata"}  # the UI (and through it the API, KFP_API_PREFIX), ML Metadata
     assert {(o.route, o.access) for o in OPERATIONS} == set(EXPECTED)
 
 
