@@ -23,7 +23,9 @@ from components.kubeflow import Kubeflow, KubeflowNamespaces
 from components.kuberay import KubeRay
 from components.kueue import Kueue
 from components.monitoring import Monitoring
+from components.pipelines import Pipelines
 from components.profiles import POD_DEFAULTS, install_teams
+from components.team_pipelines import ObjectStoreKeys
 from components.trainer import Trainer
 from infra.cluster import Cluster
 from runtimes.component import TrainingRuntimes
@@ -32,6 +34,8 @@ Ready = dict[str, pulumi.Resource]
 """Component key -> the resource that is done when that component is ready."""
 KUBEFLOW_NAMESPACES = "kubeflowNamespaces"
 """Ready key of Kubeflow's namespace tree, installed first when Kubeflow is on."""
+PIPELINE_KEYS: dict[str, ObjectStoreKeys] = {}
+"""Per team, its key pair of the in-cluster object store (Pipelines.team_keys), for its namespace."""
 HTTPS_GATEWAY = "httpsGateway"
 """Key of the HttpsGateway, when the stack has one (its address is a stack output)."""
 Installer = Callable[[PlatformArgs, Cluster, Ready], pulumi.Resource | None]
@@ -99,6 +103,16 @@ def _kueue(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resourc
     return Kueue("kueue", args.kueue, cluster, monitoring).ready
 
 
+def _pipelines(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+    if args.pipelines is None:
+        return None
+    # Its objects live in Kubeflow's namespace, its cache webhook's certificate is cert-manager's,
+    # its routes and policies are Istio's; the teams' objects wait for it (PIPELINE_KEYS).
+    pipelines = Pipelines("pipelines", args.pipelines, cluster, _needs(ready, "kubeflow", "certManager", "istio"))
+    PIPELINE_KEYS.update(pipelines.team_keys)
+    return pipelines.ready
+
+
 def _monitoring(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
     if args.monitoring is None:
         return None
@@ -120,6 +134,7 @@ INSTALLERS: dict[str, Installer] = {
     "jobset": _jobset,
     "trainer": _trainer,
     "kuberay": _kuberay,
+    "pipelines": _pipelines,
     "monitoring": _monitoring,
     "kueue": _kueue,  # after monitoring: see _kueue
     "dcgmExporter": _dcgm_exporter,  # after monitoring: see _dcgm_exporter
@@ -131,6 +146,7 @@ def install(args: PlatformArgs, cluster: Cluster) -> Ready:
     # through the stack's image policy (retired registries, floating upstream tags, the mirror).
     transform_every_object(image_transform(args.images))
     ready: Ready = {}
+    PIPELINE_KEYS.clear()
     if args.kubeflow_namespaces is not None:
         ready[KUBEFLOW_NAMESPACES] = KubeflowNamespaces("kubeflow-namespaces", args.kubeflow_namespaces, cluster).ready
     for key, installer in INSTALLERS.items():
@@ -139,5 +155,5 @@ def install(args: PlatformArgs, cluster: Cluster) -> Ready:
             ready[key] = done
     # Teams last: profiles need the profile controller, queues Kueue, Ray clusters KubeRay,
     # Istio policies Istio's CRDs; each team object waits only for its own (profiles.OBJECT_NEEDS).
-    install_teams(args.teams, cluster, ready)
+    install_teams(args.teams, cluster, ready, PIPELINE_KEYS)
     return ready

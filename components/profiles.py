@@ -19,7 +19,7 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -40,6 +40,7 @@ from components.access import (
 from components.access import USER_HEADER as USER_HEADER
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
+from components.team_pipelines import ObjectStoreKeys, pipeline_objects, pipeline_token_access
 from facts import naming
 from facts.naming import TEAM_POD_DEFAULT, kfam_binding_name, ray_dashboard_path, ray_serve_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
@@ -487,6 +488,12 @@ def pod_default(args: TeamArgs) -> dict[str, Any] | None:
             said.append(f"bucket gs://{bucket} at {BUCKET_MOUNT_PATH}")
         else:
             said.append(f"bucket gs://{bucket} (TEAM_BUCKET)")
+    if args.pipelines:
+        token = pipeline_token_access()
+        env += token.env
+        spec["volumes"] = [*spec.get("volumes", []), *token.volumes]
+        spec["volumeMounts"] = [*spec.get("volumeMounts", []), *token.volume_mounts]
+        said.append("Kubeflow Pipelines (kfp.Client(), its token)")
     if not env:
         return None
     return {
@@ -672,8 +679,11 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     ]
 
 
-def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
-    """Every Kubernetes object of one team, in apply order."""
+def team_objects(
+    args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None, pipeline_keys: ObjectStoreKeys | None = None
+) -> list[dict[str, Any]]:
+    """Every Kubernetes object of one team, in apply order; `pipeline_keys`: its key pair of the
+    in-cluster object store, when its pipelines keep their artifacts there."""
     team = args.team
     objects = [namespace(team)]
     if gcp_service_account:
@@ -687,6 +697,8 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     if args.kueue and kueue_guard.gpu_runtimes(args.gpu_pools):
         objects.append(kueue_guard.binding(team.name))
     objects += ray_objects(args)
+    if args.pipelines:
+        objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
@@ -775,14 +787,15 @@ class Team(PlatformComponent):
         ready: dict[str, pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
         old_names: OldNames | None = None,
+        pipeline_keys: ObjectStoreKeys | None = None,
     ):
         """`ready`: component key -> the resource that is done when that component is ready;
-        `old_names`: shared by all teams of the stack (see OldNames)."""
+        `old_names`: shared by all teams of the stack (see OldNames); `pipeline_keys`: see team_objects."""
         super().__init__(name, cluster, opts)
         team = args.team
         old_names = old_names or OldNames()
         gsa_email = self._google_identity(team, args.google, cluster.image_registry) if args.google else None
-        ns, *rest = team_objects(args, gcp_service_account=gsa_email)
+        ns, *rest = team_objects(args, gcp_service_account=gsa_email, pipeline_keys=pipeline_keys)
         namespace_resource = apply_manifest(
             resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns), **KEPT["Namespace"])
         )
@@ -852,7 +865,14 @@ class Team(PlatformComponent):
         return account.email
 
 
-def install_teams(teams: Sequence[TeamArgs], cluster: Cluster, ready: dict[str, pulumi.Resource]) -> list[Team]:
-    """Every team of the stack, each named after it (see Team for `ready`)."""
+def install_teams(
+    teams: Sequence[TeamArgs],
+    cluster: Cluster,
+    ready: dict[str, pulumi.Resource],
+    pipeline_keys: Mapping[str, ObjectStoreKeys] | None = None,
+) -> list[Team]:
+    """Every team of the stack, each named after it (see Team for `ready`; `pipeline_keys`: per
+    team, its key pair of the in-cluster object store, components/pipelines.py)."""
     old_names = OldNames()
-    return [Team(args.team.name, args, cluster, ready, old_names=old_names) for args in teams]
+    keys = pipeline_keys or {}
+    return [Team(args.team.name, args, cluster, ready, old_names=old_names, pipeline_keys=keys.get(args.team.name)) for args in teams]

@@ -346,6 +346,25 @@ def _unique(entries: list[Any], key: Callable[[Any], Any], why: str = "") -> Non
         first[k] = i
 
 
+def _volume_size(value: str) -> str:
+    try:
+        size: Decimal | None = quantity.parse(value)
+    except ValueError:
+        size = None
+    if size is None or size < MIN_VOLUME_BYTES:
+        raise ValueError(
+            f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi "
+            "(a bare number counts bytes)"
+        )
+    return value
+
+
+VolumeSize = Annotated[
+    str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v), AfterValidator(_volume_size)
+]
+"""A PersistentVolumeClaim's size: a Kubernetes quantity of at least MIN_VOLUME_BYTES."""
+
+
 # --- cluster ------------------------------------------------------------------------
 
 
@@ -1729,7 +1748,7 @@ class MonitoringConfig(Toggle):
     retention: str = Field(
         default="15d", description="kube-prometheus-stack: how long Prometheus keeps data, e.g. 15d (h, d, w or y)."
     )
-    storage_size: Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v)] = Field(
+    storage_size: VolumeSize = Field(
         default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
     )
     idle_gpu_threshold: StrictInt = Field(
@@ -1767,20 +1786,6 @@ class MonitoringConfig(Toggle):
         _unique(admins, str.lower)
         return admins
 
-    @field_validator("storage_size")
-    @classmethod
-    def _storage(cls, value: str) -> str:
-        try:
-            size: Decimal | None = quantity.parse(value)
-        except ValueError:
-            size = None
-        if size is None or size < MIN_VOLUME_BYTES:
-            raise ValueError(
-                f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi "
-                "(a bare number counts bytes)"
-            )
-        return value
-
 
 class DcgmSource(str, Enum):
     CHART = "chart"
@@ -1797,6 +1802,81 @@ class DcgmExporterConfig(Model):
     values: ChartValues = chart_values_field("NVIDIA's dcgm-exporter chart (source chart)")
 
 
+# --- Kubeflow Pipelines (components/pipelines.py) -----------------------------------------
+
+# Cloud SQL machine tiers (cloud.google.com/sql/docs/mysql/instance-settings, "Machine types"):
+# custom `db-custom-<vCPUs>-<memory MiB>` and the shared-core `db-f1-micro` / `db-g1-small`.
+CLOUD_SQL_TIER = re.compile(r"^db-custom-(?P<vcpus>[0-9]+)-(?P<mib>[0-9]+)$|^db-(f1-micro|g1-small)$")
+HOUR_MINUTE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+
+
+class PipelinesCloudSql(Model):
+    """GKE: the pipelines database, Cloud SQL for MySQL on the stack's VPC (private IP only),
+    with automated backups and point-in-time recovery; deletion-protected where the stack is."""
+
+    tier: str = Field(
+        default="db-custom-1-3840",
+        description="Machine tier: db-custom-<vCPUs>-<memory MiB> (memory 0.9 to 6.5 GiB per vCPU, a multiple of "
+        "256 MiB) or a shared core (db-f1-micro, db-g1-small: no SLA).",
+    )
+    disk_size_gb: StrictInt = Field(default=10, ge=10, le=65536, description="SSD size (GB); grows by itself when full, never shrinks.")
+    high_availability: StrictBool = Field(
+        default=False, description="A standby in a second zone with automatic failover (REGIONAL); doubles the price."
+    )
+    backup_start_time: str = Field(default="03:00", description="When the daily backup starts (UTC, HH:MM).")
+    retained_backups: StrictInt = Field(default=7, ge=1, le=365, description="Daily backups kept.")
+    log_retention_days: StrictInt = Field(
+        default=7, ge=1, le=7, description="Days of binary logs kept for point-in-time recovery (at most 7)."
+    )
+    private_service_access: StrictBool | None = Field(
+        default=None,
+        description="Create the network's Private Service Access (a /20 for Google's services and the "
+        "servicenetworking peering) the private IP needs. Default: on a network the stack creates; an existing one "
+        "(cluster.network.existing) usually has one already (`gcloud services vpc-peerings list --network <name>`).",
+    )
+
+    @field_validator("tier")
+    @classmethod
+    def _tier(cls, value: str) -> str:
+        found = CLOUD_SQL_TIER.match(value)
+        if found is None:
+            raise ValueError(f"{value!r} is not a Cloud SQL tier such as db-custom-2-7680 (db-custom-<vCPUs>-<memory MiB>)")
+        if found["vcpus"]:
+            vcpus, mib = int(found["vcpus"]), int(found["mib"])
+            if vcpus != 1 and vcpus % 2:
+                raise ValueError(f"{value!r}: a custom tier has 1 or an even number of vCPUs")
+            if mib % 256 or not 0.9 * 1024 * vcpus <= mib <= 6.5 * 1024 * vcpus:
+                raise ValueError(f"{value!r}: memory must be a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU")
+        return value
+
+    @field_validator("backup_start_time")
+    @classmethod
+    def _start(cls, value: str) -> str:
+        if not HOUR_MINUTE.match(value):
+            raise ValueError(f"{value!r} is not a time of day such as 03:00 (UTC, HH:MM)")
+        return value
+
+
+class PipelinesConfig(Toggle):
+    """Kubeflow Pipelines, multi-user: the API server, UI, Argo Workflows, its database and object
+    store, behind the Kubeflow gateway; every team's runs keep their artifacts in the team's bucket
+    (gke) or its own prefix of the in-cluster store."""
+
+    database_storage: VolumeSize = Field(
+        default="20Gi",
+        description="kind, existingContext: the in-cluster MySQL's volume (protected and retained). Grows where the "
+        "storage class allows expansion; never shrinks.",
+    )
+    object_store_storage: VolumeSize = Field(
+        default="20Gi",
+        description="The in-cluster SeaweedFS volume (protected and retained): the API server's own store (pipeline "
+        "packages), and on kind every team's artifacts. Grows where the storage class allows; never shrinks.",
+    )
+    cloud_sql: PipelinesCloudSql = Field(
+        default=PipelinesCloudSql(), description="gke: the pipelines database on Cloud SQL for MySQL."
+    )
+
+
 class Components(Model):
     """In-cluster components. Each is on unless `enabled: false`."""
 
@@ -1809,12 +1889,16 @@ class Components(Model):
     kueue: KueueConfig = Field(default=KueueConfig(), description="Queues and quotas per team; queued GPU pools need it.")
     monitoring: MonitoringConfig = Field(default=MonitoringConfig(), description="Prometheus, Grafana, dashboards and GPU alerts.")
     dcgm_exporter: DcgmExporterConfig = Field(default=DcgmExporterConfig(), description="GPU metrics per pod.")
+    pipelines: PipelinesConfig = Field(
+        default=PipelinesConfig(), description="Kubeflow Pipelines; needs kubeflow, certManager and istio."
+    )
 
     @model_validator(mode="after")
     def _needs(self) -> Components:
         needs = {
             "kubeflow": ("istio", "certManager"),
             "trainer": ("jobset",),
+            "pipelines": ("kubeflow", "certManager", "istio"),
         }
         enabled = {name for name, on in self.enabled_by_key().items() if on}
         found = [
@@ -1858,6 +1942,14 @@ class Sources(Model):
         "of the pinned tag (relative to the project directory).",
     )
 
+    remote_bases: str | None = Field(
+        default=None,
+        description="The remote kustomize bases the Kubeflow trees name (Argo Workflows for Pipelines) from a local "
+        "directory laid out `<host>/<owner>/<repo>/<ref>/<path>` (the `remote/` folder of a mirror; relative to the "
+        "project directory); needs a local kubeflowManifests. `python -m stacks prepare <stack>` writes the trees "
+        "pointing at it before `pulumi up` (docs/pipelines.md). Default: fetched from GitHub at the refs the trees name.",
+    )
+
     @field_validator("charts")
     @classmethod
     def _charts(cls, value: str | None) -> str | None:
@@ -1880,6 +1972,24 @@ class Sources(Model):
         if value is not None and ("?" in value or "//" in value.split("://", 1)[-1]):
             raise ValueError(f"{value!r}: give the repository root; the tag and paths come from the pin table")
         return value
+
+    @field_validator("remote_bases")
+    @classmethod
+    def _remote_bases(cls, value: str | None) -> str | None:
+        return _mirror_location(
+            value, (), "give a local directory (a mirror's remote/ folder)", "remove the key to fetch them from GitHub"
+        )
+
+    @model_validator(mode="after")
+    def _remote_bases_beside_local_trees(self) -> Sources:
+        manifests = self.kubeflow_manifests
+        if self.remote_bases is not None and (manifests is None or REMOTE_SCHEME.match(manifests)):
+            raise problem(
+                "remoteBases",
+                "a local remoteBases needs a local kubeflowManifests (a checkout of the pinned tag) for its trees to "
+                "point at; set kubeflowManifests to that directory, or remove remoteBases",
+            )
+        return self
 
 
 class Images(Model):

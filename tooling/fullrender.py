@@ -31,6 +31,7 @@ import pulumi
 import yaml
 
 from components.base import child_name, child_type, moved_aliases, transform_name
+from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from tooling import cluster_version, tools
 from tooling.plan import SECRET, Plan, Recorded
@@ -130,6 +131,8 @@ class Rendered:
     """the URN of the Pulumi resource that is this object (a chart's or tree's child, or ours)"""
     aliases: tuple[str, ...] = ()
     """the URNs it had before (a move between installs, a rename), as `aliases` give them"""
+    kept: bool = False
+    """protected and retained: Pulumi never deletes it on its own (components.base.keep)"""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -320,6 +323,12 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
     found = installs(plan)
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
     trees = [i for i in found if i.kind == "kustomize"]
+    # Trees whose remote bases a local mirror holds are read from their prepared copies:
+    # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
+    try:
+        prepare_all(plan.prepared_trees.values(), REPO)
+    except PrepareError as err:
+        raise RenderError(f"preparing the Kubeflow trees that name remote bases: {err}") from err
 
     def done(install: Install) -> None:
         if progress:
@@ -362,6 +371,7 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
     for install in found:
         key = (install.resource.type, install.resource.name)
         transforms, moves = plan.transforms.get(key, ()), plan.moves.get(key, ())
+        kept = plan.kept.get(key)
         stack, project, parent_type, _ = install.resource.urn.removeprefix("urn:pulumi:").split("::")
         matched: set[int] = set()
         for original in raw[install.resource.urn]:
@@ -381,7 +391,8 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
             type_, name = child_type(obj), child_name(install.resource.name, obj)
             urn = f"urn:pulumi:{stack}::{project}::{parent_type}${type_}::{name}"
             aliases = tuple(moved_aliases(moves, obj, type_, name, stack, project))
-            rendered.append(Rendered(_plain(final) if final is not obj else obj, install.label, install.resource.urn, True, original, urn, aliases))
+            keep = kept is not None and kept(obj)
+            rendered.append(Rendered(_plain(final) if final is not obj else obj, install.label, install.resource.urn, True, original, urn, aliases, keep))
         unmatched += [
             f"{install.label}: transform {transform_name(t)} changes none of its {len(raw[install.resource.urn])} objects"
             for number, t in enumerate(transforms)
@@ -395,7 +406,8 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
     for resource in plan.resources:
         if is_authored_object(resource):
             obj = manifest(resource)
-            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False, None, resource.urn, resource.aliases))
+            keep = resource.protect and resource.retain_on_delete
+            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False, None, resource.urn, resource.aliases, keep))
     rendered.sort(key=_apply_rank)
     return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered)
 
