@@ -18,6 +18,8 @@ from stacks.schema import (
     KubeflowAuth,
     MetricsBackend,
     MonitoringConfig,
+    PipelinesCloudSql,
+    PipelinesConfig,
     PlatformConfig,
     Sources,
     WaitForPodsReady,
@@ -124,6 +126,8 @@ class KubeflowArgs(UpstreamArgs):
     )
     gpu_pools: tuple[GpuPool, ...] = ()
     """The notebook form's node choices: one per GPU pool."""
+    pipelines: bool = False
+    """Kubeflow Pipelines is installed: its section in the menu."""
     dex_password_hashes: pulumi.Output[Any] | None = None
     """Dex static users: e-mail -> bcrypt hash."""
     oidc_client_secret: pulumi.Output[Any] | None = None
@@ -192,6 +196,42 @@ class TieArgs:
 
 
 @dataclass(frozen=True)
+class CloudSqlArgs:
+    """GKE: the pipelines database on Cloud SQL for MySQL, in the cluster's VPC."""
+
+    project: str | None
+    region: str
+    instance: str
+    """The instance's name (`<cluster>-pipelines`); a name is not reusable for a week after deletion."""
+    settings: PipelinesCloudSql
+    deletion_protection: bool
+    private_service_access: bool
+    """Create the network's Private Service Access (PipelinesCloudSql.private_service_access resolved)."""
+
+
+@dataclass(frozen=True)
+class PipelinesArgs(UpstreamArgs):
+    settings: PipelinesConfig
+    artifacts_in_cluster: bool
+    """Teams keep their artifacts in the in-cluster object store (kind, existingContext; on GKE
+    their buckets): its team identities are kept to `in_cluster_teams`, none left of teams gone."""
+    in_cluster_teams: tuple[str, ...]
+    """Teams whose artifacts live in the in-cluster object store: each gets an identity of its own
+    there, limited to its prefix."""
+    cloud_sql: CloudSqlArgs | None = None
+    """gke: the database is Cloud SQL (else the tree's in-cluster MySQL)."""
+
+
+@dataclass(frozen=True)
+class PipelineKeysArgs:
+    """The teams whose artifacts live in the in-cluster object store (PipelinesArgs.in_cluster_teams)."""
+
+    teams: tuple[str, ...]
+    was_in: str = "pipelines"
+    """The name of the Pipelines component that made the keys until now (their names' prefix)."""
+
+
+@dataclass(frozen=True)
 class TrainingRuntimesArgs:
     gpu_pools: tuple[GpuPool, ...]
     """One variant of each runtime per pool."""
@@ -249,6 +289,7 @@ def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
         grafana=config.components.monitoring.enabled,
         notebook_images=notebook_images(config),
         gpu_pools=gpu_pools(config),
+        pipelines=config.components.pipelines.enabled,
         dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
         oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
     )
@@ -296,3 +337,28 @@ def dcgm_exporter_args(config: PlatformConfig) -> DcgmExporterArgs:
 
 def training_runtimes_args(config: PlatformConfig) -> TrainingRuntimesArgs:
     return TrainingRuntimesArgs(gpu_pools=gpu_pools(config), kueue=config.enabled_components()["kueue"])
+
+
+def pipelines_args(config: PlatformConfig) -> PipelinesArgs:
+    cluster = config.cluster
+    gke = isinstance(cluster, GkeClusterConfig)
+    sql = config.components.pipelines.cloud_sql
+    cloud_sql = (
+        CloudSqlArgs(
+            project=config.project,
+            region=cluster.region,
+            instance=f"{cluster.name}-pipelines",
+            settings=sql,
+            deletion_protection=config.deletion_protection,
+            private_service_access=sql.private_service_access if sql.private_service_access is not None else cluster.network.existing is None,
+        )
+        if isinstance(cluster, GkeClusterConfig)
+        else None
+    )
+    return PipelinesArgs(
+        sources=config.sources,
+        settings=config.components.pipelines,
+        artifacts_in_cluster=not gke,
+        in_cluster_teams=() if gke else tuple(t.name for t in config.teams),
+        cloud_sql=cloud_sql,
+    )

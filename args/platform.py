@@ -15,6 +15,7 @@ from args.components import (
     KubeRayArgs,
     KueueArgs,
     MonitoringArgs,
+    PipelinesArgs,
     Secrets,
     TrainerArgs,
     TrainingRuntimesArgs,
@@ -29,6 +30,7 @@ from args.components import (
     kuberay_args,
     kueue_args,
     monitoring_args,
+    pipelines_args,
     trainer_args,
     training_runtimes_args,
 )
@@ -58,6 +60,7 @@ class PlatformArgs:
     monitoring: MonitoringArgs | None
     dcgm_exporter: DcgmExporterArgs | None
     """None also with GKE's managed DCGM metrics (GkeClusterArgs.managed_dcgm)."""
+    pipelines: PipelinesArgs | None
     teams: tuple[TeamArgs, ...]
     images: ImagePolicy
     """Where every object's images are pulled from (`mlplatform:images`, retired registries)."""
@@ -85,6 +88,7 @@ def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
             if on["dcgmExporter"] and components.dcgm_exporter.source is not DcgmSource.GKE_MANAGED
             else None
         ),
+        pipelines=pipelines_args(config) if on["pipelines"] else None,
         teams=teams_args(config),
         images=ImagePolicy(mirror=config.images.mirror),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from args.components import gpu_pools
+from facts.naming import team_bucket_name
 from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Team
 
 
@@ -21,6 +22,15 @@ class GoogleCloud:
 
 
 @dataclass(frozen=True)
+class TeamPipelines:
+    """The team runs Kubeflow Pipelines (components/team_pipelines.py): where its artifacts go."""
+
+    bucket: str | None
+    """gke: the team's own bucket, its pipeline root (stacks/rules.py makes every such team have
+    one); None: the team's prefix of the in-cluster object store."""
+
+
+@dataclass(frozen=True)
 class TeamArgs:
     team: Team
     gpu_pools: tuple[GpuPool, ...]
@@ -29,6 +39,8 @@ class TeamArgs:
     """Kueue is installed: the Ray cluster is a Kueue elastic job."""
     google: GoogleCloud | None
     """On GKE: the team gets a Google identity (Workload Identity) and its bucket."""
+    pipelines: TeamPipelines | None = None
+    """Kubeflow Pipelines is installed: the team's namespace runs pipelines."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -43,7 +55,13 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         if isinstance(cluster, GkeClusterConfig)
         else None
     )
-    return TeamArgs(team=team, gpu_pools=gpu_pools(config), kueue=config.enabled_components()["kueue"], google=google)
+    pipelines = None
+    if config.components.pipelines.enabled:
+        bucket = (team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket else None
+        pipelines = TeamPipelines(bucket=bucket)
+    return TeamArgs(
+        team=team, gpu_pools=gpu_pools(config), kueue=config.enabled_components()["kueue"], google=google, pipelines=pipelines
+    )
 
 
 def teams_args(config: PlatformConfig) -> tuple[TeamArgs, ...]:

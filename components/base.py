@@ -13,7 +13,7 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.sources import chart_source, kubeflow_tree
+from components.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree
 from facts import resource_types
 from facts.versions import Pin
 from infra.cluster import Cluster
@@ -78,6 +78,17 @@ class Moved:
     `metadata.name` (a transform keeps the old name on the live object)."""
 
 
+def nothing(props: dict[str, Any]) -> bool:
+    return False
+
+
+def keep() -> pulumi.ResourceOptions:
+    """The resource options of what holds data Pulumi must never delete on its own
+    (volumes of a database or object store): protected, and kept in the cluster when its
+    resource goes."""
+    return pulumi.ResourceOptions(protect=True, retain_on_delete=True)
+
+
 def child_type(props: dict[str, Any]) -> str:
     """The Pulumi type of an object a chart or tree renders: `kubernetes:<group>/<version>:<Kind>`,
     the core group as `core` (pulumi-kubernetes yaml/v2 RegisterResource)."""
@@ -118,6 +129,11 @@ INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
 the offline plan (tooling/plan.py) takes them for the full render."""
 INSTALL_MOVES: dict[tuple[str, str], tuple[Moved, ...]] = {}
 """(resource type, name) of each chart or tree -> where its objects were before (Moved)."""
+INSTALL_KEPT: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = {}
+"""(resource type, name) of each chart or tree -> which of its objects get `keep()`."""
+PREPARED_TREES: dict[str, PreparedTree] = {}
+"""Directory of each prepared tree an install reads (components/sources.py PreparedTree) -> what
+it is prepared from; the offline render writes them before it builds (components/trees.py)."""
 PLATFORM_TRANSFORMS: list[PropsTransform] = []
 """Transforms of every Kubernetes object the stack installs: each chart's and tree's objects
 and our own (the image rewrite, components/images.py), in the order registered. `pulumi up`
@@ -139,19 +155,28 @@ def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]
 
 
 def resource_transform(
-    transforms: Sequence[PropsTransform], moves: Sequence[Moved] = (), objects_only: bool = False
+    transforms: Sequence[PropsTransform],
+    moves: Sequence[Moved] = (),
+    objects_only: bool = False,
+    kept: Callable[[dict[str, Any]], bool] = nothing,
 ) -> pulumi.ResourceTransform:
     """The pure transforms, and the aliases of moved objects, as one Pulumi resource transform;
-    `objects_only`: of Kubernetes objects alone (is_object), every other registration left as it is."""
+    `objects_only`: of Kubernetes objects alone (is_object), every other registration left as it is;
+    `kept`: which objects (as rendered) hold data, and get `keep()`."""
 
     def transform(args: pulumi.ResourceTransformArgs) -> pulumi.ResourceTransformResult | None:
         if objects_only and not is_object(args.type_, dict(args.props)):
             return None
         props = apply_transforms(dict(args.props), transforms)
         aliases = moved_aliases(moves, dict(args.props), args.type_, args.name, pulumi.get_stack(), pulumi.get_project())
-        if props is None and not aliases:
+        holds_data = kept(dict(args.props))
+        if props is None and not aliases and not holds_data:
             return None
-        opts = pulumi.ResourceOptions.merge(args.opts, pulumi.ResourceOptions(aliases=aliases)) if aliases else args.opts
+        opts = args.opts
+        if aliases:
+            opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(aliases=aliases))
+        if holds_data:
+            opts = pulumi.ResourceOptions.merge(opts, keep())
         return pulumi.ResourceTransformResult(props=props if props is not None else args.props, opts=opts)
 
     return transform
@@ -202,6 +227,8 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
     if kind == "Deployment":
         return k8s.apps.v1.Deployment(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "Secret":
+        return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
     if kind == "ValidatingAdmissionPolicy":
         return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ValidatingAdmissionPolicyBinding":
@@ -276,12 +303,20 @@ class PlatformComponent(Component):
         )
 
     def _install_options(
-        self, type_: str, name: str, transforms: Sequence[PropsTransform], moves: Sequence[Moved]
+        self,
+        type_: str,
+        name: str,
+        transforms: Sequence[PropsTransform],
+        moves: Sequence[Moved],
+        kept: Callable[[dict[str, Any]], bool] = nothing,
     ) -> dict[str, Any]:
-        """Record the install's transforms and moves for the offline render; the resource option for them."""
+        """Record the install's transforms, moves and kept objects for the offline render; the resource option for them."""
         INSTALL_TRANSFORMS[(type_, name)] = tuple(transforms)
         INSTALL_MOVES[(type_, name)] = tuple(moves)
-        return {"transforms": [resource_transform(transforms, moves)]} if transforms or moves else {}
+        INSTALL_KEPT[(type_, name)] = kept
+        if not transforms and not moves and kept is nothing:
+            return {}
+        return {"transforms": [resource_transform(transforms, moves, kept=kept)]}
 
     def chart(
         self,
@@ -317,12 +352,17 @@ class PlatformComponent(Component):
         depends_on: Sequence[pulumi.Resource] = (),
         transforms: Sequence[PropsTransform] = (),
         moves: Sequence[Moved] = (),
+        kept: Callable[[dict[str, Any]], bool] = nothing,
     ) -> k8s.kustomize.v2.Directory:
         """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects,
-        `moves` say where some of them were before."""
-        options = self._install_options(KUSTOMIZE_TYPE, name, transforms, moves)
+        `moves` say where some of them were before, `kept` which hold data (`keep()`)."""
+        options = self._install_options(KUSTOMIZE_TYPE, name, transforms, moves, kept)
+        directory = kubeflow_tree(path, self.sources)
+        prepared = prepared_tree(path, self.sources)
+        if prepared is not None:
+            PREPARED_TREES[directory] = prepared
         return k8s.kustomize.v2.Directory(
             name,
-            k8s.kustomize.v2.DirectoryArgs(directory=kubeflow_tree(path, self.sources)),
+            k8s.kustomize.v2.DirectoryArgs(directory=directory),
             opts=self.child(depends_on, **options),
         )

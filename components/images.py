@@ -9,9 +9,11 @@ Where images are named (each checked in the 26.03 tree and the pinned charts):
 - pod specs wherever they sit (Deployments, DaemonSets, Jobs, and custom resources that
   operators turn into pods: RayClusters, ClusterTrainingRuntimes, JobSets, Notebooks):
   `image` of containers, init containers and ephemeral containers;
-- container arguments that hand an operator an image to start: IMAGE_ARGS;
+- container arguments that hand an operator an image to start: IMAGE_ARGS, as `--flag=<image>`
+  or as the flag followed by the image (Argo's `--executor-image <image>`);
 - env vars and ConfigMap keys named `*_IMAGE` (the volumes web app's PVC viewer
-  `VOLUME_VIEWER_IMAGE`, the tensorboard controller's `TENSORBOARD_IMAGE`, read via envFrom);
+  `VOLUME_VIEWER_IMAGE`, the tensorboard controller's `TENSORBOARD_IMAGE`, read via envFrom;
+  KFP's API server's `V2_DRIVER_IMAGE`, `V2_LAUNCHER_IMAGE`), and IMAGE_KEYS;
 - `spec.image` of the Prometheus Operator's workloads (PROMETHEUS_OPERATOR_KINDS);
 - Istio's values (ConfigMaps `istio-sidecar-injector` and `values`, JSON with `global.hub`):
   every `hub`, and in the injector the sidecar and init images istiod builds from
@@ -38,12 +40,18 @@ from components.kubeflow import SPAWNER_CONFIG_KEY
 from facts.image_refs import ImagePolicy
 
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
-IMAGE_ARGS = ("--prometheus-config-reloader", "--thanos-default-base-image", "--acme-http01-solver-image")
-"""`--flag=<image>` arguments naming images an operator starts: the Prometheus Operator's
-config reloader and Thanos sidecar (prometheus-operator cmd/operator/main.go flags, set by
-kube-prometheus-stack templates/prometheus-operator/deployment.yaml), cert-manager's ACME
-HTTP-01 solver (cert-manager controller flags, common/cert-manager upstream manifest)."""
+IMAGE_ARGS = ("--prometheus-config-reloader", "--thanos-default-base-image", "--acme-http01-solver-image", "--executor-image")
+"""Arguments naming images an operator starts: the Prometheus Operator's config reloader and
+Thanos sidecar (prometheus-operator cmd/operator/main.go flags, set by kube-prometheus-stack
+templates/prometheus-operator/deployment.yaml), cert-manager's ACME HTTP-01 solver (cert-manager
+controller flags, common/cert-manager upstream manifest), Argo's workflow executor (argo-workflows
+v3.7.3 cmd/workflow-controller/main.go `--executor-image`, set by the Pipelines tree's
+third-party/argo/base/workflow-controller-deployment-patch.yaml as two arguments)."""
 IMAGE_NAME_SUFFIX = "_IMAGE"
+IMAGE_KEYS = ("cacheImage",)
+"""ConfigMap keys naming an image without the suffix: KFP's `pipeline-install-config` `cacheImage`,
+what its cache webhook runs for a cached step (kubeflow/pipelines 2.16.1 backend/src/cache/server/
+mutation.go, read as CACHE_IMAGE)."""
 PROMETHEUS_OPERATOR_GROUP = "monitoring.coreos.com"
 PROMETHEUS_OPERATOR_KINDS = frozenset({"Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler"})
 """Custom resources whose `spec.image` the Prometheus Operator runs (its API reference)."""
@@ -119,14 +127,20 @@ class _Walk:
             result["image"] = self.value(f"{where}.image", container["image"])
         for key in ("args", "command"):
             if isinstance(container.get(key), list):
-                result[key] = [self.argument(a, f"{where}.{key}[{i}]") for i, a in enumerate(container[key])]
+                items = container[key]
+                result[key] = [
+                    self.argument(a, f"{where}.{key}[{i}]", items[i - 1] if i else None) for i, a in enumerate(items)
+                ]
         if isinstance(container.get("env"), list):
             result["env"] = [self.env(e, f"{where}.env[{i}]") for i, e in enumerate(container["env"])]
         return result
 
-    def argument(self, argument: Any, where: str) -> Any:
+    def argument(self, argument: Any, where: str, previous: Any = None) -> Any:
+        """One argument; `previous`: the one before it (a flag whose value this is)."""
         if not isinstance(argument, str):
             return argument
+        if previous in IMAGE_ARGS and not argument.startswith("-"):
+            return self.value(f"{where} {previous}", argument)
         flag, equals, value = argument.partition("=")
         if equals and value and (flag in IMAGE_ARGS):
             return f"{flag}={self.value(f'{where} {flag}', value)}"
@@ -146,7 +160,7 @@ class _Walk:
             if not isinstance(text, str):
                 continue
             where = f"data.{key}"
-            if key.endswith(IMAGE_NAME_SUFFIX):
+            if key.endswith(IMAGE_NAME_SUFFIX) or key in IMAGE_KEYS:
                 result[key] = self.value(where, text)
             elif key == SPAWNER_CONFIG_KEY:
                 result[key] = self.spawner(text, where)

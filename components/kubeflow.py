@@ -89,25 +89,44 @@ DEX_ISSUER = f"http://dex.{DEX_NAMESPACE}.svc.cluster.local:5556/dex"
 
 # The central dashboard's menu (26.03.1-rc.2 applications/dashboard/upstream/centraldashboard/
 # base/configmap.yaml: ConfigMap dashboard-config, named centraldashboard-config until 26.03,
-# key `links`, one JSON string). We replace it whole: the release's menu links Pipelines,
-# Katib and KServe, which this bundle does not install.
+# key `links`, one JSON string). We replace it whole: the release's menu links Katib and
+# KServe, which this bundle does not install, and Pipelines, which it may not.
 DASHBOARD_CONFIGMAP = "dashboard-config"
 BASE_MENU = (
     {"type": "item", "link": "/jupyter/", "text": "Notebooks", "icon": "book"},
     {"type": "item", "link": "/volumes/", "text": "Volumes", "icon": "device:storage"},
     {"type": "item", "link": "/tensorboards/", "text": "TensorBoards", "icon": "assessment"},
 )
+# The release's own Pipelines section of that menu, as it writes it: the KFP UI's pages under
+# its route /pipeline (applications/pipeline/upstream/base/installs/multi-user/virtual-service.yaml).
+PIPELINES_MENU = {
+    "type": "section",
+    "text": "Pipelines",
+    "icon": "kubeflow:pipeline-centered",
+    "items": [
+        {"type": "item", "link": f"/pipeline/#/{page}", "text": text}
+        for page, text in (
+            ("pipelines", "Pipelines"),
+            ("experiments", "Experiments"),
+            ("runs", "Runs"),
+            ("recurringruns", "Recurring Runs"),
+            ("artifacts", "Artifacts"),
+            ("executions", "Executions"),
+        )
+    ],
+}
 
 
 def dashboard_menu(args: KubeflowArgs) -> tuple[dict[str, Any], ...]:
-    """Central dashboard menu entries: ours, the teams' Ray dashboards, Grafana."""
+    """Central dashboard menu entries: ours, Pipelines, the teams' Ray dashboards, Grafana."""
     ray_items = [
         {"type": "item", "link": ray_dashboard_path(d.team, d.cluster), "text": f"{d.team}: {d.cluster}"}
         for d in args.ray_dashboards
     ]
     ray_section = ({"type": "section", "text": "Ray dashboards", "icon": "assessment", "items": ray_items},)
     grafana = ({"type": "item", "link": GRAFANA_PATH, "text": "Grafana (GPUs)", "icon": "assessment"},)
-    return BASE_MENU + (ray_section if ray_items else ()) + (grafana if args.grafana else ())
+    pipelines = (PIPELINES_MENU,) if args.pipelines else ()
+    return BASE_MENU + pipelines + (ray_section if ray_items else ()) + (grafana if args.grafana else ())
 
 
 def dashboard_links(menu: tuple[dict[str, Any], ...]) -> str:

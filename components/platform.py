@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import pulumi
 
-from args.components import TieArgs, Tied
+from args.components import PipelineKeysArgs, TieArgs, Tied
 from args.platform import PlatformArgs
 from components import dcgm, kueue, monitoring
 from components.base import HELM_CHART_TYPE, transform_every_object
@@ -31,8 +31,10 @@ from components.kubeflow import Kubeflow, KubeflowNamespaces
 from components.kuberay import KubeRay
 from components.kueue import Kueue
 from components.monitoring import Monitoring
+from components.pipelines import PipelineKeys, Pipelines
 from components.profiles import install_teams
 from components.readiness import Need, Readiness, Ready, What
+from components.team_pipelines import ObjectStoreKeys
 from components.ties import Tie
 from components.trainer import Trainer
 from infra.cluster import Cluster
@@ -62,6 +64,13 @@ GRAFANA_NEEDS = (Need(Ready.ISTIO, What.WEBHOOKS, optional=True),)
 # No edge from Kueue to Trainer/JobSet/KubeRay: Kueue defers an integration until its CRD
 # appears (kubernetes-sigs/kueue pkg/controller/jobframework/setup.go, "deferring setting up
 # controller"). Nothing waits for Monitoring: its monitors of others are Ties.
+PIPELINES_NEEDS = (
+    Need(Ready.KUBEFLOW, What.CONTROLLER),  # its objects live in Kubeflow's namespace, beside its profile controller
+    Need(Ready.CERT_MANAGER, What.CRDS),  # its cache webhook's certificate
+    Need(Ready.ISTIO, What.CRDS),  # its routes and policies
+)
+PIPELINE_KEYS: dict[str, ObjectStoreKeys] = {}
+"""Per team, its key pair of the in-cluster object store (Pipelines.team_keys), for its namespace."""
 
 
 def _cert_manager(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
@@ -109,6 +118,17 @@ def _kueue(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Res
     return Kueue("kueue", args.kueue, cluster).ready
 
 
+def _pipelines(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+    if args.pipelines is None:
+        return None
+    # The teams' keys apart: a team's Secret and Pipelines' identities read them, neither waits for the other.
+    teams = args.pipelines.in_cluster_teams
+    keys = PipelineKeys("pipeline-keys", PipelineKeysArgs(teams)).keys if teams else {}
+    pipelines = Pipelines("pipelines", args.pipelines, cluster, ready.resources(PIPELINES_NEEDS, "Kubeflow Pipelines"), keys)
+    PIPELINE_KEYS.update(pipelines.team_keys)
+    return pipelines.ready
+
+
 def _monitoring(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.monitoring is None:
         return None
@@ -128,6 +148,7 @@ INSTALLERS: dict[Ready, Installer] = {
     Ready.JOBSET: _jobset,
     Ready.TRAINER: _trainer,
     Ready.KUBERAY: _kuberay,
+    Ready.PIPELINES: _pipelines,
     Ready.KUEUE: _kueue,
     Ready.MONITORING: _monitoring,
     Ready.DCGM_EXPORTER: _dcgm_exporter,
@@ -174,6 +195,7 @@ def install(args: PlatformArgs, cluster: Cluster) -> Installed:
     # through the stack's image policy (retired registries, floating upstream tags, the mirror).
     transform_every_object(image_transform(args.images))
     ready = Readiness()
+    PIPELINE_KEYS.clear()
     namespaces = args.kubeflow_namespaces
     ready.record(Ready.KUBEFLOW_NAMESPACES, KubeflowNamespaces("kubeflow-namespaces", namespaces, cluster).ready if namespaces else None)
     gateway = None
@@ -186,5 +208,5 @@ def install(args: PlatformArgs, cluster: Cluster) -> Installed:
             TrainingRuntimes("runtimes", args.training_runtimes, ready.resources(RUNTIMES_NEEDS, "the training runtimes"), runtimes_opts)
     _ties(args, cluster, ready)
     # Teams last: each team object waits only for what it needs (components/profiles/team.py NEEDS).
-    install_teams(args.teams, cluster, ready)
+    install_teams(args.teams, cluster, ready, PIPELINE_KEYS)
     return Installed(ready, gateway)

@@ -29,6 +29,7 @@ class Ready(Enum):
     TRAINER = "trainer"
     KUBERAY = "kuberay"
     KUEUE = "kueue"
+    PIPELINES = "pipelines"
     MONITORING = "monitoring"
     """The Prometheus Operator's CRDs (kube-prometheus-stack); GKE's own with managed Prometheus."""
     DCGM_EXPORTER = "dcgmExporter"

@@ -179,7 +179,7 @@ class ImagePolicy:
         if not parses(reference) or self.in_mirror(reference):
             return reference
         ref = parse(reference)
-        pin = self.floating_pins.get(f"{ref.name}:{ref.tag}") if ref.tag and not ref.digest else None
+        pin = self.floating_pins.get(f"{ref.name}:{ref.tag}" if ref.tag else ref.name) if not ref.digest else None
         if pin is not None:
             return image(pin)
         for retired in self.retired:

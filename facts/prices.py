@@ -10,6 +10,7 @@ Sources (us-central1, on-demand and Spot list prices, no discounts):
 - https://cloud.google.com/compute/gpus-pricing
 - https://cloud.google.com/spot-vms/pricing
 - https://cloud.google.com/kubernetes-engine/pricing (cluster management fee)
+- https://cloud.google.com/sql/pricing (Cloud SQL for MySQL, Enterprise edition: the pipelines database)
 
 These figures must be re-checked against those pages before anyone budgets on them:
 Spot prices change up to once a day, GPU list prices moved in 2025, and the figures here
@@ -37,6 +38,7 @@ SOURCES = (
     "https://cloud.google.com/compute/gpus-pricing",
     "https://cloud.google.com/spot-vms/pricing",
     "https://cloud.google.com/kubernetes-engine/pricing",
+    "https://cloud.google.com/sql/pricing",
 )
 DWS_MAX_DISCOUNT = 0.53
 """Dynamic Workload Scheduler's largest discount on vCPUs and GPUs (memory is not named),
@@ -168,6 +170,48 @@ def machine_price(
             raise PriceError(f"no price for GPU {accelerator!r} in {region} in facts/prices.py; add it from {SOURCES[1]}")
         price += count * (gpu.spot if spot else gpu.on_demand).gpu * discounted
     return price
+
+
+# --- Cloud SQL for MySQL (the pipelines database on GKE) ------------------------------------
+
+CLOUD_SQL_SOURCE = "https://cloud.google.com/sql/pricing"
+HOURS_PER_MONTH = 730
+"""What Google's pricing pages take a month to be when they turn monthly prices into hourly ones."""
+
+
+@dataclass(frozen=True)
+class CloudSqlRates:
+    """Cloud SQL Enterprise edition (MySQL) list prices in one region, zonal; a regional (HA)
+    instance pays twice for each."""
+
+    vcpu: float
+    """Per vCPU hour."""
+    gib: float
+    """Per GiB of memory hour."""
+    ssd_gb_month: float
+    """Per GB of SSD storage month."""
+
+
+CLOUD_SQL: Mapping[str, CloudSqlRates] = MappingProxyType({"us-central1": CloudSqlRates(vcpu=0.0413, gib=0.0070, ssd_gb_month=0.170)})
+CLOUD_SQL_SHARED_CORE: Mapping[str, float] = MappingProxyType({"db-f1-micro": 0.0105, "db-g1-small": 0.0350})
+"""Shared-core tiers, per hour in us-central1 (zonal; their price includes the machine)."""
+
+
+def cloud_sql_price(region: str, tier: str, disk_gb: int, high_availability: bool) -> float:
+    """USD per hour of one instance: the machine and its SSD (backups, binary logs and network are
+    billed by use and not here). Tiers: db-custom-<vCPUs>-<memory MiB> or a shared core."""
+    rates = CLOUD_SQL.get(region)
+    if rates is None:
+        raise PriceError(f"no Cloud SQL prices for region {region!r} in facts/prices.py (have: {', '.join(CLOUD_SQL)}); add them from {CLOUD_SQL_SOURCE}")
+    copies = 2 if high_availability else 1
+    if tier in CLOUD_SQL_SHARED_CORE:
+        machine = CLOUD_SQL_SHARED_CORE[tier]
+    else:
+        parts = tier.split("-")
+        if len(parts) != 4 or parts[:2] != ["db", "custom"]:
+            raise PriceError(f"no price for Cloud SQL tier {tier!r} in facts/prices.py; add it from {CLOUD_SQL_SOURCE}")
+        machine = int(parts[2]) * rates.vcpu + int(parts[3]) / 1024 * rates.gib
+    return copies * (machine + disk_gb * rates.ssd_gb_month / HOURS_PER_MONTH)
 
 
 def vcpus(machine_type: str) -> int:

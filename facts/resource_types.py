@@ -30,6 +30,8 @@ GCP_SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
 GCP_GLOBAL_ADDRESS = "gcp:compute/globalAddress:GlobalAddress"
 # pulumi_gcp/organizations/get_project.py: the invoke's token (a read, not a resource)
 GCP_GET_PROJECT = "gcp:organizations/getProject:getProject"
+# pulumi_gcp/sql/database_instance.py
+CLOUD_SQL_INSTANCE = "gcp:sql/databaseInstance:DatabaseInstance"
 # pulumi_random/random_password.py, pulumi_command/local/command.py
 RANDOM_PASSWORD = "random:index/randomPassword:RandomPassword"
 LOCAL_COMMAND = "command:local:Command"

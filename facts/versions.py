@@ -16,6 +16,8 @@ from enum import Enum
 class PinKind(str, Enum):
     HELM = "helm chart"
     KUSTOMIZE = "kustomize tree"
+    REMOTE_BASE = "remote kustomize base"
+    MANAGED = "managed service"
     MANIFEST = "release manifest"
     IMAGE = "container image"
     TOOL = "tool"
@@ -153,6 +155,91 @@ KUBEFLOW_MANIFESTS = Pin(
         ),
     ),
 )
+KUBEFLOW_PIPELINES = Pin(
+    name="kubeflow/pipelines",
+    kind=PinKind.KUSTOMIZE,
+    version="2.16.1",
+    location="kubeflow/community-distribution 26.03.1-rc.2: applications/pipeline",
+    source="what the pinned Kubeflow tree ships: applications/pipeline/upstream is kubeflow/pipelines tag 2.16.1 "
+    "(67a73cf8) manifests/kustomize, synced by \"Synchronize kubeflow pipelines manifests 2.16.1 (#3453)\"; the "
+    "26.03.1 example installs applications/pipeline/overlays (../shared/upstream/README.md, next version set, "
+    "section 1). Its third-party images carry their own tags in the tree",
+    deploys=(
+        # kustomizations' images: newTag 2.16.1; the driver and launcher in the API server's env
+        # (base/pipeline/ml-pipeline-apiserver-deployment.yaml V2_DRIVER_IMAGE, V2_LAUNCHER_IMAGE).
+        Deployed(
+            tuple(
+                f"kubeflow/kfp-{name}"
+                for name in (
+                    "api-server",
+                    "cache-server",
+                    "driver",
+                    "frontend",
+                    "launcher",
+                    "metadata-envoy",
+                    "metadata-writer",
+                    "persistence-agent",
+                    "scheduled-workflow-controller",
+                    "viewer-crd-controller",
+                    "visualization-server",
+                )
+            )
+        ),
+        Deployed(("tfx-oss-public/ml_metadata_store_server",), "1.14.0"),  # base/metadata/base/metadata-grpc-deployment.yaml
+        # third-party/seaweedfs/base/seaweedfs/seaweedfs-deployment.yaml; SeaweedFS numbers its releases
+        # major.minor, one tag each (seaweedfs/seaweedfs tags 4.00, 4.01, ...), so 4.00 is a release.
+        Deployed(("chrislusf/seaweedfs",), "4.00"),
+        Deployed(("metacontroller/metacontroller",), "v4.11.22"),  # third-party/metacontroller/base/stateful-set.yaml
+        # base/installs/multi-user/pipelines-profile-controller/deployment.yaml (its pod runs no replica here:
+        # components/pipelines.py)
+        Deployed(("alpine/k8s",), "1.32.3"),
+    ),
+)
+ARGO_WORKFLOWS = Pin(
+    name="argoproj/argo-workflows",
+    kind=PinKind.REMOTE_BASE,
+    version="v3.7.3",
+    location="https://github.com/argoproj/argo-workflows",
+    source="the remote bases the pinned Pipelines tree names (applications/pipeline/upstream/third-party/argo: "
+    "base, installs/cluster, installs/namespace, installs/namespace/cluster-scoped kustomizations, "
+    "`?ref=v3.7.3`), tag v3.7.3 (bded09fe, 2025-10-14), mirrored under remote/github.com/argoproj/argo-workflows/"
+    "v3.7.3 (../shared/upstream/README.md, next version set, section 2)",
+    # manifests/base/workflow-controller: the controller, and its --executor-image (the tree's
+    # third-party/argo/base/workflow-controller-deployment-patch.yaml).
+    deploys=(Deployed(("argoproj/workflow-controller", "argoproj/argoexec")),),
+)
+@dataclass(frozen=True)
+class RemoteBase:
+    """A kustomize base a pinned tree names by its remote URL (`https://<host>/<owner>/<repo>/
+    <path>?ref=<ref>`), at the ref of its pin. A mirror holds it at `<host>/<owner>/<repo>/<ref>/
+    <path>` (../shared/upstream/remote/), and a local render reads it there (components/sources.py)."""
+
+    pin: Pin
+    """The base's repository (`location`, https) and the ref the tree names (`version`)."""
+    named_by: str
+    """The folder of the Kubeflow tree whose kustomizations name it."""
+
+    @property
+    def repository(self) -> str:
+        """`<host>/<owner>/<repo>`: the URL without its scheme, as the mirror lays it out."""
+        return self.pin.location.removeprefix("https://")
+
+
+REMOTE_BASES: tuple[RemoteBase, ...] = (RemoteBase(ARGO_WORKFLOWS, "applications/pipeline"),)
+"""Every remote base of every Kubeflow tree the platform installs (kubeflow/community-distribution
+26.03.1-rc.2: only the Pipelines tree names any, the four Argo paths; ../shared/upstream/README.md,
+next version set, section 2)."""
+
+
+CLOUD_SQL_MYSQL = Pin(
+    name="Cloud SQL for MySQL",
+    kind=PinKind.MANAGED,
+    version="MYSQL_8_4",
+    location="https://cloud.google.com/sql/docs/mysql/db-versions",
+    source="the MySQL line the pinned Pipelines tree runs in the cluster (third-party/mysql/base/mysql-deployment.yaml: "
+    "mysql:8.4, --authentication-policy=mysql_native_password); Cloud SQL's database version enum (pulumi-gcp 10.2.0 "
+    "sql.DatabaseInstance database_version) for that LTS line",
+)
 CERT_MANAGER = Pin(
     name="cert-manager",
     kind=PinKind.HELM,
@@ -288,6 +375,16 @@ KUBEFLOW_SDK = Pin(
     source="the Kubeflow SDK (TrainerClient); its metadata requires kubeflow-trainer-api >=2.3.0,<2.4 (the pinned "
     "Trainer) and Python >=3.10",
 )
+KFP_SDK = Pin(
+    name="kfp",
+    kind=PinKind.PYTHON,
+    version="2.16.1",
+    location="https://pypi.org/project/kfp/",
+    source="the KFP SDK of the pinned API server (KUBEFLOW_PIPELINES 2.16.1), also the one the notebook base image "
+    "installs (jupyter-scipy/requirements.txt kfp==2.16.1); its metadata: protobuf<7,>=6.31.1 (PROTOBUF holds that) "
+    "and kubernetes<31, which is why it is in examples/requirements.txt and not in the unit suite's environment "
+    "(pulumi 3.272 holds protobuf 5). The Kubeflow SDK's optional `pipelines` extra asks for kfp 2.17, not used here",
+)
 TORCH = Pin(
     name="torch",
     kind=PinKind.PYTHON,
@@ -411,9 +508,26 @@ BUSYBOX = Pin(
     "Kubernetes examples pin (not pulled or digest-checked from here). Only pods that ask for the proxyless gRPC "
     "bootstrap (annotation inject.istio.io/templates) start it",
 )
-UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {"docker.io/library/busybox:1.28": BUSYBOX}
-"""A normalised image reference an upstream manifest names on a floating tag -> the pinned
-image the platform runs in its place."""
+MYSQL_IMAGE = Pin(
+    name="mysql",
+    kind=PinKind.IMAGE,
+    version="8.4.10",
+    location="docker.io/library/mysql",
+    source="Docker's official image, docker-library/mysql versions.json 8.4: 8.4.10 (\"Update 8.4 to 8.4.10\", 99f090f, "
+    "2026-06-16), the patch release of the 8.4 line the Pipelines tree names as `mysql:8.4` "
+    "(third-party/mysql/base/mysql-deployment.yaml); its docker-entrypoint.sh creates MYSQL_USER before running "
+    "/docker-entrypoint-initdb.d (components/pipelines.py relies on that order)",
+)
+UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {
+    "docker.io/library/busybox:1.28": BUSYBOX,
+    "docker.io/library/mysql:8.4": MYSQL_IMAGE,
+    # The KFP cache server's `cacheImage` (pipeline-install-config), untagged: what a cached step
+    # runs instead of its own image (it only echoes that its outputs come from the cache). Any
+    # busybox does; the one already pinned above saves mirroring another image.
+    "ghcr.io/containerd/busybox": BUSYBOX,
+}
+"""A normalised image reference an upstream manifest names on a floating tag (or none, keyed
+without a tag) -> the pinned image the platform runs in its place."""
 
 
 # --- images our checks run on a live cluster (not installed by the platform) ---
@@ -604,6 +718,8 @@ PINS: tuple[Pin, ...] = (
     KIND_VERSION,
     KIND_NODE_IMAGE,
     KUBEFLOW_MANIFESTS,
+    KUBEFLOW_PIPELINES,
+    ARGO_WORKFLOWS,
     CERT_MANAGER,
     ISTIO,
     JOBSET_CHART,
@@ -617,6 +733,7 @@ PINS: tuple[Pin, ...] = (
     RAY,
     PROTOBUF,
     KUBEFLOW_SDK,
+    KFP_SDK,
     TORCH,
     TRANSFORMERS,
     MLX,
@@ -630,6 +747,8 @@ PINS: tuple[Pin, ...] = (
     DCGM_EXPORTER,
     GMP_FRONTEND,
     BUSYBOX,
+    MYSQL_IMAGE,
+    CLOUD_SQL_MYSQL,
     SMOKE_CUDA_IMAGE,
     RENDER_TOOLS,
     KUBEFLOW_DASHBOARD_CRDS,

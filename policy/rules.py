@@ -20,7 +20,7 @@ from typing import Any
 
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE
 from facts.node_labels import GPU_TAINT, POOL_LABEL
-from facts.resource_types import CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
+from facts.resource_types import CLOUD_SQL_INSTANCE, CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
 from facts.resource_types import GKE_CLUSTER as CLUSTER
 from facts.resource_types import GKE_NODE_POOL as NODE_POOL
 from stacks.schema import GCP_ZONE, REGIONAL_ZONES
@@ -279,6 +279,28 @@ def _prod_cluster_hardened(stack: StackView) -> Iterator[tuple[str, str]]:
                 )
 
 
+def _databases_kept(stack: StackView) -> Iterator[tuple[str, str]]:
+    """Cloud SQL (the pipelines database): private, backed up with binary logs (point-in-time
+    recovery) everywhere; in prod also deletion-protected by the API, Terraform's flag and Pulumi."""
+    prod = environment(stack) == PROD
+    for instance in stack.of_type(CLOUD_SQL_INSTANCE):
+        settings = instance.props.get("settings") or {}
+        checks: list[tuple[Any, Any, str]] = [
+            (get(settings, "ipConfiguration.ipv4Enabled"), False, "no public IP (ipConfiguration.ipv4Enabled: false)"),
+            (get(settings, "backupConfiguration.enabled"), True, "automated backups"),
+            (get(settings, "backupConfiguration.binaryLogEnabled"), True, "binary logs for point-in-time recovery"),
+        ]
+        if prod:
+            checks += [
+                (instance.props.get("deletionProtection"), True, "deletion protection (deletionProtection)"),
+                (get(settings, "deletionProtectionEnabled"), True, "the API's deletion protection (settings.deletionProtectionEnabled)"),
+                (instance.protect, True, "Pulumi protect"),
+            ]
+        for value, wanted, what in checks:
+            if value is not wanted and not unknown(value):
+                yield instance.urn, f"{'prod ' if prod else ''}database instance {instance.props.get('name')} needs {what}"
+
+
 def _everywhere(cidr: Any) -> bool:
     """A range holding every IPv4 address (0.0.0.0/0, however written)."""
     try:
@@ -388,6 +410,7 @@ RULES: tuple[Rule, ...] = (
     Rule("gpu-pools-scale-to-zero", "Outside prod, GPU pools idle at zero nodes.", _gpu_pools_scale_to_zero),
     Rule("environment-known", f"Every GKE cluster says its environment (label {ENVIRONMENT_LABEL}).", _environment_known),
     Rule("prod-cluster-hardened", "Prod clusters: private nodes, authorized networks (never 0.0.0.0/0), shielded nodes, deletion protection, Pulumi protect.", _prod_cluster_hardened),
+    Rule("databases-kept", "Cloud SQL instances: private, backed up with binary logs; in prod deletion-protected and Pulumi protect.", _databases_kept),
     Rule("team-quota", "Every team namespace has a ResourceQuota (Profile resourceQuotaSpec.hard: cpu, memory, GPUs).", _team_quota),
     Rule("team-default-queue", f"Every team namespace has a Kueue LocalQueue named {LOCAL_QUEUE!r}.", _team_default_queue),
     Rule("team-no-allow-all", "No AuthorizationPolicy in a team namespace allows everyone.", _team_no_allow_all),

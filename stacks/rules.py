@@ -413,6 +413,18 @@ def _team_bucket_on_gke(config: PlatformConfig, i: int) -> Found:
         yield f"{_team(i)}.bucket", "buckets are GCS buckets; only gke stacks have them"
 
 
+def _team_pipelines_need_bucket_on_gke(config: PlatformConfig, i: int) -> Found:
+    """On GKE a team's pipeline root is its bucket (components/team_pipelines.py): runs write
+    their artifacts there as the team's Google account, which no other team's can read."""
+    team = config.teams[i]
+    if _gke(config) and config.components.pipelines.enabled and team.bucket is None:
+        yield (
+            f"{_team(i)}.bucket",
+            f"team {team.name} runs pipelines, whose artifacts go to the team's own bucket on gke; add `bucket: {{}}` "
+            f"to the team (or disable {COMPONENTS}.pipelines)",
+        )
+
+
 def _team_ray_pool_exists(config: PlatformConfig, i: int) -> Found:
     ray, pools = config.teams[i].ray, _pools(config)
     if ray and ray.pool and ray.pool not in {p.name for p in pools}:
@@ -883,6 +895,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided, (TEAMS, KIND, POOLS, NAP)),
     TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique, (TEAMS,)),
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),
+    TeamRule("team-pipelines-need-bucket-on-gke", "On GKE a team that runs pipelines has a bucket: its pipeline root.", _team_pipelines_need_bucket_on_gke, (TEAMS, KIND, f"{COMPONENTS}.pipelines")),
     TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid, (TEAMS, KIND, PROJECT)),
     TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique, (TEAMS, KIND, PROJECT)),
     TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit, (TEAMS,)),

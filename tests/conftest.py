@@ -64,9 +64,10 @@ TEST_USERS = [
     *("a@acme.com", "b@acme.com", "lead@acme.com", "ana@acme.com", "bo@acme.com", "eve@acme.com"),
     *("Ana.Li@acme.com", "ana.b@x.com", "ana-b@x.com", "o@x.com"),
 ]
-# Monitoring is off in the small test stacks (smaller plans); tests that need it turn it on.
+# Monitoring and Pipelines are off in the small test stacks (smaller plans; a GKE team that runs
+# pipelines needs a bucket); tests that need them turn them on.
 COMPONENTS_OFF = {
-    **{key: {"enabled": False} for key in ("monitoring", "dcgmExporter")},
+    **{key: {"enabled": False} for key in ("monitoring", "dcgmExporter", "pipelines")},
     "kubeflow": {"auth": {"staticUsers": TEST_USERS}},
 }
 

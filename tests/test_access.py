@@ -5,11 +5,21 @@ ALLOW; selectors, principals, headers, claims), the NetworkPolicies and the RBAC
 people have, then Grafana's own role (tests/support/mesh.py).
 
 Two objects exist only at run time and are modelled from their upstream code: the profile
-controller's `ns-owner-access-istio` and `namespaceAdmin` (kubeflow/kubeflow v1.10.0
-components/profile-controller/controllers/profile_controller.go: the owner through the
-gateway, the namespace's own pods, probe paths, the notebook controller's kernel check), and
-what KubeRay v1.7.0 and the notebook controller create (the head Service with its default
-ports, the notebook's route /notebook/<ns>/<name>/ to port 8888 of its pod).
+controller's `ns-owner-access-istio`, `namespaceAdmin` and `default-editor` bindings
+(kubeflow/kubeflow v1.10.0 components/profile-controller/controllers/profile_controller.go: the
+owner through the gateway, the namespace's own pods, probe paths, the notebook controller's
+kernel check; the namespace's `default-editor` account as kubeflow-edit), and what KubeRay
+v1.7.0 and the notebook controller create (the head Service with its default ports, the
+notebook's route /notebook/<ns>/<name>/ to port 8888 of its pod).
+
+Kubeflow Pipelines is one central API server for every namespace, so who may do what there is
+its own check (kubeflow/pipelines 2.16.1 backend/src/apiserver/resource/resource_manager.go
+IsAuthorized: a SubjectAccessReview of the caller for `<verb>` on `pipelines.kubeflow.org/
+<resource>` in the run's namespace), after the mesh: the UI (ml-pipeline-ui) forwards `/pipeline/
+apis/...` to the API server with the caller's `kubeflow-userid` (frontend/server/app.ts, the
+`/apis/` proxy), which the API server takes as the user (KUBEFLOW_USERID_HEADER); a caller
+without that header is the service account of its bearer token (TokenReview, audience
+pipelines.kubeflow.org). The matrix evaluates that review with the render's RBAC.
 """
 
 from __future__ import annotations
@@ -47,6 +57,16 @@ HEAD_LABELS = {"ray.io/cluster": CLUSTER, "ray.io/node-type": "head", "ray.io/is
 NOTEBOOK_LABELS = {"statefulset": NOTEBOOK, "notebook-name": NOTEBOOK}
 NOTEBOOK_PORT = 8888
 WRITE_ROLES = {"Admin", "Editor"}
+KFP_UI = "ml-pipeline-ui.kubeflow.svc.cluster.local"
+KFP_API = "ml-pipeline.kubeflow.svc.cluster.local"
+KFP_UI_PORT, KFP_API_PORT = 3000, 8888
+KFP_UI_PRINCIPAL = "cluster.local/ns/kubeflow/sa/ml-pipeline-ui"
+KFP_API_PREFIX = "/pipeline/apis/"
+"""What the KFP UI forwards to the API server (stripping `/pipeline`)."""
+KFP_GROUP = "pipelines.kubeflow.org"
+MLMD_ENVOY, MLMD_PORT = "metadata-envoy-service.kubeflow.svc.cluster.local", 9090
+NO_SIDECAR = "sidecar.istio.io/inject"
+"""The pod label that keeps Istio's sidecar out of a pod (the release's metadata-envoy has it)."""
 
 
 def owner_policy(namespace: str, owner: str) -> dict[str, Any]:
@@ -103,8 +123,12 @@ class World:
                 }
             }
         )
-        grafana = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == "grafana")
-        grafana_labels = grafana["spec"]["template"]["metadata"]["labels"]
+        def pod_labels(name: str) -> dict[str, str]:
+            workload = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == name)
+            return dict(workload["spec"]["template"]["metadata"]["labels"])
+
+        grafana_labels = pod_labels("grafana")
+        self.kfp_api = Pod("kubeflow", pod_labels("ml-pipeline"))
         head = Pod(TEAM, HEAD_LABELS)
         self.targets = {
             (f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local", RAY_DASHBOARD_PORT): Target(head, RAY_DASHBOARD_PORT),
@@ -113,6 +137,9 @@ class World:
             (f"{CLUSTER}-dashboard-auth.{TEAM}.svc.cluster.local", RAY_DASHBOARD_AUTH_PROXY_PORT): Target(head, RAY_DASHBOARD_AUTH_PROXY_PORT),
             (f"{NOTEBOOK}.{TEAM}.svc.cluster.local", 80): Target(Pod(TEAM, NOTEBOOK_LABELS), NOTEBOOK_PORT),
             ("grafana.monitoring.svc.cluster.local", 80): Target(Pod("monitoring", grafana_labels), GRAFANA_CONTAINER_PORT),
+            (KFP_UI, 80): Target(Pod("kubeflow", pod_labels("ml-pipeline-ui")), KFP_UI_PORT),
+            (KFP_API, KFP_API_PORT): Target(self.kfp_api, KFP_API_PORT),
+            (MLMD_ENVOY, MLMD_PORT): Target(Pod("kubeflow", pod_labels("metadata-envoy-deployment")), MLMD_PORT),
         }
         ini = next(o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "grafana")["data"]["grafana.ini"]
         self.grafana_role_header = re.search(r"^headers = Role:(\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
@@ -124,8 +151,9 @@ class World:
         config = proxy["data"]["oauth2_proxy.cfg"]
         self.email_domains = json.loads(re.search(r"^email_domains = (.*)$", config, re.MULTILINE)[1])  # type: ignore[index]
         self.emails = set((proxy["data"].get("authenticated-emails") or "").split())
-        # The profile controller's owner binding exists only at runtime (kubeflow/dashboard
-        # components/profile-controller, namespaceAdmin -> kubeflow-admin): modelled here.
+        # The profile controller's bindings exist only at runtime (kubeflow/dashboard
+        # components/profile-controller: namespaceAdmin -> kubeflow-admin for the owner,
+        # default-editor -> kubeflow-edit for the namespace's account): modelled here.
         owners = [
             {
                 "kind": "RoleBinding",
@@ -134,6 +162,14 @@ class World:
                 "subjects": [{"kind": "User", "name": owner}],
             }
             for ns, owner in self.profiles.items()
+        ] + [
+            {
+                "kind": "RoleBinding",
+                "metadata": {"name": "default-editor", "namespace": ns},
+                "roleRef": {"kind": "ClusterRole", "name": "kubeflow-edit"},
+                "subjects": [{"kind": "ServiceAccount", "name": "default-editor", "namespace": ns}],
+            }
+            for ns in self.profiles
         ]
         rbac_kinds = ("ClusterRole", "Role", "RoleBinding", "ClusterRoleBinding")
         self.authorizer = rbac.Authorizer([o for o in objects if o["kind"] in rbac_kinds] + owners)
@@ -143,8 +179,9 @@ class World:
         address = email.lower()
         return "*" in self.email_domains or address.rsplit("@", 1)[1] in self.email_domains or address in self.emails
 
-    def through_gateway(self, email: str, method: str, path: str) -> tuple[bool, str]:
-        """A signed-in person's browser request to the gateway, as far as it gets."""
+    def through_gateway(self, email: str, method: str, path: str, kfp: tuple[str, str] | None = None) -> tuple[bool, str]:
+        """A signed-in person's browser request to the gateway, as far as it gets; `kfp`: the
+        (verb, resource) the Pipelines API server checks for it."""
         claims = {"email": email, "sub": email}
         at_gateway = Request(method, path, 8080, claims=claims, request_principal=f"{DEX_ISSUER}/{email}")
         gateway = istio_decision(self.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, at_gateway, custom_allows=self.oauth2_proxy_allows(email))
@@ -156,17 +193,51 @@ class World:
             return False, "no route"
         headers = {**headers, **{k.lower(): v for k, v in found.headers.items()}}
         target = self.targets[(found.host, found.port)]
-        return self._at(target, Request(method, found.path, target.port, GATEWAY_PRINCIPAL, GATEWAY_POD.namespace, headers), GATEWAY_POD)
+        allowed, why = self._at(target, Request(method, found.path, target.port, GATEWAY_PRINCIPAL, GATEWAY_POD.namespace, headers), GATEWAY_POD)
+        if not allowed or found.host != KFP_UI or not found.path.startswith(KFP_API_PREFIX):
+            return allowed, why
+        # The UI's proxy: the same request to the API server, as the UI, the caller's header kept.
+        api = self.targets[(KFP_API, KFP_API_PORT)]
+        forwarded = Request(method, found.path.removeprefix("/pipeline"), api.port, KFP_UI_PRINCIPAL, "kubeflow", headers)
+        return self._at(api, forwarded, target.pod, kfp)
 
-    def from_pod(self, source: Pod, principal: str | None, host: str, port: int, method: str, path: str, headers: dict[str, str]) -> tuple[bool, str]:
-        """A pod's request straight to a Service, past the gateway."""
+    def from_pod(
+        self,
+        source: Pod,
+        principal: str | None,
+        host: str,
+        port: int,
+        method: str,
+        path: str,
+        headers: dict[str, str],
+        kfp: tuple[str, str] | None = None,
+    ) -> tuple[bool, str]:
+        """A pod's request straight to a Service, past the gateway (a bearer token of its own
+        service account when it sends no identity header)."""
         target = self.targets[(host, port)]
         namespace = source.namespace if principal else None
-        return self._at(target, Request(method, path, target.port, principal, namespace, headers), source)
+        return self._at(target, Request(method, path, target.port, principal, namespace, headers), source, kfp)
 
-    def _at(self, target: Target, request: Request, source: Pod) -> tuple[bool, str]:
+    def api_server_allows(self, request: Request, verb: str, resource: str) -> tuple[bool, str]:
+        """The Pipelines API server's own check: the caller (its `kubeflow-userid`, else its
+        service-account token) may `verb` `resource` in the team's namespace."""
+        header = request.headers.get(USER_HEADER)
+        if header:
+            caller = rbac.user(header)
+        elif request.principal:
+            _, namespace, _, account = request.principal.removeprefix("cluster.local/").split("/")
+            caller = rbac.service_account(namespace, account)
+        else:
+            return False, "API server: no identity"
+        allowed = self.authorizer.allows(caller, rbac.Request(verb=verb, group=KFP_GROUP, resource=resource, namespace=TEAM))
+        return allowed, f"API server: {caller.name} {'may' if allowed else 'may not'} {verb} {resource} in {TEAM}"
+
+    def _at(self, target: Target, request: Request, source: Pod, kfp: tuple[str, str] | None = None) -> tuple[bool, str]:
         if not network_allows(self.network, self.namespaces, target.pod, target.port, source):
             return False, f"NetworkPolicy of {target.pod.namespace}"
+        if target.pod.labels.get(NO_SIDECAR) == "false":
+            # No proxy in the pod: Istio's policies are never evaluated for it (its own check only).
+            return True, "no sidecar: the mesh does not check it"
         decision = istio_decision(self.policies, target.pod.namespace, target.pod.labels, request)
         if not decision.allowed:
             return False, decision.why
@@ -174,6 +245,9 @@ class World:
             role = request.headers.get(self.grafana_role_header, self.grafana_default_role)
             if request.headers.get(self.grafana_header) is None or role not in WRITE_ROLES:
                 return False, f"Grafana role {role}"
+        if target.pod == self.kfp_api:
+            assert kfp is not None, "a request to the Pipelines API names what the API server checks"
+            return self.api_server_allows(request, *kfp)
         return True, decision.why
 
     def can(self, email: str, verb: str, resource: str, namespace: str) -> bool:
@@ -222,6 +296,8 @@ class Operation:
     port: int
     direct_path: str
     """The same request straight at the Service."""
+    kfp: tuple[str, str] | None = None
+    """The Pipelines API server's check of it: (verb, resource of pipelines.kubeflow.org)."""
 
 
 OPERATIONS = (
@@ -238,6 +314,19 @@ OPERATIONS = (
     Operation("notebook", "write", "GET", f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1", f"{NOTEBOOK}.{TEAM}.svc.cluster.local", 80, f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1"),
     Operation("Grafana", "read", "GET", "/grafana/d/gpus-by-team", GRAFANA, 80, "/grafana/d/gpus-by-team"),
     Operation("Grafana", "write", "POST", "/grafana/api/dashboards/db", GRAFANA, 80, "/grafana/api/dashboards/db"),
+    # Kubeflow Pipelines: the UI's page (one app for every namespace), and its API through the UI.
+    Operation("Pipelines UI", "read", "GET", "/pipeline/", KFP_UI, 80, "/pipeline/"),
+    Operation("Pipelines API", "read", "GET", f"/pipeline/apis/v2beta1/runs?namespace={TEAM}", KFP_API, KFP_API_PORT, f"/apis/v2beta1/runs?namespace={TEAM}", ("list", "runs")),
+    Operation("Pipelines API", "read", "GET", f"/pipeline/apis/v2beta1/experiments?namespace={TEAM}", KFP_API, KFP_API_PORT, f"/apis/v2beta1/experiments?namespace={TEAM}", ("list", "experiments")),
+    Operation("Pipelines API", "write", "POST", "/pipeline/apis/v2beta1/runs", KFP_API, KFP_API_PORT, "/apis/v2beta1/runs", ("create", "runs")),
+    Operation("Pipelines API", "write", "POST", "/pipeline/apis/v2beta1/experiments", KFP_API, KFP_API_PORT, "/apis/v2beta1/experiments", ("create", "experiments")),
+    Operation("Pipelines API", "write", "DELETE", "/pipeline/apis/v2beta1/runs/r1", KFP_API, KFP_API_PORT, "/apis/v2beta1/runs/r1", ("delete", "runs")),
+    Operation("Pipelines API", "write", "POST", "/pipeline/apis/v2beta1/pipelines/upload", KFP_API, KFP_API_PORT, "/apis/v2beta1/pipelines/upload", ("create", "pipelines")),
+    # ML Metadata through its gRPC-web proxy (the UI's Artifacts and Executions pages): upstream
+    # has no per-namespace check there; docs/pipelines.md, "Access".
+    Operation("ML Metadata", "read", "POST", "/ml_metadata/ml_metadata.MetadataStoreService/GetArtifacts", MLMD_ENVOY, MLMD_PORT, "/ml_metadata/ml_metadata.MetadataStoreService/GetArtifacts"),
+    # kfp.Client() in a notebook of the namespace: the API server straight, its account's token.
+    Operation("Pipelines API from a notebook", "write", "POST", "", KFP_API, KFP_API_PORT, "/apis/v2beta1/runs", ("create", "runs")),
 )
 
 # Who may: per (route, access), the actors allowed. Everyone who signs in reads Grafana;
@@ -257,6 +346,11 @@ EXPECTED = {
     ("notebook", "write"): WRITERS,
     ("Grafana", "read"): SIGNED_IN,
     ("Grafana", "write"): {"other team, Grafana admin"},
+    ("Pipelines UI", "read"): SIGNED_IN,
+    ("Pipelines API", "read"): MEMBERS,
+    ("Pipelines API", "write"): WRITERS,
+    ("Pipelines API from a notebook", "write"): WRITERS,
+    ("ML Metadata", "read"): SIGNED_IN,
 }
 CELLS = [(a, o) for a in ACTORS for o in OPERATIONS]
 
@@ -265,7 +359,7 @@ def attempt(actor: Actor, op: Operation) -> tuple[bool, str]:
     w = world()
     if actor.pod is not None:
         spoofed = {USER_HEADER: KIM, w.grafana_role_header: "Admin"}
-        return w.from_pod(actor.pod, actor.principal, op.host, op.port, op.method, op.direct_path, spoofed)
+        return w.from_pod(actor.pod, actor.principal, op.host, op.port, op.method, op.direct_path, spoofed, op.kfp)
     assert actor.email
     if not op.path:
         # Not published on the gateway: reached from a pod of the team namespace, which takes
@@ -273,8 +367,8 @@ def attempt(actor: Actor, op: Operation) -> tuple[bool, str]:
         if not any(w.can(actor.email, "create", r, TEAM) for r in ("pods", "pods/exec", "pods/portforward")):
             return False, "RBAC: no pod of its own in the namespace"
         editor_pod = Pod(TEAM, {"notebook-name": "mine"})
-        return w.from_pod(editor_pod, f"cluster.local/ns/{TEAM}/sa/default-editor", op.host, op.port, op.method, op.direct_path, {})
-    return w.through_gateway(actor.email, op.method, op.path)
+        return w.from_pod(editor_pod, f"cluster.local/ns/{TEAM}/sa/default-editor", op.host, op.port, op.method, op.direct_path, {}, op.kfp)
+    return w.through_gateway(actor.email, op.method, op.path, op.kfp)
 
 
 @pytest.mark.parametrize(("actor", "op"), CELLS, ids=[f"{a.name}|{o.route} {o.access} {o.method}" for a, o in CELLS])
@@ -293,6 +387,13 @@ def test_every_route_we_publish_is_in_the_matrix() -> None:
         for http in vs["spec"]["http"]
     }
     assert published == {f"/ray/{TEAM}/{CLUSTER}/", f"/ray-serve/{TEAM}/{CLUSTER}/", "/grafana/"}
+    pipelines = {
+        http["match"][0]["uri"]["prefix"]
+        for vs in world().routes
+        if (vs.get("metadata") or {}).get("name") in ("ml-pipeline-ui", "metadata-grpc")
+        for http in vs["spec"]["http"]
+    }
+    assert pipelines == {"/pipeline", "/ml_metadata"}  # the UI (and through it the API, KFP_API_PREFIX), ML Metadata
     assert {(o.route, o.access) for o in OPERATIONS} == set(EXPECTED)
 
 

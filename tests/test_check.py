@@ -178,10 +178,12 @@ def test_dev_notebooks_get_the_platform_images_their_team_and_gang_admission() -
     env = {e["name"]: e.get("value", e.get("valueFrom")) for e in defaults["env"]}
     assert env["RAY_ADDRESS"] == env["RAY_DASHBOARD_ADDRESS"] == f"http://ray-head-svc.{ray_team.name}.svc.cluster.local:8265"
     assert env["RAY_AUTH_TOKEN"] == {"secretKeyRef": {"name": "ray", "key": "auth_token"}}
-    (volume,) = defaults["volumes"]
+    volume, token = defaults["volumes"]
     assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
     assert volume["csi"]["volumeAttributes"]["bucketName"] == env["TEAM_BUCKET"] == f"acme-ml-dev-{ray_team.name}"
-    assert defaults["volumeMounts"] == [{"name": "team-bucket", "mountPath": "/mnt/team-bucket"}]
+    assert token["projected"]["sources"][0]["serviceAccountToken"]["audience"] == "pipelines.kubeflow.org"
+    assert defaults["volumeMounts"][0] == {"name": "team-bucket", "mountPath": "/mnt/team-bucket"}
+    assert env["KF_PIPELINES_SA_TOKEN_PATH"] == f"{defaults['volumeMounts'][1]['mountPath']}/token"
     assert defaults["annotations"]["gke-gcsfuse/volumes"] == "true"
 
     kueue = _one(render, "ConfigMap", "kueue-system", "kueue-manager-config")

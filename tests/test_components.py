@@ -14,7 +14,7 @@ from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config
 from facts import versions
 from facts.image_set import notebook_tag
-from stacks.schema import KubeflowAuth
+from stacks.schema import KubeflowAuth, PipelinesConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders
 from tests.support.mirror import MIRROR
@@ -37,7 +37,7 @@ def test_every_component_is_installed_at_its_pinned_version(stack: str, shipped_
     assert trees and all(t.startswith(versions.KUBEFLOW_MANIFESTS.location + "//") for t in trees)
     assert all(t.endswith(f"?ref={versions.KUBEFLOW_MANIFESTS.version}") for t in trees)
     components = {e["component"] for e in entries}
-    platform = {"cert-manager", "istio", "kubeflow-namespaces", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring"}
+    platform = {"cert-manager", "istio", "kubeflow-namespaces", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "pipelines"}
     assert components == platform | ({"dcgm-exporter"} if stack == "dev" else set())
 
 
@@ -359,4 +359,19 @@ def test_dashboard_menu_links_team_ray_dashboards() -> None:
     assert texts[:3] == ["Notebooks", "Volumes", "TensorBoards"]
     ray = next(item for item in links["menuLinks"] if item["text"] == "Ray dashboards")
     assert ray["items"] == [{"type": "item", "link": "/ray/nlp/ray/", "text": "nlp: ray"}]
-    assert "Pipelines" not in texts  # not installed by this bundle
+    pipelines = next(item for item in links["menuLinks"] if item["text"] == "Pipelines")
+    pages = {item["text"]: item["link"] for item in pipelines["items"]}
+    assert {"Pipelines": "/pipeline/#/pipelines", "Experiments": "/pipeline/#/experiments", "Runs": "/pipeline/#/runs"}.items() <= pages.items()
+
+
+def test_without_pipelines_the_menu_has_no_pipelines_section() -> None:
+    import json
+
+    from args.components import kubeflow_args
+    from components.kubeflow import dashboard_links, dashboard_menu
+    from stacks.config import load
+
+    config = load("kind")
+    config = config.model_copy(update={"components": config.components.model_copy(update={"pipelines": PipelinesConfig(enabled=False)})})
+    links = json.loads(dashboard_links(dashboard_menu(kubeflow_args(config, {}))))
+    assert "Pipelines" not in [item["text"] for item in links["menuLinks"]]

@@ -18,7 +18,7 @@ import pytest
 from args.components import training_runtimes_args
 from components.profiles.pod_default import BUCKET_MOUNT_PATH, POD_DEFAULT_LABEL
 from facts.image_set import TORCH_CPU_INDEX
-from facts.versions import TORCH
+from facts.versions import NOTEBOOK_BASE_PYTHON, TORCH
 from runtimes.catalog import cluster_training_runtimes
 from stacks.config import validate
 from tests.conftest import base_gke
@@ -152,3 +152,23 @@ def test_ray_example_refuses_a_ray_client_address(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(SystemExit):
         module.main()
     assert "RAY_ADDRESS is not the cluster's Jobs API" in capsys.readouterr().err
+
+
+def _constants(name: str) -> dict[str, Any]:
+    """The module-level constants of an example, read without importing it (the Pipelines
+    example imports kfp, which the unit suite's environment cannot hold: facts/versions.py KFP_SDK)."""
+    import ast
+
+    tree = ast.parse((EXAMPLES / f"{name}.py").read_text())
+    return {
+        node.targets[0].id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant)
+    }
+
+
+def test_the_pipeline_example_trains_on_a_platform_runtime_in_the_notebooks_python() -> None:
+    constants = _constants("kfp_pipeline")
+    assert constants["RUNTIME"] in {r["metadata"]["name"] for r in RUNTIMES}
+    tag = constants["BASE_IMAGE"].split(":", 1)[1]
+    assert tag.startswith(f"{NOTEBOOK_BASE_PYTHON}."), f"the steps run Python {tag}, the notebooks {NOTEBOOK_BASE_PYTHON}"

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed"]
+NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kfp_pipeline"]
 
 
 def test_every_example_is_covered() -> None:
@@ -42,6 +42,7 @@ LOCAL_NEEDS = {
     "deepspeed_t5": ("torch", "transformers"),
     "ray_train_serve": ("ray", "torch"),
     "jax_distributed": ("jax",),
+    "kfp_pipeline": ("kfp", "torch"),
 }
 
 
@@ -80,6 +81,9 @@ def test_example_runs_locally_on_cpu(name: str) -> None:
     if name == "ray_train_serve":  # trained, served, and queried over HTTP and a handle
         assert "predictions [" in run.stdout, run.stdout[-2000:]
         return
+    if name == "kfp_pipeline":  # every step ran, the model was read back from the artifact store
+        assert "Pipeline 'train-through-trainer' finished with status SUCCESS" in re.sub(r"\x1b\[[0-9;]*m", "", run.stdout + run.stderr)
+        assert float(re.findall(r"^held-out mse (\S+)$", run.stdout, re.M)[-1]) < 0.01, run.stdout[-2000:]
     first, last = (float(v) for v in re.findall(r"^loss (\S+) -> (\S+)$", run.stdout, re.M)[-1])
     assert last < first, run.stdout[-2000:]  # it learns
 

@@ -204,6 +204,29 @@ def test_protect_is_read_from_the_resource(shipped_plan: Callable[[str], Plan]) 
     assert "Pulumi protect" in violation.message
 
 
+def test_the_prod_pipelines_database_is_protected_and_backed_up(shipped_plan: Callable[[str], Plan]) -> None:
+    instance = "gcp:sql/databaseInstance:DatabaseInstance"
+    assert [v for v in check(stack_view(shipped_plan("prod"))) if v.rule == "databases-kept"] == []
+
+    def weaken(props: dict[str, Any]) -> None:
+        props["deletionProtection"] = False
+        props["settings"] = {**props["settings"], "ipConfiguration": {"ipv4Enabled": True}, "backupConfiguration": {"enabled": True, "binaryLogEnabled": False}}
+
+    view = edit(stack_view(shipped_plan("prod")), lambda r: r.type == instance, weaken, protect=False)
+    assert [v.message for v in only(check(view), "databases-kept")] == [
+        "prod database instance ml-prod-pipelines needs no public IP (ipConfiguration.ipv4Enabled: false)",
+        "prod database instance ml-prod-pipelines needs binary logs for point-in-time recovery",
+        "prod database instance ml-prod-pipelines needs deletion protection (deletionProtection)",
+        "prod database instance ml-prod-pipelines needs Pulumi protect",
+    ]
+
+
+def test_a_dev_database_may_be_deleted_but_never_public_or_without_backups(shipped_plan: Callable[[str], Plan]) -> None:
+    assert [v for v in check(stack_view(shipped_plan("dev"))) if v.rule == "databases-kept"] == []
+    view = edit(stack_view(shipped_plan("dev")), lambda r: r.type == "gcp:sql/databaseInstance:DatabaseInstance", lambda p: p["settings"].update(backupConfiguration={"enabled": False, "binaryLogEnabled": True}))
+    assert [v.message for v in only(check(view), "databases-kept")] == ["database instance ml-dev-pipelines needs automated backups"]
+
+
 # --- teams ------------------------------------------------------------------------------
 
 

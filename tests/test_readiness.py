@@ -55,8 +55,8 @@ def test_installers_in_the_wrong_order_fail_the_plan(monkeypatch: pytest.MonkeyP
 
 
 def test_a_team_object_of_a_kind_without_needs_is_an_error() -> None:
-    with pytest.raises(WiringError, match=r"team object Secret x: its kind has no entry in OBJECT_NEEDS"):
-        team.needs_of({"kind": "Secret", "metadata": {"name": "x"}})
+    with pytest.raises(WiringError, match=r"team object Job x: its kind has no entry in OBJECT_NEEDS"):
+        team.needs_of({"kind": "Job", "metadata": {"name": "x"}})
     assert team.needs_of({"kind": "Profile", "metadata": {"name": "x"}}) == (Need(Ready.KUBEFLOW, What.CRDS),)
 
 

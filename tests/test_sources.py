@@ -57,7 +57,9 @@ def test_each_kind_of_manifests_mirror() -> None:
 
 def test_a_mirror_directory_has_the_shared_layout() -> None:
     assert mirror_sources("../shared/upstream/") == Sources(
-        charts="../shared/upstream/charts", kubeflow_manifests="../shared/upstream/kubeflow-manifests/26.03.1-rc.2"
+        charts="../shared/upstream/charts",
+        kubeflow_manifests="../shared/upstream/kubeflow-manifests/26.03.1-rc.2",
+        remote_bases="../shared/upstream/remote",
     )
 
 

@@ -18,7 +18,16 @@ from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites
-from facts.image_refs import ImagePolicy, ImageRef, floating, is_local, normalized_hub, parse, retired_registry
+from facts.image_refs import (
+    FLOATING_TAGS,
+    ImagePolicy,
+    ImageRef,
+    floating,
+    is_local,
+    normalized_hub,
+    parse,
+    retired_registry,
+)
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.resource_types import GCP_FIREWALL
@@ -45,6 +54,16 @@ FIREWALL = GCP_FIREWALL
 GKE_CONTROL_PLANE_PORTS = frozenset({443, 10250})
 MASKED = frozenset({SECRET, "W3NlY3JldF0="})  # "[secret]" and its base64
 CREDENTIAL_WORDS = ("password", "secret", "token", "cookie", "key")
+DATABASE_USER_KEYS = frozenset({"username", "user", "db_user", "dbuser"})
+SUPERUSERS = frozenset({"root", "cm9vdA=="})  # and its base64
+# The docker-library/mysql entrypoint's switch for a root account without a password (8.4
+# docker-entrypoint.sh docker_verify_minimum_env): what the Pipelines tree's MySQL sets.
+EMPTY_PASSWORD_SWITCHES = frozenset({"MYSQL_ALLOW_EMPTY_PASSWORD"})
+WELL_KNOWN_CREDENTIALS = {
+    "minio123": "the object-store secret key Kubeflow Pipelines publishes (third-party/seaweedfs mlpipeline-minio-artifact)",
+    "bWluaW8xMjM=": "the object-store secret key Kubeflow Pipelines publishes, base64 (minio123)",
+}
+"""Example credentials upstream releases publish, found anywhere in an object (Secrets, env, ConfigMaps)."""
 
 
 @dataclass(frozen=True)
@@ -445,15 +464,22 @@ def _site(site: ImageSite) -> str:
 
 def image_tags(platform: Platform) -> Iterator[Violation]:
     """Every image names a release: a digest, or a tag that is neither absent, floating
-    (`latest`, `main`, `master`, ...), nor a bare major or major.minor."""
+    (`latest`, `main`, `master`, ...), nor a bare major or major.minor, unless the pin table
+    pins that very tag (a project that numbers its releases major.minor, such as SeaweedFS 4.00:
+    the pin's source says so)."""
+    pinned = pinned_tags()
     for o, site in platform.image_sites:
         if site.hub:
             continue
         try:
-            why = floating(parse(site.reference))
+            ref = parse(site.reference)
+            why = floating(ref)
         except ValueError as err:
             yield Violation("image-tag", label(o), o.source, f"{_site(site)} is not an image reference ({err}); name one such as registry/path:tag")
             continue
+        identity = platform.source_of(site.reference)
+        if why and ref.tag and identity is not None and ref.tag in pinned.get(identity.repository, {}) and ref.tag not in FLOATING_TAGS:
+            why = None
         if why:
             yield Violation("image-tag", label(o), o.source, f"{_site(site)} {why}; pin a release tag, or a digest (@sha256:...) for a tag that moves")
 
@@ -576,17 +602,62 @@ def _secret_values(obj: dict[str, Any]) -> dict[str, Any]:
     return {**(obj.get("data") or {}), **(obj.get("stringData") or {})}
 
 
+def _strings(node: Any) -> Iterator[str]:
+    if isinstance(node, str):
+        yield node
+    elif isinstance(node, dict):
+        for value in node.values():
+            yield from _strings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _strings(value)
+
+
+def _pod_specs(node: Any) -> Iterator[dict[str, Any]]:
+    """Every pod spec in an object (anything with a `containers` list: workloads and custom resources)."""
+    if isinstance(node, dict):
+        if isinstance(node.get("containers"), list):
+            yield node
+        for value in node.values():
+            yield from _pod_specs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _pod_specs(value)
+
+
 def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
     """No credential the upstream release publishes survives: every credential-like key
-    (password, secret, token, cookie, key) of an upstream Secret holds a Pulumi secret."""
+    (password, secret, token, cookie, key) of an upstream Secret holds a Pulumi secret, no
+    password is empty, no database user is root, no container allows an empty MySQL password,
+    and no well-known example credential (WELL_KNOWN_CREDENTIALS) is anywhere in the platform."""
     for o in platform.of_kind("Secret"):
-        if not o.upstream:
-            continue
         for key, value in _secret_values(o.obj).items():
-            if not value or value in MASKED:
-                continue
-            if any(word in key.lower() for word in CREDENTIAL_WORDS):
+            lowered = key.lower()
+            if "password" in lowered and value in ("", None):
+                yield Violation("upstream-secret", label(o), o.source, f"{key} is empty; a password must be a generated Pulumi secret")
+            elif lowered in DATABASE_USER_KEYS and value in SUPERUSERS:
+                yield Violation("upstream-secret", label(o), o.source, f"{key} is the database superuser {value!r}; give the platform a user of its own")
+            elif o.upstream and value and value not in MASKED and any(word in lowered for word in CREDENTIAL_WORDS):
                 yield Violation("upstream-secret", label(o), o.source, f"{key} is the value the upstream release publishes; replace it with a Pulumi secret")
+    for o in platform.objects:
+        for template in _pod_specs(o.obj):
+            for container in [*(template.get("containers") or []), *(template.get("initContainers") or [])]:
+                for var in container.get("env") or []:
+                    if var.get("name") in EMPTY_PASSWORD_SWITCHES and str(var.get("value", "")).lower() not in ("", "false", "no", "0"):
+                        yield Violation("upstream-secret", label(o), o.source, f"container {container.get('name')}: {var['name']} lets MySQL run without a root password; set MYSQL_ROOT_PASSWORD from a Pulumi secret")
+        for text in _strings(o.obj):
+            for credential, what in WELL_KNOWN_CREDENTIALS.items():
+                if credential in text:
+                    yield Violation("upstream-secret", label(o), o.source, f"holds {credential!r}, {what}; replace it with a generated Pulumi secret")
+
+
+def data_kept(platform: Platform) -> Iterator[Violation]:
+    """Every PersistentVolumeClaim the platform installs (a database's, an object store's) is
+    protected and retained: a config mistake or a refactor stops `pulumi up` at it instead of
+    deleting the volume and its data (components/base.py `keep`)."""
+    for o in platform.of_kind("PersistentVolumeClaim"):
+        if not o.kept:
+            yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.keep() (protect, retainOnDelete)")
 
 
 def deployed(platform: Platform) -> list[support.Deployed]:
@@ -625,7 +696,8 @@ RULES: tuple[Rule, ...] = (
     Rule("retired-registry", "no image or hub from a retired registry", no_retired_registry),
     Rule("image-mirror", "with an image mirror, every image pulled through it", images_mirrored),
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
-    Rule("upstream-secret", "no well-known secret from an upstream release", no_upstream_secrets),
+    Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
+    Rule("data-kept", "every volume claim protected and retained", data_kept),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
 )

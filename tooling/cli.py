@@ -22,6 +22,8 @@ outdated [--indexes DIR]   per pin: newer upstream releases and support status, 
 images <stack>             every image the platform runs (what an air-gapped install mirrors);
                            --copy-list: `source destination` pairs that fill the stack's
                            mlplatform:images.mirror (crane copy, gcrane cp, skopeo copy); --json
+prepare <stack>            write the Kubeflow trees the stack reads from a local mirror of remote
+                           kustomize bases (mlplatform:sources.remoteBases), before `pulumi up`
 policy <stack>             run the policy pack's rules offline; exit 1 on violations
 cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py
 dashboards --out DIR       write our Grafana dashboards as JSON, for review or import
@@ -34,9 +36,10 @@ smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GP
 Exit codes: 0 fine, 1 violations (check, policy), a pin out of support (outdated) or a
 program that registers two resources of one name (a loader gap), 2 a bad stack file or
 argument (every problem is printed), 3 a render error (check, images, render --full, diff
-of git refs) or no cluster (smoke), 4 the plan would delete a team or protected data (plan
---against) or a change needs a person (diff), 5 newer upstream releases (outdated), 6 an
-upstream index not read (outdated). --version: the bundle's version.
+of git refs), a tree that cannot be prepared (prepare) or no cluster (smoke), 4 the plan
+would delete a team or protected data (plan --against) or a change needs a person (diff),
+5 newer upstream releases (outdated), 6 an upstream index not read (outdated). --version:
+the bundle's version.
 
 A stack that imports Pulumi ESC environments (`environment:` in the stack file) is read
 without them (keys they may set are noted on stderr as not resolved offline, never
@@ -166,6 +169,27 @@ def policy(plan: Plan) -> int:
     return 0
 
 
+def prepare(plan: Plan) -> int:
+    """Write the prepared copies of the trees the plan reads (components/trees.py); 3 when one
+    cannot be (a missing mirror, a remote base the pin table does not list)."""
+    from components.trees import PrepareError
+    from components.trees import prepare as prepare_tree
+
+    trees = list(plan.prepared_trees.values())
+    if not trees:
+        print(f"stack {plan.stack}: no tree to prepare (its trees' remote bases come from GitHub, or it installs none)")
+        return 0
+    for tree in trees:
+        try:
+            directory, written = prepare_tree(tree)
+        except PrepareError as err:
+            print(f"{tree.folder}: {err}", file=sys.stderr)
+            return EXIT_RENDER_ERROR
+        state = "wrote" if written else "current:"
+        print(f"{state} {directory} ({tree.folder} from {tree.manifests}, remote bases from {tree.remote_bases})")
+    return 0
+
+
 def cost(name_or_path: str, esc_files: EscFiles | None = None) -> int:
     """Print the stack's cost view; 2 for a bad stack, an unknown region or machine type."""
     from tooling.cost import PriceError, cost_view
@@ -287,7 +311,8 @@ def parser() -> argparse.ArgumentParser:
     )
     images_format.add_argument("--json", action="store_true", help="every image with its source, destination and objects")
     for sub in (render_cmd, check_cmd, images_cmd):
-        sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/) to render from")
+        sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/, remote/) to render from")
+    command("prepare", "write the Kubeflow trees the stack reads from its local remote-base mirror, before pulumi up")
     command("policy", "run the policy pack's rules offline")
     command("cost", "idle and full-autoscale cost per hour")
     dashboards_cmd = command("dashboards", "write our Grafana dashboards as JSON files", stack=False)
@@ -376,6 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return duplicate_urn(err)
     if args.command == "policy":
         return policy(plan)
+    if args.command == "prepare":
+        return prepare(plan)
     if args.command == "plan" and args.against:
         return against(plan, args.against, [t for t in args.allow_removal.split(",") if t])
     if args.command == "diagram":

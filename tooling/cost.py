@@ -1,7 +1,7 @@
 """The cost view of a stack: what it costs per hour idle, and at full autoscale.
 
-Idle: the GKE cluster fee, the system pool at its minimum and each GPU pool at its
-minimum. Ceiling: every pool at its maximum, plus what node auto-provisioning may add
+Idle: the GKE cluster fee, the system pool at its minimum, each GPU pool at its
+minimum, and the pipelines database (Cloud SQL, always on). Ceiling: every pool at its maximum, plus what node auto-provisioning may add
 on top within its limits (GPUs as the cheapest machine that carries each accelerator,
 CPUs as the system pool's machine). Node counts are per zone, as GKE counts them.
 Prices come from facts/prices.py; an unknown region or machine type stops the view.
@@ -13,7 +13,17 @@ import math
 from dataclasses import dataclass, field
 
 from facts.gpu_catalog import ACCELERATORS
-from facts.prices import AS_OF, DWS_MAX_DISCOUNT, DWS_SOURCE, GKE_CLUSTER_FEE, SOURCES, PriceError, machine_price, vcpus
+from facts.prices import (
+    AS_OF,
+    DWS_MAX_DISCOUNT,
+    DWS_SOURCE,
+    GKE_CLUSTER_FEE,
+    SOURCES,
+    PriceError,
+    cloud_sql_price,
+    machine_price,
+    vcpus,
+)
 from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
 
 __all__ = ["CostLine", "CostView", "PriceError", "cost_lines", "cost_view"]
@@ -115,6 +125,19 @@ def cost_lines(config: PlatformConfig) -> CostView:
         )
         pool_gpus[pool.accelerator] = pool_gpus.get(pool.accelerator, 0) + pool.max * n * pool.gpus_per_node
         pool_vcpus += pool.max * n * vcpus(pool.machine_type)
+
+    pipelines = config.components.pipelines
+    if pipelines.enabled:
+        sql = pipelines.cloud_sql
+        price = cloud_sql_price(region, sql.tier, sql.disk_size_gb, sql.high_availability)
+        standby = ", with a standby (HA)" if sql.high_availability else ""
+        view.lines.append(
+            CostLine("pipelines database", f"Cloud SQL {sql.tier} + {sql.disk_size_gb} GB SSD{standby}", price, price)
+        )
+        view.notes.append(
+            f"pipelines database: backups ({sql.retained_backups} kept) and binary logs are billed by the GB they hold, "
+            "and its disk grows by itself when full; not in the figures"
+        )
 
     nap = cluster.autoprovisioning
     if nap.enabled:

@@ -35,7 +35,8 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.base import child_name, child_type, moved_aliases, transform_name
+from components.base import PREPARED_TREES, child_name, child_type, moved_aliases, transform_name
+from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from tooling import cluster_version, tools
 from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections
@@ -135,6 +136,8 @@ class Rendered:
     """the URN of the Pulumi resource that is this object (a chart's or tree's child, or ours)"""
     aliases: tuple[str, ...] = ()
     """the URNs it had before (a move between installs, a rename), as `aliases` give them"""
+    kept: bool = False
+    """protected and retained: Pulumi never deletes it on its own (components.base.keep)"""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -332,7 +335,8 @@ def rendering_early(kube_version: str) -> Iterator[None]:
             return
         with _EARLY_LOCK:
             if install.kind == "kustomize":
-                if install.target not in _TREES and install.target not in _EARLY:
+                # A prepared tree (remote bases from a mirror) is written by the full render first.
+                if install.target not in _TREES and install.target not in _EARLY and install.target not in PREPARED_TREES:
                     _EARLY[install.target] = pool.submit(_kustomize, install.target, resource.name)
                 return
             key = _chart_key(install, [], kube_version)
@@ -388,6 +392,12 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
 def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRender:
     found = installs(plan)
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
+    # Trees whose remote bases a local mirror holds are read from their prepared copies:
+    # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
+    try:
+        prepare_all(plan.prepared_trees.values(), REPO)
+    except PrepareError as err:
+        raise RenderError(f"preparing the Kubeflow trees that name remote bases: {err}") from err
 
     def done(install: Install) -> None:
         if progress:
@@ -442,6 +452,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
     for install in found:
         key = (install.resource.type, install.resource.name)
         transforms, moves = plan.transforms.get(key, ()), plan.moves.get(key, ())
+        kept = plan.kept.get(key)
         stack, project, parent_type, _ = install.resource.urn.removeprefix("urn:pulumi:").split("::")
         matched: set[int] = set()
         for original in raw[install.resource.urn]:
@@ -461,7 +472,8 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
             type_, name = child_type(obj), child_name(install.resource.name, obj)
             urn = f"urn:pulumi:{stack}::{project}::{parent_type}${type_}::{name}"
             aliases = tuple(moved_aliases(moves, obj, type_, name, stack, project))
-            rendered.append(Rendered(_plain(final) if final is not obj else obj, install.label, install.resource.urn, True, original, urn, aliases))
+            keep = kept is not None and kept(obj)
+            rendered.append(Rendered(_plain(final) if final is not obj else obj, install.label, install.resource.urn, True, original, urn, aliases, keep))
         unmatched += [
             f"{install.label}: transform {transform_name(t)} changes none of its {len(raw[install.resource.urn])} objects"
             for number, t in enumerate(transforms)
@@ -475,7 +487,8 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
     for resource in plan.resources:
         if is_authored_object(resource):
             obj = manifest(resource)
-            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False, None, resource.urn, resource.aliases))
+            keep = resource.protect and resource.retain_on_delete
+            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False, None, resource.urn, resource.aliases, keep))
     rendered.sort(key=_apply_rank)
     return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered)
 

@@ -83,11 +83,15 @@ class Plan:
     """(type, name) of each chart or tree -> the transforms the program gave it (components.base)."""
     moves: dict[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)
     """(type, name) of each chart or tree -> where its objects were before (components.base.Moved)."""
+    kept: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = field(default_factory=dict)
+    """(type, name) of each chart or tree -> which of its objects are protected and retained (components.base.keep)."""
     platform_transforms: tuple[Callable[[dict[str, Any]], Any], ...] = ()
     """The transforms of every object (components.base.PLATFORM_TRANSFORMS): the recorded
     inputs of our objects have been through them; the full render applies them to the rest."""
     config: PlatformConfig | None = None
     """The validated config the program ran with."""
+    prepared_trees: dict[str, Any] = field(default_factory=dict)
+    """Directory of each prepared Kubeflow tree an install reads -> its components.sources.PreparedTree."""
 
     def __post_init__(self) -> None:
         self.resources.sort(key=lambda r: r.urn)
@@ -517,12 +521,14 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
     # A fresh root stack per evaluation, so two plans in one process never share state;
     # Stack(func) runs the program and registers its exports as the engine would.
     pulumi.runtime.settings.ROOT.set(None)
-    from components.base import INSTALL_MOVES, INSTALL_TRANSFORMS, PLATFORM_TRANSFORMS
+    from components.base import INSTALL_KEPT, INSTALL_MOVES, INSTALL_TRANSFORMS, PLATFORM_TRANSFORMS, PREPARED_TREES
     from stacks.secrets import offline_config
 
     INSTALL_TRANSFORMS.clear()
     INSTALL_MOVES.clear()
+    INSTALL_KEPT.clear()
     PLATFORM_TRANSFORMS.clear()
+    PREPARED_TREES.clear()
     placeholders = offline_config()
     pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
     with bulk_registration():
@@ -546,6 +552,8 @@ def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig
         outputs=monitor.outputs,
         transforms=dict(INSTALL_TRANSFORMS),
         moves=dict(INSTALL_MOVES),
+        kept=dict(INSTALL_KEPT),
         platform_transforms=tuple(PLATFORM_TRANSFORMS),
+        prepared_trees=dict(PREPARED_TREES),
         config=config,
     )

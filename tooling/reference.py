@@ -99,6 +99,8 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.WaitForPodsReady,
     schema.MonitoringConfig,
     schema.DcgmExporterConfig,
+    schema.PipelinesConfig,
+    schema.PipelinesCloudSql,
     schema.Team,
     schema.Contributor,
     schema.TeamQuota,

@@ -268,11 +268,20 @@ class Validator:
         ]
 
 
+CRD_GROUPS_UNDER_K8S_IO = frozenset({"metacontroller.k8s.io", "gateway.networking.k8s.io", "snapshot.storage.k8s.io"})
+"""API groups named under k8s.io that custom resources define, not the API server: metacontroller's
+(the Pipelines tree's third-party/metacontroller/base/crd.yaml), and the Gateway API's and volume
+snapshots' (kubernetes-sigs projects shipped as CRDs)."""
+
+
 def is_builtin(obj: dict[str, Any]) -> bool:
-    """Whether the object's kind is Kubernetes' own (core groups, `*.k8s.io` but not `*.x-k8s.io`)."""
+    """Whether the object's kind is Kubernetes' own (core groups, `*.k8s.io` but not `*.x-k8s.io`
+    nor CRD_GROUPS_UNDER_K8S_IO)."""
     api_version = obj.get("apiVersion", "")
     group = api_version.split("/")[0] if "/" in api_version else ""
     core_groups = {"", "apps", "batch", "policy", "autoscaling"}
+    if group in CRD_GROUPS_UNDER_K8S_IO:
+        return False
     return group in core_groups or (group.endswith(".k8s.io") and not group.endswith(".x-k8s.io"))
 
 

@@ -10,6 +10,7 @@ from args.teams import GoogleCloud, TeamArgs
 from components.access import RAY_DASHBOARD_PORT, RAY_SERVE_PORT
 from components.profiles.namespace import EDITOR_SA
 from components.profiles.ray import ray_head_host, ray_token_env
+from components.team_pipelines import pipeline_token_access
 from facts import naming
 from facts.naming import TEAM_POD_DEFAULT
 from stacks.schema import Team as TeamConfig
@@ -101,6 +102,12 @@ def pod_default(args: TeamArgs) -> dict[str, Any] | None:
             said.append(f"bucket gs://{bucket} at {BUCKET_MOUNT_PATH}")
         else:
             said.append(f"bucket gs://{bucket} (TEAM_BUCKET)")
+    if args.pipelines:
+        token = pipeline_token_access()
+        env += token.env
+        spec["volumes"] = [*spec.get("volumes", []), *token.volumes]
+        spec["volumeMounts"] = [*spec.get("volumeMounts", []), *token.volume_mounts]
+        said.append("Kubeflow Pipelines (kfp.Client(), its token)")
     if not env:
         return None
     return {

@@ -3,7 +3,7 @@ for what it needs, and on GKE its Google identity."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pulumi
@@ -19,11 +19,15 @@ from components.profiles.pod_default import pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
 from components.readiness import Need, Readiness, Ready, What, WiringError
+from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
 
 
-def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None) -> list[dict[str, Any]]:
-    """Every Kubernetes object of one team, in apply order."""
+def team_objects(
+    args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None, pipeline_keys: ObjectStoreKeys | None = None
+) -> list[dict[str, Any]]:
+    """Every Kubernetes object of one team, in apply order; `pipeline_keys`: its key pair of the
+    in-cluster object store, when its pipelines keep their artifacts there."""
     team = args.team
     objects = [namespace(team)]
     if gcp_service_account:
@@ -35,6 +39,8 @@ def team_objects(args: TeamArgs, gcp_service_account: pulumi.Input[str] | None =
     objects += network_policies(team)
     objects += queue_objects(args)
     objects += ray_objects(args)
+    if args.pipelines:
+        objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
@@ -55,6 +61,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "RoleBinding": (),
     "NetworkPolicy": (),
     "ConfigMap": (),
+    "Secret": (),
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
     "Profile": (Need(Ready.KUBEFLOW, What.CRDS),),
@@ -104,14 +111,16 @@ class Team(PlatformComponent):
         ready: Readiness,
         opts: pulumi.ResourceOptions | None = None,
         old_names: OldNames | None = None,
+        pipeline_keys: ObjectStoreKeys | None = None,
     ):
         """`ready`: what each component made ready (OBJECT_NEEDS says what each object waits
-        for); `old_names`: shared by all teams of the stack (see OldNames)."""
+        for); `old_names`: shared by all teams of the stack (see OldNames); `pipeline_keys`: see
+        team_objects."""
         super().__init__(name, cluster, opts)
         team = args.team
         old_names = old_names or OldNames()
         gsa_email = google_identity(team, args.google, cluster.image_registry, self.child) if args.google else None
-        ns, *rest = team_objects(args, gcp_service_account=gsa_email)
+        ns, *rest = team_objects(args, gcp_service_account=gsa_email, pipeline_keys=pipeline_keys)
         namespace_resource = apply_manifest(
             resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns), **KEPT["Namespace"])
         )
@@ -132,7 +141,14 @@ class Team(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})
 
 
-def install_teams(teams: Sequence[TeamArgs], cluster: Cluster, ready: Readiness) -> list[Team]:
-    """Every team of the stack, each named after it (see Team for `ready`)."""
+def install_teams(
+    teams: Sequence[TeamArgs],
+    cluster: Cluster,
+    ready: Readiness,
+    pipeline_keys: Mapping[str, ObjectStoreKeys] | None = None,
+) -> list[Team]:
+    """Every team of the stack, each named after it (see Team for `ready`; `pipeline_keys`: per
+    team, its key pair of the in-cluster object store, components/pipelines.py)."""
     old_names = OldNames()
-    return [Team(args.team.name, args, cluster, ready, old_names=old_names) for args in teams]
+    keys = pipeline_keys or {}
+    return [Team(args.team.name, args, cluster, ready, old_names=old_names, pipeline_keys=keys.get(args.team.name)) for args in teams]

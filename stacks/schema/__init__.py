@@ -10,8 +10,8 @@ field; checks that span the whole stack (pools vs autoprovisioning, teams vs poo
 are the rules of stacks/rules.py and run once every part has its type.
 
 One schema, one module per domain: `common` (the base model, names, quantities, e-mail
-addresses), `pools`, `network` and `cluster`, `teams`, `components`, `sources` (mirrors and
-overrides), and here the whole stack file. Every name is importable from `stacks.schema` as
+addresses), `pools`, `network` and `cluster`, `teams`, `components`, `pipelines`, `sources`
+(mirrors and overrides), and here the whole stack file. Every name is importable from `stacks.schema` as
 before.
 """
 
@@ -89,6 +89,7 @@ from stacks.schema.common import (
     ResourceQuantity,
     ShortName,
     ValueKind,
+    VolumeSize,
     _cidr_text,
     _dns_label,
     _email,
@@ -99,6 +100,7 @@ from stacks.schema.common import (
     _resource_quantity,
     _text,
     _unique,
+    _volume_size,
     problem,
     problems,
     zone_region,
@@ -111,7 +113,6 @@ from stacks.schema.components import (
     AuthKind,
     CertManagerConfig,
     ChartValues,
-    Components,
     DcgmExporterConfig,
     DcgmSource,
     EmailDomain,
@@ -140,6 +141,13 @@ from stacks.schema.network import (
     ImageRegistryConfig,
     NetworkConfig,
     _compute_name,
+)
+from stacks.schema.pipelines import (
+    CLOUD_SQL_TIER,
+    HOUR_MINUTE,
+    Components,
+    PipelinesCloudSql,
+    PipelinesConfig,
 )
 from stacks.schema.pools import (
     LABEL_NAME,
@@ -262,6 +270,7 @@ __all__ = [
     "BUCKET_DUAL_REGIONS",
     "BUCKET_MULTI_REGIONS",
     "CHART_VALUES_RULE",
+    "CLOUD_SQL_TIER",
     "COMPUTE_NAME",
     "COMPUTE_RESOURCE_NAME",
     "CREATED_RANGES",
@@ -280,6 +289,7 @@ __all__ = [
     "GCP_ZONE",
     "GKE_VERSION",
     "HOSTNAME",
+    "HOUR_MINUTE",
     "IAM_MEMBER",
     "KMS_KEY",
     "LABEL_NAME",
@@ -351,6 +361,8 @@ __all__ = [
     "NodeLabels",
     "OidcConnector",
     "Overrides",
+    "PipelinesCloudSql",
+    "PipelinesConfig",
     "PlatformConfig",
     "PoolTaint",
     "Provisioning",
@@ -372,6 +384,7 @@ __all__ = [
     "TrainerConfig",
     "UtcTime",
     "ValueKind",
+    "VolumeSize",
     "WaitForPodsReady",
     "_chart_values",
     "_cidr_text",
@@ -395,6 +408,7 @@ __all__ = [
     "_unique",
     "_utc_text",
     "_utc_time",
+    "_volume_size",
     "chart_values_field",
     "problem",
     "problems",

@@ -8,6 +8,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import (
@@ -326,6 +327,25 @@ def _unique(entries: list[Any], key: Callable[[Any], Any], why: str = "") -> Non
                 "config", f"{shown} is listed twice (also at [{first[k]}]){why}; keep one", {"field": i}
             )
         first[k] = i
+
+
+def _volume_size(value: str) -> str:
+    try:
+        size: Decimal | None = quantity.parse(value)
+    except ValueError:
+        size = None
+    if size is None or size < MIN_VOLUME_BYTES:
+        raise ValueError(
+            f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi "
+            "(a bare number counts bytes)"
+        )
+    return value
+
+
+VolumeSize = Annotated[
+    str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v), AfterValidator(_volume_size)
+]
+"""A PersistentVolumeClaim's size: a Kubernetes quantity of at least MIN_VOLUME_BYTES."""
 
 
 # Compute Engine machine type names (cloud.google.com/compute/docs/machine-resource):

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
-    BeforeValidator,
     Field,
     StrictBool,
     StrictInt,
@@ -21,11 +20,9 @@ from pydantic import (
 
 from facts.limits import GO_DURATION_MAX_SECONDS
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
-from stacks import quantity
 from stacks.schema.common import (
     DURATION,
     EMAIL_DOMAIN,
-    MIN_VOLUME_BYTES,
     REGISTRY_PATH,
     REMOTE_SCHEME,
     RETENTION,
@@ -33,6 +30,7 @@ from stacks.schema.common import (
     Email,
     Model,
     ValueKind,
+    VolumeSize,
     _hostname,
     _text,
     _unique,
@@ -383,7 +381,7 @@ class MonitoringConfig(Toggle):
     retention: str = Field(
         default="15d", description="kube-prometheus-stack: how long Prometheus keeps data, e.g. 15d (h, d, w or y)."
     )
-    storage_size: Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v)] = Field(
+    storage_size: VolumeSize = Field(
         default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
     )
     idle_gpu_threshold: StrictInt = Field(
@@ -421,20 +419,6 @@ class MonitoringConfig(Toggle):
         _unique(admins, str.lower)
         return admins
 
-    @field_validator("storage_size")
-    @classmethod
-    def _storage(cls, value: str) -> str:
-        try:
-            size: Decimal | None = quantity.parse(value)
-        except ValueError:
-            size = None
-        if size is None or size < MIN_VOLUME_BYTES:
-            raise ValueError(
-                f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi "
-                "(a bare number counts bytes)"
-            )
-        return value
-
 
 class DcgmSource(str, Enum):
     CHART = "chart"
@@ -449,40 +433,3 @@ class DcgmExporterConfig(Model):
     )
     source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
     values: ChartValues = chart_values_field("NVIDIA's dcgm-exporter chart (source chart)")
-
-
-class Components(Model):
-    """In-cluster components. Each is on unless `enabled: false`."""
-
-    cert_manager: CertManagerConfig = Field(default=CertManagerConfig(), description="Webhook certificates; kubeflow needs it.")
-    istio: IstioConfig = Field(default=IstioConfig(), description="Service mesh and ingress gateway; kubeflow needs it.")
-    kubeflow: KubeflowConfig = Field(default=KubeflowConfig(), description="Dashboard, notebooks, profiles and sign-in; teams need it.")
-    jobset: JobSetConfig = Field(default=JobSetConfig(), description="JobSet, which TrainJobs run as; trainer needs it.")
-    trainer: TrainerConfig = Field(default=TrainerConfig(), description="Kubeflow Trainer and our training runtimes.")
-    kuberay: KubeRayConfig = Field(default=KubeRayConfig(), description="Ray operator; team Ray clusters need it.")
-    kueue: KueueConfig = Field(default=KueueConfig(), description="Queues and quotas per team; queued GPU pools need it.")
-    monitoring: MonitoringConfig = Field(default=MonitoringConfig(), description="Prometheus, Grafana, dashboards and GPU alerts.")
-    dcgm_exporter: DcgmExporterConfig = Field(default=DcgmExporterConfig(), description="GPU metrics per pod.")
-
-    @model_validator(mode="after")
-    def _needs(self) -> Components:
-        needs = {
-            "kubeflow": ("istio", "certManager"),
-            "trainer": ("jobset",),
-        }
-        enabled = {name for name, on in self.enabled_by_key().items() if on}
-        found = [
-            (f"{dependency}.enabled", f"{component} needs {dependency}; enable {dependency} or disable {component}")
-            for component, required in needs.items()
-            for dependency in required
-            if component in enabled and dependency not in enabled
-        ]
-        if found:
-            raise problems(found)
-        return self
-
-    def enabled_by_key(self) -> dict[str, bool]:
-        return {
-            (field.alias or name): bool(getattr(self, name).enabled)
-            for name, field in type(self).model_fields.items()
-        }

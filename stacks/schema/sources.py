@@ -6,9 +6,10 @@ from __future__ import annotations
 from pydantic import (
     Field,
     field_validator,
+    model_validator,
 )
 
-from stacks.schema.common import GCP_REGION, MIRROR_PATH, REMOTE_SCHEME, Model, _machine_type_name, _unique
+from stacks.schema.common import GCP_REGION, MIRROR_PATH, REMOTE_SCHEME, Model, _machine_type_name, _unique, problem
 
 
 class Sources(Model):
@@ -28,6 +29,14 @@ class Sources(Model):
         description="The Kubeflow manifests from a mirror: a git mirror of kubeflow/community-distribution, "
         "formerly kubeflow/manifests (`https://git.acme.internal/kubeflow/manifests`, read at the pinned tag), or a local checkout "
         "of the pinned tag (relative to the project directory).",
+    )
+
+    remote_bases: str | None = Field(
+        default=None,
+        description="The remote kustomize bases the Kubeflow trees name (Argo Workflows for Pipelines) from a local "
+        "directory laid out `<host>/<owner>/<repo>/<ref>/<path>` (the `remote/` folder of a mirror; relative to the "
+        "project directory); needs a local kubeflowManifests. `python -m stacks prepare <stack>` writes the trees "
+        "pointing at it before `pulumi up` (docs/pipelines.md). Default: fetched from GitHub at the refs the trees name.",
     )
 
     @field_validator("charts")
@@ -52,6 +61,24 @@ class Sources(Model):
         if value is not None and ("?" in value or "//" in value.split("://", 1)[-1]):
             raise ValueError(f"{value!r}: give the repository root; the tag and paths come from the pin table")
         return value
+
+    @field_validator("remote_bases")
+    @classmethod
+    def _remote_bases(cls, value: str | None) -> str | None:
+        return _mirror_location(
+            value, (), "give a local directory (a mirror's remote/ folder)", "remove the key to fetch them from GitHub"
+        )
+
+    @model_validator(mode="after")
+    def _remote_bases_beside_local_trees(self) -> Sources:
+        manifests = self.kubeflow_manifests
+        if self.remote_bases is not None and (manifests is None or REMOTE_SCHEME.match(manifests)):
+            raise problem(
+                "remoteBases",
+                "a local remoteBases needs a local kubeflowManifests (a checkout of the pinned tag) for its trees to "
+                "point at; set kubeflowManifests to that directory, or remove remoteBases",
+            )
+        return self
 
 
 class Images(Model):

@@ -244,7 +244,9 @@ CORPUS: tuple[Broken, ...] = (
     # --- cross-field ------------------------------------------------------------------
     Broken("teams-without-kueue", "Kueue off, teams still get queues", (f"{K}.kueue.enabled",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue: {enabled: false}\n"))),
     Broken("queued-without-kueue", "Kueue off with a queued pool and teams", (f"{P1}.provisioning", f"{K}.kueue.enabled"), edit("prod", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue: {enabled: false}\n"))),
-    Broken("teams-without-kubeflow", "Kubeflow off, teams kept", (T,), edit("kind", ("    kubeflow:\n      auth:\n", "    kubeflow:\n      enabled: false\n      auth:\n"))),
+    Broken("teams-without-kubeflow", "Kubeflow off, teams kept", (T,), edit("kind", ("    kubeflow:\n      auth:\n", "    kubeflow:\n      enabled: false\n      auth:\n"), ("    pipelines: {}\n", "    pipelines: {enabled: false}\n"))),
+    Broken("pipelines-without-kubeflow", "Kubeflow off under Pipelines", (f"{K}.kubeflow.enabled",), edit("kind", ("    kubeflow:\n      auth:\n", "    kubeflow:\n      enabled: false\n      auth:\n"))),
+    Broken("pipelines-team-without-bucket", "a gke team that runs pipelines without a bucket", (f"{T}[2].bucket",), edit("dev", ("      bucket: {}                       # its pipeline root (every gke team that runs pipelines has one)\n", ""))),
     Broken("kubeflow-without-istio", "Istio off under Kubeflow", (f"{K}.istio.enabled",), edit("dev", ("  mlplatform:components:\n", "  mlplatform:components:\n    istio: {enabled: false}\n"))),
     Broken("trainer-without-jobset", "JobSet off under Trainer", (f"{K}.jobset.enabled",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    jobset: {enabled: false}\n"))),
     Broken("ray-without-kuberay", "KubeRay off, a team Ray cluster kept", (f"{T}[1].ray",), edit("dev", ("  mlplatform:components:\n", "  mlplatform:components:\n    kuberay: {enabled: false}\n"))),

@@ -49,6 +49,8 @@ COMPONENT_CRDS: dict[str, tuple[str, ...]] = {
         "resourceflavors.kueue.x-k8s.io",
         "workloads.kueue.x-k8s.io",
     ),
+    # Argo's (its minimal CRDs, from the remote bases) and KFP's own.
+    "pipelines": ("workflows.argoproj.io", "scheduledworkflows.kubeflow.org", "viewers.kubeflow.org"),
 }
 """CRDs each component must have established, by component key."""
 

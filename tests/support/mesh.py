@@ -225,31 +225,43 @@ def _string_match(match: dict[str, Any], value: str | None) -> bool:
     raise AssertionError(f"string match not modelled: {match}")
 
 
+def _catch_all(http: dict[str, Any]) -> bool:
+    """A route that matches every request (no match, or the prefix `/`)."""
+    return any(not m or (m.get("uri") in (None, {"prefix": "/"}) and not m.get("headers")) for m in http.get("match") or [{}])
+
+
 def route(virtual_services: Iterable[dict[str, Any]], gateway: str, path: str, claims: dict[str, str], headers: dict[str, str]) -> Route | None:
     """The first http route of a VirtualService bound to `gateway` matching the request. Istio
-    merges the VirtualServices of one gateway host; the routes we publish do not overlap,
-    so their order does not matter here. `@request.auth.claims.<c>` matches a verified claim."""
+    merges the VirtualServices of one gateway host; the routes we publish do not overlap, so
+    their order does not matter here, except the central dashboard's catch-all `/`, which
+    Kubeflow's other routes rely on being tried last (Istio moves catch-all routes behind the
+    others when it merges them: pilot's gateway route merging). `@request.auth.claims.<c>`
+    matches a verified claim. A gateway named without a namespace is the VirtualService's own
+    namespace's (Istio's VirtualService reference, `gateways`)."""
+    candidates: list[dict[str, Any]] = []
     for vs in virtual_services:
         spec = vs.get("spec") or {}
-        if gateway not in (spec.get("gateways") or []):
-            continue
-        for http in spec.get("http") or []:
-            for match in http.get("match") or [{}]:
-                uri = match.get("uri")
-                if uri and not _string_match(uri, path):
-                    continue
-                wanted = match.get("headers") or {}
-                ok = all(
-                    _string_match(m, claims.get(k.removeprefix("@request.auth.claims.")) if k.startswith("@request.auth.claims.") else headers.get(k))
-                    for k, m in wanted.items()
-                )
-                if not ok:
-                    continue
-                rewritten = path
-                rewrite = (http.get("rewrite") or {}).get("uri")
-                if rewrite is not None and uri and "prefix" in uri:
-                    rewritten = rewrite + path[len(uri["prefix"]) :]
-                destination = http["route"][0]["destination"]
-                sets = ((http.get("headers") or {}).get("request") or {}).get("set") or {}
-                return Route(destination["host"], destination["port"]["number"], rewritten, dict(sets))
+        namespace = (vs.get("metadata") or {}).get("namespace", "")
+        gateways = [g if "/" in g else f"{namespace}/{g}" for g in spec.get("gateways") or []]
+        if gateway in gateways:
+            candidates += spec.get("http") or []
+    for http in sorted(candidates, key=_catch_all):
+        for match in http.get("match") or [{}]:
+            uri = match.get("uri")
+            if uri and not _string_match(uri, path):
+                continue
+            wanted = match.get("headers") or {}
+            ok = all(
+                _string_match(m, claims.get(k.removeprefix("@request.auth.claims.")) if k.startswith("@request.auth.claims.") else headers.get(k))
+                for k, m in wanted.items()
+            )
+            if not ok:
+                continue
+            rewritten = path
+            rewrite = (http.get("rewrite") or {}).get("uri")
+            if rewrite is not None and uri and "prefix" in uri:
+                rewritten = rewrite + path[len(uri["prefix"]) :]
+            destination = http["route"][0]["destination"]
+            sets = ((http.get("headers") or {}).get("request") or {}).get("set") or {}
+            return Route(destination["host"], destination["port"]["number"], rewritten, dict(sets))
     return None
