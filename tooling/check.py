@@ -645,6 +645,10 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
                 for var in container.get("env") or []:
                     if var.get("name") in EMPTY_PASSWORD_SWITCHES and str(var.get("value", "")).lower() not in ("", "false", "no", "0"):
                         yield Violation("upstream-secret", label(o), o.source, f"container {container.get('name')}: {var['name']} lets MySQL run without a root password; set MYSQL_ROOT_PASSWORD from a Pulumi secret")
+        # One pass in C over the whole object first: most objects (CRDs are megabytes) hold none.
+        whole = json.dumps(o.obj, default=str, ensure_ascii=False)
+        if not any(credential in whole for credential in WELL_KNOWN_CREDENTIALS):
+            continue
         for text in _strings(o.obj):
             for credential, what in WELL_KNOWN_CREDENTIALS.items():
                 if credential in text:
