@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test check-stacks mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
+.PHONY: test snapshots check-stacks mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -53,6 +53,11 @@ test: $(INSTALLED)
 	@$(PYTHON) -m pytest -n 2 --dist loadfile --no-loadscope-reorder; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
 	@$(MAKE) --no-print-directory check-stacks
+
+# The golden snapshots (tests/snapshots/: plans, full renders, object counts) rewritten from
+# today's code; the tests only compare. Review `git diff tests/snapshots/` before committing.
+snapshots: $(INSTALLED)
+	$(PYTHON) -m tests.support.snapshots
 
 # `python -m stacks check` of every shipped stack: the full render (helm, kustomize) from the
 # upstream mirror (../shared/upstream beside the repo, or MLPLATFORM_MIRROR), then every rule.

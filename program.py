@@ -14,8 +14,7 @@ import pulumi
 
 from args.components import Secrets
 from args.platform import platform_args
-from components.gateway import HttpsGateway
-from components.platform import HTTPS_GATEWAY, install
+from components.platform import install
 from infra.cluster import build_cluster
 from stacks.schema import PlatformConfig
 from stacks.secrets import NAMESPACE, SecretKey, required_secrets
@@ -24,13 +23,13 @@ from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 def build(config: PlatformConfig) -> None:
     args = platform_args(config, read_secrets(config))
     cluster = build_cluster(args.cluster)
-    ready = install(args, cluster)
+    installed = install(args, cluster)
     pulumi.export("clusterName", cluster.name)
     pulumi.export("kubeconfig", cluster.kubeconfig)
     pulumi.export("kubeflowUrl", kubeflow_url(config))
     pulumi.export("profiles", [team.name for team in config.teams])
-    gateway = ready.get(HTTPS_GATEWAY)
-    if isinstance(gateway, HttpsGateway):
+    gateway = installed.https_gateway
+    if gateway is not None:
         # The A record of auth.hostname points here; the managed certificate waits for it.
         pulumi.export("gatewayAddress", gateway.address)
     if cluster.image_registry is not None:

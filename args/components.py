@@ -174,6 +174,28 @@ class DcgmExporterArgs(ChartArgs):
 
 
 @dataclass(frozen=True)
+class Tied:
+    """One object that ties two components, and where an earlier release of the program made it."""
+
+    manifest: Mapping[str, Any]
+    name: str
+    """Its Pulumi resource name."""
+    was_under: tuple[str, ...] = ()
+    """The type tokens of the parents it had before (outermost first: a component, maybe a
+    chart of it), when it moved here; its old name is `was_named`."""
+    was_named: str = ""
+
+
+@dataclass(frozen=True)
+class TieArgs:
+    """Objects that tie two components (a monitor of one component's metrics, in the other's
+    custom kind; a route of one through the other's gateway), built by those components' pure
+    functions in the composition."""
+
+    objects: tuple[Tied, ...]
+
+
+@dataclass(frozen=True)
 class CloudSqlArgs:
     """GKE: the pipelines database on Cloud SQL for MySQL, in the cluster's VPC."""
 
@@ -198,6 +220,15 @@ class PipelinesArgs(UpstreamArgs):
     there, limited to its prefix."""
     cloud_sql: CloudSqlArgs | None = None
     """gke: the database is Cloud SQL (else the tree's in-cluster MySQL)."""
+
+
+@dataclass(frozen=True)
+class PipelineKeysArgs:
+    """The teams whose artifacts live in the in-cluster object store (PipelinesArgs.in_cluster_teams)."""
+
+    teams: tuple[str, ...]
+    was_in: str = "pipelines"
+    """The name of the Pipelines component that made the keys until now (their names' prefix)."""
 
 
 @dataclass(frozen=True)

@@ -53,13 +53,13 @@ RAY_DASHBOARD_PORT = 8265
 """KubeRay v1.7.0 DefaultDashboardPort (ray-operator/controllers/ray/utils/constant.go): the dashboard
 and the Jobs API, behind the cluster's token (ray 2.58.0 dashboard/http_server_head.py)."""
 RAY_DASHBOARD_AUTH_PROXY_PORT = 8266
-"""Where the head's token proxy listens (profiles.ray_objects): the gateway's way into the dashboard."""
+"""Where the head's token proxy listens (components/profiles/ray.py): the gateway's way into the dashboard."""
 RAY_SERVE_PORT = 8000
 """KubeRay v1.7.0 DefaultServingPort: the head Service's `serve` port, Ray Serve's HTTP proxy."""
 RAY_CLIENT_PORT = 10001
 """KubeRay v1.7.0 DefaultClientPort: Ray client (`ray://`), gRPC: code runs in the cluster."""
 RAY_PUBLISHED_PORTS = (RAY_DASHBOARD_AUTH_PROXY_PORT, RAY_SERVE_PORT)
-"""The Ray ports the gateway routes to (profiles.ray_objects)."""
+"""The Ray ports the gateway routes to (components/profiles/ray.py)."""
 
 
 def identities(emails: Iterable[str]) -> list[str]:

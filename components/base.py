@@ -225,6 +225,8 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ConfigMap":
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
+    if kind == "Deployment":
+        return k8s.apps.v1.Deployment(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "Secret":
         return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
     if kind == "ValidatingAdmissionPolicy":

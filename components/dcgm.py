@@ -18,7 +18,6 @@ import pulumi_kubernetes as k8s
 
 from args.components import DcgmExporterArgs
 from components.base import PlatformComponent
-from components.monitoring import SCRAPE_LABELS
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT, pool_taints
 from facts.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
@@ -51,18 +50,9 @@ def gpu_node_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
 def dcgm_exporter_values(args: DcgmExporterArgs) -> dict[str, Any]:
     """dcgm-exporter chart values for GKE nodes with Google-installed drivers."""
     return {
-        "serviceMonitor": {
-            "enabled": args.service_monitor,
-            "interval": "15s",
-            # Labels the kube-prometheus-stack Prometheus selects (components/monitoring.py).
-            "additionalLabels": SCRAPE_LABELS,
-            # honorLabels false (chart default): the workload's namespace/pod/container labels
-            # arrive as exported_namespace/exported_pod/exported_container, and a GPU no pod
-            # holds has none; dashboards and alerts rely on that.
-            "honorLabels": False,
-            # The node the GPU is on, for joining with kube-state-metrics' node labels (pools).
-            "relabelings": [{"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}],
-        },
+        # Off: the chart's ServiceMonitor (templates/service-monitor.yaml) is a kind of Monitoring's
+        # and would make the whole chart wait for it; `service_monitor` is ours, tied to both.
+        "serviceMonitor": {"enabled": False},
         # GKE taints GPU nodes nvidia.com/gpu=present:NoSchedule; the stack's pools may carry
         # taints of their own, and the exporter belongs on every GPU node.
         "tolerations": gpu_node_tolerations(args.gpu_pools),
@@ -93,6 +83,40 @@ def dcgm_exporter_values(args: DcgmExporterArgs) -> dict[str, Any]:
     }
 
 
+SELECTOR_LABELS = {"app.kubernetes.io/name": RELEASE, "app.kubernetes.io/instance": RELEASE, "app.kubernetes.io/component": RELEASE}
+"""The exporter Service's selector labels (templates/_helpers.tpl dcgm-exporter.selectorLabels,
+release and chart name `dcgm-exporter`), which it carries too (templates/service.yaml)."""
+
+
+def service_monitor(labels: dict[str, str]) -> dict[str, Any]:
+    """The exporter's ServiceMonitor as the chart writes it (templates/service-monitor.yaml at
+    4.8.2, its `serviceMonitor` values at their defaults but for these), ours: every 15 s;
+    honorLabels false (the chart's default), so the workload's namespace/pod/container labels
+    arrive as exported_namespace/exported_pod/exported_container and a GPU no pod holds has
+    none (dashboards and alerts rely on that); the node the GPU is on, for joining with
+    kube-state-metrics' node labels (pools). `labels`: what the Prometheus selects monitors by."""
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {"name": RELEASE, "namespace": NAMESPACE, "labels": dict(labels)},
+        "spec": {
+            "selector": {"matchLabels": dict(SELECTOR_LABELS)},
+            "namespaceSelector": {"matchNames": [NAMESPACE]},
+            "endpoints": [
+                {
+                    "port": "metrics",
+                    "path": "/metrics",
+                    "interval": "15s",
+                    "scrapeTimeout": "10s",
+                    "honorLabels": False,
+                    "relabelings": [{"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"}],
+                    "metricRelabelings": [],
+                }
+            ],
+        },
+    }
+
+
 PRIORITY_CLASS = "system-node-critical"
 CRITICAL_QUOTA = "critical-pods"
 
@@ -117,6 +141,8 @@ def critical_pods_quota() -> k8s.core.v1.ResourceQuotaSpecArgs:
 class DcgmExporter(PlatformComponent):
     """GPU metrics per node and per pod: NVIDIA's DCGM exporter on every GPU node."""
 
+    ready: pulumi.Resource
+    """Done when the exporter's DaemonSet and Service exist (in its namespace)."""
     namespace: pulumi.Output[str]
     """The exporter's namespace."""
 
@@ -125,11 +151,8 @@ class DcgmExporter(PlatformComponent):
         name: str,
         args: DcgmExporterArgs,
         cluster: Cluster,
-        monitoring: pulumi.Resource | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`monitoring`: the Monitoring component whose Prometheus Operator CRDs the chart's
-        ServiceMonitor needs; the chart waits for it."""
         super().__init__(name, cluster, opts, args.sources)
         ns = self.create_namespace(NAMESPACE)
         quota = k8s.core.v1.ResourceQuota(
@@ -138,7 +161,6 @@ class DcgmExporter(PlatformComponent):
             spec=critical_pods_quota(),
             opts=self.child([ns]),
         )
-        needs = [ns, quota] + ([monitoring] if monitoring else [])
-        self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), needs, overlay=args.values)
+        self.ready = self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), [ns, quota], overlay=args.values)
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
-        self.register_outputs({"namespace": self.namespace})
+        self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

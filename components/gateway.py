@@ -22,6 +22,7 @@ import pulumi_kubernetes as k8s
 from args.components import HttpsGatewayArgs
 from components.base import PlatformComponent, apply_manifest, required
 from components.istio import BACKEND_CONFIG, GATEWAY_NAMESPACE, GATEWAY_SERVICE
+from components.network import ip_peer, network_policy
 from infra.cluster import Cluster
 from infra.network import ClusterNetwork
 from stacks.schema import KubeflowAuth
@@ -89,21 +90,7 @@ LB_POLICY = "allow-google-load-balancer"
 
 
 def load_balancer_policy() -> dict[str, Any]:
-    return {
-        "apiVersion": "networking.k8s.io/v1",
-        "kind": "NetworkPolicy",
-        "metadata": {"name": LB_POLICY, "namespace": NAMESPACE},
-        "spec": {
-            "podSelector": {"matchLabels": GATEWAY_POD_LABELS},
-            "policyTypes": ["Ingress"],
-            "ingress": [
-                {
-                    "from": [{"ipBlock": {"cidr": cidr}} for cidr in GOOGLE_LB_RANGES],
-                    "ports": [{"protocol": "TCP", "port": port} for port in GATEWAY_PORTS],
-                }
-            ],
-        },
-    }
+    return network_policy(LB_POLICY, NAMESPACE, [ip_peer(cidr) for cidr in GOOGLE_LB_RANGES], GATEWAY_POD_LABELS, GATEWAY_PORTS)
 
 
 def health_check_firewall_args(network: ClusterNetwork) -> gcp.compute.FirewallArgs:

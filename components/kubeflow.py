@@ -9,6 +9,9 @@ the dashboard, profile controller + KFAM and PodDefaults webhook are kubeflow/da
 transforms replace the `dex` ConfigMap and the `dex-passwords` Secret (common/dex/base) with our
 static users and their hashes. Every transform has one target and changes it in every stack
 (the offline render fails on a transform that changes nothing).
+
+Long by design: one upstream project, one module (its trees, the transforms of them and its
+sign-in); each transform is a small pure function beside the tree it changes.
 """
 
 from __future__ import annotations
@@ -60,7 +63,7 @@ CORE = (
 # overlay is its `kserve` one without the KServe menu entry (we replace the menu); the 26.03
 # `oauth2-proxy` overlay and its component are gone, their LOGOUT_URL is in the base. The
 # profile controller's `kubeflow` overlay, not `kubeflow-pss`: team namespaces get their labels
-# from components/profiles.py.
+# from components/profiles/namespace.py.
 DASHBOARD_TREES = "applications/dashboard/upstream"
 NOTEBOOKS_TREES = "applications/notebooks-v1/upstream"
 APPS = (
@@ -212,7 +215,7 @@ def with_spawner_config(props: dict[str, Any], args: KubeflowArgs) -> dict[str, 
 
 # Mutating webhooks run in the order of their configurations' names (k8s.io/apiserver
 # pkg/admission/configuration/mutating_webhook_manager.go: `sort.SliceStable(...ByName)`). GKE's GCS Fuse driver injects its sidecar
-# for the `gke-gcsfuse/volumes` annotation the team's PodDefault adds (components/profiles.py),
+# for the `gke-gcsfuse/volumes` annotation the team's PodDefault adds (components/profiles/pod_default.py),
 # and is never called again after later webhooks (gcs-fuse-csi-driver deploy/base/webhook/
 # mutatingwebhook.yaml: configuration gcsfuse-sidecar-injector.csi.storage.gke.io,
 # reinvocationPolicy Never). kubeflow/dashboard v2 renamed the PodDefaults webhook's

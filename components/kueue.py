@@ -5,7 +5,7 @@ flavor cannot drift from its pool. Team ClusterQueues/LocalQueues come with the 
 Queued (DWS) pools: GKE gives their nodes only to ProvisioningRequests, so each such pool
 gets a ProvisioningRequestConfig (class `queued-provisioning.gke.io`, managed resource
 nvidia.com/gpu) and an AdmissionCheck of Kueue's ProvisioningRequest controller, and every
-team ClusterQueue runs that check on the pool's flavor (components/profiles.py). Manifests
+team ClusterQueue runs that check on the pool's flavor (components/profiles/queues.py). Manifests
 as in GKE's Kueue + DWS examples (guide: cloud.google.com/kubernetes-engine/docs/how-to/
 provisioningrequest; GoogleCloudPlatform/ai-on-gke tutorials-and-examples/
 workflow-orchestration/dws-examples/dws-queues.yaml and dws_and_reservation.yaml, the
@@ -86,10 +86,49 @@ def manager_config(pods_ready: WaitForPodsReady | None = None) -> str:
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kueue_values(service_monitor: bool, pods_ready: WaitForPodsReady | None = None) -> dict[str, Any]:
-    """`enablePrometheus` renders the chart's ServiceMonitor (charts/kueue/templates/prometheus/
-    monitor.yaml): only where a Prometheus Operator serves that kind and scrapes it."""
-    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready)}, "enablePrometheus": service_monitor}
+def kueue_values(pods_ready: WaitForPodsReady | None = None) -> dict[str, Any]:
+    """`enablePrometheus` stays off: it would render the chart's ServiceMonitor (charts/kueue/
+    templates/prometheus/monitor.yaml), whose CRD is Monitoring's, and so make the whole chart
+    wait for Monitoring; `service_monitor` is ours instead, tied to both (components/ties.py).
+    It also renders a Role and RoleBinding for kube-prometheus' `prometheus-k8s` and
+    `prometheus-operator` accounts (templates/prometheus/role.yaml), which kube-prometheus-stack
+    does not have: its Prometheus discovers targets through its own ClusterRole."""
+    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready)}, "enablePrometheus": False}
+
+
+METRICS_SERVICE_LABELS = {
+    "app.kubernetes.io/name": "kueue",
+    "app.kubernetes.io/instance": "kueue",
+    "app.kubernetes.io/component": "metrics-service",
+}
+"""The stable labels of the chart's metrics Service (templates/_helpers.tpl
+kueue.metricsService.labels, release `kueue`), without the chart-version ones."""
+SERVICE_MONITOR = "kueue-controller-manager-metrics-monitor"
+"""The name the chart gives its own (monitor.yaml): the live object keeps it."""
+
+
+def service_monitor(labels: dict[str, str]) -> dict[str, Any]:
+    """What the chart's ServiceMonitor scrapes, as ours (charts/kueue/templates/prometheus/
+    monitor.yaml at 0.19.2, `metrics.serviceMonitor.tlsConfig` at its default): the metrics
+    Service's `https` port with the scraper's service-account token. `labels`: what the
+    Prometheus selects monitors by."""
+    return {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "ServiceMonitor",
+        "metadata": {"name": SERVICE_MONITOR, "namespace": NAMESPACE, "labels": dict(labels)},
+        "spec": {
+            "selector": {"matchLabels": dict(METRICS_SERVICE_LABELS)},
+            "endpoints": [
+                {
+                    "path": "/metrics",
+                    "port": "https",
+                    "scheme": "https",
+                    "bearerTokenFile": "/var/run/secrets/kubernetes.io/serviceaccount/token",
+                    "tlsConfig": {"insecureSkipVerify": True},
+                }
+            ],
+        },
+    }
 
 
 def resource_flavors(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
@@ -162,14 +201,12 @@ class Kueue(PlatformComponent):
         name: str,
         args: KueueArgs,
         cluster: Cluster,
-        needs: list[pulumi.Resource],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        """`needs`: the Monitoring component when Kueue's ServiceMonitor needs its CRDs."""
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        values = kueue_values(args.service_monitor, args.wait_for_pods_ready)
-        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace, *needs], overlay=args.values)
+        values = kueue_values(args.wait_for_pods_ready)
+        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace], overlay=args.values)
         flavors = resource_flavors(args.gpu_pools)
         self.flavors = [
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready])) for flavor in flavors

@@ -25,11 +25,13 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from args.components import MonitoringArgs
-from components.access import KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
+from components.access import GATEWAY_SELECTOR, KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
 from components.alerts import rule_spec
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.dashboards import dashboards
 from components.istio import GATEWAY_NAMESPACE
+from components.network import SAME_NAMESPACE, namespace_peer, network_policy
+from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
@@ -96,30 +98,25 @@ def grafana_policy() -> dict[str, Any]:
     return gateway_only_policy(GRAFANA_POLICY, NAMESPACE, GRAFANA_POD_LABELS, GRAFANA_CONTAINER_PORT)
 
 
+GRAFANA_ROUTE = f"{GRAFANA_RELEASE}-route"
+
+
+def grafana_gateway_objects(admins: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    """(resource name, object) of Grafana's route and its policy: Istio kinds in this
+    component's namespace, so they tie it to Istio (components/ties.py)."""
+    return [(GRAFANA_ROUTE, grafana_route(admins)), (GRAFANA_POLICY, grafana_policy())]
+
+
 def network_policies() -> list[dict[str, Any]]:
     """Like Kubeflow's own namespaces (kubeflow/manifests 26.03 common/kubeflow-namespace):
     pods of the namespace reach each other; from outside only the ingress gateway, to Grafana.
     Prometheus scrapes outward, which these do not limit; node-exporter runs on the host
     network, which NetworkPolicies do not cover."""
 
-    def policy(name: str, selector: dict[str, Any], sources: list[dict[str, Any]], ports: list[int] | None = None) -> dict[str, Any]:
-        rule: dict[str, Any] = {"from": sources}
-        if ports:
-            rule["ports"] = [{"protocol": "TCP", "port": port} for port in ports]
-        return {
-            "apiVersion": "networking.k8s.io/v1",
-            "kind": "NetworkPolicy",
-            "metadata": {"name": name, "namespace": NAMESPACE},
-            "spec": {"podSelector": selector, "policyTypes": ["Ingress"], "ingress": [rule]},
-        }
-
-    gateway = {
-        "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": GATEWAY_NAMESPACE}},
-        "podSelector": {"matchLabels": {"app": "istio-ingressgateway"}},
-    }
+    gateway = namespace_peer(GATEWAY_NAMESPACE, GATEWAY_SELECTOR)
     return [
-        policy(f"default-allow-same-namespace-{NAMESPACE}", {}, [{"podSelector": {}}]),
-        policy("grafana", {"matchLabels": dict(GRAFANA_POD_LABELS)}, [gateway], [GRAFANA_CONTAINER_PORT]),
+        network_policy(f"default-allow-same-namespace-{NAMESPACE}", NAMESPACE, [SAME_NAMESPACE]),
+        network_policy("grafana", NAMESPACE, [gateway], GRAFANA_POD_LABELS, [GRAFANA_CONTAINER_PORT]),
     ]
 # kube-prometheus-stack names the Prometheus Service <fullname>-prometheus, port 9090
 # (templates/prometheus/service.yaml, values prometheus.service.port).
@@ -317,6 +314,9 @@ class Monitoring(PlatformComponent):
     """What lets teams and operators see GPU use: Prometheus (or GKE's managed Prometheus),
     Grafana, our dashboards and alerts."""
 
+    ready: pulumi.Resource
+    """Done when the monitors' kinds are served: kube-prometheus-stack (the Prometheus
+    Operator's CRDs); with managed Prometheus GKE serves them and this is the namespace."""
     namespace: pulumi.Output[str]
     """The namespace of Prometheus and Grafana."""
     grafana_service: pulumi.Output[str]
@@ -327,92 +327,56 @@ class Monitoring(PlatformComponent):
         name: str,
         args: MonitoringArgs,
         cluster: Cluster,
-        istio: pulumi.Resource | None = None,
+        sidecar_injector: Sequence[pulumi.Resource] = (),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`istio`: the resource that is done when Istio's CRDs are served; Grafana's route
-        (a VirtualService) waits for it."""
+        """`sidecar_injector`: what serves Istio's injection webhook, which must see Grafana's
+        pods created (Grafana alone has a sidecar, GRAFANA_POLICY needs it). Grafana's route and
+        policy through the Kubeflow gateway are not here: they tie this component to Istio
+        (grafana_gateway_objects, components/ties.py)."""
         super().__init__(name, cluster, opts, args.sources)
         # Prometheus' volume lives here: never deleted by Pulumi (docs/teams.md, "What is protected").
         ns = self.create_namespace(NAMESPACE, protect=True, retain_on_delete=True)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         if args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            self._prometheus_stack(args.settings, ns, in_ns)
+            self.ready = self._prometheus_stack(args.settings, ns, in_ns)
         else:  # the schema allows gke-managed only on GKE
             self._managed_prometheus(args, in_ns)
-        self._grafana(args, ns, istio)
+            self.ready = ns
+        self._grafana(args, ns, sidecar_injector)
 
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
         self.register_outputs({"namespace": self.namespace, "grafanaService": self.grafana_service})
 
-    def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> None:
+    def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> pulumi.Resource:
         """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
         stack = self.chart(
             PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns], overlay=config.values
         )
         after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
-        k8s.apiextensions.CustomResource(
-            RULE_NAME,
-            api_version="monitoring.coreos.com/v1",
-            kind="PrometheusRule",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME, namespace=NAMESPACE, labels=SCRAPE_LABELS),
-            spec=rule_spec(config),
-            opts=after_crds,
-        )
-        k8s.apiextensions.CustomResource(
-            RAY_POD_MONITOR,
-            api_version="monitoring.coreos.com/v1",
-            kind="PodMonitor",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR, namespace=NAMESPACE, labels=SCRAPE_LABELS),
-            spec=ray_pod_monitor_spec(),
-            opts=after_crds,
-        )
+        for obj in prometheus_stack_objects(config):
+            apply_manifest(obj["metadata"]["name"], obj, after_crds)
+        return stack
 
     def _managed_prometheus(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
         """The query frontend Grafana reads, our alerts and the Ray scrape config. GKE installs
         the monitoring.googleapis.com CRDs with managed Prometheus; both kinds are cluster-scoped."""
-        self._gmp_frontend(args, opts)
-        k8s.apiextensions.CustomResource(
-            RULE_NAME,
-            api_version="monitoring.googleapis.com/v1",
-            kind="ClusterRules",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RULE_NAME),
-            spec=gmp_rules_spec(args.settings),
-            opts=opts,
-        )
-        k8s.apiextensions.CustomResource(
-            RAY_POD_MONITOR,
-            api_version="monitoring.googleapis.com/v1",
-            kind="ClusterPodMonitoring",
-            metadata=k8s.meta.v1.ObjectMetaArgs(name=RAY_POD_MONITOR),
-            spec=ray_cluster_pod_monitoring_spec(),
-            opts=opts,
-        )
+        email = self._gmp_frontend_account(args)
+        for obj in [*gmp_frontend_objects(args.project or "", email), *managed_prometheus_objects(args.settings)]:
+            apply_manifest(obj["metadata"]["name"], obj, opts)
 
-    def _grafana(self, args: MonitoringArgs, ns: k8s.core.v1.Namespace, istio: pulumi.Resource | None) -> None:
-        """The namespace's NetworkPolicies, our dashboards for the sidecar, Grafana itself, and
-        its route and policy through the Kubeflow gateway (after Istio, whose CRDs they are)."""
+    def _grafana(self, args: MonitoringArgs, ns: k8s.core.v1.Namespace, sidecar_injector: Sequence[pulumi.Resource]) -> None:
+        """The namespace's NetworkPolicies, our dashboards for the sidecar, Grafana itself."""
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
-        for policy in network_policies():
-            apply_manifest(policy["metadata"]["name"], policy, in_ns)
-        for cm_name, data in dashboard_config_maps(args.gpu_metrics).items():
-            k8s.core.v1.ConfigMap(
-                cm_name,
-                metadata=k8s.meta.v1.ObjectMetaArgs(name=cm_name, namespace=NAMESPACE, labels=DASHBOARD_LABEL),
-                data=data,
-                opts=in_ns,
-            )
-        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns], overlay=args.settings.grafana_values)
-        if args.kubeflow:
-            after_istio = self.child([ns] if istio is None else [ns, istio])
-            apply_manifest(f"{GRAFANA_RELEASE}-route", grafana_route(args.settings.grafana_admins), after_istio)
-            apply_manifest(GRAFANA_POLICY, grafana_policy(), after_istio)
+        for obj in [*network_policies(), *dashboard_objects(args.gpu_metrics)]:
+            apply_manifest(obj["metadata"]["name"], obj, in_ns)
+        self.chart(GRAFANA_RELEASE, GRAFANA, NAMESPACE, grafana_values(args), [ns, *sidecar_injector], overlay=args.settings.grafana_values)
 
-    def _gmp_frontend(self, args: MonitoringArgs, opts: pulumi.ResourceOptions) -> None:
-        """Google's query frontend, so Grafana's Prometheus datasource reads managed Prometheus;
-        it runs as a Google service account with monitoring.viewer (Workload Identity).
-        GCP IAM lives here, not in infra/, because only this component needs it."""
+    def _gmp_frontend_account(self, args: MonitoringArgs) -> pulumi.Output[str]:
+        """The Google service account Google's query frontend runs as, with monitoring.viewer
+        (Workload Identity); its e-mail. GCP IAM lives here, not in infra/, because only this
+        component needs it."""
         project = args.project or ""
         gcp_child = pulumi.ResourceOptions(parent=self)
         account = workload_identity_account(
@@ -430,57 +394,87 @@ class Monitoring(PlatformComponent):
             ),
             opts=gcp_child,
         )
-        labels = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
-        k8s.core.v1.ServiceAccount(
-            GMP_FRONTEND_NAME,
-            metadata=k8s.meta.v1.ObjectMetaArgs(
-                name=GMP_FRONTEND_NAME,
-                namespace=NAMESPACE,
-                labels=labels,
-                annotations={"iam.gke.io/gcp-service-account": account.email},
-            ),
-            opts=opts,
-        )
-        meta = k8s.meta.v1.ObjectMetaArgs(name=GMP_FRONTEND_NAME, namespace=NAMESPACE, labels=labels)
-        k8s.apps.v1.Deployment(GMP_FRONTEND_NAME, metadata=meta, spec=gmp_frontend_spec(project), opts=opts)
-        k8s.core.v1.Service(
-            GMP_FRONTEND_NAME,
-            metadata=meta,
-            spec=k8s.core.v1.ServiceSpecArgs(
-                selector=labels,
-                ports=[k8s.core.v1.ServicePortArgs(name="web", port=GMP_FRONTEND_PORT, target_port="web")],
-            ),
-            opts=opts,
-        )
+        return account.email
 
 
-def gmp_frontend_spec(project: str) -> k8s.apps.v1.DeploymentSpecArgs:
-    """Google's query frontend for `project` (args, port and probes as in the GMP docs' example)."""
-    labels = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
-    return k8s.apps.v1.DeploymentSpecArgs(
-        replicas=2,
-        selector=k8s.meta.v1.LabelSelectorArgs(match_labels=labels),
-        template=k8s.core.v1.PodTemplateSpecArgs(
-            metadata=k8s.meta.v1.ObjectMetaArgs(labels=labels),
-            spec=k8s.core.v1.PodSpecArgs(
-                service_account_name=GMP_FRONTEND_NAME,
-                containers=[
-                    k8s.core.v1.ContainerArgs(
-                        name="frontend",
-                        image=image(GMP_FRONTEND),
-                        args=[f"--web.listen-address=:{GMP_FRONTEND_PORT}", f"--query.project-id={project}"],
-                        ports=[k8s.core.v1.ContainerPortArgs(name="web", container_port=GMP_FRONTEND_PORT)],
-                        readiness_probe=k8s.core.v1.ProbeArgs(
-                            http_get=k8s.core.v1.HTTPGetActionArgs(path="/-/ready", port="web")
-                        ),
-                        liveness_probe=k8s.core.v1.ProbeArgs(
-                            http_get=k8s.core.v1.HTTPGetActionArgs(path="/-/healthy", port="web")
-                        ),
-                        security_context=k8s.core.v1.SecurityContextArgs(
-                            allow_privilege_escalation=False, run_as_non_root=True, run_as_user=1000
-                        ),
-                    )
-                ],
-            ),
-        ),
+# --- the objects of ours, as manifests (components/base.py apply_manifest makes each) -----
+
+
+def _object(api_version: str, kind: str, name: str, namespace: str | None = NAMESPACE, **fields: Any) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name}
+    if namespace:
+        metadata["namespace"] = namespace
+    labels = fields.pop("labels", None)
+    if labels:
+        metadata["labels"] = dict(labels)
+    annotations = fields.pop("annotations", None)
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata, **fields}
+
+
+def prometheus_stack_objects(config: MonitoringConfig) -> list[dict[str, Any]]:
+    """Our alerts and the Ray PodMonitor, for kube-prometheus-stack's Prometheus (SCRAPE_LABELS)."""
+    return [
+        _object("monitoring.coreos.com/v1", "PrometheusRule", RULE_NAME, labels=SCRAPE_LABELS, spec=rule_spec(config)),
+        _object("monitoring.coreos.com/v1", "PodMonitor", RAY_POD_MONITOR, labels=SCRAPE_LABELS, spec=ray_pod_monitor_spec()),
+    ]
+
+
+def managed_prometheus_objects(config: MonitoringConfig) -> list[dict[str, Any]]:
+    """Our alerts and the Ray scrape config for GKE's managed Prometheus (cluster-scoped kinds)."""
+    return [
+        _object("monitoring.googleapis.com/v1", "ClusterRules", RULE_NAME, None, spec=gmp_rules_spec(config)),
+        _object("monitoring.googleapis.com/v1", "ClusterPodMonitoring", RAY_POD_MONITOR, None, spec=ray_cluster_pod_monitoring_spec()),
+    ]
+
+
+def dashboard_objects(gpu_metrics: bool) -> list[dict[str, Any]]:
+    """Our dashboards as ConfigMaps the Grafana sidecar loads (DASHBOARD_LABEL)."""
+    return [_object("v1", "ConfigMap", name, labels=DASHBOARD_LABEL, data=data) for name, data in dashboard_config_maps(gpu_metrics).items()]
+
+
+GMP_FRONTEND_LABELS = {"app.kubernetes.io/name": GMP_FRONTEND_NAME}
+
+
+def gmp_frontend_objects(project: str, google_account: pulumi.Input[str]) -> list[dict[str, Any]]:
+    """Google's query frontend for `project`, so Grafana's Prometheus datasource reads managed
+    Prometheus (args, port and probes as in the GMP docs' example), running as the Kubernetes
+    service account that acts as `google_account` (Workload Identity)."""
+    labels = GMP_FRONTEND_LABELS
+    account = _object("v1", "ServiceAccount", GMP_FRONTEND_NAME, labels=labels, annotations={WORKLOAD_IDENTITY_ANNOTATION: google_account})
+    deployment = _object("apps/v1", "Deployment", GMP_FRONTEND_NAME, labels=labels, spec=gmp_frontend_spec(project))
+    service = _object(
+        "v1",
+        "Service",
+        GMP_FRONTEND_NAME,
+        labels=labels,
+        spec={"selector": dict(labels), "ports": [{"name": "web", "port": GMP_FRONTEND_PORT, "targetPort": "web"}]},
     )
+    return [account, deployment, service]
+
+
+def gmp_frontend_spec(project: str) -> dict[str, Any]:
+    """The query frontend's Deployment spec."""
+    labels = GMP_FRONTEND_LABELS
+    return {
+        "replicas": 2,
+        "selector": {"matchLabels": dict(labels)},
+        "template": {
+            "metadata": {"labels": dict(labels)},
+            "spec": {
+                "serviceAccountName": GMP_FRONTEND_NAME,
+                "containers": [
+                    {
+                        "name": "frontend",
+                        "image": image(GMP_FRONTEND),
+                        "args": [f"--web.listen-address=:{GMP_FRONTEND_PORT}", f"--query.project-id={project}"],
+                        "ports": [{"name": "web", "containerPort": GMP_FRONTEND_PORT}],
+                        "readinessProbe": {"httpGet": {"path": "/-/ready", "port": "web"}},
+                        "livenessProbe": {"httpGet": {"path": "/-/healthy", "port": "web"}},
+                        "securityContext": {"allowPrivilegeEscalation": False, "runAsNonRoot": True, "runAsUser": 1000},
+                    }
+                ],
+            },
+        },
+    }

@@ -34,7 +34,7 @@ in SeaweedFS at its start: `with_team_identities`) in the cluster otherwise.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -42,7 +42,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
 
-from args.components import PipelinesArgs
+from args.components import PipelineKeysArgs, PipelinesArgs
 from components.base import PlatformComponent, PropsTransform, apply_manifest, matches
 from components.kubeflow import with_secrets
 from components.sources import PreparedTree, prepared_tree
@@ -54,8 +54,10 @@ from components.team_pipelines import (
     ObjectStoreKeys,
     team_prefix,
 )
+from facts.resource_types import RANDOM_PASSWORD
 from infra.cloudsql import CloudSqlDatabase
 from infra.cluster import Cluster
+from infra.component import Component, type_token
 
 TREE = "applications/pipeline/overlays"
 INSTALL = "pipelines"
@@ -292,6 +294,31 @@ def initdb_config_map() -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": MYSQL_INITDB, "namespace": NAMESPACE}, "data": {"grants.sql": initdb_sql()}}
 
 
+class PipelineKeys(Component):
+    """Each team's key pair of the in-cluster object store, made apart from Pipelines: the
+    teams' Secrets and Pipelines' identities both read them, and neither waits for the other
+    (a team would otherwise wait for the whole Pipelines install, one stage more)."""
+
+    keys: dict[str, ObjectStoreKeys]
+
+    def __init__(self, name: str, args: PipelineKeysArgs, opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, opts)
+
+        def generated(team: str, key: str, length: int) -> pulumi.Output[str]:
+            resource = f"{args.was_in}-{team}-{key}"
+            # Until now children of the Pipelines component, under the same names: the alias
+            # keeps each live value (a new one would replace the team's keys everywhere).
+            was = f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{type_token(Pipelines)}${RANDOM_PASSWORD}::{resource}"
+            options = pulumi.ResourceOptions(parent=self, aliases=[was])
+            return random.RandomPassword(resource, random.RandomPasswordArgs(length=length, special=False), opts=options).result
+
+        self.keys = {
+            team: ObjectStoreKeys(generated(team, "access-key", ACCESS_KEY_LENGTH), generated(team, "secret-key", SECRET_KEY_LENGTH))
+            for team in args.teams
+        }
+        self.register_outputs({})
+
+
 class Pipelines(PlatformComponent):
     """Kubeflow Pipelines for every team: the release's tree with the platform's credentials, and
     on GKE its database on Cloud SQL."""
@@ -307,8 +334,10 @@ class Pipelines(PlatformComponent):
         args: PipelinesArgs,
         cluster: Cluster,
         needs: list[pulumi.Resource],
+        team_keys: Mapping[str, ObjectStoreKeys],
         opts: pulumi.ResourceOptions | None = None,
     ):
+        """`team_keys`: per team of `args.in_cluster_teams`, its key pair (PipelineKeys)."""
         super().__init__(name, cluster, opts, args.sources)
 
         def generated(key: str, length: int) -> pulumi.Output[str]:
@@ -335,10 +364,7 @@ class Pipelines(PlatformComponent):
                     opts=self.child(needs),
                 )
             )
-        self.team_keys = {
-            team: ObjectStoreKeys(generated(f"{team}-access-key", ACCESS_KEY_LENGTH), generated(f"{team}-secret-key", SECRET_KEY_LENGTH))
-            for team in args.in_cluster_teams
-        }
+        self.team_keys = dict(team_keys)
         if self.team_keys:
             own.append(
                 k8s.core.v1.Secret(

@@ -1,18 +1,26 @@
 """The composition: which component module installs which key of `mlplatform:components`,
 and the order the graph cannot see by itself (CRDs and webhooks before what uses them).
 
-Installers run in the order of INSTALLERS; each gets what earlier ones made ready, and
-installs nothing when the stack's PlatformArgs have no Args for its component.
+Installers run in the order of INSTALLERS; each gets what earlier ones made ready (a typed
+Readiness: asking for a component not installed yet is an error at plan time), records its
+own, and installs nothing when the stack's PlatformArgs have no Args for its component.
+Every wait between two components is a `Need` that names what it is for: its CRDs, its
+webhooks, its namespaces. Objects that need two components (a monitor of one in the other's
+kind, a route of one through the other's gateway) are Ties, made last: nothing waits for
+them, so neither component's whole install waits for the other.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import pulumi
 
+from args.components import PipelineKeysArgs, TieArgs, Tied
 from args.platform import PlatformArgs
-from components.base import transform_every_object
+from components import dcgm, kueue, monitoring
+from components.base import HELM_CHART_TYPE, transform_every_object
 from components.cert_manager import CertManager
 from components.dcgm import DcgmExporter
 from components.gateway import HttpsGateway
@@ -23,137 +31,182 @@ from components.kubeflow import Kubeflow, KubeflowNamespaces
 from components.kuberay import KubeRay
 from components.kueue import Kueue
 from components.monitoring import Monitoring
-from components.pipelines import Pipelines
-from components.profiles import POD_DEFAULTS, install_teams
+from components.pipelines import PipelineKeys, Pipelines
+from components.profiles import install_teams
+from components.readiness import Need, Readiness, Ready, What
 from components.team_pipelines import ObjectStoreKeys
+from components.ties import Tie
 from components.trainer import Trainer
 from infra.cluster import Cluster
+from infra.component import type_token
 from runtimes.component import TrainingRuntimes
 
-Ready = dict[str, pulumi.Resource]
-"""Component key -> the resource that is done when that component is ready."""
-KUBEFLOW_NAMESPACES = "kubeflowNamespaces"
-"""Ready key of Kubeflow's namespace tree, installed first when Kubeflow is on."""
+Installer = Callable[[PlatformArgs, Cluster, Readiness], pulumi.Resource | None]
+
+# The edges between components, each with its reason.
+ISTIO_NEEDS = (Need(Ready.KUBEFLOW_NAMESPACES, What.NAMESPACE, optional=True),)
+"""Istio's Kubeflow install puts Sidecars into the `kubeflow` namespace."""
+KUBEFLOW_NEEDS = (
+    Need(Ready.KUBEFLOW_NAMESPACES, What.NAMESPACE),
+    Need(Ready.CERT_MANAGER, What.CRDS),  # the webhooks' Certificates and the Kubeflow Issuer
+    Need(Ready.ISTIO, What.CRDS),  # its Gateways, VirtualServices, AuthorizationPolicies
+)
+HTTPS_GATEWAY_NEEDS = (Need(Ready.ISTIO, What.CONTROLLER), Need(Ready.KUBEFLOW, What.CONTROLLER))
+"""The Ingress sends to Istio's ingress gateway, which serves Kubeflow's sign-in."""
+TRAINER_NEEDS = (Need(Ready.JOBSET, What.CRDS),)
+"""Trainer's controller runs TrainJobs as JobSets: it watches that kind from its start."""
+TRAINER_NAMESPACE = Need(Ready.KUBEFLOW_NAMESPACES, What.NAMESPACE, optional=True)
+"""Trainer runs in kubeflow-system, Kubeflow's namespace tree's when Kubeflow is on."""
+RUNTIMES_NEEDS = (Need(Ready.TRAINER, What.CRDS), Need(Ready.TRAINER, What.WEBHOOKS))
+"""Our ClusterTrainingRuntimes (not the chart's hook) are Trainer's kind, checked by its webhook."""
+GRAFANA_NEEDS = (Need(Ready.ISTIO, What.WEBHOOKS, optional=True),)
+"""Grafana's pods get their sidecar from Istio's injection webhook (components/monitoring.py)."""
+# No edge from Kueue to Trainer/JobSet/KubeRay: Kueue defers an integration until its CRD
+# appears (kubernetes-sigs/kueue pkg/controller/jobframework/setup.go, "deferring setting up
+# controller"). Nothing waits for Monitoring: its monitors of others are Ties.
+PIPELINES_NEEDS = (
+    Need(Ready.KUBEFLOW, What.CONTROLLER),  # its objects live in Kubeflow's namespace, beside its profile controller
+    Need(Ready.CERT_MANAGER, What.CRDS),  # its cache webhook's certificate
+    Need(Ready.ISTIO, What.CRDS),  # its routes and policies
+)
 PIPELINE_KEYS: dict[str, ObjectStoreKeys] = {}
 """Per team, its key pair of the in-cluster object store (Pipelines.team_keys), for its namespace."""
-HTTPS_GATEWAY = "httpsGateway"
-"""Key of the HttpsGateway, when the stack has one (its address is a stack output)."""
-Installer = Callable[[PlatformArgs, Cluster, Ready], pulumi.Resource | None]
 
 
-def _needs(ready: Ready, *keys: str) -> list[pulumi.Resource]:
-    return [ready[k] for k in keys if k in ready]
-
-
-def _cert_manager(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _cert_manager(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.cert_manager is None:
         return None
     return CertManager("cert-manager", args.cert_manager, cluster).ready
 
 
-def _istio(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _istio(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.istio is None:
         return None
-    # Istio's Kubeflow install puts Sidecars into the `kubeflow` namespace.
-    return Istio("istio", args.istio, cluster, _needs(ready, KUBEFLOW_NAMESPACES)).ready
+    return Istio("istio", args.istio, cluster, ready.resources(ISTIO_NEEDS, "Istio")).ready
 
 
-def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.kubeflow is None:
+        ready.record(Ready.KUBEFLOW_POD_DEFAULTS, None)
         return None
-    kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, _needs(ready, KUBEFLOW_NAMESPACES, "certManager", "istio"))
-    ready[POD_DEFAULTS] = kubeflow.pod_defaults  # the teams' PodDefaults need its CRD
-    if args.https_gateway is not None:
-        ready[HTTPS_GATEWAY] = HttpsGateway(
-            "kubeflow-https", args.https_gateway, cluster, [*_needs(ready, "istio"), kubeflow.ready]
-        )
+    kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(KUBEFLOW_NEEDS, "Kubeflow"))
+    ready.record(Ready.KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
     return kubeflow.ready
 
 
-def _jobset(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _jobset(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.jobset is None:
         return None
     return JobSet("jobset", args.jobset, cluster).ready
 
 
-def _trainer(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _trainer(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.trainer is None:
         return None
-    trainer = Trainer("trainer", args.trainer, cluster, _needs(ready, "jobset"), namespace=ready.get(KUBEFLOW_NAMESPACES))
-    if args.training_runtimes is not None:
-        # Our runtimes, not the chart's hook: after the CRDs and the validating webhook are up.
-        runtimes_opts = pulumi.ResourceOptions(providers=[cluster.provider])
-        TrainingRuntimes("runtimes", args.training_runtimes, [trainer.ready], runtimes_opts)
-    return trainer.ready
+    return Trainer("trainer", args.trainer, cluster, ready.resources(TRAINER_NEEDS, "Trainer"), namespace=ready.get(TRAINER_NAMESPACE.on)).ready
 
 
-def _kuberay(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _kuberay(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.kuberay is None:
         return None  # off, or GKE's managed operator: an add-on of the cluster (infra/gke.py)
     return KubeRay("kuberay", args.kuberay, cluster).ready
 
 
-def _kueue(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _kueue(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.kueue is None:
         return None
-    # No edge to Trainer/JobSet/KubeRay: Kueue defers an integration until its CRD appears
-    # (kubernetes-sigs/kueue pkg/controller/jobframework/setup.go, "deferring setting up controller").
-    # Its ServiceMonitor needs the Prometheus Operator's CRDs.
-    monitoring = _needs(ready, "monitoring") if args.kueue.service_monitor else []
-    return Kueue("kueue", args.kueue, cluster, monitoring).ready
+    return Kueue("kueue", args.kueue, cluster).ready
 
 
-def _pipelines(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _pipelines(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.pipelines is None:
         return None
-    # Its objects live in Kubeflow's namespace, its cache webhook's certificate is cert-manager's,
-    # its routes and policies are Istio's; the teams' objects wait for it (PIPELINE_KEYS).
-    pipelines = Pipelines("pipelines", args.pipelines, cluster, _needs(ready, "kubeflow", "certManager", "istio"))
+    # The teams' keys apart: a team's Secret and Pipelines' identities read them, neither waits for the other.
+    teams = args.pipelines.in_cluster_teams
+    keys = PipelineKeys("pipeline-keys", PipelineKeysArgs(teams)).keys if teams else {}
+    pipelines = Pipelines("pipelines", args.pipelines, cluster, ready.resources(PIPELINES_NEEDS, "Kubeflow Pipelines"), keys)
     PIPELINE_KEYS.update(pipelines.team_keys)
     return pipelines.ready
 
 
-def _monitoring(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _monitoring(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.monitoring is None:
         return None
-    return Monitoring("monitoring", args.monitoring, cluster, istio=ready.get("istio"))
+    return Monitoring("monitoring", args.monitoring, cluster, ready.resources(GRAFANA_NEEDS, "Grafana")).ready
 
 
-def _dcgm_exporter(args: PlatformArgs, cluster: Cluster, ready: Ready) -> pulumi.Resource | None:
+def _dcgm_exporter(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
     if args.dcgm_exporter is None:
         return None  # off, or GKE runs the exporter (infra/gke.py enables the DCGM monitoring package)
-    # The chart's ServiceMonitor needs the Prometheus Operator CRDs of the Monitoring component.
-    monitoring = ready.get("monitoring") if args.dcgm_exporter.service_monitor else None
-    return DcgmExporter("dcgm-exporter", args.dcgm_exporter, cluster, monitoring=monitoring)
+    return DcgmExporter("dcgm-exporter", args.dcgm_exporter, cluster).ready
 
 
-INSTALLERS: dict[str, Installer] = {
-    "certManager": _cert_manager,
-    "istio": _istio,
-    "kubeflow": _kubeflow,
-    "jobset": _jobset,
-    "trainer": _trainer,
-    "kuberay": _kuberay,
-    "pipelines": _pipelines,
-    "monitoring": _monitoring,
-    "kueue": _kueue,  # after monitoring: see _kueue
-    "dcgmExporter": _dcgm_exporter,  # after monitoring: see _dcgm_exporter
+INSTALLERS: dict[Ready, Installer] = {
+    Ready.CERT_MANAGER: _cert_manager,
+    Ready.ISTIO: _istio,
+    Ready.KUBEFLOW: _kubeflow,
+    Ready.JOBSET: _jobset,
+    Ready.TRAINER: _trainer,
+    Ready.KUBERAY: _kuberay,
+    Ready.PIPELINES: _pipelines,
+    Ready.KUEUE: _kueue,
+    Ready.MONITORING: _monitoring,
+    Ready.DCGM_EXPORTER: _dcgm_exporter,
 }
 
+MONITORS = Need(Ready.MONITORING, What.CRDS)
+"""A ServiceMonitor is a kind of the Prometheus Operator's."""
 
-def install(args: PlatformArgs, cluster: Cluster) -> Ready:
+
+def _ties(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> None:
+    """Objects that need two components, each tie after both (what it needs of each)."""
+    labels = dict(monitoring.SCRAPE_LABELS)
+    if args.kueue is not None and args.kueue.service_monitor:
+        # Until this release the chart rendered it: moved from the Kueue chart's children.
+        moved = (type_token(Kueue), HELM_CHART_TYPE)
+        tied = Tied(kueue.service_monitor(labels), kueue.SERVICE_MONITOR, moved, f"kueue:{kueue.NAMESPACE}/{kueue.SERVICE_MONITOR}")
+        needs = (Need(Ready.KUEUE, What.NAMESPACE), MONITORS)
+        Tie("kueue-metrics", TieArgs((tied,)), cluster, ready.resources(needs, "Kueue's ServiceMonitor"))
+    if args.dcgm_exporter is not None and args.dcgm_exporter.service_monitor:
+        moved = (type_token(DcgmExporter), HELM_CHART_TYPE)
+        name = f"{dcgm.NAMESPACE}/{dcgm.RELEASE}"
+        tied = Tied(dcgm.service_monitor(labels), dcgm.RELEASE, moved, f"{dcgm.RELEASE}:{name}")
+        needs = (Need(Ready.DCGM_EXPORTER, What.NAMESPACE), MONITORS)
+        Tie("dcgm-exporter-metrics", TieArgs((tied,)), cluster, ready.resources(needs, "the DCGM exporter's ServiceMonitor"))
+    if args.monitoring is not None and args.monitoring.kubeflow:
+        # Until this release children of the Monitoring component, under the same names.
+        was = (type_token(Monitoring),)
+        objects = tuple(Tied(obj, name, was, name) for name, obj in monitoring.grafana_gateway_objects(args.monitoring.settings.grafana_admins))
+        needs = (Need(Ready.MONITORING, What.NAMESPACE), Need(Ready.ISTIO, What.CRDS))
+        Tie("grafana-gateway", TieArgs(objects), cluster, ready.resources(needs, "Grafana's route"))
+
+
+@dataclass(frozen=True)
+class Installed:
+    """What the composition made: each component's readiness, and what the program exports."""
+
+    ready: Readiness
+    https_gateway: HttpsGateway | None
+    """On GKE behind an Ingress: its address is the A record auth.hostname needs."""
+
+
+def install(args: PlatformArgs, cluster: Cluster) -> Installed:
     # Before any object: every image of every object, ours and the charts' and trees', goes
     # through the stack's image policy (retired registries, floating upstream tags, the mirror).
     transform_every_object(image_transform(args.images))
-    ready: Ready = {}
+    ready = Readiness()
     PIPELINE_KEYS.clear()
-    if args.kubeflow_namespaces is not None:
-        ready[KUBEFLOW_NAMESPACES] = KubeflowNamespaces("kubeflow-namespaces", args.kubeflow_namespaces, cluster).ready
+    namespaces = args.kubeflow_namespaces
+    ready.record(Ready.KUBEFLOW_NAMESPACES, KubeflowNamespaces("kubeflow-namespaces", namespaces, cluster).ready if namespaces else None)
+    gateway = None
     for key, installer in INSTALLERS.items():
-        done = installer(args, cluster, ready)
-        if done is not None:
-            ready[key] = done
-    # Teams last: profiles need the profile controller, queues Kueue, Ray clusters KubeRay,
-    # Istio policies Istio's CRDs; each team object waits only for its own (profiles.OBJECT_NEEDS).
+        ready.record(key, installer(args, cluster, ready))
+        if key is Ready.KUBEFLOW and args.https_gateway is not None:
+            gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, ready.resources(HTTPS_GATEWAY_NEEDS, "the HTTPS gateway"))
+        if key is Ready.TRAINER and args.training_runtimes is not None:
+            runtimes_opts = pulumi.ResourceOptions(providers=[cluster.provider])
+            TrainingRuntimes("runtimes", args.training_runtimes, ready.resources(RUNTIMES_NEEDS, "the training runtimes"), runtimes_opts)
+    _ties(args, cluster, ready)
+    # Teams last: each team object waits only for what it needs (components/profiles/team.py NEEDS).
     install_teams(args.teams, cluster, ready, PIPELINE_KEYS)
-    return ready
+    return Installed(ready, gateway)

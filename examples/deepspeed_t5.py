@@ -27,7 +27,7 @@ import argparse
 DEFAULT_RUNTIME = "deepspeed-distributed-l4"
 TOTAL_GPUS = 8
 MOUNT_PATH = "/mnt/team-bucket"
-# The team's PodDefault (the platform's components/profiles.py): pods with this label get the
+# The team's PodDefault (the platform's components/profiles/pod_default.py): pods with this label get the
 # bucket mount, its GCS Fuse annotation and the default-editor service account.
 TEAM_RESOURCES_LABEL = "team-resources"
 

@@ -164,5 +164,5 @@ def ray_serve_path(team: str, cluster: str) -> str:
 
 
 TEAM_POD_DEFAULT = "team-resources"
-"""Name of each team's PodDefault and the pod label that selects it (components/profiles.py);
+"""Name of each team's PodDefault and the pod label that selects it (components/profiles/pod_default.py);
 the Jupyter web app's form preselects it (components/kubeflow.py), so one name in every namespace."""

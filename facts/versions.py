@@ -3,6 +3,8 @@
 Nothing else in the repo writes a version literal. The README's version table is
 generated from `PINS` (`python -m stacks versions`) and a test keeps the two in step.
 Re-check each entry's `source` on an upgrade.
+
+Long by design: the one home of every pin, each with its source; a bump edits this file.
 """
 
 from __future__ import annotations

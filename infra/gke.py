@@ -3,6 +3,9 @@ with node auto-provisioning, maintenance policy and secrets encryption, system p
 
 The ComponentResources stay thin; the `*_args` functions turn their Args (args/infra.py) into
 pulumi-gcp `*Args` and are unit-tested on their own.
+
+Long by design: one cloud's cluster, whose parts (network, pools, NAP, IAM) are read together;
+each `*_args` function is short and tested on its own.
 """
 
 from __future__ import annotations

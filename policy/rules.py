@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE
 from facts.node_labels import GPU_TAINT, POOL_LABEL
 from facts.resource_types import CLOUD_SQL_INSTANCE, CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
 from facts.resource_types import GKE_CLUSTER as CLUSTER
@@ -30,11 +31,11 @@ UNKNOWN = "[unknown]"
 """A value not known until the update runs (preview); rules never fail on it."""
 
 # Contracts with the program; tests/test_policy.py keeps them equal to infra/gke.py and
-# components/profiles.py (imported there, not here, so the pack needs no cloud SDKs).
+# components/profiles/namespace.py (imported there, not here, so the pack needs no cloud SDKs).
 ENVIRONMENT_LABEL = "mlplatform-environment"
 PROD = "prod"
 PROFILE_NAMESPACE_LABEL = ("app.kubernetes.io/part-of", "kubeflow-profile")
-LOCAL_QUEUE = "default"
+LOCAL_QUEUE = KUEUE_DEFAULT_LOCAL_QUEUE
 QUOTA_KEYS = ("cpu", "memory", "requests.nvidia.com/gpu")
 
 # Git refs and URL segments that move: not pins.

@@ -47,7 +47,7 @@ class TrainingRuntimes(Component):
             self.names.append(metadata["name"])
         guard = kueue_guard.policy(args.gpu_pools) if args.kueue else None
         if guard is not None:
-            # Cluster-wide, in force where a team namespace binds it (components/profiles.py).
+            # Cluster-wide, in force where a team namespace binds it (components/profiles/queues.py).
             k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
                 guard["metadata"]["name"], metadata=guard["metadata"], spec=guard["spec"], opts=pulumi.ResourceOptions(parent=self)
             )

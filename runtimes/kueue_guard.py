@@ -1,6 +1,6 @@
 """Kueue 0.19.2's known gap with Trainer 2.3.0, refused by the API server before it costs a
 team anything: a ValidatingAdmissionPolicy on TrainJobs that run on our GPU runtimes, bound
-in each team namespace (components/profiles.py `trainjob_gpu_binding`).
+in each team namespace (components/profiles/queues.py `queue_objects`).
 
 Kueue counts a TrainJob's pods the way the Trainer library it is built with would make them
 (kubernetes-sigs/kueue v0.19.2 go.mod: github.com/kubeflow/trainer/v2 v2.2.1;
@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from facts.labels import namespace_selector
 from facts.node_labels import GPU_RESOURCE
 from facts.versions import KUEUE_CHART, KUEUE_TRAINER_LIBRARY, TRAINER_CHART
 from runtimes.catalog import RUNTIMES, runtime_name
@@ -146,6 +147,6 @@ def binding(namespace: str) -> dict[str, Any]:
         "spec": {
             "policyName": TRAINJOB_GPU_POLICY,
             "validationActions": ["Deny"],
-            "matchResources": {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": namespace}}},
+            "matchResources": {"namespaceSelector": namespace_selector(namespace)},
         },
     }

@@ -23,7 +23,7 @@ def main() -> int:
     head, _, _ = text.partition("## Stack-file reference")
     text = (
         head
-        + "## Stack-file reference\n\nGenerated from `stacks/schema.py` (`python -m stacks reference`); "
+        + "## Stack-file reference\n\nGenerated from `stacks/schema/` (`python -m stacks reference`); "
         + "a test keeps it equal.\n\n"
         + reference()
         + "\n"

@@ -5,6 +5,9 @@ fit together (pools vs autoprovisioning, components vs the cluster kind, teams v
 Each rule is a small function with a name and a one-line description, yielding
 (config path, message) per problem. `cross_checks` runs them all once every part has
 its type, so a stack file's problems are reported together.
+
+Long by design: one table of rules, each a few lines; split by domain, a reader would look
+for a rule in several files and the table would be assembled from them.
 """
 
 from __future__ import annotations
@@ -583,6 +586,20 @@ def _team_ray_fits_a_node(config: PlatformConfig, i: int) -> Found:
         )
 
 
+def _team_ray_head_within_quota(config: PlatformConfig, i: int) -> Found:
+    """The head is a pod of the namespace too: its requests count against the Profile's
+    ResourceQuota, and a head the quota cannot admit never starts the cluster."""
+    team = config.teams[i]
+    if team.ray is None:
+        return
+    cpu, memory = quantity.parse(team.ray.head_cpu), quantity.parse(team.ray.head_memory)
+    ray_path = f"{_team(i)}.ray"
+    if cpu > quantity.parse(team.quota.cpu):
+        yield f"{ray_path}.headCpu", f"a Ray head of {cpu} CPUs is more than the team's whole quota.cpu {team.quota.cpu}; lower headCpu or raise the quota"
+    if memory > quantity.parse(team.quota.memory):
+        yield f"{ray_path}.headMemory", f"a Ray head of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower headMemory or raise the quota"
+
+
 def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
     """The namespace's ResourceQuota (the Profile's, a hard limit: no borrowing) must admit
     one worker, or the Ray cluster never grows."""
@@ -685,7 +702,7 @@ def _addresses(config: PlatformConfig) -> Iterator[tuple[str, str]]:
 
 def _identities_spelled_alike(config: PlatformConfig) -> Found:
     """Dex and oauth2-proxy take `Ana@acme.com` and `ana@acme.com` for one account, but the
-    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (schema.py,
+    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (stacks/schema/common.py,
     "e-mail addresses"): only the spelling the identity provider sends reaches the team. So
     one person is spelled one way throughout the stack."""
     first: dict[str, tuple[str, str]] = {}
@@ -883,6 +900,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique, (TEAMS, KIND, PROJECT)),
     TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit, (TEAMS,)),
     TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node, (TEAMS, CLUSTER)),
+    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory).", _team_ray_head_within_quota, (TEAMS,)),
     TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS)),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists, (TEAMS, KIND, POOLS)),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY)),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import copy
 import gc
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -16,10 +17,32 @@ if TYPE_CHECKING:
     from tooling.plan import Plan
 
 
+UPDATE_SNAPSHOTS_SET = (
+    "UPDATE_SNAPSHOTS is set, but no test writes its own expectation: rewrite the golden snapshots with "
+    "`make snapshots` (tests/support/snapshots.py) and review the diff, then run the tests without it"
+)
+
+
+def refusals(environ: Mapping[str, str]) -> list[str]:
+    """Why a run in this environment could pass without testing: a set UPDATE_SNAPSHOTS, and
+    under CI=true a missing upstream mirror (its tests would skip)."""
+    found = [UPDATE_SNAPSHOTS_SET] if environ.get("UPDATE_SNAPSHOTS") else []
+    if environ.get("CI", "").lower() in ("true", "1"):
+        from tests.support import mirror  # the tools' lookup (0.7 s of imports): only where it matters
+
+        if not mirror.FOUND:
+            found.append(f"CI=true and {mirror.MISSING}; in CI every test that renders must run, not skip")
+    return found
+
+
 def pytest_configure(config: pytest.Config) -> None:
-    """A test process keeps hundreds of plans and the full renders alive; with Python's
-    default thresholds every full collection rescans them all (25 s of a 60 s run per worker).
-    From collection on, each process collects garbage as a plan does; not xdist's controller."""
+    """Refuse a run that could pass without testing (refusals), before any test. Then: a test
+    process keeps hundreds of plans and the full renders alive; with Python's default
+    thresholds every full collection rescans them all (25 s of a 60 s run per worker). From
+    collection on, each process collects garbage as a plan does; not xdist's controller."""
+    problems = refusals(os.environ)
+    if problems:
+        raise pytest.UsageError("\n".join(problems))
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         return
     from tooling.plan import BULK_GC_THRESHOLDS

@@ -42,12 +42,12 @@ from components.access import (
     USER_HEADER,
 )
 from components.monitoring import GRAFANA_CONTAINER_PORT
-from tests.support import rbac
+from tests.support import mirror, rbac
 from tests.support.mesh import Pod, Request, istio_decision, network_allows, route
-from tests.support.renders import MIRROR, rendered
+from tests.support.renders import rendered
 from tooling.check import Platform
 
-pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no upstream mirror at {MIRROR}")
+pytestmark = mirror.needed
 
 TEAM, CLUSTER, NOTEBOOK = "nlp", "ray", "nb"
 GATEWAY_POD = Pod("istio-system", {"app": "istio-ingressgateway", "istio": "ingressgateway"})

@@ -9,6 +9,7 @@ import ast
 import dataclasses
 import importlib
 import inspect
+import itertools
 import typing
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -366,3 +367,37 @@ def test_the_shipped_stacks_build_every_component_resource(registered: dict[str,
     built = set().union(*registered.values())
     unseen = [f"{c.__module__}.{c.__qualname__}" for c in component_classes() if concrete(c) and c not in built]
     assert unseen == [], "no shipped stack builds " + ", ".join(unseen)
+
+
+# --- module size ------------------------------------------------------------------------
+
+LINE_LIMIT = 500
+LONG_REASON = "Long by design:"
+"""What a product module over LINE_LIMIT lines says at its top, and why: in its docstring, or
+in a comment before it (a command's docstring is its --help)."""
+
+
+def oversized(sources: dict[str, str]) -> list[str]:
+    """Modules (name -> source) over the limit whose docstring gives no reason."""
+    found = []
+    for name, text in sorted(sources.items()):
+        lines = text.count("\n")
+        head = "".join(itertools.takewhile(lambda line: line.startswith("#"), text.splitlines(keepends=True)))
+        if lines > LINE_LIMIT and LONG_REASON not in (ast.get_docstring(ast.parse(text)) or "") + head:
+            found.append(f"{name}: {lines} lines and no `{LONG_REASON} <why>` at its top: split it by concern, or say why not")
+    return found
+
+
+def test_no_product_module_over_the_limit_without_its_reason() -> None:
+    sources = {path_of(m): modules()[m].read_text() for m in modules()}
+    assert oversized(sources) == []
+
+
+def test_the_size_rule_names_a_long_module_without_a_reason() -> None:
+    long = "\n".join(f"x{i} = {i}" for i in range(LINE_LIMIT + 1)) + "\n"
+    assert oversized({"a.py": '"""Short."""\n' + long}) == [
+        f"a.py: {LINE_LIMIT + 2} lines and no `{LONG_REASON} <why>` at its top: split it by concern, or say why not"
+    ]
+    assert oversized({"a.py": f'"""Short.\n\n{LONG_REASON} one table."""\n' + long}) == []
+    assert oversized({"a.py": f"# {LONG_REASON} one command each.\n" + '"""Short."""\n' + long}) == []
+    assert oversized({"a.py": '"""Short."""\n'}) == []

@@ -5,9 +5,7 @@ match the reviewed snapshot, and helm renders the same bytes twice."""
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
-import os
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -21,16 +19,14 @@ from components.images import image_sites
 from facts.image_set import notebook_tag
 from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import load
-from tests.support import renders
+from tests.support import mirror, renders, snapshots
 from tooling import check as lint
 from tooling import cluster_version, fullrender, schemas
 from tooling.fullrender import FullRender, Rendered
-from tooling.render import dump_all, ordered
+from tooling.render import dump_all
 
 REPO = Path(__file__).resolve().parents[1]
-MIRROR = REPO.parent / "shared" / "upstream"
-SNAPSHOT = REPO / "tests" / "snapshots" / "object-counts.yaml"
-pytestmark = pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no upstream mirror at {MIRROR} (../shared/upstream)")
+pytestmark = mirror.needed
 
 
 def rendered(stack: str, image_mirror: bool = False) -> FullRender:
@@ -75,12 +71,9 @@ def test_shipped_stack_passes_every_rule(stack: str) -> None:
 
 
 def test_object_counts_per_install_match_the_reviewed_snapshot() -> None:
-    """A version bump shows what it changes here; UPDATE_SNAPSHOTS=1 rewrites the file."""
-    counts = {stack: fullrender.counts(rendered(stack)) for stack in ("dev", "kind", "prod")}
-    if os.environ.get("UPDATE_SNAPSHOTS"):
-        SNAPSHOT.parent.mkdir(exist_ok=True)
-        SNAPSHOT.write_text(yaml.safe_dump(counts, sort_keys=True))
-    assert yaml.safe_load(SNAPSHOT.read_text()) == counts
+    """A version bump shows what it changes here; `make snapshots` rewrites the file."""
+    counts = {stack: fullrender.counts(rendered(stack)) for stack in snapshots.COUNTED_STACKS}
+    assert yaml.safe_load(snapshots.OBJECT_COUNTS.read_text()) == counts
 
 
 def test_helm_renders_every_chart_the_same_twice() -> None:
@@ -271,9 +264,9 @@ def test_load_balancer_rule_catches_the_istio_system_policy_alone() -> None:
     }
 
 
-def test_monitor_rule_catches_a_selector_the_chart_narrowed() -> None:
+def test_monitor_rule_catches_a_selector_that_misses_a_monitor() -> None:
     def narrow(obj: dict[str, Any]) -> None:
-        obj["spec"]["serviceMonitorSelector"] = {"matchLabels": {"release": "kube-prometheus-stack"}}
+        obj["spec"]["serviceMonitorSelector"] = {"matchLabels": {"team": "nobody"}}
 
     broken = edited(rendered("kind"), "Prometheus", "kube-prometheus-stack-prometheus", narrow)
     objects = [v.object for v in violations(broken, "monitor")]
@@ -523,32 +516,12 @@ def test_upstream_secret_rule_catches_the_release_cookie_secret() -> None:
     assert keys == ["client-secret", "cookie-secret"]
 
 
-def content_digest(obj: dict[str, Any]) -> str:
-    """The digest of an object's content in the apply order's canonical form (JSON, keys
-    sorted): any change to a value, a type (1 vs "1") or a key shows; quick, unlike dumping
-    ~590 objects through the pure-Python YAML dumper."""
-    text = json.dumps(ordered(obj), sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
-def object_digests(render: FullRender) -> dict[str, str]:
-    """Each object the cluster receives, keyed as the API server keys it, with its source and
-    the digest of its content: a change to any object shows here by name."""
-    return {
-        f"{o.obj.get('apiVersion', '')} {o.obj.get('kind', '')} {o.key[2]}/{o.key[3]}": f"{o.source} {content_digest(o.obj)}"
-        for o in render.objects
-    }
-
-
 @pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
 def test_full_render_matches_the_golden_snapshot(stack: str) -> None:
     """Every object of the full render, by digest. A change lists the objects it touches:
-    review them with `python -m stacks render <stack> --full`, then UPDATE_SNAPSHOTS=1."""
-    path = REPO / "tests" / "snapshots" / "full-render" / f"{stack}.yaml"
-    digests = object_digests(rendered(stack))
-    if os.environ.get("UPDATE_SNAPSHOTS"):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(digests, sort_keys=False, width=200))
+    review them with `python -m stacks render <stack> --full`, then `make snapshots`."""
+    path = snapshots.FULL_RENDERS / f"{stack}.yaml"
+    digests = snapshots.object_digests(rendered(stack))
     golden = yaml.safe_load(path.read_text())
     changed = sorted(k for k in golden.keys() | digests.keys() if golden.get(k) != digests.get(k))
     assert not changed, f"{len(changed)} objects differ from {path.name}: {changed[:20]}"
@@ -564,7 +537,7 @@ def test_the_full_render_reports_each_install_as_it_is_done() -> None:
 
     only_jobset = {k: {"enabled": False} for k in ("certManager", "istio", "kubeflow", "trainer", "kuberay", "kueue")}
     raw = with_changes(base_kind(), {"mlplatform:components": {**base_kind()["mlplatform:components"], **only_jobset}})
-    config = validate(raw, "test").model_copy(update={"sources": mirror_sources(MIRROR)})
+    config = validate(raw, "test").model_copy(update={"sources": mirror_sources(mirror.MIRROR)})
     lines: list[str] = []
     render = fullrender.full_render(evaluate(config, "test"), progress=lines.append)
     count = len([o for o in render.objects if o.upstream])

@@ -4,7 +4,6 @@ values that matter), the order between them, and the objects we author ourselves
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +16,8 @@ from facts import versions
 from facts.image_set import notebook_tag
 from stacks.schema import KubeflowAuth, PipelinesConfig
 from tests.conftest import base_gke, base_kind, with_changes
-from tests.support import crds, renders
+from tests.support import crds, mirror, renders
+from tests.support.mirror import MIRROR
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 from tooling.plan import Plan
 from tooling.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
@@ -84,9 +84,7 @@ def test_kueue_pods_ready_settings_come_from_the_stack(plan_of: Callable[[dict[s
 
 # Kubeflow 26.03.1-rc.2: the form's configuration as the release ships it (the mirror's copy).
 SPAWNER_CONFIG = (
-    Path(__file__).resolve().parents[2]
-    / "shared/upstream/kubeflow-manifests/26.03.1-rc.2/applications/notebooks-v1/upstream/jupyter-web-app/base/configs"
-    / "spawner_ui_config.yaml"
+    MIRROR / "kubeflow-manifests/26.03.1-rc.2/applications/notebooks-v1/upstream/jupyter-web-app/base/configs/spawner_ui_config.yaml"
 )
 
 
@@ -157,7 +155,11 @@ def test_order_crds_and_webhooks_before_their_users(shipped_plan: Callable[[str]
     # Istio's install puts Sidecars into `kubeflow`; Trainer runs in kubeflow-system.
     assert _depends(plan, KUSTOMIZE, "istio-crds", KUSTOMIZE, "kubeflow-namespace")
     assert _depends(plan, HELM_CHART, "kubeflow-trainer", KUSTOMIZE, "kubeflow-namespace")
-    assert _depends(plan, HELM_CHART, "kueue", HELM_CHART, "kube-prometheus-stack")
+    # Kueue's ServiceMonitor is a Tie: it waits for Kueue and Monitoring's CRDs, the chart for neither.
+    assert not _depends(plan, HELM_CHART, "kueue", HELM_CHART, "kube-prometheus-stack")
+    monitor = "kubernetes:monitoring.coreos.com/v1:ServiceMonitor"
+    assert _depends(plan, monitor, "kueue-controller-manager-metrics-monitor", HELM_CHART, "kube-prometheus-stack")
+    assert _depends(plan, monitor, "kueue-controller-manager-metrics-monitor", HELM_CHART, "kueue")
     assert _depends(plan, KUSTOMIZE, "profiles-kfam", KUSTOMIZE, "kubeflow-roles")
     assert _depends(plan, HELM_CHART, "kubeflow-trainer", HELM_CHART, "jobset")
     for chart in ("jobset", "kubeflow-trainer", "kuberay-operator"):  # Kueue waits for their CRDs itself
@@ -263,7 +265,7 @@ def test_istio_on_gke_is_the_release_gke_overlay(shipped_plan: Callable[[str], P
     assert "/common/istio/istio-install/overlays/gke?" in trees["dev"]["istio"]
 
 
-@pytest.mark.skipif(not renders.MIRROR.is_dir(), reason=f"no upstream mirror at {renders.MIRROR}")
+@mirror.needed
 @pytest.mark.parametrize(("stack", "path"), [("kind", "/opt/cni/bin"), ("dev", GKE_CNI_BIN_DIR), ("prod", GKE_CNI_BIN_DIR)])
 def test_istio_cni_binaries_go_where_the_nodes_let_them(stack: str, path: str) -> None:
     # GKE mounts /opt/cni/bin read-only (istio.io "Install the Istio CNI node agent", prerequisites).

@@ -156,7 +156,7 @@ CASES = [
     Case("pusher without its kind", {f"{C}.imageRegistry": {"pushers": ["ci@acme.iam.gserviceaccount.com"]}}, f"{C}.imageRegistry.pushers", "'ci@acme.iam.gserviceaccount.com' is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// followed by the identity"),
     Case("notebook registry with a scheme", {"mlplatform:components.kubeflow": {"notebookRegistry": "https://ghcr.io/acme"}}, "mlplatform:components.kubeflow.notebookRegistry", "'https://ghcr.io/acme' is not a registry path such as europe-docker.pkg.dev/acme/images: host and path, no scheme and no tag"),
     Case("pods-ready backoff zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"backoffLimitCount": 0}}}, "mlplatform:components.kueue.waitForPodsReady.backoffLimitCount", "greater than or equal to 1 (got 0)"),
-    # --- e-mail addresses as upstream compares them (schema.py "e-mail addresses") --------
+    # --- e-mail addresses as upstream compares them (stacks/schema/common.py "e-mail addresses") --------
     Case("owner with an emoji", {T: [{**TEAM, "owner": "ana😀@acme.com"}]}, f"{T}[0].owner", "'ana😀@acme.com' has spaces or characters outside ASCII: identity providers send addresses of ASCII letters, digits and . _ - ' + (and kubeflow-userid is an HTTP header); write the address as they do"),
     Case("owner as a wildcard", {T: [{**TEAM, "owner": "*@acme.com"}]}, f"{T}[0].owner", "'*@acme.com': before the '@' an address has ASCII letters, digits and . _ - ' + (no '..', no '.' first or last); '*' would be a wildcard to Istio"),
     Case("owner with a dot first", {T: [{**TEAM, "owner": ".ana@acme.com"}]}, f"{T}[0].owner", "'.ana@acme.com': before the '@' an address has"),

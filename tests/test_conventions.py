@@ -68,7 +68,7 @@ def test_every_component_slot_has_an_installer() -> None:
     from components.platform import INSTALLERS
     from stacks.schema import Components
 
-    assert set(INSTALLERS) == {field.alias or name for name, field in Components.model_fields.items()}
+    assert {key.value for key in INSTALLERS} == {field.alias or name for name, field in Components.model_fields.items()}
 
 
 def _floor(specifiers: SpecifierSet) -> Version:

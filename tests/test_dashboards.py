@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import re
 import tarfile
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,10 +16,12 @@ from components.dashboards import DCGM, dashboards
 from components.dashboards.common import DATASOURCE_VARIABLE, WORKLOAD_NAMESPACE
 from facts.versions import DCGM_EXPORTER
 from stacks.schema import MonitoringConfig
+from tests.support import mirror
+from tests.support.mirror import MIRROR
 from tests.support.promql import dashboard_expressions, metric_names, parse
 
 DASHBOARDS = dashboards()
-PINNED_DCGM_CHART = Path(__file__).resolve().parents[2] / "shared" / "upstream" / "charts" / f"dcgm-exporter-{DCGM_EXPORTER.version}.tgz"
+PINNED_DCGM_CHART = MIRROR / "charts" / f"dcgm-exporter-{DCGM_EXPORTER.version}.tgz"
 COUNTER = re.compile(r"^\s*(DCGM_FI_[A-Z0-9_]+)\s*,", re.MULTILINE)
 
 
@@ -140,7 +141,7 @@ def _dcgm_metrics(texts: list[str]) -> set[str]:
     return found
 
 
-@pytest.mark.skipif(not PINNED_DCGM_CHART.is_file(), reason=f"no pinned dcgm-exporter chart at {PINNED_DCGM_CHART}")
+@mirror.needed
 def test_every_dcgm_metric_we_query_is_a_default_counter_of_the_pinned_exporter() -> None:
     """The exporter collects only the counters of its metrics file: the chart's
     templates/metrics-configmap.yaml (mounted as default-counters.csv); `#` lines are off."""

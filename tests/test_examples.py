@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from args.components import training_runtimes_args
-from components.profiles import BUCKET_MOUNT_PATH, POD_DEFAULT_LABEL
+from components.profiles.pod_default import BUCKET_MOUNT_PATH, POD_DEFAULT_LABEL
 from facts.image_set import TORCH_CPU_INDEX
 from facts.versions import NOTEBOOK_BASE_PYTHON, TORCH
 from runtimes.catalog import cluster_training_runtimes
@@ -100,7 +100,7 @@ def test_deepspeed_example_takes_eight_gpus_and_mounts_the_team_bucket() -> None
     (patch,) = spec["runtimePatches"]
     jobs = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
     assert [j["name"] for j in jobs] == ["launcher", "node"]
-    # The team's PodDefault (components/profiles.py) mounts the bucket in every labelled pod.
+    # The team's PodDefault (components/profiles/pod_default.py) mounts the bucket in every labelled pod.
     for job in jobs:
         assert job["template"]["spec"]["template"]["metadata"]["labels"] == {POD_DEFAULT_LABEL: "true"}
     assert module.MOUNT_PATH == BUCKET_MOUNT_PATH and module.TEAM_RESOURCES_LABEL == POD_DEFAULT_LABEL

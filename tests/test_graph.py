@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from tooling.graph import component_graph, longest_chain, resource_graph, stages_after_cluster
 from tooling.plan import Plan
 
@@ -24,15 +26,33 @@ def test_longest_chain_on_a_hand_made_graph() -> None:
     assert longest_chain({}, set()) == []
 
 
-def test_kind_stack_has_at_most_six_component_stages_after_the_cluster(shipped_plan: Callable[[str], Plan]) -> None:
-    """provider -> Kubeflow's namespaces -> Istio (Sidecars in `kubeflow`) -> monitoring ->
-    Kueue (its ServiceMonitor) -> a team's RayCluster (Kueue's webhook)."""
-    components, resources = stages_after_cluster(shipped_plan("kind"))
-    assert components[0].endswith("mlplatform:infra:KindCluster::mlplatform")
+MAX_STAGES_AFTER_PROVIDER = 4
+
+
+@pytest.mark.parametrize("stack", ["kind", "dev", "prod"])
+def test_every_shipped_stack_has_at_most_four_component_stages_after_the_provider(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+    """provider -> Kubeflow's namespaces -> Istio (Sidecars in `kubeflow`) -> Kubeflow (Istio's
+    CRDs) -> a team's Profile (its CRD), or prod's HTTPS gateway. Monitors of one component in
+    another's kinds are Ties, which nothing waits for: neither install waits for the other."""
+    components, resources = stages_after_cluster(shipped_plan(stack))
     assert components[1].endswith("pulumi:providers:kubernetes::k8s")
     assert components[2].endswith("mlplatform:components:KubeflowNamespaces::kubeflow-namespaces")
-    assert len(components) - 1 <= 6
+    assert len(components) - 2 <= MAX_STAGES_AFTER_PROVIDER, " -> ".join(components)
     assert len(resources) >= len(components)  # the resource-level chain is never shorter
+
+
+def test_the_stage_count_counts_what_waits() -> None:
+    """A component that waits for one more component is one stage more (the measure can fail)."""
+    graph = {
+        "cluster": frozenset(),
+        "provider": frozenset({"cluster"}),
+        "kueue": frozenset({"provider"}),
+        "monitoring": frozenset({"provider"}),
+        "teams": frozenset({"kueue"}),
+    }
+    assert len(longest_chain(graph, {"cluster"})) - 2 == 2
+    graph["kueue"] = frozenset({"monitoring"})  # Kueue's chart waiting for Monitoring's CRDs
+    assert len(longest_chain(graph, {"cluster"})) - 2 == 3
 
 
 def test_component_graph_collapses_children(shipped_plan: Callable[[str], Plan]) -> None:
@@ -54,6 +74,8 @@ def test_team_objects_wait_only_for_what_they_need(shipped_plan: Callable[[str],
     assert deps("kubernetes:core/v1:Namespace", "vision/vision") == set()
     assert deps("kubernetes:networking.k8s.io/v1:NetworkPolicy", "vision/allow-same-namespace") == {"vision/vision"}
     assert deps("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "vision/default") == {"vision/vision", "kueue"}
+    kueue = plan.one("kubernetes:helm.sh/v4:Chart", "kueue")
+    assert not any("monitoring" in u or "kube-prometheus-stack" in u for u in plan.waits_for(kueue)), "Kueue waits for no monitoring"
     assert deps("kubernetes:kubeflow.org/v1:Profile", "vision/vision") == {"vision/vision", "profiles-kfam"}
 
 

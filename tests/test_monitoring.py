@@ -10,19 +10,18 @@ from typing import Any
 
 import pytest
 
-from components import dcgm, monitoring
+from components import dcgm, kueue, monitoring
 from components.dashboards import DCGM as DCGM_DASHBOARD_FILE
 from components.dashboards import dashboards
-from components.platform import INSTALLERS
 from facts.versions import DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from stacks.config import validate as validate_config
 from stacks.schema import MonitoringConfig
 from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from tests.conftest import base_gke, base_kind, with_changes
-from tests.support import crds, renders
+from tests.support import crds, mirror, renders
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
 from tooling.check import selects
-from tooling.plan import Plan, Recorded, evaluate
+from tooling.plan import Plan, evaluate
 from tooling.render import HELM_CHART, authored_objects
 
 needs_crds = pytest.mark.skipif(not crds.available(), reason=crds.MISSING)
@@ -77,12 +76,14 @@ def test_kind_has_monitoring_but_no_dcgm(shipped_plan: Callable[[str], Plan]) ->
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
-def test_gke_stacks_have_the_dcgm_exporter_after_monitoring(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
+def test_gke_stacks_have_the_dcgm_exporter_and_its_monitor_after_monitoring(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
     plan = shipped_plan(stack)
     exporter = plan.one(HELM_CHART, "dcgm-exporter")
     assert exporter.inputs["version"] == DCGM_EXPORTER.version
     assert exporter.inputs["repositoryOpts"] == {"repo": DCGM_EXPORTER.location}
-    assert plan.one(HELM_CHART, "kube-prometheus-stack").urn in exporter.dependencies, "ServiceMonitor CRD first"
+    monitor = plan.one("kubernetes:monitoring.coreos.com/v1:ServiceMonitor", dcgm.RELEASE)
+    assert plan.one(HELM_CHART, "kube-prometheus-stack").urn in monitor.dependencies, "ServiceMonitor CRD first"
+    assert exporter.urn in monitor.dependencies
 
 
 def test_prod_retention_and_storage_from_the_stack_file(shipped_plan: Callable[[str], Plan]) -> None:
@@ -236,11 +237,6 @@ def test_monitoring_off_installs_nothing_and_dcgm_has_no_service_monitor(
     assert exporter.inputs["values"]["serviceMonitor"]["enabled"] is False
 
 
-def test_installers_run_monitoring_before_the_dcgm_exporter() -> None:
-    keys = list(INSTALLERS)
-    assert keys.index("monitoring") < keys.index("dcgmExporter")
-
-
 # --- GKE managed Prometheus ---------------------------------------------------------------
 
 
@@ -329,12 +325,19 @@ def _recorded_values() -> tuple[dict[str, Any], dict[str, Any]]:
     return dcgm_values(plan), chart(plan, "kube-prometheus-stack")["values"]
 
 
+SERVICE_MONITOR = "kubernetes:monitoring.coreos.com/v1:ServiceMonitor"
+
+
+def _our_monitor(name: str) -> dict[str, Any]:
+    return dict(planned("on").one(SERVICE_MONITOR, name).inputs)
+
+
 def test_dcgm_service_monitor_labels_match_the_prometheus_selector() -> None:
     values, stack = _recorded_values()
-    monitor = values["serviceMonitor"]
-    assert monitor["enabled"] is True
+    assert values["serviceMonitor"] == {"enabled": False}, "ours, tied to both components, not the chart's"
+    monitor = _our_monitor(dcgm.RELEASE)
     spec = stack["prometheus"]["prometheusSpec"]
-    assert selects(spec["serviceMonitorSelector"], monitor["additionalLabels"])
+    assert selects(spec["serviceMonitorSelector"], monitor["metadata"]["labels"])
     assert spec["serviceMonitorNamespaceSelector"] == {}, "the exporter's namespace is selected too"
 
 
@@ -363,7 +366,7 @@ def test_dcgm_keeps_the_chart_metrics_list_mounted() -> None:
 def test_dcgm_attributes_metrics_to_pods_and_nodes() -> None:
     values, _ = _recorded_values()
     assert values["kubeletPath"] == "/var/lib/kubelet/pod-resources"
-    monitor = values["serviceMonitor"]
+    (monitor,) = _our_monitor(dcgm.RELEASE)["spec"]["endpoints"]
     # honorLabels false: the workload's labels arrive as exported_namespace/exported_pod,
     # which the dashboards and alerts group by.
     assert monitor["honorLabels"] is False
@@ -371,36 +374,36 @@ def test_dcgm_attributes_metrics_to_pods_and_nodes() -> None:
 
 
 @needs_crds
-def test_dcgm_service_monitor_as_the_chart_renders_it_validates() -> None:
-    """The chart's templates/service-monitor.yaml, filled with our values, against the CRD."""
-    values, _ = _recorded_values()
-    monitor = values["serviceMonitor"]
-    obj = {
-        "apiVersion": "monitoring.coreos.com/v1",
-        "kind": "ServiceMonitor",
-        "metadata": {"name": "dcgm-exporter", "namespace": dcgm.NAMESPACE, "labels": monitor["additionalLabels"]},
-        "spec": {
-            "selector": {"matchLabels": {"app.kubernetes.io/name": "dcgm-exporter"}},
-            "namespaceSelector": {"matchNames": [dcgm.NAMESPACE]},
-            "endpoints": [
-                {
-                    "port": "metrics",
-                    "path": "/metrics",
-                    "interval": monitor["interval"],
-                    "honorLabels": monitor["honorLabels"],
-                    "relabelings": monitor["relabelings"],
-                }
-            ],
-        },
-    }
-    assert validate(obj) == []
+@pytest.mark.parametrize("name", [dcgm.RELEASE, kueue.SERVICE_MONITOR])
+def test_our_service_monitors_validate(name: str) -> None:
+    assert validate(_our_monitor(name)) == []
 
 
-def test_dcgm_chart_waits_for_monitoring_only_when_it_is_on() -> None:
+def test_the_exporter_and_kueue_install_without_waiting_for_monitoring() -> None:
+    """Their ServiceMonitors are Ties: each waits for its component and Monitoring's CRDs,
+    and nothing waits for it; the charts themselves wait for their namespaces only."""
     plan = planned("on")
-    exporter: Recorded = plan.one(HELM_CHART, "dcgm-exporter")
-    assert plan.one(HELM_CHART, "kube-prometheus-stack").urn in exporter.dependencies
-    assert plan.one("kubernetes:core/v1:Namespace", dcgm.NAMESPACE).urn in exporter.dependencies
+    prometheus = plan.one(HELM_CHART, "kube-prometheus-stack").urn
+    for install, monitor in (("dcgm-exporter", dcgm.RELEASE), ("kueue", kueue.SERVICE_MONITOR)):
+        chart_ = plan.one(HELM_CHART, install)
+        assert prometheus not in plan.waits_for(chart_), install
+        ours = plan.one(SERVICE_MONITOR, monitor)
+        assert {prometheus, chart_.urn} <= set(ours.dependencies), monitor
+        assert ours.parent is not None and "mlplatform:components:Tie" in ours.parent
+        assert not [r for r in plan.resources if ours.urn in r.dependencies], "nothing waits for a tie"
+
+
+def test_the_moved_monitors_keep_their_live_objects() -> None:
+    """Until now the charts rendered them: each alias is the URN of the chart's child."""
+    plan = planned("on")
+    assert plan.one(SERVICE_MONITOR, kueue.SERVICE_MONITOR).aliases == (
+        "urn:pulumi:test::mlplatform::mlplatform:components:Kueue$kubernetes:helm.sh/v4:Chart"
+        "$kubernetes:monitoring.coreos.com/v1:ServiceMonitor::kueue:kueue-system/kueue-controller-manager-metrics-monitor",
+    )
+    assert plan.one(SERVICE_MONITOR, dcgm.RELEASE).aliases == (
+        "urn:pulumi:test::mlplatform::mlplatform:components:DcgmExporter$kubernetes:helm.sh/v4:Chart"
+        "$kubernetes:monitoring.coreos.com/v1:ServiceMonitor::dcgm-exporter:dcgm-exporter/dcgm-exporter",
+    )
 
 
 def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_plan: Callable[[str], Plan]) -> None:
@@ -423,23 +426,26 @@ def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_pla
 
 @pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
 def test_grafana_route_waits_for_istios_crds(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
-    """A VirtualService before Istio's CRDs fails `pulumi up` on a new cluster."""
+    """A VirtualService before Istio's CRDs fails `pulumi up` on a new cluster; the route is a
+    Tie, so Monitoring itself does not wait for Istio's CRDs (only Grafana for its injector)."""
     plan = shipped_plan(stack)
-    route = plan.one("kubernetes:networking.istio.io/v1:VirtualService", f"{monitoring.GRAFANA_RELEASE}-route")
+    route = plan.one("kubernetes:networking.istio.io/v1:VirtualService", monitoring.GRAFANA_ROUTE)
     istio = next(r for r in plan.of_type("mlplatform:components:Istio"))
     istio_ready = [r for r in plan.children(istio) if r.type == "kubernetes:kustomize/v2:Directory" and r.name == "istio"]
     assert istio_ready and istio_ready[0].urn in route.dependencies
+    assert route.aliases == (f"urn:pulumi:{stack}::mlplatform::mlplatform:components:Monitoring$kubernetes:networking.istio.io/v1:VirtualService::grafana-route",)
+    prometheus = plan.one(HELM_CHART, "kube-prometheus-stack")
+    assert istio_ready[0].urn not in plan.waits_for(prometheus)
+    assert istio_ready[0].urn in plan.one(HELM_CHART, "grafana").dependencies, "Grafana's sidecar comes from Istio's injector"
 
 
-def test_prometheus_scrapes_the_operators_own_service_monitors() -> None:
+def test_prometheus_scrapes_every_service_monitor() -> None:
     from components.kueue import kueue_values
 
     spec = monitoring.prometheus_stack_values(MonitoringConfig())["prometheus"]["prometheusSpec"]
     # Kueue's chart labels its ServiceMonitor only with its own labels (charts/kueue/templates/_helpers.tpl).
-    kueue_monitor_labels = {"app.kubernetes.io/name": "kueue", "app.kubernetes.io/instance": "kueue"}
-    assert kueue_values(service_monitor=True)["enablePrometheus"] is True
-    assert kueue_values(service_monitor=False)["enablePrometheus"] is False
-    assert selects(spec["serviceMonitorSelector"], kueue_monitor_labels)
+    assert kueue_values()["enablePrometheus"] is False, "the chart's monitor would make it wait for Monitoring"
+    assert selects(spec["serviceMonitorSelector"], kueue.service_monitor(monitoring.SCRAPE_LABELS)["metadata"]["labels"])
     # The chart keeps {} only with this off (kube-prometheus-stack values.yaml).
     assert spec["serviceMonitorSelectorNilUsesHelmValues"] is False
     assert spec["serviceMonitorNamespaceSelector"] == {}
@@ -447,7 +453,7 @@ def test_prometheus_scrapes_the_operators_own_service_monitors() -> None:
 
 # --- the charts as the cluster receives them (full render from ../shared/upstream) -------
 
-needs_mirror = pytest.mark.skipif(not renders.MIRROR.is_dir(), reason=f"no upstream mirror at {renders.MIRROR}")
+needs_mirror = mirror.needed
 
 
 def _from(stack: str, source: str) -> list[dict[str, Any]]:
@@ -494,3 +500,20 @@ def test_the_chart_brings_the_crds_of_its_own_operator() -> None:
     crds = [o for o in objects if o["kind"] == "CustomResourceDefinition"]
     assert {c["spec"]["names"]["kind"] for c in crds} >= {"Prometheus", "ServiceMonitor", "PodMonitor", "PrometheusRule"}
     assert {f"v{c['metadata']['annotations']['operator.prometheus.io/version']}" for c in crds} == {image.rsplit(":", 1)[1]}
+
+
+@needs_mirror
+@pytest.mark.parametrize(("stack", "monitor", "service"), [("dev", kueue.SERVICE_MONITOR, "kueue-controller-manager-metrics-service"), ("dev", dcgm.RELEASE, dcgm.RELEASE)])
+def test_our_service_monitors_select_the_charts_metrics_service_by_its_port(stack: str, monitor: str, service: str) -> None:
+    """What the chart's own monitor scraped: exactly its metrics Service, on a port it names."""
+    objects = [o.obj for o in renders.rendered(stack).objects]
+    (ours,) = [o for o in objects if o["kind"] == "ServiceMonitor" and o["metadata"]["name"] == monitor]
+    namespace = ours["metadata"]["namespace"]
+    selected = [
+        o for o in objects
+        if o["kind"] == "Service" and o["metadata"]["namespace"] == namespace
+        and selects(ours["spec"]["selector"], o["metadata"].get("labels") or {})
+    ]
+    assert [s["metadata"]["name"] for s in selected] == [service]
+    ports = {p.get("name") for p in selected[0]["spec"]["ports"]}
+    assert {e["port"] for e in ours["spec"]["endpoints"]} <= ports

@@ -111,14 +111,13 @@ def test_a_team_bucket_is_named_after_project_and_team() -> None:
 
 def test_the_stack_accounts_come_from_one_place() -> None:
     """infra/, components/monitoring and the schema's rules read the same functions."""
-    from components import monitoring, profiles
+    from components import monitoring
     from facts import naming
     from infra import gke
 
     assert gke.node_service_account_id is naming.node_service_account_id
     assert monitoring.gmp_service_account_id is naming.gmp_service_account_id
     assert naming.team_service_account_id("vision") == "team-vision"
-    assert profiles.team_service_account_id.__module__ == "components.profiles"
 
 
 @pytest.mark.parametrize(

@@ -103,3 +103,13 @@ def test_the_lookup_reads_each_pinned_folder_from_the_first_root_and_no_other_fo
 def test_crd_dir_names_roots_searched_before_the_shared_data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("CRD_DIR", f"{tmp_path / 'a'}:{tmp_path / 'b'}")
     assert schemas.crd_roots() == (tmp_path / "a", tmp_path / "b", *SHARED_CRD_ROOTS, schemas.CACHE)
+
+
+@pytest.mark.skipif(not any(r.is_dir() for r in SHARED_CRD_ROOTS), reason=f"no shared CRDs at {SHARED_CRD_ROOTS}")
+def test_a_kind_the_render_lacks_is_read_from_its_groups_files_alone() -> None:
+    """GKE's ManagedCertificate has no CRD in any render: its schema comes from the pinned
+    files named after its group, not from parsing every pinned CRD (megabytes)."""
+    found = schemas._group_schemas("networking.gke.io")
+    assert ("networking.gke.io/v1", "ManagedCertificate") in found
+    assert {key[0].split("/")[0] for key in found} == {"networking.gke.io"}
+    assert found[("networking.gke.io/v1", "ManagedCertificate")] == schemas.shared_schemas()[("networking.gke.io/v1", "ManagedCertificate")]

@@ -281,3 +281,40 @@ def test_whole_numbers_keep_fractions_and_strings() -> None:
     assert whole_numbers({"port": 6380.0, "ratio": 0.5, "items": [1.0, "1.0"], "on": True}) == {
         "port": 6380, "ratio": 0.5, "items": [1, "1.0"], "on": True,
     }
+
+
+def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """rendering_early: each kustomize tree the program registers is handed to kustomize
+    at once; the full render's build_tree then takes that result instead of running it again."""
+    import threading
+
+    from stacks.config import load
+    from tooling import fullrender
+
+    started: list[str] = []
+    lock = threading.Lock()
+
+    def kustomize(target: str, label: str) -> str:
+        with lock:
+            started.append(target)
+        return f"# {label}\n"
+
+    monkeypatch.setattr(fullrender, "_kustomize", kustomize)
+    monkeypatch.setattr(fullrender, "_TREES", {})
+    monkeypatch.setattr(fullrender, "_EARLY", {})
+    monkeypatch.setattr(fullrender, "_helm", lambda install, capabilities, kube_version, key: f"# {install.release}\n")
+    monkeypatch.setattr(fullrender, "_CHARTS", {})
+    with fullrender.rendering_early("1.36.0"):
+        plan = evaluate(load("kind"), "kind")
+    trees = [i for i in fullrender.installs(plan) if i.kind == "kustomize"]
+    charts = [i for i in fullrender.installs(plan) if i.kind == "helm"]
+    assert trees and charts and len(fullrender._EARLY) == len({i.target for i in trees}) + len(charts)
+    for install in trees:
+        assert fullrender.build_tree(install).startswith("# ")
+    assert sorted(started) == sorted({i.target for i in trees}), "each tree built once, early"
+    # A chart rendered early with no capabilities serves a render that asks for none ...
+    assert fullrender.render_chart(charts[0], [], "1.36.0") == f"# {charts[0].release}\n"
+    # ... and never one with other capabilities or another Kubernetes version.
+    assert fullrender._chart_key(charts[1], ["x.io/v1"], "1.36.0") not in fullrender._EARLY
+    assert fullrender._chart_key(charts[1], [], "1.35.0") not in fullrender._EARLY
+    assert len(fullrender._EARLY) == len(charts) - 1

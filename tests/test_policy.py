@@ -80,12 +80,11 @@ def test_rule_names_are_unique_and_described() -> None:
 
 
 def test_rule_constants_match_the_program() -> None:
-    from components.profiles import LOCAL_QUEUE, NAMESPACE_LABELS
+    from components.profiles.namespace import NAMESPACE_LABELS
     from infra.gke import ENVIRONMENT_LABEL
     from policy import rules
 
     assert rules.ENVIRONMENT_LABEL == ENVIRONMENT_LABEL
-    assert rules.LOCAL_QUEUE == LOCAL_QUEUE
     key, value = rules.PROFILE_NAMESPACE_LABEL
     assert NAMESPACE_LABELS[key] == value
 
@@ -244,7 +243,7 @@ def test_team_stack_passes(team_view: StackView) -> None:
 
 
 def test_team_profile_without_quota(team_view: StackView) -> None:
-    # components/profiles.py always writes the quota: removed from a recorded plan.
+    # components/profiles/namespace.py always writes the quota: removed from a recorded plan.
     view = edit(team_view, kind_of("Profile", "vision"), lambda p: p["spec"].pop("resourceQuotaSpec"))
     [violation] = only(check(view), "team-quota")
     assert "resourceQuotaSpec.hard lacks cpu, memory, requests.nvidia.com/gpu" in violation.message

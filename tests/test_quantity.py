@@ -94,10 +94,10 @@ def test_quantities_in_a_stack_are_kept_as_written(cpu: object, kept: str) -> No
     # Default requests small enough for the smallest quota here (rule team-container-defaults-fit-quota).
     small = {"cpu": "100m", "cpuLimit": "100m"}
     config = validate(
-        with_changes(base_kind(), {T: [team(quota={"cpu": cpu}, ray={"workerCpu": cpu}, containerDefaults=small)]}), "ok"
+        with_changes(base_kind(), {T: [team(quota={"cpu": cpu}, ray={"workerCpu": cpu, "headCpu": cpu}, containerDefaults=small)]}), "ok"
     )
     ray = config.teams[0].ray
-    assert ray is not None and (config.teams[0].quota.cpu, ray.worker_cpu) == (kept, kept)
+    assert ray is not None and (config.teams[0].quota.cpu, ray.worker_cpu, ray.head_cpu) == (kept, kept, kept)
 
 
 @pytest.mark.parametrize("size", ["50Gi", "1Mi", "100G", "1.5Ti", "2e12"])

@@ -240,7 +240,8 @@ def test_input_type_helpers_and_the_resource_module_registry() -> None:
     assert _types.is_input_type(ClusterArgs) and not _types.is_input_type(dict), why
     assert "nodePools" in _types.input_type_types(ClusterArgs), why
     registered = rpc.get_resource_module("gcp", "container/cluster", "")
-    assert registered is not None and getattr(registered, "mod_info")["fqn"]  # noqa: B009 (not in ResourceModule's type) == "pulumi_gcp.container", why
+    assert registered is not None, why
+    assert getattr(registered, "mod_info")["fqn"] == "pulumi_gcp.container", why  # noqa: B009 (not in ResourceModule's type)
 
 
 # --- pulumi-policy: the policy pack's adapter (policy/pack.py) ------------------------------

@@ -16,13 +16,13 @@ from args.components import kubeflow_args
 from components.base import child_name, child_type, matches
 from components.kubeflow import GCS_FUSE_WEBHOOK_CONFIGURATION, dashboard_links, dashboard_menu
 from facts.resource_types import KUSTOMIZE
-from tests.support import previous_pins, renders
+from tests.support import mirror, previous_pins, renders
 from tooling import fullrender
 from tooling.fullrender import FullRender, RenderError
 from tooling.plan import Plan, Recorded
 from tooling.removals import stackless
 
-pytestmark = pytest.mark.skipif(not renders.MIRROR.is_dir(), reason=f"no upstream mirror at {renders.MIRROR}")
+pytestmark = mirror.needed
 
 PREVIOUS = "mlplatform::mlplatform:components"
 """The start of every recorded URN (the stack's own name left out)."""

@@ -1,6 +1,9 @@
 """`python -m stacks check`: a lint of the whole platform the cluster will receive (the
 full render), as a table of named rules like the policy pack's. Each rule is a pure
 function of the render; each has a test that breaks it (tests/test_check.py).
+
+Long by design: one table of rules with the lookups they share (Platform), as the policy
+pack keeps its own; each rule is a short function.
 """
 
 from __future__ import annotations
@@ -15,7 +18,6 @@ from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites
-from components.profiles import LOCAL_QUEUE
 from facts.image_refs import (
     FLOATING_TAGS,
     ImagePolicy,
@@ -26,6 +28,8 @@ from facts.image_refs import (
     parse,
     retired_registry,
 )
+from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
+from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
@@ -33,7 +37,7 @@ from infra.gke import WEBHOOK_PORTS
 from stacks.schema import GkeClusterConfig
 from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
-from tooling.plan import SECRET
+from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
@@ -60,9 +64,6 @@ WELL_KNOWN_CREDENTIALS = {
     "bWluaW8xMjM=": "the object-store secret key Kubeflow Pipelines publishes, base64 (minio123)",
 }
 """Example credentials upstream releases publish, found anywhere in an object (Secrets, env, ConfigMaps)."""
-# Kueue v0.19.2: a job in a namespace whose LocalQueue is named `default` (LOCAL_QUEUE) gets
-# that queue (LocalQueueDefaulting), and so does one carrying the queue label.
-KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 
 
 @dataclass(frozen=True)
@@ -125,10 +126,10 @@ class Platform:
     @cached_property
     def namespaces(self) -> dict[str, dict[str, str]]:
         """Namespace name -> its labels (with the automatic kubernetes.io/metadata.name)."""
-        found = {ns: {"kubernetes.io/metadata.name": ns} for ns in BUILTIN_NAMESPACES}
+        found = {ns: {NAMESPACE_NAME_LABEL: ns} for ns in BUILTIN_NAMESPACES}
         for o in self.of_kind("Namespace"):
             name = o.key[3]
-            found[name] = {**((o.obj.get("metadata") or {}).get("labels") or {}), "kubernetes.io/metadata.name": name}
+            found[name] = {**((o.obj.get("metadata") or {}).get("labels") or {}), NAMESPACE_NAME_LABEL: name}
         return found
 
     def waits_for(self, urn: str) -> frozenset[str]:
@@ -592,7 +593,7 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
         queue_name = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)
         managed = queue_name is not None or LOCAL_QUEUE in local_queues.get(cluster.key[2], set())
         autoscaling = (cluster.obj.get("spec") or {}).get("enableInTreeAutoscaling")
-        elastic = (meta.get("annotations") or {}).get("kueue.x-k8s.io/elastic-job") == "true"
+        elastic = (meta.get("annotations") or {}).get(KUEUE_ELASTIC_JOB_ANNOTATION) == "true"
         if managed and autoscaling and not elastic:
             yield Violation("kueue", label(cluster), cluster.source, "Kueue manages this RayCluster, and a Kueue-managed RayCluster can use autoscaling only as an elastic job")
 
@@ -644,6 +645,10 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
                 for var in container.get("env") or []:
                     if var.get("name") in EMPTY_PASSWORD_SWITCHES and str(var.get("value", "")).lower() not in ("", "false", "no", "0"):
                         yield Violation("upstream-secret", label(o), o.source, f"container {container.get('name')}: {var['name']} lets MySQL run without a root password; set MYSQL_ROOT_PASSWORD from a Pulumi secret")
+        # One pass in C over the whole object first: most objects (CRDs are megabytes) hold none.
+        whole = json.dumps(o.obj, default=str, ensure_ascii=False)
+        if not any(credential in whole for credential in WELL_KNOWN_CREDENTIALS):
+            continue
         for text in _strings(o.obj):
             for credential, what in WELL_KNOWN_CREDENTIALS.items():
                 if credential in text:
@@ -704,8 +709,9 @@ RULES: tuple[Rule, ...] = (
 
 def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = None) -> list[Violation]:
     """Every violation of `rules`; the support rules judge the day `on` (default today)."""
-    platform = Platform(render, on)
-    return [v for rule in rules for v in rule.check(platform)]
+    with few_collections():  # the rules build many small objects beside a whole render
+        platform = Platform(render, on)
+        return [v for rule in rules for v in rule.check(platform)]
 
 
 def pinned_tags() -> dict[str, dict[str, Pin]]:

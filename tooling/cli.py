@@ -1,3 +1,5 @@
+# Long by design: one entry point, one short function per command, each handing off to its tool
+# (a comment, not the docstring, which is the command's --help).
 """`python -m stacks …` (or `mlplatform …`): the tools that act on a stack, offline, for people and CI.
 
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
@@ -217,7 +219,8 @@ def mirror_for(option: Path | None) -> Path | None:
 def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None) -> FullRender:
     """The stack's full render; a mirror replaces the stack's sources."""
     from components.sources import mirror_sources
-    from tooling.fullrender import full_render
+    from tooling.cluster_version import kubernetes_version
+    from tooling.fullrender import full_render, rendering_early
 
     config = load(name_or_path, esc_files)
     directory = mirror_for(mirror)
@@ -226,7 +229,8 @@ def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles 
             raise ConfigError(str(directory), [Problem("--mirror", "no such directory")])
         config = config.model_copy(update={"sources": mirror_sources(directory)})
         print(f"sources: mirror {directory}", file=sys.stderr)
-    plan = evaluate(config, stack_name(name_or_path))
+    with rendering_early(kubernetes_version(config)):
+        plan = evaluate(config, stack_name(name_or_path))
     print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
     return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
 

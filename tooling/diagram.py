@@ -13,6 +13,7 @@ from tooling.plan import Plan
 
 TEAMS = "teams"
 TEAM_TYPE = "mlplatform:components:Team"
+TIE_TYPE = "mlplatform:components:Tie"
 
 
 def _node(urn: str) -> tuple[str, str]:
@@ -23,7 +24,8 @@ def _node(urn: str) -> tuple[str, str]:
     if type_ == K8S_PROVIDER:
         return "provider", "Kubernetes provider"
     kind = type_.rsplit(":", 1)[-1]
-    return name.replace("-", "_"), f"{kind}<br/>{name}" if type_.startswith("mlplatform:infra:") else kind
+    named = type_.startswith("mlplatform:infra:") or type_ == TIE_TYPE  # many of one type
+    return name.replace("-", "_"), f"{kind}<br/>{name}" if named else kind
 
 
 def _reduced(edges: dict[str, set[str]]) -> dict[str, set[str]]:

@@ -12,6 +12,9 @@ chart.go, kustomize/v2/directory.go, yaml/v2/yaml.go):
   provider's default, `default`), then the resource transforms run on each object.
 Capabilities offline: the pinned Kubernetes version, and the API versions a first
 `pulumi up` would find, i.e. the CRDs of the installs this one depends on.
+
+Long by design: the one place that reproduces what pulumi-kubernetes renders (installs, the
+scheduling of helm and kustomize, normalization, transforms, aliases of moved objects).
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ import json
 import os
 import subprocess
 import tempfile
-from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,11 +35,11 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.base import child_name, child_type, moved_aliases, transform_name
+from components.base import PREPARED_TREES, child_name, child_type, moved_aliases, transform_name
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from tooling import cluster_version, tools
-from tooling.plan import SECRET, Plan, Recorded
+from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections
 from tooling.render import (
     APPLY_ORDER,
     CONFIG_FILE,
@@ -162,27 +167,33 @@ def installs(plan: Plan) -> list[Install]:
     """Every chart and tree in the plan, in URN order."""
     found = []
     for resource in plan.resources:
-        inputs = resource.inputs
-        component, namespace = component_name(plan, resource), inputs.get("namespace") or None
-        if resource.type == HELM_CHART:
-            found.append(
-                Install(
-                    resource,
-                    component,
-                    "helm",
-                    inputs["chart"],
-                    namespace,
-                    release=inputs.get("name") or resource.name,
-                    version=inputs.get("version"),
-                    repo=(inputs.get("repositoryOpts") or {}).get("repo"),
-                    values=inputs.get("values") or {},
-                )
-            )
-        elif resource.type == KUSTOMIZE:
-            found.append(Install(resource, component, "kustomize", inputs["directory"], namespace))
+        install = install_of(resource, component_name(plan, resource))
+        if install is not None:
+            found.append(install)
         elif resource.type in (HELM_RELEASE, CONFIG_FILE):
             raise RenderError(f"{resource.name}: {resource.type} is not rendered offline; install it as a Chart or Directory")
     return found
+
+
+def install_of(resource: Recorded, component: str) -> Install | None:
+    """The chart or tree a recorded resource is; None for any other resource."""
+    inputs = resource.inputs
+    namespace = inputs.get("namespace") or None
+    if resource.type == HELM_CHART:
+        return Install(
+            resource,
+            component,
+            "helm",
+            inputs["chart"],
+            namespace,
+            release=inputs.get("name") or resource.name,
+            version=inputs.get("version"),
+            repo=(inputs.get("repositoryOpts") or {}).get("repo"),
+            values=inputs.get("values") or {},
+        )
+    if resource.type == KUSTOMIZE:
+        return Install(resource, component, "kustomize", inputs["directory"], namespace)
+    return None
 
 
 # --- running helm and kustomize ---------------------------------------------------------
@@ -232,18 +243,28 @@ def render_chart(install: Install, capabilities: list[str], kube_version: str) -
     chart, version, namespace, values, capabilities, Kubernetes version) is rendered once per
     process, or read from SHARED_TREES (two stacks that differ elsewhere, such as in their
     image mirror, share it)."""
-    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
-    key = hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+    key = _chart_key(install, capabilities, kube_version)
     if key in _CHARTS:
         return _CHARTS[key]
+    with _EARLY_LOCK:
+        early = _EARLY.pop(key, None)
+    text = early.result() if early is not None else _helm(install, capabilities, kube_version, key)
+    _CHARTS[key] = text
+    return text
+
+
+def _chart_key(install: Install, capabilities: list[str], kube_version: str) -> str:
+    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _helm(install: Install, capabilities: list[str], kube_version: str, key: str) -> str:
     shared = SHARED_TREES / f"chart-{key}.yaml" if SHARED_TREES else None
     if shared is not None and shared.is_file():
-        text = shared.read_text()
-    else:
-        text = helm_template(install, capabilities, kube_version)
-        if shared is not None:
-            tools.write_whole(shared, text.encode())
-    _CHARTS[key] = text
+        return shared.read_text()
+    text = helm_template(install, capabilities, kube_version)
+    if shared is not None:
+        tools.write_whole(shared, text.encode())
     return text
 
 
@@ -273,19 +294,62 @@ by a tree's path and a chart's reference and inputs, not by their content."""
 
 
 def build_tree(install: Install) -> str:
-    """kustomize's output for the tree; a tree is built once per process (stacks share them)."""
+    """kustomize's output for the tree; a tree is built once per process (stacks share them),
+    maybe started while the plan was evaluated (rendering_early)."""
     if install.target in _TREES:
         return _TREES[install.target]
-    shared = SHARED_TREES / f"{hashlib.sha256(install.target.encode()).hexdigest()}.yaml" if SHARED_TREES else None
-    if shared is not None and shared.is_file():
-        text = shared.read_text()
-    else:
-        args = [tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target]
-        text = _run(args, install.label)
-        if shared is not None:
-            tools.write_whole(shared, text.encode())
+    with _EARLY_LOCK:
+        early = _EARLY.pop(install.target, None)
+    text = early.result() if early is not None else _kustomize(install.target, install.label)
     _TREES[install.target] = text
     return text
+
+
+def _kustomize(target: str, label: str) -> str:
+    shared = SHARED_TREES / f"{hashlib.sha256(target.encode()).hexdigest()}.yaml" if SHARED_TREES else None
+    if shared is not None and shared.is_file():
+        return shared.read_text()
+    text = _run([tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", target], label)
+    if shared is not None:
+        tools.write_whole(shared, text.encode())
+    return text
+
+
+_EARLY: dict[str, Future[str]] = {}
+_EARLY_LOCK = threading.Lock()
+
+
+@contextmanager
+def rendering_early(kube_version: str) -> Iterator[None]:
+    """Around a plan's evaluation: each install starts rendering the moment the program
+    registers it, four at a time in the background, while the plan's Python runs on. A tree's
+    output depends on its directory alone. A chart is rendered with no capabilities, its
+    render kept under the inputs it had: the full render takes it only where the chart's
+    capabilities turn out to be none (it waits for no other install's CRDs), and renders the
+    rest itself. full_render takes the results; a failure is raised there, where the install
+    is rendered. `kube_version`: the stack's cluster's (tooling.cluster_version)."""
+
+    def start(resource: Recorded) -> None:
+        install = install_of(resource, "")
+        if install is None:
+            return
+        with _EARLY_LOCK:
+            if install.kind == "kustomize":
+                # A prepared tree (remote bases from a mirror) is written by the full render first.
+                if install.target not in _TREES and install.target not in _EARLY and install.target not in PREPARED_TREES:
+                    _EARLY[install.target] = pool.submit(_kustomize, install.target, resource.name)
+                return
+            key = _chart_key(install, [], kube_version)
+            if key not in _CHARTS and key not in _EARLY:
+                _EARLY[key] = pool.submit(_helm, install, [], kube_version, key)
+
+    pool = ThreadPoolExecutor(max_workers=4)
+    RECORDED_HOOKS.append(start)
+    try:
+        yield
+    finally:
+        RECORDED_HOOKS.remove(start)
+        pool.shutdown(wait=False)
 
 
 def is_namespaced(obj: dict[str, Any], custom: dict[tuple[str, str], bool]) -> bool | None:
@@ -319,10 +383,15 @@ def _apply_rank(rendered: Rendered) -> tuple[int, str, str, str, str, str]:
 
 def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> FullRender:
     """Render every install of `plan` and add our own objects; raises RenderError.
-    `progress` hears one line per install as it is done (a large stack takes a while)."""
+    `progress` hears one line per install as it is done (a large stack takes a while).
+    Parsing the output builds millions of objects: the collector runs rarely meanwhile."""
+    with few_collections():
+        return _full_render(plan, progress)
+
+
+def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRender:
     found = installs(plan)
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
-    trees = [i for i in found if i.kind == "kustomize"]
     # Trees whose remote bases a local mirror holds are read from their prepared copies:
     # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
     try:
@@ -334,38 +403,50 @@ def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> Fu
         if progress:
             progress(f"[{len(raw)}/{len(found)}] {install.kind} {install.label}: {len(raw[install.resource.urn])} objects")
 
-    # helm and kubectl run side by side; their output is parsed here, in one thread.
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        for install, text in zip(trees, pool.map(build_tree, trees), strict=True):
-            raw[install.resource.urn] = parsed(text)
-            done(install)
-    # Charts see the CRDs of what they depend on (the trees are built by now), and the
+    # A chart sees the CRDs of the installs it waits for as capabilities, so it renders once
+    # they are parsed; a tree needs nothing. helm and kubectl run four at a time, each install
+    # as soon as what it needs is there; their output is parsed here, in one thread, as each
+    # finishes (parsing in worker threads was GIL-bound and slower). Charts also see the
     # Kubernetes version the stack's cluster is created at. Every chart's kubeVersion
     # (Chart.yaml) admits 1.35 and 1.36: cert-manager v1.21.1 ">= 1.22.0-0", dcgm-exporter
     # 4.8.2 ">= 1.19.0-0", kube-prometheus-stack 88.5.3 ">=1.25.0-0", grafana 12.11.1 (and
     # its copy inside kube-prometheus-stack) "^1.25.0-0"; JobSet, Trainer, KubeRay and Kueue
     # state none. The "-0" admits GKE's `-gke.<build>` pre-release form.
     kube_version = cluster_version.kubernetes_version(plan.config)
-    charts = [i for i in found if i.kind == "helm"]
-    # A chart whose capabilities depend on another chart's CRDs renders after it.
-    pending = list(charts)
-    while pending:
-        waiting = {c.resource.urn for c in pending}
-        ready = [i for i in pending if not plan.waits_for(i.resource) & waiting]
-        if not ready:
-            raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending))
-        inputs = [api_versions(o for urn in plan.waits_for(i.resource) & set(raw) for o in raw[urn]) for i in ready]
-        with ThreadPoolExecutor(max_workers=4) as pool:
-            versions = [kube_version] * len(ready)
-            for install, text in zip(ready, pool.map(render_chart, ready, inputs, versions), strict=True):
-                raw[install.resource.urn] = parsed(text)
+    urns = {i.resource.urn for i in found}
+    needs = {i.resource.urn: plan.waits_for(i.resource) & urns if i.kind == "helm" else frozenset() for i in found}
+    pending = {i.resource.urn: i for i in found}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        running: dict[Future[str], Install] = {}
+
+        def start_what_can_run() -> None:
+            for urn, install in list(pending.items()):
+                if needs[urn] <= raw.keys():
+                    del pending[urn]
+                    if install.kind == "kustomize":
+                        running[pool.submit(build_tree, install)] = install
+                    else:
+                        capabilities = api_versions(o for dependency in needs[urn] for o in raw[dependency])
+                        running[pool.submit(render_chart, install, capabilities, kube_version)] = install
+
+        start_what_can_run()
+        while running:
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in sorted(finished, key=lambda f: running[f].resource.urn):
+                install = running.pop(future)
+                raw[install.resource.urn] = parsed(future.result())
                 done(install)
-        pending = [i for i in pending if i not in ready]
+            start_what_can_run()
+    if pending:
+        raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending.values()))
 
     everything = [o for objects in raw.values() for o in objects] + authored_objects(plan)
     custom = scopes_of(everything)
-    if any(is_namespaced(o, custom) is None for o in everything):
-        custom = crd_scopes() | custom  # the pinned upstream CRDs, read only when needed
+    # Only a chart's or tree's object that names no namespace needs its kind's scope (normalized);
+    # the pinned upstream CRDs (megabytes to parse) are read only for one whose CRD is elsewhere.
+    unscoped = (o for objects in raw.values() for o in objects if not (o.get("metadata") or {}).get("namespace"))
+    if any(is_namespaced(o, custom) is None for o in unscoped):
+        custom = crd_scopes() | custom
     rendered: list[Rendered] = []
     unmatched: list[str] = []
     for install in found:

@@ -12,6 +12,9 @@ does: URNs carry the parent's whole qualified type and no root-stack prefix
 (pkg/resource/deploy/step_generator.go `generateURN`, sdk/go/common/diag/errors.go
 `GetDuplicateResourceURNError`). Read in pulumi/pulumi v3.259.0, the newest tag we could
 read (the 3.272.0 we install was not there); both are the same in v3.0.0 and v3.200.0.
+
+Long by design: the offline engine in one place (the mocks, the recorder, the plan and its
+lookups, the collector settings of a bulk run), each part small, all of it read together.
 """
 
 from __future__ import annotations
@@ -320,6 +323,11 @@ class _RecordingMonitor(mocks.MockMonitor):
             )
         return tuple(sorted(urns))
 
+    def _recorded(self, record: Recorded) -> None:
+        self.records.append(record)
+        for hook in RECORDED_HOOKS:
+            hook(record)
+
     def RegisterResource(self, request: Any) -> Any:
         # `set_mocks` registers a root stack of its own before `evaluate` starts a fresh
         # one (pulumi/runtime/mocks.py); the engine only ever sees the program's.
@@ -328,7 +336,7 @@ class _RecordingMonitor(mocks.MockMonitor):
         response = super().RegisterResource(request)
         self._note_loop()
         if request.type != STACK_TYPE:
-            self.records.append(
+            self._recorded(
                 Recorded(
                     type=request.type,
                     name=request.name,
@@ -353,6 +361,11 @@ class _RecordingMonitor(mocks.MockMonitor):
         return super().RegisterResourceOutputs(request)
 
 
+RECORDED_HOOKS: list[Callable[[Recorded], None]] = []
+"""Called with each resource as the plan records it (on the registering thread): the full
+render starts building kustomize trees while the rest of the plan is evaluated."""
+
+
 def _unless_duplicate(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     """The loop's handler for errors nobody awaited: a duplicate URN fails every registration
     after it, and evaluate raises it once; the rest is reported as asyncio would."""
@@ -366,33 +379,50 @@ BULK_GC_THRESHOLDS = (50_000, 20, 100)
 
 
 @contextmanager
+def few_collections() -> Iterator[None]:
+    """Garbage collection for a step that builds and keeps many objects (a plan, a full
+    render's parsed YAML, a check). Python's default thresholds collect the young generation
+    every 700 allocations and rescan everything alive, which made plan time grow faster than
+    the number of teams (benchmarks/plan_scaling.py) and made parsing a render's 17 MB of YAML
+    next to a plan take 4x as long as parsing it alone. Objects alive before the step are
+    frozen out of the collector's view and collections run 70x less often; settings are
+    restored after. No collection runs first: in a process holding much (the test suite keeps
+    full renders) a full collection per step cost more than the step; what garbage is frozen
+    with the rest is collected after the unfreeze. Nested uses keep the outer settings."""
+    if _collecting_rarely:
+        yield
+        return
+    thresholds = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*BULK_GC_THRESHOLDS)
+    _collecting_rarely.append(True)
+    try:
+        yield
+    finally:
+        _collecting_rarely.pop()
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+
+
+_collecting_rarely: list[bool] = []
+"""Non-empty inside few_collections (an inner use must not unfreeze what the outer froze)."""
+
+
+@contextmanager
 def bulk_registration() -> Iterator[None]:
-    """Registration tuned for thousands of resources in one go, offline.
-
-    Garbage collection: Python's default thresholds collect the young generation every 700
-    allocations and rescan everything alive, which made plan time grow faster than the number
-    of teams (benchmarks/plan_scaling.py). Objects alive before the run are frozen out of the
-    collector's view and collections run 70x less often; settings are restored after. No
-    collection runs first: in a process holding much (the test suite keeps full renders) a
-    full collection per plan cost more than the plan; what garbage is frozen with the rest is
-    collected after the unfreeze.
-
-    Source positions: the SDK captures the Python stack of every resource it registers, for
+    """Registration tuned for thousands of resources in one go, offline: few_collections, and
+    no source positions. The SDK captures the Python stack of every resource it registers, for
     the engine's diagnostics (pulumi/runtime/resource.py register_resource). Offline nothing
     reads them; the capture was a sixth of a plan's time. Each registration gets an empty
     stack trace instead, which the SDK reads as "no source position".
     """
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(*BULK_GC_THRESHOLDS)
     capture = sdk_resource._get_stack_trace
     sdk_resource._get_stack_trace = source_pb2.StackTrace
     try:
-        yield
+        with few_collections():
+            yield
     finally:
         sdk_resource._get_stack_trace = capture
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
 
 
 def _release_callbacks() -> None:

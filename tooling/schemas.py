@@ -166,6 +166,19 @@ def _shared_crds() -> tuple[dict[str, Any], ...]:
 
 
 @cache
+def _group_schemas(group: str) -> Schemas:
+    """The schemas of the pinned CRD files whose names hold `group` (upstream names them
+    `<plural>.<group>.yaml` or `<group>_<plural>.yaml`), in the order _shared_crds reads them:
+    one kind's schema without parsing every pinned CRD."""
+    docs: list[dict[str, Any]] = []
+    for folder in crd_folders().values():
+        for path in sorted(folder.glob("*.yaml")):
+            if group and group in path.name:
+                docs += parsed(path.read_text())
+    return schemas_of(docs)
+
+
+@cache
 def shared_schemas() -> Schemas:
     return schemas_of(_shared_crds())
 
@@ -241,8 +254,10 @@ class Validator:
         key = (obj.get("apiVersion", ""), obj.get("kind", ""))
         if key in GKE_PROVIDED_KINDS:
             return []
-        if key not in self.schemas and key in shared_schemas():
-            self.schemas[key] = shared_schemas()[key]  # loaded only when the render lacks the CRD
+        if key not in self.schemas:  # the render lacks the CRD: the pinned one, read by its group first
+            found = _group_schemas(key[0].split("/")[0]).get(key) or shared_schemas().get(key)
+            if found is not None:
+                self.schemas[key] = found
         if key not in self.schemas:
             return [f"no CRD for {key[1]} {key[0]} in the render or in {crds_where()}"]
         if key not in self._compiled:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import ipaddress
 import random
 import types
 import typing
@@ -194,7 +195,7 @@ def _takes(annotation: Any, value: Any) -> bool | None:
         return isinstance(value, list)
     if typing.get_origin(base) is dict or (isinstance(base, type) and issubclass(base, BaseModel)):
         return isinstance(value, dict)
-    if base is schema.ipaddress.IPv4Network:
+    if base is ipaddress.IPv4Network:
         return isinstance(value, str)
     return None
 

@@ -1,6 +1,6 @@
 """An offline RBAC evaluator: may this user do that, given Roles, ClusterRoles and their
 bindings, as the API server's RBAC authorizer decides it. Used to check the access matrix
-of team namespaces against Kubeflow's own aggregated roles (../shared/upstream/kubeflow-roles).
+of team namespaces against Kubeflow's own aggregated roles (`kubeflow-roles/` of the upstream mirror, tests/support/mirror.py).
 
 No Python package evaluates Kubernetes RBAC offline (the offline tools found, e.g.
 cyberark/kubernetes-rbac-audit, list risky roles; rbac-tool is a Go binary that reads a
@@ -32,10 +32,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tests.support.mirror import MIRROR
 from tooling.check import selects
-from tooling.schemas import REPO, load_all
+from tooling.schemas import load_all
 
-UPSTREAM_ROLES = REPO.parent / "shared" / "upstream" / "kubeflow-roles"
+UPSTREAM_ROLES = MIRROR / "kubeflow-roles"
 AUTHENTICATED = "system:authenticated"
 SERVICE_ACCOUNTS = "system:serviceaccounts"
 SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:"

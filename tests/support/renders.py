@@ -16,12 +16,12 @@ from filelock import FileLock
 from components.sources import mirror_sources
 from stacks.config import load
 from stacks.schema import Images
+from tests.support.mirror import MIRROR
 from tooling import fullrender, schemas
 from tooling.fullrender import FullRender
 from tooling.plan import evaluate
 
 REPO = Path(__file__).resolve().parents[2]
-MIRROR = REPO.parent / "shared" / "upstream"
 SHARED: Path | None = None
 """The run's temporary directory all workers share (pytest cleans it up: it keeps the last
 three runs); set by tests/conftest.py when pytest-xdist runs the suite, else None."""

@@ -1,0 +1,127 @@
+"""A team's namespace and what makes it a Kubeflow profile: the Namespace, the Profile (owner,
+quota), the LimitRange, and each contributor's RoleBinding and AuthorizationPolicy written
+exactly as KFAM writes them.
+
+Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10):
+- KFAM binding names and objects: components/access-management/kfam/bindings.go
+  (`[^a-zA-Z0-9]+` -> '-', `User-<email>-ClusterRole-<role>`, lowercased; the function is
+  in facts/naming.py, where the schema reads it too) and kfam/api_default.go
+  (AuthorizationPolicy of the same name, header kubeflow-userid).
+- What the profile controller makes: components/profile-controller/controllers/
+  profile_controller.go (ResourceQuota kf-resource-quota from resourceQuotaSpec, the
+  `owner` namespace annotation it accepts, labels it only adds when absent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from components.access import GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL, USER_HEADER
+from facts.naming import kfam_binding_name
+from facts.node_labels import GPU_RESOURCE
+from stacks.schema import Role
+from stacks.schema import Team as TeamConfig
+
+CLUSTER_ROLES = {"admin": "kubeflow-admin", "edit": "kubeflow-edit", "view": "kubeflow-view"}
+EDITOR_SA = "default-editor"
+"""The namespace's service account the profile controller binds kubeflow-edit to: notebooks,
+Ray pods and the team's Google identity run as it."""
+RBAC = "rbac.authorization.k8s.io"
+# Profile namespaces run training images as root: the Pod Security level is ours, set here (the
+# profile controller's `kubeflow` overlay sets none; its `kubeflow-pss` overlay would add
+# `enforce: baseline`, applications/dashboard/upstream/profile-controller/overlays/kubeflow-pss).
+NAMESPACE_LABELS = {
+    "istio-injection": "enabled",
+    "app.kubernetes.io/part-of": "kubeflow-profile",
+    "pod-security.kubernetes.io/enforce": "baseline",
+    "pod-security.kubernetes.io/warn": "baseline",
+}
+
+
+def gpu_total(team: TeamConfig) -> int:
+    return sum(team.quota.gpus.values())
+
+
+
+def profile(team: TeamConfig) -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "owner": {"apiGroup": RBAC, "kind": "User", "name": team.owner},
+        "resourceQuotaSpec": {
+            "hard": {
+                "cpu": team.quota.cpu,
+                "memory": team.quota.memory,
+                f"requests.{GPU_RESOURCE}": str(gpu_total(team)),
+            }
+        },
+    }
+    return {"apiVersion": "kubeflow.org/v1", "kind": "Profile", "metadata": {"name": team.name}, "spec": spec}
+
+
+
+def namespace(team: TeamConfig) -> dict[str, Any]:
+    """Created by us (so our objects can land in it at once) the way the controller accepts it."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {"name": team.name, "labels": dict(NAMESPACE_LABELS), "annotations": {"owner": team.owner}},
+    }
+
+
+LIMIT_RANGE = "container-defaults"
+
+
+def limit_range(team: TeamConfig) -> dict[str, Any]:
+    """Requests and limits for containers that name none. The profile's ResourceQuota
+    (cpu, memory) refuses a pod whose containers have no requests, so without this a
+    TrainJob submitted without `resources_per_node` never starts; with it the pod is admitted
+    and counted. Kueue counts a workload's containers the same way (kubernetes-sigs/kueue
+    v0.19.2 pkg/workload/resources.go applies the namespace's LimitRanges before admission)."""
+    defaults = team.container_defaults
+    return {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": LIMIT_RANGE, "namespace": team.name},
+        "spec": {
+            "limits": [
+                {
+                    "type": "Container",
+                    "defaultRequest": {"cpu": defaults.cpu, "memory": defaults.memory},
+                    "default": {"cpu": defaults.cpu_limit, "memory": defaults.memory_limit},
+                }
+            ]
+        },
+    }
+
+
+def contributor_objects(team: TeamConfig, email: str, role: Role) -> list[dict[str, Any]]:
+    """The RoleBinding and AuthorizationPolicy KFAM writes when the owner adds a contributor."""
+    name = kfam_binding_name(email, role.value)
+    meta = {"name": name, "namespace": team.name, "annotations": {"user": email, "role": role.value}}
+    return [
+        {
+            "apiVersion": f"{RBAC}/v1",
+            "kind": "RoleBinding",
+            "metadata": meta,
+            "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": CLUSTER_ROLES[role.value]},
+            "subjects": [{"apiGroup": RBAC, "kind": "User", "name": email}],
+        },
+        {
+            "apiVersion": "security.istio.io/v1beta1",
+            "kind": "AuthorizationPolicy",
+            "metadata": meta,
+            "spec": {
+                "rules": [
+                    {
+                        "from": [{"source": {"principals": [GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL]}}],
+                        "when": [{"key": f"request.headers[{USER_HEADER}]", "values": [email]}],
+                    }
+                ]
+            },
+        },
+    ]
+
+
+def writers(team: TeamConfig) -> list[str]:
+    """Who may act (not only read) on the team's routes: the owner and `edit` contributors."""
+    return [team.owner] + [c.email for c in team.contributors if c.role is Role.EDIT]
+

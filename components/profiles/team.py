@@ -1,0 +1,154 @@
+"""A team as one component: every object of its namespace, in apply order, each waiting only
+for what it needs, and on GKE its Google identity."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pulumi
+
+from args.teams import TeamArgs
+from components.access import team_policies
+from components.base import PlatformComponent, apply_manifest
+from components.profiles.google import editor_service_account, google_identity
+from components.profiles.names import OldNames, resource_name
+from components.profiles.namespace import contributor_objects, limit_range, namespace, profile, writers
+from components.profiles.network import network_policies
+from components.profiles.pod_default import pod_default
+from components.profiles.queues import queue_objects
+from components.profiles.ray import ray_objects
+from components.readiness import Need, Readiness, Ready, What, WiringError
+from components.team_pipelines import ObjectStoreKeys, pipeline_objects
+from infra.cluster import Cluster
+
+
+def team_objects(
+    args: TeamArgs, gcp_service_account: pulumi.Input[str] | None = None, pipeline_keys: ObjectStoreKeys | None = None
+) -> list[dict[str, Any]]:
+    """Every Kubernetes object of one team, in apply order; `pipeline_keys`: its key pair of the
+    in-cluster object store, when its pipelines keep their artifacts there."""
+    team = args.team
+    objects = [namespace(team)]
+    if gcp_service_account:
+        objects.append(editor_service_account(team, gcp_service_account))
+    objects += [profile(team), limit_range(team)]
+    for person in team.contributors:
+        objects += contributor_objects(team, person.email, person.role)
+    objects += team_policies(team.name, writers(team))
+    objects += network_policies(team)
+    objects += queue_objects(args)
+    objects += ray_objects(args)
+    if args.pipelines:
+        objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
+    defaults = pod_default(args)
+    if defaults:
+        objects.append(defaults)
+    return objects
+
+
+# What each kind of team object waits for besides its namespace: only the CRD, webhook or
+# controller it really needs. Built-in kinds wait for nothing else (a RoleBinding may name its
+# ClusterRole before Kubeflow creates it; the guard's binding its policy before the runtimes
+# make it). A RayCluster waits for KubeRay's CRD where we install KubeRay (GKE's add-on comes
+# with the cluster) and for Kueue's webhooks, which must be serving when it is created, to
+# suspend it until it is admitted and to check it is a valid elastic job (see ray_objects).
+# Every kind a team renders has an entry: a new kind without one is an error at plan time.
+OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
+    "Namespace": (),
+    "ServiceAccount": (),
+    "LimitRange": (),
+    "RoleBinding": (),
+    "NetworkPolicy": (),
+    "ConfigMap": (),
+    "Secret": (),
+    "Service": (),
+    "ValidatingAdmissionPolicyBinding": (),
+    "Profile": (Need(Ready.KUBEFLOW, What.CRDS),),
+    "AuthorizationPolicy": (Need(Ready.ISTIO, What.CRDS),),
+    "VirtualService": (Need(Ready.ISTIO, What.CRDS),),
+    "ClusterQueue": (Need(Ready.KUEUE, What.CRDS),),
+    "LocalQueue": (Need(Ready.KUEUE, What.CRDS),),
+    "RayCluster": (Need(Ready.KUBERAY, What.CRDS, optional=True), Need(Ready.KUEUE, What.WEBHOOKS)),
+    "PodDefault": (Need(Ready.KUBEFLOW_POD_DEFAULTS, What.CRDS),),
+}
+
+
+def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
+    """What a team object waits for besides its namespace (OBJECT_NEEDS)."""
+    kind = obj["kind"]
+    if kind not in OBJECT_NEEDS:
+        raise WiringError(
+            f"team object {kind} {obj['metadata']['name']}: its kind has no entry in OBJECT_NEEDS "
+            "(components/profiles/team.py); say what it waits for, () for a built-in kind"
+        )
+    return OBJECT_NEEDS[kind]
+
+
+# What Pulumi must never delete on its own (docs/teams.md, "Removing a team"): a config
+# mistake that drops a team then stops `pulumi up` at these instead of deleting them. The
+# namespace holds the notebook volumes (PVCs the Jupyter web app made, which Pulumi never
+# knew) and is also kept on a deliberate removal, for its last step to be a person's; the
+# Profile holds the team's access and quota, and is recreated as it was if the team is re-added.
+KEPT: dict[str, dict[str, Any]] = {
+    "Namespace": {"protect": True, "retain_on_delete": True},
+    "Profile": {"protect": True},
+}
+
+
+class Team(PlatformComponent):
+    """One team: its namespace and everything in it, and on GKE its Google identity."""
+
+    namespace: pulumi.Output[str]
+    google_service_account: pulumi.Output[str] | None
+    """On GKE: the e-mail of the Google account the namespace's workloads act as."""
+
+    def __init__(
+        self,
+        name: str,
+        args: TeamArgs,
+        cluster: Cluster,
+        ready: Readiness,
+        opts: pulumi.ResourceOptions | None = None,
+        old_names: OldNames | None = None,
+        pipeline_keys: ObjectStoreKeys | None = None,
+    ):
+        """`ready`: what each component made ready (OBJECT_NEEDS says what each object waits
+        for); `old_names`: shared by all teams of the stack (see OldNames); `pipeline_keys`: see
+        team_objects."""
+        super().__init__(name, cluster, opts)
+        team = args.team
+        old_names = old_names or OldNames()
+        gsa_email = google_identity(team, args.google, cluster.image_registry, self.child) if args.google else None
+        ns, *rest = team_objects(args, gcp_service_account=gsa_email, pipeline_keys=pipeline_keys)
+        namespace_resource = apply_manifest(
+            resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns), **KEPT["Namespace"])
+        )
+        editor: list[pulumi.Resource] = []
+        for obj in rest:
+            needs = ready.resources(needs_of(obj), f"team {team.name}'s {obj['kind']} {obj['metadata']['name']}")
+            if obj["kind"] == "Profile":
+                needs += editor  # our default-editor exists before the controller looks for it
+            created = apply_manifest(
+                resource_name(team, obj),
+                obj,
+                self.child([*needs, namespace_resource], aliases=old_names.aliases(team, obj), **KEPT.get(obj["kind"], {})),
+            )
+            if obj["kind"] == "ServiceAccount":
+                editor.append(created)
+        self.namespace = pulumi.Output.from_input(team.name)
+        self.google_service_account = gsa_email
+        self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})
+
+
+def install_teams(
+    teams: Sequence[TeamArgs],
+    cluster: Cluster,
+    ready: Readiness,
+    pipeline_keys: Mapping[str, ObjectStoreKeys] | None = None,
+) -> list[Team]:
+    """Every team of the stack, each named after it (see Team for `ready`; `pipeline_keys`: per
+    team, its key pair of the in-cluster object store, components/pipelines.py)."""
+    old_names = OldNames()
+    keys = pipeline_keys or {}
+    return [Team(args.team.name, args, cluster, ready, old_names=old_names, pipeline_keys=keys.get(args.team.name)) for args in teams]

@@ -1,0 +1,416 @@
+"""The one schema of a stack file: what `stacks/Pulumi.<env>.yaml` may say.
+
+Field aliases are the keys a platform team writes (camelCase, and the namespaced
+top-level keys `gcp:project`, `mlplatform:cluster`, ...), so every error path reads
+exactly like the stack file. Defaults live on the fields; a field whose change
+replaces live infrastructure says so in its description ("replaces ...").
+
+Checks that span one model raise `problem(field, message)` so that the path names the
+field; checks that span the whole stack (pools vs autoprovisioning, teams vs pools)
+are the rules of stacks/rules.py and run once every part has its type.
+
+One schema, one module per domain: `common` (the base model, names, quantities, e-mail
+addresses), `pools`, `network` and `cluster`, `teams`, `components`, `pipelines`, `sources`
+(mirrors and overrides), and here the whole stack file. Every name is importable from `stacks.schema` as
+before.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, field_validator
+
+from facts.gpu_catalog import ACCELERATORS
+from stacks.schema.cluster import (
+    EXCLUSIONS_MAX,
+    KMS_KEY,
+    NO_UPGRADES_MAX_DAYS,
+    RECURRENCE,
+    UTC_TIME,
+    WEEKDAYS,
+    WINDOW_HOURS_PER_32_DAYS,
+    WINDOW_MIN_HOURS,
+    ClusterConfig,
+    Environment,
+    ExclusionScope,
+    GkeClusterConfig,
+    KindClusterConfig,
+    Maintenance,
+    MaintenanceExclusion,
+    MaintenanceWindow,
+    ReleaseChannel,
+    SecretsEncryption,
+    UtcTime,
+    _moment,
+    _utc_text,
+    _utc_time,
+)
+from stacks.schema.common import (
+    _KUBERNETES,
+    _PLATFORM,
+    BUCKET_DUAL_REGIONS,
+    BUCKET_MULTI_REGIONS,
+    COMPUTE_NAME,
+    DNS_LABEL,
+    DNS_SUBDOMAIN,
+    DNS_SUBDOMAIN_MAX,
+    DURATION,
+    EMAIL_DOMAIN,
+    EMAIL_LOCAL,
+    EMAIL_LOCAL_MAX,
+    EMAIL_MAX,
+    GCP_PROJECT_ID,
+    GCP_REGION,
+    GCP_ZONE,
+    GKE_VERSION,
+    HOSTNAME,
+    IAM_MEMBER,
+    MACHINE_TYPE,
+    MIN_MEMORY_BYTES,
+    MIN_VOLUME_BYTES,
+    MIRROR_PATH,
+    REGIONAL_ZONES,
+    REGISTRY_MULTI_REGIONS,
+    REGISTRY_PATH,
+    REMOTE_SCHEME,
+    REPOSITORY_ID,
+    RESERVATION_NAME,
+    RESERVED_NAMESPACE_PREFIXES,
+    RESERVED_NAMESPACES,
+    RESERVED_POOL_NAMES,
+    RETENTION,
+    RETENTION_SECONDS,
+    Cidr,
+    Email,
+    Int64,
+    MemoryQuantity,
+    Model,
+    ResourceQuantity,
+    ShortName,
+    ValueKind,
+    VolumeSize,
+    _cidr_text,
+    _dns_label,
+    _email,
+    _hostname,
+    _is_domain,
+    _machine_type_name,
+    _memory_quantity,
+    _resource_quantity,
+    _text,
+    _unique,
+    _volume_size,
+    problem,
+    problems,
+    zone_region,
+)
+from stacks.schema.components import (
+    CHART_VALUES_RULE,
+    DISCOVERY_PATH,
+    SECRET_REFERENCE_KEY,
+    SECRET_VALUE_KEY,
+    AuthKind,
+    CertManagerConfig,
+    ChartValues,
+    DcgmExporterConfig,
+    DcgmSource,
+    EmailDomain,
+    IstioConfig,
+    JobSetConfig,
+    KubeflowAuth,
+    KubeflowConfig,
+    KubeRayConfig,
+    KueueConfig,
+    MetricsBackend,
+    MonitoringConfig,
+    OidcConnector,
+    RaySource,
+    Toggle,
+    TrainerConfig,
+    WaitForPodsReady,
+    _chart_values,
+    _email_domain,
+    chart_values_field,
+)
+from stacks.schema.network import (
+    COMPUTE_RESOURCE_NAME,
+    CREATED_RANGES,
+    AuthorizedNetwork,
+    ExistingNetwork,
+    ImageRegistryConfig,
+    NetworkConfig,
+    _compute_name,
+)
+from stacks.schema.pipelines import (
+    CLOUD_SQL_TIER,
+    HOUR_MINUTE,
+    Components,
+    PipelinesCloudSql,
+    PipelinesConfig,
+)
+from stacks.schema.pools import (
+    LABEL_NAME,
+    LABEL_VALUE_MAX,
+    Autoprovisioning,
+    DriverVersion,
+    GpuPool,
+    GpuSharing,
+    NodeLabels,
+    PoolTaint,
+    Provisioning,
+    SharingStrategy,
+    SystemPool,
+    TaintEffect,
+    _label_key_problem,
+    _label_value_problem,
+    _node_labels,
+)
+from stacks.schema.sources import (
+    Images,
+    Overrides,
+    Sources,
+    _mirror_location,
+)
+from stacks.schema.teams import (
+    ContainerDefaults,
+    Contributor,
+    Role,
+    Team,
+    TeamBucket,
+    TeamQuota,
+    TeamRay,
+)
+
+
+def _gcp_region(value: str | None) -> str | None:
+    if value is not None and not GCP_REGION.match(value):
+        hint = f"; {value!r} is a zone, its region is {zone_region(value)}" if GCP_ZONE.match(value) else ""
+        raise ValueError(f"{value!r} is not a GCP region such as us-central1{hint}")
+    return value
+
+
+def _gcp_zone(value: str | None) -> str | None:
+    if value is not None and not GCP_ZONE.match(value):
+        raise ValueError(f"{value!r} is not a GCP zone such as us-central1-a")
+    return value
+
+
+class PlatformConfig(Model):
+    """Everything a stack file may say, keyed as it is written."""
+
+    project: str | None = Field(default=None, alias="gcp:project", description="GCP project; required for gke.")
+    region: Annotated[str, AfterValidator(_gcp_region)] | None = Field(
+        default=None,
+        alias="gcp:region",
+        description="The Google provider's default region; if set, the cluster's region (the program places "
+        "everything there).",
+    )
+    zone: Annotated[str, AfterValidator(_gcp_zone)] | None = Field(
+        default=None, alias="gcp:zone", description="The Google provider's default zone; if set, one of the cluster's region."
+    )
+    environment: Environment = Field(
+        default=Environment.DEV,
+        alias="mlplatform:environment",
+        description="prod turns deletion protection on and the prod policy rules.",
+    )
+    cluster: ClusterConfig = Field(alias="mlplatform:cluster", description="The cluster; `kind` picks the model.")
+    components: Components = Field(
+        default=Components(), alias="mlplatform:components", description="In-cluster components."
+    )
+    teams: list[Team] = Field(
+        default_factory=list, alias="mlplatform:teams", description="One Kubeflow profile namespace each."
+    )
+    sources: Sources = Field(
+        default=Sources(),
+        alias="mlplatform:sources",
+        description="Where charts and Kubeflow manifests come from; default: the public upstreams.",
+    )
+    images: Images = Field(
+        default=Images(),
+        alias="mlplatform:images",
+        description="Where the cluster pulls images from; default: each image's own registry.",
+    )
+    overrides: Overrides = Field(
+        default=Overrides(),
+        alias="mlplatform:overrides",
+        description="Values the catalogs do not list yet, accepted knowingly (the error that refuses one names this key).",
+    )
+
+    @field_validator("project")
+    @classmethod
+    def _project(cls, value: str | None) -> str | None:
+        if value is not None and not GCP_PROJECT_ID.match(value):
+            hint = " (the project ID, not its number)" if value.isdigit() else ""
+            raise ValueError(
+                f"{value!r} is not a GCP project ID{hint}: 6-30 lowercase letters, digits and '-', "
+                "a letter first, no '-' last (gcloud projects list shows the IDs)"
+            )
+        return value
+
+    def enabled_components(self) -> dict[str, bool]:
+        """Which components this stack installs, with defaults that depend on the cluster resolved."""
+        enabled = self.components.enabled_by_key()
+        cluster = self.cluster
+        if self.components.dcgm_exporter.enabled is None:
+            enabled["dcgmExporter"] = isinstance(cluster, GkeClusterConfig) and (
+                bool(cluster.gpu_pools) or any(k in ACCELERATORS for k in cluster.autoprovisioning.limits)
+            )
+        return enabled
+
+    @property
+    def deletion_protection(self) -> bool:
+        cluster = self.cluster
+        if isinstance(cluster, GkeClusterConfig) and cluster.deletion_protection is not None:
+            return cluster.deletion_protection
+        return self.environment is Environment.PROD
+
+
+__all__ = [
+    "BUCKET_DUAL_REGIONS",
+    "BUCKET_MULTI_REGIONS",
+    "CHART_VALUES_RULE",
+    "CLOUD_SQL_TIER",
+    "COMPUTE_NAME",
+    "COMPUTE_RESOURCE_NAME",
+    "CREATED_RANGES",
+    "DISCOVERY_PATH",
+    "DNS_LABEL",
+    "DNS_SUBDOMAIN",
+    "DNS_SUBDOMAIN_MAX",
+    "DURATION",
+    "EMAIL_DOMAIN",
+    "EMAIL_LOCAL",
+    "EMAIL_LOCAL_MAX",
+    "EMAIL_MAX",
+    "EXCLUSIONS_MAX",
+    "GCP_PROJECT_ID",
+    "GCP_REGION",
+    "GCP_ZONE",
+    "GKE_VERSION",
+    "HOSTNAME",
+    "HOUR_MINUTE",
+    "IAM_MEMBER",
+    "KMS_KEY",
+    "LABEL_NAME",
+    "LABEL_VALUE_MAX",
+    "MACHINE_TYPE",
+    "MIN_MEMORY_BYTES",
+    "MIN_VOLUME_BYTES",
+    "MIRROR_PATH",
+    "NO_UPGRADES_MAX_DAYS",
+    "RECURRENCE",
+    "REGIONAL_ZONES",
+    "REGISTRY_MULTI_REGIONS",
+    "REGISTRY_PATH",
+    "REMOTE_SCHEME",
+    "REPOSITORY_ID",
+    "RESERVATION_NAME",
+    "RESERVED_NAMESPACES",
+    "RESERVED_NAMESPACE_PREFIXES",
+    "RESERVED_POOL_NAMES",
+    "RETENTION",
+    "RETENTION_SECONDS",
+    "SECRET_REFERENCE_KEY",
+    "SECRET_VALUE_KEY",
+    "UTC_TIME",
+    "WEEKDAYS",
+    "WINDOW_HOURS_PER_32_DAYS",
+    "WINDOW_MIN_HOURS",
+    "_KUBERNETES",
+    "_PLATFORM",
+    "AuthKind",
+    "AuthorizedNetwork",
+    "Autoprovisioning",
+    "CertManagerConfig",
+    "ChartValues",
+    "Cidr",
+    "ClusterConfig",
+    "Components",
+    "ContainerDefaults",
+    "Contributor",
+    "DcgmExporterConfig",
+    "DcgmSource",
+    "DriverVersion",
+    "Email",
+    "EmailDomain",
+    "Environment",
+    "ExclusionScope",
+    "ExistingNetwork",
+    "GkeClusterConfig",
+    "GpuPool",
+    "GpuSharing",
+    "ImageRegistryConfig",
+    "Images",
+    "Int64",
+    "IstioConfig",
+    "JobSetConfig",
+    "KindClusterConfig",
+    "KubeRayConfig",
+    "KubeflowAuth",
+    "KubeflowConfig",
+    "KueueConfig",
+    "Maintenance",
+    "MaintenanceExclusion",
+    "MaintenanceWindow",
+    "MemoryQuantity",
+    "MetricsBackend",
+    "Model",
+    "MonitoringConfig",
+    "NetworkConfig",
+    "NodeLabels",
+    "OidcConnector",
+    "Overrides",
+    "PipelinesCloudSql",
+    "PipelinesConfig",
+    "PlatformConfig",
+    "PoolTaint",
+    "Provisioning",
+    "RaySource",
+    "ReleaseChannel",
+    "ResourceQuantity",
+    "Role",
+    "SecretsEncryption",
+    "SharingStrategy",
+    "ShortName",
+    "Sources",
+    "SystemPool",
+    "TaintEffect",
+    "Team",
+    "TeamBucket",
+    "TeamQuota",
+    "TeamRay",
+    "Toggle",
+    "TrainerConfig",
+    "UtcTime",
+    "ValueKind",
+    "VolumeSize",
+    "WaitForPodsReady",
+    "_chart_values",
+    "_cidr_text",
+    "_compute_name",
+    "_dns_label",
+    "_email",
+    "_email_domain",
+    "_gcp_region",
+    "_gcp_zone",
+    "_hostname",
+    "_is_domain",
+    "_label_key_problem",
+    "_label_value_problem",
+    "_machine_type_name",
+    "_memory_quantity",
+    "_mirror_location",
+    "_moment",
+    "_node_labels",
+    "_resource_quantity",
+    "_text",
+    "_unique",
+    "_utc_text",
+    "_utc_time",
+    "_volume_size",
+    "chart_values_field",
+    "problem",
+    "problems",
+    "zone_region",
+]

@@ -1,0 +1,435 @@
+"""The stack file's components: which upstream projects the platform installs, and each
+one's settings (Kubeflow's sign-in, Kueue's admission, monitoring, ...)."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from decimal import Decimal
+from enum import Enum
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    StrictBool,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
+
+from facts.limits import GO_DURATION_MAX_SECONDS
+from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
+from stacks.schema.common import (
+    DURATION,
+    EMAIL_DOMAIN,
+    REGISTRY_PATH,
+    REMOTE_SCHEME,
+    RETENTION,
+    RETENTION_SECONDS,
+    Email,
+    Model,
+    ValueKind,
+    VolumeSize,
+    _hostname,
+    _text,
+    _unique,
+    problem,
+    problems,
+)
+
+# --- components -------------------------------------------------------------------
+
+
+# --- chart values overlays (the escape hatch) ----------------------------------------
+# Key names that hold a secret in the charts' own values (password, adminPassword, apiKey,
+# token, clientSecret, ...): a stack file holds no secret in plain text, so such a value is
+# refused; the chart's existingSecret-style keys (a Secret's name) stay allowed.
+SECRET_VALUE_KEY = re.compile(r"(password|passwd|secret|token|apikey|api_key|credentials)$", re.IGNORECASE)
+SECRET_REFERENCE_KEY = re.compile(r"^existing|secretname$|secretref$|^secretkey", re.IGNORECASE)
+
+
+def _chart_values(values: dict[str, Any]) -> dict[str, Any]:
+    """Values any chart could take (a mapping of YAML data), keys as written; dates and
+    plain-text secrets refused, each where it is."""
+    found: list[tuple[str, str]] = []
+
+    def walk(node: Any, path: str) -> None:
+        if isinstance(node, dict):
+            for key, value in node.items():
+                where = f"{path}.{key}" if path else str(key)
+                if isinstance(value, str) and value and SECRET_VALUE_KEY.search(str(key)) and not SECRET_REFERENCE_KEY.search(str(key)):
+                    found.append(
+                        (
+                            where,
+                            f"{key!r} holds a secret, and a stack file holds none in plain text; put it in a Kubernetes "
+                            "Secret and give the chart that Secret's name (its existingSecret-style key)",
+                        )
+                    )
+                walk(value, where)
+        elif isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, f"{path}[{i}]")
+        elif isinstance(node, (datetime.date, datetime.datetime)):
+            found.append((path, f"YAML reads {node} as a date, Pulumi passes it on as text: quote it"))
+        elif node is None:
+            found.append(
+                (
+                    path,
+                    "null: Helm would drop the chart's default here, but Pulumi need not pass a null on to Helm as "
+                    "the offline render does; give the value you want instead (false, 0, \"\", [] or {})",
+                )
+            )
+
+    walk(values, "")
+    if found:
+        raise problems(found)
+    return values
+
+
+ChartValues = Annotated[dict[str, Any], AfterValidator(_chart_values), ValueKind("chart values (a mapping)")]
+"""Helm values, any keys the chart takes."""
+
+CHART_VALUES_RULE = (
+    "Chart `values` (the escape hatch for a chart setting the schema has no key for, docs/chart-values.md) are "
+    "merged last over the values the platform sets: mappings merge key by key, any other value (a list, a "
+    "string, a number, a boolean) replaces the platform's whole, and null is refused; `python -m stacks check` "
+    "judges the merged result like everything else."
+)
+
+
+def chart_values_field(chart: str) -> Any:
+    """The `values` overlay of a component installed from `chart` (a Helm chart)."""
+    return Field(default_factory=dict, description=f"Helm values for {chart}, merged last over the platform's (see above the tables).")
+
+
+class Toggle(Model):
+    enabled: StrictBool = Field(default=True, description="Install this component.")
+
+
+class CertManagerConfig(Toggle):
+    """cert-manager from its own chart, with the issuer and NetworkPolicies the pinned Kubeflow release adds (webhook certificates)."""
+
+    values: ChartValues = chart_values_field("the cert-manager chart")
+
+
+class IstioConfig(Toggle):
+    """Istio with CNI and the ingress gateway, as the pinned Kubeflow release installs it."""
+
+
+class AuthKind(str, Enum):
+    DEX = "dex"
+    """Dex static users (passwords from the secret config key mlplatform:dexPasswordHashes)."""
+    OIDC = "oidc"
+    """Dex with an upstream OIDC connector (e.g. Google); client secret from mlplatform:oidcClientSecret."""
+
+
+DISCOVERY_PATH = "/.well-known/openid-configuration"
+
+
+class OidcConnector(Model):
+    """The upstream identity provider Dex sends people to."""
+
+    issuer: str = Field(
+        default="https://accounts.google.com",
+        description="The identity provider's issuer URL, https:// and all, exactly as its discovery document says.",
+    )
+    client_id: Annotated[str, _text("OAuth client ID")] = Field(
+        description="OAuth client ID at the identity provider (not empty: Dex would send an empty client_id)."
+    )
+    name: Annotated[str, _text("connector's display name", spaces=True)] = Field(
+        default="Google", description="Shown on the Dex login page."
+    )
+
+    @field_validator("issuer")
+    @classmethod
+    def _issuer(cls, value: str) -> str:
+        # OpenID Connect Discovery 1.0 section 3: the issuer is a case-sensitive https URL
+        # with no query or fragment; Dex fetches <issuer>/.well-known/openid-configuration.
+        if not REMOTE_SCHEME.match(value):
+            raise ValueError(f"{value!r} has no scheme; an OIDC issuer is an https URL, e.g. 'https://{value}'")
+        if not value.startswith("https://") or len(value) <= len("https://"):
+            raise ValueError(f"{value!r}: an OIDC issuer is an https URL, e.g. https://accounts.google.com")
+        if "?" in value or "#" in value:
+            raise ValueError(f"{value!r}: an OIDC issuer has no query or fragment")
+        if any(c.isspace() for c in value) or not value.isascii():
+            raise ValueError(f"{value!r}: an OIDC issuer has no spaces and is ASCII (hosts in punycode)")
+        # Dex's library compares the configured issuer with the published one byte for byte
+        # (facts/oidc_issuers.py), and providers publish lowercase hosts without the default port.
+        host = value[len("https://") :].split("/", 1)[0]
+        if host != host.lower():
+            raise ValueError(f"{value!r}: write the host in lowercase as the provider publishes it ({host.lower()})")
+        if host.endswith(":443"):
+            raise ValueError(f"{value!r}: drop the default port ':443'; the provider's issuer does not name it")
+        if value.rstrip("/").endswith(DISCOVERY_PATH):
+            issuer = value.rstrip("/")[: -len(DISCOVERY_PATH)]
+            raise ValueError(f"{value!r} is the discovery document; give the issuer: {issuer!r}")
+        published = PUBLISHED_ISSUERS.get(host)
+        if published is not None and value != published:
+            raise ValueError(
+                f"{value!r}: this provider publishes its issuer as {published!r} (its {DISCOVERY_PATH}), and "
+                "Dex's OIDC library refuses any other spelling, trailing slash included; use that"
+            )
+        return value
+
+
+def _email_domain(value: str) -> str:
+    if value != value.lower() or "@" in value or "*" in value or not EMAIL_DOMAIN.match(value):
+        raise ValueError(f"{value!r} is not an e-mail domain such as acme.com: lowercase, no '@' or '*'")
+    return value
+
+
+EmailDomain = Annotated[str, AfterValidator(_email_domain), ValueKind("e-mail domain")]
+"""The part of an e-mail address after '@', e.g. acme.com (subdomains are not included)."""
+
+
+class KubeflowAuth(Model):
+    """How people sign in. The identity header that reaches profiles is kubeflow-userid."""
+
+    kind: AuthKind = Field(
+        default=AuthKind.DEX, description="dex: static users; oidc: Dex with an upstream OIDC provider."
+    )
+    static_users: list[Email] = Field(
+        default_factory=list,
+        description="dex: users who may sign in, each once (Dex ignores letter case when it looks them up); "
+        "each needs a bcrypt hash in mlplatform:dexPasswordHashes. With kubeflow on, at least one.",
+    )
+    oidc: OidcConnector | None = Field(default=None, description="oidc: the upstream provider.")
+    hostname: str | None = Field(
+        default=None,
+        description="gke: public hostname of the gateway (managed certificate, HTTPS), e.g. kubeflow.acme.com: no scheme or path.",
+    )
+    iap: StrictBool = Field(default=False, description="gke: put Identity-Aware Proxy in front of the gateway.")
+    iap_client_id: Annotated[str, _text("IAP OAuth client ID")] | None = Field(
+        default=None, description="gke + iap: OAuth client ID for IAP; its secret in mlplatform:iapClientSecret."
+    )
+    allowed_domains: list[EmailDomain] = Field(
+        default_factory=list,
+        description="oidc: e-mail domains whose accounts may sign in (acme.com: anyone@acme.com); "
+        "with allowedEmails, kind oidc needs at least one entry. Each once.",
+    )
+    allowed_emails: list[Email] = Field(
+        default_factory=list,
+        description="oidc: single accounts that may sign in besides allowedDomains, each once (oauth2-proxy ignores "
+        "letter case).",
+    )
+
+    @field_validator("hostname")
+    @classmethod
+    def _hostname_only(cls, value: str | None) -> str | None:
+        return _hostname(value)
+
+    @field_validator("static_users")
+    @classmethod
+    def _static_users(cls, users: list[str]) -> list[str]:
+        _unique(users, str.lower, "; Dex looks static users up by the lowercased address, so only one of them could sign in")
+        return users
+
+    @field_validator("allowed_emails")
+    @classmethod
+    def _allowed_emails(cls, emails: list[str]) -> list[str]:
+        _unique(emails, str.lower, "; oauth2-proxy compares addresses lowercased")
+        return emails
+
+    @field_validator("allowed_domains")
+    @classmethod
+    def _allowed_domains(cls, domains: list[str]) -> list[str]:
+        _unique(domains, lambda d: d)
+        return domains
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> KubeflowAuth:
+        if self.kind is AuthKind.OIDC and self.oidc is None:
+            raise problem("oidc", "kind oidc needs oidc: {issuer, clientId}")
+        if self.iap and not (self.hostname and self.iap_client_id):
+            raise problem("iap", "iap needs hostname (the HTTPS entry point) and iapClientId")
+        if self.kind is AuthKind.OIDC and not self.hostname:
+            raise problem("hostname", "an OIDC provider redirects back to a public URL; set hostname")
+        if self.kind is AuthKind.OIDC and not (self.allowed_domains or self.allowed_emails):
+            raise problem(
+                "allowedDomains",
+                "kind oidc lets in every account of the provider unless you list who may sign in; "
+                "set allowedDomains (e.g. [acme.com]) and/or allowedEmails",
+            )
+        if self.kind is AuthKind.DEX and (self.allowed_domains or self.allowed_emails):
+            raise problem(
+                "allowedDomains" if self.allowed_domains else "allowedEmails",
+                "allowedDomains and allowedEmails are for kind oidc; with dex, staticUsers are who may sign in",
+            )
+        if self.kind is AuthKind.DEX and self.oidc is not None:
+            raise problem("oidc", "oidc settings need kind: oidc")
+        return self
+
+
+class KubeflowConfig(Toggle):
+    """Kubeflow multi-user core: dashboard, profiles + KFAM, PodDefaults, notebooks, auth."""
+
+    auth: KubeflowAuth = Field(default=KubeflowAuth(), description="How people sign in.")
+    notebook_registry: str | None = Field(
+        default=None,
+        description="Where the platform's notebook images are pulled from (`<registry>/notebook:<tag>`, "
+        "images/notebook/Dockerfile). Default: the stack's Artifact Registry repository on gke, "
+        "`localhost/mlplatform` on kind (`make notebook-images` builds them and loads them into the cluster).",
+    )
+
+    @field_validator("notebook_registry")
+    @classmethod
+    def _notebook_registry(cls, value: str | None) -> str | None:
+        if value is not None and not REGISTRY_PATH.match(value):
+            raise ValueError(
+                f"{value!r} is not a registry path such as europe-docker.pkg.dev/acme/images: "
+                "host and path, no scheme and no tag"
+            )
+        return value
+
+
+
+class JobSetConfig(Toggle):
+    """JobSet, installed once (Trainer's own copy is switched off)."""
+
+    values: ChartValues = chart_values_field("the JobSet chart")
+
+
+class TrainerConfig(Toggle):
+    """Kubeflow Trainer v2 controller; our runtimes come from runtimes/."""
+
+    values: ChartValues = chart_values_field("the Kubeflow Trainer chart")
+
+
+class RaySource(str, Enum):
+    OPERATOR = "operator"
+    GKE_ADDON = "gke-addon"
+
+
+class KubeRayConfig(Toggle):
+    """KubeRay: the upstream operator, or GKE's managed Ray operator add-on (never both)."""
+
+    source: RaySource = Field(
+        default=RaySource.OPERATOR,
+        description="operator: the KubeRay chart; gke-addon: GKE's managed Ray operator (gke only).",
+    )
+    values: ChartValues = chart_values_field("the kuberay-operator chart (source operator)")
+
+
+class WaitForPodsReady(Model):
+    """Kueue's all-or-nothing admission (its `waitForPodsReady`): a workload Kueue admitted whose
+    pods are not all ready in time is evicted, its quota freed, and requeued with backoff, so
+    a half-started multi-node job never holds GPUs for long."""
+
+    timeout: str = Field(
+        default="20m",
+        description="How long an admitted workload may take until every pod is scheduled, running and ready "
+        "(a GPU pool scaling from zero plus the image pull) before Kueue evicts and requeues it; a duration "
+        "such as 20m or 1h30m.",
+    )
+    block_admission: StrictBool = Field(
+        default=False,
+        description="Admit nothing else until the admitted workload's pods are all ready: strict one-at-a-time "
+        "admission, at the price of admissions waiting on every node scale-up.",
+    )
+    backoff_limit_count: StrictInt | None = Field(
+        default=None,
+        ge=1,
+        le=1000,
+        description="Evictions for unready pods after which Kueue deactivates the workload; none: requeue "
+        "it forever, backing off 60s doubling up to an hour.",
+    )
+
+    @field_validator("timeout")
+    @classmethod
+    def _timeout(cls, value: str) -> str:
+        if not DURATION.match(value) or not any(c.isdigit() and c != "0" for c in value):
+            raise ValueError(f"{value!r} is not a duration such as 20m or 1h30m: positive numbers with h, m or s")
+        seconds = sum(
+            Decimal(number) * {"h": 3600, "m": 60, "s": 1}[unit] for number, unit in re.findall(r"([0-9]+)([hms])", value)
+        )
+        if seconds > GO_DURATION_MAX_SECONDS:
+            raise ValueError(
+                f"{value!r} is longer than a Go duration holds (about 292 years): Kueue reads it with Go's "
+                "time.ParseDuration, which refuses it; use a timeout such as 1h"
+            )
+        return value
+
+
+class KueueConfig(Toggle):
+    """Kueue with the TrainJob, JobSet and Ray integrations; one ResourceFlavor per GPU pool,
+    and a ProvisioningRequest admission check per queued pool."""
+
+    wait_for_pods_ready: WaitForPodsReady = Field(
+        default=WaitForPodsReady(),
+        description="All-or-nothing admission: a multi-node TrainJob or RayJob starts whole, or is evicted "
+        "and requeued.",
+    )
+    values: ChartValues = chart_values_field("the Kueue chart")
+
+
+class MetricsBackend(str, Enum):
+    KUBE_PROMETHEUS_STACK = "kube-prometheus-stack"
+    GKE_MANAGED = "gke-managed"
+
+
+class MonitoringConfig(Toggle):
+    """Prometheus + Grafana with GPU, Ray, Kueue and per-team dashboards, and GPU alerts.
+    Grafana signs people in with the identity the Kubeflow gateway asserts: Viewer, or Admin
+    for grafanaAdmins; it has no shared admin login."""
+
+    backend: MetricsBackend = Field(
+        default=MetricsBackend.KUBE_PROMETHEUS_STACK,
+        description="kube-prometheus-stack in the cluster, or gke-managed: Google Cloud Managed Service "
+        "for Prometheus (needs cluster.managedPrometheus).",
+    )
+    retention: str = Field(
+        default="15d", description="kube-prometheus-stack: how long Prometheus keeps data, e.g. 15d (h, d, w or y)."
+    )
+    storage_size: VolumeSize = Field(
+        default="50Gi", description="kube-prometheus-stack: Prometheus volume size, a Kubernetes quantity such as 50Gi."
+    )
+    idle_gpu_threshold: StrictInt = Field(
+        default=10, ge=1, le=100, description="Alert when allocated GPUs stay below this utilisation (%)."
+    )
+    idle_gpu_minutes: StrictInt = Field(
+        default=30, ge=5, le=1440, description="... for this many minutes (the idle-GPU alert's `for`)."
+    )
+    pending_workload_minutes: StrictInt = Field(
+        default=30, ge=1, le=10080, description="Alert when a workload waits in Kueue longer than this."
+    )
+    gpu_temperature_celsius: StrictInt = Field(default=85, ge=50, le=110, description="Alert above this GPU temperature.")
+    grafana_admins: list[Email] = Field(
+        default_factory=list,
+        description="Who is Admin in Grafana (dashboards, data sources, alerting); everyone else who signs in is a Viewer.",
+    )
+    values: ChartValues = chart_values_field("the kube-prometheus-stack chart (backend kube-prometheus-stack)")
+    grafana_values: ChartValues = chart_values_field("the Grafana chart")
+
+    @field_validator("retention")
+    @classmethod
+    def _retention(cls, value: str) -> str:
+        if not RETENTION.match(value):
+            raise ValueError(f"{value!r} is not a Prometheus retention such as 15d: a positive number and h, d, w or y")
+        if Decimal(value[:-1]) * RETENTION_SECONDS[value[-1]] > GO_DURATION_MAX_SECONDS:
+            raise ValueError(
+                f"{value!r} is longer than Prometheus can hold (a Go duration, about 292 years: it refuses "
+                "'duration out of range'); use a shorter retention such as 10y"
+            )
+        return value
+
+    @field_validator("grafana_admins")
+    @classmethod
+    def _grafana_admins(cls, admins: list[str]) -> list[str]:
+        _unique(admins, str.lower)
+        return admins
+
+
+class DcgmSource(str, Enum):
+    CHART = "chart"
+    GKE_MANAGED = "gke-managed"
+
+
+class DcgmExporterConfig(Model):
+    """NVIDIA DCGM exporter: GPU metrics per pod. Default: on for GKE stacks with GPUs, off otherwise."""
+
+    enabled: StrictBool | None = Field(
+        default=None, description="Default: on for gke stacks with GPU pools or GPU autoprovisioning limits, off otherwise."
+    )
+    source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
+    values: ChartValues = chart_values_field("NVIDIA's dcgm-exporter chart (source chart)")

@@ -1,0 +1,143 @@
+"""The stack file's Kubeflow Pipelines: its database (in-cluster MySQL, or Cloud SQL on GKE)
+and where the teams' artifacts live."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import (
+    Field,
+    StrictBool,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
+
+from stacks.schema.common import Model, VolumeSize, problems
+from stacks.schema.components import (
+    CertManagerConfig,
+    DcgmExporterConfig,
+    IstioConfig,
+    JobSetConfig,
+    KubeflowConfig,
+    KubeRayConfig,
+    KueueConfig,
+    MonitoringConfig,
+    Toggle,
+    TrainerConfig,
+)
+
+# --- Kubeflow Pipelines (components/pipelines.py) -----------------------------------------
+
+# Cloud SQL machine tiers (cloud.google.com/sql/docs/mysql/instance-settings, "Machine types"):
+# custom `db-custom-<vCPUs>-<memory MiB>` and the shared-core `db-f1-micro` / `db-g1-small`.
+CLOUD_SQL_TIER = re.compile(r"^db-custom-(?P<vcpus>[0-9]+)-(?P<mib>[0-9]+)$|^db-(f1-micro|g1-small)$")
+HOUR_MINUTE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+
+
+class PipelinesCloudSql(Model):
+    """GKE: the pipelines database, Cloud SQL for MySQL on the stack's VPC (private IP only),
+    with automated backups and point-in-time recovery; deletion-protected where the stack is."""
+
+    tier: str = Field(
+        default="db-custom-1-3840",
+        description="Machine tier: db-custom-<vCPUs>-<memory MiB> (memory 0.9 to 6.5 GiB per vCPU, a multiple of "
+        "256 MiB) or a shared core (db-f1-micro, db-g1-small: no SLA).",
+    )
+    disk_size_gb: StrictInt = Field(default=10, ge=10, le=65536, description="SSD size (GB); grows by itself when full, never shrinks.")
+    high_availability: StrictBool = Field(
+        default=False, description="A standby in a second zone with automatic failover (REGIONAL); doubles the price."
+    )
+    backup_start_time: str = Field(default="03:00", description="When the daily backup starts (UTC, HH:MM).")
+    retained_backups: StrictInt = Field(default=7, ge=1, le=365, description="Daily backups kept.")
+    log_retention_days: StrictInt = Field(
+        default=7, ge=1, le=7, description="Days of binary logs kept for point-in-time recovery (at most 7)."
+    )
+    private_service_access: StrictBool | None = Field(
+        default=None,
+        description="Create the network's Private Service Access (a /20 for Google's services and the "
+        "servicenetworking peering) the private IP needs. Default: on a network the stack creates; an existing one "
+        "(cluster.network.existing) usually has one already (`gcloud services vpc-peerings list --network <name>`).",
+    )
+
+    @field_validator("tier")
+    @classmethod
+    def _tier(cls, value: str) -> str:
+        found = CLOUD_SQL_TIER.match(value)
+        if found is None:
+            raise ValueError(f"{value!r} is not a Cloud SQL tier such as db-custom-2-7680 (db-custom-<vCPUs>-<memory MiB>)")
+        if found["vcpus"]:
+            vcpus, mib = int(found["vcpus"]), int(found["mib"])
+            if vcpus != 1 and vcpus % 2:
+                raise ValueError(f"{value!r}: a custom tier has 1 or an even number of vCPUs")
+            if mib % 256 or not 0.9 * 1024 * vcpus <= mib <= 6.5 * 1024 * vcpus:
+                raise ValueError(f"{value!r}: memory must be a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU")
+        return value
+
+    @field_validator("backup_start_time")
+    @classmethod
+    def _start(cls, value: str) -> str:
+        if not HOUR_MINUTE.match(value):
+            raise ValueError(f"{value!r} is not a time of day such as 03:00 (UTC, HH:MM)")
+        return value
+
+
+class PipelinesConfig(Toggle):
+    """Kubeflow Pipelines, multi-user: the API server, UI, Argo Workflows, its database and object
+    store, behind the Kubeflow gateway; every team's runs keep their artifacts in the team's bucket
+    (gke) or its own prefix of the in-cluster store."""
+
+    database_storage: VolumeSize = Field(
+        default="20Gi",
+        description="kind, existingContext: the in-cluster MySQL's volume (protected and retained). Grows where the "
+        "storage class allows expansion; never shrinks.",
+    )
+    object_store_storage: VolumeSize = Field(
+        default="20Gi",
+        description="The in-cluster SeaweedFS volume (protected and retained): the API server's own store (pipeline "
+        "packages), and on kind every team's artifacts. Grows where the storage class allows; never shrinks.",
+    )
+    cloud_sql: PipelinesCloudSql = Field(
+        default=PipelinesCloudSql(), description="gke: the pipelines database on Cloud SQL for MySQL."
+    )
+
+
+class Components(Model):
+    """In-cluster components. Each is on unless `enabled: false`."""
+
+    cert_manager: CertManagerConfig = Field(default=CertManagerConfig(), description="Webhook certificates; kubeflow needs it.")
+    istio: IstioConfig = Field(default=IstioConfig(), description="Service mesh and ingress gateway; kubeflow needs it.")
+    kubeflow: KubeflowConfig = Field(default=KubeflowConfig(), description="Dashboard, notebooks, profiles and sign-in; teams need it.")
+    jobset: JobSetConfig = Field(default=JobSetConfig(), description="JobSet, which TrainJobs run as; trainer needs it.")
+    trainer: TrainerConfig = Field(default=TrainerConfig(), description="Kubeflow Trainer and our training runtimes.")
+    kuberay: KubeRayConfig = Field(default=KubeRayConfig(), description="Ray operator; team Ray clusters need it.")
+    kueue: KueueConfig = Field(default=KueueConfig(), description="Queues and quotas per team; queued GPU pools need it.")
+    monitoring: MonitoringConfig = Field(default=MonitoringConfig(), description="Prometheus, Grafana, dashboards and GPU alerts.")
+    dcgm_exporter: DcgmExporterConfig = Field(default=DcgmExporterConfig(), description="GPU metrics per pod.")
+    pipelines: PipelinesConfig = Field(
+        default=PipelinesConfig(), description="Kubeflow Pipelines; needs kubeflow, certManager and istio."
+    )
+
+    @model_validator(mode="after")
+    def _needs(self) -> Components:
+        needs = {
+            "kubeflow": ("istio", "certManager"),
+            "trainer": ("jobset",),
+            "pipelines": ("kubeflow", "certManager", "istio"),
+        }
+        enabled = {name for name, on in self.enabled_by_key().items() if on}
+        found = [
+            (f"{dependency}.enabled", f"{component} needs {dependency}; enable {dependency} or disable {component}")
+            for component, required in needs.items()
+            for dependency in required
+            if component in enabled and dependency not in enabled
+        ]
+        if found:
+            raise problems(found)
+        return self
+
+    def enabled_by_key(self) -> dict[str, bool]:
+        return {
+            (field.alias or name): bool(getattr(self, name).enabled)
+            for name, field in type(self).model_fields.items()
+        }

@@ -1,0 +1,211 @@
+"""The stack file's teams: each a Kubeflow profile namespace with its people, quota,
+container defaults, bucket and Ray cluster; and the namespaces a team may not take."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+from pydantic import (
+    Field,
+    StrictBool,
+    StrictInt,
+    field_validator,
+    model_validator,
+)
+
+from facts.naming import bucket_name_problem
+from stacks import quantity
+from stacks.schema.common import (
+    BUCKET_DUAL_REGIONS,
+    BUCKET_MULTI_REGIONS,
+    DNS_SUBDOMAIN,
+    DNS_SUBDOMAIN_MAX,
+    GCP_REGION,
+    GCP_ZONE,
+    RESERVED_NAMESPACE_PREFIXES,
+    RESERVED_NAMESPACES,
+    Email,
+    Int64,
+    MemoryQuantity,
+    Model,
+    ResourceQuantity,
+    ShortName,
+    _dns_label,
+    _text,
+    problem,
+    zone_region,
+)
+
+# --- teams ----------------------------------------------------------------------------
+
+
+class Role(str, Enum):
+    EDIT = "edit"
+    VIEW = "view"
+
+
+class Contributor(Model):
+    """Someone besides the owner with access to the team namespace."""
+
+    email: Email = Field(description="The address they sign in with.")
+    role: Role = Field(description="edit (ClusterRole kubeflow-edit) or view (kubeflow-view) in the namespace.")
+
+
+class TeamQuota(Model):
+    """What the team's pods may request at once: the namespace's ResourceQuota and, with kueue,
+    the nominal quota of the team's ClusterQueue."""
+
+    gpus: dict[str, Int64] = Field(default_factory=dict, description="GPUs per accelerator name, e.g. nvidia-l4: 8.")
+    cpu: ResourceQuantity = Field(default="32", description="CPU cores, a Kubernetes quantity such as 64 or 500m.")
+    memory: MemoryQuantity = Field(default="128Gi", description="Memory, a Kubernetes quantity with its unit such as 256Gi.")
+
+
+class ContainerDefaults(Model):
+    """What a container that names no resources gets in the team namespace (its LimitRange):
+    requests, so the namespace's quota admits it and Kueue counts it, and limits. Jobs from the
+    Kubeflow SDK's `resources_per_node`, notebooks and Ray pods name their own."""
+
+    cpu: ResourceQuantity = Field(default="1", description="CPU request of a container that names none.")
+    memory: MemoryQuantity = Field(default="2Gi", description="Memory request of a container that names none.")
+    cpu_limit: ResourceQuantity = Field(default="4", description="CPU limit of a container that names none.")
+    memory_limit: MemoryQuantity = Field(
+        default="16Gi",
+        description="Memory limit of a container that names none; a container that asks for more memory than "
+        "this must name its limit too (the SDK's resources_per_node sets both).",
+    )
+
+    @model_validator(mode="after")
+    def _requests_within_limits(self) -> ContainerDefaults:
+        for request, limit, key in ((self.cpu, self.cpu_limit, "cpu"), (self.memory, self.memory_limit, "memory")):
+            if quantity.parse(request) > quantity.parse(limit):
+                raise problem(key, f"{key} {request} is above {key}Limit {limit}; a default request must fit its limit")
+        return self
+
+
+class TeamBucket(Model):
+    """A GCS bucket for the team's datasets and checkpoints (GKE only), mounted through GCS Fuse."""
+
+    name: str | None = Field(default=None, description="Default: <project>-<team>. Replaces the bucket.")
+    location: str | None = Field(default=None, description="Default: the cluster's region.")
+
+    @field_validator("name")
+    @classmethod
+    def _bucket_name(cls, value: str | None) -> str | None:
+        reason = bucket_name_problem(value) if value is not None else None
+        if reason:
+            raise ValueError(f"{value!r} is not a valid bucket name: {reason}")
+        return value
+
+    @field_validator("location")
+    @classmethod
+    def _location(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        upper = value.upper()
+        if upper in BUCKET_MULTI_REGIONS or upper in BUCKET_DUAL_REGIONS or GCP_REGION.match(value.lower()):
+            return value
+        if GCP_ZONE.match(value.lower()):
+            raise ValueError(f"{value!r} is a zone; buckets live in a region, e.g. {zone_region(value.lower())}")
+        raise ValueError(
+            f"{value!r} is not a bucket location: a region (us-central1), a multi-region "
+            f"({', '.join(BUCKET_MULTI_REGIONS)}) or a dual-region ({', '.join(BUCKET_DUAL_REGIONS)})"
+        )
+
+
+class TeamRay(Model):
+    """A RayCluster in the team namespace, autoscaled in-tree (with Kueue: an elastic Kueue job,
+    each scale-up admitted against the team's quota), dashboard behind the Kubeflow gateway."""
+
+    name: ShortName = Field(default="ray", description="RayCluster name.")
+    pool: Annotated[str, _text("GPU pool's name")] | None = Field(
+        default=None, description="GPU pool for the workers; none: CPU workers."
+    )
+    min_workers: StrictInt = Field(default=0, ge=0, le=100, description="Workers the autoscaler keeps at least.")
+    max_workers: StrictInt = Field(default=4, ge=1, le=100, description="Workers the autoscaler may add up to.")
+    worker_cpu: ResourceQuantity = Field(default="4", description="CPU per worker (Kubernetes quantity), more than 0.")
+    worker_memory: MemoryQuantity = Field(
+        default="16Gi", description="Memory per worker, a Kubernetes quantity with its unit such as 16Gi; more than 0."
+    )
+    head_cpu: ResourceQuantity = Field(
+        default="2",
+        description="CPU of the head's Ray container, request and limit (Kubernetes quantity), more than 0: it "
+        "runs no tasks but GCS, the dashboard, the Jobs API and the autoscaler.",
+    )
+    head_memory: MemoryQuantity = Field(
+        default="8Gi",
+        description="Memory of the head's Ray container, request and limit, a Kubernetes quantity with its unit "
+        "such as 8Gi; more than 0.",
+    )
+
+    @model_validator(mode="after")
+    def _sizes(self) -> TeamRay:
+        if self.min_workers > self.max_workers:
+            raise problem("minWorkers", f"minWorkers {self.min_workers} is above maxWorkers {self.max_workers}")
+        sizes = (
+            ("workerCpu", self.worker_cpu, "4"),
+            ("workerMemory", self.worker_memory, "16Gi"),
+            ("headCpu", self.head_cpu, "2"),
+            ("headMemory", self.head_memory, "8Gi"),
+        )
+        for key, size, example in sizes:
+            if quantity.parse(size) == 0:
+                raise problem(key, f"{key} 0 leaves a Ray worker nothing to run on; give it some, e.g. {example}")
+        return self
+
+
+class Team(Model):
+    """A team: one Kubeflow profile namespace with its people, quota and queue."""
+
+    name: str = Field(description="Profile and namespace name.")
+    owner: Email = Field(description="The profile's owner, admin of the namespace (ClusterRole kubeflow-admin).")
+    contributors: list[Contributor] = Field(default_factory=list, description="Everyone else with access.")
+    quota: TeamQuota = Field(default=TeamQuota(), description="CPU, memory and GPUs the team may use at once.")
+    container_defaults: ContainerDefaults = Field(
+        default=ContainerDefaults(),
+        description="Requests and limits of containers that name none (the namespace's LimitRange), so a plain "
+        "job starts and counts against the quota.",
+    )
+    cohort: str | None = Field(
+        default=None, description="Kueue cohort: teams in one cohort borrow each other's unused GPUs."
+    )
+    bucket: TeamBucket | None = Field(default=None, description="A GCS bucket for the team (gke only).")
+    ray: TeamRay | None = Field(default=None, description="A RayCluster in the namespace (needs kuberay).")
+    push_images: StrictBool = Field(
+        default=False,
+        description="The team's Google service account (its notebooks and jobs, through Workload Identity) may push "
+        "to the stack's Artifact Registry repository (gke).",
+    )
+
+    @field_validator("cohort")
+    @classmethod
+    def _cohort(cls, value: str | None) -> str | None:
+        if value is not None and (len(value) > DNS_SUBDOMAIN_MAX or not DNS_SUBDOMAIN.match(value)):
+            raise ValueError(
+                f"{value!r} is not a Kueue cohort name: lowercase letters, digits, '-' and '.', "
+                "starting and ending with a letter or digit, at most 253 characters"
+            )
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _team_name(cls, value: str) -> str:
+        _dns_label(value, 63)
+        owner = RESERVED_NAMESPACES.get(value) or next(
+            (who for prefix, who in RESERVED_NAMESPACE_PREFIXES.items() if value.startswith(prefix)), None
+        )
+        if owner:
+            raise ValueError(f"{value!r} is a namespace {owner} owns; pick another team name")
+        return value
+
+    @model_validator(mode="after")
+    def _people(self) -> Team:
+        seen: set[str] = set()
+        for i, person in enumerate(self.contributors):
+            email = person.email.lower()
+            if email == self.owner.lower():
+                raise problem(f"contributors[{i}].email", f"{person.email} is the owner; remove them from contributors")
+            if email in seen:
+                raise problem(f"contributors[{i}].email", f"{person.email} is listed twice; keep one entry")
+            seen.add(email)
+        return self

@@ -1,0 +1,102 @@
+"""A team's namespace as a Kubeflow profile (components/profiles/namespace.py): KFAM's binding
+names and objects, the Profile's owner and quota, the LimitRange."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from components.access import GATEWAY_PRINCIPAL
+from components.profiles.namespace import contributor_objects
+from facts.naming import kfam_binding_name
+from stacks.schema import Role, Team
+from tests.conftest import base_gke, base_kind, with_changes
+from tests.support.teams import TEAM, objects_of
+from tooling.plan import Plan
+
+
+@pytest.mark.parametrize(
+    ("email", "role", "name"),
+    [
+        # kubeflow/dashboard components/access-management/kfam/bindings_test.go
+        ("lalith.vaka@zq.msds.kp.org", "edit", "user-lalith-vaka-zq-msds-kp-org-clusterrole-edit"),
+        ("397401@zq.msds.kp.org", "edit", "user-397401-zq-msds-kp-org-clusterrole-edit"),
+        ("Jane.Doe@Example.com", "view", "user-jane-doe-example-com-clusterrole-view"),
+        ("a+b__c@x.io", "edit", "user-a-b-c-x-io-clusterrole-edit"),
+    ],
+)
+def test_kfam_binding_names(email: str, role: str, name: str) -> None:
+    assert kfam_binding_name(email, role) == name
+
+
+def test_contributor_objects_as_kfam_writes_them() -> None:
+    team = Team.model_validate(TEAM)
+    binding, policy = contributor_objects(team, "Ana.Li@acme.com", Role.EDIT)
+    assert binding == {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {
+            "name": "user-ana-li-acme-com-clusterrole-edit",
+            "namespace": "vision",
+            "annotations": {"user": "Ana.Li@acme.com", "role": "edit"},
+        },
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "kubeflow-edit"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "Ana.Li@acme.com"}],
+    }
+    assert policy["metadata"] == binding["metadata"]
+    assert policy["apiVersion"] == "security.istio.io/v1beta1"
+    assert "action" not in policy["spec"] and "selector" not in policy["spec"]
+    (rule,) = policy["spec"]["rules"]
+    assert rule["from"][0]["source"]["principals"][0] == GATEWAY_PRINCIPAL
+    assert rule["when"] == [{"key": "request.headers[kubeflow-userid]", "values": ["Ana.Li@acme.com"]}]
+    viewer, _ = contributor_objects(team, "bo@acme.com", Role.VIEW)
+    assert viewer["roleRef"]["name"] == "kubeflow-view"
+    assert viewer["metadata"]["annotations"] == {"user": "bo@acme.com", "role": "view"}
+
+
+def test_profile_owner_quota_and_workload_identity() -> None:
+    objects = objects_of(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))
+    profile = objects[("Profile", "vision")]
+    assert profile["apiVersion"] == "kubeflow.org/v1"
+    assert profile["spec"]["owner"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "lead@acme.com"}
+    assert profile["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "64", "memory": "256Gi", "requests.nvidia.com/gpu": "8"}
+    # No WorkloadIdentity plugin (the controller would call IAM itself): we annotate the KSA.
+    assert "plugins" not in profile["spec"]
+    account = objects[("ServiceAccount", "default-editor")]
+    assert account["metadata"] == {
+        "name": "default-editor",
+        "namespace": "vision",
+        "annotations": {"iam.gke.io/gcp-service-account": "team-vision@p.iam.gserviceaccount.com"},
+    }
+    namespace = objects[("Namespace", "vision")]
+    assert namespace["metadata"]["annotations"] == {"owner": "lead@acme.com"}
+    assert namespace["metadata"]["labels"]["istio-injection"] == "enabled"
+
+
+def test_every_team_namespace_gets_container_defaults() -> None:
+    # A plain TrainJob (no resources_per_node) passes the profile's ResourceQuota and is counted.
+    limits = objects_of(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))[("LimitRange", "container-defaults")]
+    assert limits["metadata"]["namespace"] == "vision"
+    assert limits["spec"]["limits"] == [
+        {"type": "Container", "defaultRequest": {"cpu": "1", "memory": "2Gi"}, "default": {"cpu": "4", "memory": "16Gi"}}
+    ]
+
+
+def test_container_defaults_come_from_the_stack() -> None:
+    team = {**TEAM, "containerDefaults": {"cpu": "500m", "memory": "1Gi", "cpuLimit": 2, "memoryLimit": "4Gi"}}
+    (limit,) = objects_of(with_changes(base_kind(), {"mlplatform:teams": [team], "mlplatform:teams.0.quota.gpus": {}}))[
+        ("LimitRange", "container-defaults")
+    ]["spec"]["limits"]
+    assert limit["defaultRequest"] == {"cpu": "500m", "memory": "1Gi"} and limit["default"] == {"cpu": "2", "memory": "4Gi"}
+
+
+def test_contributors_kfam_names_alike_with_different_roles_get_both_bindings(
+    plan_of: Callable[[dict[str, Any]], Plan],
+) -> None:
+    people = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "view"}]
+    plan = plan_of(with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "contributors": people, "quota": {}}]}))
+    bindings = {r.name for r in plan.of_type("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding") if r.name.startswith("vision/")}
+    assert bindings == {"vision/user-ana-b-x-com-clusterrole-edit", "vision/user-ana-b-x-com-clusterrole-view"}
+
