@@ -285,7 +285,8 @@ def test_whole_numbers_keep_fractions_and_strings() -> None:
 
 def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytest.MonkeyPatch) -> None:
     """rendering_early: each kustomize tree the program registers is handed to kustomize
-    at once; the full render's build_tree then takes that result instead of running it again."""
+    at once, and each chart that waits for no other install to helm; the full render's
+    build_tree and render_chart then take that result instead of running it again."""
     import threading
 
     from stacks.config import load
@@ -307,7 +308,13 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     with fullrender.rendering_early("1.36.0"):
         plan = evaluate(load("kind"), "kind")
     trees = [i for i in fullrender.installs(plan) if i.kind == "kustomize"]
-    charts = [i for i in fullrender.installs(plan) if i.kind == "helm"]
+    installs = {i.resource.urn for i in fullrender.installs(plan)}
+    # A chart that waits for another install (Trainer for JobSet's CRDs, Grafana for Istio's)
+    # would see its CRDs: it is left to the full render, its render without them never made.
+    waiting = [i for i in fullrender.installs(plan) if i.kind == "helm" and plan.waits_for(i.resource) & installs]
+    charts = [i for i in fullrender.installs(plan) if i.kind == "helm" and i not in waiting]
+    assert {i.label for i in waiting} == {"trainer/kubeflow-trainer", "monitoring/grafana"}
+    assert all(fullrender._chart_key(i, [], "1.36.0") not in fullrender._EARLY for i in waiting)
     assert trees and charts and len(fullrender._EARLY) == len({i.target for i in trees}) + len(charts)
     for install in trees:
         assert fullrender.build_tree(install).startswith("# ")
