@@ -40,7 +40,7 @@ from components.base import PREPARED_TREES, child_name, child_type, moved_aliase
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from tooling import cluster_version, tools
-from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections, waiting_for
+from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
     APPLY_ORDER,
     CONFIG_FILE,
@@ -459,7 +459,9 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
             ready = sorted((i for future in finished for i in running.pop(future)), key=lambda i: (i[0].resource.urn not in needed, i[0].resource.urn))
             for install, render in ready:
                 # The render's own call: done already, it takes the output (or raises its error).
-                raw[install.resource.urn] = parsed(render())
+                text = render()
+                with uncollected():
+                    raw[install.resource.urn] = parsed(text)
                 done(install)
                 start_what_can_run()
     if pending:
