@@ -92,7 +92,10 @@ def test_a_plan_frees_its_callbacks_servers_without_a_full_collection(monkeypatc
 
     monkeypatch.setattr(_callbacks._CallbackServicer, "serve", serving)
     monkeypatch.setattr(gc, "collect", lambda *args: pytest.fail("a full collection after the plan"))
-    _evaluate(lambda: k8s.core.v1.Namespace("team", metadata={"name": "a"}, opts=pulumi.ResourceOptions(transforms=[lambda _args: None])))
+    def build() -> None:
+        k8s.core.v1.Namespace("team", metadata={"name": "a"}, opts=pulumi.ResourceOptions(transforms=[lambda _args: None]))
+
+    _evaluate(build)
     assert made and all(server() is None for server in made)
 
 
