@@ -28,6 +28,9 @@ from stacks.rules import cross_checks, missing_keys
 from stacks.schema import WEEKDAYS, GkeClusterConfig, KindClusterConfig, PlatformConfig
 
 STACKS_DIR = Path(__file__).resolve().parent
+"""Where a stack name (`dev`) is looked up: the project's stack files, beside the schema
+(Pulumi.yaml `stackConfigDir: stacks`). The tests look names up in their own fixtures
+instead (tests/support/fixtures.py), so a fork's stacks/ may hold anything."""
 NAMESPACE = "mlplatform"
 # Config keys of other namespaces that the schema reads; everything else in them is
 # left to its provider (gcp:credentials, kubernetes:..., pulumi:...).
@@ -83,9 +86,9 @@ def stack_file(name_or_path: str) -> Path:
     return STACKS_DIR / f"Pulumi.{name_or_path}.yaml"
 
 
-def stack_names() -> list[str]:
-    """The stacks shipped in stacks/, by name."""
-    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
+def stack_names(directory: Path | None = None) -> list[str]:
+    """The stacks in stacks/ (or `directory`), by name."""
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (directory or STACKS_DIR).glob("Pulumi.*.yaml"))
 
 
 def read_stack(path: Path, esc_files: Mapping[str, Path] | None = None) -> tuple[esc.Resolved, list[Problem]]:

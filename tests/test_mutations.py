@@ -28,7 +28,7 @@ def _one(stack: str, path: tuple[str | int, ...], kind: str, value: object = ANY
 def test_the_mutations_cover_every_kind_and_know_what_the_schema_documents() -> None:
     everything = all_mutations()
     assert {m.kind for m in everything} == {"drop", "empty", "duplicate", "wrong-type", "out-of-range"}
-    assert {m.stack for m in everything} == {"dev", "kind", "prod"}
+    assert {m.stack for m in everything} == {"dev", "dev-shared-vpc", "kind", "prod"}  # the fixtures (tests/stacks/)
     C = "mlplatform:cluster"
     assert _one("dev", (C, "gpuPools", 0, "max"), "wrong-type", "seven").invalid
     assert _one("dev", (C, "gpuPools", 0, "max"), "out-of-range", 10**6).invalid  # le=1000
