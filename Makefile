@@ -71,7 +71,7 @@ check-stacks: $(INSTALLED)
 	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
 		$(PYTHON) -m stacks check $$stack || exit 1; done
 
-# `make test` in a copy of this working tree whose stacks/ holds only a new stack file of another
+# `make test` in a fresh clone of this checkout (HEAD) whose stacks/ holds only a new stack file of another
 # company (tests/data/fork/): what a fork that replaces acme's example stacks gets (scripts/fork_trial.py).
 fork-trial: $(INSTALLED)
 	$(PYTHON) scripts/fork_trial.py

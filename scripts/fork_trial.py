@@ -1,4 +1,4 @@
-"""A fork's first CI run, rehearsed: `make test` in a copy of this working tree whose stacks/
+"""A fork's first CI run, rehearsed: `make test` in a fresh clone of this checkout whose stacks/
 holds only one new stack file (tests/data/fork/Pulumi.staging.yaml, another company's GKE
 stack, none of acme's). It passes only if nothing the suite, the golden snapshots, the
 architecture diagram or the workflows' tests compare against reads stacks/, and then
@@ -7,8 +7,7 @@ architecture diagram or the workflows' tests compare against reads stacks/, and 
     python scripts/fork_trial.py          # what `make fork-trial` runs; exits with make test's code
     python scripts/fork_trial.py --keep   # and leaves the copy behind, to look at
 
-The copy takes the files git tracks and the untracked ones it does not ignore, as they are in
-the working tree (uncommitted changes included), into a temporary directory. It reuses this
+The clone is of HEAD (commit what you want tried), into a temporary directory. It reuses this
 checkout's virtualenv (`make test VENV=...`, no fresh install: the copy's own modules come first
 on the path, which is checked before anything runs), and the upstream mirror and CRDs the tools
 find from here (MLPLATFORM_MIRROR, CRD_DIR): it takes as long as `make test`.
@@ -31,19 +30,9 @@ VENV = REPO / ".venv"
 sys.path.insert(0, str(REPO))
 
 
-def copy_tree(destination: Path) -> None:
-    """The working tree's files (tracked, and untracked but not ignored) into `destination`."""
-    listed = subprocess.run(
-        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-        check=True,
-        capture_output=True,
-    ).stdout.decode()
-    for name in filter(None, listed.split("\0")):
-        source = REPO / name
-        if source.is_file():  # a tracked file deleted in the working tree is not copied
-            target = destination / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target, follow_symlinks=False)
+def clone(destination: Path) -> None:
+    """A fresh clone of this checkout's HEAD into `destination`, as a fork starts from."""
+    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(REPO), str(destination)], check=True)
 
 
 def as_a_fork(copy: Path) -> None:
@@ -90,7 +79,7 @@ def main() -> int:
     work = Path(tempfile.mkdtemp(prefix="mlplatform-fork-"))
     copy = work / "repo"
     try:
-        copy_tree(copy)
+        clone(copy)
         as_a_fork(copy)
         env = environment()
         if not imports_its_own_modules(copy, env):
