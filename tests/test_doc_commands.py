@@ -168,3 +168,13 @@ def test_a_documented_command_the_cli_would_refuse_is_caught(capsys: pytest.Capt
     with pytest.raises(SystemExit):
         parser().parse_args(found[3][3:])
     assert "unrecognized arguments: --jsno" in capsys.readouterr().err
+
+
+def test_every_relative_link_of_the_docs_resolves() -> None:
+    broken = [
+        f"{doc.relative_to(REPO)}: {target}"
+        for doc in [REPO / "README.md", *(REPO / "docs").glob("*.md")]
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text())
+        if not target.startswith(("http://", "https://")) and not (doc.parent / target).exists()
+    ]
+    assert broken == []
