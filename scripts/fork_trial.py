@@ -8,7 +8,7 @@ architecture diagram or the workflows' tests compare against reads stacks/, and 
     python scripts/fork_trial.py --keep   # and leaves the copy behind, to look at
 
 The clone is of HEAD (commit what you want tried), into a temporary directory. It reuses this
-checkout's virtualenv (`make test VENV=...`, no fresh install: the copy's own modules come first
+checkout's virtualenv (`make test VENV=... -o VENV/.installed`, no install into it: the copy's own modules come first
 on the path, which is checked before anything runs), and the upstream mirror and CRDs the tools
 find from here (MLPLATFORM_MIRROR, CRD_DIR): it takes as long as `make test`.
 """
@@ -87,7 +87,11 @@ def main() -> int:
             return 2
         stacks = sorted(p.name for p in (copy / "stacks").glob("Pulumi.*.yaml"))
         print(f"fork-trial: {copy} with stacks/ holding only {', '.join(stacks)}; make test", flush=True)
-        return subprocess.run(["make", "test", f"VENV={VENV}"], cwd=copy, env=env, check=False).returncode
+        # -o: the clone's files are newer than this virtualenv's stamp; make must not reinstall
+        # into it (its editable install would point at the clone, deleted afterwards).
+        installed = VENV / ".installed"
+        command = ["make", "test", f"VENV={VENV}", "-o", str(installed)]
+        return subprocess.run(command, cwd=copy, env=env, check=False).returncode
     finally:
         if args.keep:
             print(f"fork-trial: the copy stays at {copy}", file=sys.stderr)
