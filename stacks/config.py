@@ -86,9 +86,9 @@ def stack_file(name_or_path: str) -> Path:
     return STACKS_DIR / f"Pulumi.{name_or_path}.yaml"
 
 
-def stack_names(directory: Path | None = None) -> list[str]:
-    """The stacks in stacks/ (or `directory`), by name."""
-    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in (directory or STACKS_DIR).glob("Pulumi.*.yaml"))
+def stack_names() -> list[str]:
+    """The stacks in stacks/ (in the tests: the fixtures of tests/stacks/), by name."""
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
 
 
 def read_stack(path: Path, esc_files: Mapping[str, Path] | None = None) -> tuple[esc.Resolved, list[Problem]]:

@@ -7,7 +7,8 @@ pools and settings, so they read fixtures of their own: tests/stacks/Pulumi.{kin
 (Pulumi.dev-shared-vpc.yaml). `use_fixture_stacks()` makes a stack name mean a fixture for the
 whole process (`load("dev")`, `python -m stacks plan dev` run in-process, the e2e suite's kind
 stack), so a test names a stack the way a user does. What runs over the project's own stacks,
-whatever they are, says so: tests/test_project_stacks.py and `make check-stacks`.
+whatever they are, says so: `make check-stacks`, tests/test_policy.py's test of the project's own stacks, and
+scripts/gke_stacks.py (the workflows' GKE stacks).
 """
 
 from __future__ import annotations
