@@ -17,6 +17,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from facts.limits import GO_DURATION_MAX_SECONDS
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
@@ -28,6 +29,7 @@ from stacks.schema.common import (
     RETENTION,
     RETENTION_SECONDS,
     Email,
+    GroupName,
     Model,
     ValueKind,
     VolumeSize,
@@ -124,6 +126,48 @@ class AuthKind(str, Enum):
     """Dex with an upstream OIDC connector (e.g. Google); client secret from mlplatform:oidcClientSecret."""
 
 
+GOOGLE_ISSUER = "https://accounts.google.com"
+"""Google's issuer (facts/oidc_issuers.py): its ID token carries no groups claim
+(developers.google.com/identity/openid-connect/openid-connect, "An ID token's payload")."""
+
+
+class OidcGroups(Model):
+    """The identity provider's groups, which Dex copies into the token it issues (its `groups`
+    claim, the gateway's `kubeflow-groups` header). Dex v2.45.1 connector/oidc/oidc.go: groups
+    only with `insecureEnableGroups`, read from `claimMapping.groups` (default `groups`), with
+    the scopes of `scopes` (which replace Dex's default profile and email), from the userinfo
+    endpoint too with `getUserInfo`. docs/teams.md, "Groups", per provider."""
+
+    claim: Annotated[str, _text("groups claim's name")] = Field(
+        default="groups",
+        description="The claim of the provider's ID token (or userinfo) that lists a person's groups (Entra ID, "
+        "Okta, Keycloak: groups, as docs/teams.md sets them up).",
+    )
+    scopes: list[Annotated[str, _text("scope")]] = Field(
+        default_factory=list,
+        description="Scopes Dex asks for besides openid, profile and email, e.g. [groups] for Okta; none for Entra ID "
+        "(its groups claim is set in the app registration) and Keycloak (a client scope mapper).",
+    )
+    user_info: StrictBool = Field(
+        default=False,
+        description="Read the claims from the provider's userinfo endpoint too (Dex getUserInfo), for providers that "
+        "leave groups out of the ID token.",
+    )
+
+    @field_validator("scopes")
+    @classmethod
+    def _scopes(cls, scopes: list[str]) -> list[str]:
+        _unique(scopes, lambda s: s)
+        for i, scope in enumerate(scopes):
+            if scope in DEX_DEFAULT_SCOPES:
+                raise PydanticCustomError("config", f"{scope!r}: Dex always asks for openid, profile and email; remove it", {"field": i})
+        return scopes
+
+
+DEX_DEFAULT_SCOPES = ("openid", "profile", "email")
+"""What our Dex connector always asks the provider for (components/kubeflow.py dex_config)."""
+
+
 DISCOVERY_PATH = "/.well-known/openid-configuration"
 
 
@@ -140,6 +184,22 @@ class OidcConnector(Model):
     name: Annotated[str, _text("connector's display name", spaces=True)] = Field(
         default="Google", description="Shown on the Dex login page."
     )
+    groups: OidcGroups | None = Field(
+        default=None,
+        description="The provider sends people's groups and Dex passes them on, for groups of source provider "
+        "(docs/teams.md, \"Groups\"); unset: the token carries no groups.",
+    )
+
+    @model_validator(mode="after")
+    def _groups_of_the_provider(self) -> OidcConnector:
+        if self.groups is not None and self.issuer.rstrip("/") == GOOGLE_ISSUER:
+            raise problem(
+                "groups",
+                "Google's ID token carries no groups claim, so Dex cannot pass Google groups on; remove groups and define "
+                "the teams' Google groups with source: stack and their members (docs/teams.md, \"Google Workspace\"); "
+                "kubectl on GKE still follows the Google group itself (mlplatform:cluster.securityGroup)",
+            )
+        return self
 
     @field_validator("issuer")
     @classmethod
@@ -183,6 +243,48 @@ EmailDomain = Annotated[str, AfterValidator(_email_domain), ValueKind("e-mail do
 """The part of an e-mail address after '@', e.g. acme.com (subdomains are not included)."""
 
 
+class GroupSource(str, Enum):
+    STACK = "stack"
+    """The stack lists the members (with Dex, its static users; Dex puts the group into their token)."""
+    PROVIDER = "provider"
+    """The upstream identity provider's groups claim (auth.oidc.groups): the gateway follows it live."""
+
+
+class GroupDefinition(Model):
+    """A group that teams name as a contributor. Surfaces that check the signed-in person only
+    (the web apps, Pipelines, the dashboard's namespace list, the sidecars' policies) learn its
+    members at `pulumi up` from `members`; the gateway follows a provider group's claim live
+    (docs/teams.md, "Groups")."""
+
+    name: GroupName = Field(description="The group as the identity provider names it in the token (source stack: any name).")
+    source: GroupSource = Field(
+        default=GroupSource.STACK,
+        description="stack: the members listed here are the group; provider: the identity provider's groups claim "
+        "(kind oidc with auth.oidc.groups), the members listed here being those the web apps and Pipelines let in.",
+    )
+    members: list[Email] = Field(
+        default_factory=list,
+        description="Who is in it, each once. source stack: the group (with Dex, each a static user); source provider: "
+        "the members known at `pulumi up`, for the surfaces that check the person only.",
+    )
+
+    @field_validator("members")
+    @classmethod
+    def _members(cls, members: list[str]) -> list[str]:
+        _unique(members, str.lower, "; Dex and oauth2-proxy take addresses in any letter case for one")
+        return members
+
+    @model_validator(mode="after")
+    def _members_by_source(self) -> GroupDefinition:
+        if self.source is GroupSource.STACK and not self.members:
+            raise problem(
+                "members",
+                f"group {self.name} (source stack) has no members; list them (members: [ana@acme.com, ...]), or take "
+                "the group from the identity provider (source: provider, with auth.oidc.groups)",
+            )
+        return self
+
+
 class KubeflowAuth(Model):
     """How people sign in. The identity header that reaches profiles is kubeflow-userid."""
 
@@ -213,6 +315,10 @@ class KubeflowAuth(Model):
         description="oidc: single accounts that may sign in besides allowedDomains, each once (oauth2-proxy ignores "
         "letter case).",
     )
+    groups: list[GroupDefinition] = Field(
+        default_factory=list,
+        description="Groups that teams name as contributors, each once (docs/teams.md, \"Groups\").",
+    )
 
     @field_validator("hostname")
     @classmethod
@@ -230,6 +336,12 @@ class KubeflowAuth(Model):
     def _allowed_emails(cls, emails: list[str]) -> list[str]:
         _unique(emails, str.lower, "; oauth2-proxy compares addresses lowercased")
         return emails
+
+    @field_validator("groups")
+    @classmethod
+    def _groups(cls, groups: list[GroupDefinition]) -> list[GroupDefinition]:
+        _unique(groups, lambda g: g.name.lower(), "; group names differ in more than letter case")
+        return groups
 
     @field_validator("allowed_domains")
     @classmethod
