@@ -38,6 +38,7 @@ from stacks import quantity
 from stacks.schema import (
     DNS_SUBDOMAIN_MAX,
     GCP_REGION,
+    GOOGLE_ISSUER,
     RESERVED_POOL_NAMES,
     AuthKind,
     DcgmSource,
@@ -463,6 +464,13 @@ def _groups_can_be_supplied(config: PlatformConfig) -> Found:
                     f"{path}.source",
                     f"group {group.name}: with Dex static users there is no identity provider to send groups; the stack "
                     "is the group's source (source: stack, with its members)",
+                )
+            elif auth.oidc is not None and auth.oidc.issuer.rstrip("/") == GOOGLE_ISSUER:
+                yield (
+                    f"{path}.source",
+                    f"group {group.name}: this stack signs in with Google, whose ID token carries no groups claim; list "
+                    "the group's members with source: stack (docs/teams.md, \"Google Workspace\"; kubectl on GKE "
+                    "follows the Google group itself through mlplatform:cluster.securityGroup)",
                 )
             elif auth.oidc is None or auth.oidc.groups is None:
                 yield (
