@@ -99,3 +99,12 @@ def access_matrix(
         for person in everyone
         for action in actions
     ]
+
+
+def can_i(kubeconfig: str, check: AccessCheck, as_group: str | None = None) -> list[str]:
+    """`kubectl auth can-i` for `check`, impersonating its user and, with `as_group`, the group
+    an authenticator would have given them (on GKE, Google Groups for RBAC): exit 0 for yes,
+    1 for no (kubectl auth can-i --help, "--quiet")."""
+    resource = f"{check.resource}.{check.group}" if check.group else check.resource
+    command = ["kubectl", "--kubeconfig", kubeconfig, "auth", "can-i", check.verb, resource, "-n", check.namespace, "--as", check.user]
+    return command + (["--as-group", as_group] if as_group else []) + ["--quiet"]
