@@ -566,7 +566,8 @@ def test_a_group_member_has_the_strongest_of_their_entries() -> None:
 
 
 def test_kubectl_can_i_impersonates_the_member_and_the_group() -> None:
-    check = access_matrix([team("vision", "lead@acme.com")], ["eve@acme.com"])[-1]
+    checks = access_matrix([team("vision", "lead@acme.com")], ["eve@acme.com"])
+    check = next(c for c in checks if c.user == "eve@acme.com" and c.resource == "rolebindings")
     assert can_i("/tmp/k", check, "ml@acme.com") == [
         "kubectl", "--kubeconfig", "/tmp/k", "auth", "can-i", "create", "rolebindings.rbac.authorization.k8s.io",
         "-n", "vision", "--as", "eve@acme.com", "--as-group", "ml@acme.com", "--quiet",
