@@ -481,7 +481,7 @@ UNLISTED = "new-hire@acme.com"
 VERBS = (("get", "", "pods"), ("create", "", "pods"), ("get", "", "secrets"), ("list", "trainer.kubeflow.org", "trainjobs"),
          ("create", "trainer.kubeflow.org", "trainjobs"), ("create", "ray.io", "rayclusters"), ("create", "rbac.authorization.k8s.io", "rolebindings"))
 BY_GROUP = {
-    OWNER_GROUP: {v for v in VERBS},
+    OWNER_GROUP: set(VERBS),
     EDITOR_GROUP: {v for v in VERBS if v[2] != "rolebindings"},
     VIEWER_GROUP: {("get", "", "pods"), ("list", "trainer.kubeflow.org", "trainjobs")},
     "somebody-else@acme.com": set(),

@@ -10,7 +10,8 @@ field; checks that span the whole stack (pools vs autoprovisioning, teams vs poo
 are the rules of stacks/rules.py and run once every part has its type.
 
 One schema, one module per domain: `common` (the base model, names, quantities, e-mail
-addresses), `pools`, `network` and `cluster`, `teams`, `components`, `pipelines`, `sources`
+addresses), `pools`, `network` and `cluster`, `teams`, `components`, `auth` (the sign-in and its groups),
+`pipelines`, `sources`
 (mirrors and overrides), and here the whole stack file. Every name is importable from `stacks.schema` as
 before.
 """
@@ -22,6 +23,19 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, field_validator
 
 from facts.gpu_catalog import ACCELERATORS
+from stacks.schema.auth import (
+    DEX_DEFAULT_SCOPES,
+    DISCOVERY_PATH,
+    GOOGLE_ISSUER,
+    AuthKind,
+    EmailDomain,
+    GroupDefinition,
+    GroupSource,
+    KubeflowAuth,
+    OidcConnector,
+    OidcGroups,
+    _email_domain,
+)
 from stacks.schema.cluster import (
     EXCLUSIONS_MAX,
     KMS_KEY,
@@ -108,35 +122,24 @@ from stacks.schema.common import (
 )
 from stacks.schema.components import (
     CHART_VALUES_RULE,
-    DEX_DEFAULT_SCOPES,
-    DISCOVERY_PATH,
-    GOOGLE_ISSUER,
     SECRET_REFERENCE_KEY,
     SECRET_VALUE_KEY,
-    AuthKind,
     CertManagerConfig,
     ChartValues,
     DcgmExporterConfig,
     DcgmSource,
-    EmailDomain,
-    GroupDefinition,
-    GroupSource,
     IstioConfig,
     JobSetConfig,
-    KubeflowAuth,
     KubeflowConfig,
     KubeRayConfig,
     KueueConfig,
     MetricsBackend,
     MonitoringConfig,
-    OidcConnector,
-    OidcGroups,
     RaySource,
     Toggle,
     TrainerConfig,
     WaitForPodsReady,
     _chart_values,
-    _email_domain,
     chart_values_field,
 )
 from stacks.schema.network import (
