@@ -344,7 +344,7 @@ class GkeClusterConfig(Model):
         default=None,
         description="Google Groups for RBAC: the group gke-security-groups@<your domain>, whose member groups "
         "the API server passes to RBAC, so a group contributor's members use kubectl as the group "
-        "(docs/teams.md, \"kubectl\"); GKE changes it in place.",
+        "(docs/teams.md, \"Groups\"); GKE changes it in place.",
     )
 
     @field_validator("security_group")
