@@ -124,8 +124,8 @@ RESERVED_POOL_NAMES = {
 
 @dataclass(frozen=True)
 class ValueKind:
-    """What a value of an annotated type is ("e-mail address", "quantity"), for the README
-    reference and the mutation tests; pydantic ignores it. The last one in an annotation's
+    """What a value of an annotated type is ("e-mail address", "quantity"), for the stack-file
+    reference (docs/reference.md) and the mutation tests; pydantic ignores it. The last one in an annotation's
     metadata is the most specific."""
 
     name: str

@@ -25,7 +25,8 @@ T = "mlplatform:teams"
 
 
 def shipped(name: str) -> str:
-    return (ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text()
+    """A fixture of tests/stacks/ (acme's examples as they shipped), whatever a fork's stacks/ holds."""
+    return (ROOT / "tests" / "stacks" / f"Pulumi.{name}.yaml").read_text()
 
 
 @dataclass(frozen=True)

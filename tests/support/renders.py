@@ -43,18 +43,8 @@ IMAGE_MIRROR = "europe-docker.pkg.dev/acme-ml/mirror"
 """The image mirror of the copy of a shipped stack that `rendered(stack, image_mirror=True)` renders."""
 
 
-FIXTURES = REPO / "tests" / "stacks"
-"""Stacks that only tests use (tests/stacks/Pulumi.<name>.yaml), rendered by name like the shipped ones."""
-
-
-def stack_source(stack: str) -> str:
-    """The file of stack `stack`: a test fixture of that name, else the shipped stack."""
-    fixture = FIXTURES / f"Pulumi.{stack}.yaml"
-    return str(fixture) if fixture.is_file() else stack
-
-
 def _render(stack: str, image_mirror: bool) -> FullRender:
-    config = load(stack_source(stack))
+    config = load(stack)
     update: dict[str, object] = {"sources": mirror_sources(MIRROR)}
     if image_mirror:
         update["images"] = Images(mirror=IMAGE_MIRROR)
@@ -63,7 +53,7 @@ def _render(stack: str, image_mirror: bool) -> FullRender:
 
 @cache
 def rendered(stack: str, image_mirror: bool = False) -> FullRender:
-    """The full render of stacks/Pulumi.<stack>.yaml (or the fixture tests/stacks/Pulumi.<stack>.yaml) from the mirror (with `image_mirror`, of a
+    """The full render of the stack named `stack` (a fixture of tests/stacks/ in the tests) from the mirror (with `image_mirror`, of a
     copy that sets `mlplatform:images.mirror: IMAGE_MIRROR`). A render read back from another
     worker has no transforms or moves in its plan (they hold functions; nothing reads them
     after the render)."""
