@@ -92,6 +92,8 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.KubeflowConfig,
     schema.KubeflowAuth,
     schema.OidcConnector,
+    schema.OidcGroups,
+    schema.GroupDefinition,
     schema.JobSetConfig,
     schema.TrainerConfig,
     schema.KubeRayConfig,
