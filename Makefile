@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test snapshots check-stacks mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
+.PHONY: test snapshots docs check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -59,11 +59,22 @@ test: $(INSTALLED)
 snapshots: $(INSTALLED)
 	$(PYTHON) -m tests.support.snapshots
 
-# `python -m stacks check` of every shipped stack: the full render (helm, kustomize) from the
-# upstream mirror (../shared/upstream beside the repo, or MLPLATFORM_MIRROR), then every rule.
+# The generated parts of the docs from the code: docs/reference.md (the schema), the version table
+# of docs/versions.md (the pin table), the diagram of docs/architecture.md (the prod fixture's plan).
+docs: $(INSTALLED)
+	$(PYTHON) scripts/update_docs.py
+
+# `python -m stacks check` of every stack in stacks/ (a fork's own, whatever they are): the full
+# render (helm, kustomize) from the upstream mirror (../shared/upstream beside the repo, or
+# MLPLATFORM_MIRROR), then every rule.
 check-stacks: $(INSTALLED)
 	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
 		$(PYTHON) -m stacks check $$stack || exit 1; done
+
+# `make test` in a fresh clone of this checkout (HEAD) whose stacks/ holds only a new stack file of another
+# company (tests/data/fork/): what a fork that replaces acme's example stacks gets (scripts/fork_trial.py).
+fork-trial: $(INSTALLED)
+	$(PYTHON) scripts/fork_trial.py
 
 # Every mutation of the shipped stacks (drops, empties, duplicated entries, wrong types,
 # out-of-range numbers) through `python -m stacks plan`, accepted ones planned: exit 0 or 2,

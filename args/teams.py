@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from args.components import gpu_pools
 from facts.naming import team_bucket_name
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Team
+from stacks.schema import GkeClusterConfig, GpuPool, GroupSource, KubeflowAuth, PlatformConfig, Role, Team
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,23 @@ class TeamPipelines:
 
 
 @dataclass(frozen=True)
+class TeamGroup:
+    """A group contributor of the team: its role, where its membership comes from, and its
+    members as the stack lists them (all of a stack group; those known at `pulumi up` of a
+    provider group)."""
+
+    name: str
+    role: Role
+    source: GroupSource
+    members: tuple[str, ...]
+
+    @property
+    def live(self) -> bool:
+        """The token's groups claim says who is in it now (the gateway follows it)."""
+        return self.source is GroupSource.PROVIDER
+
+
+@dataclass(frozen=True)
 class TeamArgs:
     team: Team
     gpu_pools: tuple[GpuPool, ...]
@@ -41,6 +58,8 @@ class TeamArgs:
     """On GKE: the team gets a Google identity (Workload Identity) and its bucket."""
     pipelines: TeamPipelines | None = None
     """Kubeflow Pipelines is installed: the team's namespace runs pipelines."""
+    groups: tuple[TeamGroup, ...] = ()
+    """The team's group contributors, in the stack's order."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -59,8 +78,25 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
     if config.components.pipelines.enabled:
         bucket = (team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket else None
         pipelines = TeamPipelines(bucket=bucket)
+    auth = config.components.kubeflow.auth
     return TeamArgs(
-        team=team, gpu_pools=gpu_pools(config), kueue=config.enabled_components()["kueue"], google=google, pipelines=pipelines
+        team=team,
+        gpu_pools=gpu_pools(config),
+        kueue=config.enabled_components()["kueue"],
+        google=google,
+        pipelines=pipelines,
+        groups=team_groups(auth, team),
+    )
+
+
+def team_groups(auth: KubeflowAuth, team: Team) -> tuple[TeamGroup, ...]:
+    """The team's group contributors with their definitions (stacks/rules.py makes every group
+    one auth.groups defines)."""
+    defined = {g.name: g for g in auth.groups}
+    return tuple(
+        TeamGroup(name=group.name, role=entry.role, source=group.source, members=tuple(str(m) for m in group.members))
+        for entry in team.groups
+        for group in (defined[str(entry.group)],)
     )
 
 

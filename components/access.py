@@ -24,6 +24,7 @@ notValues become a `not_id` of the header matchers).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 USER_HEADER = "kubeflow-userid"
@@ -135,6 +136,78 @@ def ray_dashboard_proxy_policy(namespace: str, cluster: str) -> dict[str, Any]:
         ],
     }
     return _policy(f"{cluster}-ray-dashboard-gateway-only", namespace, spec)
+
+
+# --- groups, live at the gateway -------------------------------------------------------------
+# The gateway verifies the Dex token (RequestAuthentication dex-jwt, kubeflow/manifests
+# 26.03.1-rc.2 common/oauth2-proxy/components/istio-external-auth; oauth2-proxy asks Dex for the
+# `groups` scope, common/oauth2-proxy/base/oauth2_proxy.cfg), so its policies see the token's
+# `groups` claim, a list Istio matches element by element (istio.io 1.29 docs, "Authorization
+# Policy", request.auth.claims: list-typed claims; notValues matches when no element does, and
+# when the claim is missing). The sidecars behind it see headers only, and `kubeflow-groups`
+# holds the groups as one comma-joined string (the same RequestAuthentication's
+# outputClaimToHeaders; common/oauth2-proxy/components/README.md), which Istio's exact, prefix and
+# suffix matches cannot search: they name the members the stack lists, known at `pulumi up`
+# (components/profiles/groups.py). So for a group whose membership is the identity provider's
+# (source provider) the gateway itself refuses a listed member whose token no longer carries
+# the group, on every route into the team's namespace, and refuses their writes likewise when
+# no group left in the token lets them write: leaving the group at the provider takes effect at
+# their next token, before anyone edits the stack (docs/teams.md, "Groups").
+GROUP_CLAIM = "request.auth.claims[groups]"
+EMAIL_CLAIM = "request.auth.claims[email]"
+# Routes into a team namespace, as their controllers and trees publish them: the notebook
+# controller's /notebook/<ns>/<name>/ (above), the tensorboard controller's /tensorboard/<ns>/<name>/
+# (kubeflow/notebooks v1.11.0 tensorboard-controller generateVirtualService), the PVC viewer's
+# /pvcviewers/<ns>/<name>/ (pvcviewer-controller), the web apps' /api/namespaces/<ns>/ under
+# /jupyter/, /volumes/ and /tensorboards/ (crud-web-apps routes behind the trees' VirtualServices),
+# and the team's Ray routes (facts/naming.py). Pipelines' requests name the namespace in the query
+# or the body: there the API server's own review follows the members known at `pulumi up`.
+TEAM_ROUTES = (
+    "/notebook/{namespace}/*",
+    "/tensorboard/{namespace}/*",
+    "/pvcviewers/{namespace}/*",
+    "/jupyter/api/namespaces/{namespace}/*",
+    "/volumes/api/namespaces/{namespace}/*",
+    "/tensorboards/api/namespaces/{namespace}/*",
+    "/ray/{namespace}/*",
+    "/ray-serve/{namespace}/*",
+)
+
+
+def _left_their_groups(members: Sequence[str], groups: Sequence[str]) -> list[dict[str, Any]]:
+    """Conditions: the token is one of `members`' and carries none of `groups`."""
+    return [{"key": EMAIL_CLAIM, "values": identities(members)}, {"key": GROUP_CLAIM, "notValues": sorted(set(groups))}]
+
+
+@dataclass(frozen=True)
+class LiveGrant:
+    """Members whose access to a team (reading, or writing) rests only on groups the identity
+    provider keeps: they keep it while their token carries one of `groups`."""
+
+    members: tuple[str, ...]
+    groups: tuple[str, ...]
+
+
+def team_gateway_policy(
+    gateway_namespace: str, namespace: str, ray_dashboards: Sequence[str], readers: Sequence[LiveGrant], writers: Sequence[LiveGrant]
+) -> dict[str, Any]:
+    """At the gateway, for a team with provider groups: no route into the namespace for a
+    member whose token carries none of the groups that let them in (`readers`), and no write,
+    notebook or acting GET of the Ray dashboard (`ray_dashboards`: their path prefixes) for one
+    whose token carries none of the groups that let them write (`writers`)."""
+    routes = [route.format(namespace=namespace) for route in TEAM_ROUTES]
+    acting = [NOTEBOOK_PATH.format(namespace=namespace)] + [
+        f"{prefix.rstrip('/')}{path}" for prefix in ray_dashboards for path in RAY_ACTING_GETS
+    ]
+    rules = [{"to": [{"operation": {"paths": routes}}], "when": _left_their_groups(g.members, g.groups)} for g in readers]
+    for grant in writers:
+        when = _left_their_groups(grant.members, grant.groups)
+        rules += [
+            {"to": [{"operation": {"paths": routes, "notMethods": list(READ_METHODS)}}], "when": when},
+            {"to": [{"operation": {"paths": acting}}], "when": when},
+        ]
+    spec = {"action": "DENY", "selector": {"matchLabels": dict(GATEWAY_SELECTOR)}, "rules": rules}
+    return _policy(f"team-{namespace}-groups", gateway_namespace, spec)
 
 
 ALLOWED_IDENTITIES = "istio-ingressgateway-allowed-identities"

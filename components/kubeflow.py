@@ -43,7 +43,7 @@ from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
 from infra.component import type_token
-from stacks.schema import AuthKind, KubeflowAuth
+from stacks.schema import DEX_DEFAULT_SCOPES, AuthKind, GroupSource, KubeflowAuth, OidcGroups
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
@@ -280,6 +280,7 @@ def dex_config(auth: KubeflowAuth) -> str:
     if auth.kind is AuthKind.DEX:
         config["staticPasswords"] = [
             {"email": e, "hashFromEnv": dex_password_env(e), "username": e.split("@")[0], "userID": user_id(e)}
+            | ({"groups": groups} if (groups := static_user_groups(auth, e)) else {})
             for e in auth.static_users
         ]
     elif auth.oidc:
@@ -294,10 +295,33 @@ def dex_config(auth: KubeflowAuth) -> str:
                     "clientSecret": "$OIDC_CONNECTOR_SECRET",  # Dex expands $VARS from its env
                     "redirectURI": f"https://{auth.hostname}/dex/callback" if auth.hostname else "/dex/callback",
                     "scopes": ["openid", "profile", "email"],
-                },
+                }
+                | oidc_groups_config(auth.oidc.groups),
             }
         ]
     return yaml.safe_dump(config, sort_keys=False)
+
+
+def static_user_groups(auth: KubeflowAuth, email: str) -> list[str]:
+    """The stack's groups a Dex static user is in: Dex v2.45.1 puts a static password's `groups`
+    into the token (cmd/dex/config.go password, server/server.go passwordDB Login and Refresh),
+    so the gateway's `kubeflow-groups` header carries them."""
+    return [g.name for g in auth.groups if g.source is GroupSource.STACK and email.lower() in {m.lower() for m in g.members}]
+
+
+def oidc_groups_config(groups: OidcGroups | None) -> dict[str, Any]:
+    """What Dex's oidc connector needs to pass the provider's groups on (Dex v2.45.1 connector/
+    oidc/oidc.go Config): `insecureEnableGroups` (off by default), the claim in
+    `claimMapping.groups`, `scopes` (which replace Dex's default profile and email, hence ours
+    first) and `getUserInfo`. None: no groups in the token."""
+    if groups is None:
+        return {}
+    found: dict[str, Any] = {"scopes": [*DEX_DEFAULT_SCOPES, *groups.scopes], "insecureEnableGroups": True}
+    if groups.claim != "groups":
+        found["claimMapping"] = {"groups": groups.claim}
+    if groups.user_info:
+        found["getUserInfo"] = True
+    return found
 
 
 def dex_secret_data(args: KubeflowArgs) -> dict[str, pulumi.Output[str]]:

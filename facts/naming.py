@@ -21,7 +21,15 @@ _NOT_ALPHANUMERIC = re.compile(r"[^a-zA-Z0-9]+")
 
 def kfam_binding_name(email: str, role: str) -> str:
     """KFAM's name for a contributor binding: `user-<email, non-alphanumerics as ->-clusterrole-<role>`."""
-    raw = "-".join(["User", _NOT_ALPHANUMERIC.sub("-", email), "ClusterRole", role]).lower()
+    return contributor_binding_name(email, role)
+
+
+def contributor_binding_name(who: str, role: str, key: str = "email") -> str:
+    """KFAM's name for a person's binding (`key` email), or a group's (`key` group):
+    `group-<group>-clusterrole-<role>`, as kubeflow/dashboard PR #317 (open, 2026-06) names it
+    with KFAM's function, the subject's kind first."""
+    kind = "Group" if key == "group" else "User"
+    raw = "-".join([kind, _NOT_ALPHANUMERIC.sub("-", who), "ClusterRole", role]).lower()
     return _NOT_ALPHANUMERIC.sub("-", raw)
 
 

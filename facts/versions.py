@@ -1,6 +1,6 @@
 """The one pin table: every upstream version, chart repository, manifest URL and image.
 
-Nothing else in the repo writes a version literal. The README's version table is
+Nothing else in the repo writes a version literal. The version table of docs/versions.md is
 generated from `PINS` (`python -m stacks versions`) and a test keeps the two in step.
 Re-check each entry's `source` on an upgrade.
 

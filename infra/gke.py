@@ -208,6 +208,15 @@ def cluster_args(
         workload_identity_config=gcp.container.ClusterWorkloadIdentityConfigArgs(
             workload_pool=f"{args.project}.svc.id.goog"
         ),
+        # Google Groups for RBAC: the API server hands RBAC the Google groups nested in this one,
+        # so a team's Group RoleBinding (components/profiles/groups.py) lets its members use
+        # kubectl, following the group live (cloud.google.com/kubernetes-engine/docs/how-to/
+        # google-groups-rbac; pulumi-gcp ClusterAuthenticatorGroupsConfig security_group).
+        authenticator_groups_config=(
+            gcp.container.ClusterAuthenticatorGroupsConfigArgs(security_group=cluster.security_group)
+            if cluster.security_group
+            else None
+        ),
         datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2: NetworkPolicy enforcement built in
         enable_shielded_nodes=True,
         private_cluster_config=gcp.container.ClusterPrivateClusterConfigArgs(

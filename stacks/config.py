@@ -28,6 +28,9 @@ from stacks.rules import cross_checks, missing_keys
 from stacks.schema import WEEKDAYS, GkeClusterConfig, KindClusterConfig, PlatformConfig
 
 STACKS_DIR = Path(__file__).resolve().parent
+"""Where a stack name (`dev`) is looked up: the project's stack files, beside the schema
+(Pulumi.yaml `stackConfigDir: stacks`). The tests look names up in their own fixtures
+instead (tests/support/fixtures.py), so a fork's stacks/ may hold anything."""
 NAMESPACE = "mlplatform"
 # Config keys of other namespaces that the schema reads; everything else in them is
 # left to its provider (gcp:credentials, kubernetes:..., pulumi:...).
@@ -84,7 +87,7 @@ def stack_file(name_or_path: str) -> Path:
 
 
 def stack_names() -> list[str]:
-    """The stacks shipped in stacks/, by name."""
+    """The stacks in stacks/ (in the tests: the fixtures of tests/stacks/), by name."""
     return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml"))
 
 

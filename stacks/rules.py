@@ -25,9 +25,9 @@ from facts.gpu_catalog import ACCELERATORS
 from facts.naming import (
     SECRET_KEY_MAX,
     bucket_name_problem,
+    contributor_binding_name,
     dex_password_env,
     gmp_service_account_id,
-    kfam_binding_name,
     node_service_account_id,
     team_bucket_name,
     team_service_account_id,
@@ -38,12 +38,15 @@ from stacks import quantity
 from stacks.schema import (
     DNS_SUBDOMAIN_MAX,
     GCP_REGION,
+    GOOGLE_ISSUER,
     RESERVED_POOL_NAMES,
     AuthKind,
     DcgmSource,
     Environment,
     GkeClusterConfig,
     GpuPool,
+    GroupDefinition,
+    GroupSource,
     MetricsBackend,
     PlatformConfig,
     Provisioning,
@@ -392,20 +395,94 @@ def _team_gpus_provided(config: PlatformConfig, i: int) -> Found:
 
 def _contributor_binding_names_unique(config: PlatformConfig, i: int) -> Found:
     """ana.b@x.com and ana-b@x.com with one role get one RoleBinding and
-    AuthorizationPolicy name from KFAM: one object, so only one of them has access."""
+    AuthorizationPolicy name from KFAM: one object, so only one of them has access. Groups
+    likewise (`group-<group>-clusterrole-<role>`, kubeflow/dashboard PR #317)."""
     first: dict[str, tuple[int, str]] = {}
-    for j, person in enumerate(config.teams[i].contributors):
-        name = kfam_binding_name(person.email, person.role.value)
+    for j, entry in enumerate(config.teams[i].contributors):
+        name = contributor_binding_name(entry.who, entry.role.value, entry.key)
         if name not in first:
-            first[name] = (j, person.email)
+            first[name] = (j, entry.who)
             continue
         k, other = first[name]
         yield (
-            f"{_team(i)}.contributors[{j}].email",
-            f"{person.email} and {other} (contributors[{k}]) get one Kubeflow binding name {name!r} "
+            f"{_team(i)}.contributors[{j}].{entry.key}",
+            f"{entry.who} and {other} (contributors[{k}]) get one Kubeflow binding name {name!r} "
             "(KFAM turns every run of characters other than letters and digits into '-'); "
             "keep one of them, or give them different roles",
         )
+
+
+def _groups(config: PlatformConfig) -> dict[str, tuple[int, GroupDefinition]]:
+    return {g.name: (k, g) for k, g in enumerate(config.components.kubeflow.auth.groups)}
+
+
+def _contributor_groups_defined(config: PlatformConfig, i: int) -> Found:
+    """A group contributor is one the stack says where it comes from: nothing else resolves it."""
+    defined = _groups(config)
+    for j, entry in enumerate(config.teams[i].contributors):
+        if entry.group is None or entry.group in defined:
+            continue
+        alike = [name for name in defined if name.lower() == entry.group.lower()]
+        hint = f"; the stack defines {alike[0]} (group names are compared exactly)" if alike else ""
+        yield (
+            f"{_team(i)}.contributors[{j}].group",
+            f"group {entry.group} is defined nowhere, so nothing resolves its members: add it to {AUTH}.groups with "
+            f"its source (stack: its members listed; provider: the identity provider's groups claim){hint}",
+        )
+
+
+def _member_binding_collisions(config: PlatformConfig, i: int) -> Found:
+    """A group's members get a KFAM binding each, `user-<e-mail>-clusterrole-<role>` (the web
+    apps and Pipelines review the person only): a person the team also lists with that role
+    would have the very same RoleBinding and AuthorizationPolicy, written twice."""
+    team, defined = config.teams[i], _groups(config)
+    people = {contributor_binding_name(str(p.email), p.role.value): j for j, p in enumerate(team.contributors) if p.email}
+    for j, entry in enumerate(team.contributors):
+        if entry.group is None or entry.group not in defined:
+            continue
+        for member in defined[entry.group][1].members:
+            name = contributor_binding_name(member, entry.role.value)
+            if name in people:
+                k = people[name]
+                yield (
+                    f"{_team(i)}.contributors[{j}].group",
+                    f"{member} is a member of group {entry.group} ({entry.role.value}) and listed as a person with that "
+                    f"role (contributors[{k}]): both would be the binding {name!r}; remove the person's entry (the group "
+                    "grants it), or give the group or the person another role",
+                )
+
+
+def _groups_can_be_supplied(config: PlatformConfig) -> Found:
+    """Where each group's membership comes from exists in this stack: a provider group needs an
+    OIDC upstream that sends groups; a stack group's members are people who can sign in."""
+    auth = config.components.kubeflow.auth
+    for k, group in enumerate(auth.groups):
+        path = f"{AUTH}.groups[{k}]"
+        if group.source is GroupSource.PROVIDER:
+            if auth.kind is AuthKind.DEX:
+                yield (
+                    f"{path}.source",
+                    f"group {group.name}: with Dex static users there is no identity provider to send groups; the stack "
+                    "is the group's source (source: stack, with its members)",
+                )
+            elif auth.oidc is not None and auth.oidc.issuer.rstrip("/") == GOOGLE_ISSUER:
+                yield (
+                    f"{path}.source",
+                    f"group {group.name}: this stack signs in with Google, whose ID token carries no groups claim; list "
+                    "the group's members with source: stack (docs/teams.md, \"Google Workspace\"; kubectl on GKE "
+                    "follows the Google group itself through mlplatform:cluster.securityGroup)",
+                )
+            elif auth.oidc is None or auth.oidc.groups is None:
+                yield (
+                    f"{path}.source",
+                    f"group {group.name}: this stack's sign-in sends no groups ({AUTH}.oidc.groups is not set); set it "
+                    "(claim, scopes) as docs/teams.md says for your identity provider, or list the members with "
+                    "source: stack",
+                )
+        for m, member in enumerate(group.members):
+            found = _sign_in_problem(config, member)
+            if found:
+                yield f"{path}.members[{m}]", found
 
 
 def _team_bucket_on_gke(config: PlatformConfig, i: int) -> Found:
@@ -529,14 +606,15 @@ def _team_bucket_names_unique(config: PlatformConfig, i: int) -> Found:
 def _contributor_binding_names_fit(config: PlatformConfig, i: int) -> Found:
     """KFAM's binding name is also an AuthorizationPolicy's, a custom resource, so a DNS
     subdomain of at most 253 characters (apiextensions-apiserver customresource validator:
-    NameIsDNSSubdomain)."""
-    for j, person in enumerate(config.teams[i].contributors):
-        name = kfam_binding_name(person.email, person.role.value)
+    NameIsDNSSubdomain). A group's name is `group-<group>-clusterrole-<role>`."""
+    for j, entry in enumerate(config.teams[i].contributors):
+        name = contributor_binding_name(entry.who, entry.role.value, entry.key)
         if len(name) > DNS_SUBDOMAIN_MAX:
             yield (
-                f"{_team(i)}.contributors[{j}].email",
-                f"KFAM names this contributor's RoleBinding and AuthorizationPolicy user-<e-mail>-clusterrole-<role>: "
-                f"{len(name)} characters, and Kubernetes allows {DNS_SUBDOMAIN_MAX}; use a shorter address",
+                f"{_team(i)}.contributors[{j}].{entry.key}",
+                f"KFAM names this contributor's RoleBinding and AuthorizationPolicy {'user-<e-mail>' if entry.email else 'group-<group>'}"
+                f"-clusterrole-<role>: {len(name)} characters, and Kubernetes allows {DNS_SUBDOMAIN_MAX}; use a shorter "
+                f"{'address' if entry.email else 'group name'}",
             )
 
 
@@ -697,7 +775,9 @@ def _addresses(config: PlatformConfig) -> Iterator[tuple[str, str]]:
     yield from ((f"{COMPONENTS}.monitoring.grafanaAdmins[{i}]", e) for i, e in enumerate(config.components.monitoring.grafana_admins))
     for i, team in enumerate(config.teams):
         yield f"{_team(i)}.owner", team.owner
-        yield from ((f"{_team(i)}.contributors[{j}].email", c.email) for j, c in enumerate(team.contributors))
+        yield from ((f"{_team(i)}.contributors[{j}].email", c.email) for j, c in enumerate(team.contributors) if c.email)
+    for k, group in enumerate(auth.groups):
+        yield from ((f"{AUTH}.groups[{k}].members[{m}]", e) for m, e in enumerate(group.members))
 
 
 def _identities_spelled_alike(config: PlatformConfig) -> Found:
@@ -750,7 +830,7 @@ def _team_people_can_sign_in(config: PlatformConfig, i: int) -> Found:
     if found:
         yield f"{_team(i)}.owner", found
     for j, person in enumerate(team.contributors):
-        found = _sign_in_problem(config, person.email)
+        found = _sign_in_problem(config, person.email) if person.email else None
         if found:
             yield f"{_team(i)}.contributors[{j}].email", found
 
@@ -894,6 +974,9 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-names-unique", "No two teams share a name.", _team_names_unique, (TEAMS,)),
     TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided, (TEAMS, KIND, POOLS, NAP)),
     TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique, (TEAMS,)),
+    TeamRule("contributor-groups-defined", "A team's group contributor is a group the stack defines (auth.groups).", _contributor_groups_defined, (TEAMS, f"{KUBEFLOW}.auth")),
+    TeamRule("member-binding-names-free", "A group member's binding is not also a person contributor's (one name, one role).", _member_binding_collisions, (TEAMS, f"{KUBEFLOW}.auth")),
+    Rule("groups-can-be-supplied", "Each group's membership has a source in this stack's sign-in; its members can sign in.", _groups_can_be_supplied, (f"{KUBEFLOW}.auth",)),
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),
     TeamRule("team-pipelines-need-bucket-on-gke", "On GKE a team that runs pipelines has a bucket: its pipeline root.", _team_pipelines_need_bucket_on_gke, (TEAMS, KIND, f"{COMPONENTS}.pipelines")),
     TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid, (TEAMS, KIND, PROJECT)),

@@ -7,6 +7,7 @@ import gc
 import os
 from collections.abc import Callable, Mapping
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 # The program and the tooling are imported where used: pytest-xdist's controller, which runs
 # no test, loads this file too, and the workers start only once it has (1.5 s sooner).
 if TYPE_CHECKING:
+    from stacks.schema import PlatformConfig
     from tooling.plan import Plan
 
 
@@ -39,14 +41,18 @@ def pytest_configure(config: pytest.Config) -> None:
     """Refuse a run that could pass without testing (refusals), before any test. Then: a test
     process keeps hundreds of plans and the full renders alive; with Python's default
     thresholds every full collection rescans them all (25 s of a 60 s run per worker). From
-    collection on, each process collects garbage as a plan does; not xdist's controller."""
+    collection on, each process collects garbage as a plan does, and a stack name means a
+    fixture of tests/stacks/ (tests/support/fixtures.py); not xdist's controller, which runs
+    no test."""
     problems = refusals(os.environ)
     if problems:
         raise pytest.UsageError("\n".join(problems))
     if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
         return
+    from tests.support.fixtures import use_fixture_stacks
     from tooling.plan import BULK_GC_THRESHOLDS
 
+    use_fixture_stacks()
     gc.set_threshold(*BULK_GC_THRESHOLDS)
 
 
@@ -113,18 +119,45 @@ def with_changes(config: dict[str, Any], changes: dict[str, Any]) -> dict[str, A
     return result
 
 
+_EVALUATED: dict[tuple[str, str], Plan] = {}
+
+
+def evaluated(config: PlatformConfig, stack: str) -> Plan:
+    """`tooling.plan.evaluate`, once per process for each stack name and validated config: the
+    plan depends on nothing else, so a project stack that says what a fixture says (acme's
+    examples in stacks/ are the fixtures' copies) is planned once for both."""
+    from tooling.plan import evaluate
+
+    key = (stack, config.model_dump_json())
+    if key not in _EVALUATED:
+        _EVALUATED[key] = evaluate(config, stack)
+    return _EVALUATED[key]
+
+
 @cache
 def _shipped(name: str) -> Plan:
     from stacks.config import load
-    from tooling.plan import evaluate
 
-    return evaluate(load(name), name)
+    return evaluated(load(name), name)
 
 
 @pytest.fixture
 def shipped_plan() -> Callable[[str], Plan]:
-    """The plan of a shipped stack (stacks/Pulumi.<name>.yaml), evaluated once per session."""
+    """The plan of a fixture stack (tests/stacks/Pulumi.<name>.yaml), evaluated once per session."""
     return _shipped
+
+
+def _project(path: Path) -> Plan:
+    from stacks.config import load
+    from tooling.cli import stack_name
+
+    return evaluated(load(str(path)), stack_name(str(path)))
+
+
+@pytest.fixture
+def project_plan() -> Callable[[Path], Plan]:
+    """The plan of one of the project's own stack files (stacks/, whatever a fork put there)."""
+    return _project
 
 
 @pytest.fixture

@@ -1,6 +1,9 @@
-"""The access matrix of the rendered dev stack: owner / editor / viewer / another team's
-people / pods elsewhere in the cluster, on every route we publish, with read and write
-methods. Each cell is evaluated over the full render with Istio's semantics (CUSTOM, DENY,
+"""The access matrix of the rendered dev stack with groups (tests/stacks/Pulumi.dev-groups.yaml:
+dev's people plus group contributors): owner / editor / viewer / an owner group's, an editor
+group's and a viewer group's member / a person in no group / another team's people / pods
+elsewhere in the cluster, on every route we publish, with read and write methods. A person
+signs in with the token Dex issues them: their e-mail, and their groups as the render's Dex
+configuration gives its static users (the gateway's `kubeflow-groups` header). Each cell is evaluated over the full render with Istio's semantics (CUSTOM, DENY,
 ALLOW; selectors, principals, headers, claims), the NetworkPolicies and the RBAC the
 people have, then Grafana's own role (tests/support/mesh.py).
 
@@ -31,6 +34,7 @@ from functools import cache
 from typing import Any
 
 import pytest
+import yaml
 
 from components.access import (
     GATEWAY_PRINCIPAL,
@@ -145,6 +149,8 @@ class World:
         self.grafana_role_header = re.search(r"^headers = Role:(\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
         self.grafana_default_role = re.search(r"^auto_assign_org_role = (\S+)$", ini, re.MULTILINE)[1]  # type: ignore[index]
         self.grafana_header = re.search(r"^header_name = (\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
+        dex = yaml.safe_load(next(o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "dex")["data"]["config.yaml"])
+        self.token_groups = {p["email"]: list(p.get("groups") or []) for p in dex.get("staticPasswords") or []}
         authn = next(o for o in objects if o["kind"] == "RequestAuthentication")
         self.claim_headers = {h["claim"]: h["header"] for r in authn["spec"]["jwtRules"] for h in r.get("outputClaimToHeaders") or []}
         proxy = next(o for o in objects if o["kind"] == "ConfigMap" and "oauth2_proxy.cfg" in (o.get("data") or {}))
@@ -182,13 +188,20 @@ class World:
     def through_gateway(self, email: str, method: str, path: str, kfp: tuple[str, str] | None = None) -> tuple[bool, str]:
         """A signed-in person's browser request to the gateway, as far as it gets; `kfp`: the
         (verb, resource) the Pipelines API server checks for it."""
-        claims = {"email": email, "sub": email}
+        return self.signed_in(email, self.token_groups.get(email, []), method, path, kfp)
+
+    def signed_in(self, email: str, groups: list[str], method: str, path: str, kfp: tuple[str, str] | None = None) -> tuple[bool, str]:
+        """`through_gateway` with a token that carries `groups`."""
+        claims: dict[str, str | list[str]] = {"email": email, "sub": email}
+        if groups:
+            claims["groups"] = groups
         at_gateway = Request(method, path, 8080, claims=claims, request_principal=f"{DEX_ISSUER}/{email}")
         gateway = istio_decision(self.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, at_gateway, custom_allows=self.oauth2_proxy_allows(email))
         if not gateway.allowed:
             return False, f"gateway: {gateway.why}"
-        headers = {self.claim_headers[c]: v for c, v in claims.items() if c in self.claim_headers}
-        found = route(self.routes, KUBEFLOW_GATEWAY, path, claims, headers)
+        # Envoy's claim_to_headers joins a list claim with commas (common/oauth2-proxy/components/README.md).
+        headers = {self.claim_headers[c]: v if isinstance(v, str) else ",".join(v) for c, v in claims.items() if c in self.claim_headers}
+        found = route(self.routes, KUBEFLOW_GATEWAY, path, {c: v for c, v in claims.items() if isinstance(v, str)}, headers)
         if found is None:
             return False, "no route"
         headers = {**headers, **{k.lower(): v for k, v in found.headers.items()}}
@@ -250,12 +263,16 @@ class World:
             return self.api_server_allows(request, *kfp)
         return True, decision.why
 
-    def can(self, email: str, verb: str, resource: str, namespace: str) -> bool:
-        return self.authorizer.allows(rbac.user(email), rbac.Request(verb=verb, resource=resource, namespace=namespace))
+    def can(self, email: str, verb: str, resource: str, namespace: str, groups: tuple[str, ...] = (), group: str = "") -> bool:
+        """kubectl as `email` in `groups` (what the authenticator says: on GKE, Google Groups for RBAC)."""
+        return self.authorizer.allows(rbac.user(email, *groups), rbac.Request(verb=verb, group=group, resource=resource, namespace=namespace))
+
+
+STACK = "dev-groups"
 
 
 @cache
-def world(stack: str = "dev") -> World:
+def world(stack: str = STACK) -> World:
     return World(stack)
 
 
@@ -270,10 +287,18 @@ class Actor:
 
 
 KIM, BO, ANA, RAJ, LEAD = "kim@acme.com", "bo@acme.com", "ana@acme.com", "raj@acme.com", "lead@acme.com"
+OLI, EVE, VIC, SAM = "oli@acme.com", "eve@acme.com", "vic@acme.com", "sam@acme.com"
+"""In the fixture: oli in nlp-leads (nlp's admin group), eve in ml-nlp (edit) and ml-readers
+(view), vic in ml-readers (view in nlp and vision), sam in no group and no team."""
+OWNER_GROUP, EDITOR_GROUP, VIEWER_GROUP = "nlp-leads@acme.com", "ml-nlp@acme.com", "ml-readers@acme.com"
 ACTORS = (
     Actor("owner", KIM),
     Actor("editor", BO),
     Actor("viewer", ANA),
+    Actor("owner group", OLI),
+    Actor("editor group", EVE),
+    Actor("viewer group", VIC),
+    Actor("person in no group", SAM),
     Actor("other team", RAJ),
     Actor("other team, Grafana admin", LEAD),
     Actor("pod outside the mesh", pod=Pod("default", {"app": "curl"})),
@@ -331,9 +356,9 @@ OPERATIONS = (
 
 # Who may: per (route, access), the actors allowed. Everyone who signs in reads Grafana;
 # only its admins change it. Nobody reaches anything past the gateway from outside.
-MEMBERS = {"owner", "editor", "viewer"}
-WRITERS = {"owner", "editor"}
-SIGNED_IN = {"owner", "editor", "viewer", "other team", "other team, Grafana admin"}
+MEMBERS = {"owner", "editor", "viewer", "owner group", "editor group", "viewer group"}
+WRITERS = {"owner", "editor", "owner group", "editor group"}
+SIGNED_IN = MEMBERS | {"person in no group", "other team", "other team, Grafana admin"}
 EXPECTED = {
     ("Ray dashboard", "read"): MEMBERS,
     ("Ray job API", "read"): MEMBERS,
@@ -439,9 +464,55 @@ def test_without_the_role_aware_policies_a_viewer_submits_a_ray_job() -> None:
     assert allowed and why == f"ALLOW {TEAM}/user-ana-acme-com-clusterrole-view"
 
 
-@pytest.mark.parametrize(("email", "reads"), [(KIM, True), (BO, True), (ANA, False), (RAJ, False)])
+@pytest.mark.parametrize(
+    ("email", "reads"), [(KIM, True), (BO, True), (ANA, False), (OLI, True), (EVE, True), (VIC, False), (SAM, False), (RAJ, False)]
+)
 def test_the_ray_token_secret_is_readable_by_owners_and_editors_only(email: str, reads: bool) -> None:
     """KubeRay keeps the team cluster's token in a Secret of the namespace (docs/teams.md)."""
     w = world()
     assert w.can(email, "get", "secrets", TEAM) is reads
     assert w.can(email, "create", "pods", TEAM) is reads  # a pod with the PodDefault gets it too
+
+
+# The Kubernetes verbs of the matrix (tests/e2e/access.py ACTIONS), for kubectl as a member the
+# stack does not list, in the group only by what the authenticator says: the group's own
+# RoleBinding (a Group subject) answers, so kubectl follows the group live.
+UNLISTED = "new-hire@acme.com"
+VERBS = (("get", "", "pods"), ("create", "", "pods"), ("get", "", "secrets"), ("list", "trainer.kubeflow.org", "trainjobs"),
+         ("create", "trainer.kubeflow.org", "trainjobs"), ("create", "ray.io", "rayclusters"), ("create", "rbac.authorization.k8s.io", "rolebindings"))
+BY_GROUP = {
+    OWNER_GROUP: set(VERBS),
+    EDITOR_GROUP: {v for v in VERBS if v[2] != "rolebindings"},
+    VIEWER_GROUP: {("get", "", "pods"), ("list", "trainer.kubeflow.org", "trainjobs")},
+    "somebody-else@acme.com": set(),
+}
+
+
+@pytest.mark.parametrize(("group", "verb"), [(g, v) for g in BY_GROUP for v in VERBS], ids=[f"{g}|{' '.join(v)}" for g in BY_GROUP for v in VERBS])
+def test_kubectl_as_a_group_member_follows_the_group(group: str, verb: tuple[str, str, str]) -> None:
+    action, api_group, resource = verb
+    w = world()
+    assert w.can(UNLISTED, action, resource, TEAM, groups=(group,), group=api_group) is (verb in BY_GROUP[group])
+    assert not w.can(UNLISTED, action, resource, TEAM, group=api_group)  # without the group: nothing
+
+
+def test_a_group_member_is_also_bound_as_a_person_for_the_web_apps_and_pipelines() -> None:
+    """The web apps and Pipelines review the user without groups: the member's own binding."""
+    w = world()
+    assert w.can(EVE, "create", "pods", TEAM) and w.can(VIC, "get", "pods", TEAM) and not w.can(VIC, "create", "pods", TEAM)
+    assert w.can(VIC, "get", "pods", "vision") and not w.can(EVE, "create", "pods", "vision")
+    assert not w.can(SAM, "get", "pods", TEAM)
+
+
+def test_the_group_objects_carry_the_proposed_upstream_naming() -> None:
+    """kubeflow/dashboard PR #317: group-<group>-clusterrole-<role>, annotations group and role."""
+    objects = [o.obj for o in rendered(STACK).objects if o.obj["metadata"].get("namespace") == TEAM]
+    for group, role in ((OWNER_GROUP, "admin"), (EDITOR_GROUP, "edit"), (VIEWER_GROUP, "view")):
+        name = f"group-{group.replace('@', '-').replace('.', '-')}-clusterrole-{role}"
+        pair = {o["kind"]: o for o in objects if o["metadata"]["name"] == name}
+        assert set(pair) == {"RoleBinding", "AuthorizationPolicy"}, name
+        assert all(o["metadata"]["annotations"] == {"group": group, "role": role} for o in pair.values())
+        assert pair["RoleBinding"]["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": group}]
+        assert pair["RoleBinding"]["roleRef"]["name"] == f"kubeflow-{role}"
+    member = next(o for o in objects if o["kind"] == "RoleBinding" and o["metadata"]["name"] == "user-eve-acme-com-clusterrole-edit")
+    assert member["metadata"]["annotations"] == {"user": EVE, "role": "edit", "mlplatform.io/groups": EDITOR_GROUP}

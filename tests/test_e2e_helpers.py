@@ -20,7 +20,7 @@ from unittest.mock import patch
 import pytest
 
 from stacks.schema import PlatformConfig, Team
-from tests.e2e.access import ACTIONS, access_matrix, membership
+from tests.e2e.access import ACTIONS, access_matrix, can_i, membership
 from tests.e2e.checks import (
     admitted,
     component_crds,
@@ -212,7 +212,7 @@ def test_config_values_put_every_hash_in_one_secret_and_structures_as_json() -> 
 def test_every_run_gets_new_passwords() -> None:
     first, second = new_people(), new_people()
     assert first.owner.password != second.owner.password
-    assert len({p.password for p in first.all()}) == 4
+    assert len({p.password for p in first.all()}) == len(first.all()) == 7
 
 
 def test_bcrypt_hash_is_one_dex_accepts() -> None:
@@ -546,3 +546,29 @@ def test_pulumi_output_goes_to_the_log_and_streams_to_the_terminal() -> None:
     write("  + kubernetes:core/v1:Namespace team-a created\n")
     expected = "Updating (e2e):\n  + kubernetes:core/v1:Namespace team-a created\n"
     assert log.getvalue() == expected and terminal.getvalue() == expected
+
+
+def test_a_group_member_has_the_strongest_of_their_entries() -> None:
+    vision = Team.model_validate(
+        {
+            "name": "vision",
+            "owner": "lead@acme.com",
+            "contributors": [{"email": "ana@acme.com", "role": "view"}, {"group": "ml-leads", "role": "admin"}, {"group": "ml", "role": "edit"}],
+        }
+    )
+    groups = {"ml-leads": ["oli@acme.com"], "ml": ["ana@acme.com", "eve@acme.com"]}
+    assert membership(vision, "oli@acme.com", groups) == "owner"
+    assert membership(vision, "ana@acme.com", groups) == "edit"  # view as a person, edit through ml
+    assert membership(vision, "eve@acme.com", groups) == "edit"
+    assert membership(vision, "eve@acme.com") == "outsider"  # without the groups' members: nothing
+    checks = access_matrix([vision], ["oli@acme.com"], groups=groups)
+    assert expected(checks, "oli@acme.com", "vision")[("create", "rolebindings")]
+
+
+def test_kubectl_can_i_impersonates_the_member_and_the_group() -> None:
+    checks = access_matrix([team("vision", "lead@acme.com")], ["eve@acme.com"])
+    check = next(c for c in checks if c.user == "eve@acme.com" and c.resource == "rolebindings")
+    assert can_i("/tmp/k", check, "ml@acme.com") == [
+        "kubectl", "--kubeconfig", "/tmp/k", "auth", "can-i", "create", "rolebindings.rbac.authorization.k8s.io",
+        "-n", "vision", "--as", "eve@acme.com", "--as-group", "ml@acme.com", "--quiet",
+    ]

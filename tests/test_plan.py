@@ -141,10 +141,10 @@ def duplicate(_config):
     k8s.core.v1.Namespace("team", metadata={"name": "b"})
 
 try:
-    evaluate(load("kind"), "kind", duplicate)
+    evaluate(load("tests/stacks/Pulumi.kind.yaml"), "kind", duplicate)
 except DuplicateUrnError:
     pass
-print(len(evaluate(load("kind"), "kind").resources))
+print(len(evaluate(load("tests/stacks/Pulumi.kind.yaml"), "kind").resources))
 """
 
 

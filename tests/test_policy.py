@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pulumi
@@ -17,6 +18,7 @@ import pytest
 from policy.offline import stack_view, violations
 from policy.rules import RULES, Resource, StackView, Violation, check
 from tests.conftest import base_gke, base_kind, with_changes
+from tests.support.fixtures import PROJECT_STACKS
 from tooling.plan import Plan, evaluate
 
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -72,6 +74,15 @@ def gpu_pool(r: Resource) -> bool:
 @pytest.mark.parametrize("stack", ["dev", "prod", "kind"])
 def test_shipped_stacks_pass_every_rule(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
     assert violations(shipped_plan(stack)) == []
+
+
+# Here, beside the fixtures' test: while stacks/ holds acme's examples (the fixtures' copies),
+# this worker has planned them already (tests/conftest.py `evaluated`).
+@pytest.mark.parametrize("path", sorted(PROJECT_STACKS.glob("Pulumi.*.yaml")), ids=lambda p: p.name)
+def test_the_projects_own_stacks_pass_every_rule(path: Path, project_plan: Callable[[Path], Plan]) -> None:
+    """Whatever stacks/ holds, a fork's own stacks included: planned, and held to the guardrails
+    (`make check-stacks` renders and checks each)."""
+    assert violations(project_plan(path)) == []
 
 
 def test_rule_names_are_unique_and_described() -> None:

@@ -1,4 +1,4 @@
-"""The generated stack-file reference (README.md) documents every key a stack file may hold."""
+"""The generated stack-file reference (docs/reference.md) documents every key a stack file may hold."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def test_every_model_of_a_stack_file_is_in_the_reference() -> None:
 
 def test_every_model_and_key_has_a_note() -> None:
     text = reference()
-    sections = text.split("#### ")[1:]
+    sections = text.split("\n## ")[1:]
     assert [s.split("\n", 1)[0] for s in sections] == [m.__name__ for m in MODELS]
     undocumented = [s.split("\n", 1)[0] for s in sections if not s.split("\n")[2].strip()]
     assert undocumented == [], "models without a docstring"

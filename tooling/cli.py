@@ -27,12 +27,12 @@ prepare <stack>            write the Kubeflow trees the stack reads from a local
 policy <stack>             run the policy pack's rules offline; exit 1 on violations
 cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py
 dashboards --out DIR       write our Grafana dashboards as JSON, for review or import
-versions                   print the README's version table from the pin table
-reference                  print the README's stack-file reference from the schema
+versions                   print docs/versions.md's version table from the pin table
+reference                  print docs/reference.md, the stack-file reference, from the schema
 diagram [<stack>]          print the architecture as a Mermaid flowchart (default: prod)
 smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
 
-<stack> is a name from stacks/ (dev, prod, kind) or a path to any stack file.
+<stack> is a name from stacks/ (acme's examples: dev, prod, kind) or a path to any stack file.
 Exit codes: 0 fine, 1 violations (check, policy), a pin out of support (outdated) or a
 program that registers two resources of one name (a loader gap), 2 a bad stack file or
 argument (every problem is printed), 3 a render error (check, images, render --full, diff
@@ -317,8 +317,8 @@ def parser() -> argparse.ArgumentParser:
     command("cost", "idle and full-autoscale cost per hour")
     dashboards_cmd = command("dashboards", "write our Grafana dashboards as JSON files", stack=False)
     dashboards_cmd.add_argument("--out", type=Path, required=True, help="the directory to write <name>.json into")
-    command("versions", "print the README version table from the pin table", stack=False)
-    command("reference", "print the README stack-file reference from the schema", stack=False)
+    command("versions", "print the version table of docs/versions.md from the pin table", stack=False)
+    command("reference", "print the stack-file reference of docs/reference.md from the schema", stack=False)
     diagram_cmd = command("diagram", "print the architecture as a Mermaid flowchart", stack=False)
     diagram_cmd.add_argument("stack", nargs="?", default="prod", help=f"{STACK_HELP}; default prod")
     add_esc_file(diagram_cmd)

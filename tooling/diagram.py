@@ -2,8 +2,8 @@
 (tooling/graph.py): one node per top-level component, the cluster and its Kubernetes
 provider, all teams as one node; an arrow from what must exist first to what waits for it.
 Edges implied by a longer path are left out, so the picture shows the order, not every
-dependency. The README embeds the prod stack's (scripts/update_readme.py; a test keeps it
-equal).
+dependency. docs/architecture.md embeds the prod fixture's (scripts/update_docs.py; a test keeps
+it equal).
 """
 
 from __future__ import annotations

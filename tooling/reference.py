@@ -1,4 +1,4 @@
-"""The README's stack-file reference, generated from the schema so the two cannot drift.
+"""The stack-file reference (docs/reference.md), generated from the schema so the two cannot drift.
 Every list refuses a repeated entry; the reference says so once, above the tables."""
 
 from __future__ import annotations
@@ -92,6 +92,8 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.KubeflowConfig,
     schema.KubeflowAuth,
     schema.OidcConnector,
+    schema.OidcGroups,
+    schema.GroupDefinition,
     schema.JobSetConfig,
     schema.TrainerConfig,
     schema.KubeRayConfig,
@@ -125,7 +127,7 @@ def reference() -> str:
     sections: list[str] = [RULES_FOR_EVERY_KEY]
     for model in MODELS:
         doc = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split())
-        lines = [f"#### {model.__name__}", "", doc, ""]
+        lines = [f"## {model.__name__}", "", doc, ""]
         if model.model_fields:
             lines += ["| key | type | default | notes |", "|---|---|---|---|"]
             for name, field in model.model_fields.items():

@@ -22,6 +22,8 @@ from tooling.plan import STACK_TYPE, Plan
 
 TEAM_TYPE = "mlplatform:components:Team"
 PROVIDER_PREFIX = "pulumi:providers:"
+ACCESS_KINDS = ("RoleBinding", "AuthorizationPolicy")
+"""Object kinds whose deletion takes someone's access away (the type's last part)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,13 @@ class Removals:
     def protected(self) -> list[Previous]:
         return [r for r in self.deleted if r.protect]
 
+    @property
+    def access_removed(self) -> list[Previous]:
+        """The RoleBindings and AuthorizationPolicies that go from teams that stay: someone loses
+        a role (a member who left a stack group, a contributor taken off; docs/teams.md, "Groups")."""
+        of_teams = {r.urn for rs in self.teams.values() for r in rs}
+        return [r for r in self.deleted if r.type.split(":")[-1] in ACCESS_KINDS and r.urn not in of_teams]
+
     def blocking(self, allowed: Iterable[str] = ()) -> list[str]:
         """The teams that go without being named in `allowed`."""
         return sorted(set(self.teams) - set(allowed))
@@ -133,7 +142,11 @@ def report(found: Removals, against: str, allowed: Iterable[str] = ()) -> list[s
     if protected:
         lines.append("!! pulumi up stops at these protected resources unless they are unprotected first:")
         lines += [f"!!   pulumi state unprotect '{r.urn}'" for r in protected]
-    others = [r for r in found.deleted if not any(r in rs for rs in found.teams.values())]
+    access = found.access_removed
+    if access:
+        lines.append(f"access that goes: {len(access)} bindings of teams that stay (a person left a group or the team)")
+        lines += [f"   {_what(r)}" for r in access]
+    others = [r for r in found.deleted if not any(r in rs for rs in found.teams.values()) and r not in access]
     if others:
         lines.append(f"other resources deleted: {len(others)}")
         lines += [f"   {_what(r)}" for r in others[:50]]

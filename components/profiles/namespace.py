@@ -119,9 +119,3 @@ def contributor_objects(team: TeamConfig, email: str, role: Role) -> list[dict[s
             },
         },
     ]
-
-
-def writers(team: TeamConfig) -> list[str]:
-    """Who may act (not only read) on the team's routes: the owner and `edit` contributors."""
-    return [team.owner] + [c.email for c in team.contributors if c.role is Role.EDIT]
-

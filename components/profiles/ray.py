@@ -21,7 +21,8 @@ from components.access import (
     ray_dashboard_proxy_policy,
     ray_policy,
 )
-from components.profiles.namespace import EDITOR_SA, writers
+from components.profiles.groups import writers
+from components.profiles.namespace import EDITOR_SA
 from components.profiles.queues import LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_ELASTIC_JOB_GATE, KUEUE_QUEUE_LABEL
 from facts.naming import ray_dashboard_path, ray_serve_path
@@ -340,7 +341,7 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
         headless,
         auth_proxy_service,
         intra,
-        ray_policy(ns, name, writers(team)),
+        ray_policy(ns, name, writers(args)),
         ray_dashboard_proxy_policy(ns, name),
         dashboard,
         serve,

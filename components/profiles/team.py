@@ -12,8 +12,9 @@ from args.teams import TeamArgs
 from components.access import team_policies
 from components.base import PlatformComponent, apply_manifest
 from components.profiles.google import editor_service_account, google_identity
+from components.profiles.groups import group_access_objects, writers
 from components.profiles.names import OldNames, resource_name
-from components.profiles.namespace import contributor_objects, limit_range, namespace, profile, writers
+from components.profiles.namespace import contributor_objects, limit_range, namespace, profile
 from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
 from components.profiles.queues import queue_objects
@@ -33,9 +34,10 @@ def team_objects(
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
     objects += [profile(team), limit_range(team)]
-    for person in team.contributors:
-        objects += contributor_objects(team, person.email, person.role)
-    objects += team_policies(team.name, writers(team))
+    for person in team.people:
+        objects += contributor_objects(team, str(person.email), person.role)
+    objects += group_access_objects(args)
+    objects += team_policies(team.name, writers(args))
     objects += network_policies(team)
     objects += queue_objects(args)
     objects += ray_objects(args)

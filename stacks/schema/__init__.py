@@ -10,7 +10,8 @@ field; checks that span the whole stack (pools vs autoprovisioning, teams vs poo
 are the rules of stacks/rules.py and run once every part has its type.
 
 One schema, one module per domain: `common` (the base model, names, quantities, e-mail
-addresses), `pools`, `network` and `cluster`, `teams`, `components`, `pipelines`, `sources`
+addresses), `pools`, `network` and `cluster`, `teams`, `components`, `auth` (the sign-in and its groups),
+`pipelines`, `sources`
 (mirrors and overrides), and here the whole stack file. Every name is importable from `stacks.schema` as
 before.
 """
@@ -22,6 +23,19 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, field_validator
 
 from facts.gpu_catalog import ACCELERATORS
+from stacks.schema.auth import (
+    DEX_DEFAULT_SCOPES,
+    DISCOVERY_PATH,
+    GOOGLE_ISSUER,
+    AuthKind,
+    EmailDomain,
+    GroupDefinition,
+    GroupSource,
+    KubeflowAuth,
+    OidcConnector,
+    OidcGroups,
+    _email_domain,
+)
 from stacks.schema.cluster import (
     EXCLUSIONS_MAX,
     KMS_KEY,
@@ -83,6 +97,7 @@ from stacks.schema.common import (
     RETENTION_SECONDS,
     Cidr,
     Email,
+    GroupName,
     Int64,
     MemoryQuantity,
     Model,
@@ -107,30 +122,24 @@ from stacks.schema.common import (
 )
 from stacks.schema.components import (
     CHART_VALUES_RULE,
-    DISCOVERY_PATH,
     SECRET_REFERENCE_KEY,
     SECRET_VALUE_KEY,
-    AuthKind,
     CertManagerConfig,
     ChartValues,
     DcgmExporterConfig,
     DcgmSource,
-    EmailDomain,
     IstioConfig,
     JobSetConfig,
-    KubeflowAuth,
     KubeflowConfig,
     KubeRayConfig,
     KueueConfig,
     MetricsBackend,
     MonitoringConfig,
-    OidcConnector,
     RaySource,
     Toggle,
     TrainerConfig,
     WaitForPodsReady,
     _chart_values,
-    _email_domain,
     chart_values_field,
 )
 from stacks.schema.network import (
@@ -173,6 +182,7 @@ from stacks.schema.sources import (
     _mirror_location,
 )
 from stacks.schema.teams import (
+    PERSON_ROLES,
     ContainerDefaults,
     Contributor,
     Role,
@@ -274,6 +284,7 @@ __all__ = [
     "COMPUTE_NAME",
     "COMPUTE_RESOURCE_NAME",
     "CREATED_RANGES",
+    "DEX_DEFAULT_SCOPES",
     "DISCOVERY_PATH",
     "DNS_LABEL",
     "DNS_SUBDOMAIN",
@@ -288,6 +299,7 @@ __all__ = [
     "GCP_REGION",
     "GCP_ZONE",
     "GKE_VERSION",
+    "GOOGLE_ISSUER",
     "HOSTNAME",
     "HOUR_MINUTE",
     "IAM_MEMBER",
@@ -299,6 +311,7 @@ __all__ = [
     "MIN_VOLUME_BYTES",
     "MIRROR_PATH",
     "NO_UPGRADES_MAX_DAYS",
+    "PERSON_ROLES",
     "RECURRENCE",
     "REGIONAL_ZONES",
     "REGISTRY_MULTI_REGIONS",
@@ -340,6 +353,9 @@ __all__ = [
     "GkeClusterConfig",
     "GpuPool",
     "GpuSharing",
+    "GroupDefinition",
+    "GroupName",
+    "GroupSource",
     "ImageRegistryConfig",
     "Images",
     "Int64",
@@ -360,6 +376,7 @@ __all__ = [
     "NetworkConfig",
     "NodeLabels",
     "OidcConnector",
+    "OidcGroups",
     "Overrides",
     "PipelinesCloudSql",
     "PipelinesConfig",

@@ -24,6 +24,7 @@ from stacks.schema.common import (
     GCP_ZONE,
     GKE_VERSION,
     REGIONAL_ZONES,
+    Email,
     Model,
     ShortName,
     ValueKind,
@@ -273,6 +274,10 @@ class SecretsEncryption(Model):
         return "/".join(found.group("project", "location", "ring", "key"))
 
 
+SECURITY_GROUP_NAME = "gke-security-groups"
+"""The one group name Google Groups for RBAC reads (its member groups become RBAC groups)."""
+
+
 class GkeClusterConfig(Model):
     """A GKE Standard cluster with a system pool, GPU pools and NAP."""
 
@@ -335,6 +340,24 @@ class GkeClusterConfig(Model):
         description="Encrypt Kubernetes Secrets with your Cloud KMS key (application-layer secrets encryption); "
         "default: Google's encryption at rest only.",
     )
+    security_group: Email | None = Field(
+        default=None,
+        description="Google Groups for RBAC: the group gke-security-groups@<your domain>, whose member groups "
+        "the API server passes to RBAC, so a group contributor's members use kubectl as the group "
+        "(docs/teams.md, \"Groups\"); GKE changes it in place.",
+    )
+
+    @field_validator("security_group")
+    @classmethod
+    def _security_group(cls, value: str | None) -> str | None:
+        # cloud.google.com/kubernetes-engine/docs/how-to/google-groups-rbac: the group must be
+        # named gke-security-groups in the Workspace or Cloud Identity domain.
+        if value is not None and value.split("@", 1)[0] != SECURITY_GROUP_NAME:
+            raise ValueError(
+                f"{value!r}: GKE reads only the group named {SECURITY_GROUP_NAME}@<your domain> "
+                f"(e.g. {SECURITY_GROUP_NAME}@{value.rsplit('@', 1)[-1]}); nest the teams' groups in it"
+            )
+        return value
 
     @field_validator("min_master_version")
     @classmethod

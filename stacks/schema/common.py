@@ -124,8 +124,8 @@ RESERVED_POOL_NAMES = {
 
 @dataclass(frozen=True)
 class ValueKind:
-    """What a value of an annotated type is ("e-mail address", "quantity"), for the README
-    reference and the mutation tests; pydantic ignores it. The last one in an annotation's
+    """What a value of an annotated type is ("e-mail address", "quantity"), for the stack-file
+    reference (docs/reference.md) and the mutation tests; pydantic ignores it. The last one in an annotation's
     metadata is the most specific."""
 
     name: str
@@ -313,6 +313,28 @@ def _is_domain(domain: str) -> bool:
 
 Email = Annotated[str, AfterValidator(_email), ValueKind("e-mail address")]
 """An e-mail address as people sign in with it, kept exactly as written (see above)."""
+
+
+def _group_name(value: str) -> str:
+    """A group as the identity provider names it in the token's `groups` claim: an e-mail
+    (Google Workspace, often Okta), a name or path (Keycloak `/ml/vision`), an object ID (Entra ID)."""
+    if not value or value != value.strip() or not value.isascii() or any(c.isspace() or not c.isprintable() for c in value):
+        raise ValueError(
+            f"{value!r} is not a group name such as ml-vision@acme.com: ASCII, no spaces (a token's groups claim "
+            "and the kubeflow-groups header carry it as the identity provider sends it)"
+        )
+    if "*" in value or "," in value:
+        raise ValueError(
+            f"{value!r}: '*' would be a wildcard to Istio, and ',' splits the kubeflow-groups header; "
+            "write the group as the identity provider sends it"
+        )
+    if len(value) > EMAIL_MAX:
+        raise ValueError(f"{value!r} is too long: at most {EMAIL_MAX} characters")
+    return value
+
+
+GroupName = Annotated[str, AfterValidator(_group_name), ValueKind("group name")]
+"""A group, spelled exactly as the identity provider puts it into the token's groups claim."""
 
 
 def _unique(entries: list[Any], key: Callable[[Any], Any], why: str = "") -> None:

@@ -15,26 +15,20 @@ from pydantic import (
     StrictBool,
     StrictInt,
     field_validator,
-    model_validator,
 )
 
 from facts.limits import GO_DURATION_MAX_SECONDS
-from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
+from stacks.schema.auth import KubeflowAuth
 from stacks.schema.common import (
     DURATION,
-    EMAIL_DOMAIN,
     REGISTRY_PATH,
-    REMOTE_SCHEME,
     RETENTION,
     RETENTION_SECONDS,
     Email,
     Model,
     ValueKind,
     VolumeSize,
-    _hostname,
-    _text,
     _unique,
-    problem,
     problems,
 )
 
@@ -116,149 +110,6 @@ class CertManagerConfig(Toggle):
 class IstioConfig(Toggle):
     """Istio with CNI and the ingress gateway, as the pinned Kubeflow release installs it."""
 
-
-class AuthKind(str, Enum):
-    DEX = "dex"
-    """Dex static users (passwords from the secret config key mlplatform:dexPasswordHashes)."""
-    OIDC = "oidc"
-    """Dex with an upstream OIDC connector (e.g. Google); client secret from mlplatform:oidcClientSecret."""
-
-
-DISCOVERY_PATH = "/.well-known/openid-configuration"
-
-
-class OidcConnector(Model):
-    """The upstream identity provider Dex sends people to."""
-
-    issuer: str = Field(
-        default="https://accounts.google.com",
-        description="The identity provider's issuer URL, https:// and all, exactly as its discovery document says.",
-    )
-    client_id: Annotated[str, _text("OAuth client ID")] = Field(
-        description="OAuth client ID at the identity provider (not empty: Dex would send an empty client_id)."
-    )
-    name: Annotated[str, _text("connector's display name", spaces=True)] = Field(
-        default="Google", description="Shown on the Dex login page."
-    )
-
-    @field_validator("issuer")
-    @classmethod
-    def _issuer(cls, value: str) -> str:
-        # OpenID Connect Discovery 1.0 section 3: the issuer is a case-sensitive https URL
-        # with no query or fragment; Dex fetches <issuer>/.well-known/openid-configuration.
-        if not REMOTE_SCHEME.match(value):
-            raise ValueError(f"{value!r} has no scheme; an OIDC issuer is an https URL, e.g. 'https://{value}'")
-        if not value.startswith("https://") or len(value) <= len("https://"):
-            raise ValueError(f"{value!r}: an OIDC issuer is an https URL, e.g. https://accounts.google.com")
-        if "?" in value or "#" in value:
-            raise ValueError(f"{value!r}: an OIDC issuer has no query or fragment")
-        if any(c.isspace() for c in value) or not value.isascii():
-            raise ValueError(f"{value!r}: an OIDC issuer has no spaces and is ASCII (hosts in punycode)")
-        # Dex's library compares the configured issuer with the published one byte for byte
-        # (facts/oidc_issuers.py), and providers publish lowercase hosts without the default port.
-        host = value[len("https://") :].split("/", 1)[0]
-        if host != host.lower():
-            raise ValueError(f"{value!r}: write the host in lowercase as the provider publishes it ({host.lower()})")
-        if host.endswith(":443"):
-            raise ValueError(f"{value!r}: drop the default port ':443'; the provider's issuer does not name it")
-        if value.rstrip("/").endswith(DISCOVERY_PATH):
-            issuer = value.rstrip("/")[: -len(DISCOVERY_PATH)]
-            raise ValueError(f"{value!r} is the discovery document; give the issuer: {issuer!r}")
-        published = PUBLISHED_ISSUERS.get(host)
-        if published is not None and value != published:
-            raise ValueError(
-                f"{value!r}: this provider publishes its issuer as {published!r} (its {DISCOVERY_PATH}), and "
-                "Dex's OIDC library refuses any other spelling, trailing slash included; use that"
-            )
-        return value
-
-
-def _email_domain(value: str) -> str:
-    if value != value.lower() or "@" in value or "*" in value or not EMAIL_DOMAIN.match(value):
-        raise ValueError(f"{value!r} is not an e-mail domain such as acme.com: lowercase, no '@' or '*'")
-    return value
-
-
-EmailDomain = Annotated[str, AfterValidator(_email_domain), ValueKind("e-mail domain")]
-"""The part of an e-mail address after '@', e.g. acme.com (subdomains are not included)."""
-
-
-class KubeflowAuth(Model):
-    """How people sign in. The identity header that reaches profiles is kubeflow-userid."""
-
-    kind: AuthKind = Field(
-        default=AuthKind.DEX, description="dex: static users; oidc: Dex with an upstream OIDC provider."
-    )
-    static_users: list[Email] = Field(
-        default_factory=list,
-        description="dex: users who may sign in, each once (Dex ignores letter case when it looks them up); "
-        "each needs a bcrypt hash in mlplatform:dexPasswordHashes. With kubeflow on, at least one.",
-    )
-    oidc: OidcConnector | None = Field(default=None, description="oidc: the upstream provider.")
-    hostname: str | None = Field(
-        default=None,
-        description="gke: public hostname of the gateway (managed certificate, HTTPS), e.g. kubeflow.acme.com: no scheme or path.",
-    )
-    iap: StrictBool = Field(default=False, description="gke: put Identity-Aware Proxy in front of the gateway.")
-    iap_client_id: Annotated[str, _text("IAP OAuth client ID")] | None = Field(
-        default=None, description="gke + iap: OAuth client ID for IAP; its secret in mlplatform:iapClientSecret."
-    )
-    allowed_domains: list[EmailDomain] = Field(
-        default_factory=list,
-        description="oidc: e-mail domains whose accounts may sign in (acme.com: anyone@acme.com); "
-        "with allowedEmails, kind oidc needs at least one entry. Each once.",
-    )
-    allowed_emails: list[Email] = Field(
-        default_factory=list,
-        description="oidc: single accounts that may sign in besides allowedDomains, each once (oauth2-proxy ignores "
-        "letter case).",
-    )
-
-    @field_validator("hostname")
-    @classmethod
-    def _hostname_only(cls, value: str | None) -> str | None:
-        return _hostname(value)
-
-    @field_validator("static_users")
-    @classmethod
-    def _static_users(cls, users: list[str]) -> list[str]:
-        _unique(users, str.lower, "; Dex looks static users up by the lowercased address, so only one of them could sign in")
-        return users
-
-    @field_validator("allowed_emails")
-    @classmethod
-    def _allowed_emails(cls, emails: list[str]) -> list[str]:
-        _unique(emails, str.lower, "; oauth2-proxy compares addresses lowercased")
-        return emails
-
-    @field_validator("allowed_domains")
-    @classmethod
-    def _allowed_domains(cls, domains: list[str]) -> list[str]:
-        _unique(domains, lambda d: d)
-        return domains
-
-    @model_validator(mode="after")
-    def _kind_fields(self) -> KubeflowAuth:
-        if self.kind is AuthKind.OIDC and self.oidc is None:
-            raise problem("oidc", "kind oidc needs oidc: {issuer, clientId}")
-        if self.iap and not (self.hostname and self.iap_client_id):
-            raise problem("iap", "iap needs hostname (the HTTPS entry point) and iapClientId")
-        if self.kind is AuthKind.OIDC and not self.hostname:
-            raise problem("hostname", "an OIDC provider redirects back to a public URL; set hostname")
-        if self.kind is AuthKind.OIDC and not (self.allowed_domains or self.allowed_emails):
-            raise problem(
-                "allowedDomains",
-                "kind oidc lets in every account of the provider unless you list who may sign in; "
-                "set allowedDomains (e.g. [acme.com]) and/or allowedEmails",
-            )
-        if self.kind is AuthKind.DEX and (self.allowed_domains or self.allowed_emails):
-            raise problem(
-                "allowedDomains" if self.allowed_domains else "allowedEmails",
-                "allowedDomains and allowedEmails are for kind oidc; with dex, staticUsers are who may sign in",
-            )
-        if self.kind is AuthKind.DEX and self.oidc is not None:
-            raise problem("oidc", "oidc settings need kind: oidc")
-        return self
 
 
 class KubeflowConfig(Toggle):

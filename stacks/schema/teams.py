@@ -26,6 +26,7 @@ from stacks.schema.common import (
     RESERVED_NAMESPACE_PREFIXES,
     RESERVED_NAMESPACES,
     Email,
+    GroupName,
     Int64,
     MemoryQuantity,
     Model,
@@ -41,15 +42,55 @@ from stacks.schema.common import (
 
 
 class Role(str, Enum):
+    ADMIN = "admin"
+    """A group's only (an owner group): the owner's ClusterRole kubeflow-admin; a team has one owner person."""
     EDIT = "edit"
     VIEW = "view"
 
 
-class Contributor(Model):
-    """Someone besides the owner with access to the team namespace."""
+PERSON_ROLES = (Role.EDIT, Role.VIEW)
 
-    email: Email = Field(description="The address they sign in with.")
-    role: Role = Field(description="edit (ClusterRole kubeflow-edit) or view (kubeflow-view) in the namespace.")
+
+class Contributor(Model):
+    """Someone besides the owner with access to the team namespace: a person (`email`) or a
+    group (`group`, defined under mlplatform:components.kubeflow.auth.groups), each with a role."""
+
+    email: Email | None = Field(default=None, description="A person: the address they sign in with.")
+    group: GroupName | None = Field(
+        default=None,
+        description="A group: every member gets the role (docs/teams.md, \"Groups\"); one of "
+        "mlplatform:components.kubeflow.auth.groups, spelled as the identity provider sends it.",
+    )
+    role: Role = Field(
+        description="edit (ClusterRole kubeflow-edit) or view (kubeflow-view) in the namespace; a group may also be "
+        "admin (kubeflow-admin, an owner group)."
+    )
+
+    @model_validator(mode="after")
+    def _person_or_group(self) -> Contributor:
+        if (self.email is None) == (self.group is None):
+            raise problem(
+                "group" if self.group is not None else "email",
+                "a contributor is a person ({email: ana@acme.com, role: edit}) or a group "
+                "({group: ml-vision@acme.com, role: edit}): give one of email and group",
+            )
+        if self.email is not None and self.role not in PERSON_ROLES:
+            raise problem(
+                "role",
+                f"a person's role is 'edit' or 'view', not {self.role.value!r}: the team's one owner is `owner`; "
+                "for more owners name a group with role admin",
+            )
+        return self
+
+    @property
+    def who(self) -> str:
+        """The person's address or the group's name."""
+        return self.email if self.email is not None else str(self.group)
+
+    @property
+    def key(self) -> str:
+        """Where the stack file names who it is: `email` or `group`."""
+        return "email" if self.email is not None else "group"
 
 
 class TeamQuota(Model):
@@ -200,12 +241,25 @@ class Team(Model):
 
     @model_validator(mode="after")
     def _people(self) -> Team:
-        seen: set[str] = set()
-        for i, person in enumerate(self.contributors):
-            email = person.email.lower()
-            if email == self.owner.lower():
-                raise problem(f"contributors[{i}].email", f"{person.email} is the owner; remove them from contributors")
-            if email in seen:
-                raise problem(f"contributors[{i}].email", f"{person.email} is listed twice; keep one entry")
-            seen.add(email)
+        seen: dict[tuple[str, str], int] = {}
+        for i, entry in enumerate(self.contributors):
+            who = entry.who.lower()
+            if entry.email is not None and who == self.owner.lower():
+                raise problem(f"contributors[{i}].email", f"{entry.email} is the owner; remove them from contributors")
+            if (entry.key, who) in seen:
+                raise problem(
+                    f"contributors[{i}].{entry.key}",
+                    f"{entry.who} is listed twice (also at contributors[{seen[entry.key, who]}]); keep one entry",
+                )
+            seen[entry.key, who] = i
         return self
+
+    @property
+    def people(self) -> list[Contributor]:
+        """The contributors who are persons."""
+        return [c for c in self.contributors if c.email is not None]
+
+    @property
+    def groups(self) -> list[Contributor]:
+        """The contributors who are groups."""
+        return [c for c in self.contributors if c.group is not None]

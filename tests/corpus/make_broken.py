@@ -25,7 +25,8 @@ T = "mlplatform:teams"
 
 
 def shipped(name: str) -> str:
-    return (ROOT / "stacks" / f"Pulumi.{name}.yaml").read_text()
+    """A fixture of tests/stacks/ (acme's examples as they shipped), whatever a fork's stacks/ holds."""
+    return (ROOT / "tests" / "stacks" / f"Pulumi.{name}.yaml").read_text()
 
 
 @dataclass(frozen=True)
@@ -257,6 +258,9 @@ CORPUS: tuple[Broken, ...] = (
     Broken("hostname-on-kind", "a public hostname on kind", (f"{K}.kubeflow.auth",), edit("kind", ("        kind: dex\n", "        kind: dex\n        hostname: kubeflow.example.com\n"))),
     Broken("bucket-on-kind", "a team bucket on kind", (f"{T}[0].bucket",), edit("kind", ('      quota: {cpu: "8", memory: 32Gi}\n    - name: nlp\n', '      quota: {cpu: "8", memory: 32Gi}\n      bucket: {}\n    - name: nlp\n'))),
     Broken("owner-not-dex-user", "a team owner left out of the Dex users", (f"{T}[2].owner",), edit("dev", (DEV_AUTH, "        kind: dex\n        staticUsers: [lead@acme.com, ana@acme.com, bo@acme.com, kim@acme.com]\n"))),
+    Broken("group-source-unknown", "a group from a source the platform does not know (ldap)", (f"{AUTH}.groups[0].source",), edit("dev", (DEV_AUTH, DEV_AUTH + "        groups: [{name: ml-nlp@acme.com, source: ldap, members: [ana@acme.com]}]\n"), ("{email: bo@acme.com, role: edit}]\n      quota: {gpus: {nvidia-l4: 4}", "{email: bo@acme.com, role: edit}, {group: ml-nlp@acme.com, role: edit}]\n      quota: {gpus: {nvidia-l4: 4}"))),
+    Broken("group-sign-in-sends-none", "a group from the identity provider, whose sign-in (Google) sends no groups", (f"{AUTH}.groups[0].source",), edit("prod", ("        allowedDomains: [acme.com]\n", "        allowedDomains: [acme.com]\n        groups: [{name: ml-vision@acme.com, source: provider}]\n"), ("contributors: [{email: ana@acme.com, role: edit}]\n", "contributors: [{email: ana@acme.com, role: edit}, {group: ml-vision@acme.com, role: view}]\n"))),
+    Broken("group-person-binding-collision", "a group member also listed as a person with the group's role: one binding name", (f"{T}[1].contributors[2].group",), edit("dev", (DEV_AUTH, DEV_AUTH + "        groups: [{name: ml-nlp@acme.com, members: [bo@acme.com]}]\n"), ("{email: bo@acme.com, role: edit}]\n      quota: {gpus: {nvidia-l4: 4}", "{email: bo@acme.com, role: edit}, {group: ml-nlp@acme.com, role: edit}]\n      quota: {gpus: {nvidia-l4: 4}"))),
     Broken("contributor-not-dex-user", "a contributor left out of the Dex users", (f"{T}[0].contributors[1].email",), edit("kind", ("staticUsers: [lead@example.com, ana@example.com, bo@example.com,", "staticUsers: [lead@example.com, ana@example.com,"))),
     Broken("ray-worker-whole-node", "a Ray worker as large as its machine", (f"{T}[1].ray.workerCpu",), edit("dev", (DEV_NLP_RAY, '      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2, workerCpu: "24"}\n'))),
     Broken("ray-worker-memory", "a Ray worker with more memory than its machine", (f"{T}[1].ray.workerMemory",), edit("dev", (DEV_NLP_RAY, "      ray: {name: ray, pool: l4, minWorkers: 0, maxWorkers: 2, workerMemory: 96Gi}\n"))),

@@ -38,25 +38,44 @@ class Person:
     password: str
 
 
+ROLES = ("owner", "editor", "viewer", "outsider", "group-owner", "group-editor", "group-viewer")
+
+
 @dataclass(frozen=True)
 class People:
-    """The four sides of the access matrix; passwords are new for every run."""
+    """The sides of the access matrix: the team's people, an outsider, and a member of each of
+    the team's groups (an owner group, an editor group, a viewer group); passwords are new for
+    every run."""
 
     owner: Person
     editor: Person
     viewer: Person
     outsider: Person
+    group_owner: Person
+    group_editor: Person
+    group_viewer: Person
 
     def all(self) -> list[Person]:
-        return [self.owner, self.editor, self.viewer, self.outsider]
+        return [self.owner, self.editor, self.viewer, self.outsider, self.group_owner, self.group_editor, self.group_viewer]
+
+    def groups(self) -> dict[str, list[str]]:
+        """The stack's groups (`auth.groups`, source stack) and their members."""
+        return {
+            f"e2e-admins@{DOMAIN}": [self.group_owner.email],
+            f"e2e-editors@{DOMAIN}": [self.group_editor.email],
+            f"e2e-viewers@{DOMAIN}": [self.group_viewer.email],
+        }
+
+
+GROUP_ROLES = {f"e2e-admins@{DOMAIN}": "admin", f"e2e-editors@{DOMAIN}": "edit", f"e2e-viewers@{DOMAIN}": "view"}
 
 
 def new_people(token: Callable[[], str] = lambda: secrets.token_urlsafe(18)) -> People:
-    return People(*(Person(f"e2e-{role}@{DOMAIN}", token()) for role in ("owner", "editor", "viewer", "outsider")))
+    return People(*(Person(f"e2e-{role}@{DOMAIN}", token()) for role in ROLES))
 
 
 def teams(people: People) -> list[dict[str, Any]]:
-    """`mlplatform:teams` of the e2e stack: one team; the outsider belongs to none."""
+    """`mlplatform:teams` of the e2e stack: one team with people and groups; the outsider belongs to none."""
     return [
         {
             "name": TEAM,
@@ -64,6 +83,7 @@ def teams(people: People) -> list[dict[str, Any]]:
             "contributors": [
                 {"email": people.editor.email, "role": "edit"},
                 {"email": people.viewer.email, "role": "view"},
+                *({"group": group, "role": role} for group, role in GROUP_ROLES.items()),
             ],
             "quota": dict(TEAM_QUOTA),
         }
@@ -80,6 +100,7 @@ def e2e_config(kind_stack: Mapping[str, Any], people: People) -> dict[str, Any]:
     auth = components.setdefault("kubeflow", {}).setdefault("auth", {})
     auth["kind"] = "dex"
     auth["staticUsers"] = [p.email for p in people.all()]
+    auth["groups"] = [{"name": name, "members": members} for name, members in people.groups().items()]
     config["mlplatform:teams"] = teams(people)
     return config
 

@@ -4,12 +4,14 @@ last one tears the platform down and fails if a namespace is left terminating.""
 
 from __future__ import annotations
 
+import subprocess
 import urllib.error
+from dataclasses import replace
 
 import pytest
 
 from facts.versions import RAY_IMAGE, image
-from tests.e2e.access import access_matrix
+from tests.e2e.access import access_matrix, can_i
 from tests.e2e.checks import (
     DEFAULT_QUEUE,
     QUOTA,
@@ -28,7 +30,7 @@ from tests.e2e.checks import (
 from tests.e2e.cluster import GATEWAY, port_forward
 from tests.e2e.dex import Browser, LoginFailed, UrllibBrowser, dex_login, workgroup_namespaces
 from tests.e2e.session import Platform
-from tests.e2e.stack import Person
+from tests.e2e.stack import DOMAIN, Person
 from tooling.waiting import wait_for
 
 pytestmark = pytest.mark.e2e
@@ -88,7 +90,9 @@ def test_each_team_has_its_namespace_quota_and_default_queue(platform: Platform)
 
 
 def test_access_matrix_follows_team_roles(platform: Platform) -> None:
-    checks = access_matrix(platform.config.teams, [p.email for p in platform.people.all()])
+    """SubjectAccessReviews of the user alone, as the web apps and Pipelines send them: group
+    members pass through the bindings the program writes for each of them."""
+    checks = access_matrix(platform.config.teams, [p.email for p in platform.people.all()], groups=platform.people.groups())
     cluster = platform.cluster
     # The profile controller and KFAM bind people asynchronously: wait until every answer is right.
     wait_for(
@@ -97,6 +101,29 @@ def test_access_matrix_follows_team_roles(platform: Platform) -> None:
         timeout=300,
         interval=10,
     )
+
+
+def test_kubectl_auth_can_i_as_a_group_member_matches_the_matrix(platform: Platform) -> None:
+    """`kubectl auth can-i --as <member> --as-group <group>`: each group's member as the matrix
+    says; and someone the stack does not list, in the group only by what the authenticator says
+    (GKE's Google Groups for RBAC), gets the group's role through its Group binding: kubectl
+    follows the group live."""
+    groups = platform.people.groups()
+    members = {m: g for g, ms in groups.items() for m in ms}
+    checks = [c for c in access_matrix(platform.config.teams, list(members), groups=groups) if c.user in members]
+    unlisted = [
+        (replace(c, user=f"e2e-new-hire@{DOMAIN}"), members[c.user]) for c in checks
+    ]  # the same verbs, the same answers, as a person the stack never named
+    kubeconfig = str(platform.cluster.kubeconfig)
+
+    def wrong() -> list[str]:
+        return [
+            f"{check} (--as-group {group})"
+            for check, group in [(c, members[c.user]) for c in checks] + unlisted
+            if (subprocess.run(can_i(kubeconfig, check, group), check=False).returncode == 0) != check.allowed
+        ]
+
+    wait_for("kubectl auth can-i as group members matches the access matrix", wrong, timeout=300, interval=10)
 
 
 def _sign_in(browser: Browser, base: str, person: Person) -> None:

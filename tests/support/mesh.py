@@ -43,8 +43,10 @@ class Request:
     namespace: str | None = None
     """The peer's namespace as mTLS tells it; None in plain text."""
     headers: dict[str, str] = field(default_factory=dict)
-    claims: dict[str, str] = field(default_factory=dict)
-    """request.auth.claims: a JWT a RequestAuthentication of this workload verified."""
+    claims: dict[str, str | list[str]] = field(default_factory=dict)
+    """request.auth.claims: a JWT a RequestAuthentication of this workload verified; a list claim
+    (`groups`) matches a condition when any element does (istio.io 1.29 docs, "Authorization
+    Policy", list-typed claims: pilot builds a ListMatcher `one_of`, and notValues its `not_id`)."""
     request_principal: str | None = None
 
 
@@ -86,7 +88,7 @@ def _operation(operation: dict[str, Any], request: Request) -> bool:
     )
 
 
-def _attribute(key: str, request: Request) -> str | None:
+def _attribute(key: str, request: Request) -> str | list[str] | None:
     if key.startswith("request.headers[") and key.endswith("]"):
         return request.headers.get(key[len("request.headers[") : -1].lower())
     if key.startswith("request.auth.claims[") and key.endswith("]"):
@@ -100,6 +102,10 @@ def _attribute(key: str, request: Request) -> str | None:
 
 def _condition(condition: dict[str, Any], request: Request) -> bool:
     value = _attribute(condition["key"], request)
+    if isinstance(value, list):
+        values, negative = condition.get("values"), condition.get("notValues")
+        hit = lambda patterns: any(value_matches(str(p), v) for p in patterns for v in value)  # noqa: E731
+        return (values is None or hit(values)) and (negative is None or not hit(negative))
     return _field(condition.get("values"), condition.get("notValues"), value)
 
 

@@ -1,4 +1,4 @@
-"""Randomised mutations of the shipped stacks, and what the schema documents about each.
+"""Randomised mutations of the stacks (the fixtures in the tests, stacks/ in `make mutations`), and what the schema documents about each.
 
 A mutation changes one place of a shipped stack's `config:` the way a fork errs: a key
 dropped, a value emptied, a list entry duplicated, a value of the wrong type, a number out
@@ -32,7 +32,7 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from stacks import schema
-from stacks.config import STACKS_DIR, stack_names
+from stacks.config import stack_file, stack_names
 from stacks.stackfile import load_yaml
 
 Path_ = tuple[str | int, ...]
@@ -101,7 +101,7 @@ class Outcome:
 
 
 def shipped_config(stack: str) -> dict[str, Any]:
-    text = (STACKS_DIR / f"Pulumi.{stack}.yaml").read_text()
+    text = stack_file(stack).read_text()
     document, _ = load_yaml(text)
     config: dict[str, Any] = document["config"]
     return config

@@ -53,7 +53,7 @@ def _render(stack: str, image_mirror: bool) -> FullRender:
 
 @cache
 def rendered(stack: str, image_mirror: bool = False) -> FullRender:
-    """The full render of stacks/Pulumi.<stack>.yaml from the mirror (with `image_mirror`, of a
+    """The full render of the stack named `stack` (a fixture of tests/stacks/ in the tests) from the mirror (with `image_mirror`, of a
     copy that sets `mlplatform:images.mirror: IMAGE_MIRROR`). A render read back from another
     worker has no transforms or moves in its plan (they hold functions; nothing reads them
     after the render)."""

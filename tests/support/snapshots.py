@@ -7,7 +7,8 @@ that rewrote its own expectation whenever an environment variable was set would 
 construction (tests/conftest.py refuses a run with UPDATE_SNAPSHOTS set). After a rewrite,
 review `git diff tests/snapshots/`: it must change only where the change means it to.
 
-- plans/<stack>.json: every resource of the plan, as `python -m stacks plan <stack> --json` prints it;
+- plans/<stack>.json: every resource of the plan of tests/stacks/Pulumi.<stack>.yaml, as
+  `python -m stacks plan tests/stacks/Pulumi.<stack>.yaml --json` prints it;
 - full-render/<stack>.yaml: every object of the full render by digest, with its source;
 - object-counts.yaml: objects per install (upstream) and per component (ours).
 """
@@ -67,8 +68,10 @@ def counts_text(renders: dict[str, FullRender]) -> str:
 def main() -> int:
     from stacks.config import load
     from tests.support import mirror, renders
+    from tests.support.fixtures import use_fixture_stacks
     from tooling.plan import evaluate
 
+    use_fixture_stacks()  # the snapshots are of the fixtures, whatever stacks/ holds
     if not mirror.FOUND:
         raise SystemExit(mirror.MISSING)
     PLANS.mkdir(parents=True, exist_ok=True)
