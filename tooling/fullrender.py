@@ -200,12 +200,20 @@ def install_of(resource: Recorded, component: str) -> Install | None:
 # --- running helm and kustomize ---------------------------------------------------------
 
 
+TOOLS_AT_ONCE = threading.BoundedSemaphore(4)
+"""helm and kubectl processes at once in this process, those started while the plan is
+evaluated and the full render's together: four, as the full render's pool runs them. More
+(the early pool's four beside the render's four) took the cores from the thread that parses
+their output, which the render waits for."""
+
+
 def _run(args: list[str], what: str) -> str:
     env = {**os.environ}
     # helm keeps its repository cache and config apart from the user's.
     home = tools.cache_dir().parent / "helm"
     env.update(HELM_CACHE_HOME=str(home / "cache"), HELM_CONFIG_HOME=str(home / "config"), HELM_DATA_HOME=str(home / "data"))
-    result = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+    with TOOLS_AT_ONCE:
+        result = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RenderError(f"{what}: {' '.join(args[:2])} failed:\n{result.stderr.strip()}")
     return result.stdout
