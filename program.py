@@ -15,12 +15,14 @@ import pulumi
 from args.components import Secrets
 from args.platform import platform_args
 from components.platform import install
+from infra.cloud_identity import with_cloud_identity_members
 from infra.cluster import build_cluster
 from stacks.schema import PlatformConfig
 from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 
 
 def build(config: PlatformConfig) -> None:
+    config = with_cloud_identity_members(config)
     args = platform_args(config, read_secrets(config))
     cluster = build_cluster(args.cluster)
     installed = install(args, cluster)

@@ -13,7 +13,7 @@ for a rule in several files and the table would be assembled from them.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
@@ -468,9 +468,10 @@ def _groups_can_be_supplied(config: PlatformConfig) -> Found:
             elif auth.oidc is not None and auth.oidc.issuer.rstrip("/") == GOOGLE_ISSUER:
                 yield (
                     f"{path}.source",
-                    f"group {group.name}: this stack signs in with Google, whose ID token carries no groups claim; list "
-                    "the group's members with source: stack (docs/teams.md, \"Google Workspace\"; kubectl on GKE "
-                    "follows the Google group itself through mlplatform:cluster.securityGroup)",
+                    f"group {group.name}: this stack signs in with Google, whose ID token carries no groups claim; use "
+                    "source: cloudIdentity (gke: its members read from Cloud Identity at `pulumi up`) or list the group's "
+                    "members with source: stack (docs/teams.md, \"Google Workspace\"; kubectl on GKE follows the Google "
+                    "group itself through mlplatform:cluster.securityGroup)",
                 )
             elif auth.oidc is None or auth.oidc.groups is None:
                 yield (
@@ -479,10 +480,43 @@ def _groups_can_be_supplied(config: PlatformConfig) -> Found:
                     "(claim, scopes) as docs/teams.md says for your identity provider, or list the members with "
                     "source: stack",
                 )
+        if group.source is GroupSource.CLOUD_IDENTITY and _gke(config) is None:
+            yield (
+                f"{path}.source",
+                f"group {group.name}: Cloud Identity is read through the Google provider, on gke stacks only; on "
+                f"{config.cluster.kind} list the group's members with source: stack",
+            )
         for m, member in enumerate(group.members):
             found = _sign_in_problem(config, member)
             if found:
                 yield f"{path}.members[{m}]", found
+
+
+def with_read_members(config: PlatformConfig, read: Mapping[str, Sequence[str]]) -> tuple[PlatformConfig, list[tuple[str, str]]]:
+    """`config` with each cloudIdentity group's members as Cloud Identity gave them (`read`: group
+    -> member e-mails, infra/cloud_identity.py), so they feed exactly what a stack group's members
+    feed; and (path, why) of each member left out. A member who could never sign in to this
+    stack (the rule stack members meet, _sign_in_problem) is left out and reported, not refused:
+    who joins a Google group is not the stack's to edit, and a binding for them would open nothing."""
+    auth = config.components.kubeflow.auth
+    groups, left_out = [], []
+    for k, group in enumerate(auth.groups):
+        if group.source is not GroupSource.CLOUD_IDENTITY:
+            groups.append(group)
+            continue
+        members = []
+        for member in read.get(group.name, ()):
+            found = _sign_in_problem(config, member)
+            if found:
+                left_out.append((f"{AUTH}.groups[{k}]", f"group {group.name} (Cloud Identity): left out, {found}"))
+            else:
+                members.append(member)
+        groups.append(group.model_copy(update={"members": members}))
+    kubeflow = config.components.kubeflow
+    components = config.components.model_copy(
+        update={"kubeflow": kubeflow.model_copy(update={"auth": auth.model_copy(update={"groups": groups})})}
+    )
+    return config.model_copy(update={"components": components}), left_out
 
 
 def _team_bucket_on_gke(config: PlatformConfig, i: int) -> Found:
