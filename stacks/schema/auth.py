@@ -163,8 +163,8 @@ class GroupSource(str, Enum):
 class GroupDefinition(Model):
     """A group that teams name as a contributor. Surfaces that check the signed-in person only
     (the web apps, Pipelines, the dashboard's namespace list, the sidecars' policies) learn its
-    members at `pulumi up` from `members`; the gateway follows a provider group's claim live
-    (docs/teams.md, "Groups")."""
+    members at `pulumi up`, from `members` or, for a cloudIdentity group, from Cloud Identity;
+    the gateway follows a provider group's claim live (docs/teams.md, "Groups")."""
 
     name: GroupName = Field(
         description="The group as the identity provider names it in the token (source stack: any name; source "
