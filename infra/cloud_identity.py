@@ -17,13 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import pulumi
 import pulumi_gcp as gcp
 from pulumi_gcp.cloudidentity.outputs import GetGroupTransitiveMembershipsMembershipResult
-
-from stacks.config import ConfigError, Problem
-from stacks.rules import AUTH, with_read_members
-from stacks.schema import GroupSource, PlatformConfig
 
 USER_KEY = "users/"
 """A user's membership key (pulumi_gcp/cloudidentity/outputs.py GetGroupTransitiveMembershipsMembershipResult.member)."""
@@ -31,16 +26,15 @@ SERVICE_ACCOUNT_DOMAIN = ".gserviceaccount.com"
 """Where every Google service account's address ends (cloud.google.com/iam/docs/service-account-overview)."""
 
 
-def read_failed(path: str, group: str, project: str | None, reason: str) -> Problem:
+def read_failed(group: str, project: str | None, reason: str) -> str:
     """What `pulumi up` says when a group cannot be read: the provider's reason, and each fix."""
-    return Problem(
-        path,
+    return (
         f"group {group} (source cloudIdentity) could not be read from Cloud Identity: {reason}. Enable the API "
         f"(gcloud services enable cloudidentity.googleapis.com --project {project or '<project>'}); let whoever runs "
         "`pulumi up` see the group's members (Google Admin console: the Groups Reader admin role, or a group whose "
         "membership its members may view); check the group's e-mail; with user credentials (gcloud auth "
         "application-default login) set gcp:billingProject and gcp:userProjectOverride: true (docs/gke.md, \"Google "
-        "groups\")",
+        "groups\")"
     )
 
 
@@ -59,36 +53,16 @@ def user_emails(memberships: Iterable[GetGroupTransitiveMembershipsMembershipRes
     return [found[k] for k in sorted(found)]
 
 
-def read_members(groups: Sequence[tuple[str, str]], project: str | None) -> dict[str, list[str]]:
-    """(config path, group e-mail) -> each group's members; a RunError naming every group that
-    could not be read, with the fixes."""
+def read_members(groups: Sequence[str], project: str | None) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """Each group's (by e-mail) people, and why each group that could not be read was not."""
     read: dict[str, list[str]] = {}
-    failed: list[Problem] = []
-    for path, group in groups:
+    failed: dict[str, str] = {}
+    for group in groups:
         try:
             found = gcp.cloudidentity.get_group_lookup(group_key={"id": group})
             memberships = gcp.cloudidentity.get_group_transitive_memberships(group=found.name).memberships
         except Exception as err:  # the provider's failure (API off, 403, 404) as the SDK raises it
-            failed.append(read_failed(path, group, project, str(err)))
+            failed[group] = read_failed(group, project, str(err))
             continue
         read[group] = user_emails(memberships or ())
-    if failed:
-        raise pulumi.RunError(str(ConfigError(f"stack {pulumi.get_stack()}", failed)))
-    return read
-
-
-def with_cloud_identity_members(config: PlatformConfig) -> PlatformConfig:
-    """`config` with its cloudIdentity groups' members read; each member left out (one who cannot
-    sign in to this stack) is a warning of the preview or update."""
-    groups = [
-        (f"{AUTH}.groups[{k}]", g.name)
-        for k, g in enumerate(config.components.kubeflow.auth.groups)
-        if g.source is GroupSource.CLOUD_IDENTITY
-    ]
-    if not groups:
-        return config
-    resolved, left_out = with_read_members(config, read_members(groups, config.project))
-    for path, why in left_out:
-        pulumi.log.warn(f"{path}: {why}")
-    return resolved
-
+    return read, failed
