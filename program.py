@@ -18,7 +18,7 @@ from components.platform import install
 from infra.cloud_identity import read_members
 from infra.cluster import build_cluster
 from stacks.config import ConfigError, Problem
-from stacks.rules import AUTH, with_read_members
+from stacks.rules import AUTH, cross_checks, with_read_members
 from stacks.schema import GroupSource, PlatformConfig
 from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 
@@ -55,6 +55,11 @@ def with_cloud_identity_members(config: PlatformConfig) -> PlatformConfig:
     resolved, left_out = with_read_members(config, read)
     for path, why in left_out:
         pulumi.log.warn(f"{path}: {why}")
+    # The members read may break a rule the stack's own could not (two whose e-mails give one
+    # binding name): the same rules again, before any resource is registered.
+    problems = [Problem(path, why) for path, why in cross_checks(resolved)]
+    if problems:
+        raise pulumi.RunError(str(ConfigError(f"stack {pulumi.get_stack()}", problems)))
     return resolved
 
 

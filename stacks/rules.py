@@ -440,6 +440,8 @@ def _member_binding_collisions(config: PlatformConfig, i: int) -> Found:
     for j, entry in enumerate(team.contributors):
         if entry.group is None or entry.group not in defined:
             continue
+        if defined[entry.group][1].source is GroupSource.CLOUD_IDENTITY:
+            continue  # read at `pulumi up`, not the stack's to edit: the person's own binding is kept
         for member in defined[entry.group][1].members:
             name = contributor_binding_name(member, entry.role.value)
             if name in people:
@@ -449,6 +451,27 @@ def _member_binding_collisions(config: PlatformConfig, i: int) -> Found:
                     f"{member} is a member of group {entry.group} ({entry.role.value}) and listed as a person with that "
                     f"role (contributors[{k}]): both would be the binding {name!r}; remove the person's entry (the group "
                     "grants it), or give the group or the person another role",
+                )
+
+
+def _member_binding_names_unique(config: PlatformConfig, i: int) -> Found:
+    """Two members of the team's groups with one role whose e-mails differ only in what KFAM
+    turns into '-' (ana.b@ and ana-b@) would get one binding name: one object, and a duplicate
+    resource that stops `pulumi up`. Checked again once cloudIdentity groups are read (program.py)."""
+    defined = _groups(config)
+    first: dict[str, tuple[str, str]] = {}
+    for j, entry in enumerate(config.teams[i].contributors):
+        if entry.group is None or entry.group not in defined:
+            continue
+        for member in defined[entry.group][1].members:
+            name = contributor_binding_name(member, entry.role.value)
+            other, other_group = first.setdefault(name, (member, entry.group))
+            if other != member:
+                yield (
+                    f"{_team(i)}.contributors[{j}].group",
+                    f"{member} (group {entry.group}) and {other} (group {other_group}) get one Kubeflow binding name "
+                    f"{name!r} (KFAM turns every run of characters other than letters and digits into '-'); keep one "
+                    "of them in the group, or give the groups different roles",
                 )
 
 
@@ -1009,6 +1032,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided, (TEAMS, KIND, POOLS, NAP)),
     TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique, (TEAMS,)),
     TeamRule("contributor-groups-defined", "A team's group contributor is a group the stack defines (auth.groups).", _contributor_groups_defined, (TEAMS, f"{KUBEFLOW}.auth")),
+    TeamRule("member-binding-names-unique", "No two members of a team's groups get one KFAM binding name.", _member_binding_names_unique, (TEAMS, f"{KUBEFLOW}.auth")),
     TeamRule("member-binding-names-free", "A group member's binding is not also a person contributor's (one name, one role).", _member_binding_collisions, (TEAMS, f"{KUBEFLOW}.auth")),
     Rule("groups-can-be-supplied", "Each group's membership has a source in this stack's sign-in; its members can sign in.", _groups_can_be_supplied, (f"{KUBEFLOW}.auth",)),
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),

@@ -186,3 +186,14 @@ def test_dex_static_users_get_the_google_groups_they_were_read_in() -> None:
     passwords = {p["email"]: p.get("groups") for p in yaml.safe_load(dex_config(resolved.components.kubeflow.auth))["staticPasswords"]}
     assert passwords == {"kim@acme.com": None, "ana@acme.com": None, "eve@acme.com": [GROUP]}
     assert left_out == [(f"{AUTH}.groups[0]", f"group {GROUP} (Cloud Identity): left out, bo@acme.com cannot sign in: it is not one of {AUTH}.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address")]
+
+
+def test_members_read_whose_e_mails_give_one_binding_name_stop_the_run_before_any_resource() -> None:
+    """ana.b@ and ana-b@ in the Google group would be one RoleBinding name twice: the stack's
+    rules run again on what was read."""
+    with pytest.raises(pulumi.RunError) as err:
+        evaluate(config(), "google-groups", cloud_identity={GROUP: ["ana.b@acme.com", "ana-b@acme.com"]})
+    message = str(err.value)
+    assert "mlplatform:teams[0].contributors[1].group: " in message
+    assert "get one Kubeflow binding name 'user-ana-b-acme-com-clusterrole-edit'" in message
+
