@@ -15,12 +15,16 @@ import pulumi
 from args.components import Secrets
 from args.platform import platform_args
 from components.platform import install
+from infra.cloud_identity import read_members
 from infra.cluster import build_cluster
-from stacks.schema import PlatformConfig
+from stacks.config import ConfigError, Problem
+from stacks.rules import AUTH, cross_checks, with_read_members
+from stacks.schema import GroupSource, PlatformConfig
 from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 
 
 def build(config: PlatformConfig) -> None:
+    config = with_cloud_identity_members(config)
     args = platform_args(config, read_secrets(config))
     cluster = build_cluster(args.cluster)
     installed = install(args, cluster)
@@ -35,6 +39,28 @@ def build(config: PlatformConfig) -> None:
     if cluster.image_registry is not None:
         # Where CI pushes the notebook images and teams push theirs (docs/images.md).
         pulumi.export("imageRegistry", cluster.image_registry.url)
+
+
+def with_cloud_identity_members(config: PlatformConfig) -> PlatformConfig:
+    """`config` with its cloudIdentity groups' members read (infra/cloud_identity.py): every group
+    that cannot be read stops the run, naming its path and the fixes; each member left out (one
+    who cannot sign in to this stack) is a warning of the preview or update."""
+    groups = {g.name: f"{AUTH}.groups[{k}]" for k, g in enumerate(config.components.kubeflow.auth.groups) if g.source is GroupSource.CLOUD_IDENTITY}
+    if not groups:
+        return config
+    read, failed = read_members(list(groups), config.project)
+    if failed:
+        problems = [Problem(groups[group], why) for group, why in failed.items()]
+        raise pulumi.RunError(str(ConfigError(f"stack {pulumi.get_stack()}", problems)))
+    resolved, left_out = with_read_members(config, read)
+    for path, why in left_out:
+        pulumi.log.warn(f"{path}: {why}")
+    # The members read may break a rule the stack's own could not (two whose e-mails give one
+    # binding name): the same rules again, before any resource is registered.
+    problems = [Problem(path, why) for path, why in cross_checks(resolved)]
+    if problems:
+        raise pulumi.RunError(str(ConfigError(f"stack {pulumi.get_stack()}", problems)))
+    return resolved
 
 
 def read_secrets(config: PlatformConfig) -> Secrets:

@@ -303,10 +303,11 @@ def dex_config(auth: KubeflowAuth) -> str:
 
 
 def static_user_groups(auth: KubeflowAuth, email: str) -> list[str]:
-    """The stack's groups a Dex static user is in: Dex v2.45.1 puts a static password's `groups`
+    """The groups whose members the program knows (a stack group's, a cloudIdentity group's as
+    read) that a Dex static user is in: Dex v2.45.1 puts a static password's `groups`
     into the token (cmd/dex/config.go password, server/server.go passwordDB Login and Refresh),
     so the gateway's `kubeflow-groups` header carries them."""
-    return [g.name for g in auth.groups if g.source is GroupSource.STACK and email.lower() in {m.lower() for m in g.members}]
+    return [g.name for g in auth.groups if g.source is not GroupSource.PROVIDER and email.lower() in {m.lower() for m in g.members}]
 
 
 def oidc_groups_config(groups: OidcGroups | None) -> dict[str, Any]:

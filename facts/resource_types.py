@@ -30,6 +30,10 @@ GCP_SERVICE_ACCOUNT = "gcp:serviceaccount/account:Account"
 GCP_GLOBAL_ADDRESS = "gcp:compute/globalAddress:GlobalAddress"
 # pulumi_gcp/organizations/get_project.py: the invoke's token (a read, not a resource)
 GCP_GET_PROJECT = "gcp:organizations/getProject:getProject"
+# pulumi_gcp/cloudidentity/get_group_lookup.py, get_group_transitive_memberships.py: a Google
+# group's resource name by its e-mail, and its members, nested groups' included
+GCP_GROUP_LOOKUP = "gcp:cloudidentity/getGroupLookup:getGroupLookup"
+GCP_GROUP_TRANSITIVE_MEMBERSHIPS = "gcp:cloudidentity/getGroupTransitiveMemberships:getGroupTransitiveMemberships"
 # pulumi_gcp/sql/database_instance.py
 CLOUD_SQL_INSTANCE = "gcp:sql/databaseInstance:DatabaseInstance"
 # pulumi_random/random_password.py, pulumi_command/local/command.py

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from stacks import esc, stackfile
 from stacks.rules import cross_checks, missing_keys
-from stacks.schema import WEEKDAYS, GkeClusterConfig, KindClusterConfig, PlatformConfig
+from stacks.schema import WEEKDAYS, GkeClusterConfig, GroupSource, KindClusterConfig, PlatformConfig
 
 STACKS_DIR = Path(__file__).resolve().parent
 """Where a stack name (`dev`) is looked up: the project's stack files, beside the schema
@@ -75,7 +75,7 @@ class Loaded:
 
     config: PlatformConfig
     notes: tuple[Problem, ...] = ()
-    """Not errors: keys that may come from ESC environments not resolved offline."""
+    """Not errors: keys that may come from ESC environments not resolved offline, groups read at `pulumi up`."""
 
 
 def stack_file(name_or_path: str) -> Path:
@@ -304,6 +304,15 @@ def load_stack(name_or_path: str, esc_files: Mapping[str, Path] | None = None) -
         Problem(key, f"set by {resolved.origin(key)} to an expression the offline tools do not evaluate; not in this view")
         for key in sorted(resolved.unresolved_keys)
         if key not in SECRET_CONFIG_KEYS
+    ]
+    notes += [
+        Problem(
+            f"{NAMESPACE}:components.kubeflow.auth.groups[{k}]",
+            f"group {group.name}: its members are read from Cloud Identity at `pulumi preview` / `pulumi up`; offline "
+            "it has none but those a --cloud-identity file gives",
+        )
+        for k, group in enumerate(config.components.kubeflow.auth.groups)
+        if group.source is GroupSource.CLOUD_IDENTITY
     ]
     if config.project is None and isinstance(config.cluster, GkeClusterConfig) and resolved.origin("gcp:project"):
         config = config.model_copy(update={"project": esc.UNKNOWN})

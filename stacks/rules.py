@@ -13,7 +13,7 @@ for a rule in several files and the table would be assembled from them.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
@@ -440,6 +440,8 @@ def _member_binding_collisions(config: PlatformConfig, i: int) -> Found:
     for j, entry in enumerate(team.contributors):
         if entry.group is None or entry.group not in defined:
             continue
+        if defined[entry.group][1].source is GroupSource.CLOUD_IDENTITY:
+            continue  # read at `pulumi up`, not the stack's to edit: the person's own binding is kept
         for member in defined[entry.group][1].members:
             name = contributor_binding_name(member, entry.role.value)
             if name in people:
@@ -449,6 +451,27 @@ def _member_binding_collisions(config: PlatformConfig, i: int) -> Found:
                     f"{member} is a member of group {entry.group} ({entry.role.value}) and listed as a person with that "
                     f"role (contributors[{k}]): both would be the binding {name!r}; remove the person's entry (the group "
                     "grants it), or give the group or the person another role",
+                )
+
+
+def _member_binding_names_unique(config: PlatformConfig, i: int) -> Found:
+    """Two members of the team's groups with one role whose e-mails differ only in what KFAM
+    turns into '-' (ana.b@ and ana-b@) would get one binding name: one object, and a duplicate
+    resource that stops `pulumi up`. Checked again once cloudIdentity groups are read (program.py)."""
+    defined = _groups(config)
+    first: dict[str, tuple[str, str]] = {}
+    for j, entry in enumerate(config.teams[i].contributors):
+        if entry.group is None or entry.group not in defined:
+            continue
+        for member in defined[entry.group][1].members:
+            name = contributor_binding_name(member, entry.role.value)
+            other, other_group = first.setdefault(name, (member, entry.group))
+            if other != member:
+                yield (
+                    f"{_team(i)}.contributors[{j}].group",
+                    f"{member} (group {entry.group}) and {other} (group {other_group}) get one Kubeflow binding name "
+                    f"{name!r} (KFAM turns every run of characters other than letters and digits into '-'); keep one "
+                    "of them in the group, or give the groups different roles",
                 )
 
 
@@ -468,9 +491,10 @@ def _groups_can_be_supplied(config: PlatformConfig) -> Found:
             elif auth.oidc is not None and auth.oidc.issuer.rstrip("/") == GOOGLE_ISSUER:
                 yield (
                     f"{path}.source",
-                    f"group {group.name}: this stack signs in with Google, whose ID token carries no groups claim; list "
-                    "the group's members with source: stack (docs/teams.md, \"Google Workspace\"; kubectl on GKE "
-                    "follows the Google group itself through mlplatform:cluster.securityGroup)",
+                    f"group {group.name}: this stack signs in with Google, whose ID token carries no groups claim; use "
+                    "source: cloudIdentity (gke: its members read from Cloud Identity at `pulumi up`) or list the group's "
+                    "members with source: stack (docs/teams.md, \"Google Workspace\"; kubectl on GKE follows the Google "
+                    "group itself through mlplatform:cluster.securityGroup)",
                 )
             elif auth.oidc is None or auth.oidc.groups is None:
                 yield (
@@ -479,10 +503,43 @@ def _groups_can_be_supplied(config: PlatformConfig) -> Found:
                     "(claim, scopes) as docs/teams.md says for your identity provider, or list the members with "
                     "source: stack",
                 )
+        if group.source is GroupSource.CLOUD_IDENTITY and _gke(config) is None:
+            yield (
+                f"{path}.source",
+                f"group {group.name}: Cloud Identity is read through the Google provider, on gke stacks only; on "
+                f"{config.cluster.kind} list the group's members with source: stack",
+            )
         for m, member in enumerate(group.members):
             found = _sign_in_problem(config, member)
             if found:
                 yield f"{path}.members[{m}]", found
+
+
+def with_read_members(config: PlatformConfig, read: Mapping[str, Sequence[str]]) -> tuple[PlatformConfig, list[tuple[str, str]]]:
+    """`config` with each cloudIdentity group's members as Cloud Identity gave them (`read`: group
+    -> member e-mails, infra/cloud_identity.py), so they feed exactly what a stack group's members
+    feed; and (path, why) of each member left out. A member who could never sign in to this
+    stack (the rule stack members meet, _sign_in_problem) is left out and reported, not refused:
+    who joins a Google group is not the stack's to edit, and a binding for them would open nothing."""
+    auth = config.components.kubeflow.auth
+    groups, left_out = [], []
+    for k, group in enumerate(auth.groups):
+        if group.source is not GroupSource.CLOUD_IDENTITY:
+            groups.append(group)
+            continue
+        members = []
+        for member in read.get(group.name, ()):
+            found = _sign_in_problem(config, member)
+            if found:
+                left_out.append((f"{AUTH}.groups[{k}]", f"group {group.name} (Cloud Identity): left out, {found}"))
+            else:
+                members.append(member)
+        groups.append(group.model_copy(update={"members": members}))
+    kubeflow = config.components.kubeflow
+    components = config.components.model_copy(
+        update={"kubeflow": kubeflow.model_copy(update={"auth": auth.model_copy(update={"groups": groups})})}
+    )
+    return config.model_copy(update={"components": components}), left_out
 
 
 def _team_bucket_on_gke(config: PlatformConfig, i: int) -> Found:
@@ -975,6 +1032,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided, (TEAMS, KIND, POOLS, NAP)),
     TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique, (TEAMS,)),
     TeamRule("contributor-groups-defined", "A team's group contributor is a group the stack defines (auth.groups).", _contributor_groups_defined, (TEAMS, f"{KUBEFLOW}.auth")),
+    TeamRule("member-binding-names-unique", "No two members of a team's groups get one KFAM binding name.", _member_binding_names_unique, (TEAMS, f"{KUBEFLOW}.auth")),
     TeamRule("member-binding-names-free", "A group member's binding is not also a person contributor's (one name, one role).", _member_binding_collisions, (TEAMS, f"{KUBEFLOW}.auth")),
     Rule("groups-can-be-supplied", "Each group's membership has a source in this stack's sign-in; its members can sign in.", _groups_can_be_supplied, (f"{KUBEFLOW}.auth",)),
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),

@@ -142,8 +142,10 @@ def test_gke_hands_rbac_the_google_groups_of_the_security_group() -> None:
 @pytest.mark.parametrize(
     ("name", "path", "message"),
     [
-        ("group-source-unknown", f"{K}.kubeflow.auth.groups[0].source", "Input should be 'stack' or 'provider' (got 'ldap')"),
-        ("group-sign-in-sends-none", f"{K}.kubeflow.auth.groups[0].source", "this stack signs in with Google, whose ID token carries no groups claim; list the group's members with source: stack"),
+        ("group-source-unknown", f"{K}.kubeflow.auth.groups[0].source", "Input should be 'stack', 'provider' or 'cloudIdentity' (got 'ldap')"),
+        ("group-sign-in-sends-none", f"{K}.kubeflow.auth.groups[0].source", "this stack signs in with Google, whose ID token carries no groups claim; use source: cloudIdentity"),
+        ("group-cloud-identity-on-kind", f"{K}.kubeflow.auth.groups[0].source", "Cloud Identity is read through the Google provider, on gke stacks only; on kind list the group's members with source: stack"),
+        ("group-cloud-identity-with-members", f"{K}.kubeflow.auth.groups[0].members", "its members are read from Cloud Identity at `pulumi up`, so a list here would be a second truth"),
         ("group-person-binding-collision", "mlplatform:teams[1].contributors[2].group", "both would be the binding 'user-bo-acme-com-clusterrole-edit'; remove the person's entry (the group grants it)"),
     ],
 )

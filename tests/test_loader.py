@@ -263,7 +263,7 @@ def test_cli_notes_what_it_cannot_resolve_and_plans(
 ) -> None:
     planned: list[PlatformConfig] = []
 
-    def evaluate(config: PlatformConfig, name: str) -> Plan:
+    def evaluate(config: PlatformConfig, name: str, cloud_identity: object = None) -> Plan:
         planned.append(config)
         return Plan(name, [])
 

@@ -58,7 +58,7 @@ def test_a_seeded_sample_of_mutations_exits_0_or_2_and_refuses_what_is_documente
     minutes; the benchmark plans them)."""
     reached: list[str] = []
 
-    def accepted(_config: object, stack: str, _build: object = None) -> None:
+    def accepted(_config: object, stack: str, _build: object = None, cloud_identity: object = None) -> None:
         reached.append(stack)
         raise SystemExit(0)
 

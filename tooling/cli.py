@@ -5,7 +5,9 @@
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
 plan <stack> --against F   what it would delete of F (a `pulumi stack export`, a plan JSON, or
                            - for stdin); exit 4 when a team or a protected resource would go
-                           (--allow-removal TEAM,... for a team removed on purpose)
+                           (--allow-removal TEAM,... for a team removed on purpose);
+                           --cloud-identity FILE: the members of cloudIdentity groups (offline:
+                           none; read from Cloud Identity at pulumi up)
 render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --full also
                            DIR/platform.yaml (every object, charts and trees rendered for
                            real) and DIR/index.yaml (which install each object comes from)
@@ -62,6 +64,8 @@ from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import yaml
+
 from stacks.config import ConfigError, Problem, load_stack, stack_file
 from stacks.schema import PlatformConfig
 from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
@@ -105,8 +109,25 @@ def esc_files_of(values: Sequence[str] | None) -> dict[str, Path]:
     return files
 
 
-def plan_for(name_or_path: str, esc_files: EscFiles | None = None) -> Plan:
-    return evaluate(load(name_or_path, esc_files), stack_name(name_or_path))
+def plan_for(name_or_path: str, esc_files: EscFiles | None = None, cloud_identity: Path | None = None) -> Plan:
+    members = cloud_identity_members(cloud_identity) if cloud_identity else None
+    return evaluate(load(name_or_path, esc_files), stack_name(name_or_path), cloud_identity=members)
+
+
+def cloud_identity_members(path: Path) -> dict[str, list[str]]:
+    """`--cloud-identity FILE`: a YAML mapping of a Google group's e-mail to its people's e-mails,
+    what Cloud Identity answers offline (e.g. to see with --against who loses access when they
+    leave a group); a ConfigError for a file of another shape."""
+    option = "--cloud-identity"
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise ConfigError(option, [Problem(option, f"{path}: {err}")]) from None
+    if not isinstance(data, dict) or not all(
+        isinstance(g, str) and isinstance(m, list) and all(isinstance(e, str) for e in m) for g, m in data.items()
+    ):
+        raise ConfigError(option, [Problem(option, f"{path}: give a mapping of group to members, e.g. {{ml-nlp@acme.com: [ana@acme.com]}}")])
+    return data
 
 
 def format_tree(plan: Plan) -> str:
@@ -294,6 +315,12 @@ def parser() -> argparse.ArgumentParser:
     plan_cmd.add_argument("--json", action="store_true", help="every resource with inputs and dependencies")
     plan_cmd.add_argument("--against", metavar="PREVIOUS", help="a state export or plan JSON (- for stdin): report what would be deleted")
     plan_cmd.add_argument("--allow-removal", metavar="TEAMS", default="", help="comma-separated teams meant to be removed")
+    plan_cmd.add_argument(
+        "--cloud-identity",
+        type=Path,
+        metavar="FILE",
+        help="YAML {group e-mail: [member e-mails]}: the members of the stack's cloudIdentity groups (offline: none)",
+    )
     render_cmd = command("render", "write objects.yaml and upstream.yaml (--full: every object)")
     render_cmd.add_argument("--out", type=Path, required=True, help="the directory to write the files into")
     render_cmd.add_argument("--full", action="store_true", help="also render every chart and tree: platform.yaml, index.yaml")
@@ -393,7 +420,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command in ("check", "images") or (args.command == "render" and args.full):
         return full_command(args, esc_files)
     try:
-        plan = plan_for(args.stack, esc_files)
+        plan = plan_for(args.stack, esc_files, getattr(args, "cloud_identity", None))
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR

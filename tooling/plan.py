@@ -25,7 +25,7 @@ import contextlib
 import gc
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -214,9 +214,27 @@ MOCK_PROJECT_NUMBER = "123456789012"
 """What `gcp.organizations.get_project` answers under the mocks."""
 
 
+GroupMembers = Mapping[str, Sequence[str]]
+"""A Google group's e-mail -> its people's e-mails: what the mocks answer for Cloud Identity."""
+
+
+def recorded_memberships(members: GroupMembers, group: str) -> list[dict[str, Any]]:
+    """searchTransitiveMemberships' answer (pulumi_gcp/cloudidentity/outputs.py) for `group`
+    whose people are `members[group]`: one direct membership each; none for a group not given."""
+    return [
+        {"member": f"users/{n}", "preferredMemberKeys": [{"id": email, "namespace": ""}], "relationType": "DIRECT", "roles": [{"role": "MEMBER"}]}
+        for n, email in enumerate(members.get(group, ()))
+    ]
+
+
+CLOUD_IDENTITY_GROUP = "groups/"
+"""Offline, a group's resource name is this and its e-mail (Cloud Identity's is `groups/<id>`)."""
+
+
 class _Mocks(mocks.Mocks):
-    def __init__(self, project: str):
+    def __init__(self, project: str, cloud_identity: GroupMembers | None = None):
         self.project = project
+        self.cloud_identity = cloud_identity or {}
         # The inputs the mock monitor just deserialized, per registering thread: the
         # recorder reuses them instead of deserializing every request a second time.
         self.last = threading.local()
@@ -250,6 +268,13 @@ class _Mocks(mocks.Mocks):
         if args.token == resource_types.GCP_GET_PROJECT:
             # A project's number names its service agents (infra/gke.py); the docs' example number.
             return {"projectId": args.args.get("projectId", self.project), "number": MOCK_PROJECT_NUMBER}, []
+        if args.token == resource_types.GCP_GROUP_LOOKUP:
+            key = args.args["groupKey"]
+            return {"groupKey": key, "id": f"{CLOUD_IDENTITY_GROUP}{key['id']}", "name": f"{CLOUD_IDENTITY_GROUP}{key['id']}"}, []
+        if args.token == resource_types.GCP_GROUP_TRANSITIVE_MEMBERSHIPS:
+            group = args.args["group"]
+            memberships = recorded_memberships(self.cloud_identity, group.removeprefix(CLOUD_IDENTITY_GROUP))
+            return {"group": group, "id": group, "memberships": memberships}, []
         return {}, []  # no failures (the mock monitor iterates them: None would raise)
 
 
@@ -271,8 +296,8 @@ def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> 
 
 
 class _RecordingMonitor(mocks.MockMonitor):
-    def __init__(self, project: str):
-        self.recording_mocks = _Mocks(project)
+    def __init__(self, project: str, cloud_identity: GroupMembers | None = None):
+        self.recording_mocks = _Mocks(project, cloud_identity)
         super().__init__(self.recording_mocks)
         self.records: list[Recorded] = []
         self.outputs: dict[str, Any] = {}
@@ -561,14 +586,21 @@ def _close_loops() -> None:
     _LOOPS.clear()
 
 
-def evaluate(config: PlatformConfig, stack: str, build: Callable[[PlatformConfig], None] | None = None) -> Plan:
+def evaluate(
+    config: PlatformConfig,
+    stack: str,
+    build: Callable[[PlatformConfig], None] | None = None,
+    cloud_identity: GroupMembers | None = None,
+) -> Plan:
     """Run `build` (default: the real program) for `config` under mocks; return what it registered.
-    Raises DuplicateUrnError where the engine would stop on a duplicate URN."""
+    Cloud Identity answers each cloudIdentity group with its people in `cloud_identity` (none
+    when not given: offline nobody knows them). Raises DuplicateUrnError where the engine would
+    stop on a duplicate URN."""
     if build is None:
         import program
 
         build = program.build
-    monitor = _RecordingMonitor(config.project or "kind-local")
+    monitor = _RecordingMonitor(config.project or "kind-local", cloud_identity)
 
     @pulumi.runtime.test
     def run() -> None:

@@ -22,8 +22,9 @@ on each surface in the way that surface checks who someone is (docs/teams.md, "G
   members the stack lists, so they change at the next `pulumi up` (and `python -m stacks plan
   --against` shows the ones that go).
 
-Members of a Google group are not read from Cloud Identity: on GKE a Google group's web access
-follows the members the stack lists, and kubectl follows the group itself (docs/teams.md).
+A Google group (`source: cloudIdentity`, GKE) has its members read from Cloud Identity at every
+`pulumi up` (infra/cloud_identity.py), and they reach these objects as a stack group's do;
+kubectl follows the group itself (docs/teams.md).
 """
 
 from __future__ import annotations
@@ -84,12 +85,14 @@ def group_objects(team: TeamConfig, group: TeamGroup) -> list[dict[str, Any]]:
 
 def member_bindings(team: TeamConfig, groups: Sequence[TeamGroup]) -> list[dict[str, Any]]:
     """A RoleBinding per member and role, named as KFAM names a person's, in the order members
-    first appear. Left out: the owner (kubeflow-admin already); a person the team lists with that
-    very role is refused by stacks/rules.py (one binding name)."""
+    first appear. Left out: the owner (kubeflow-admin already), and a person the team lists with
+    that very role, whose own binding has that name: stacks/rules.py refuses it for a stack's
+    groups, and a cloudIdentity group's members, read at `pulumi up`, are not the stack's to edit."""
+    people = _person_roles(team)
     granted: dict[tuple[str, Role], list[str]] = {}
     for group in groups:
         for member in group.members:
-            if member.lower() != team.owner.lower():
+            if member.lower() != team.owner.lower() and group.role not in people.get(member.lower(), set()):
                 granted.setdefault((member, group.role), []).append(group.name)
     return [
         _binding(

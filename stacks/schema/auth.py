@@ -17,6 +17,7 @@ from stacks.schema.common import (
     GroupName,
     Model,
     ValueKind,
+    _email,
     _hostname,
     _text,
     _unique,
@@ -101,8 +102,9 @@ class OidcConnector(Model):
             raise problem(
                 "groups",
                 "Google's ID token carries no groups claim, so Dex cannot pass Google groups on; remove groups and define "
-                "the teams' Google groups with source: stack and their members (docs/teams.md, \"Google Workspace\"); "
-                "kubectl on GKE still follows the Google group itself (mlplatform:cluster.securityGroup)",
+                "the teams' Google groups with source: cloudIdentity (gke: their members read at `pulumi up`) or source: "
+                "stack and their members (docs/teams.md, \"Google Workspace\"); kubectl on GKE still follows the Google "
+                "group itself (mlplatform:cluster.securityGroup)",
             )
         return self
 
@@ -153,24 +155,32 @@ class GroupSource(str, Enum):
     """The stack lists the members (with Dex, its static users; Dex puts the group into their token)."""
     PROVIDER = "provider"
     """The upstream identity provider's groups claim (auth.oidc.groups): the gateway follows it live."""
+    CLOUD_IDENTITY = "cloudIdentity"
+    """gke: a Google group whose members (nested groups' too) the program reads from Cloud Identity
+    at every `pulumi preview` / `pulumi up` (infra/cloud_identity.py)."""
 
 
 class GroupDefinition(Model):
     """A group that teams name as a contributor. Surfaces that check the signed-in person only
     (the web apps, Pipelines, the dashboard's namespace list, the sidecars' policies) learn its
-    members at `pulumi up` from `members`; the gateway follows a provider group's claim live
-    (docs/teams.md, "Groups")."""
+    members at `pulumi up`, from `members` or, for a cloudIdentity group, from Cloud Identity;
+    the gateway follows a provider group's claim live (docs/teams.md, "Groups")."""
 
-    name: GroupName = Field(description="The group as the identity provider names it in the token (source stack: any name).")
+    name: GroupName = Field(
+        description="The group as the identity provider names it in the token (source stack: any name; source "
+        "cloudIdentity: the Google group's e-mail)."
+    )
     source: GroupSource = Field(
         default=GroupSource.STACK,
         description="stack: the members listed here are the group; provider: the identity provider's groups claim "
-        "(kind oidc with auth.oidc.groups), the members listed here being those the web apps and Pipelines let in.",
+        "(kind oidc with auth.oidc.groups), the members listed here being those the web apps and Pipelines let in; "
+        "cloudIdentity (gke): the Google group, its members read from Cloud Identity at every `pulumi up`.",
     )
     members: list[Email] = Field(
         default_factory=list,
         description="Who is in it, each once. source stack: the group (with Dex, each a static user); source provider: "
-        "the members known at `pulumi up`, for the surfaces that check the person only.",
+        "the members known at `pulumi up`, for the surfaces that check the person only; source cloudIdentity: none "
+        "(Cloud Identity says who is in it).",
     )
 
     @field_validator("members")
@@ -187,6 +197,21 @@ class GroupDefinition(Model):
                 f"group {self.name} (source stack) has no members; list them (members: [ana@acme.com, ...]), or take "
                 "the group from the identity provider (source: provider, with auth.oidc.groups)",
             )
+        if self.source is GroupSource.CLOUD_IDENTITY:
+            if self.members:
+                raise problem(
+                    "members",
+                    f"group {self.name} (source cloudIdentity): its members are read from Cloud Identity at `pulumi up`, "
+                    "so a list here would be a second truth; remove members, or list them with source: stack",
+                )
+            try:
+                _email(self.name)
+            except ValueError:
+                raise problem(
+                    "name",
+                    f"group {self.name!r} (source cloudIdentity): Cloud Identity looks a Google group up by its e-mail; "
+                    "write the group's address, e.g. ml-vision@acme.com",
+                ) from None
         return self
 
 
