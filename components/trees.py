@@ -32,6 +32,9 @@ KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization
 """The file names kustomize reads a kustomization from (sigs.k8s.io/kustomize/api konfig.RecognizedKustomizationFileNames)."""
 ENTRY_LISTS = ("resources", "bases", "components")
 """The lists of a kustomization that name other kustomizations, remote ones included."""
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""yaml.safe_load's loader on libyaml's parser where PyYAML has it: the same documents (every
+kustomization of the mirror reads alike), 10x faster; every render reads each tree's kustomizations."""
 STAMP = ".prepared"
 """In a copy: the digest of the files it was made from."""
 
@@ -46,7 +49,7 @@ def kustomizations(root: Path) -> list[Path]:
 
 def remote_entries(kustomization: Path) -> list[str]:
     """The entries of one kustomization that are URLs (`https://...`, `git@...`, `github.com/...`)."""
-    document = yaml.safe_load(kustomization.read_text()) or {}
+    document = yaml.load(kustomization.read_text(), Loader=SAFE_LOADER) or {}
     entries = [e for key in ENTRY_LISTS for e in document.get(key) or [] if isinstance(e, str)]
     return [e for e in entries if "://" in e or e.startswith(("git@", "github.com/"))]
 

@@ -4,6 +4,7 @@ with: libyaml's parser where PyYAML has it, the same documents as the pure-Pytho
 from __future__ import annotations
 
 import datetime
+import gc
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,75 @@ def test_a_document_with_a_timestamp_is_parsed_by_each_process(tmp_path: Path, m
     monkeypatch.setattr(schemas, "_PARSED", {})
     assert schemas.parsed("since: 2026-12-01\n") == ({"since": datetime.date(2026, 12, 1)},)
     assert list(tmp_path.iterdir()) == []
+
+
+class PyYamlsOwn(yaml.CSafeLoader):
+    """libyaml's safe loader with PyYAML's own resolver and constructor: Loader without its
+    two shortcuts (the tag cache, the direct construction)."""
+
+
+PyYamlsOwn.add_constructor("tag:yaml.org,2002:value", PyYamlsOwn.yaml_constructors["tag:yaml.org,2002:str"])
+
+
+def documents(text: str, loader: type) -> str:
+    """The documents as repr shows them: types (True vs 1, 1.0 vs 1), key order and values.
+    The collector is off meanwhile (a parse leaves no cycles; it took most of the time)."""
+    gc.disable()
+    try:
+        return repr(list(yaml.load_all(text, Loader=loader)))
+    except yaml.YAMLError as err:
+        return f"{type(err).__name__}: {err}"
+    finally:
+        gc.enable()
+
+
+UNUSUAL = {
+    "merge keys": "base: &b {a: 1, b: [x]}\nderived:\n  <<: *b\n  b: 2\n",
+    "a merge of a list": "one: &o {a: 1}\ntwo: &t {b: 2}\nboth:\n  <<: [*o, *t]\n  c: 3\n",
+    "a mapping as a key": "? {a: 1}\n: value\n",
+    "a list as a key": "? [a]\n: value\n",
+    "anchors and aliases": "a: &x [1, 2]\nb: *x\nc: &m {k: v}\nd: *m\n",
+    "a recursive alias": "&r [1, *r]\n",
+    "another tag": "a: !!set {x, y}\nb: !!omap [{k: v}]\n",
+    "an unknown tag": "a: !custom value\n",
+    "scalars of every type": "s: 'yes'\nb: yes\nn: ~\ni: 0o17\nh: 0x1F\nf: 1.5e3\nt: 2026-12-01T10:00:00Z\nd: 2026-12-01\nx: !!binary aGk=\ne: =\ninf: .inf\n",
+    "a key that is no string": "1: one\ntrue: yes\nnull: none\n1.5: x\n",
+    "a duplicate key": "a: 1\nb: 2\na: 3\n",
+    "an equals sign as a key": "=: x\n",
+    "a document of a scalar": "--- just text\n--- 42\n",
+}
+
+
+@pytest.mark.parametrize("text", UNUSUAL.values(), ids=UNUSUAL.keys())
+def test_the_fast_loader_gives_pyyamls_own_documents_on_unusual_yaml(text: str) -> None:
+    assert documents(text, Loader) == documents(text, PyYamlsOwn)
+
+
+def test_merge_keys_and_aliases_come_out_as_pyyaml_builds_them() -> None:
+    assert yaml.load(UNUSUAL["merge keys"], Loader=Loader) == {"base": {"a": 1, "b": ["x"]}, "derived": {"a": 1, "b": 2}}
+    loaded = yaml.load(UNUSUAL["anchors and aliases"], Loader=Loader)
+    assert loaded["a"] is loaded["b"] and loaded["c"] is loaded["d"]  # an alias is the anchor's object, as in PyYAML
+    recursive = yaml.load(UNUSUAL["a recursive alias"], Loader=Loader)
+    assert recursive[1] is recursive
+    assert yaml.load("a: yes\nb: 'yes'\nc: 010\n", Loader=Loader) == {"a": True, "b": "yes", "c": 8}
+
+
+def test_a_nesting_deeper_than_the_stack_is_built_by_pyyaml() -> None:
+    text = "[" * 2000 + "]" * 2000
+    assert documents(text, Loader) == documents(text, PyYamlsOwn)
+
+
+def test_the_fast_loader_gives_pyyamls_own_documents_on_every_shipped_install() -> None:
+    """Every chart's and tree's output the shipped stacks render (helm, kustomize), as the
+    full render parses it: the same documents as PyYAML's own construction, types included."""
+    from tests.support.renders import rendered
+    from tooling import fullrender
+
+    for stack in ("kind", "dev", "prod"):
+        rendered(stack)
+    texts = {*fullrender._TREES.values(), *fullrender._CHARTS.values()}
+    if fullrender.SHARED_TREES is not None:  # renders another worker made: their outputs are files there
+        texts |= {path.read_text() for path in fullrender.SHARED_TREES.glob("*.yaml")}
+    assert sum(len(text) for text in texts) > 10_000_000  # every install of the three stacks: ~20 MB
+    for text in texts:
+        assert documents(text, Loader) == documents(text, PyYamlsOwn), text[:200]

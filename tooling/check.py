@@ -640,13 +640,14 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
             elif o.upstream and value and value not in MASKED and any(word in lowered for word in CREDENTIAL_WORDS):
                 yield Violation("upstream-secret", label(o), o.source, f"{key} is the value the upstream release publishes; replace it with a Pulumi secret")
     for o in platform.objects:
-        for template in _pod_specs(o.obj):
+        # One pass in C over the whole object first: most objects (CRDs are megabytes) hold
+        # neither a switch's name nor a credential, and JSON writes both as they are.
+        whole = json.dumps(o.obj, default=str, ensure_ascii=False)
+        for template in _pod_specs(o.obj) if any(switch in whole for switch in EMPTY_PASSWORD_SWITCHES) else ():
             for container in [*(template.get("containers") or []), *(template.get("initContainers") or [])]:
                 for var in container.get("env") or []:
                     if var.get("name") in EMPTY_PASSWORD_SWITCHES and str(var.get("value", "")).lower() not in ("", "false", "no", "0"):
                         yield Violation("upstream-secret", label(o), o.source, f"container {container.get('name')}: {var['name']} lets MySQL run without a root password; set MYSQL_ROOT_PASSWORD from a Pulumi secret")
-        # One pass in C over the whole object first: most objects (CRDs are megabytes) hold none.
-        whole = json.dumps(o.obj, default=str, ensure_ascii=False)
         if not any(credential in whole for credential in WELL_KNOWN_CREDENTIALS):
             continue
         for text in _strings(o.obj):

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from components.base import PREPARED_TREES, child_name, child_type, moved_aliase
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from tooling import cluster_version, tools
-from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections
+from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
     APPLY_ORDER,
     CONFIG_FILE,
@@ -199,12 +200,20 @@ def install_of(resource: Recorded, component: str) -> Install | None:
 # --- running helm and kustomize ---------------------------------------------------------
 
 
+TOOLS_AT_ONCE = threading.BoundedSemaphore(4)
+"""helm and kubectl processes at once in this process, those started while the plan is
+evaluated and the full render's together: four, as the full render's pool runs them. More
+(the early pool's four beside the render's four) took the cores from the thread that parses
+their output, which the render waits for."""
+
+
 def _run(args: list[str], what: str) -> str:
     env = {**os.environ}
     # helm keeps its repository cache and config apart from the user's.
     home = tools.cache_dir().parent / "helm"
     env.update(HELM_CACHE_HOME=str(home / "cache"), HELM_CONFIG_HOME=str(home / "config"), HELM_DATA_HOME=str(home / "data"))
-    result = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, check=False)
+    with TOOLS_AT_ONCE:
+        result = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise RenderError(f"{what}: {' '.join(args[:2])} failed:\n{result.stderr.strip()}")
     return result.stdout
@@ -327,17 +336,28 @@ def rendering_early(kube_version: str) -> Iterator[None]:
     render kept under the inputs it had: the full render takes it only where the chart's
     capabilities turn out to be none (it waits for no other install's CRDs), and renders the
     rest itself. full_render takes the results; a failure is raised there, where the install
-    is rendered. `kube_version`: the stack's cluster's (tooling.cluster_version)."""
+    is rendered. `kube_version`: the stack's cluster's (tooling.cluster_version). A chart
+    that waits for an install registered before it (the program registers what it needs
+    first) is left to the full render: it would see that install's CRDs, and its render
+    without them would be thrown away."""
+    registered: dict[str, Recorded] = {}
+    child_urns: dict[str, list[str]] = {}
 
     def start(resource: Recorded) -> None:
         install = install_of(resource, "")
-        if install is None:
-            return
         with _EARLY_LOCK:
+            registered[resource.urn] = resource
+            if resource.parent:
+                child_urns.setdefault(resource.parent, []).append(resource.urn)
+            if install is None:
+                return
             if install.kind == "kustomize":
                 # A prepared tree (remote bases from a mirror) is written by the full render first.
                 if install.target not in _TREES and install.target not in _EARLY and install.target not in PREPARED_TREES:
                     _EARLY[install.target] = pool.submit(_kustomize, install.target, resource.name)
+                return
+            waits = waiting_for(resource.dependencies, registered, child_urns)
+            if any(registered[urn].type in (HELM_CHART, KUSTOMIZE) for urn in waits if urn in registered):
                 return
             key = _chart_key(install, [], kube_version)
             if key not in _CHARTS and key not in _EARLY:
@@ -417,26 +437,41 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
     needs = {i.resource.urn: plan.waits_for(i.resource) & urns if i.kind == "helm" else frozenset() for i in found}
     pending = {i.resource.urn: i for i in found}
     with ThreadPoolExecutor(max_workers=4) as pool:
-        running: dict[Future[str], Install] = {}
+        # An install started while the plan was evaluated is waited for where it runs, not
+        # from a worker of this pool: the pool's four run what is left, a chart the moment
+        # what it needs is parsed.
+        running: dict[Future[str], list[tuple[Install, Callable[[], str]]]] = {}
+
+        def start(install: Install, render: Callable[[], str], key: str) -> None:
+            with _EARLY_LOCK:
+                early = _EARLY.get(key)
+            future = early if early is not None else pool.submit(render)
+            running.setdefault(future, []).append((install, render))
 
         def start_what_can_run() -> None:
             for urn, install in list(pending.items()):
                 if needs[urn] <= raw.keys():
                     del pending[urn]
                     if install.kind == "kustomize":
-                        running[pool.submit(build_tree, install)] = install
+                        start(install, partial(build_tree, install), install.target)
                     else:
                         capabilities = api_versions(o for dependency in needs[urn] for o in raw[dependency])
-                        running[pool.submit(render_chart, install, capabilities, kube_version)] = install
+                        key = _chart_key(install, capabilities, kube_version)
+                        start(install, partial(render_chart, install, capabilities, kube_version), key)
 
         start_what_can_run()
         while running:
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in sorted(finished, key=lambda f: running[f].resource.urn):
-                install = running.pop(future)
-                raw[install.resource.urn] = parsed(future.result())
+            # What a waiting chart needs is parsed first, and the chart started right after.
+            needed = {urn for waiting in pending for urn in needs[waiting]}
+            ready = sorted((i for future in finished for i in running.pop(future)), key=lambda i: (i[0].resource.urn not in needed, i[0].resource.urn))
+            for install, render in ready:
+                # The render's own call: done already, it takes the output (or raises its error).
+                text = render()
+                with uncollected():
+                    raw[install.resource.urn] = parsed(text)
                 done(install)
-            start_what_can_run()
+                start_what_can_run()
     if pending:
         raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending.values()))
 

@@ -24,13 +24,14 @@ import atexit
 import contextlib
 import gc
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
-from pulumi.runtime import mocks, rpc
+from pulumi.runtime import _callbacks, mocks, rpc
 from pulumi.runtime import resource as sdk_resource
 from pulumi.runtime.proto import source_pb2
 from pulumi.runtime.stack import Stack
@@ -106,17 +107,7 @@ class Plan:
         """URNs `resource` waits for in Pulumi's graph: its dependencies and theirs, a
         component standing for everything under it (Pulumi waits for a component's children)."""
         if resource.urn not in self._waits_for:
-            seen: set[str] = set()
-            pending = list(resource.dependencies)
-            while pending:
-                urn = pending.pop()
-                if urn in seen:
-                    continue
-                seen.add(urn)
-                pending += self._child_urns.get(urn, [])
-                if urn in self._by_urn:
-                    pending += self._by_urn[urn].dependencies
-            self._waits_for[resource.urn] = frozenset(seen)
+            self._waits_for[resource.urn] = waiting_for(resource.dependencies, self._by_urn, self._child_urns)
         return self._waits_for[resource.urn]
 
     def get(self, urn: str) -> Recorded:
@@ -151,6 +142,23 @@ class Plan:
         for r in self.resources:
             result[r.type] = result.get(r.type, 0) + 1
         return dict(sorted(result.items()))
+
+
+def waiting_for(dependencies: Iterable[str], by_urn: Mapping[str, Recorded], child_urns: Mapping[str, list[str]]) -> frozenset[str]:
+    """The URNs a resource with these dependencies waits for, among the resources `by_urn`
+    (with their children, `child_urns`): each dependency and theirs, a component standing
+    for everything under it."""
+    seen: set[str] = set()
+    pending = list(dependencies)
+    while pending:
+        urn = pending.pop()
+        if urn in seen:
+            continue
+        seen.add(urn)
+        pending += child_urns.get(urn, [])
+        if urn in by_urn:
+            pending += by_urn[urn].dependencies
+    return frozenset(seen)
 
 
 def _mask_leaves(value: Any) -> Any:
@@ -429,6 +437,25 @@ def few_collections() -> Iterator[None]:
         gc.unfreeze()
 
 
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """For a step inside few_collections that builds many objects and no garbage (parsing
+    YAML: trees of fresh nodes, dicts and lists): no collection meanwhile, and what it built
+    frozen after, with what was alive before the outer step (few_collections unfreezes it),
+    so no later collection traverses it either. Parsing dev's 17 MB of helm and kustomize
+    output spent 3.5 s in collections that freed nothing, twice the parse itself; left in
+    the young generation, the whole parse was traversed by the first collection after it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if _collecting_rarely:
+            gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 _collecting_rarely: list[bool] = []
 """Non-empty inside few_collections (an inner use must not unfreeze what the outer froze)."""
 
@@ -450,19 +477,24 @@ def bulk_registration() -> Iterator[None]:
         sdk_resource._get_stack_trace = capture
 
 
-def _release_callbacks() -> None:
-    """Shut the SDK's callbacks server (a grpc.aio server that carries the program's
-    transforms) down while its event loop is still open.
+def _release_callbacks(servers: list[weakref.ref[Any]]) -> None:
+    """Free the SDK's callbacks servers (grpc.aio servers that carry the program's
+    transforms; `servers`: weak references to those this run made) while their event loop
+    is still open.
 
-    The SDK stops the server at the end of the run but keeps the object: its settings hold
+    The SDK stops each server at the end of the run but keeps the objects: its settings hold
     the last one as a context-variable default (pulumi/_utils.py ContextProperty.fset keeps
-    a value set where none was as the default). grpc shuts its asyncio machinery down only
-    when the server object is freed, so it lived until interpreter exit, where the order in
-    which objects die is arbitrary: a poller socket already closed made grpc's
-    `loop.remove_reader` raise `ValueError: Invalid file descriptor: -1` ("Exception
+    a value set where none was as the default), and each servicer and its server refer to
+    each other (the server's handlers are the servicer's methods). grpc shuts its asyncio
+    machinery down only when a server object is freed, so it lived until interpreter exit,
+    where the order in which objects die is arbitrary: a poller socket already closed made
+    grpc's `loop.remove_reader` raise `ValueError: Invalid file descriptor: -1` ("Exception
     ignored in ...", with a traceback) at the end of long runs. Setting the property again
-    from this context clears that default; a collection (only this run's objects: the heap
-    before it is frozen, bulk_registration) frees the server and with it grpc's poller."""
+    from this context clears that default; dropping each servicer's reference to its
+    (stopped) server frees the server at once. Where one is still held (after a failed
+    registration, the failing frames in the futures' tracebacks), a collection of this
+    run's objects frees it: the heap before it is frozen (bulk_registration), but it still
+    scans everything the run imported and built (0.4 s on dev), so only then."""
     settings = pulumi.runtime.settings.SETTINGS
     settings.callbacks = None
     # The run's tasks and RPCs, as the SDK's own `test` wrapper drops them before the next
@@ -470,7 +502,34 @@ def _release_callbacks() -> None:
     # server) in their tracebacks.
     settings.outputs.clear()
     settings.rpc_manager.clear()
-    gc.collect()
+    for servicer in list(_SERVICERS):
+        servicer._server = None
+    _SERVICERS.clear()
+    if any(server() is not None for server in servers):
+        gc.collect()
+
+
+_SERVICERS: weakref.WeakSet[Any] = weakref.WeakSet()
+"""The SDK's callback servicers made during the current evaluation (_noting_servers)."""
+
+
+@contextmanager
+def _noting_servers() -> Iterator[list[weakref.ref[Any]]]:
+    """Weak references to the grpc servers of the callback servicers the SDK makes meanwhile
+    (it may make several in one run: concurrent registrations each start one)."""
+    servers: list[weakref.ref[Any]] = []
+    make = _callbacks._CallbackServicer.__init__
+
+    def noting(servicer: Any, monitor: Any) -> None:
+        make(servicer, monitor)
+        _SERVICERS.add(servicer)
+        servers.append(weakref.ref(servicer._server))
+
+    _callbacks._CallbackServicer.__init__ = noting  # type: ignore[method-assign,assignment]
+    try:
+        yield servers
+    finally:
+        _callbacks._CallbackServicer.__init__ = make  # type: ignore[method-assign]
 
 
 _LOOPS: list[asyncio.AbstractEventLoop] = []
@@ -563,7 +622,7 @@ def evaluate(
     PREPARED_TREES.clear()
     placeholders = offline_config()
     pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
-    with bulk_registration():
+    with bulk_registration(), _noting_servers() as servers:
         try:
             run()
         except Exception:
@@ -573,7 +632,7 @@ def evaluate(
             if monitor.duplicate is not None:
                 # Its traceback (the registrations' frames) holds the callbacks server.
                 monitor.duplicate.__traceback__ = None
-            _release_callbacks()
+            _release_callbacks(servers)
             for loop in monitor.thread_loops:
                 _close_at_exit(loop)
     if monitor.duplicate is not None:

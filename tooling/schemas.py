@@ -43,11 +43,83 @@ GKE_PROVIDED_KINDS = frozenset({("cloud.google.com/v1", "BackendConfig")})
 Schemas = dict[tuple[str, str], dict[str, Any]]
 
 
+_STR, _SEQ, _MAP = "tag:yaml.org,2002:str", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"
+_PLAIN_SCALARS = ("null", "bool", "int", "float", "binary", "timestamp", "value")
+"""The scalar tags SafeConstructor builds with a plain function of the node (no state)."""
+
+
+class _Unusual(Exception):
+    """A document the direct construction leaves to PyYAML's own (a merge key, another tag)."""
+
+
 class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """The loader for every YAML read at volume (CRDs, helm and kustomize output): PyYAML's
     safe loader on libyaml's parser (~8x faster on CRDs), the pure-Python one where PyYAML
     was built without libyaml. Both read a plain `=` as the string it is in YAML 1.2 (CRD
-    enums list `=` as an operator; PyYAML's YAML 1.1 resolver tags it `value`)."""
+    enums list `=` as an operator; PyYAML's YAML 1.1 resolver tags it `value`).
+
+    Two shortcuts, each giving what PyYAML's own steps give (tests/test_yaml_loading.py
+    compares them on every shipped stack's installs, types included): a plain scalar's tag is
+    resolved once per text and value (the safe resolver has no path resolvers, so the tag
+    depends on the value alone), and a document of plain maps, lists and scalars is built
+    in one walk of its nodes instead of PyYAML's generators (two thirds of a parse).
+    Anything else (a merge key `<<`, a key that is no scalar, another tag, a nesting deeper
+    than the interpreter's stack) is built by PyYAML's constructor."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._tags: dict[str, str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is yaml.ScalarNode and implicit[0]:
+            tag = self._tags.get(value)
+            if tag is None:
+                tag = self._tags[value] = super().resolve(kind, value, implicit)
+            return tag
+        return super().resolve(kind, value, implicit)
+
+    def construct_document(self, node: Any) -> Any:
+        try:
+            return self._construct_plainly(node)
+        except (_Unusual, RecursionError):
+            return super().construct_document(node)
+
+    def _construct_plainly(self, root: Any) -> Any:
+        scalar_node, sequence_node, mapping_node = yaml.ScalarNode, yaml.SequenceNode, yaml.MappingNode
+        constructors = self._scalar_constructors
+        built: dict[Any, Any] = {}  # collection node (an anchor's node recurs) -> its object
+
+        def scalar(node: Any) -> Any:
+            tag = node.tag
+            if tag == _STR:
+                return node.value
+            constructor = constructors.get(tag)
+            if constructor is None:
+                raise _Unusual
+            return constructor(self, node)
+
+        def build(node: Any) -> Any:
+            kind = type(node)
+            if kind is scalar_node:
+                return scalar(node)
+            if node in built:
+                return built[node]
+            if kind is mapping_node and node.tag == _MAP:
+                mapping: dict[Any, Any] = {}
+                built[node] = mapping
+                for key_node, value_node in node.value:
+                    if type(key_node) is not scalar_node:
+                        raise _Unusual
+                    mapping[scalar(key_node)] = build(value_node)
+                return mapping
+            if kind is sequence_node and node.tag == _SEQ:
+                sequence: list[Any] = []
+                built[node] = sequence
+                sequence.extend(build(child) for child in node.value)
+                return sequence
+            raise _Unusual
+
+        return build(root)
 
 
 class PureLoader(yaml.SafeLoader):
@@ -60,6 +132,8 @@ def _plain_scalar(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
 
 for _loader in (Loader, PureLoader):
     _loader.add_constructor("tag:yaml.org,2002:value", _plain_scalar)
+Loader._scalar_constructors = {f"tag:yaml.org,2002:{name}": Loader.yaml_constructors[f"tag:yaml.org,2002:{name}"] for name in _PLAIN_SCALARS}
+assert not Loader.yaml_path_resolvers, "Loader.resolve caches tags by value: no path resolvers"
 
 
 def load_all(text: str) -> list[dict[str, Any]]:
