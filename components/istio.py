@@ -11,6 +11,7 @@ from functools import partial
 from typing import Any
 
 import pulumi
+import yaml
 
 from args.components import IstioArgs
 from components.base import PlatformComponent, PropsTransform
@@ -60,10 +61,31 @@ def with_gateway_annotations(props: dict[str, Any], annotations: dict[str, str])
     return {**props, "metadata": {**metadata, "annotations": {**(metadata.get("annotations") or {}), **annotations}}}
 
 
+MESH_CONFIG = ("ConfigMap", GATEWAY_NAMESPACE, "istio")
+"""The mesh config istiod reads (26.03.1-rc.2 common/istio/istio-install/base/install.yaml, key `mesh`)."""
+# Istio 1.30.1 mesh/v1alpha1/config.proto, ProxyPathNormalization: DECODE_AND_MERGE_SLASHES
+# decodes %2F, %2f, %5C and %5c and merges slashes before routing and authorization, for
+# the gateway and every sidecar. The default (BASE) leaves `/jupyter/api/namespaces%2Fnlp/...`
+# as it is: it misses a policy on `/jupyter/api/namespaces/nlp/*` (components/access.py), and
+# the web app behind (gunicorn) decodes it and serves the namespace.
+PATH_NORMALIZATION = "DECODE_AND_MERGE_SLASHES"
+
+
+def with_path_normalization(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The mesh config with paths normalized as the policies are written: None for other objects."""
+    metadata = props.get("metadata", {})
+    if (props.get("kind"), metadata.get("namespace"), metadata.get("name")) != MESH_CONFIG:
+        return None
+    mesh = yaml.safe_load(props["data"]["mesh"]) or {}
+    mesh["pathNormalization"] = {"normalization": PATH_NORMALIZATION}
+    return {**props, "data": {**props["data"], "mesh": yaml.safe_dump(mesh, sort_keys=False)}}
+
+
 def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
-    """The args as transforms of the Istio objects they concern."""
+    """The args as transforms of the Istio objects they concern, and the mesh's path normalization."""
     annotations = gateway_annotations(args)
-    return (partial(with_gateway_annotations, annotations=annotations),) if annotations else ()
+    with_annotations = (partial(with_gateway_annotations, annotations=annotations),) if annotations else ()
+    return (with_path_normalization, *with_annotations)
 
 
 class Istio(PlatformComponent):

@@ -475,6 +475,23 @@ def _member_binding_names_unique(config: PlatformConfig, i: int) -> Found:
                 )
 
 
+def _stack_groups_not_also_googles(config: PlatformConfig) -> Found:
+    """With Google Groups for RBAC the API server gives RBAC the Google groups a person is in,
+    so a group's RoleBinding (a Group subject) follows Google's membership for kubectl, while a
+    stack group's members are the stack's everywhere else: two memberships of one group."""
+    gke = _gke(config)
+    if gke is None or gke.security_group is None:
+        return
+    for k, group in enumerate(config.components.kubeflow.auth.groups):
+        if group.source is GroupSource.STACK and "@" in group.name:
+            yield (
+                f"{AUTH}.groups[{k}].source",
+                f"group {group.name} lists its members in the stack, but {CLUSTER}.securityGroup makes kubectl "
+                "follow the Google group of that name (Google Groups for RBAC): the two memberships would "
+                "disagree; use source: cloudIdentity (Google's membership on every surface), or drop securityGroup",
+            )
+
+
 def _groups_can_be_supplied(config: PlatformConfig) -> Found:
     """Where each group's membership comes from exists in this stack: a provider group needs an
     OIDC upstream that sends groups; a stack group's members are people who can sign in."""
@@ -1034,6 +1051,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("contributor-groups-defined", "A team's group contributor is a group the stack defines (auth.groups).", _contributor_groups_defined, (TEAMS, f"{KUBEFLOW}.auth")),
     TeamRule("member-binding-names-unique", "No two members of a team's groups get one KFAM binding name.", _member_binding_names_unique, (TEAMS, f"{KUBEFLOW}.auth")),
     TeamRule("member-binding-names-free", "A group member's binding is not also a person contributor's (one name, one role).", _member_binding_collisions, (TEAMS, f"{KUBEFLOW}.auth")),
+    Rule("stack-groups-not-also-googles", "A stack group is not also a Google group that Google Groups for RBAC hands kubectl.", _stack_groups_not_also_googles, (f"{KUBEFLOW}.auth", f"{CLUSTER}.securityGroup")),
     Rule("groups-can-be-supplied", "Each group's membership has a source in this stack's sign-in; its members can sign in.", _groups_can_be_supplied, (f"{KUBEFLOW}.auth",)),
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),
     TeamRule("team-pipelines-need-bucket-on-gke", "On GKE a team that runs pipelines has a bucket: its pipeline root.", _team_pipelines_need_bucket_on_gke, (TEAMS, KIND, f"{COMPONENTS}.pipelines")),

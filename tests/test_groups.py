@@ -21,8 +21,10 @@ from stacks.config import load, validate
 from stacks.schema import PlatformConfig
 from tests.conftest import base_gke, with_changes
 from tests.support import mirror
-from tests.support.mesh import Request, istio_decision
+from tests.support.mesh import Request, istio_decision, mesh_path_normalization, normalized
 from tests.support.renders import rendered
+from tests.test_cloud_identity_groups import GROUP as GOOGLE_GROUP
+from tests.test_cloud_identity_groups import google_groups
 from tooling.check import check
 from tooling.cli import EXIT_CONFIG_ERROR, main, plan_json
 from tooling.plan import Plan, evaluate
@@ -113,6 +115,26 @@ def test_the_gateway_follows_a_provider_groups_claim_live(email: str, groups: li
     assert decision.allowed is allowed, decision.why
 
 
+def mesh_normalization(stack: str) -> str:
+    (mesh,) = [r.obj for r in rendered(stack).objects if (r.obj["kind"], r.obj["metadata"].get("namespace"), r.obj["metadata"]["name"]) == ("ConfigMap", "istio-system", "istio")]
+    return mesh_path_normalization(mesh)
+
+
+@pytest.mark.parametrize("path", ["/jupyter/api/namespaces%2Fnlp/notebooks", "/jupyter/api/namespaces%2fnlp/notebooks", "/jupyter//api/namespaces/nlp/notebooks", "/jupyter/api/namespaces/vision/..%2Fnlp/notebooks"])
+def test_an_encoded_or_doubled_slash_does_not_pass_the_live_check(path: str) -> None:
+    """The web app behind the gateway (gunicorn) decodes %2F: the mesh must decode it before the
+    policy looks, or eve, out of ml-nlp at the provider, reaches nlp's notebooks API."""
+    claims: dict[str, str | list[str]] = {"email": "eve@acme.com", "groups": ["other"]}
+    policy = gateway_policy(okta())
+
+    def decision(normalization: str) -> bool:
+        return istio_decision([policy], "istio-system", GATEWAY_LABELS, Request("POST", normalized(path, normalization), 8080, claims=claims)).allowed
+
+    assert mesh_normalization("dev-groups") == "DECODE_AND_MERGE_SLASHES"
+    assert decision(mesh_normalization("dev-groups")) is False
+    assert decision("BASE") is True  # why: Istio's default leaves the path undecoded
+
+
 def test_stack_groups_need_no_live_check_at_the_gateway() -> None:
     """The fixture's groups are the stack's: its members change only with the stack."""
     objects = [o for r in fixture_plan().resources if (o := r.inputs) and o.get("kind") == "AuthorizationPolicy"]
@@ -135,8 +157,15 @@ def test_plan_against_shows_the_bindings_that_go_when_a_member_leaves_a_stack_gr
 
 
 def test_gke_hands_rbac_the_google_groups_of_the_security_group() -> None:
-    (cluster,) = fixture_plan().of_type("gcp:container/cluster:Cluster")
+    """Google groups read from Cloud Identity: kubectl follows the Google group itself."""
+    raw = with_changes(google_groups(), {"mlplatform:cluster.securityGroup": "gke-security-groups@acme.com"})
+    found = evaluate(validate(raw, "google-groups.yaml"), "google-groups", cloud_identity={GOOGLE_GROUP: ["eve@acme.com"]})
+    (cluster,) = found.of_type("gcp:container/cluster:Cluster")
     assert cluster.inputs["authenticatorGroupsConfig"] == {"securityGroup": "gke-security-groups@acme.com"}
+    (binding,) = [r.inputs for r in found.resources if r.inputs.get("kind") == "RoleBinding" and r.inputs["metadata"]["name"].startswith("group-")]
+    assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": GOOGLE_GROUP}]
+    (cluster,) = fixture_plan().of_type("gcp:container/cluster:Cluster")
+    assert "authenticatorGroupsConfig" not in cluster.inputs
 
 
 @pytest.mark.parametrize(

@@ -328,6 +328,13 @@ def _group_name(value: str) -> str:
             f"{value!r}: '*' would be a wildcard to Istio, and ',' splits the kubeflow-groups header; "
             "write the group as the identity provider sends it"
         )
+    if value.startswith("system:"):
+        # Kubernetes' own groups (system:authenticated: every identity the API server accepts,
+        # on GKE any Google account; kubernetes.io "Using RBAC Authorization", Default roles).
+        raise ValueError(
+            f"{value!r}: groups named system:* are Kubernetes' own (system:authenticated is everyone the API server "
+            "accepts); name a group of your identity provider"
+        )
     if len(value) > EMAIL_MAX:
         raise ValueError(f"{value!r} is too long: at most {EMAIL_MAX} characters")
     return value

@@ -18,9 +18,12 @@ Things this evaluator does not model are not used by the rendered policies it re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+import yaml
 
 from tooling.check import selects
 
@@ -28,6 +31,38 @@ ROOT_NAMESPACE = "istio-system"
 ACTIONS = ("CUSTOM", "DENY", "ALLOW")
 SOURCE_FIELDS = {"principals", "notPrincipals", "requestPrincipals", "notRequestPrincipals", "namespaces", "notNamespaces"}
 OPERATION_FIELDS = {"methods", "notMethods", "paths", "notPaths", "ports", "notPorts"}
+
+
+def mesh_path_normalization(mesh_config_map: dict[str, Any]) -> str:
+    """The mesh config's path normalization (Istio 1.30.1 mesh/v1alpha1/config.proto
+    ProxyPathNormalization; DEFAULT is BASE)."""
+    mesh = yaml.safe_load(mesh_config_map["data"]["mesh"]) or {}
+    found = (mesh.get("pathNormalization") or {}).get("normalization", "DEFAULT")
+    return "BASE" if found == "DEFAULT" else str(found)
+
+
+def normalized(path: str, normalization: str) -> str:
+    """The path as the gateway and sidecars route and authorize it (Istio's "Authorization
+    Policy Normalization" reference): DECODE_AND_MERGE_SLASHES first decodes %2F and %5C in any
+    case; BASE turns backslashes into slashes and removes dot segments (RFC 3986 5.2.4);
+    MERGE_SLASHES and stricter merge runs of slashes. NONE leaves it as it is."""
+    if normalization == "NONE":
+        return path
+    if normalization == "DECODE_AND_MERGE_SLASHES":
+        path = re.sub("%2f", "/", path, flags=re.IGNORECASE)
+        path = re.sub("%5c", "/", path, flags=re.IGNORECASE)  # a backslash, which BASE turns into a slash
+    segments: list[str] = []
+    for segment in path.replace("\\", "/").split("/")[1:]:
+        if segment == "..":
+            segments = segments[:-1]
+        elif segment != ".":
+            segments.append(segment)
+    if path.rstrip("/").rsplit("/", 1)[-1] in (".", ".."):
+        segments.append("")  # ending in a dot segment, it ends in a slash (RFC 3986 5.2.4)
+    path = "/" + "/".join(segments)
+    if normalization in ("MERGE_SLASHES", "DECODE_AND_MERGE_SLASHES"):
+        path = re.sub("/{2,}", "/", path)
+    return path
 
 
 @dataclass(frozen=True)
