@@ -49,18 +49,20 @@ def with_cloud_identity_members(config: PlatformConfig) -> PlatformConfig:
     if not groups:
         return config
     read, failed = read_members(list(groups), config.project)
-    if failed:
-        problems = [Problem(groups[group], why) for group, why in failed.items()]
-        raise pulumi.RunError(str(ConfigError(f"stack {pulumi.get_stack()}", problems)))
+    stop_on([Problem(groups[group], why) for group, why in failed.items()])
     resolved, left_out = with_read_members(config, read)
     for path, why in left_out:
         pulumi.log.warn(f"{path}: {why}")
     # The members read may break a rule the stack's own could not (two whose e-mails give one
     # binding name): the same rules again, before any resource is registered.
-    problems = [Problem(path, why) for path, why in cross_checks(resolved)]
+    stop_on([Problem(path, why) for path, why in cross_checks(resolved)])
+    return resolved
+
+
+def stop_on(problems: list[Problem]) -> None:
+    """Stop the preview or update with the stack's problems, listed as the loader lists them."""
     if problems:
         raise pulumi.RunError(str(ConfigError(f"stack {pulumi.get_stack()}", problems)))
-    return resolved
 
 
 def read_secrets(config: PlatformConfig) -> Secrets:

@@ -197,3 +197,12 @@ def test_members_read_whose_e_mails_give_one_binding_name_stop_the_run_before_an
     assert "mlplatform:teams[0].contributors[1].group: " in message
     assert "get one Kubeflow binding name 'user-ana-b-acme-com-clusterrole-edit'" in message
 
+
+def test_gke_hands_rbac_the_google_groups_of_the_security_group() -> None:
+    """kubectl follows the Google group itself: its RoleBinding's Group subject."""
+    raw = with_changes(google_groups(), {"mlplatform:cluster.securityGroup": "gke-security-groups@acme.com"})
+    found = evaluate(validate(raw, "google-groups.yaml"), "google-groups", cloud_identity={GROUP: ["eve@acme.com"]})
+    (cluster,) = found.of_type("gcp:container/cluster:Cluster")
+    assert cluster.inputs["authenticatorGroupsConfig"] == {"securityGroup": "gke-security-groups@acme.com"}
+    (binding,) = [r.inputs for r in found.resources if r.inputs.get("kind") == "RoleBinding" and r.inputs["metadata"]["name"].startswith("group-")]
+    assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": GROUP}]

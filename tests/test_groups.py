@@ -23,8 +23,6 @@ from tests.conftest import base_gke, with_changes
 from tests.support import mirror
 from tests.support.mesh import Request, istio_decision, mesh_path_normalization, normalized
 from tests.support.renders import rendered
-from tests.test_cloud_identity_groups import GROUP as GOOGLE_GROUP
-from tests.test_cloud_identity_groups import google_groups
 from tooling.check import check
 from tooling.cli import EXIT_CONFIG_ERROR, main, plan_json
 from tooling.plan import Plan, evaluate
@@ -156,14 +154,9 @@ def test_plan_against_shows_the_bindings_that_go_when_a_member_leaves_a_stack_gr
     assert not found.alarming()
 
 
-def test_gke_hands_rbac_the_google_groups_of_the_security_group() -> None:
-    """Google groups read from Cloud Identity: kubectl follows the Google group itself."""
-    raw = with_changes(google_groups(), {"mlplatform:cluster.securityGroup": "gke-security-groups@acme.com"})
-    found = evaluate(validate(raw, "google-groups.yaml"), "google-groups", cloud_identity={GOOGLE_GROUP: ["eve@acme.com"]})
-    (cluster,) = found.of_type("gcp:container/cluster:Cluster")
-    assert cluster.inputs["authenticatorGroupsConfig"] == {"securityGroup": "gke-security-groups@acme.com"}
-    (binding,) = [r.inputs for r in found.resources if r.inputs.get("kind") == "RoleBinding" and r.inputs["metadata"]["name"].startswith("group-")]
-    assert binding["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": GOOGLE_GROUP}]
+def test_without_a_security_group_gke_hands_rbac_no_google_groups() -> None:
+    """The fixture's groups are the stack's; Google Groups for RBAC is for cloudIdentity groups
+    (tests/test_cloud_identity_groups.py)."""
     (cluster,) = fixture_plan().of_type("gcp:container/cluster:Cluster")
     assert "authenticatorGroupsConfig" not in cluster.inputs
 
