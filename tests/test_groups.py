@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from args.teams import team_args
+from components.istio import MESH_CONFIG
 from components.kubeflow import dex_config
 from components.profiles.team import team_objects
 from stacks.config import load, validate
@@ -114,7 +115,7 @@ def test_the_gateway_follows_a_provider_groups_claim_live(email: str, groups: li
 
 
 def mesh_normalization(stack: str) -> str:
-    (mesh,) = [r.obj for r in rendered(stack).objects if (r.obj["kind"], r.obj["metadata"].get("namespace"), r.obj["metadata"]["name"]) == ("ConfigMap", "istio-system", "istio")]
+    (mesh,) = [r.obj for r in rendered(stack).objects if (r.obj["kind"], r.obj["metadata"].get("namespace"), r.obj["metadata"]["name"]) == MESH_CONFIG]
     return mesh_path_normalization(mesh)
 
 
