@@ -31,6 +31,7 @@ from facts.versions import (
     image,
 )
 from stacks.config import ConfigError, load, validate
+from components.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.renders import MIRROR, rendered
 from tooling import check as lint
@@ -196,8 +197,33 @@ def test_seaweedfs_registers_the_teams_before_it_reports_ready_and_rolls_when_th
     refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in container["env"] if e["name"].startswith("TEAM_")}
     assert refs[kfp.env_name(teams[0], "accesskey")] == {"name": kfp.TEAM_KEYS_SECRET, "key": f"{teams[0]}-accesskey"}
     assert len(refs) == 2 * len(teams)
-    assert kfp.TEAMS_ANNOTATION in weed["spec"]["template"]["metadata"]["annotations"]
+    assert CONFIG_DIGEST_ANNOTATION in weed["spec"]["template"]["metadata"]["annotations"]
     assert set(_one(render, "Secret", kfp.TEAM_KEYS_SECRET)["stringData"]) == {f"{t}-{k}" for t in teams for k in ("accesskey", "secretkey")}
+
+
+def _readers_digest(args: kfp.PipelinesArgs, password: str = "p") -> dict[str, Any]:
+    """The digest each of the tree's Deployments gets from the transforms (plain generated values)."""
+    transforms = kfp.pipelines_transforms(args, password, "root", "access", "secret")
+    (rolled,) = [t for t in transforms if getattr(t, "func", None) is with_config_digest]
+    found = {}
+    for kind, name in kfp.CONFIG_READERS:
+        props = rolled({"kind": kind, "metadata": {"name": name}, "spec": {"template": {"spec": {}}}})
+        assert props is not None, name
+        found[name] = props["spec"]["template"]["metadata"]["annotations"][CONFIG_DIGEST_ANNOTATION]
+    return found
+
+
+def test_pipelines_pods_roll_when_the_teams_or_a_password_change() -> None:
+    """Every reader of what the program writes into the tree gets one digest, and each input moves it."""
+    kind = load("kind")
+    args = kfp.PipelinesArgs(
+        sources=kind.sources, settings=kind.components.pipelines, artifacts_in_cluster=True, in_cluster_teams=("nlp",)
+    )
+    before = _readers_digest(args)
+    assert len(set(before.values())) == 1 and None not in before.values()
+    for changed in (replace(args, in_cluster_teams=("nlp", "vision")), replace(args, in_cluster_teams=())):
+        assert set(_readers_digest(changed).values()).isdisjoint(before.values())
+    assert set(_readers_digest(args, password="rotated").values()).isdisjoint(before.values())
 
 
 def test_with_no_team_left_the_store_still_drops_every_team_identity(plan_of: Callable[[dict[str, Any]], Plan]) -> None:

@@ -16,8 +16,10 @@ from datetime import date
 from functools import cached_property
 from typing import Any
 
+from components.base import CONFIG_DIGEST_ANNOTATION
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites
+from facts.config_reload import reloads
 from facts.image_refs import (
     FLOATING_TAGS,
     ImagePolicy,
@@ -33,7 +35,7 @@ from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESP
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
-from infra.gke import WEBHOOK_PORTS
+from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks.schema import GkeClusterConfig
 from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
@@ -179,8 +181,8 @@ class Platform:
         existing = self.gke.network.existing
         if existing is not None and existing.host_project and not existing.manage_host_project:
             # The host project's admins make the rule (docs/gke-network.md gives it: the
-            # ports of infra/gke.py WEBHOOK_PORTS); the plan cannot show it.
-            return ports | {int(port) for port in WEBHOOK_PORTS}
+            # ports of infra/gke.py CONTROL_PLANE_TARGET_PORTS); the plan cannot show it.
+            return ports | {int(port) for port in CONTROL_PLANE_TARGET_PORTS}
         master = str(self.gke.network.master_cidr)
         for rule in self.render.plan.of_type(FIREWALL):
             if master not in (rule.inputs.get("sourceRanges") or []):
@@ -342,40 +344,64 @@ def _gke_serves(platform: Platform, group: str) -> bool:
     return platform.gke is not None and group in {"monitoring.googleapis.com", "cloud.google.com", "networking.gke.io"}
 
 
-def webhooks_reachable(platform: Platform) -> Iterator[Violation]:
-    """Every admission webhook is reachable from the API server: its Service and target port
-    exist, NetworkPolicies admit the API server, and a private GKE cluster's firewall opens it."""
+def control_plane_calls(platform: Platform) -> Iterator[tuple[Rendered, str, dict[str, Any]]]:
+    """(object, what calls, service reference) of every call the API server makes into the
+    cluster: admission webhooks, CRD conversion webhooks (apiextensions.k8s.io/v1
+    `spec.conversion.webhook.clientConfig.service`) and aggregated APIs (apiregistration.k8s.io/v1
+    APIService `spec.service`). Each reference has namespace, name and an optional port (443)."""
     for o in platform.of_kind("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
         for hook in o.obj.get("webhooks") or []:
             ref = (hook.get("clientConfig") or {}).get("service")
-            if not ref:
+            if ref:
+                yield o, f"webhook {hook.get('name')}", ref
+    for o in platform.of_kind("CustomResourceDefinition"):
+        conversion = (o.obj.get("spec") or {}).get("conversion") or {}
+        ref = ((conversion.get("webhook") or {}).get("clientConfig") or {}).get("service")
+        if conversion.get("strategy") == "Webhook" and ref:
+            yield o, "conversion webhook", ref
+    for o in platform.of_kind("APIService"):
+        ref = (o.obj.get("spec") or {}).get("service")
+        if ref:
+            yield o, "aggregated API", ref
+
+
+def control_plane_reachable(platform: Platform) -> Iterator[Violation]:
+    """Every call the API server makes into the cluster (control_plane_calls) is reachable: its
+    Service and target port exist, NetworkPolicies admit the API server, and a private GKE
+    cluster's firewall opens the pod's port (the control plane reaches pods directly). An
+    unreachable webhook fails the requests it admits; an unreachable conversion webhook every
+    read of its CRD's other versions; an unavailable aggregated API breaks discovery, which
+    stalls namespace deletion cluster-wide."""
+    for o, caller, ref in control_plane_calls(platform):
+        where = f"{caller} -> {ref.get('namespace')}/{ref.get('name')}"
+        service = platform.service(ref.get("namespace", ""), ref.get("name", ""))
+        if service is None:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: no such Service")
+            continue
+        port = ref.get("port", 443)
+        spec_port = next((p for p in (service.obj.get("spec") or {}).get("ports") or [] if p.get("port") == port), None)
+        if spec_port is None:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: the Service has no port {port}")
+            continue
+        pods = platform.pods_behind(service)
+        if not pods:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: no pods match the Service's selector")
+            continue
+        for template in pods:
+            number = container_port(template, spec_port.get("targetPort", port))
+            if number is None:
+                yield Violation("control-plane-reach", label(o), o.source, f"{where}: target port {spec_port.get('targetPort')} names no container port")
                 continue
-            where = f"webhook {hook.get('name')} -> {ref.get('namespace')}/{ref.get('name')}"
-            service = platform.service(ref.get("namespace", ""), ref.get("name", ""))
-            if service is None:
-                yield Violation("webhook", label(o), o.source, f"{where}: no such Service")
-                continue
-            port = ref.get("port", 443)
-            spec_port = next((p for p in (service.obj.get("spec") or {}).get("ports") or [] if p.get("port") == port), None)
-            if spec_port is None:
-                yield Violation("webhook", label(o), o.source, f"{where}: the Service has no port {port}")
-                continue
-            pods = platform.pods_behind(service)
-            if not pods:
-                yield Violation("webhook", label(o), o.source, f"{where}: no pods match the Service's selector")
-                continue
-            for template in pods:
-                number = container_port(template, spec_port.get("targetPort", port))
-                if number is None:
-                    yield Violation("webhook", label(o), o.source, f"{where}: target port {spec_port.get('targetPort')} names no container port")
-                    continue
-                pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
-                policies = platform.policies_for(service.key[2], pod_labels)
-                if not admits(policies, number, port_names(template, number), None):
-                    yield Violation("webhook", label(o), o.source, f"{where}: NetworkPolicies in {service.key[2]} drop the API server's traffic to port {number}")
-                ports = platform.firewall_ports
-                if ports is not None and number not in ports:
-                    yield Violation("webhook", label(o), o.source, f"{where}: the private cluster's control-plane firewall does not open port {number}")
+            pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
+            policies = platform.policies_for(service.key[2], pod_labels)
+            if not admits(policies, number, port_names(template, number), None):
+                yield Violation("control-plane-reach", label(o), o.source, f"{where}: NetworkPolicies in {service.key[2]} drop the API server's traffic to port {number}")
+            ports = platform.firewall_ports
+            if ports is not None and number not in ports:
+                yield Violation(
+                    "control-plane-reach", label(o), o.source,
+                    f"{where}: the private cluster's control-plane firewall does not open port {number}; add it to infra/gke.py CONTROL_PLANE_TARGET_PORTS",
+                )
 
 
 def load_balancer_admitted(platform: Platform) -> Iterator[Violation]:
@@ -665,6 +691,60 @@ def data_kept(platform: Platform) -> Iterator[Violation]:
             yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.keep() (protect, retainOnDelete)")
 
 
+def config_refs(pod_spec: dict[str, Any]) -> set[tuple[str, str]]:
+    """(kind, name) of every ConfigMap and Secret a pod reads: volumes (projected too),
+    envFrom, and env valueFrom of its containers and init containers."""
+    found: set[tuple[str, str]] = set()
+    for volume in pod_spec.get("volumes") or []:
+        sources = [volume, *((volume.get("projected") or {}).get("sources") or [])]
+        for source in sources:
+            if "configMap" in source:
+                found.add(("ConfigMap", source["configMap"].get("name", "")))
+            if "secret" in source:
+                found.add(("Secret", source["secret"].get("secretName") or source["secret"].get("name", "")))
+    for container in [*(pod_spec.get("containers") or []), *(pod_spec.get("initContainers") or [])]:
+        for source in container.get("envFrom") or []:
+            if "configMapRef" in source:
+                found.add(("ConfigMap", source["configMapRef"].get("name", "")))
+            if "secretRef" in source:
+                found.add(("Secret", source["secretRef"].get("name", "")))
+        for var in container.get("env") or []:
+            value_from = var.get("valueFrom") or {}
+            if "configMapKeyRef" in value_from:
+                found.add(("ConfigMap", value_from["configMapKeyRef"].get("name", "")))
+            if "secretKeyRef" in value_from:
+                found.add(("Secret", value_from["secretKeyRef"].get("name", "")))
+    return found
+
+
+def written_by_program(o: Rendered) -> bool:
+    """Our own object, or an upstream one our transforms changed."""
+    return not o.upstream or (o.original is not None and o.original != o.obj)
+
+
+def config_rolls(platform: Platform) -> Iterator[Violation]:
+    """Configuration the program writes or changes reaches the processes that read it: a
+    workload reading such a ConfigMap or Secret at start (environment variables, a subPath
+    mount, a process that loads its config once) carries components.base CONFIG_DIGEST_ANNOTATION
+    on its pod template, so a change rolls its pods; exceptions are processes known to reload
+    (facts/config_reload.py)."""
+    configs = {(o.key[1], o.key[2], o.key[3]): o for o in platform.of_kind("ConfigMap", "Secret")}
+    for o in platform.of_kind("Deployment", "StatefulSet", "DaemonSet"):
+        template = (o.obj.get("spec") or {}).get("template") or {}
+        if CONFIG_DIGEST_ANNOTATION in ((template.get("metadata") or {}).get("annotations") or {}):
+            continue
+        for kind, name in sorted(config_refs(template.get("spec") or {})):
+            config = configs.get((kind, o.key[2], name))
+            if config is None or not written_by_program(config) or reloads(o.key[3], kind, name):
+                continue
+            what = "writes" if not config.upstream else "changes"
+            yield Violation(
+                "config-rolls", label(o), o.source,
+                f"reads {kind} {name}, which the program {what}, but nothing rolls its pods when it changes; "
+                f"give its pod template a digest of what the program writes (components.base.with_config_digest)",
+            )
+
+
 def deployed(platform: Platform) -> list[support.Deployed]:
     """The upstream versions the render deploys (facts/support.py), from its images (each as
     its upstream source, wherever the stack's mirror pulls it from) and its installs."""
@@ -692,7 +772,7 @@ RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("duplicate", "no object from two sources", no_duplicates),
     Rule("order", "CRDs and namespaces come from installs their users wait for", created_before),
-    Rule("webhook", "every admission webhook reachable from the API server", webhooks_reachable),
+    Rule("control-plane-reach", "every admission webhook, conversion webhook and aggregated API reachable from the API server", control_plane_reachable),
     Rule("load-balancer", "GKE load balancer and health checks reach NEG backends", load_balancer_admitted),
     Rule("monitor", "every monitor and rule selected by a Prometheus", monitors_selected),
     Rule("critical-priority", "critical-priority pods only where GKE admits them", critical_priority),
@@ -703,6 +783,7 @@ RULES: tuple[Rule, ...] = (
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
     Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
     Rule("data-kept", "every volume claim protected and retained", data_kept),
+    Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
 )
