@@ -459,18 +459,38 @@ def with_emails_file_mounted(props: dict[str, Any]) -> dict[str, Any] | None:
     return {**props, "spec": {**props["spec"], "template": {**template, "spec": {**spec, "containers": containers}}}}
 
 
-def oauth2_proxy_transforms(auth: KubeflowAuth, client_secret: Any, cookie_secret: Any) -> tuple[PropsTransform, ...]:
-    """Our secrets in oauth2-proxy, and who may sign in where the stack says (allowed_sign_ins);
-    its pods roll when any of it changes (it reads all of it only at start)."""
-    secrets = partial(with_oauth2_proxy_secrets, client_secret=client_secret, cookie_secret=cookie_secret)
+# oauth2-proxy's parameters (common/oauth2-proxy/base/kustomization.yaml configMapGenerator
+# `oauth2-proxy-parameters`, FORCE_HTTPS=false; deployment.yaml reads it as
+# OAUTH2_PROXY_COOKIE_SECURE): behind an HTTPS-only gateway its cookies must be Secure
+# (common/oauth2-proxy/components/README.md "Using HTTPS").
+FORCE_HTTPS_KEY = "FORCE_HTTPS"
+
+
+def with_secure_cookies(props: dict[str, Any]) -> dict[str, Any] | None:
+    """oauth2-proxy's parameters with FORCE_HTTPS on: its session cookie never travels in clear."""
+    if props.get("kind") != "ConfigMap" or FORCE_HTTPS_KEY not in (props.get("data") or {}):
+        return None
+    return {**props, "data": {**props["data"], FORCE_HTTPS_KEY: "true"}}
+
+
+def oauth2_proxy_transforms(
+    auth: KubeflowAuth, client_secret: Any, cookie_secret: Any, https: bool = False
+) -> tuple[PropsTransform, ...]:
+    """Our secrets in oauth2-proxy, Secure cookies behind HTTPS, and who may sign in where the
+    stack says (allowed_sign_ins); its pods roll when any of it changes (it reads all of it only
+    at start)."""
+    transforms: list[PropsTransform] = [partial(with_oauth2_proxy_secrets, client_secret=client_secret, cookie_secret=cookie_secret)]
+    if https:
+        transforms.append(with_secure_cookies)
     allowed = allowed_sign_ins(auth)
-    digest = config_digest(allowed, client_secret, cookie_secret)
-    rolled = partial(with_config_digest, workloads=(OAUTH2_PROXY_DEPLOYMENT,), digest=digest)
-    if allowed is None:
-        return (secrets, rolled)
-    domains, emails = allowed
-    signs_in = partial(with_allowed_sign_ins, domains=domains, emails=emails)
-    return (secrets, signs_in, with_emails_file_mounted, rolled) if emails else (secrets, signs_in, rolled)
+    if allowed is not None:
+        domains, emails = allowed
+        transforms.append(partial(with_allowed_sign_ins, domains=domains, emails=emails))
+        if emails:
+            transforms.append(with_emails_file_mounted)
+    digest = config_digest(allowed, https, client_secret, cookie_secret)
+    transforms.append(partial(with_config_digest, workloads=(OAUTH2_PROXY_DEPLOYMENT,), digest=digest))
+    return tuple(transforms)
 
 
 def gateway_identity(auth: KubeflowAuth) -> dict[str, Any] | None:
@@ -545,7 +565,7 @@ class Kubeflow(PlatformComponent):
             random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
             for key in (CLIENT_SECRET_KEY, COOKIE_SECRET_KEY)
         )
-        oauth2_proxy = oauth2_proxy_transforms(args.auth, client_secret, cookie_secret)
+        oauth2_proxy = oauth2_proxy_transforms(args.auth, client_secret, cookie_secret, args.https)
         self.kustomize("oauth2-proxy", OAUTH2_PROXY, depends_on=core, transforms=oauth2_proxy)
         identity = gateway_identity(args.auth)
         if identity is not None:

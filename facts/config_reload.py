@@ -24,9 +24,10 @@ RELOADED: dict[tuple[str, str], str] = {
 """(workload name, kind/name of the ConfigMap it reads) -> why a change reaches the process
 without a restart, with the source read at the pinned tag."""
 
-KUSTOMIZE_HASH_SUFFIX = re.compile(r"-[a-z0-9]{10}$")
-"""kustomize's content-hash suffix on a generated ConfigMap or Secret (api/hasher: ten
-characters after a dash)."""
+KUSTOMIZE_HASH_SUFFIX = re.compile(r"-[245-9bcdfghkmt]{10}$")
+"""kustomize's content-hash suffix on a generated ConfigMap or Secret: the first ten hex
+digits of a SHA-256 with 0, 1, 3, a and e written g, h, k, m and t (kustomize api/hasher
+hasher.go Encode), after a dash."""
 
 
 def reloads(workload: str, kind: str, name: str) -> str | None:

@@ -19,6 +19,7 @@ import yaml
 from args.teams import TeamPipelines
 from components import pipelines as kfp
 from components import team_pipelines
+from components.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
 from components.sources import mirror_sources, prepared_tree
 from facts.versions import (
     ARGO_WORKFLOWS,
@@ -31,7 +32,6 @@ from facts.versions import (
     image,
 )
 from stacks.config import ConfigError, load, validate
-from components.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.renders import MIRROR, rendered
 from tooling import check as lint

@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
 from functools import cached_property
 from typing import Any
 
+import yaml
+
 from components.base import CONFIG_DIGEST_ANNOTATION
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites
 from facts.config_reload import reloads
+from facts.image_files import image_provides
 from facts.image_refs import (
     FLOATING_TAGS,
     ImagePolicy,
@@ -42,6 +46,18 @@ from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
+ABSOLUTE_PATH = re.compile(r"^/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/?$")
+CONFIG_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*=\s*(.+?)\s*$", re.MULTILINE)
+FILE_KEY = re.compile(r"(?i)(file|dir|cert|key|logo|ca|certificate)$|^(data|logs|plugins|provisioning)$")
+"""Keys of a configuration that name a file or directory to read (cert_file, tlsCert, caFile,
+custom_sign_in_logo, authenticated_emails_file; Grafana's [paths] data, logs, plugins,
+provisioning)."""
+FILE_ENV = re.compile(r"(?<!LIBRARY)_(FILE|PATH|DIR)$|^GF_PATHS_")
+"""Environment variables that name a file or directory to read (VIEWER_..._SPEC_PATH,
+GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path)."""
+POD_SPEC_KEYS = frozenset({"workingDir", "mountPath"})
+"""Keys of a pod spec a configuration carries for pods it starts (a viewer's, a step's): not
+files of the process that reads it."""
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
 # GKE admits pods of these priority classes outside kube-system only where a ResourceQuota
@@ -745,6 +761,114 @@ def config_rolls(platform: Platform) -> Iterator[Violation]:
             )
 
 
+def _absolute(value: Any) -> str | None:
+    """`value` if it is an absolute file-system path (no URL, pattern or space), else None."""
+    return value if isinstance(value, str) and ABSOLUTE_PATH.match(value) else None
+
+
+def _flag_paths(words: list[Any]) -> Iterator[tuple[str, str]]:
+    """(path, how it is named) of every absolute path among a container's arguments:
+    `--flag=/path`, `--flag /path` and positional paths."""
+    for word in (str(w) for w in words):
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if path := _absolute(value):
+            yield path, f"argument {word!r}"
+
+
+def _config_paths(text: str, file: str) -> Iterator[tuple[str, str]]:
+    """(path, key) of every file a configuration file names, by its format (file's extension):
+    `key = "/path"` lines of oauth2-proxy's TOML and Grafana's INI, and keys of YAML or JSON
+    whose name says they hold a file (FILE_KEY: tlsCert, caFile, cert_file, ...)."""
+    if file.endswith((".cfg", ".ini", ".conf", ".toml")):
+        for match in CONFIG_LINE.finditer(text):
+            key, value = match.group(1), match.group(2).strip().strip('"')
+            if FILE_KEY.search(key) and (path := _absolute(value)):
+                yield path, key
+        return
+    if not file.endswith((".yaml", ".yml", ".json")):
+        return
+    try:
+        tree = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return
+    stack: list[tuple[str, Any]] = [("", tree)]
+    while stack:
+        key, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((str(k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((key, v) for v in node)
+        elif FILE_KEY.search(key) and key not in POD_SPEC_KEYS and (path := _absolute(node)):
+            yield path, key
+
+
+def _mount_provides(path: str, mount: dict[str, Any], volume: dict[str, Any] | None, data: dict[str, Any] | None) -> bool:
+    """Whether `mount` (of `volume`; `data`: the keys of the ConfigMap or Secret it holds, if
+    the render has it) puts a file or directory at `path`."""
+    at = str(mount.get("mountPath", "")).rstrip("/")
+    if at.startswith(path.rstrip("/") + "/"):
+        return True  # a directory that holds a mount exists
+    if path != at and not path.startswith(at + "/"):
+        return False
+    if data is None or volume is None:
+        return True  # not a ConfigMap or Secret of the render: its content is not ours to see
+    # A ConfigMap or Secret: its keys (or its items' paths, of keys it has) are the files.
+    source = volume.get("configMap") or volume.get("secret") or {}
+    items = source.get("items")
+    files = [item.get("path") for item in items if item.get("key") in data] if items else list(data)
+    inside = mount.get("subPath") or (path[len(at) + 1 :] if path != at else "")
+    if not inside:
+        return True  # the directory itself
+    if mount.get("subPath") and path != at:
+        inside = f"{inside}/{path[len(at) + 1 :]}"
+    return any(inside == f or inside.startswith(f"{f}/") for f in files)
+
+
+def files_provided(platform: Platform) -> Iterator[Violation]:
+    """Every file a process is told to read is there: a path in a container's arguments or in a
+    configuration file mounted into it (oauth2-proxy's, Dex's, Grafana's, Argo's, Pipelines')
+    is provided by one of its volume mounts (a ConfigMap or Secret mounted as a directory must
+    hold the key) or by its image (facts/image_files.py). A missing one stops the process at
+    start (oauth2-proxy exits when authenticated_emails_file cannot be opened)."""
+    configs = {(o.key[1], o.key[2], o.key[3]): o.obj for o in platform.of_kind("ConfigMap", "Secret")}
+    for o in platform.of_kind(*WORKLOAD_KINDS):
+        spec = ((o.obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        volumes = {v.get("name"): v for v in spec.get("volumes") or []}
+
+        def data_of(volume: dict[str, Any] | None, namespace: str = o.key[2]) -> dict[str, Any] | None:
+            if volume is None or not ("configMap" in volume or "secret" in volume):
+                return None
+            kind, ref = ("ConfigMap", volume["configMap"]) if "configMap" in volume else ("Secret", volume["secret"])
+            obj = configs.get((kind, namespace, ref.get("name") or ref.get("secretName") or ""))
+            return None if obj is None else {**(obj.get("data") or {}), **(obj.get("stringData") or {}), **(obj.get("binaryData") or {})}
+
+        for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
+            mounts = container.get("volumeMounts") or []
+            named = list(_flag_paths([*(container.get("command") or [])[1:], *(container.get("args") or [])]))
+            named += [
+                (path, f"env {var['name']}")
+                for var in container.get("env") or []
+                if FILE_ENV.search(str(var.get("name", ""))) and (path := _absolute(var.get("value")))
+            ]
+            for mount in mounts:
+                volume = volumes.get(mount.get("name"))
+                data = data_of(volume)
+                for key, text in (data or {}).items():
+                    if mount.get("subPath") not in (None, key) or not isinstance(text, str):
+                        continue
+                    file = f"{str(mount.get('mountPath', '')).rstrip('/')}" + ("" if mount.get("subPath") else f"/{key}")
+                    named += [(path, f"{key} in {file}") for path, key in _config_paths(text, file)]
+            for path, how in named:
+                provided = any(_mount_provides(path, m, volumes.get(m.get("name")), data_of(volumes.get(m.get("name")))) for m in mounts)
+                if provided or image_provides(str(container.get("image", "")), path):
+                    continue
+                yield Violation(
+                    "files-provided", label(o), o.source,
+                    f"container {container.get('name')}: {how} names {path}, which no volume mount or image provides; "
+                    "mount the ConfigMap key or volume that holds it",
+                )
+
+
 def deployed(platform: Platform) -> list[support.Deployed]:
     """The upstream versions the render deploys (facts/support.py), from its images (each as
     its upstream source, wherever the stack's mirror pulls it from) and its installs."""
@@ -783,6 +907,7 @@ RULES: tuple[Rule, ...] = (
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
     Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
     Rule("data-kept", "every volume claim protected and retained", data_kept),
+    Rule("files-provided", "every file a process is told to read is mounted or in its image", files_provided),
     Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
