@@ -234,11 +234,14 @@ next version set, section 2)."""
 CLOUD_SQL_MYSQL = Pin(
     name="Cloud SQL for MySQL",
     kind=PinKind.MANAGED,
-    version="MYSQL_8_4",
+    version="MYSQL_8_0",
     location="https://cloud.google.com/sql/docs/mysql/db-versions",
-    source="the MySQL line the pinned Pipelines tree runs in the cluster (third-party/mysql/base/mysql-deployment.yaml: "
-    "mysql:8.4, --authentication-policy=mysql_native_password); Cloud SQL's database version enum (pulumi-gcp 10.2.0 "
-    "sql.DatabaseInstance database_version) for that LTS line",
+    source="the newest Cloud SQL line ML Metadata can sign in to (facts/mysql_auth.py): Cloud SQL for MySQL 8.0 gives "
+    "users made through the Admin API mysql_native_password, 8.4 caching_sha2_password with no flag or user field to "
+    "choose another (docs.cloud.google.com/sql/docs/mysql/features, create-manage-users, flags; read 2026-12-02), and "
+    "ML Metadata 1.14.0 (KFP 2.16.1's metadata server) speaks mysql_native_password only. 8.0 is in Cloud SQL's "
+    "extended support from 2026-07-01 (charged) until 2029-07-01 (db-versions). Database version enum: pulumi-gcp "
+    "10.2.0 sql.DatabaseInstance database_version",
 )
 CERT_MANAGER = Pin(
     name="cert-manager",

@@ -21,6 +21,7 @@ from components import pipelines as kfp
 from components import team_pipelines
 from components.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
 from components.sources import mirror_sources, prepared_tree
+from facts import mysql_auth
 from facts.versions import (
     ARGO_WORKFLOWS,
     BUSYBOX,
@@ -311,6 +312,15 @@ def test_pipelines_need_kubeflow() -> None:
 
 
 # --- GKE: Cloud SQL ---------------------------------------------------------------------
+
+
+def test_the_metadata_server_can_sign_in_to_the_database_on_gke_and_kind() -> None:
+    """ML Metadata speaks mysql_native_password only: Cloud SQL must give our user that plugin,
+    and the in-cluster MySQL 8.4 must be started with it on (it is off by default in 8.4)."""
+    assert mysql_auth.CLOUD_SQL_USER_PLUGIN[CLOUD_SQL_MYSQL.version] in mysql_auth.METADATA_CLIENT_PLUGINS
+    assert mysql_auth.CLOUD_SQL_USER_PLUGIN["MYSQL_8_4"] not in mysql_auth.METADATA_CLIENT_PLUGINS
+    mysql = _one(rendered("kind"), "Deployment", "mysql")["spec"]["template"]["spec"]["containers"][0]
+    assert set(mysql_auth.IN_CLUSTER_MYSQL_ARGS) <= set(mysql["args"])
 
 
 @pytest.mark.parametrize(("stack", "protected"), [("dev", False), ("prod", True)])
