@@ -157,3 +157,29 @@ def test_the_mesh_runs_the_patch_release_the_pin_names() -> None:
     assert injector["global"]["tag"] == ISTIO.version
     assert _one(render, "ConfigMap", "istio-cni-config")["data"]["CURRENT_AGENT_VERSION"] == ISTIO.version
     assert yaml.safe_load(_one(render, "ConfigMap", "istio", "istio-system")["data"]["mesh"])["pathNormalization"]
+
+
+def test_quota_rule_catches_a_namespace_quota_equal_to_the_queue_nominal_quota() -> None:
+    """Today's defect: nlp's Profile quota equals its ClusterQueue's nominal quota (4 GPUs,
+    32 CPUs, 128Gi), while the research cohort lends it research's 4 GPUs, 32 CPUs and 128Gi."""
+
+    def nominal_only(obj: dict[str, Any]) -> None:
+        obj["spec"]["resourceQuotaSpec"]["hard"] = {"cpu": "32", "memory": "128Gi", "requests.nvidia.com/gpu": "4"}
+
+    def unlimited(obj: dict[str, Any]) -> None:  # Kueue without borrowingLimit: the cohort's unused quota
+        for group in obj["spec"]["resourceGroups"]:
+            for flavor in group["flavors"]:
+                for resource in flavor["resources"]:
+                    resource.pop("borrowingLimit", None)
+
+    render = edited(edited(rendered("dev"), "Profile", "nlp", nominal_only), "ClusterQueue", "nlp", unlimited)
+    found = violations(render, "quota-admits-queue")
+    # nlp's Ray cluster has a head and up to 2 workers, each with a 10m/40Mi sidecar, and a notebook at
+    # the form's 0.5 CPU/1Gi with its own: 540m and 1184Mi Kueue never sees.
+    unqueued = "(a notebook at the form's default, mesh sidecars): a job admitted then has its pods refused; give the Profile at least"
+    assert [v.message for v in found] == [
+        f"its namespace's ResourceQuota admits cpu 32, but ClusterQueue nlp may admit 64 (nominal and borrowed) and Kueue does not count 540m {unqueued} 64540m (components/profiles/namespace.py profile)",
+        f"its namespace's ResourceQuota admits memory 128Gi, but ClusterQueue nlp may admit 256Gi (nominal and borrowed) and Kueue does not count 1184Mi {unqueued} 263328Mi (components/profiles/namespace.py profile)",
+        f"its namespace's ResourceQuota admits nvidia.com/gpu 4, but ClusterQueue nlp may admit 8 (nominal and borrowed) and Kueue does not count 0 {unqueued} 8 (components/profiles/namespace.py profile)",
+    ]
+    assert {v.object for v in found} == {"Profile.kubeflow.org nlp"}

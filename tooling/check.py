@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
@@ -36,10 +37,12 @@ from facts.image_refs import (
 )
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
+from facts.node_labels import GPU_RESOURCE
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
+from stacks import quantity
 from stacks.schema import GkeClusterConfig
 from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
@@ -869,6 +872,93 @@ def files_provided(platform: Platform) -> Iterator[Violation]:
                 )
 
 
+def _amount(value: Any) -> Decimal:
+    return quantity.parse(str(value))
+
+
+def queue_limits(platform: Platform) -> dict[str, dict[str, Decimal]]:
+    """ClusterQueue -> resource -> the most it admits at once, over its flavors: nominal quota
+    plus what it may borrow (its borrowingLimit, at most what the other queues of its cohort
+    lend: their lendingLimit, else their nominal quota)."""
+    queues = {o.key[3]: o.obj.get("spec") or {} for o in platform.of_kind("ClusterQueue")}
+
+    def quotas(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        for group in spec.get("resourceGroups") or []:
+            for flavor in group.get("flavors") or []:
+                for resource in flavor.get("resources") or []:
+                    yield flavor.get("name", ""), resource.get("name", ""), resource
+
+    limits: dict[str, dict[str, Decimal]] = {}
+    for name, spec in queues.items():
+        peers = [s for n, s in queues.items() if n != name and spec.get("cohortName") and s.get("cohortName") == spec.get("cohortName")]
+        total: dict[str, Decimal] = {}
+        for flavor, resource, quota in quotas(spec):
+            lent = sum(
+                (_amount(q.get("lendingLimit", q.get("nominalQuota", 0))) for peer in peers for f, r, q in quotas(peer) if (f, r) == (flavor, resource)),
+                Decimal(0),
+            )
+            borrow = min(lent, _amount(quota["borrowingLimit"])) if "borrowingLimit" in quota else lent
+            total[resource] = total.get(resource, Decimal(0)) + _amount(quota.get("nominalQuota", 0)) + borrow
+        limits[name] = total
+    return limits
+
+
+def _requests(resources: Any) -> dict[str, Decimal]:
+    return {k: _amount(v) for k, v in ((resources or {}).get("requests") or {}).items() if k in ("cpu", "memory")}
+
+
+def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
+    """A team namespace's ResourceQuota (its Profile's resourceQuotaSpec) admits everything its
+    ClusterQueue may admit at once (nominal quota and what it may borrow) plus what Kueue does
+    not count: the mesh sidecar the injector adds to each queued Ray pod, and one notebook at
+    the form's default with its sidecar (notebooks are not queued). A job Kueue admits whose
+    pods the ResourceQuota refuses never becomes ready and is requeued for ever."""
+    injector = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == ("istio-system", "istio-sidecar-injector")), None)
+    values = json.loads((injector or {}).get("data", {}).get("values") or "{}")
+    sidecar = _requests(((values.get("global") or {}).get("proxy") or {}).get("resources"))
+    form: dict[str, Any] = next(
+        (yaml.safe_load(o.obj["data"][key]) for o in platform.of_kind("ConfigMap") for key in (o.obj.get("data") or {}) if key == "spawner_ui_config.yaml"),
+        {},
+    )
+    defaults = (form or {}).get("spawnerFormDefaults") or {}
+    notebook = {name: _amount(str(defaults[name]["value"])) for name in ("cpu", "memory") if name in defaults}
+    limits = queue_limits(platform)
+    for o in platform.of_kind("Profile"):
+        team = o.key[3]
+        queue = next(
+            (q.key[3] for q in platform.of_kind("ClusterQueue") if selects((q.obj.get("spec") or {}).get("namespaceSelector") or {"matchLabels": {"x": "none"}}, platform.namespaces.get(team, {NAMESPACE_NAME_LABEL: team}))),
+            None,
+        )
+        if queue is None:
+            continue
+        pods_with_sidecars = 1  # the notebook
+        for ray in platform.of_kind("RayCluster"):
+            if ray.key[2] != team:
+                continue
+            spec = ray.obj.get("spec") or {}
+            templates = [((spec.get("headGroupSpec") or {}).get("template") or {}, 1)]
+            templates += [((g.get("template") or {}), int(g.get("maxReplicas", g.get("replicas", 0)))) for g in spec.get("workerGroupSpecs") or []]
+            for template, count in templates:
+                meta = template.get("metadata") or {}
+                if str({**(meta.get("labels") or {}), **(meta.get("annotations") or {})}.get("sidecar.istio.io/inject", "")).lower() != "false":
+                    pods_with_sidecars += count
+        hard = (((o.obj.get("spec") or {}).get("resourceQuotaSpec") or {}).get("hard")) or {}
+        admits = limits[queue]
+        for resource in ("cpu", "memory", GPU_RESOURCE):
+            unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0))
+            need = admits.get(resource, Decimal(0)) + unqueued
+            have_text = hard.get(resource, hard.get(f"requests.{resource}"))
+            have = _amount(have_text) if have_text is not None else None
+            if have is not None and have < need:
+                yield Violation(
+                    "quota-admits-queue", label(o), o.source,
+                    f"its namespace's ResourceQuota admits {resource} {have_text}, but ClusterQueue {queue} may admit "
+                    f"{quantity.text(admits.get(resource, Decimal(0)))} (nominal and borrowed) and Kueue does not count "
+                    f"{quantity.text(unqueued)} (a notebook at the form's default, mesh sidecars): a job admitted then has "
+                    f"its pods refused; give the Profile at least {quantity.text(need)} (components/profiles/namespace.py profile)",
+                )
+
+
 def deployed(platform: Platform) -> list[support.Deployed]:
     """The upstream versions the render deploys (facts/support.py), from its images (each as
     its upstream source, wherever the stack's mirror pulls it from) and its installs."""
@@ -908,6 +998,7 @@ RULES: tuple[Rule, ...] = (
     Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
     Rule("data-kept", "every volume claim protected and retained", data_kept),
     Rule("files-provided", "every file a process is told to read is mounted or in its image", files_provided),
+    Rule("quota-admits-queue", "every team namespace's quota admits what its queue may admit and what Kueue does not count", quota_admits_queue),
     Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
