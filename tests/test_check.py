@@ -15,7 +15,7 @@ import yaml
 
 from components.images import image_sites
 from facts.image_set import notebook_tag
-from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY_GPU_IMAGE, RAY_IMAGE, image
+from facts.versions import ISTIO, ISTIO_TREE_VERSION, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import load
 from tests.support import mirror, renders, snapshots
 from tests.support.renders import edited, violations, with_objects
@@ -357,7 +357,7 @@ def test_image_pin_rule_fails_a_deployed_image_the_render_lost() -> None:
 
 
 def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewrite() -> None:
-    """The tree's own istiod and injector values, before the platform's transforms."""
+    """The tree's own istiod and injector values (Istio ISTIO_TREE_VERSION), before the platform's transforms."""
     render = rendered("kind")
 
     def untransformed(objects: list[Rendered]) -> list[Rendered]:
@@ -367,10 +367,10 @@ def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewri
     found = violations(with_objects(render, untransformed), "retired-registry")
     messages = {(v.object, v.message.split(" is from ")[0]) for v in found}
     assert messages == {
-        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO.version}'"),
+        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO_TREE_VERSION}'"),
         ("ConfigMap istio-system/istio-sidecar-injector", "data.values global hub: hub 'registry.istio.io/release'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO_TREE_VERSION}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO_TREE_VERSION}'"),
     }
     istiod = next(v.message for v in found if v.object.startswith("Deployment"))
     assert "is from registry.istio.io/release, which stops serving images on 2027-01-01; use docker.io/istio" in istiod

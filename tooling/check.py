@@ -22,7 +22,7 @@ import yaml
 
 from components.base import CONFIG_DIGEST_ANNOTATION
 from components.gateway import GOOGLE_LB_RANGES
-from components.images import ImageSite, image_sites
+from components.images import ImageSite, image_sites, image_transform
 from facts.config_reload import reloads
 from facts.image_files import image_provides
 from facts.image_refs import (
@@ -748,13 +748,19 @@ def config_rolls(platform: Platform) -> Iterator[Violation]:
     on its pod template, so a change rolls its pods; exceptions are processes known to reload
     (facts/config_reload.py)."""
     configs = {(o.key[1], o.key[2], o.key[3]): o for o in platform.of_kind("ConfigMap", "Secret")}
+    mirrored = image_transform(platform.images)
     for o in platform.of_kind("Deployment", "StatefulSet", "DaemonSet"):
         template = (o.obj.get("spec") or {}).get("template") or {}
         if CONFIG_DIGEST_ANNOTATION in ((template.get("metadata") or {}).get("annotations") or {}):
             continue
+        # The stack's image mirror moves this workload's own images too: its template changes
+        # whenever the mirror does, and with it the image references it reads from a config.
+        follows_mirror = o.original is not None and mirrored(o.original) is not None
         for kind, name in sorted(config_refs(template.get("spec") or {})):
             config = configs.get((kind, o.key[2], name))
             if config is None or not written_by_program(config) or reloads(o.key[3], kind, name):
+                continue
+            if follows_mirror and config.original is not None and mirrored(config.original) == config.obj:
                 continue
             what = "writes" if not config.upstream else "changes"
             yield Violation(
