@@ -55,3 +55,20 @@ def yaml_allowed_alias_ratio(decoded: int) -> float:
     if decoded >= _ALIAS_RATIO_HIGH:
         return 0.10
     return 0.99 - 0.89 * (decoded - _ALIAS_RATIO_LOW) / (_ALIAS_RATIO_HIGH - _ALIAS_RATIO_LOW)
+
+
+QUEUED_POOL_READY_MIN_SECONDS = 600
+"""The shortest pods-ready timeout a queued (DWS) pool's workloads can meet. Kueue admits such a
+workload when its ProvisioningRequest is provisioned; only then do the new nodes boot, install
+the GPU driver and pull the images. Cluster autoscaler keeps those nodes for the pods for its
+`--scale-down-unneeded-time`, 10 minutes by default (kubernetes/autoscaler
+cluster-autoscaler/proposals/provisioning-request.md, "atomic-scale-up": "the duration during
+which users need to create the Pods is equal to the value of --scale-down-unneeded-time"; the
+default from its FAQ), the window the autoscaler itself allows. GKE publishes no boot time for
+these nodes (NOT confirmed from a stored copy), so a shorter timeout is a warning, not an error."""
+
+PERSISTENT_DISK_MAX_BYTES = 64 * 2**40
+"""The largest volume GKE's default StorageClass (standard-rwo: a Compute Engine balanced
+Persistent Disk; the program names no other class) provisions: a Persistent Disk is at most
+64 TiB (Compute Engine "Persistent Disk" limits, https://cloud.google.com/compute/docs/disks).
+NOT confirmed from a stored copy of that page (searched 2026-12-02)."""
