@@ -203,3 +203,10 @@ def test_two_static_users_of_one_password_variable_are_refused(monkeypatch: pyte
             "facts/naming.py dex_password_env",
         )
     ]
+
+
+def test_the_secret_names_a_ray_cluster_may_not_take_are_the_ones_the_program_writes() -> None:
+    from components.team_pipelines import OBJECT_STORE_SECRET
+    from facts.naming import TEAM_NAMESPACE_SECRETS
+
+    assert set(TEAM_NAMESPACE_SECRETS) == {OBJECT_STORE_SECRET}
