@@ -278,8 +278,8 @@ def running_stack_config() -> PlatformConfig:
         missing = [Problem(path, message) for path, message in secret_problems(config, raw)]
         if missing:
             raise ConfigError(source, missing)
-        for path, message in warnings(config):
-            pulumi.log.warn(f"{path}: {message}")
+        for where, message in warnings(config):
+            pulumi.log.warn(f"{where}: {message}")
     except ConfigError as err:
         raise pulumi.RunError(str(err)) from None
     return config

@@ -21,10 +21,9 @@ from functools import partial
 from typing import Any
 
 from facts import networks, regions
-from facts.limits import PERSISTENT_DISK_MAX_BYTES, QUEUED_POOL_READY_MIN_SECONDS
-from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
 from facts.allocatable import allocatable
 from facts.gpu_catalog import ACCELERATORS
+from facts.limits import PERSISTENT_DISK_MAX_BYTES, QUEUED_POOL_READY_MIN_SECONDS
 from facts.naming import (
     SECRET_KEY_MAX,
     TEAM_NAMESPACE_SECRETS,
@@ -38,6 +37,7 @@ from facts.naming import (
 )
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from facts.prices import SHAPES
+from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
 from stacks import quantity
 from stacks.schema import (
     DNS_SUBDOMAIN_MAX,

@@ -221,21 +221,21 @@ def _shape_problems(text: str, loader: Any) -> Found:
             continue
         parts = _next_parts(stack)
         if isinstance(event, yaml.AliasEvent):
-            anchor = str(event.anchor)
-            inside = next((o for o in stack if o.anchor == anchor), None)
+            alias = str(event.anchor)
+            inside = next((o for o in stack if o.anchor == alias), None)
             if inside is not None:
                 where = path_of(parts) or FILE
                 found.append(
                     (
                         path_of(inside.parts) or FILE,
-                        f"the anchor &{anchor} (line {event.start_mark.line + 1}) contains an alias of itself at "
-                        f"{where}: its value would never end, and Pulumi refuses it (\"anchor '{anchor}' value contains "
+                        f"the anchor &{alias} (line {_line(event)}) contains an alias of itself at "
+                        f"{where}: its value would never end, and Pulumi refuses it (\"anchor '{alias}' value contains "
                         "itself\"); write the value out instead of the alias",
                     )
                 )
                 _advance(stack, None, 1)
                 continue
-            expanded = anchors.get(anchor, ((), 0))
+            expanded = anchors.get(alias, ((), 0))
             decoded += 1 + expanded[1]
             aliased += expanded[1]
             _advance(stack, None, 1 + expanded[1])
@@ -245,7 +245,7 @@ def _shape_problems(text: str, loader: Any) -> Found:
                 and aliased / decoded > yaml_allowed_alias_ratio(decoded)
             )
             if excessive or decoded > YAML_MAX_VALUES:
-                found.append(_expansion(anchor, expanded[0], parts, decoded, event.start_mark.line + 1))
+                found.append(_expansion(alias, expanded[0], parts, decoded, _line(event)))
                 return found
             continue
         decoded += 1
@@ -259,7 +259,7 @@ def _shape_problems(text: str, loader: Any) -> Found:
                 found.append(
                     (
                         path_of(_holder(parts)) or FILE,
-                        f"nested more than {YAML_MAX_DEPTH} levels deep (line {event.start_mark.line + 1}): no stack "
+                        f"nested more than {YAML_MAX_DEPTH} levels deep (line {_line(event)}): no stack "
                         "file or chart value nests so deep; flatten it",
                     )
                 )
@@ -269,12 +269,16 @@ def _shape_problems(text: str, loader: Any) -> Found:
             found.append(
                 (
                     path_of(_holder(parts)) or FILE,
-                    f"more than {YAML_MAX_VALUES:,} values by line {event.start_mark.line + 1}: a stack file holds a few "
+                    f"more than {YAML_MAX_VALUES:,} values by line {_line(event)}: a stack file holds a few "
                     "hundred; is it the right file?",
                 )
             )
             return found
     return found
+
+
+def _line(event: yaml.Event) -> int:
+    return event.start_mark.line + 1 if event.start_mark is not None else 0
 
 
 HOLDER_PARTS = 4

@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from facts.networks import AUTHORIZED_NETWORKS_MAX
 from stacks.schema.common import (
     GCP_PROJECT_ID,
     GCP_REGION,
@@ -34,7 +35,6 @@ from stacks.schema.common import (
     problems,
     zone_region,
 )
-from facts.networks import AUTHORIZED_NETWORKS_MAX
 from stacks.schema.network import AuthorizedNetwork, ImageRegistryConfig, NetworkConfig
 from stacks.schema.pools import Autoprovisioning, GpuPool, SystemPool
 

@@ -8,7 +8,6 @@ import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import (
