@@ -78,7 +78,7 @@ def _artifact_registry_problem(value: str, host: str, path: str) -> str | None:
     parts = [p for p in path.split("/") if p]
     project = f"{parts[0]}:{parts[1]}" if len(parts) > 2 and "." in parts[0] else (parts[0] if parts else "")
     if len(parts) < (3 if ":" in project else 2):
-        return f"{value!r}: name the repository, {host}/<project>/<repository>"
+        return f"{value!r}: an Artifact Registry mirror is a repository, <location>-docker.pkg.dev/<project>/<repository>; name the repository, {host}/<project>/<repository>"
     if not GCP_PROJECT_ID.match(project):
         return (
             f"{value!r}: {project!r} is not a GCP project ID (6-30 lowercase letters, digits and '-', a letter first); "
@@ -120,7 +120,7 @@ class Sources(Model):
     charts: str | None = Field(
         default=None,
         description="Every Helm chart from a mirror instead of its public repository: an OCI registry "
-        "(`oci://europe-docker.pkg.dev/acme/charts`, chart at `<registry>/<chart>`), a Helm repository "
+        "(`oci://europe-docker.pkg.dev/acme-ml/charts`, chart at `<registry>/<chart>`), a Helm repository "
         "(`https://charts.acme.internal`), or a local directory of `<chart>-<version>.tgz` archives "
         "(relative to the project directory).",
     )
@@ -242,10 +242,10 @@ class Images(Model):
         if "@" in bare or (slash and ":" in path):
             raise ValueError(f"{value!r} names a tag or digest; give the registry prefix alone (images keep their own tags)")
         if bare != bare.lower():
-            raise ValueError(f"{value!r}: registry paths are lowercase; use {bare.lower()!r}")
+            raise ValueError(f"{value!r} is not a registry prefix as written: registry paths are lowercase; use {bare.lower()!r}")
         if host in names.DOCKER_HUB_HOSTS:
             raise ValueError(
-                f"{value!r}: {host} is Docker Hub, whose repositories cannot hold the mirror's nested paths "
+                f"{value!r}: {host} is Docker Hub, and Docker Hub repositories cannot hold the mirror's nested paths "
                 "(<mirror>/<source registry>/<path>); use a registry that can"
             )
         found = registry_problem(bare, "the mirror")
@@ -325,7 +325,7 @@ class Overrides(Model):
     def _gke_versions(cls, versions: list[str]) -> list[str]:
         for version in versions:
             if not GKE_VERSION.match(version):
-                raise ValueError(f"{version!r} is not a GKE version such as 1.35 or 1.35.5-gke.1241004")
+                raise ValueError(f"{version!r} is not a GKE version such as 1.35 or <minor>.<patch>-gke.<build>")
         _unique(versions, lambda v: v)
         return versions
 
