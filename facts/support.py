@@ -206,6 +206,21 @@ GKE_CHANNEL_DEFAULTS: dict[str, ChannelDefault] = {
         ),
     )
 }
+GKE_CHANNEL_MINORS: dict[str, tuple[str, str]] = {
+    "RAPID": ("1.34", "1.37"),
+    "REGULAR": ("1.34", "1.36"),
+    "STABLE": ("1.34", "1.35"),
+}
+"""The oldest and newest minor each release channel offers for a new cluster (`minMasterVersion`):
+https://docs.cloud.google.com/kubernetes-engine/docs/release-notes, 'Current versions' table,
+'Available minor versions' (the stored copy whose Stable default is 1.35.6-gke.1250000, as
+GKE_CHANNEL_DEFAULTS above; read 2026-12-02). A newer minor than these is refused until added
+here, or taken knowingly with `mlplatform:overrides: {gkeVersions: [<version>]}`."""
+GKE_CHANNEL_MINORS_SOURCE = Source(
+    "https://docs.cloud.google.com/kubernetes-engine/docs/release-notes, 'Current versions', 'Available minor versions'",
+    date(2026, 12, 2),
+)
+
 """GKE's end of support per minor is not among these facts (its release schedule was not read):
 GKE upgrades channel clusters itself, so the rules judge the minors a cluster is created at."""
 

@@ -49,6 +49,14 @@ def test_the_mutations_cover_every_kind_and_know_what_the_schema_documents() -> 
     bucket = ("mlplatform:teams", 0, "bucket")
     assert [m for m in mutations("dev") if m.path == bucket and m.kind == "wrong-type" and m.value is None] == []  # optional
     assert _one("dev", (C, "name"), "drop").value is DROP
+    # issue 31's surfaces, which no fixture sets (tests/support/mutations.py SURFACES)
+    assert _one("dev", ("mlplatform:images", "mirror"), "empty").invalid
+    assert _one("dev", ("mlplatform:sources", "charts"), "wrong-type", 7).invalid
+    assert _one("dev", ("mlplatform:overrides", "zones"), "duplicate").invalid
+    assert _one("dev", ("mlplatform:overrides", "gkeVersions"), "wrong-type", "seven").invalid
+    assert _one("prod", (C, "network", "podsCidr"), "wrong-type", 7).invalid
+    assert _one("prod", (C, "minMasterVersion"), "empty").invalid
+    assert _one("prod", ("mlplatform:components", "pipelines", "cloudSql", "retainedBackups"), "out-of-range", 0).invalid
 
 
 def test_a_seeded_sample_of_mutations_exits_0_or_2_and_refuses_what_is_documented_invalid(

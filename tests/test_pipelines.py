@@ -381,8 +381,8 @@ def test_on_gke_the_components_reach_cloud_sql_and_the_trees_mysql_runs_no_repli
     ("tier", "message"),
     [
         ("db-n1-standard-2", "is not a Cloud SQL tier such as db-custom-2-7680"),
-        ("db-custom-3-7680", "a custom tier has 1 or an even number of vCPUs"),
-        ("db-custom-2-1000", "memory must be a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU"),
+        ("db-custom-3-7680", "3 vCPUs: Cloud SQL's custom tiers have 1 or an even number of vCPUs up to 96"),
+        ("db-custom-2-1000", "1000 MiB for 2 vCPUs: Cloud SQL takes a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU and at least 3840 MiB"),
     ],
 )
 def test_a_cloud_sql_tier_is_checked_before_google_refuses_it(tier: str, message: str) -> None:

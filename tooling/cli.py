@@ -95,6 +95,8 @@ def load(name_or_path: str, esc_files: EscFiles | None = None) -> PlatformConfig
     loaded = load_stack(name_or_path, esc_files)
     for note in loaded.notes:
         print(f"note: {note}", file=sys.stderr)
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return loaded.config
 
 

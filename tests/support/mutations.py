@@ -100,10 +100,28 @@ class Outcome:
         return found
 
 
+SURFACES: dict[str, dict[str, Any]] = {
+    "dev": {
+        "mlplatform:images": {"mirror": "us-central1-docker.pkg.dev/acme-ml-dev/mirror"},
+        "mlplatform:sources": {"charts": "oci://us-central1-docker.pkg.dev/acme-ml-dev/charts"},
+        "mlplatform:overrides": {"zones": ["us-central1-e"], "gkeVersions": ["1.38"]},
+    },
+}
+"""Keys no fixture sets that the mutations start from all the same (issue 31's surfaces: the
+mirrors, the overrides of zones and GKE versions), added to the fixture where they are valid.
+Only the fixtures themselves (dev, kind, prod, ...) are planned elsewhere; these are not."""
+CLUSTER_SURFACES: dict[str, dict[str, Any]] = {
+    "prod": {"minMasterVersion": "1.35", "network": {"subnetCidr": "10.0.0.0/20", "podsCidr": "10.16.0.0/14", "servicesCidr": "10.20.0.0/20", "masterCidr": "172.16.0.0/28"}},
+}
+
+
 def shipped_config(stack: str) -> dict[str, Any]:
+    """The fixture's config, with the SURFACES the mutations start from."""
     text = stack_file(stack).read_text()
     document, _ = load_yaml(text)
-    config: dict[str, Any] = document["config"]
+    config: dict[str, Any] = {**document["config"], **copy.deepcopy(SURFACES.get(stack, {}))}
+    if stack in CLUSTER_SURFACES:
+        config["mlplatform:cluster"] = {**config["mlplatform:cluster"], **copy.deepcopy(CLUSTER_SURFACES[stack])}
     return config
 
 
