@@ -86,21 +86,24 @@ default, a string is fine too. Quantities (anything under `resources`) likewise.
 RAY_TEAMS = "the teams' RayClusters and RayJobs live in their profile namespaces, which the operator must watch"
 
 RELIED: dict[str, tuple[Relied, ...]] = {
+    # cert-manager's flags and configuration read in its own source at tag v1.21.1:
+    # cmd/controller/app/options/options.go, cmd/cainjector/app/options/options.go and
+    # pkg/apis/config/{controller,cainjector}/v1alpha1/types.go (`namespace`).
     CERT_MANAGER.name: (
         Relied(("namespace",), _empty, "namespace left empty (the release's, cert-manager)", "values.yaml `namespace`",
                "the Kubeflow issuer's tree and cert-manager's NetworkPolicies are written for namespace cert-manager (components/cert_manager.py)"),
         Relied(("config", "namespace"), _empty, "the controller watching every namespace",
-               "values.yaml `config` (the ControllerConfiguration; cert-manager v1.21.1 pkg/apis/config/controller/v1alpha1/types.go `namespace`: "
+               f"values.yaml `config` (the ControllerConfiguration; cert-manager {CERT_MANAGER.version} pkg/apis/config/controller/v1alpha1/types.go `namespace`: "
                "one namespace, ClusterIssuers disabled)",
                "Kubeflow's webhooks get their certificates from the ClusterIssuer kubeflow-self-signing-issuer, in their own namespaces"),
         Relied(("extraArgs",), _without_flag("--namespace"), "no --namespace flag",
-               "values.yaml `extraArgs` (its source at v1.21.1: cmd/controller/app/options/options.go: --namespace limits it to one namespace, ClusterIssuers disabled)",
+               f"values.yaml `extraArgs` (its source at {CERT_MANAGER.version}: cmd/controller/app/options/options.go: --namespace limits it to one namespace, ClusterIssuers disabled)",
                "Kubeflow's webhooks get their certificates from the ClusterIssuer kubeflow-self-signing-issuer, in their own namespaces"),
         Relied(("cainjector", "extraArgs"), _without_flag("--namespace"), "no --namespace flag",
-               "values.yaml `cainjector.extraArgs` (its source at v1.21.1: cmd/cainjector/app/options/options.go: --namespace limits cainjector to one namespace)",
+               f"values.yaml `cainjector.extraArgs` (its source at {CERT_MANAGER.version}: cmd/cainjector/app/options/options.go: --namespace limits cainjector to one namespace)",
                "cainjector writes the CA bundles of the webhooks of every namespace (Kubeflow's, Trainer's)"),
         Relied(("cainjector", "config", "namespace"), _empty, "cainjector watching every namespace",
-               "values.yaml `cainjector.config` (cert-manager's source at v1.21.1: pkg/apis/config/cainjector/v1alpha1/types.go `namespace`)",
+               f"values.yaml `cainjector.config` (its source at {CERT_MANAGER.version}: pkg/apis/config/cainjector/v1alpha1/types.go `namespace`)",
                "cainjector writes the CA bundles of the webhooks of every namespace (Kubeflow's, Trainer's)"),
     ),
     JOBSET_CHART.name: (
