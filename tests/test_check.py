@@ -15,7 +15,15 @@ import yaml
 
 from components.images import image_sites
 from facts.image_set import notebook_tag
-from facts.versions import ISTIO, ISTIO_TREE_VERSION, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY_GPU_IMAGE, RAY_IMAGE, image
+from facts.versions import (
+    ISTIO,
+    ISTIO_TREE_VERSION,
+    KUBE_PROMETHEUS_STACK,
+    KUBEFLOW_MANIFESTS,
+    RAY_GPU_IMAGE,
+    RAY_IMAGE,
+    image,
+)
 from stacks.config import load
 from tests.support import mirror, renders, snapshots
 from tests.support.renders import edited, violations, with_objects

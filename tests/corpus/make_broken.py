@@ -12,6 +12,7 @@ checks that the committed files are what this table writes.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,20 @@ class Broken:
         if isinstance(body, bytes):
             return {f"{self.name}.yaml": body, f"{self.name}.expect": header.encode()}
         return {f"{self.name}.yaml": (header + body).encode()}
+
+
+def overlays(base: str, *lines: str) -> Callable[[], str]:
+    """The stack with components given by `lines` (`kueue: {values: ...}`), after its pipelines."""
+    return edit(base, ("    pipelines: {}\n", "    pipelines: {}\n" + "".join(f"    {line}\n" for line in lines)))
+
+
+KUEUE_KEPT = (
+    "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nhealth: {healthProbeBindAddress: ':8081'}\n"
+    "metrics: {bindAddress: ':8443', enableClusterQueueResources: true}\nwebhook: {port: 9443}\n"
+    "leaderElection: {leaderElect: true, resourceName: c1f6bfd2.kueue.x-k8s.io}\ninternalCertManagement: {enable: true}\n"
+)
+"""Kueue's configuration as the platform writes it, but for waitForPodsReady and integrations."""
+KUEUE_PODS_READY = "waitForPodsReady: {timeout: 20m, blockAdmission: false, requeuingStrategy: {timestamp: Eviction}}\n"
 
 
 NLP_BUCKET = "      bucket: {}                       # Ray Train checkpoints; mounted in notebooks by the team's PodDefault\n"
@@ -423,6 +438,35 @@ CORPUS: tuple[Broken, ...] = (
     # messages that mislead
     Broken("storage-too-large", "a Prometheus volume past what Kubernetes holds", (f"{K}.monitoring.storageSize",), edit("prod", ("storageSize: 200Gi", "storageSize: 9Ei"))),
     Broken("kms-key-zonal", "a KMS key ring in a zone", (f"{C}.secretsEncryption.key",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    secretsEncryption: {key: projects/acme-sec/locations/us-central1-a/keyRings/gke/cryptoKeys/ml}\n"))),
+    # --- chart overlays that undo the platform (the charts at their pins, ../shared/upstream/charts)
+    Broken("overlay-cert-manager-crds-off", "cert-manager's chart without its CRDs (templates/crd-*.yaml behind crds.enabled)", (f"{K}.certManager.values.crds.enabled",), overlays("dev", "certManager: {values: {crds: {enabled: false}}}")),
+    Broken("overlay-trainer-crds-off", "Trainer's chart without its CRDs (templates/crd/*.yaml behind crds.enabled)", (f"{K}.trainer.values.crds.enabled",), overlays("dev", "trainer: {values: {crds: {enabled: false}}}")),
+    Broken("overlay-prometheus-crds-off", "kube-prometheus-stack without the Prometheus Operator's CRDs (its crds subchart)", (f"{K}.monitoring.values.crds.enabled",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], values: {crds: {enabled: false}}}"))),
+    Broken("overlay-jobset-in-trainer", "a second JobSet from Trainer's chart (its jobset subchart)", (f"{K}.trainer.values.jobset.install",), overlays("kind", "trainer: {values: {jobset: {install: true}}}")),
+    Broken("overlay-grafana-in-prometheus-stack", "a second Grafana from kube-prometheus-stack's grafana subchart", (f"{K}.monitoring.values.grafana.enabled",), edit("kind", ("monitoring: {grafanaAdmins: [lead@example.com]}", "monitoring: {grafanaAdmins: [lead@example.com], values: {grafana: {enabled: true}}}"))),
+    Broken("overlay-trainer-hook-runtime", "one of Trainer's chart runtimes, which only its hook Job installs", (f"{K}.trainer.values.runtimes.deepspeedDistributed.enabled",), overlays("dev", "trainer: {values: {runtimes: {deepspeedDistributed: {enabled: true}}}}")),
+    Broken("overlay-kueue-config-replaced", "Kueue's controller configuration replaced by a minimal one", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", "kueue: {values: {managerConfig: {controllerManagerConfigYaml: \"apiVersion: config.kueue.x-k8s.io/v1beta2\\nkind: Configuration\\n\"}}}")),
+    Broken("overlay-kueue-config-without-integrations", "Kueue's configuration kept but for its integrations", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", f"kueue: {{values: {{managerConfig: {{controllerManagerConfigYaml: {json.dumps(KUEUE_KEPT + KUEUE_PODS_READY)}}}}}}}")),
+    Broken("overlay-kueue-config-other-timeout", "Kueue's pods-ready timeout in its configuration, not in the stack's key", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", f"kueue: {{values: {{managerConfig: {{controllerManagerConfigYaml: {json.dumps(KUEUE_KEPT + KUEUE_PODS_READY.replace('20m', '5m') + 'integrations: {frameworks: [batch/job, jobset.x-k8s.io/jobset, trainer.kubeflow.org/trainjob, ray.io/rayjob, ray.io/raycluster]}' + chr(10))}}}}}}}")),
+    Broken("overlay-kueue-frameworks-dropped", "Kueue's integrations without TrainJobs", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", f"kueue: {{values: {{managerConfig: {{controllerManagerConfigYaml: {json.dumps(KUEUE_KEPT + KUEUE_PODS_READY + 'integrations: {frameworks: [batch/job, jobset.x-k8s.io/jobset]}' + chr(10))}}}}}}}")),
+    Broken("overlay-kueue-cert-manager", "Kueue's webhook certificate from cert-manager", (f"{K}.kueue.values.enableCertManager",), overlays("kind", "kueue: {values: {enableCertManager: true}}")),
+    Broken("overlay-kueue-own-monitor", "Kueue's chart's own ServiceMonitor", (f"{K}.kueue.values.enablePrometheus",), overlays("kind", "kueue: {values: {enablePrometheus: true}}")),
+    Broken("overlay-kuberay-single-namespace", "the KubeRay operator limited to its own namespace", (f"{K}.kuberay.values.singleNamespaceInstall",), overlays("dev", "kuberay: {values: {singleNamespaceInstall: true}}")),
+    Broken("overlay-kuberay-watch-namespace", "the KubeRay operator watching one namespace", (f"{K}.kuberay.values.watchNamespace",), overlays("kind", "kuberay: {values: {watchNamespace: [kuberay-system]}}")),
+    Broken("overlay-kuberay-env-replaced", "KubeRay's env list without the platform's entry", (f"{K}.kuberay.values.env",), overlays("kind", "kuberay: {values: {env: [{name: CLUSTER_DOMAIN, value: cluster.local}]}}")),
+    Broken("overlay-prometheus-operator-own-namespace", "the Prometheus Operator limited to its release namespace", (f"{K}.monitoring.values.prometheusOperator.namespaces",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], values: {prometheusOperator: {namespaces: {releaseNamespace: true}}}}"))),
+    Broken("overlay-cert-manager-one-namespace", "cert-manager's controller limited to one namespace (ClusterIssuers off)", (f"{K}.certManager.values.extraArgs",), overlays("kind", "certManager: {values: {extraArgs: [--namespace=cert-manager]}}")),
+    Broken("overlay-grafana-anonymous-admin", "Grafana open to anonymous users as Admin", (f"{K}.monitoring.grafanaValues.grafana.ini.auth.anonymous.enabled",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], grafanaValues: {grafana.ini: {auth.anonymous: {enabled: true, org_role: Admin}}}}"))),
+    Broken("overlay-grafana-proxy-header", "Grafana trusting a header any client can send", (f"{K}.monitoring.grafanaValues.grafana.ini.auth.proxy.header_name",), edit("kind", ("monitoring: {grafanaAdmins: [lead@example.com]}", "monitoring: {grafanaAdmins: [lead@example.com], grafanaValues: {grafana.ini: {auth.proxy: {header_name: X-WEBAUTH-USER}}}}"))),
+    Broken("overlay-grafana-anonymous-env", "Grafana's anonymous access switched on through its environment", (f"{K}.monitoring.grafanaValues.env.GF_AUTH_ANONYMOUS_ENABLED",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], grafanaValues: {env: {GF_AUTH_ANONYMOUS_ENABLED: 'true'}}}"))),
+    Broken("overlay-retention-contradicts", "a retention in the overlay against the stack's own retention", (f"{K}.monitoring.values.prometheus.prometheusSpec.retention",), edit("prod", ("monitoring: {retention: 30d,", "monitoring: {values: {prometheus: {prometheusSpec: {retention: 7d}}}, retention: 30d,"))),
+    Broken("overlay-storage-contradicts", "a Prometheus volume size in the overlay against the stack's storageSize", (f"{K}.monitoring.values.prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec.resources.requests.storage",), edit("prod", ("monitoring: {retention: 30d,", "monitoring: {values: {prometheus: {prometheusSpec: {storageSpec: {volumeClaimTemplate: {spec: {resources: {requests: {storage: 50Gi}}}}}}}}, retention: 30d,"))),
+    Broken("overlay-word-for-replicas", "a word where Kueue's chart takes a number", (f"{K}.kueue.values.controllerManager.replicas",), overlays("dev", "kueue: {values: {controllerManager: {replicas: two}}}")),
+    Broken("overlay-quoted-replicas", "a quoted number for Grafana's replicas", (f"{K}.monitoring.grafanaValues.replicas",), edit("kind", ("monitoring: {grafanaAdmins: [lead@example.com]}", "monitoring: {grafanaAdmins: [lead@example.com], grafanaValues: {replicas: '2'}}"))),
+    Broken("overlay-word-by-schema", "a word where cert-manager's values.schema.json wants a number", (f"{K}.certManager.values.webhook.replicaCount",), overlays("dev", "certManager: {values: {webhook: {replicaCount: two}}}")),
+    Broken("overlay-dcgm-tolerations-emptied", "the exporter's tolerations emptied: it would leave the GPU nodes", (f"{K}.dcgmExporter.values.tolerations",), overlays("dev", "dcgmExporter: {values: {tolerations: []}}")),
+    Broken("overlay-prometheus-agent", "Prometheus as an agent, which answers no queries", (f"{K}.monitoring.values.prometheus.agentMode",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], values: {prometheus: {agentMode: true}}}"))),
+    Broken("overlay-several-at-once", "three charts' overlays wrong in one stack", (f"{K}.trainer.values.jobset.install", f"{K}.kuberay.values.rbacEnable", f"{K}.jobset.values.prometheus.enable"), overlays("kind", "trainer: {values: {jobset: {install: true}}}", "kuberay: {values: {rbacEnable: false}}", "jobset: {values: {prometheus: {enable: true}}}")),
     # --- several at once: the schema's and the rules' in one run ------------------------
     Broken("pool-with-three-problems", "an unknown accelerator, min above max and a reservation without its name in one pool", (f"{P0}.accelerator", f"{P0}.min", f"{P0}.reservation"), edit("dev", ("{name: l4, accelerator: nvidia-l4, machineType: g2-standard-24, min: 0, max: 4, provisioning: spot}", "{name: l4, accelerator: nvidia-l44, machineType: g2-standard-24, min: 5, max: 4, provisioning: reservation}"))),
     Broken("schema-and-rule-together", "a retention the schema refuses and NAP limits below the pools, reported together", (f"{K}.monitoring.retention", f"{C}.autoprovisioning.limits.cpu"), edit("dev", ("limits: {cpu: 512,", "limits: {cpu: 128,"), ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], retention: 2weeks}"))),
