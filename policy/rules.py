@@ -12,7 +12,6 @@ GCP label `mlplatform-environment: <env>`; a stack without a GKE cluster (kind) 
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,7 +22,6 @@ from facts.node_labels import GPU_TAINT, POOL_LABEL
 from facts.resource_types import CLOUD_SQL_INSTANCE, CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
 from facts.resource_types import GKE_CLUSTER as CLUSTER
 from facts.resource_types import GKE_NODE_POOL as NODE_POOL
-from stacks.schema import GCP_ZONE, REGIONAL_ZONES
 
 SECRET = "[secret]"
 """A leaf inside a Pulumi secret (the offline plan's mask; the live adapter writes the same)."""
@@ -116,11 +114,6 @@ def unknown(value: Any) -> bool:
     return value == UNKNOWN
 
 
-def number(value: Any) -> float | None:
-    """Numbers arrive as floats from the engine (protobuf Struct); None for anything else."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
 def environment(stack: StackView) -> str | None:
     """The stack's environment from its GKE cluster label; None when a cluster has none."""
     clusters = stack.of_type(CLUSTER)
@@ -162,15 +155,8 @@ def team_namespaces(stack: StackView) -> dict[str, str]:
 def _gpu_pool_nodes(stack: StackView) -> Iterator[tuple[str, str]]:
     taint = {"key": GPU_TAINT.key, "value": GPU_TAINT.value, "effect": GPU_TAINT.gke_effect}
     flavors = {str(get(f.props, "metadata.name")): f for f in stack.of_kind("ResourceFlavor")}
-    for pool, accelerators in gpu_pools(stack):
+    for pool, _ in gpu_pools(stack):
         name = pool_name(pool)
-        for acc in accelerators:
-            driver = get(acc, "gpuDriverInstallationConfig.gpuDriverVersion")
-            if not unknown(driver) and driver in (None, "", "INSTALLATION_DISABLED"):
-                yield pool.urn, (
-                    f"pool {name}: {acc.get('type')} has no GKE driver installation "
-                    f"(gpuDriverVersion {driver!r}); set driverVersion LATEST or DEFAULT"
-                )
         labels = get(pool.props, "nodeConfig.labels") or {}
         if not unknown(labels) and labels.get(POOL_LABEL) != name:
             yield pool.urn, f"pool {name}: nodes need label {POOL_LABEL}={name} (Kueue flavors and runtimes select it)"
@@ -193,58 +179,6 @@ def _gpu_pool_nodes(stack: StackView) -> Iterator[tuple[str, str]]:
                 yield flavor.urn, f"flavor {name}: must tolerate {GPU_TAINT.key}={GPU_TAINT.value}:{GPU_TAINT.effect}"
 
 
-def pool_zone_count(pool: Resource) -> int:
-    """Zones a node pool spans (its max is per zone): its node locations, else one for a
-    zonal cluster location and three for a regional one (GKE's default)."""
-    locations = get(pool.props, "nodeLocations")
-    if isinstance(locations, list) and locations:
-        return len(locations)
-    location = get(pool.props, "location")
-    return 1 if isinstance(location, str) and GCP_ZONE.match(location) else REGIONAL_ZONES
-
-
-def _autoprovisioning_covers_gpus(stack: StackView) -> Iterator[tuple[str, str]]:
-    for cluster in stack.of_type(CLUSTER):
-        autoscaling = get(cluster.props, "clusterAutoscaling") or {}
-        if autoscaling.get("enabled") is not True:
-            continue
-        limits = {
-            limit.get("resourceType"): limit.get("maximum") for limit in autoscaling.get("resourceLimits") or []
-        }
-        needed: dict[str, int] = {}
-        for pool, accelerators in gpu_pools(stack):
-            max_nodes = number(get(pool.props, "autoscaling.maxNodeCount"))
-            if max_nodes is not None:
-                max_nodes *= pool_zone_count(pool)
-            for acc in accelerators:
-                count = number(acc.get("count"))
-                if max_nodes is not None and count is not None:
-                    needed[acc["type"]] = needed.get(acc["type"], 0) + int(max_nodes * count)
-        for acc_type, gpus in sorted(needed.items()):
-            limit = limits.get(acc_type)
-            if unknown(limit):
-                continue
-            maximum = number(limit)
-            if maximum is None or maximum < gpus:
-                have = "no limit" if maximum is None else f"limit {maximum:g}"
-                yield cluster.urn, (
-                    f"autoprovisioning has {have} for {acc_type} but the GPU pools can grow to {gpus}; "
-                    f"set autoprovisioning.limits.{acc_type} to at least {gpus}"
-                )
-
-
-def _gpu_pools_scale_to_zero(stack: StackView) -> Iterator[tuple[str, str]]:
-    env = environment(stack)
-    if env in (PROD, None):
-        return
-    for pool, _ in gpu_pools(stack):
-        minimum = number(get(pool.props, "autoscaling.minNodeCount"))
-        initial = number(pool.props.get("initialNodeCount"))
-        for what, value in (("autoscaling.minNodeCount", minimum), ("initialNodeCount", initial)):
-            if value:
-                yield pool.urn, f"pool {pool_name(pool)}: {what} is {value:g} in a {env} stack; GPU pools idle at 0 outside prod"
-
-
 def _environment_known(stack: StackView) -> Iterator[tuple[str, str]]:
     for cluster in stack.of_type(CLUSTER):
         labels = get(cluster.props, "resourceLabels") or {}
@@ -253,36 +187,20 @@ def _environment_known(stack: StackView) -> Iterator[tuple[str, str]]:
 
 
 def _prod_cluster_hardened(stack: StackView) -> Iterator[tuple[str, str]]:
+    """What the program decides for a prod cluster beyond the stack file (which the loader holds
+    to private nodes, authorized networks and deletion protection: stacks/rules.py)."""
     for cluster in stack.of_type(CLUSTER):
         if (get(cluster.props, "resourceLabels") or {}).get(ENVIRONMENT_LABEL) != PROD:
             continue
-        checks = (
-            (get(cluster.props, "privateClusterConfig.enablePrivateNodes"), "private nodes (privateNodes: true)"),
-            (
-                bool(get(cluster.props, "masterAuthorizedNetworksConfig.cidrBlocks")) or None,
-                "authorized networks for the control plane (masterAuthorizedNetworks)",
-            ),
-            (cluster.props.get("enableShieldedNodes"), "shielded nodes"),
-            (cluster.props.get("deletionProtection"), "deletion protection (deletionProtection: true)"),
-            (cluster.protect, "Pulumi protect on the cluster"),
-        )
-        for value, what in checks:
-            if value is not True and not unknown(value):
-                yield cluster.urn, f"prod cluster needs {what}"
-        for block in get(cluster.props, "masterAuthorizedNetworksConfig.cidrBlocks") or []:
-            if isinstance(block, Mapping) and _everywhere(block.get("cidrBlock")):
-                yield (
-                    cluster.urn,
-                    f"prod cluster's control plane is open to the internet: authorized network "
-                    f"{block.get('displayName') or block.get('cidrBlock')!r} is {block.get('cidrBlock')}; "
-                    "list only the ranges that need the control plane",
-                )
+        shielded = cluster.props.get("enableShieldedNodes")
+        if shielded is not True and not unknown(shielded):
+            yield cluster.urn, "prod cluster needs shielded nodes"
 
 
 def _databases_kept(stack: StackView) -> Iterator[tuple[str, str]]:
     """Cloud SQL (the pipelines database): private, backed up with binary logs (point-in-time
-    recovery) everywhere; in prod also deletion-protected by the API, Terraform's flag and Pulumi."""
-    prod = environment(stack) == PROD
+    recovery), as the program always makes it. Its deletion protection follows the stack's
+    (the loader keeps it on in prod: stacks/rules.py prod-deletion-protected)."""
     for instance in stack.of_type(CLOUD_SQL_INSTANCE):
         settings = instance.props.get("settings") or {}
         checks: list[tuple[Any, Any, str]] = [
@@ -290,23 +208,9 @@ def _databases_kept(stack: StackView) -> Iterator[tuple[str, str]]:
             (get(settings, "backupConfiguration.enabled"), True, "automated backups"),
             (get(settings, "backupConfiguration.binaryLogEnabled"), True, "binary logs for point-in-time recovery"),
         ]
-        if prod:
-            checks += [
-                (instance.props.get("deletionProtection"), True, "deletion protection (deletionProtection)"),
-                (get(settings, "deletionProtectionEnabled"), True, "the API's deletion protection (settings.deletionProtectionEnabled)"),
-                (instance.protect, True, "Pulumi protect"),
-            ]
         for value, wanted, what in checks:
             if value is not wanted and not unknown(value):
-                yield instance.urn, f"{'prod ' if prod else ''}database instance {instance.props.get('name')} needs {what}"
-
-
-def _everywhere(cidr: Any) -> bool:
-    """A range holding every IPv4 address (0.0.0.0/0, however written)."""
-    try:
-        return isinstance(cidr, str) and ipaddress.ip_network(cidr, strict=False).prefixlen == 0
-    except ValueError:
-        return False
+                yield instance.urn, f"database instance {instance.props.get('name')} needs {what}"
 
 
 def _team_quota(stack: StackView) -> Iterator[tuple[str, str]]:
@@ -405,12 +309,10 @@ def _no_plain_secret_outputs(stack: StackView) -> Iterator[tuple[str, str]]:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("gpu-pool-nodes", "GPU pools install the driver and carry the label and taint runtimes and Kueue expect.", _gpu_pool_nodes),
-    Rule("autoprovisioning-covers-gpus", "Autoprovisioning limits cover every GPU pool's accelerator at full size.", _autoprovisioning_covers_gpus),
-    Rule("gpu-pools-scale-to-zero", "Outside prod, GPU pools idle at zero nodes.", _gpu_pools_scale_to_zero),
+    Rule("gpu-pool-nodes", "GPU pools carry the label and taint runtimes and Kueue expect, and each has its Kueue flavor.", _gpu_pool_nodes),
     Rule("environment-known", f"Every GKE cluster says its environment (label {ENVIRONMENT_LABEL}).", _environment_known),
-    Rule("prod-cluster-hardened", "Prod clusters: private nodes, authorized networks (never 0.0.0.0/0), shielded nodes, deletion protection, Pulumi protect.", _prod_cluster_hardened),
-    Rule("databases-kept", "Cloud SQL instances: private, backed up with binary logs; in prod deletion-protected and Pulumi protect.", _databases_kept),
+    Rule("prod-cluster-hardened", "Prod clusters run shielded nodes.", _prod_cluster_hardened),
+    Rule("databases-kept", "Cloud SQL instances: private, backed up with binary logs.", _databases_kept),
     Rule("team-quota", "Every team namespace has a ResourceQuota (Profile resourceQuotaSpec.hard: cpu, memory, GPUs).", _team_quota),
     Rule("team-default-queue", f"Every team namespace has a Kueue LocalQueue named {LOCAL_QUEUE!r}.", _team_default_queue),
     Rule("team-no-allow-all", "No AuthorizationPolicy in a team namespace allows everyone.", _team_no_allow_all),

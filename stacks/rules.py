@@ -47,6 +47,7 @@ from stacks.schema import (
     RESERVED_POOL_NAMES,
     AuthKind,
     DcgmSource,
+    DriverVersion,
     Environment,
     GkeClusterConfig,
     GpuPool,
@@ -181,6 +182,66 @@ def _autoprovisioning_covers_pools(config: PlatformConfig) -> Found:
             f"the node pools at full size take {need.normalize():f} {unit} ({parts}), but the cluster-wide {key} limit is "
             f"{limit}: GKE counts every node against it, so the pools could never reach their max; set it to at least "
             f"{need.to_integral_value(rounding='ROUND_CEILING'):f} (more leaves room for autoprovisioned pools) or lower the pools' max",
+        )
+
+
+def _gpu_pools_scale_to_zero(config: PlatformConfig) -> Found:
+    """Outside prod a GPU pool idles at no cost: GKE starts it at `min` nodes per zone and keeps
+    at least that many (infra/gke.py: initialNodeCount and minNodeCount are the pool's min)."""
+    if config.environment is Environment.PROD:
+        return
+    for i, pool in enumerate(_pools(config)):
+        if pool.min:
+            yield (
+                f"{CLUSTER}.gpuPools[{i}].min",
+                f"pool {pool.name} keeps {pool.min} GPU node(s) per zone running in a {config.environment.value} stack; "
+                "GPU pools idle at 0 outside prod: set min to 0",
+            )
+
+
+def _gpu_drivers_installed(config: PlatformConfig) -> Found:
+    """GKE installs the NVIDIA driver on a GPU pool's nodes unless the pool says otherwise; the
+    runtimes, the DCGM exporter and GPU notebooks all need it, and nothing else installs it."""
+    for i, pool in enumerate(_pools(config)):
+        if pool.driver_version is DriverVersion.INSTALLATION_DISABLED:
+            yield (
+                f"{CLUSTER}.gpuPools[{i}].driverVersion",
+                f"pool {pool.name} would get no GKE driver installation, and nothing else installs the NVIDIA driver; "
+                "set driverVersion LATEST or DEFAULT",
+            )
+
+
+def _prod_cluster_private(config: PlatformConfig) -> Found:
+    """A prod cluster's nodes have no public IPs and its control plane answers only the ranges
+    the stack lists, never the whole internet."""
+    gke = _gke(config)
+    if gke is None or config.environment is not Environment.PROD:
+        return
+    if not gke.private_nodes:
+        yield f"{CLUSTER}.privateNodes", "a prod cluster needs private nodes; set privateNodes: true"
+    if not gke.master_authorized_networks:
+        yield (
+            f"{CLUSTER}.masterAuthorizedNetworks",
+            "a prod cluster's control plane needs authorized networks (empty: anyone may reach it); list the ranges "
+            "that need it",
+        )
+    for i, network in enumerate(gke.master_authorized_networks):
+        if network.cidr.prefixlen == 0:
+            yield (
+                f"{CLUSTER}.masterAuthorizedNetworks[{i}].cidr",
+                f"{network.cidr} opens a prod cluster's control plane to the internet; list only the ranges that need it",
+            )
+
+
+def _prod_deletion_protected(config: PlatformConfig) -> Found:
+    """In prod the cluster, the pipelines database and the team data are deletion-protected: the
+    cloud APIs' flags and Pulumi's protect all follow the stack's deletion protection."""
+    gke = _gke(config)
+    if gke is not None and config.environment is Environment.PROD and gke.deletion_protection is False:
+        yield (
+            f"{CLUSTER}.deletionProtection",
+            "a prod stack keeps deletion protection on (the cluster, the pipelines database and Pulumi's protect "
+            "follow it); remove deletionProtection: false",
         )
 
 
@@ -1226,6 +1287,15 @@ RULES: tuple[Rule | TeamRule, ...] = (
         _autoprovisioning_covers_pools,
         (CLUSTER,),
     ),
+    Rule("gpu-pools-scale-to-zero", "Outside prod, GPU pools idle at zero nodes.", _gpu_pools_scale_to_zero, ("mlplatform:environment", KIND, POOLS)),
+    Rule("gpu-drivers-installed", "Every GPU pool gets GKE's NVIDIA driver installation.", _gpu_drivers_installed, (KIND, POOLS)),
+    Rule(
+        "prod-cluster-private",
+        "A prod cluster has private nodes and a control plane only the listed ranges reach, never 0.0.0.0/0.",
+        _prod_cluster_private,
+        ("mlplatform:environment", KIND, f"{CLUSTER}.privateNodes", f"{CLUSTER}.masterAuthorizedNetworks"),
+    ),
+    Rule("prod-deletion-protected", "A prod stack keeps deletion protection on.", _prod_deletion_protected, ("mlplatform:environment", KIND, f"{CLUSTER}.deletionProtection")),
     Rule("regions-known", "Every region the stack names is in facts/regions.py or taken knowingly (mlplatform:overrides).", _regions_known, ("gcp:region", "gcp:zone", CLUSTER, TEAMS, OVERRIDES)),
     Rule(
         "provider-defaults-in-cluster-region",

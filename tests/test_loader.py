@@ -199,9 +199,9 @@ def test_a_required_key_an_environment_may_hold_says_so(tmp_path: Path) -> None:
 
 def test_an_environment_from_esc_open_output(tmp_path: Path) -> None:
     opened = tmp_path / "prod.yaml"
-    opened.write_text(json.dumps({"pulumiConfig": {"gcp:project": "acme-ml-prod", "environment": "prod"}, "environmentVariables": {}}))
+    opened.write_text(json.dumps({"pulumiConfig": {"gcp:project": "acme-ml-prod", "environment": "staging"}, "environmentVariables": {}}))
     loaded = load_stack(stack(tmp_path, {"environment": ["acme/prod"], "config": GKE_WITHOUT_PROJECT}), {"acme/prod": opened})
-    assert loaded.config.project == "acme-ml-prod" and loaded.config.environment.value == "prod"
+    assert loaded.config.project == "acme-ml-prod" and loaded.config.environment.value == "staging"
     assert loaded.notes == ()
 
 

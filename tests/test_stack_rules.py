@@ -22,6 +22,8 @@ MANAGED_PROMETHEUS = {f"{C}.managedPrometheus": True, f"{K}.monitoring": {"enabl
 # An address KFAM turns into a 269-character binding name (e-mail: 64 + @ + 182 characters).
 LONG_EMAIL = "x" * 64 + "@" + "d" * 63 + "." + "e" * 63 + "." + "f" * 50 + ".com"
 L4_GPUS = {"gpus": {"nvidia-l4": 2}}
+OFFICE = {"cidr": "203.0.113.0/24", "name": "office"}
+PROD = {"mlplatform:environment": "prod", f"{C}.masterAuthorizedNetworks": [OFFICE]}
 
 CASES = [
     Case("pool named system", {f"{P0}.name": "system"}, f"{C}.gpuPools[0].name", "'system' is the system pool's name; pick another pool name", rule="pool-names-free"),
@@ -29,6 +31,12 @@ CASES = [
     Case("nap without the pool's gpu", {f"{C}.autoprovisioning.limits": {"cpu": 256, "memory": 1024}}, f"{C}.autoprovisioning.limits.nvidia-l4", "the GPU pools can grow to 12 nvidia-l4 GPUs but the limit is missing; set it to at least 12", rule="autoprovisioning-covers-gpus"),
     Case("nap cpu below the pools", {f"{C}.autoprovisioning.limits.cpu": 100}, f"{C}.autoprovisioning.limits.cpu", "the node pools at full size take 216 vCPUs (the system pool 9 x e2-standard-8 = 72, pool l4 6 x g2-standard-24 = 144), but the cluster-wide cpu limit is 100: GKE counts every node against it, so the pools could never reach their max; set it to at least 216 (more leaves room for autoprovisioned pools) or lower the pools' max", rule="autoprovisioning-covers-pools"),
     Case("nap memory below the pools", {f"{C}.systemPool": {"machineType": "n1-standard-1", "max": 1}, f"{C}.autoprovisioning.limits.memory": 500}, f"{C}.autoprovisioning.limits.memory", "the node pools at full size take 587.25 GiB (the system pool 3 x n1-standard-1 = 11.25, pool l4 6 x g2-standard-24 = 576), but the cluster-wide memory limit is 500: GKE counts every node against it, so the pools could never reach their max; set it to at least 588 (more leaves room for autoprovisioned pools) or lower the pools' max", rule="autoprovisioning-covers-pools"),
+    Case("an idle gpu node outside prod", {f"{P0}.min": 1}, f"{C}.gpuPools[0].min", "pool l4 keeps 1 GPU node(s) per zone running in a dev stack; GPU pools idle at 0 outside prod: set min to 0", rule="gpu-pools-scale-to-zero"),
+    Case("a gpu pool without its driver", {f"{P0}.driverVersion": "INSTALLATION_DISABLED"}, f"{C}.gpuPools[0].driverVersion", "pool l4 would get no GKE driver installation, and nothing else installs the NVIDIA driver; set driverVersion LATEST or DEFAULT", rule="gpu-drivers-installed"),
+    Case("prod with public nodes", {**PROD, f"{C}.privateNodes": False}, f"{C}.privateNodes", "a prod cluster needs private nodes; set privateNodes: true", rule="prod-cluster-private"),
+    Case("prod control plane open to anyone", {"mlplatform:environment": "prod"}, f"{C}.masterAuthorizedNetworks", "a prod cluster's control plane needs authorized networks (empty: anyone may reach it); list the ranges that need it", rule="prod-cluster-private"),
+    Case("prod control plane open to the internet", {**PROD, f"{C}.masterAuthorizedNetworks": [OFFICE, {"cidr": "0.0.0.0/0", "name": "anywhere"}]}, f"{C}.masterAuthorizedNetworks[1].cidr", "0.0.0.0/0 opens a prod cluster's control plane to the internet; list only the ranges that need it", rule="prod-cluster-private"),
+    Case("prod without deletion protection", {**PROD, f"{C}.deletionProtection": False}, f"{C}.deletionProtection", "a prod stack keeps deletion protection on (the cluster, the pipelines database and Pulumi's protect follow it); remove deletionProtection: false", rule="prod-deletion-protected"),
     Case("a region of no catalog", {f"{C}.location": "us-central9"}, f"{C}.location", "'us-central9' is not a Google Cloud region facts/regions.py knows (as of 2026-12-01) (did you mean us-central1?): check the spelling against `gcloud compute regions list`; if Google opened it since, add it to facts/regions.py, or take it knowingly with mlplatform:overrides: {regions: [us-central9]}", rule="regions-known"),
     Case("provider region elsewhere", {"gcp:region": "europe-west4"}, "gcp:region", "the provider's default region europe-west4 is not the cluster's (us-central1), where the program puts everything; set gcp:region: us-central1 or remove it", rule="provider-defaults-in-cluster-region"),
     Case("provider zone elsewhere", {"gcp:zone": "europe-west4-a"}, "gcp:zone", "the provider's default zone europe-west4-a is outside the cluster's region us-central1; use a zone of us-central1 or remove gcp:zone", rule="provider-defaults-in-cluster-region"),
@@ -136,6 +144,11 @@ def test_warning_reports_exactly_its_problem_and_the_stack_still_validates(case:
 
 def test_every_warning_has_a_case() -> None:
     assert sorted({r.name for r in WARNINGS} - {c.rule for c in WARNING_CASES}) == []
+
+
+def test_a_prod_gpu_pool_may_keep_nodes() -> None:
+    changes = {**PROD, f"{P0}.min": 1}
+    assert cross_checks(PlatformConfig.model_validate(with_changes(base_gke(), changes))) == []
 
 
 def test_every_rule_has_a_case() -> None:

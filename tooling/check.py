@@ -306,8 +306,10 @@ RuleFn = Callable[[Platform], Iterable[Violation]]
 
 @dataclass(frozen=True)
 class Rule:
+    """A rule of `check`: facts only the full render shows (docs/development.md, "Where a rule goes")."""
+
     name: str
-    summary: str
+    description: str
     check: RuleFn
 
 

@@ -22,6 +22,7 @@ from stacks.schema.common import (
     _text,
     _unique,
     problem,
+    rule,
 )
 
 
@@ -97,6 +98,7 @@ class OidcConnector(Model):
     )
 
     @model_validator(mode="after")
+    @rule("oidc-groups-from-the-provider")
     def _groups_of_the_provider(self) -> OidcConnector:
         if self.groups is not None and self.issuer.rstrip("/") == GOOGLE_ISSUER:
             raise problem(
@@ -190,6 +192,7 @@ class GroupDefinition(Model):
         return members
 
     @model_validator(mode="after")
+    @rule("group-members-by-source")
     def _members_by_source(self) -> GroupDefinition:
         if self.source is GroupSource.STACK and not self.members:
             raise problem(
@@ -280,6 +283,7 @@ class KubeflowAuth(Model):
         return domains
 
     @model_validator(mode="after")
+    @rule("auth-settings-of-its-kind")
     def _kind_fields(self) -> KubeflowAuth:
         if self.kind is AuthKind.OIDC and self.oidc is None:
             raise problem("oidc", "kind oidc needs oidc: {issuer, clientId}")

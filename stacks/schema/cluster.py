@@ -33,6 +33,7 @@ from stacks.schema.common import (
     _unique,
     problem,
     problems,
+    rule,
     zone_region,
 )
 from stacks.schema.network import AuthorizedNetwork, ImageRegistryConfig, NetworkConfig
@@ -131,6 +132,7 @@ class MaintenanceWindow(Model):
         return value
 
     @model_validator(mode="after")
+    @rule("maintenance-window-availability")
     def _availability(self) -> MaintenanceWindow:
         hours = (_moment(self.end) - _moment(self.start)).total_seconds() / 3600
         if hours <= 0:
@@ -176,6 +178,7 @@ class MaintenanceExclusion(Model):
     )
 
     @model_validator(mode="after")
+    @rule("maintenance-exclusion-span")
     def _span(self) -> MaintenanceExclusion:
         if (self.end is None) == (not self.until_end_of_support):
             raise problem("end", "give end, or untilEndOfSupport: true (one of them)")
@@ -214,6 +217,7 @@ class Maintenance(Model):
         return exclusions
 
     @model_validator(mode="after")
+    @rule("maintenance-exclusions-in-a-window")
     def _exclusions_in_a_window(self) -> Maintenance:
         # pulumi-gcp 10.2.0 ClusterMaintenancePolicyArgs: a maintenance policy needs one of its
         # windows; the exclusions travel inside it.
@@ -390,6 +394,7 @@ class GkeClusterConfig(Model):
         return networks
 
     @model_validator(mode="after")
+    @rule("authorized-networks-fit")
     def _authorized_networks_fit(self) -> GkeClusterConfig:
         kind = "private" if self.private_nodes else "public"
         most = AUTHORIZED_NETWORKS_MAX[kind]
@@ -402,6 +407,7 @@ class GkeClusterConfig(Model):
         return self
 
     @model_validator(mode="after")
+    @rule("gpu-pool-names-and-zones")
     def _pools(self) -> GkeClusterConfig:
         found: list[tuple[str, str]] = []
         seen: set[str] = set()

@@ -8,7 +8,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -140,6 +140,25 @@ def problems(found: Sequence[tuple[str, str]]) -> PydanticCustomError:
     of the model that raises it (stacks/config.py reports them one by one)."""
     field, message = found[0]
     return PydanticCustomError("config", message, {"field": field, "more": list(found[1:])})
+
+
+RuleCheck = TypeVar("RuleCheck", bound=Callable[..., Any])
+
+
+def rule(rule_id: str) -> Callable[[RuleCheck], RuleCheck]:
+    """Give a model validator its ID in the one rule namespace (docs/development.md, "Where a
+    rule goes"): a rule over one model's own fields, judged as the model is parsed."""
+
+    def named(check: RuleCheck) -> RuleCheck:
+        check.rule_id = rule_id  # type: ignore[attr-defined]
+        return check
+
+    return named
+
+
+def rule_id(check: Any) -> str | None:
+    """The rule ID a model validator was given (`rule`), if any."""
+    return getattr(check, "rule_id", None)
 
 
 class Model(BaseModel):

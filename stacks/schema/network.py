@@ -29,6 +29,7 @@ from stacks.schema.common import (
     _unique,
     problem,
     problems,
+    rule,
 )
 
 
@@ -107,6 +108,7 @@ class ExistingNetwork(Model):
         return value
 
     @model_validator(mode="after")
+    @rule("existing-network-ranges-differ")
     def _ranges_differ(self) -> ExistingNetwork:
         if self.pods_range == self.services_range:
             raise problem("servicesRange", "pods and Services need secondary ranges of their own; name another range")
@@ -143,6 +145,7 @@ class NetworkConfig(Model):
     )
 
     @model_validator(mode="after")
+    @rule("created-network-ranges")
     def _ranges(self) -> NetworkConfig:
         found: list[tuple[str, str]] = []
         if self.master_cidr.prefixlen != 28:

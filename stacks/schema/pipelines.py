@@ -14,7 +14,7 @@ from pydantic import (
 )
 
 from facts import cloud_sql
-from stacks.schema.common import Model, VolumeSize, problem, problems
+from stacks.schema.common import Model, VolumeSize, problem, problems, rule
 from stacks.schema.components import (
     CertManagerConfig,
     DcgmExporterConfig,
@@ -80,6 +80,7 @@ class PipelinesCloudSql(Model):
         return value
 
     @model_validator(mode="after")
+    @rule("backups-outlast-logs")
     def _backups_outlast_logs(self) -> PipelinesCloudSql:
         if self.retained_backups < self.log_retention_days:
             raise problem(
@@ -135,6 +136,7 @@ class Components(Model):
     )
 
     @model_validator(mode="after")
+    @rule("component-needs")
     def _needs(self) -> Components:
         needs = {
             "kubeflow": ("istio", "certManager"),

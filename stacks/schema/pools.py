@@ -32,6 +32,7 @@ from stacks.schema.common import (
     _unique,
     problem,
     problems,
+    rule,
 )
 
 
@@ -74,6 +75,7 @@ class GpuSharing(Model):
     )
 
     @model_validator(mode="after")
+    @rule("gpu-sharing-fields")
     def _strategy_fields(self) -> GpuSharing:
         if self.strategy is SharingStrategy.MIG:
             if self.partition_size is None:
@@ -154,6 +156,7 @@ class PoolTaint(Model):
     effect: TaintEffect = Field(default=TaintEffect.NO_SCHEDULE, description="What the taint does to pods that do not tolerate it.")
 
     @model_validator(mode="after")
+    @rule("pool-taint-syntax")
     def _syntax(self) -> PoolTaint:
         found = [("key", m) for m in (_label_key_problem(self.key),) if m]
         found += [("value", m) for m in (_label_value_problem(self.key, self.value),) if m]
@@ -188,6 +191,7 @@ class SystemPool(Model):
         return _machine_type_name(value)
 
     @model_validator(mode="after")
+    @rule("system-pool-min-le-max")
     def _min_le_max(self) -> SystemPool:
         if self.min > self.max:
             raise problem("min", f"min {self.min} is above max {self.max}; lower min or raise max")
@@ -265,6 +269,7 @@ class GpuPool(Model):
         return value
 
     @model_validator(mode="after")
+    @rule("gpu-pool-fits-catalog")
     def _fits_catalog(self) -> GpuPool:
         """Every problem of the pool at once: what needs the accelerator's catalog entry is
         judged only when the accelerator is known, everything else always."""
@@ -344,6 +349,7 @@ class Autoprovisioning(Model):
     )
 
     @model_validator(mode="after")
+    @rule("autoprovisioning-limits-named")
     def _limits(self) -> Autoprovisioning:
         for key in self.limits:
             if key not in ("cpu", "memory") and key not in ACCELERATORS:

@@ -22,6 +22,7 @@ from stacks.schema.common import (
     _machine_type_name,
     _unique,
     problem,
+    rule,
     zone_region,
 )
 
@@ -204,6 +205,7 @@ class Sources(Model):
         )
 
     @model_validator(mode="after")
+    @rule("remote-bases-beside-local-trees")
     def _remote_bases_beside_local_trees(self) -> Sources:
         manifests = self.kubeflow_manifests
         if self.remote_bases is not None and (manifests is None or REMOTE_SCHEME.match(manifests)):

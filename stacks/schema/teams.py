@@ -35,6 +35,7 @@ from stacks.schema.common import (
     _dns_label,
     _text,
     problem,
+    rule,
     zone_region,
 )
 
@@ -67,6 +68,7 @@ class Contributor(Model):
     )
 
     @model_validator(mode="after")
+    @rule("contributor-person-or-group")
     def _person_or_group(self) -> Contributor:
         if (self.email is None) == (self.group is None):
             raise problem(
@@ -125,6 +127,7 @@ class ContainerDefaults(Model):
     )
 
     @model_validator(mode="after")
+    @rule("container-requests-within-limits")
     def _requests_within_limits(self) -> ContainerDefaults:
         for request, limit, key in ((self.cpu, self.cpu_limit, "cpu"), (self.memory, self.memory_limit, "memory")):
             if quantity.parse(request) > quantity.parse(limit):
@@ -188,6 +191,7 @@ class TeamRay(Model):
     )
 
     @model_validator(mode="after")
+    @rule("team-ray-sizes")
     def _sizes(self) -> TeamRay:
         if self.min_workers > self.max_workers:
             raise problem("minWorkers", f"minWorkers {self.min_workers} is above maxWorkers {self.max_workers}")
@@ -248,6 +252,7 @@ class Team(Model):
         return value
 
     @model_validator(mode="after")
+    @rule("team-contributors-once")
     def _people(self) -> Team:
         seen: dict[tuple[str, str], int] = {}
         for i, entry in enumerate(self.contributors):
