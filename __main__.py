@@ -7,11 +7,12 @@ from args.components import pipelines_args
 from components.pipelines import prepared_trees
 from components.trees import unprepared
 from stacks.config import running_stack_config
+from stacks.schema import PIPELINES
 
 config = running_stack_config()
 # A tree read from a local mirror of remote kustomize bases must be prepared before (the
 # program writes no file): stop here, naming the command, rather than in kustomize.
-missing = unprepared(prepared_trees(pipelines_args(config) if config.components.pipelines.enabled else None))
+missing = unprepared(prepared_trees(pipelines_args(config) if config.components[PIPELINES].enabled else None))
 if missing:
     raise pulumi.RunError("the Kubeflow trees are not ready to read:\n  - " + "\n  - ".join(missing))
 program.build(config)

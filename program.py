@@ -13,20 +13,21 @@ from typing import Any
 import pulumi
 
 from args.components import Secrets
-from args.platform import platform_args
+from args.platform import PlatformArgs, platform_args
+from components.installation import builders
 from components.overlays import overlay_verdict
 from components.platform import install
 from infra.cloud_identity import read_members
 from infra.cluster import build_cluster
 from stacks.config import ConfigError, Problem
 from stacks.rules import AUTH, cross_checks, with_read_members
-from stacks.schema import GroupSource, PlatformConfig
+from stacks.schema import KUBEFLOW, GroupSource, PlatformConfig
 from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 
 
 def build(config: PlatformConfig) -> None:
     config = with_cloud_identity_members(config)
-    args = platform_args(config, read_secrets(config))
+    args = args_of(config, read_secrets(config))
     # The chart overlays, as the offline tools judge them (tooling/cli.py load).
     stop_on([Problem(path, why) for path, why in overlay_verdict(args).problems])
     cluster = build_cluster(args.cluster)
@@ -44,11 +45,16 @@ def build(config: PlatformConfig) -> None:
         pulumi.export("imageRegistry", cluster.image_registry.url)
 
 
+def args_of(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
+    """The platform's Args, each component's cut by the builder its Installation names."""
+    return platform_args(config, secrets, builders(config.components.specs))
+
+
 def with_cloud_identity_members(config: PlatformConfig) -> PlatformConfig:
     """`config` with its cloudIdentity groups' members read (infra/cloud_identity.py): every group
     that cannot be read stops the run, naming its path and the fixes; each member left out (one
     who cannot sign in to this stack) is a warning of the preview or update."""
-    groups = {g.name: f"{AUTH}.groups[{k}]" for k, g in enumerate(config.components.kubeflow.auth.groups) if g.source is GroupSource.CLOUD_IDENTITY}
+    groups = {g.name: f"{AUTH}.groups[{k}]" for k, g in enumerate(config.components[KUBEFLOW].auth.groups) if g.source is GroupSource.CLOUD_IDENTITY}
     if not groups:
         return config
     read, failed = read_members(list(groups), config.project)
@@ -90,7 +96,7 @@ def secret(key: SecretKey) -> pulumi.Output[Any]:
 
 def kubeflow_url(config: PlatformConfig) -> str:
     """Where people open Kubeflow: the public hostname, or a port-forward on kind."""
-    hostname = config.components.kubeflow.auth.hostname
+    hostname = config.components[KUBEFLOW].auth.hostname
     if hostname:
         return f"https://{hostname}/"
     return "http://localhost:8080/ (kubectl port-forward -n istio-system svc/istio-ingressgateway 8080:80)"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import pulumi
@@ -13,6 +14,16 @@ import pulumi
 from args.infra import image_registry_args
 from facts.image_set import LOCAL_REGISTRY, notebook_image
 from stacks.schema import (
+    CERT_MANAGER,
+    DCGM_EXPORTER,
+    JOBSET,
+    KUBEFLOW,
+    KUBERAY,
+    KUEUE,
+    MONITORING,
+    PIPELINES,
+    TRAINER,
+    DcgmSource,
     GkeClusterConfig,
     GpuPool,
     KubeflowAuth,
@@ -21,6 +32,7 @@ from stacks.schema import (
     PipelinesCloudSql,
     PipelinesConfig,
     PlatformConfig,
+    RaySource,
     Sources,
     WaitForPodsReady,
 )
@@ -29,6 +41,8 @@ from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET, OIDC_CLIENT_S
 Secrets = Mapping[SecretKey, pulumi.Output[Any]]
 """The secrets a stack needs (stacks.secrets.required_secrets), each a Pulumi secret; a
 component fails on a secret it needs but did not get."""
+NO_SECRETS: Secrets = MappingProxyType({})
+"""What a component that reads no secret is handed by default."""
 
 
 def gpu_pools(config: PlatformConfig) -> tuple[GpuPool, ...]:
@@ -39,13 +53,13 @@ def gpu_pools(config: PlatformConfig) -> tuple[GpuPool, ...]:
 def service_monitor_enabled(config: PlatformConfig) -> bool:
     """Whether ServiceMonitors work here: they need the Prometheus Operator's CRDs and a
     Prometheus that scrapes them, i.e. monitoring on with kube-prometheus-stack."""
-    monitoring = config.components.monitoring
+    monitoring = config.components[MONITORING]
     return monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
 
 
 def behind_gke_ingress(config: PlatformConfig) -> bool:
     """Whether Kubeflow's gateway has a public hostname behind a GKE Ingress (HttpsGateway)."""
-    return isinstance(config.cluster, GkeClusterConfig) and bool(config.components.kubeflow.auth.hostname)
+    return isinstance(config.cluster, GkeClusterConfig) and bool(config.components[KUBEFLOW].auth.hostname)
 
 
 @dataclass(frozen=True)
@@ -176,6 +190,24 @@ class DcgmExporterArgs(ChartArgs):
 
 
 @dataclass(frozen=True)
+class KubeflowInstallArgs:
+    """What installing Kubeflow takes: its namespaces (made before every component), the core,
+    and on GKE behind an Ingress its HTTPS gateway."""
+
+    namespaces: KubeflowNamespacesArgs
+    kubeflow: KubeflowArgs
+    https_gateway: HttpsGatewayArgs | None
+
+
+@dataclass(frozen=True)
+class TrainerInstallArgs:
+    """What installing Trainer takes: the controller, and our training runtimes after it."""
+
+    trainer: TrainerArgs
+    runtimes: TrainingRuntimesArgs
+
+
+@dataclass(frozen=True)
 class Tied:
     """One object that ties two components, and where an earlier release of the program made it."""
 
@@ -241,27 +273,31 @@ class TrainingRuntimesArgs:
     """Kueue queues the TrainJobs: its accounting gap on the GPU variants is guarded (runtimes/kueue_guard.py)."""
 
 
-def cert_manager_args(config: PlatformConfig) -> CertManagerArgs:
-    return CertManagerArgs(sources=config.sources, values=config.components.cert_manager.values)
+def cert_manager_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> CertManagerArgs:
+    return CertManagerArgs(sources=config.sources, values=config.components[CERT_MANAGER].values)
 
 
 def kubeflow_namespaces_args(config: PlatformConfig) -> KubeflowNamespacesArgs:
     return KubeflowNamespacesArgs(sources=config.sources)
 
 
-def jobset_args(config: PlatformConfig) -> JobSetArgs:
-    return JobSetArgs(sources=config.sources, values=config.components.jobset.values)
+def jobset_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> JobSetArgs:
+    return JobSetArgs(sources=config.sources, values=config.components[JOBSET].values)
 
 
 def trainer_args(config: PlatformConfig) -> TrainerArgs:
-    return TrainerArgs(sources=config.sources, values=config.components.trainer.values)
+    return TrainerArgs(sources=config.sources, values=config.components[TRAINER].values)
 
 
-def kuberay_args(config: PlatformConfig) -> KubeRayArgs:
-    return KubeRayArgs(sources=config.sources, values=config.components.kuberay.values)
+def kuberay_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> KubeRayArgs | None:
+    """None with GKE's managed Ray operator: an add-on of the cluster (infra/gke.py)."""
+    settings = config.components[KUBERAY]
+    if settings.source is RaySource.GKE_ADDON:
+        return None
+    return KubeRayArgs(sources=config.sources, values=settings.values)
 
 
-def istio_args(config: PlatformConfig) -> IstioArgs:
+def istio_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> IstioArgs:
     return IstioArgs(
         sources=config.sources, gke=isinstance(config.cluster, GkeClusterConfig), gke_ingress=behind_gke_ingress(config)
     )
@@ -271,7 +307,7 @@ def notebook_registry(config: PlatformConfig) -> str:
     """Where the stack's notebook images come from: `kubeflow.notebookRegistry`, else the
     stack's Artifact Registry repository, else (kind) the local name `make notebook-images`
     loads into the cluster. A gke stack with neither is refused (stacks/rules.py)."""
-    explicit = config.components.kubeflow.notebook_registry
+    explicit = config.components[KUBEFLOW].notebook_registry
     if explicit:
         return explicit
     registry = image_registry_args(config)
@@ -286,12 +322,12 @@ def notebook_images(config: PlatformConfig) -> NotebookImages:
 def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
     return KubeflowArgs(
         sources=config.sources,
-        auth=config.components.kubeflow.auth,
+        auth=config.components[KUBEFLOW].auth,
         ray_dashboards=tuple(RayDashboard(team=t.name, cluster=t.ray.name) for t in config.teams if t.ray),
-        grafana=config.components.monitoring.enabled,
+        grafana=config.components[MONITORING].enabled,
         notebook_images=notebook_images(config),
         gpu_pools=gpu_pools(config),
-        pipelines=config.components.pipelines.enabled,
+        pipelines=config.components[PIPELINES].enabled,
         https=behind_gke_ingress(config),
         dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
         oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
@@ -299,7 +335,7 @@ def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
 
 
 def https_gateway_args(config: PlatformConfig, secrets: Secrets) -> HttpsGatewayArgs:
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     return HttpsGatewayArgs(
         project=config.project,
         auth=auth,
@@ -308,44 +344,47 @@ def https_gateway_args(config: PlatformConfig, secrets: Secrets) -> HttpsGateway
     )
 
 
-def kueue_args(config: PlatformConfig) -> KueueArgs:
+def kueue_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> KueueArgs:
     return KueueArgs(
         sources=config.sources,
         gpu_pools=gpu_pools(config),
         service_monitor=service_monitor_enabled(config),
-        wait_for_pods_ready=config.components.kueue.wait_for_pods_ready,
-        values=config.components.kueue.values,
+        wait_for_pods_ready=config.components[KUEUE].wait_for_pods_ready,
+        values=config.components[KUEUE].values,
     )
 
 
-def monitoring_args(config: PlatformConfig) -> MonitoringArgs:
+def monitoring_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> MonitoringArgs:
     return MonitoringArgs(
         sources=config.sources,
-        settings=config.components.monitoring,
+        settings=config.components[MONITORING],
         project=config.project,
         cluster_name=config.cluster.name,
-        kubeflow=config.components.kubeflow.enabled,
-        gpu_metrics=config.enabled_components()["dcgmExporter"],
+        kubeflow=config.components[KUBEFLOW].enabled,
+        gpu_metrics=config.enabled(DCGM_EXPORTER),
     )
 
 
-def dcgm_exporter_args(config: PlatformConfig) -> DcgmExporterArgs:
+def dcgm_exporter_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> DcgmExporterArgs | None:
+    """None with GKE's managed DCGM metrics: GKE runs the exporter (infra/gke.py)."""
+    if config.components[DCGM_EXPORTER].source is DcgmSource.GKE_MANAGED:
+        return None
     return DcgmExporterArgs(
         sources=config.sources,
         service_monitor=service_monitor_enabled(config),
         gpu_pools=gpu_pools(config),
-        values=config.components.dcgm_exporter.values,
+        values=config.components[DCGM_EXPORTER].values,
     )
 
 
 def training_runtimes_args(config: PlatformConfig) -> TrainingRuntimesArgs:
-    return TrainingRuntimesArgs(gpu_pools=gpu_pools(config), kueue=config.enabled_components()["kueue"])
+    return TrainingRuntimesArgs(gpu_pools=gpu_pools(config), kueue=config.enabled(KUEUE))
 
 
-def pipelines_args(config: PlatformConfig) -> PipelinesArgs:
+def pipelines_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> PipelinesArgs:
     cluster = config.cluster
     gke = isinstance(cluster, GkeClusterConfig)
-    sql = config.components.pipelines.cloud_sql
+    sql = config.components[PIPELINES].cloud_sql
     cloud_sql = (
         CloudSqlArgs(
             project=config.project,
@@ -360,8 +399,20 @@ def pipelines_args(config: PlatformConfig) -> PipelinesArgs:
     )
     return PipelinesArgs(
         sources=config.sources,
-        settings=config.components.pipelines,
+        settings=config.components[PIPELINES],
         artifacts_in_cluster=not gke,
         in_cluster_teams=() if gke else tuple(t.name for t in config.teams),
         cloud_sql=cloud_sql,
     )
+
+
+def kubeflow_install_args(config: PlatformConfig, secrets: Secrets) -> KubeflowInstallArgs:
+    return KubeflowInstallArgs(
+        namespaces=kubeflow_namespaces_args(config),
+        kubeflow=kubeflow_args(config, secrets),
+        https_gateway=https_gateway_args(config, secrets) if behind_gke_ingress(config) else None,
+    )
+
+
+def trainer_install_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> TrainerInstallArgs:
+    return TrainerInstallArgs(trainer=trainer_args(config), runtimes=training_runtimes_args(config))

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 
 from stacks.schema import (
+    DCGM_EXPORTER,
+    KUBERAY,
     DcgmSource,
     Environment,
     ExistingNetwork,
@@ -149,8 +151,7 @@ def image_registry_args(config: PlatformConfig) -> ImageRegistryArgs | None:
 
 
 def gke_cluster_args(config: PlatformConfig, cluster: GkeClusterConfig) -> GkeClusterArgs:
-    components = config.components
-    enabled = config.enabled_components()
+    dcgm, kuberay = config.components[DCGM_EXPORTER], config.components[KUBERAY]
     return GkeClusterArgs(
         project=config.project,
         cluster=cluster,
@@ -158,8 +159,8 @@ def gke_cluster_args(config: PlatformConfig, cluster: GkeClusterConfig) -> GkeCl
         environment=config.environment,
         deletion_protection=config.deletion_protection,
         # Never both: components/platform.py installs NVIDIA's chart only for source `chart`.
-        managed_dcgm=enabled["dcgmExporter"] and components.dcgm_exporter.source is DcgmSource.GKE_MANAGED,
-        ray_operator=components.kuberay.enabled and components.kuberay.source is RaySource.GKE_ADDON,
+        managed_dcgm=config.enabled(DCGM_EXPORTER) and dcgm.source is DcgmSource.GKE_MANAGED,
+        ray_operator=kuberay.enabled and kuberay.source is RaySource.GKE_ADDON,
         image_registry=image_registry_args(config),
         image_mirror=mirror_repository_args(config.images.mirror),
     )

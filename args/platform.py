@@ -1,94 +1,71 @@
-"""The Args of the whole platform: one per component the stack installs, None for the rest."""
+"""The Args of the whole platform: the cluster's, each component's the stack installs (cut by
+the component's own builder, in install order), the teams' and the image policy."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from args.components import (
-    CertManagerArgs,
-    DcgmExporterArgs,
-    HttpsGatewayArgs,
-    IstioArgs,
-    JobSetArgs,
-    KubeflowArgs,
-    KubeflowNamespacesArgs,
-    KubeRayArgs,
-    KueueArgs,
-    MonitoringArgs,
-    PipelinesArgs,
-    Secrets,
-    TrainerArgs,
-    TrainingRuntimesArgs,
-    behind_gke_ingress,
-    cert_manager_args,
-    dcgm_exporter_args,
-    https_gateway_args,
-    istio_args,
-    jobset_args,
-    kubeflow_args,
-    kubeflow_namespaces_args,
-    kuberay_args,
-    kueue_args,
-    monitoring_args,
-    pipelines_args,
-    trainer_args,
-    training_runtimes_args,
-)
+from args.components import Secrets
 from args.infra import ClusterArgs, cluster_args
 from args.teams import TeamArgs, teams_args
 from facts.image_refs import ImagePolicy
-from stacks.schema import DcgmSource, PlatformConfig, RaySource
+from stacks.schema import ComponentSpec, PlatformConfig
+
+A = TypeVar("A")
+T = TypeVar("T")
+
+ArgsBuilder = Callable[[PlatformConfig, Secrets], A | None]
+"""A component's Args, cut from the stack model (and the secrets it needs): a pure function
+named in its Installation (components/installation.py). None: nothing of it to install here
+although the stack enables it (GKE's Ray add-on, GKE's managed DCGM metrics)."""
+
+
+@dataclass(frozen=True)
+class ComponentArgs:
+    """One component the stack installs, and its Args."""
+
+    spec: ComponentSpec[Any]
+    args: Any
+    """What its builder made (the component's own Args type)."""
 
 
 @dataclass(frozen=True)
 class PlatformArgs:
     cluster: ClusterArgs
-    cert_manager: CertManagerArgs | None
-    istio: IstioArgs | None
-    kubeflow_namespaces: KubeflowNamespacesArgs | None
-    """With Kubeflow: its namespaces, installed before everything else."""
-    kubeflow: KubeflowArgs | None
-    https_gateway: HttpsGatewayArgs | None
-    """With Kubeflow behind a GKE Ingress."""
-    jobset: JobSetArgs | None
-    trainer: TrainerArgs | None
-    training_runtimes: TrainingRuntimesArgs | None
-    """With Trainer."""
-    kuberay: KubeRayArgs | None
-    """None also with GKE's Ray operator add-on (GkeClusterArgs.ray_operator)."""
-    kueue: KueueArgs | None
-    monitoring: MonitoringArgs | None
-    dcgm_exporter: DcgmExporterArgs | None
-    """None also with GKE's managed DCGM metrics (GkeClusterArgs.managed_dcgm)."""
-    pipelines: PipelinesArgs | None
+    specs: tuple[ComponentSpec[Any], ...]
+    """Every component of the stack's list, in install order (stacks/schema/component.py install_order)."""
+    components: tuple[ComponentArgs, ...]
+    """The components the stack installs here, in install order, each with its Args."""
     teams: tuple[TeamArgs, ...]
     images: ImagePolicy
     """Where every object's images are pulled from (`mlplatform:images`, retired registries)."""
 
+    def of(self, spec: ComponentSpec[Any], kind: type[T]) -> T | None:
+        """The Args of `spec`'s component, None when the stack does not install it here."""
+        for component in self.components:
+            if component.spec is spec:
+                if not isinstance(component.args, kind):
+                    raise TypeError(f"{spec.name}'s Args are {type(component.args).__name__}, not {kind.__name__}")
+                return component.args
+        return None
 
-def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
-    on = config.enabled_components()
-    components = config.components
-    kubeflow = on["kubeflow"]
+
+def platform_args(config: PlatformConfig, secrets: Secrets, builders: Mapping[ComponentSpec[Any], ArgsBuilder[Any]]) -> PlatformArgs:
+    """`builders`: each component's Args builder (components/installation.py builders), which
+    this layer cannot import: they live with the components that install them."""
+    order = config.components.installed_in_order()
+    components = []
+    for spec in order:
+        if config.enabled(spec):
+            built = builders[spec](config, secrets)
+            if built is not None:
+                components.append(ComponentArgs(spec, built))
     return PlatformArgs(
         cluster=cluster_args(config),
-        cert_manager=cert_manager_args(config) if on["certManager"] else None,
-        istio=istio_args(config) if on["istio"] else None,
-        kubeflow_namespaces=kubeflow_namespaces_args(config) if kubeflow else None,
-        kubeflow=kubeflow_args(config, secrets) if kubeflow else None,
-        https_gateway=https_gateway_args(config, secrets) if kubeflow and behind_gke_ingress(config) else None,
-        jobset=jobset_args(config) if on["jobset"] else None,
-        trainer=trainer_args(config) if on["trainer"] else None,
-        training_runtimes=training_runtimes_args(config) if on["trainer"] else None,
-        kuberay=kuberay_args(config) if on["kuberay"] and components.kuberay.source is not RaySource.GKE_ADDON else None,
-        kueue=kueue_args(config) if on["kueue"] else None,
-        monitoring=monitoring_args(config) if on["monitoring"] else None,
-        dcgm_exporter=(
-            dcgm_exporter_args(config)
-            if on["dcgmExporter"] and components.dcgm_exporter.source is not DcgmSource.GKE_MANAGED
-            else None
-        ),
-        pipelines=pipelines_args(config) if on["pipelines"] else None,
+        specs=order,
+        components=tuple(components),
         teams=teams_args(config),
         images=ImagePolicy(mirror=config.images.mirror),
     )

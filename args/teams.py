@@ -6,7 +6,18 @@ from dataclasses import dataclass
 
 from args.components import gpu_pools
 from facts.naming import team_bucket_name
-from stacks.schema import GkeClusterConfig, GpuPool, GroupSource, KubeflowAuth, PlatformConfig, Role, Team
+from stacks.schema import (
+    KUBEFLOW,
+    KUEUE,
+    PIPELINES,
+    GkeClusterConfig,
+    GpuPool,
+    GroupSource,
+    KubeflowAuth,
+    PlatformConfig,
+    Role,
+    Team,
+)
 
 
 @dataclass(frozen=True)
@@ -77,14 +88,14 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         else None
     )
     pipelines = None
-    if config.components.pipelines.enabled:
+    if config.components[PIPELINES].enabled:
         bucket = (team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket else None
         pipelines = TeamPipelines(bucket=bucket)
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     return TeamArgs(
         team=team,
         gpu_pools=gpu_pools(config),
-        kueue=config.enabled_components()["kueue"],
+        kueue=config.enabled(KUEUE),
         google=google,
         pipelines=pipelines,
         groups=team_groups(auth, team),

@@ -19,11 +19,14 @@ from typing import Any
 
 import pulumi
 
-from args.components import CertManagerArgs
+from args.components import CertManagerArgs, cert_manager_args
 from components.base import KUSTOMIZE_TYPE, Moved, PlatformComponent, install_child_urn
+from components.installation import ChartValues, Installation, built_by
+from components.readiness import Readiness
 from facts.versions import CERT_MANAGER
 from infra.cluster import Cluster
 from infra.component import type_token
+from stacks import schema
 
 NAMESPACE = "cert-manager"
 RELEASE = "cert-manager"
@@ -77,3 +80,15 @@ class CertManager(PlatformComponent):
 def moved_from_tree() -> Moved:
     """Where cert-manager's objects were until 26.03: children of the tree OLD_TREE of this component."""
     return Moved(type_token(CertManager), KUSTOMIZE_TYPE, OLD_TREE)
+
+
+def _install(args: CertManagerArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    return CertManager("cert-manager", args, cluster).ready
+
+
+INSTALLATION = Installation(
+    schema.CERT_MANAGER,
+    cert_manager_args,
+    _install,
+    charts=(ChartValues("values", CERT_MANAGER, lambda args: cert_manager_values(), lambda args: args.values, built_by(cert_manager_values)),),
+)

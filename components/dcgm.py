@@ -16,11 +16,14 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from args.components import DcgmExporterArgs
+from args.components import DcgmExporterArgs, dcgm_exporter_args
 from components.base import PlatformComponent
+from components.installation import ChartValues, Installation, built_by
+from components.readiness import Readiness
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT, pool_taints
 from facts.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
+from stacks import schema
 from stacks.schema import GpuPool
 
 NAMESPACE = "dcgm-exporter"
@@ -164,3 +167,16 @@ class DcgmExporter(PlatformComponent):
         self.ready = self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), [ns, quota], overlay=args.values)
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
+
+
+def _install(args: DcgmExporterArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    return DcgmExporter("dcgm-exporter", args, cluster).ready
+
+
+# With GKE's managed DCGM metrics dcgm_exporter_args gives None: infra/gke.py enables GKE's exporter.
+INSTALLATION = Installation(
+    schema.DCGM_EXPORTER,
+    dcgm_exporter_args,
+    _install,
+    charts=(ChartValues("values", DCGM_EXPORTER, dcgm_exporter_values, lambda args: args.values, built_by(dcgm_exporter_values)),),
+)

@@ -15,11 +15,14 @@ from typing import Any
 import pulumi
 import yaml
 
-from args.components import IstioArgs
+from args.components import IstioArgs, istio_args
 from components.base import PlatformComponent, PropsTransform, config_digest, with_config_digest
+from components.installation import Installation
+from components.readiness import Readiness
 from facts.image_refs import parse
 from facts.versions import ISTIO, ISTIO_TREE_VERSION
 from infra.cluster import Cluster
+from stacks import schema
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
@@ -173,3 +176,10 @@ class Istio(PlatformComponent):
         self.ready = self.kustomize("istio", install_tree(args), depends_on=[namespace], transforms=istio_transforms(args))
         self.gateway_service = pulumi.Output.from_input(f"{GATEWAY_NAMESPACE}/{GATEWAY_SERVICE}")
         self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})
+
+
+def _install(args: IstioArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    return Istio("istio", args, cluster, ready.resources(schema.ISTIO.needs, "Istio")).ready
+
+
+INSTALLATION = Installation(schema.ISTIO, istio_args, _install)

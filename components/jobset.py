@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import pulumi
 
-from args.components import JobSetArgs
+from args.components import JobSetArgs, jobset_args
 from components.base import PlatformComponent
+from components.installation import ChartValues, Installation
+from components.readiness import Readiness
 from facts.versions import JOBSET_CHART
 from infra.cluster import Cluster
+from stacks import schema
 
 NAMESPACE = "jobset-system"
 
@@ -27,3 +30,15 @@ class JobSet(PlatformComponent):
         )
         self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
+
+
+def _install(args: JobSetArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    return JobSet("jobset", args, cluster).ready
+
+
+INSTALLATION = Installation(
+    schema.JOBSET,
+    jobset_args,
+    _install,
+    charts=(ChartValues("values", JOBSET_CHART, lambda args: {}, lambda args: args.values, "components/jobset.py: no values of its own"),),
+)

@@ -26,7 +26,7 @@ import pulumi
 import pulumi_random as random
 import yaml
 
-from args.components import KubeflowArgs, KubeflowNamespacesArgs
+from args.components import KubeflowArgs, KubeflowInstallArgs, KubeflowNamespacesArgs, kubeflow_install_args
 from components.access import ALLOWED_IDENTITIES, gateway_identity_policy
 from components.base import (
     KUSTOMIZE_TYPE,
@@ -39,12 +39,16 @@ from components.base import (
     required,
     with_config_digest,
 )
+from components.gateway import HttpsGateway
+from components.installation import Installation
 from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
+from components.readiness import Need, Readiness, What
 from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
 from infra.component import type_token
+from stacks import schema
 from stacks.schema import DEX_DEFAULT_SCOPES, AuthKind, GroupSource, KubeflowAuth, OidcGroups
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
@@ -594,3 +598,26 @@ class Kubeflow(PlatformComponent):
                 "podDefaults": self.pod_defaults.urn,
             }
         )
+
+
+def _prepare(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> None:
+    """Kubeflow's namespaces, before every component: Istio and Trainer put objects into them."""
+    ready.record(schema.KUBEFLOW_NAMESPACES, KubeflowNamespaces("kubeflow-namespaces", args.namespaces, cluster).ready)
+
+
+GATEWAY_NEEDS = (Need(schema.ISTIO, What.CONTROLLER),)
+"""The Ingress sends to Istio's ingress gateway, which serves Kubeflow's sign-in (and so waits for Kubeflow too)."""
+
+
+def _install(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(schema.KUBEFLOW.needs, "Kubeflow"))
+    ready.record(schema.KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
+    gateway = None
+    if args.https_gateway is not None:
+        needs = [*ready.resources(GATEWAY_NEEDS, "the HTTPS gateway"), kubeflow.ready]
+        gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, needs)
+    ready.record(schema.KUBEFLOW_HTTPS_GATEWAY, gateway)
+    return kubeflow.ready
+
+
+INSTALLATION = Installation(schema.KUBEFLOW, kubeflow_install_args, _install, prepare=_prepare)

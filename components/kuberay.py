@@ -14,11 +14,14 @@ from typing import Any
 
 import pulumi
 
-from args.components import KubeRayArgs
+from args.components import KubeRayArgs, kuberay_args
 from components.base import PlatformComponent
+from components.installation import ChartValues, Installation, built_by
+from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import KUBERAY_CHART
 from infra.cluster import Cluster
+from stacks import schema
 
 NAMESPACE = "kuberay-system"
 
@@ -51,3 +54,16 @@ class KubeRay(PlatformComponent):
         cluster_role("kubeflow-kuberay-view", ("kubeflow-view",), VIEW_RULES, opts=child)
         self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
+
+
+def _install(args: KubeRayArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    return KubeRay("kuberay", args, cluster).ready
+
+
+# With GKE's managed operator (source gke-addon) kuberay_args gives None: infra/gke.py turns the add-on on.
+INSTALLATION = Installation(
+    schema.KUBERAY,
+    kuberay_args,
+    _install,
+    charts=(ChartValues("values", KUBERAY_CHART, lambda args: kuberay_values(), lambda args: args.values, built_by(kuberay_values)),),
+)

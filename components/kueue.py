@@ -24,11 +24,14 @@ from typing import Any
 import pulumi
 import yaml
 
-from args.components import KueueArgs
+from args.components import KueueArgs, kueue_args
 from components.base import PlatformComponent, apply_manifest
+from components.installation import ChartValues, Installation, built_by
+from components.readiness import Readiness
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
+from stacks import schema
 from stacks.schema import GpuPool, Provisioning, WaitForPodsReady
 
 NAMESPACE = "kueue-system"
@@ -216,3 +219,17 @@ class Kueue(PlatformComponent):
         self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
         self.flavor_names = pulumi.Output.from_input([flavor["metadata"]["name"] for flavor in flavors])
         self.register_outputs({"namespace": self.namespace, "flavors": self.flavor_names, "ready": self.ready.urn})
+
+
+def _install(args: KueueArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    return Kueue("kueue", args, cluster).ready
+
+
+INSTALLATION = Installation(
+    schema.KUEUE,
+    kueue_args,
+    _install,
+    charts=(
+        ChartValues("values", KUEUE_CHART, lambda args: kueue_values(args.wait_for_pods_ready), lambda args: args.values, built_by(kueue_values)),
+    ),
+)

@@ -24,18 +24,21 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from args.components import MonitoringArgs
+from args.components import MonitoringArgs, monitoring_args
 from components.access import GATEWAY_SELECTOR, KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
 from components.alerts import rule_spec
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.dashboards import dashboards
+from components.installation import ChartValues, Installation, built_by
 from components.istio import GATEWAY_NAMESPACE
 from components.network import SAME_NAMESPACE, namespace_peer, network_policy
+from components.readiness import Readiness
 from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
+from stacks import schema
 from stacks.schema import MetricsBackend, MonitoringConfig
 
 NAMESPACE = "monitoring"
@@ -478,3 +481,16 @@ def gmp_frontend_spec(project: str) -> dict[str, Any]:
             },
         },
     }
+
+
+def _install(args: MonitoringArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    return Monitoring("monitoring", args, cluster, ready.resources(schema.MONITORING.needs, "Grafana")).ready
+
+
+INSTALLATION = Installation(schema.MONITORING, monitoring_args, _install, charts=(
+        ChartValues(
+            "values", KUBE_PROMETHEUS_STACK, lambda args: prometheus_stack_values(args.settings), lambda args: args.settings.values,
+            built_by(prometheus_stack_values), installed=lambda args: args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK,
+        ),
+        ChartValues("grafanaValues", GRAFANA, grafana_values, lambda args: args.settings.grafana_values, built_by(grafana_values)),
+))

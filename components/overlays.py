@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 import tarfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -35,28 +35,12 @@ import yaml
 
 from args.platform import PlatformArgs
 from components.base import overlay_values
-from components.cert_manager import cert_manager_values
-from components.dcgm import dcgm_exporter_values
-from components.kuberay import kuberay_values
-from components.kueue import kueue_values
-from components.monitoring import grafana_values, prometheus_stack_values
+from components.installation import installation
 from components.overlay_facts import EMBEDDED_YAML, HINTS, INT_OR_STRING, RELIED, Hint, Key
 from components.sources import chart_source, is_local
-from components.trainer import trainer_values
-from facts.versions import (
-    CERT_MANAGER,
-    DCGM_EXPORTER,
-    GRAFANA,
-    JOBSET_CHART,
-    KUBE_PROMETHEUS_STACK,
-    KUBERAY_CHART,
-    KUEUE_CHART,
-    TRAINER_CHART,
-    Pin,
-)
-from stacks.schema import MetricsBackend, Sources
+from facts.versions import GRAFANA, Pin
+from stacks.schema import Sources
 
-COMPONENTS = "mlplatform:components"
 PROJECT = Path(__file__).resolve().parents[1]
 """What a relative local chart mirror (`mlplatform:sources.charts`) is relative to."""
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -78,37 +62,17 @@ class Overlay:
     values: Mapping[str, Any]
 
 
-def _builder(function: Callable[..., Any]) -> str:
-    return f"{function.__module__.replace('.', '/')}.py {function.__name__}"
-
-
 def overlays(args: PlatformArgs) -> list[Overlay]:
     """Every chart the stack installs, with the values the program builds for it and the stack's
-    overlay (maybe empty): the components' own builders, called as the components call them (the
-    plan records each chart's values, and tests/test_overlays.py holds them to these)."""
-    found: list[Overlay] = []
-
-    def add(key: str, pin: Pin, builder: str, built: Mapping[str, Any], overlay: Mapping[str, Any], name: str = "values") -> None:
-        found.append(Overlay(f"{COMPONENTS}.{key}.{name}", pin, built, builder, overlay))
-
-    if args.cert_manager:
-        add("certManager", CERT_MANAGER, _builder(cert_manager_values), cert_manager_values(), args.cert_manager.values)
-    if args.jobset:
-        add("jobset", JOBSET_CHART, "components/jobset.py: no values of its own", {}, args.jobset.values)
-    if args.trainer:
-        add("trainer", TRAINER_CHART, _builder(trainer_values), trainer_values(), args.trainer.values)
-    if args.kuberay:
-        add("kuberay", KUBERAY_CHART, _builder(kuberay_values), kuberay_values(), args.kuberay.values)
-    if args.kueue:
-        add("kueue", KUEUE_CHART, _builder(kueue_values), kueue_values(args.kueue.wait_for_pods_ready), args.kueue.values)
-    if args.monitoring:
-        settings = args.monitoring.settings
-        if settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            add("monitoring", KUBE_PROMETHEUS_STACK, _builder(prometheus_stack_values), prometheus_stack_values(settings), settings.values)
-        add("monitoring", GRAFANA, _builder(grafana_values), grafana_values(args.monitoring), settings.grafana_values, "grafanaValues")
-    if args.dcgm_exporter:
-        add("dcgmExporter", DCGM_EXPORTER, _builder(dcgm_exporter_values), dcgm_exporter_values(args.dcgm_exporter), args.dcgm_exporter.values)
-    return found
+    overlay (maybe empty): the charts each component's Installation declares, their values built
+    by the functions the components call (the plan records each chart's values, and
+    tests/test_overlays.py holds them to these)."""
+    return [
+        Overlay(f"{component.spec.path}.{chart.field}", chart.pin, chart.values(component.args), chart.builder, chart.overlay(component.args))
+        for component in args.components
+        for chart in installation(component.spec).charts
+        if chart.installed(component.args)
+    ]
 
 
 # --- the chart at its pinned version -----------------------------------------------------
@@ -196,10 +160,11 @@ def overlay_verdict(args: PlatformArgs, charts: Sequence[Sources] = ()) -> Verdi
 
 
 def _sources(args: PlatformArgs) -> list[Sources]:
-    """The stack's sources (every chart component carries the same)."""
-    for component in (args.cert_manager, args.jobset, args.trainer, args.kuberay, args.kueue, args.monitoring, args.dcgm_exporter):
-        if component is not None:
-            return [component.sources]
+    """The stack's sources (every component that installs upstream software carries the same)."""
+    for component in args.components:
+        found = getattr(component.args, "sources", None)
+        if isinstance(found, Sources):
+            return [found]
     return []
 
 

@@ -41,7 +41,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
 
-from args.components import PipelineKeysArgs, PipelinesArgs
+from args.components import PipelineKeysArgs, PipelinesArgs, pipelines_args
 from components.base import (
     PlatformComponent,
     PropsTransform,
@@ -50,7 +50,9 @@ from components.base import (
     matches,
     with_config_digest,
 )
+from components.installation import Installation
 from components.kubeflow import with_secrets
+from components.readiness import Readiness
 from components.sources import PreparedTree, prepared_tree
 from components.team_pipelines import (
     ACCESS_KEY,
@@ -64,6 +66,7 @@ from facts.resource_types import RANDOM_PASSWORD
 from infra.cloudsql import CloudSqlDatabase
 from infra.cluster import Cluster
 from infra.component import Component, type_token
+from stacks import schema
 
 TREE = "applications/pipeline/overlays"
 INSTALL = "pipelines"
@@ -393,3 +396,20 @@ class Pipelines(PlatformComponent):
         transforms = pipelines_transforms(args, password, root_password, access_key, secret_key)
         self.ready = self.kustomize(INSTALL, TREE, depends_on=[*needs, *own], transforms=transforms, kept=holds_data)
         self.register_outputs({"ready": self.ready.urn})
+
+
+PIPELINE_KEYS: dict[str, ObjectStoreKeys] = {}
+"""Per team, its key pair of the in-cluster object store (Pipelines.team_keys), for its namespace
+(components/platform.py hands them to the teams, and clears them before each install)."""
+
+
+def _install(args: PipelinesArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    # The teams' keys apart: a team's Secret and Pipelines' identities read them, neither waits for the other.
+    teams = args.in_cluster_teams
+    keys = PipelineKeys("pipeline-keys", PipelineKeysArgs(teams)).keys if teams else {}
+    pipelines = Pipelines("pipelines", args, cluster, ready.resources(schema.PIPELINES.needs, "Kubeflow Pipelines"), keys)
+    PIPELINE_KEYS.update(pipelines.team_keys)
+    return pipelines.ready
+
+
+INSTALLATION = Installation(schema.PIPELINES, pipelines_args, _install)

@@ -14,11 +14,14 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
-from args.components import TrainerArgs
+from args.components import TrainerArgs, TrainerInstallArgs, trainer_install_args
 from components.base import PlatformComponent
+from components.installation import ChartValues, Installation, built_by
+from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import TRAINER_CHART
 from infra.cluster import Cluster
+from stacks import schema
 
 NAMESPACE = "kubeflow-system"
 WEBHOOK_PORT = 9443
@@ -93,3 +96,18 @@ class Trainer(PlatformComponent):
         )
         self.namespace = pulumi.Output.from_input(NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
+
+
+def _install(args: TrainerInstallArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+    jobset, namespace = schema.TRAINER.needs
+    needs = ready.resources((jobset,), "Trainer")
+    return Trainer("trainer", args.trainer, cluster, needs, namespace=ready.get(namespace.on)).ready
+
+
+# Our ClusterTrainingRuntimes (runtimes/) follow the controller: the composition installs them.
+INSTALLATION = Installation(
+    schema.TRAINER,
+    trainer_install_args,
+    _install,
+    charts=(ChartValues("values", TRAINER_CHART, lambda args: trainer_values(), lambda args: args.trainer.values, built_by(trainer_values)),),
+)

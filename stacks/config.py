@@ -25,7 +25,17 @@ from pydantic import BaseModel, ValidationError
 
 from stacks import esc, stackfile
 from stacks.rules import cross_checks, missing_keys, warnings
-from stacks.schema import WEEKDAYS, GkeClusterConfig, GroupSource, KindClusterConfig, PlatformConfig
+from stacks.schema import (
+    COMPONENTS,
+    KUBEFLOW,
+    WEEKDAYS,
+    Components,
+    GkeClusterConfig,
+    GroupSource,
+    KindClusterConfig,
+    PlatformConfig,
+    settings_model,
+)
 
 STACKS_DIR = Path(__file__).resolve().parent
 """Where a stack name (`dev`) is looked up: the project's stack files, beside the schema
@@ -315,7 +325,7 @@ def load_stack(name_or_path: str, esc_files: Mapping[str, Path] | None = None) -
             f"group {group.name}: its members are read from Cloud Identity at `pulumi preview` / `pulumi up`; offline "
             "it has none but those a --cloud-identity file gives",
         )
-        for k, group in enumerate(config.components.kubeflow.auth.groups)
+        for k, group in enumerate(config.components[KUBEFLOW].auth.groups)
         if group.source is GroupSource.CLOUD_IDENTITY
     ]
     if config.project is None and isinstance(config.cluster, GkeClusterConfig) and resolved.origin("gcp:project"):
@@ -477,9 +487,10 @@ def _known_keys(loc: tuple[int | str, ...]) -> list[str]:
 
 
 def _model_of(annotation: Any) -> Any:
-    """The pydantic model inside an annotation such as `list[Team]` or `GpuSharing | None`."""
+    """The pydantic model inside an annotation such as `list[Team]` or `GpuSharing | None` (the
+    components' root: the model the list of components makes)."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
+        return settings_model(COMPONENTS) if annotation is Components else annotation
     for arg in getattr(annotation, "__args__", ()):
         found = _model_of(arg)
         if found is not None:

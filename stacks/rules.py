@@ -40,12 +40,20 @@ from facts.prices import SHAPES
 from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
 from stacks import quantity
 from stacks.schema import (
+    CHART_VALUES_KIND,
+    DCGM_EXPORTER,
     DNS_SUBDOMAIN_MAX,
     GCP_REGION,
     GCP_ZONE,
     GOOGLE_ISSUER,
+    KUBEFLOW,
+    KUBERAY,
+    KUEUE,
+    MONITORING,
+    PIPELINES,
     RESERVED_POOL_NAMES,
     AuthKind,
+    ComponentSpec,
     DcgmSource,
     DriverVersion,
     Environment,
@@ -336,7 +344,7 @@ def _oidc_issuer_as_published(config: PlatformConfig) -> Found:
     """Dex's OIDC library compares the issuer with the one the provider publishes byte for
     byte (facts/oidc_issuers.py). Nearly every provider publishes it without a trailing '/',
     so one written with it is refused unless the stack says the provider publishes it so."""
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     if auth.kind is not AuthKind.OIDC or auth.oidc is None:
         return
     issuer = auth.oidc.issuer
@@ -357,7 +365,7 @@ def _prod_on_gke(config: PlatformConfig) -> Found:
 
 
 def _queued_pools_need_kueue(config: PlatformConfig) -> Found:
-    if config.components.kueue.enabled:
+    if config.components[KUEUE].enabled:
         return
     for i, pool in enumerate(_pools(config)):
         if pool.provisioning is Provisioning.QUEUED:
@@ -369,77 +377,77 @@ def _queued_pools_need_kueue(config: PlatformConfig) -> Found:
 
 
 def _ray_addon_on_gke(config: PlatformConfig) -> Found:
-    if config.components.kuberay.source is RaySource.GKE_ADDON and _gke(config) is None:
-        yield f"{COMPONENTS}.kuberay.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator"
+    if config.components[KUBERAY].source is RaySource.GKE_ADDON and _gke(config) is None:
+        yield f"{KUBERAY.path}.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator"
 
 
 def _dcgm_on_gke(config: PlatformConfig) -> Found:
-    if config.components.dcgm_exporter.enabled and _gke(config) is None:
-        yield f"{COMPONENTS}.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled"
+    if config.components[DCGM_EXPORTER].enabled and _gke(config) is None:
+        yield f"{DCGM_EXPORTER.path}.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled"
 
 
 def _managed_dcgm_needs_managed_prometheus(config: PlatformConfig) -> Found:
-    gke, dcgm = _gke(config), config.components.dcgm_exporter
+    gke, dcgm = _gke(config), config.components[DCGM_EXPORTER]
     if gke and dcgm.enabled is not False and dcgm.source is DcgmSource.GKE_MANAGED and not gke.managed_prometheus:
         yield (
-            f"{COMPONENTS}.dcgmExporter.source",
+            f"{DCGM_EXPORTER.path}.source",
             "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart",
         )
 
 
 def _managed_backend_needs_managed_prometheus(config: PlatformConfig) -> Found:
-    monitoring = config.components.monitoring
+    monitoring = config.components[MONITORING]
     if not (monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED):
         return
     gke = _gke(config)
     if gke is None:
         yield (
-            f"{COMPONENTS}.monitoring.backend",
+            f"{MONITORING.path}.backend",
             "gke-managed is GKE's managed Prometheus; on kind use backend: kube-prometheus-stack",
         )
     elif not gke.managed_prometheus:
         yield (
-            f"{COMPONENTS}.monitoring.backend",
+            f"{MONITORING.path}.backend",
             "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack",
         )
 
 
 def _gpu_metrics_reach_prometheus(config: PlatformConfig) -> Found:
-    dcgm, monitoring = config.components.dcgm_exporter, config.components.monitoring
-    if not (monitoring.enabled and config.enabled_components()["dcgmExporter"]):
+    dcgm, monitoring = config.components[DCGM_EXPORTER], config.components[MONITORING]
+    if not (monitoring.enabled and config.enabled(DCGM_EXPORTER)):
         return
     managed_dcgm = dcgm.source is DcgmSource.GKE_MANAGED
     managed_backend = monitoring.backend is MetricsBackend.GKE_MANAGED
     if managed_dcgm and not managed_backend:
         yield (
-            f"{COMPONENTS}.dcgmExporter.source",
+            f"{DCGM_EXPORTER.path}.source",
             "GKE's managed DCGM metrics go to managed Prometheus, which kube-prometheus-stack does not read; "
             "use source: chart or monitoring.backend: gke-managed",
         )
     if managed_backend and not managed_dcgm:
         yield (
-            f"{COMPONENTS}.dcgmExporter.source",
+            f"{DCGM_EXPORTER.path}.source",
             "with monitoring.backend gke-managed use source: gke-managed "
             "(the chart's ServiceMonitor is for kube-prometheus-stack)",
         )
 
 
 def _gateway_exposed_on_gke(config: PlatformConfig) -> Found:
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     if _gke(config) is None and (auth.hostname or auth.iap):
-        yield f"{COMPONENTS}.kubeflow.auth", "hostname and iap expose the gateway on GKE; on kind remove them"
+        yield f"{KUBEFLOW.path}.auth", "hostname and iap expose the gateway on GKE; on kind remove them"
 
 
 def _teams_need_kubeflow(config: PlatformConfig) -> Found:
-    if config.teams and not config.components.kubeflow.enabled:
+    if config.teams and not config.components[KUBEFLOW].enabled:
         yield "mlplatform:teams", "teams are Kubeflow profiles; enable kubeflow or remove the teams"
 
 
 def _notebook_images_have_a_registry(config: PlatformConfig) -> Found:
-    gke, kubeflow = _gke(config), config.components.kubeflow
+    gke, kubeflow = _gke(config), config.components[KUBEFLOW]
     if gke and kubeflow.enabled and not gke.image_registry.enabled and not kubeflow.notebook_registry:
         yield (
-            f"{COMPONENTS}.kubeflow.notebookRegistry",
+            f"{KUBEFLOW.path}.notebookRegistry",
             "the notebook images need a registry the nodes pull from; set notebookRegistry, or leave "
             "cluster.imageRegistry enabled to use the stack's Artifact Registry repository",
         )
@@ -488,7 +496,7 @@ def _contributor_binding_names_unique(config: PlatformConfig, i: int) -> Found:
 
 
 def _groups(config: PlatformConfig) -> dict[str, tuple[int, GroupDefinition]]:
-    return {g.name: (k, g) for k, g in enumerate(config.components.kubeflow.auth.groups)}
+    return {g.name: (k, g) for k, g in enumerate(config.components[KUBEFLOW].auth.groups)}
 
 
 def _contributor_groups_defined(config: PlatformConfig, i: int) -> Found:
@@ -557,7 +565,7 @@ def _stack_groups_not_also_googles(config: PlatformConfig) -> Found:
     gke = _gke(config)
     if gke is None or gke.security_group is None:
         return
-    for k, group in enumerate(config.components.kubeflow.auth.groups):
+    for k, group in enumerate(config.components[KUBEFLOW].auth.groups):
         if group.source is GroupSource.STACK and "@" in group.name:
             yield (
                 f"{AUTH}.groups[{k}].source",
@@ -570,7 +578,7 @@ def _stack_groups_not_also_googles(config: PlatformConfig) -> Found:
 def _groups_can_be_supplied(config: PlatformConfig) -> Found:
     """Where each group's membership comes from exists in this stack: a provider group needs an
     OIDC upstream that sends groups; a stack group's members are people who can sign in."""
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     for k, group in enumerate(auth.groups):
         path = f"{AUTH}.groups[{k}]"
         if group.source is GroupSource.PROVIDER:
@@ -613,7 +621,7 @@ def with_read_members(config: PlatformConfig, read: Mapping[str, Sequence[str]])
     feed; and (path, why) of each member left out. A member who could never sign in to this
     stack (the rule stack members meet, _sign_in_problem) is left out and reported, not refused:
     who joins a Google group is not the stack's to edit, and a binding for them would open nothing."""
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     groups, left_out = [], []
     for k, group in enumerate(auth.groups):
         if group.source is not GroupSource.CLOUD_IDENTITY:
@@ -627,10 +635,8 @@ def with_read_members(config: PlatformConfig, read: Mapping[str, Sequence[str]])
             else:
                 members.append(member)
         groups.append(group.model_copy(update={"members": members}))
-    kubeflow = config.components.kubeflow
-    components = config.components.model_copy(
-        update={"kubeflow": kubeflow.model_copy(update={"auth": auth.model_copy(update={"groups": groups})})}
-    )
+    kubeflow = config.components[KUBEFLOW]
+    components = config.components.replaced(KUBEFLOW, kubeflow.model_copy(update={"auth": auth.model_copy(update={"groups": groups})}))
     return config.model_copy(update={"components": components}), left_out
 
 
@@ -643,11 +649,11 @@ def _team_pipelines_need_bucket_on_gke(config: PlatformConfig, i: int) -> Found:
     """On GKE a team's pipeline root is its bucket (components/team_pipelines.py): runs write
     their artifacts there as the team's Google account, which no other team's can read."""
     team = config.teams[i]
-    if _gke(config) and config.components.pipelines.enabled and team.bucket is None:
+    if _gke(config) and config.components[PIPELINES].enabled and team.bucket is None:
         yield (
             f"{_team(i)}.bucket",
             f"team {team.name} runs pipelines, whose artifacts go to the team's own bucket on gke; add `bucket: {{}}` "
-            f"to the team (or disable {COMPONENTS}.pipelines)",
+            f"to the team (or disable {PIPELINES.path})",
         )
 
 
@@ -659,7 +665,7 @@ def _team_ray_pool_exists(config: PlatformConfig, i: int) -> Found:
 
 
 def _team_ray_needs_kuberay(config: PlatformConfig, i: int) -> Found:
-    if config.teams[i].ray and not config.components.kuberay.enabled:
+    if config.teams[i].ray and not config.components[KUBERAY].enabled:
         yield f"{_team(i)}.ray", "a team Ray cluster needs the kuberay component; enable it"
 
 
@@ -667,9 +673,9 @@ def _team_ray_needs_kuberay(config: PlatformConfig, i: int) -> Found:
 
 
 def _teams_need_kueue(config: PlatformConfig) -> Found:
-    if config.teams and not config.components.kueue.enabled:
+    if config.teams and not config.components[KUEUE].enabled:
         yield (
-            f"{COMPONENTS}.kueue.enabled",
+            f"{KUEUE.path}.enabled",
             "every team gets a Kueue ClusterQueue and a `default` LocalQueue, which need Kueue; "
             "enable kueue or remove the teams",
         )
@@ -681,9 +687,9 @@ def _service_account_ids(config: PlatformConfig) -> Iterator[tuple[str, str, Cal
     if gke is None:
         return
     yield f"{CLUSTER}.name", "the nodes' account", partial(node_service_account_id, gke.name)
-    monitoring = config.components.monitoring
+    monitoring = config.components[MONITORING]
     if monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED:
-        yield f"{COMPONENTS}.monitoring.backend", "the managed-Prometheus query account", partial(gmp_service_account_id, gke.name)
+        yield f"{MONITORING.path}.backend", "the managed-Prometheus query account", partial(gmp_service_account_id, gke.name)
     named = set()
     for i, team in enumerate(config.teams):
         if team.name not in named:  # two teams of one name: team-names-unique says so
@@ -860,13 +866,13 @@ def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
 
 # --- who may sign in -----------------------------------------------------------------
 
-AUTH = f"{COMPONENTS}.kubeflow.auth"
+AUTH = f"{KUBEFLOW.path}.auth"
 
 
 def _sign_in_problem(config: PlatformConfig, email: str) -> str | None:
     """Why `email` could never sign in to this stack, or None (it can, or the stack does not
     say who may: Dex without static users)."""
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     address = email.lower()
     if auth.kind is AuthKind.OIDC:
         if address in {e.lower() for e in auth.allowed_emails} or address.rsplit("@", 1)[-1] in auth.allowed_domains:
@@ -878,7 +884,7 @@ def _sign_in_problem(config: PlatformConfig, email: str) -> str | None:
 
 
 def _dex_has_static_users(config: PlatformConfig) -> Found:
-    kubeflow = config.components.kubeflow
+    kubeflow = config.components[KUBEFLOW]
     if kubeflow.enabled and kubeflow.auth.kind is AuthKind.DEX and not kubeflow.auth.static_users:
         yield (
             f"{AUTH}.staticUsers",
@@ -892,7 +898,7 @@ def _dex_password_envs_unique(config: PlatformConfig) -> Found:
     e-mail (facts/naming.py dex_password_env); two users sharing a name would share one
     hash, so one person's password would sign in as the other. The encoding is injective,
     so this holds by construction; the rule refuses the stack anyway should it ever not."""
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     if auth.kind is not AuthKind.DEX:
         return
     first: dict[str, int] = {}
@@ -918,10 +924,10 @@ def _dex_password_envs_unique(config: PlatformConfig) -> Found:
 def _addresses(config: PlatformConfig) -> Iterator[tuple[str, str]]:
     """(config path, address) of everyone the stack names, the identity provider's own
     lists first: Dex sends a static user as staticUsers writes it."""
-    auth = config.components.kubeflow.auth
+    auth = config.components[KUBEFLOW].auth
     yield from ((f"{AUTH}.staticUsers[{i}]", e) for i, e in enumerate(auth.static_users))
     yield from ((f"{AUTH}.allowedEmails[{i}]", e) for i, e in enumerate(auth.allowed_emails))
-    yield from ((f"{COMPONENTS}.monitoring.grafanaAdmins[{i}]", e) for i, e in enumerate(config.components.monitoring.grafana_admins))
+    yield from ((f"{MONITORING.path}.grafanaAdmins[{i}]", e) for i, e in enumerate(config.components[MONITORING].grafana_admins))
     for i, team in enumerate(config.teams):
         yield f"{_team(i)}.owner", team.owner
         yield from ((f"{_team(i)}.contributors[{j}].email", c.email) for j, c in enumerate(team.contributors) if c.email)
@@ -954,25 +960,25 @@ def _identities_spelled_alike(config: PlatformConfig) -> Found:
 
 
 def _grafana_admins_can_sign_in(config: PlatformConfig) -> Found:
-    if not config.components.kubeflow.enabled:
+    if not config.components[KUBEFLOW].enabled:
         return
-    for i, email in enumerate(config.components.monitoring.grafana_admins):
+    for i, email in enumerate(config.components[MONITORING].grafana_admins):
         found = _sign_in_problem(config, email)
         if found:
-            yield f"{COMPONENTS}.monitoring.grafanaAdmins[{i}]", found
+            yield f"{MONITORING.path}.grafanaAdmins[{i}]", found
 
 
 def _grafana_signs_in_through_kubeflow(config: PlatformConfig) -> Found:
-    if config.components.monitoring.enabled and not config.components.kubeflow.enabled:
+    if config.components[MONITORING].enabled and not config.components[KUBEFLOW].enabled:
         yield (
-            f"{COMPONENTS}.monitoring.enabled",
+            f"{MONITORING.path}.enabled",
             "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; "
             "enable kubeflow or disable monitoring",
         )
 
 
 def _team_people_can_sign_in(config: PlatformConfig, i: int) -> Found:
-    if not config.components.kubeflow.enabled:
+    if not config.components[KUBEFLOW].enabled:
         return
     team = config.teams[i]
     found = _sign_in_problem(config, team.owner)
@@ -1037,30 +1043,41 @@ def _host_project_is_another_project(config: PlatformConfig) -> Found:
         )
 
 
+def _chart_values_fields(spec: ComponentSpec[Any]) -> list[tuple[str, str]]:
+    """(attribute, key) of each chart-values overlay of a component's settings (a ChartValues field)."""
+    return [
+        (name, field.alias or name)
+        for name, field in spec.model.model_fields.items()
+        if CHART_VALUES_KIND in field.metadata
+    ]
+
+
 def _chart_values_reach_a_chart(config: PlatformConfig) -> Found:
     """An overlay for a chart the stack does not install would be silently ignored."""
-    components, enabled = config.components, config.enabled_components()
-    monitoring, kuberay, dcgm = components.monitoring, components.kuberay, components.dcgm_exporter
-    overlays = (
-        ("certManager", "values", components.cert_manager.values, None),
-        ("jobset", "values", components.jobset.values, None),
-        ("trainer", "values", components.trainer.values, None),
-        ("kuberay", "values", kuberay.values, "source gke-addon is GKE's managed Ray operator, not the chart"
-         if kuberay.source is RaySource.GKE_ADDON else None),
-        ("kueue", "values", components.kueue.values, None),
-        ("monitoring", "values", monitoring.values, "backend gke-managed installs no kube-prometheus-stack "
-         "(grafanaValues still reach Grafana)" if monitoring.backend is MetricsBackend.GKE_MANAGED else None),
-        ("monitoring", "grafanaValues", monitoring.grafana_values, None),
-        ("dcgmExporter", "values", dcgm.values, "source gke-managed is GKE's DCGM metrics, not NVIDIA's chart"
-         if dcgm.source is DcgmSource.GKE_MANAGED else None),
-    )
-    for key, field, values, elsewhere in overlays:
-        if not values:
+    for spec in config.components.specs:
+        settings = config.components[spec]
+        unused = spec.unused_overlays(settings) if spec.unused_overlays else {}
+        for name, key in _chart_values_fields(spec):
+            if not getattr(settings, name):
+                continue
+            if not config.enabled(spec):
+                yield f"{spec.path}.{key}", f"{spec.name} is off here, so no chart takes these values; remove them or enable {spec.name}"
+            elif key in unused:
+                yield f"{spec.path}.{key}", f"{unused[key]}; remove {key}"
+
+
+def _components_needed(config: PlatformConfig) -> Found:
+    """A component the stack installs has what it needs installed too (its spec's needs that are
+    not optional: stacks/schema/component.py)."""
+    for spec in config.components.specs:
+        if not config.enabled(spec):
             continue
-        if not enabled[key]:
-            yield f"{COMPONENTS}.{key}.{field}", f"{key} is off here, so no chart takes these values; remove them or enable {key}"
-        elif elsewhere:
-            yield f"{COMPONENTS}.{key}.{field}", f"{elsewhere}; remove {field}"
+        for needed in spec.required():
+            if needed in config.components.specs and not config.enabled(needed):
+                yield (
+                    f"{needed.path}.enabled",
+                    f"{spec.name} needs {needed.name}; enable {needed.name} or disable {spec.name}",
+                )
 
 
 # --- zones, versions and the target's own settings ------------------------------------------
@@ -1121,31 +1138,30 @@ def _gke_version_offered(config: PlatformConfig) -> Found:
     )
 
 
-PIPELINES = f"{COMPONENTS}.pipelines"
 
 
 def _pipelines_database_of_the_target(config: PlatformConfig) -> Found:
     """On GKE the pipelines database is Cloud SQL, elsewhere MySQL in the cluster: the other one's
     settings would be silently ignored."""
-    pipelines = config.components.pipelines
+    pipelines = config.components[PIPELINES]
     if not pipelines.enabled:
         return
     gke = _gke(config)
     if gke is None and "cloud_sql" in pipelines.model_fields_set:
         yield (
-            f"{PIPELINES}.cloudSql",
+            f"{PIPELINES.path}.cloudSql",
             f"cloudSql is the database of a gke stack; on {config.cluster.kind} Pipelines keeps MySQL in the cluster "
             "(its volume: databaseStorage); remove cloudSql",
         )
     if gke is not None and "database_storage" in pipelines.model_fields_set:
         yield (
-            f"{PIPELINES}.databaseStorage",
+            f"{PIPELINES.path}.databaseStorage",
             "on gke the pipelines database is Cloud SQL (cloudSql.diskSizeGb sizes it), and databaseStorage, the "
             "in-cluster MySQL's volume, would be ignored; remove it or set cloudSql.diskSizeGb",
         )
     if gke is not None and gke.network.existing is None and pipelines.cloud_sql.private_service_access is False:
         yield (
-            f"{PIPELINES}.cloudSql.privateServiceAccess",
+            f"{PIPELINES.path}.cloudSql.privateServiceAccess",
             "the stack creates its network, which has no Private Service Access unless the program makes it, and the "
             "Cloud SQL instance has a private IP only: it would have no path to the cluster; remove "
             "privateServiceAccess: false (it is for an existing network that has one)",
@@ -1157,11 +1173,11 @@ def _volumes_fit_the_storage_class(config: PlatformConfig) -> Found:
     if _gke(config) is None:
         return
     volumes = []
-    if config.components.pipelines.enabled:
-        volumes.append((f"{PIPELINES}.objectStoreStorage", config.components.pipelines.object_store_storage))
-    monitoring = config.components.monitoring
+    if config.components[PIPELINES].enabled:
+        volumes.append((f"{PIPELINES.path}.objectStoreStorage", config.components[PIPELINES].object_store_storage))
+    monitoring = config.components[MONITORING]
     if monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-        volumes.append((f"{COMPONENTS}.monitoring.storageSize", monitoring.storage_size))
+        volumes.append((f"{MONITORING.path}.storageSize", monitoring.storage_size))
     for path, size in volumes:
         if quantity.parse(size) > PERSISTENT_DISK_MAX_BYTES:
             yield (
@@ -1201,7 +1217,7 @@ def _network_holds_the_pools(config: PlatformConfig) -> Found:
 def _people_not_groups(config: PlatformConfig) -> Found:
     """An owner, a person contributor and a Grafana admin are people: a group's address there
     would be compared with the signed-in person's and match no one."""
-    groups = {g.name.lower(): f"{AUTH}.groups[{k}]" for k, g in enumerate(config.components.kubeflow.auth.groups)}
+    groups = {g.name.lower(): f"{AUTH}.groups[{k}]" for k, g in enumerate(config.components[KUBEFLOW].auth.groups)}
     gke = _gke(config)
     if gke and gke.security_group:
         groups.setdefault(gke.security_group.lower(), f"{CLUSTER}.securityGroup")
@@ -1223,11 +1239,11 @@ def _people_not_groups(config: PlatformConfig) -> Found:
                     f"{entry.email} is a group ({where}): as email it is taken for one person, who does not exist; "
                     f"write {{group: {entry.email}, role: {entry.role.value}}}",
                 )
-    for j, admin in enumerate(config.components.monitoring.grafana_admins):
+    for j, admin in enumerate(config.components[MONITORING].grafana_admins):
         where = groups.get(admin.lower())
         if where:
             yield (
-                f"{COMPONENTS}.monitoring.grafanaAdmins[{j}]",
+                f"{MONITORING.path}.grafanaAdmins[{j}]",
                 f"{admin} is a group ({where}), and Grafana admins are people (the gateway asserts a person); list the "
                 "group's members here instead",
             )
@@ -1248,13 +1264,13 @@ def _team_ray_name_free(config: PlatformConfig, i: int) -> Found:
 def _notebook_registry_reachable(config: PlatformConfig) -> Found:
     """A registry on localhost is kind's (images loaded into its nodes); a GKE node pulling from
     localhost asks itself."""
-    registry = config.components.kubeflow.notebook_registry
+    registry = config.components[KUBEFLOW].notebook_registry
     if _gke(config) is None or registry is None:
         return
     host = registry.split("/", 1)[0].split(":", 1)[0]
     if host == "localhost" or host.startswith("127.") or host.endswith(".local") or "." not in host:
         yield (
-            f"{COMPONENTS}.kubeflow.notebookRegistry",
+            f"{KUBEFLOW.path}.notebookRegistry",
             f"{registry!r} is a registry on the machine itself (kind's `make notebook-images` loads images there); a "
             "GKE node would ask itself for the image; remove the key to use the stack's Artifact Registry repository, "
             "or name a registry the nodes reach",
@@ -1269,16 +1285,12 @@ NAP = f"{CLUSTER}.autoprovisioning"
 REGISTRY = f"{CLUSTER}.imageRegistry"
 MANAGED_PROMETHEUS = f"{CLUSTER}.managedPrometheus"
 TEAMS = "mlplatform:teams"
-KUBEFLOW = f"{COMPONENTS}.kubeflow"
-KUEUE = f"{COMPONENTS}.kueue"
-KUBERAY = f"{COMPONENTS}.kuberay"
-MONITORING = f"{COMPONENTS}.monitoring"
-DCGM = f"{COMPONENTS}.dcgmExporter"
 OVERRIDES = "mlplatform:overrides"
-# config.enabled_components(): the toggles, and dcgmExporter's default from the cluster.
+# config.enabled(): the toggles, and defaults such as dcgmExporter's from the cluster.
 ENABLED = (COMPONENTS, KIND, POOLS, NAP)
 
 RULES: tuple[Rule | TeamRule, ...] = (
+    Rule("component-needs", "A component the stack installs has the components it needs installed too.", _components_needed, ENABLED),
     Rule("pool-names-free", "No GPU pool takes the system pool's name or Kueue's CPU flavor name.", _pool_names_free, (POOLS,)),
     Rule("autoprovisioning-covers-gpus", "With autoprovisioning on, its limits cover every GPU pool at full size.", _autoprovisioning_covers_gpus, (CLUSTER,)),
     Rule(
@@ -1313,30 +1325,30 @@ RULES: tuple[Rule | TeamRule, ...] = (
         "oidc-issuer-as-published",
         "An OIDC issuer ending in '/' is taken only knowingly (most providers publish theirs without).",
         _oidc_issuer_as_published,
-        (f"{KUBEFLOW}.auth", OVERRIDES),
+        (f"{KUBEFLOW.path}.auth", OVERRIDES),
     ),
-    Rule("identities-spelled-alike", "One person is spelled one way throughout the stack (upstream compares exactly).", _identities_spelled_alike, (f"{KUBEFLOW}.auth", f"{MONITORING}.grafanaAdmins", TEAMS)),
+    Rule("identities-spelled-alike", "One person is spelled one way throughout the stack (upstream compares exactly).", _identities_spelled_alike, (f"{KUBEFLOW.path}.auth", f"{MONITORING.path}.grafanaAdmins", TEAMS)),
     Rule("prod-on-gke", "A prod stack runs on a GKE cluster, never kind.", _prod_on_gke, ("mlplatform:environment", KIND)),
-    Rule("queued-pools-need-kueue", "Queued GPU pools need Kueue, which creates their ProvisioningRequests.", _queued_pools_need_kueue, (KUEUE, KIND, POOLS)),
-    Rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", _ray_addon_on_gke, (KUBERAY, KIND)),
-    Rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", _dcgm_on_gke, (DCGM, KIND)),
-    Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM, KIND, MANAGED_PROMETHEUS)),
-    Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING, KIND, MANAGED_PROMETHEUS)),
+    Rule("queued-pools-need-kueue", "Queued GPU pools need Kueue, which creates their ProvisioningRequests.", _queued_pools_need_kueue, (KUEUE.path, KIND, POOLS)),
+    Rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", _ray_addon_on_gke, (KUBERAY.path, KIND)),
+    Rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", _dcgm_on_gke, (DCGM_EXPORTER.path, KIND)),
+    Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM_EXPORTER.path, KIND, MANAGED_PROMETHEUS)),
+    Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING.path, KIND, MANAGED_PROMETHEUS)),
     Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
-    Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW}.auth", KIND)),
-    Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW)),
-    Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE)),
-    Rule("service-account-ids-unique", "Every Google service account the stack creates gets a valid id of its own.", _service_account_ids_unique, (KIND, f"{CLUSTER}.name", MONITORING, TEAMS)),
+    Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW.path}.auth", KIND)),
+    Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW.path)),
+    Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE.path)),
+    Rule("service-account-ids-unique", "Every Google service account the stack creates gets a valid id of its own.", _service_account_ids_unique, (KIND, f"{CLUSTER}.name", MONITORING.path, TEAMS)),
     TeamRule("team-names-unique", "No two teams share a name.", _team_names_unique, (TEAMS,)),
     TeamRule("team-gpus-provided", "A team's GPU quota names accelerators a GPU pool or autoprovisioning provides.", _team_gpus_provided, (TEAMS, KIND, POOLS, NAP)),
     TeamRule("contributor-binding-names-unique", "No two contributors of a team get one KFAM binding name.", _contributor_binding_names_unique, (TEAMS,)),
-    TeamRule("contributor-groups-defined", "A team's group contributor is a group the stack defines (auth.groups).", _contributor_groups_defined, (TEAMS, f"{KUBEFLOW}.auth")),
-    TeamRule("member-binding-names-unique", "No two members of a team's groups get one KFAM binding name.", _member_binding_names_unique, (TEAMS, f"{KUBEFLOW}.auth")),
-    TeamRule("member-binding-names-free", "A group member's binding is not also a person contributor's (one name, one role).", _member_binding_collisions, (TEAMS, f"{KUBEFLOW}.auth")),
-    Rule("stack-groups-not-also-googles", "A stack group is not also a Google group that Google Groups for RBAC hands kubectl.", _stack_groups_not_also_googles, (f"{KUBEFLOW}.auth", f"{CLUSTER}.securityGroup")),
-    Rule("groups-can-be-supplied", "Each group's membership has a source in this stack's sign-in; its members can sign in.", _groups_can_be_supplied, (f"{KUBEFLOW}.auth",)),
+    TeamRule("contributor-groups-defined", "A team's group contributor is a group the stack defines (auth.groups).", _contributor_groups_defined, (TEAMS, f"{KUBEFLOW.path}.auth")),
+    TeamRule("member-binding-names-unique", "No two members of a team's groups get one KFAM binding name.", _member_binding_names_unique, (TEAMS, f"{KUBEFLOW.path}.auth")),
+    TeamRule("member-binding-names-free", "A group member's binding is not also a person contributor's (one name, one role).", _member_binding_collisions, (TEAMS, f"{KUBEFLOW.path}.auth")),
+    Rule("stack-groups-not-also-googles", "A stack group is not also a Google group that Google Groups for RBAC hands kubectl.", _stack_groups_not_also_googles, (f"{KUBEFLOW.path}.auth", f"{CLUSTER}.securityGroup")),
+    Rule("groups-can-be-supplied", "Each group's membership has a source in this stack's sign-in; its members can sign in.", _groups_can_be_supplied, (f"{KUBEFLOW.path}.auth",)),
     TeamRule("team-bucket-on-gke", "Team buckets (GCS) only on GKE.", _team_bucket_on_gke, (TEAMS, KIND)),
-    TeamRule("team-pipelines-need-bucket-on-gke", "On GKE a team that runs pipelines has a bucket: its pipeline root.", _team_pipelines_need_bucket_on_gke, (TEAMS, KIND, f"{COMPONENTS}.pipelines")),
+    TeamRule("team-pipelines-need-bucket-on-gke", "On GKE a team that runs pipelines has a bucket: its pipeline root.", _team_pipelines_need_bucket_on_gke, (TEAMS, KIND, f"{PIPELINES.path}")),
     TeamRule("team-default-bucket-name-valid", "A team bucket's default name, <project>-<team>, is a valid Cloud Storage name.", _team_default_bucket_name_valid, (TEAMS, KIND, PROJECT)),
     TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique, (TEAMS, KIND, PROJECT)),
     TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit, (TEAMS,)),
@@ -1344,26 +1356,26 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory).", _team_ray_head_within_quota, (TEAMS,)),
     TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS)),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists, (TEAMS, KIND, POOLS)),
-    TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY)),
-    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow, (MONITORING, KUBEFLOW)),
-    Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users, (KUBEFLOW,)),
-    Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique, (f"{KUBEFLOW}.auth",)),
-    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in, (KUBEFLOW, f"{MONITORING}.grafanaAdmins")),
-    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in, (TEAMS, KUBEFLOW)),
+    TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY.path)),
+    Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow, (MONITORING.path, KUBEFLOW.path)),
+    Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users, (KUBEFLOW.path,)),
+    Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique, (f"{KUBEFLOW.path}.auth",)),
+    Rule("grafana-admins-can-sign-in", "Every Grafana admin is someone the stack lets sign in.", _grafana_admins_can_sign_in, (KUBEFLOW.path, f"{MONITORING.path}.grafanaAdmins")),
+    TeamRule("team-people-can-sign-in", "A team's owner and contributors are people the stack lets sign in.", _team_people_can_sign_in, (TEAMS, KUBEFLOW.path)),
     TeamRule("team-container-defaults-fit-quota", "A team's default container requests fit in its quota.", _team_container_defaults_fit_quota, (TEAMS,)),
-    Rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", _notebook_images_have_a_registry, (KIND, REGISTRY, KUBEFLOW)),
+    Rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", _notebook_images_have_a_registry, (KIND, REGISTRY, KUBEFLOW.path)),
     TeamRule("team-push-images-needs-registry", "A team pushes images only to a gke stack's Artifact Registry repository.", _team_push_images_needs_registry, (TEAMS, KIND, REGISTRY)),
     Rule("secrets-key-in-cluster-region", "The Cloud KMS key that encrypts Secrets is in the cluster's region, as Google advises.", _secrets_key_in_cluster_region, (KIND, f"{CLUSTER}.location", f"{CLUSTER}.secretsEncryption")),
     Rule("host-project-is-another-project", "A Shared VPC host project is not the stack's own project.", _host_project_is_another_project, (PROJECT, f"{CLUSTER}.network")),
     Rule("chart-values-reach-a-chart", "A chart values overlay belongs to a component that installs that chart in this stack.", _chart_values_reach_a_chart, ENABLED),
     Rule("zones-known", "Every zone the stack names is in facts/regions.py or taken knowingly (mlplatform:overrides).", _zones_known, ("gcp:zone", CLUSTER, OVERRIDES)),
     Rule("gke-version-offered", "minMasterVersion is a minor the release channel offers (facts/support.py) or taken knowingly.", _gke_version_offered, (KIND, f"{CLUSTER}.minMasterVersion", f"{CLUSTER}.releaseChannel", OVERRIDES)),
-    Rule("pipelines-database-of-the-target", "Pipelines' database settings are the target's: Cloud SQL on gke, in-cluster MySQL elsewhere; Cloud SQL has a private path.", _pipelines_database_of_the_target, (KIND, f"{CLUSTER}.network", PIPELINES)),
-    Rule("volumes-fit-the-storage-class", "On gke each volume fits a Persistent Disk of the default StorageClass (64 TiB).", _volumes_fit_the_storage_class, (KIND, PIPELINES, MONITORING)),
+    Rule("pipelines-database-of-the-target", "Pipelines' database settings are the target's: Cloud SQL on gke, in-cluster MySQL elsewhere; Cloud SQL has a private path.", _pipelines_database_of_the_target, (KIND, f"{CLUSTER}.network", PIPELINES.path)),
+    Rule("volumes-fit-the-storage-class", "On gke each volume fits a Persistent Disk of the default StorageClass (64 TiB).", _volumes_fit_the_storage_class, (KIND, PIPELINES.path, MONITORING.path)),
     Rule("network-holds-the-pools", "The created subnet and Pod range hold every node the pools may have.", _network_holds_the_pools, (CLUSTER,)),
-    Rule("people-not-groups", "An owner, a person contributor and a Grafana admin are not a group the stack defines.", _people_not_groups, (TEAMS, f"{KUBEFLOW}.auth", f"{CLUSTER}.securityGroup", f"{MONITORING}.grafanaAdmins")),
+    Rule("people-not-groups", "An owner, a person contributor and a Grafana admin are not a group the stack defines.", _people_not_groups, (TEAMS, f"{KUBEFLOW.path}.auth", f"{CLUSTER}.securityGroup", f"{MONITORING.path}.grafanaAdmins")),
     TeamRule("team-ray-name-free", "A team Ray cluster's token Secret is not one the platform writes into the namespace.", _team_ray_name_free, (TEAMS,)),
-    Rule("notebook-registry-reachable", "On gke the notebook registry is one the nodes reach, not localhost.", _notebook_registry_reachable, (KIND, KUBEFLOW)),
+    Rule("notebook-registry-reachable", "On gke the notebook registry is one the nodes reach, not localhost.", _notebook_registry_reachable, (KIND, KUBEFLOW.path)),
 )
 
 
@@ -1389,14 +1401,14 @@ def _cohort_shared(config: PlatformConfig) -> Found:
 def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
     """A queued pool's nodes come up only after Kueue admits the workload (facts/limits.py)."""
     queued = [p.name for p in _pools(config) if p.provisioning is Provisioning.QUEUED]
-    kueue = config.components.kueue
+    kueue = config.components[KUEUE]
     if not queued or not kueue.enabled:
         return
     timeout = kueue.wait_for_pods_ready.timeout
     seconds = sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", timeout))
     if seconds < QUEUED_POOL_READY_MIN_SECONDS:
         yield (
-            f"{KUEUE}.waitForPodsReady.timeout",
+            f"{KUEUE.path}.waitForPodsReady.timeout",
             f"{timeout} is shorter than a queued pool ({', '.join(queued)}) can have its pods ready: its nodes boot, "
             f"install the GPU driver and pull images only after Kueue admits the workload, and cluster autoscaler alone "
             f"gives its pods {QUEUED_POOL_READY_MIN_SECONDS // 60}m; such workloads would be evicted again and again",
@@ -1405,7 +1417,7 @@ def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
 
 WARNINGS: tuple[Rule, ...] = (
     Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
-    Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE)),
+    Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE.path)),
 )
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stacks.schema import AuthKind, PlatformConfig
+from stacks.schema import KUBEFLOW, AuthKind, PlatformConfig
 
 NAMESPACE = "mlplatform"
 
@@ -59,10 +59,10 @@ SECRET_CONFIG_KEYS = frozenset(f"{NAMESPACE}:{s.key}" for s in SECRET_KEYS)
 
 def required_secrets(config: PlatformConfig) -> list[SecretKey]:
     """The secret keys this stack's choices need."""
-    components = config.components
-    auth = components.kubeflow.auth
+    kubeflow = config.components[KUBEFLOW]
+    auth = kubeflow.auth
     needed: list[SecretKey] = []
-    if components.kubeflow.enabled:
+    if kubeflow.enabled:
         if auth.kind is AuthKind.DEX and auth.static_users:
             needed.append(DEX_PASSWORD_HASHES)
         if auth.kind is AuthKind.OIDC:
@@ -83,7 +83,7 @@ def secret_problems(config: PlatformConfig, values: Mapping[str, Any]) -> list[t
             problems.append((path, f"{key.what} is not set; set it with: {key.how}"))
         elif key is DEX_PASSWORD_HASHES:
             hashes = value if isinstance(value, dict) else {}
-            missing = [str(u) for u in config.components.kubeflow.auth.static_users if str(u) not in hashes]
+            missing = [str(u) for u in config.components[KUBEFLOW].auth.static_users if str(u) not in hashes]
             if missing:
                 problems.append((path, f"no password hash for {', '.join(missing)}; set it with: {key.how}"))
     return problems

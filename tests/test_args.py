@@ -7,10 +7,20 @@ from typing import Any
 
 import pytest
 
-from args.components import kueue_args
+from args.components import (
+    IstioArgs,
+    JobSetArgs,
+    KubeflowInstallArgs,
+    KubeRayArgs,
+    KueueArgs,
+    TrainerInstallArgs,
+    kueue_args,
+)
 from args.infra import GkeClusterArgs, KindClusterArgs
-from args.platform import PlatformArgs, platform_args
+from args.platform import PlatformArgs
+from program import args_of as platform_args
 from stacks.config import load, validate
+from stacks.schema import DCGM_EXPORTER, ISTIO, JOBSET, KUBEFLOW, KUBERAY, KUEUE, TRAINER
 from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET
 from tests.conftest import base_gke, base_kind, with_changes
 
@@ -29,7 +39,7 @@ def test_args_are_frozen() -> None:
 
 def test_a_component_switched_off_gets_no_args() -> None:
     args = args_of(with_changes(base_kind(), {f"{C}.kuberay": {"enabled": False}}))
-    assert args.kuberay is None and args.jobset is not None
+    assert args.of(KUBERAY, KubeRayArgs) is None and args.of(JOBSET, JobSetArgs) is not None
 
 
 def test_gke_addons_replace_their_components() -> None:
@@ -42,7 +52,7 @@ def test_gke_addons_replace_their_components() -> None:
         },
     )
     args = args_of(raw)
-    assert args.kuberay is None and args.dcgm_exporter is None
+    assert args.of(KUBERAY, KubeRayArgs) is None and args.of(DCGM_EXPORTER, object) is None
     assert isinstance(args.cluster, GkeClusterArgs)
     assert args.cluster.ray_operator and args.cluster.managed_dcgm
 
@@ -50,31 +60,35 @@ def test_gke_addons_replace_their_components() -> None:
 def test_kind_gets_a_kind_cluster_and_no_gpu_pools() -> None:
     args = args_of(base_kind())
     assert isinstance(args.cluster, KindClusterArgs)
-    assert args.kueue is not None and args.kueue.gpu_pools == ()
-    assert args.training_runtimes is not None and args.training_runtimes.gpu_pools == ()
+    kueue, trainer = args.of(KUEUE, KueueArgs), args.of(TRAINER, TrainerInstallArgs)
+    assert kueue is not None and kueue.gpu_pools == ()
+    assert trainer is not None and trainer.runtimes.gpu_pools == ()
 
 
 def test_gpu_pools_reach_kueue_and_the_runtimes_in_stack_order() -> None:
     config = validate(base_gke(), "test")
     assert [p.name for p in kueue_args(config).gpu_pools] == ["l4"]
-    args = platform_args(config, {})
-    assert args.training_runtimes is not None and args.training_runtimes.gpu_pools == kueue_args(config).gpu_pools
+    trainer = platform_args(config, {}).of(TRAINER, TrainerInstallArgs)
+    assert trainer is not None and trainer.runtimes.gpu_pools == kueue_args(config).gpu_pools
 
 
 def test_the_https_gateway_only_on_gke_with_a_hostname_and_its_secret_from_the_edge() -> None:
     prod = load("prod")
     iap = object()
     args = platform_args(prod, {IAP_CLIENT_SECRET: iap})  # type: ignore[dict-item]
-    assert args.https_gateway is not None and args.https_gateway.iap_client_secret is iap
-    assert args.istio is not None and args.istio.gke_ingress
-    assert platform_args(load("dev"), {}).https_gateway is None
+    kubeflow, istio = args.of(KUBEFLOW, KubeflowInstallArgs), args.of(ISTIO, IstioArgs)
+    assert kubeflow is not None and kubeflow.https_gateway is not None and kubeflow.https_gateway.iap_client_secret is iap
+    assert istio is not None and istio.gke_ingress
+    dev = platform_args(load("dev"), {}).of(KUBEFLOW, KubeflowInstallArgs)
+    assert dev is not None and dev.https_gateway is None
 
 
 def test_secrets_reach_only_the_component_that_needs_them() -> None:
     hashes = object()
     args = args_of(with_changes(base_kind(), {f"{C}.kubeflow": {"auth": {"staticUsers": ["a@acme.com"]}}}), {DEX_PASSWORD_HASHES: hashes})
-    assert args.kubeflow is not None and args.kubeflow.dex_password_hashes is hashes
-    assert args.kubeflow.oidc_client_secret is None
+    kubeflow = args.of(KUBEFLOW, KubeflowInstallArgs)
+    assert kubeflow is not None and kubeflow.kubeflow.dex_password_hashes is hashes
+    assert kubeflow.kubeflow.oidc_client_secret is None
 
 
 def test_teams_get_a_google_identity_only_on_gke() -> None:

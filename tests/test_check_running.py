@@ -17,6 +17,7 @@ from components.kubeflow import OAUTH2_PROXY_CONFIG_KEY, OAUTH2_PROXY_EMAILS_KEY
 from facts.config_reload import KUSTOMIZE_HASH_SUFFIX
 from facts.versions import ISTIO
 from stacks.config import load
+from stacks.schema import KUBEFLOW
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations
 from tooling import check as lint
@@ -49,7 +50,7 @@ def test_oauth2_proxy_mounts_every_file_its_config_names(stack: str) -> None:
     proxy = _container(_one(render, "Deployment", "oauth2-proxy"), "oauth2-proxy")
     mounts = {m["mountPath"]: m.get("subPath") for m in proxy["volumeMounts"]}
     assert mounts[f"/etc/oauth2_proxy/{OAUTH2_PROXY_EMAILS_KEY}"] == OAUTH2_PROXY_EMAILS_KEY
-    assert config[OAUTH2_PROXY_EMAILS_KEY].split() == sorted(load(stack).components.kubeflow.auth.static_users)
+    assert config[OAUTH2_PROXY_EMAILS_KEY].split() == sorted(load(stack).components[KUBEFLOW].auth.static_users)
 
 
 def test_files_rule_catches_the_emails_file_no_mount_provides() -> None:

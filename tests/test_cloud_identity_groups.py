@@ -25,7 +25,7 @@ from components.kubeflow import dex_config
 from infra.cloud_identity import user_emails
 from stacks.config import ConfigError, load_stack, validate
 from stacks.rules import with_read_members
-from stacks.schema import PlatformConfig
+from stacks.schema import KUBEFLOW, PlatformConfig
 from tests.conftest import base_gke, with_changes
 from tooling.cli import EXIT_CONFIG_ERROR, main, plan_json
 from tooling.plan import Plan, evaluate
@@ -183,7 +183,7 @@ def test_dex_static_users_get_the_google_groups_they_were_read_in() -> None:
     into the token of those it keeps, as it does a stack group's."""
     raw = with_changes(google_groups(), {f"{K}.kubeflow": {"auth": {"kind": "dex", "staticUsers": ["kim@acme.com", "ana@acme.com", "eve@acme.com"], "groups": [CLOUD_IDENTITY_GROUP]}}})
     resolved, left_out = with_read_members(validate(raw, "google-groups.yaml"), {GROUP: ["eve@acme.com", "bo@acme.com"]})
-    passwords = {p["email"]: p.get("groups") for p in yaml.safe_load(dex_config(resolved.components.kubeflow.auth))["staticPasswords"]}
+    passwords = {p["email"]: p.get("groups") for p in yaml.safe_load(dex_config(resolved.components[KUBEFLOW].auth))["staticPasswords"]}
     assert passwords == {"kim@acme.com": None, "ana@acme.com": None, "eve@acme.com": [GROUP]}
     assert left_out == [(f"{AUTH}.groups[0]", f"group {GROUP} (Cloud Identity): left out, bo@acme.com cannot sign in: it is not one of {AUTH}.staticUsers; add it there (with its hash in mlplatform:dexPasswordHashes), or correct the address")]
 

@@ -63,12 +63,12 @@ def test_gcp_resources_are_built_from_typed_args() -> None:
     assert found == []
 
 
-def test_every_component_slot_has_an_installer() -> None:
+def test_every_component_of_the_list_has_its_installation() -> None:
     """A component the schema offers but nothing installs would be a silent no-op."""
-    from components.platform import INSTALLERS
-    from stacks.schema import Components
+    from components.installation import installation
+    from stacks.schema import COMPONENTS
 
-    assert {key.value for key in INSTALLERS} == {field.alias or name for name, field in Components.model_fields.items()}
+    assert [installation(spec).spec for spec in COMPONENTS] == list(COMPONENTS)
 
 
 def _floor(specifiers: SpecifierSet) -> Version:

@@ -19,7 +19,7 @@ from unittest.mock import patch
 
 import pytest
 
-from stacks.schema import PlatformConfig, Team
+from stacks.schema import KUBEFLOW, PlatformConfig, Team
 from tests.e2e.access import ACTIONS, access_matrix, can_i, membership
 from tests.e2e.checks import (
     admitted,
@@ -176,7 +176,7 @@ def test_e2e_config_is_the_kind_stack_with_test_users_and_a_team() -> None:
     raw = e2e_config(kind_stack_config(), people)
     config = PlatformConfig.model_validate(raw)
     assert config.cluster.kind == "kind" and config.cluster.name == CLUSTER_NAME
-    assert config.components.kubeflow.auth.static_users == [p.email for p in people.all()]
+    assert config.components[KUBEFLOW].auth.static_users == [p.email for p in people.all()]
     assert [t.name for t in config.teams] == [TEAM]
     team = config.teams[0]
     assert membership(team, people.owner.email) == "owner"

@@ -19,7 +19,7 @@ from components.istio import MESH_CONFIG
 from components.kubeflow import dex_config
 from components.profiles.team import team_objects
 from stacks.config import load, validate
-from stacks.schema import PlatformConfig
+from stacks.schema import KUBEFLOW, PlatformConfig
 from tests.conftest import base_gke, with_changes
 from tests.support import mirror
 from tests.support.mesh import Request, istio_decision, mesh_path_normalization, normalized
@@ -47,7 +47,7 @@ def test_the_fixture_renders_and_checks_clean() -> None:
 
 
 def test_dex_gives_each_static_user_the_stack_groups_they_are_in() -> None:
-    config = yaml.safe_load(dex_config(load(str(FIXTURE)).components.kubeflow.auth))
+    config = yaml.safe_load(dex_config(load(str(FIXTURE)).components[KUBEFLOW].auth))
     groups = {p["email"]: p.get("groups") for p in config["staticPasswords"]}
     assert groups["eve@acme.com"] == ["ml-nlp@acme.com", "ml-readers@acme.com"]
     assert groups["oli@acme.com"] == ["nlp-leads@acme.com"]
@@ -79,7 +79,7 @@ def okta() -> PlatformConfig:
 
 
 def test_dex_passes_an_oidc_providers_groups_on() -> None:
-    (connector,) = yaml.safe_load(dex_config(okta().components.kubeflow.auth))["connectors"]
+    (connector,) = yaml.safe_load(dex_config(okta().components[KUBEFLOW].auth))["connectors"]
     assert connector["config"]["insecureEnableGroups"] is True
     assert connector["config"]["scopes"] == ["openid", "profile", "email", "groups"]
     assert connector["config"]["claimMapping"] == {"groups": "roles"} and connector["config"]["getUserInfo"] is True

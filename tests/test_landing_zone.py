@@ -170,7 +170,8 @@ def test_a_pools_own_labels_and_taint_and_the_platform_tolerating_it() -> None:
     runtime = plan.one("kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime", "torch-distributed-l4").inputs
     (job,) = runtime["spec"]["template"]["spec"]["replicatedJobs"]
     assert dedicated in job["template"]["spec"]["template"]["spec"]["tolerations"]
-    assert dedicated in dcgm_exporter_values(dcgm_exporter_args(load(str(FIXTURE))))["tolerations"]
+    exporter = dcgm_exporter_args(load(str(FIXTURE)))
+    assert exporter is not None and dedicated in dcgm_exporter_values(exporter)["tolerations"]
 
 
 def test_the_gateway_address_is_a_stack_output(shipped_plan: Callable[[str], Plan]) -> None:

@@ -13,13 +13,14 @@ import pulumi
 import pytest
 import yaml
 
-from args.platform import platform_args
 from components.base import overlay_values
 from components.overlay_facts import HINTS, RELIED
 from components.overlays import _expand, chart_archive, ini_variable, overlays, read_chart
 from components.sources import mirror_sources
 from facts.versions import PINS
+from program import args_of as platform_args
 from stacks.config import ConfigError, load, validate
+from stacks.schema import MONITORING
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import mirror
 from tests.support.cases import Case
@@ -231,7 +232,7 @@ def test_the_retention_an_overlay_may_not_change_is_the_stacks_own(tmp_path: Pat
     """The table of keys the program sets is its builders' output for this stack: the overlay
     that repeats the stack's own retention changes nothing, another is refused."""
     same = with_changes(base_gke(), {f"{K}.monitoring": {"enabled": True, "retention": "30d", "values": {"prometheus": {"prometheusSpec": {"retention": "30d"}}}}})
-    assert validate(same, "same.yaml").components.monitoring.retention == "30d"
+    assert validate(same, "same.yaml").components[MONITORING].retention == "30d"
     path = tmp_path / "Pulumi.same.yaml"
     path.write_text(yaml.safe_dump({"config": same}))
     cli.load(str(path))

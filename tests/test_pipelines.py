@@ -33,6 +33,7 @@ from facts.versions import (
     image,
 )
 from stacks.config import ConfigError, load, validate
+from stacks.schema import PIPELINES
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.renders import MIRROR, rendered
 from tooling import check as lint
@@ -126,7 +127,7 @@ def test_the_database_and_object_store_volumes_are_kept_and_sized_from_the_stack
     volumes = {o.key[3]: o for o in rendered(stack).objects if o.obj["kind"] == "PersistentVolumeClaim"}
     assert set(volumes) == set(kfp.VOLUMES)
     assert all(o.kept for o in volumes.values())
-    settings = load(stack).components.pipelines
+    settings = load(stack).components[PIPELINES]
     assert volumes["seaweedfs-pvc"].obj["spec"]["resources"]["requests"]["storage"] == settings.object_store_storage
 
 
@@ -218,7 +219,7 @@ def test_pipelines_pods_roll_when_the_teams_or_a_password_change() -> None:
     """Every reader of what the program writes into the tree gets one digest, and each input moves it."""
     kind = load("kind")
     args = kfp.PipelinesArgs(
-        sources=kind.sources, settings=kind.components.pipelines, artifacts_in_cluster=True, in_cluster_teams=("nlp",)
+        sources=kind.sources, settings=kind.components[PIPELINES], artifacts_in_cluster=True, in_cluster_teams=("nlp",)
     )
     before = _readers_digest(args)
     assert len(set(before.values())) == 1 and None not in before.values()
@@ -332,7 +333,7 @@ def test_gke_keeps_the_database_on_cloud_sql_private_ip_with_backups(stack: str,
     assert settings["ipConfiguration"]["ipv4Enabled"] is False and "privateNetwork" in settings["ipConfiguration"]
     backups = settings["backupConfiguration"]
     assert backups["enabled"] and backups["binaryLogEnabled"]
-    assert backups["backupRetentionSettings"]["retainedBackups"] == load(stack).components.pipelines.cloud_sql.retained_backups
+    assert backups["backupRetentionSettings"]["retainedBackups"] == load(stack).components[PIPELINES].cloud_sql.retained_backups
     assert instance.inputs["deletionProtection"] is protected and settings["deletionProtectionEnabled"] is protected
     assert instance.protect is protected
     assert {r.inputs["name"] for r in plan.of_type("gcp:sql/database:Database")} == set(kfp.DATABASES)

@@ -8,6 +8,7 @@ import pytest
 
 from stacks import quantity
 from stacks.config import ConfigError, validate
+from stacks.schema import MONITORING
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 
@@ -103,4 +104,4 @@ def test_quantities_in_a_stack_are_kept_as_written(cpu: object, kept: str) -> No
 @pytest.mark.parametrize("size", ["50Gi", "1Mi", "100G", "1.5Ti", "2e12"])
 def test_volume_sizes_are_any_quantity_from_1mi(size: str) -> None:
     config = validate(with_changes(base_gke(), {f"{M}.storageSize": size}), "ok")
-    assert config.components.monitoring.storage_size == size
+    assert config.components[MONITORING].storage_size == size

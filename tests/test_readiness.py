@@ -5,15 +5,13 @@ team object whose kind says nothing about what it waits for."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import pulumi
 import pytest
 
-from components import platform
 from components.profiles import team
-from components.readiness import Need, Readiness, Ready, What, WiringError
-from tests.conftest import base_kind
+from components.readiness import Need, Readiness, What, WiringError
+from stacks.schema import CERT_MANAGER, COMPONENTS, ISTIO, KUBEFLOW, KUBERAY, ComponentSpec, IstioConfig, install_order
 from tooling.plan import Plan
 
 
@@ -24,40 +22,49 @@ class _Done(pulumi.CustomResource):
 
 def test_a_component_asked_for_before_it_is_installed_is_an_error() -> None:
     ready = Readiness()
-    ready.record(Ready.CERT_MANAGER, None)
-    with pytest.raises(WiringError, match=r"^istio is needed before it is installed \(installed so far: certManager\); install it earlier"):
-        ready.get(Ready.ISTIO)
+    ready.record(CERT_MANAGER, None)
+    with pytest.raises(WiringError, match=r"^istio is needed before it is installed \(installed so far: certManager\); name it in the needs"):
+        ready.get(ISTIO)
 
 
 def test_a_required_need_of_a_component_the_stack_lacks_is_an_error_an_optional_one_is_met_by_nothing() -> None:
     ready = Readiness()
-    ready.record(Ready.KUBERAY, None)
-    assert ready.resources([Need(Ready.KUBERAY, What.CRDS, optional=True)], "a RayCluster") == []
+    ready.record(KUBERAY, None)
+    assert ready.resources([Need(KUBERAY, What.CRDS, optional=True)], "a RayCluster") == []
     with pytest.raises(WiringError, match=r"^a RayCluster needs kuberay \(its CRDs\), which this stack does not install$"):
-        ready.resources([Need(Ready.KUBERAY, What.CRDS)], "a RayCluster")
+        ready.resources([Need(KUBERAY, What.CRDS)], "a RayCluster")
 
 
 def test_readiness_is_recorded_once_and_each_resource_waited_for_once() -> None:
     ready = Readiness()
     done = _Done()
-    ready.record(Ready.ISTIO, done)
+    ready.record(ISTIO, done)
     with pytest.raises(WiringError, match="recorded twice"):
-        ready.record(Ready.ISTIO, None)
-    assert ready.resources([Need(Ready.ISTIO, What.CRDS), Need(Ready.ISTIO, What.WEBHOOKS)], "x") == [done]
+        ready.record(ISTIO, None)
+    assert ready.resources([Need(ISTIO, What.CRDS), Need(ISTIO, What.WEBHOOKS)], "x") == [done]
 
 
-def test_installers_in_the_wrong_order_fail_the_plan(monkeypatch: pytest.MonkeyPatch, plan_of: Callable[[dict[str, Any]], Plan]) -> None:
-    """Kubeflow before Istio: it needs Istio's CRDs, which nothing has recorded yet."""
-    order = [Ready.CERT_MANAGER, Ready.KUBEFLOW, Ready.ISTIO] + [k for k in platform.INSTALLERS if k not in (Ready.CERT_MANAGER, Ready.KUBEFLOW, Ready.ISTIO)]
-    monkeypatch.setattr(platform, "INSTALLERS", {k: platform.INSTALLERS[k] for k in order})
-    with pytest.raises(Exception, match="istio is needed before it is installed"):
-        plan_of(base_kind())
+def test_the_install_order_follows_the_needs_whatever_the_list_says() -> None:
+    """Kubeflow after Istio and cert-manager, Trainer after JobSet, Pipelines after Kubeflow: from
+    the specs' needs, also when the list says otherwise."""
+    for listed in (COMPONENTS, tuple(reversed(COMPONENTS))):
+        order = install_order(listed)
+        assert set(order) == set(COMPONENTS)
+        early = {spec: {n.on for n in spec.needs} & set(order[: order.index(spec)]) for spec in order}
+        assert all({n.on for n in spec.needs if n.on in order} <= early[spec] for spec in order)
+
+
+def test_components_that_need_each_other_cannot_be_installed() -> None:
+    a = ComponentSpec("a", IstioConfig, "A.", installed_by="x:A", needs=(Need(ISTIO, What.CRDS),))
+    loop = ComponentSpec("istio", IstioConfig, "Istio again.", installed_by="x:B", needs=(Need(a, What.CRDS),))
+    with pytest.raises(ValueError, match=r"need each other cannot be installed in any order: a -> istio -> a"):
+        install_order((a, loop))
 
 
 def test_a_team_object_of_a_kind_without_needs_is_an_error() -> None:
     with pytest.raises(WiringError, match=r"team object Job x: its kind has no entry in OBJECT_NEEDS"):
         team.needs_of({"kind": "Job", "metadata": {"name": "x"}})
-    assert team.needs_of({"kind": "Profile", "metadata": {"name": "x"}}) == (Need(Ready.KUBEFLOW, What.CRDS),)
+    assert team.needs_of({"kind": "Profile", "metadata": {"name": "x"}}) == (Need(KUBEFLOW, What.CRDS),)
 
 
 def test_every_kind_a_shipped_team_renders_says_what_it_waits_for(shipped_plan: Callable[[str], Plan]) -> None:
@@ -71,6 +78,8 @@ def test_every_kind_a_shipped_team_renders_says_what_it_waits_for(shipped_plan: 
 
 
 def test_every_edge_between_components_names_its_need() -> None:
-    """The composition's waits are Needs (platform.*_NEEDS), not bare keys."""
-    edges = [v for name, v in vars(platform).items() if name.endswith("_NEEDS")]
+    """The waits between components are their specs' Needs, and the composition's (platform.*_NEEDS), not bare keys."""
+    from components import platform
+
+    edges = [spec.needs for spec in COMPONENTS] + [v for name, v in vars(platform).items() if name.endswith("_NEEDS")]
     assert edges and all(isinstance(n, Need) and isinstance(n.what, What) for group in edges for n in group)

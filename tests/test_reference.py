@@ -7,12 +7,17 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stacks.schema import PlatformConfig
-from tooling.reference import MODELS, reference
+from stacks.schema import COMPONENTS, Components, PlatformConfig, settings_model
+from tooling.reference import models, reference
+
+MODELS = models()
 
 
 def _models(annotation: Any, found: list[type[BaseModel]]) -> list[type[BaseModel]]:
-    """Every model reachable from `annotation`, through lists, maps, unions and optionals."""
+    """Every model reachable from `annotation`, through lists, maps, unions and optionals; the
+    components' root as the list makes it."""
+    if annotation is Components:
+        annotation = settings_model(COMPONENTS)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         if annotation not in found:
             found.append(annotation)
@@ -39,3 +44,10 @@ def test_every_model_and_key_has_a_note() -> None:
     assert len(rows) == sum(len(m.model_fields) for m in MODELS)
     empty = [row.split(" | ")[0] for row in rows if not row.rsplit("|", 2)[1].strip()]
     assert empty == [], "keys without a description"
+
+
+def test_every_component_of_the_list_is_a_row_and_a_section_in_its_order() -> None:
+    text = reference()
+    rows = text.split("\n## Components\n", 1)[1].split("\n## ", 1)[0]
+    assert [line.split("`")[1] for line in rows.splitlines() if line.startswith("| `")] == [spec.name for spec in COMPONENTS]
+    assert all(f"\n## {spec.model.__name__}\n" in text for spec in COMPONENTS)

@@ -16,13 +16,14 @@ from pydantic import BaseModel
 
 from policy import rules as policy
 from stacks import rules as loader
-from stacks.schema import PlatformConfig
+from stacks.schema import COMPONENTS, PlatformConfig, settings_model
 from stacks.schema.common import rule_id
 from tooling import check
 
 
-def models(root: type[BaseModel] = PlatformConfig) -> list[type[BaseModel]]:
-    """Every model of the stack file, from the root down (unions and lists opened)."""
+def models() -> list[type[BaseModel]]:
+    """Every model of the stack file, from the root down (unions and lists opened; the
+    components' settings from the list the root of mlplatform:components is built from)."""
     found: list[type[BaseModel]] = []
 
     def inner(annotation: Any) -> Iterator[type[BaseModel]]:
@@ -31,7 +32,7 @@ def models(root: type[BaseModel] = PlatformConfig) -> list[type[BaseModel]]:
         for arg in typing.get_args(annotation):
             yield from inner(arg)
 
-    pending = [root]
+    pending: list[type[BaseModel]] = [PlatformConfig, settings_model(COMPONENTS)]
     while pending:
         model = pending.pop()
         if model in found:
@@ -43,11 +44,14 @@ def models(root: type[BaseModel] = PlatformConfig) -> list[type[BaseModel]]:
 
 
 def schema_rules() -> list[tuple[str | None, str]]:
-    """(ID, where) of every model validator of the schema: the rules over one model's own fields."""
+    """(ID, where) of every rule of the schema: its models' `after` validators, which judge a
+    model's parsed fields together (a `before` or `wrap` validator shapes the input: the list
+    of components fills in their defaults and picks their models)."""
     return [
         (rule_id(decorator.func), f"{model.__module__}.{model.__qualname__}.{name}")
         for model in models()
         for name, decorator in model.__pydantic_decorators__.model_validators.items()
+        if decorator.info.mode == "after"
     ]
 
 

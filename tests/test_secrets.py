@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stacks.config import load
+from stacks.schema import KUBEFLOW
 from stacks.secrets import (
     DEX_PASSWORD_HASHES,
     GRAFANA_ADMIN_PASSWORD,
@@ -27,7 +28,7 @@ def test_missing_secrets_name_the_key_and_the_command() -> None:
 
 def test_every_static_user_needs_a_hash() -> None:
     kind = load("kind")
-    users = [str(u) for u in kind.components.kubeflow.auth.static_users]
+    users = [str(u) for u in kind.components[KUBEFLOW].auth.static_users]
     hashes = dict.fromkeys(users[1:], "$2y$12$hash")
     problems = secret_problems(kind, {"mlplatform:dexPasswordHashes": hashes, "mlplatform:grafanaAdminPassword": "x"})
     assert problems == [

@@ -93,13 +93,13 @@ EscFiles = Mapping[str, Path]
 def load(name_or_path: str, esc_files: EscFiles | None = None, mirror: Path | None = None) -> PlatformConfig:
     """The validated stack, its chart overlays judged too (against the charts of `mirror`, else
     of the mirror the full render reads); what the offline view cannot see of it is noted on stderr."""
-    from args.platform import platform_args
     from components.overlays import overlay_verdict
     from components.sources import mirror_sources
+    from program import args_of
 
     loaded = load_stack(name_or_path, esc_files)
     directory = mirror_for(mirror)
-    verdict = overlay_verdict(platform_args(loaded.config, {}), [mirror_sources(directory)] if directory else [])
+    verdict = overlay_verdict(args_of(loaded.config, {}), [mirror_sources(directory)] if directory else [])
     for note in [*loaded.notes, *(Problem(path, why) for path, why in verdict.unchecked)]:
         print(f"note: {note}", file=sys.stderr)
     if verdict.problems:

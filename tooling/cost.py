@@ -24,7 +24,7 @@ from facts.prices import (
     machine_price,
     vcpus,
 )
-from stacks.schema import GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
+from stacks.schema import PIPELINES, GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
 
 __all__ = ["CostLine", "CostView", "PriceError", "cost_lines", "cost_view"]
 
@@ -126,7 +126,7 @@ def cost_lines(config: PlatformConfig) -> CostView:
         pool_gpus[pool.accelerator] = pool_gpus.get(pool.accelerator, 0) + pool.max * n * pool.gpus_per_node
         pool_vcpus += pool.max * n * vcpus(pool.machine_type)
 
-    pipelines = config.components.pipelines
+    pipelines = config.components[PIPELINES]
     if pipelines.enabled:
         sql = pipelines.cloud_sql
         price = cloud_sql_price(region, sql.tier, sql.disk_size_gb, sql.high_availability)

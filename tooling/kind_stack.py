@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from stacks.config import read_stack_file, stack_file, validate
+from stacks.schema import KUBEFLOW
 from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 
 STACK = "kind"
@@ -78,7 +79,7 @@ def up() -> int:
     from tooling.workspace import create_stack, plain_values
 
     tracked = read_stack_file(stack_file(STACK))
-    users = [str(u) for u in validate(tracked, str(stack_file(STACK))).components.kubeflow.auth.static_users]
+    users = [str(u) for u in validate(tracked, str(stack_file(STACK))).components[KUBEFLOW].auth.static_users]
     stack = create_stack(WORKDIR, STACK, os.environ.get("PULUMI_CONFIG_PASSPHRASE", ""))
     local = stack.get_all_config()
     for key in stale_keys(list(local), tracked):

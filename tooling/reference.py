@@ -62,57 +62,36 @@ def _default(field: Any) -> str:
     value = field.default_factory() if field.default_factory else field.default
     if value is PydanticUndefined or value is None:
         return "-"
-    if isinstance(value, BaseModel):
+    if isinstance(value, BaseModel) or (value == {} and _inner_models(field.annotation) == [schema.Components]):
         return "see below"
     if isinstance(value, enum.Enum):
         value = value.value
     return f"`{value}`" if value not in ([], {}, "") else "empty"
 
 
-MODELS: tuple[type[BaseModel], ...] = (
-    schema.PlatformConfig,
-    schema.GkeClusterConfig,
-    schema.KindClusterConfig,
-    schema.NetworkConfig,
-    schema.ExistingNetwork,
-    schema.AuthorizedNetwork,
-    schema.SystemPool,
-    schema.GpuPool,
-    schema.PoolTaint,
-    schema.GpuSharing,
-    schema.Autoprovisioning,
-    schema.ImageRegistryConfig,
-    schema.Maintenance,
-    schema.MaintenanceWindow,
-    schema.MaintenanceExclusion,
-    schema.SecretsEncryption,
-    schema.Components,
-    schema.CertManagerConfig,
-    schema.IstioConfig,
-    schema.KubeflowConfig,
-    schema.KubeflowAuth,
-    schema.OidcConnector,
-    schema.OidcGroups,
-    schema.GroupDefinition,
-    schema.JobSetConfig,
-    schema.TrainerConfig,
-    schema.KubeRayConfig,
-    schema.KueueConfig,
-    schema.WaitForPodsReady,
-    schema.MonitoringConfig,
-    schema.DcgmExporterConfig,
-    schema.PipelinesConfig,
-    schema.PipelinesCloudSql,
-    schema.Team,
-    schema.Contributor,
-    schema.TeamQuota,
-    schema.ContainerDefaults,
-    schema.TeamBucket,
-    schema.TeamRay,
-    schema.Sources,
-    schema.Images,
-    schema.Overrides,
-)
+def _inner_models(annotation: Any) -> list[type[BaseModel]]:
+    """The models an annotation names (unions, lists and dicts opened), in order."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _inner_models(arg)]
+
+
+def models() -> list[type[BaseModel]]:
+    """Every model of the stack file, each after the one that names it (its fields in order);
+    `mlplatform:components` as the list of components makes it (stacks/schema/registry.py)."""
+    found: list[type[BaseModel]] = []
+
+    def visit(model: type[BaseModel]) -> None:
+        model = schema.settings_model(schema.COMPONENTS) if model is schema.Components else model
+        if model in found:
+            return
+        found.append(model)
+        for field in model.model_fields.values():
+            for inner in _inner_models(field.annotation):
+                visit(inner)
+
+    visit(schema.PlatformConfig)
+    return found
 
 
 RULES_FOR_EVERY_KEY = (
@@ -125,7 +104,7 @@ RULES_FOR_EVERY_KEY = (
 
 def reference() -> str:
     sections: list[str] = [RULES_FOR_EVERY_KEY]
-    for model in MODELS:
+    for model in models():
         doc = " ".join((model.__doc__ or "").strip().split("\n\n")[0].split())
         lines = [f"## {model.__name__}", "", doc, ""]
         if model.model_fields:

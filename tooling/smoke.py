@@ -31,7 +31,15 @@ from facts.image_refs import ImagePolicy
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from runtimes import catalog
-from stacks.schema import DcgmSource, GkeClusterConfig, GpuPool, MetricsBackend, PlatformConfig
+from stacks.schema import (
+    DCGM_EXPORTER,
+    MONITORING,
+    DcgmSource,
+    GkeClusterConfig,
+    GpuPool,
+    MetricsBackend,
+    PlatformConfig,
+)
 from tooling import prerequisites
 from tooling.waiting import WaitTimeout, wait_for
 
@@ -184,12 +192,11 @@ def dcgm_series(response: Mapping[str, Any]) -> list[str]:
 
 def dcgm_skip_reason(config: PlatformConfig) -> str | None:
     """Why this stack has no DCGM metrics in an in-cluster Prometheus to query, or None."""
-    enabled = config.enabled_components()
-    if not enabled.get("dcgmExporter"):
+    if not config.enabled(DCGM_EXPORTER):
         return "the DCGM exporter is off in this stack"
-    if config.components.dcgm_exporter.source is DcgmSource.GKE_MANAGED:
+    if config.components[DCGM_EXPORTER].source is DcgmSource.GKE_MANAGED:
         return "DCGM metrics go to Google Cloud Managed Prometheus; query them in Cloud Monitoring"
-    if not enabled.get("monitoring") or config.components.monitoring.backend is not MetricsBackend.KUBE_PROMETHEUS_STACK:
+    if not config.enabled(MONITORING) or config.components[MONITORING].backend is not MetricsBackend.KUBE_PROMETHEUS_STACK:
         return f"no Prometheus in namespace {MONITORING_NAMESPACE} in this stack"
     return None
 

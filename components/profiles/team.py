@@ -19,9 +19,10 @@ from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
-from components.readiness import Need, Readiness, Ready, What, WiringError
+from components.readiness import Need, Readiness, What, WiringError
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
+from stacks.schema import ISTIO, KUBEFLOW, KUBEFLOW_POD_DEFAULTS, KUBERAY, KUEUE
 
 
 def team_objects(
@@ -66,13 +67,13 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "Secret": (),
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
-    "Profile": (Need(Ready.KUBEFLOW, What.CRDS),),
-    "AuthorizationPolicy": (Need(Ready.ISTIO, What.CRDS),),
-    "VirtualService": (Need(Ready.ISTIO, What.CRDS),),
-    "ClusterQueue": (Need(Ready.KUEUE, What.CRDS),),
-    "LocalQueue": (Need(Ready.KUEUE, What.CRDS),),
-    "RayCluster": (Need(Ready.KUBERAY, What.CRDS, optional=True), Need(Ready.KUEUE, What.WEBHOOKS)),
-    "PodDefault": (Need(Ready.KUBEFLOW_POD_DEFAULTS, What.CRDS),),
+    "Profile": (Need(KUBEFLOW, What.CRDS),),
+    "AuthorizationPolicy": (Need(ISTIO, What.CRDS),),
+    "VirtualService": (Need(ISTIO, What.CRDS),),
+    "ClusterQueue": (Need(KUEUE, What.CRDS),),
+    "LocalQueue": (Need(KUEUE, What.CRDS),),
+    "RayCluster": (Need(KUBERAY, What.CRDS, optional=True), Need(KUEUE, What.WEBHOOKS)),
+    "PodDefault": (Need(KUBEFLOW_POD_DEFAULTS, What.CRDS),),
 }
 
 

@@ -18,11 +18,10 @@ before.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, field_validator
 
-from facts.gpu_catalog import ACCELERATORS
 from stacks.schema.auth import (
     DEX_DEFAULT_SCOPES,
     DISCOVERY_PATH,
@@ -120,10 +119,25 @@ from stacks.schema.common import (
     problems,
     zone_region,
 )
+from stacks.schema.component import COMPONENTS as COMPONENTS_KEY
+from stacks.schema.component import ComponentSpec, Need, Ready, Toggle, What, install_order
 from stacks.schema.components import (
+    CERT_MANAGER,
+    CHART_VALUES_KIND,
     CHART_VALUES_RULE,
+    DCGM_EXPORTER,
+    ISTIO,
+    JOBSET,
+    KUBEFLOW,
+    KUBEFLOW_HTTPS_GATEWAY,
+    KUBEFLOW_NAMESPACES,
+    KUBEFLOW_POD_DEFAULTS,
+    KUBERAY,
+    KUEUE,
+    MONITORING,
     SECRET_REFERENCE_KEY,
     SECRET_VALUE_KEY,
+    TRAINER,
     CertManagerConfig,
     ChartValues,
     DcgmExporterConfig,
@@ -136,11 +150,11 @@ from stacks.schema.components import (
     MetricsBackend,
     MonitoringConfig,
     RaySource,
-    Toggle,
     TrainerConfig,
     WaitForPodsReady,
     _chart_values,
     chart_values_field,
+    gpu_stack,
 )
 from stacks.schema.network import (
     COMPUTE_RESOURCE_NAME,
@@ -154,7 +168,7 @@ from stacks.schema.network import (
 from stacks.schema.pipelines import (
     CLOUD_SQL_TIER,
     HOUR_MINUTE,
-    Components,
+    PIPELINES,
     PipelinesCloudSql,
     PipelinesConfig,
 )
@@ -175,6 +189,7 @@ from stacks.schema.pools import (
     _label_value_problem,
     _node_labels,
 )
+from stacks.schema.registry import COMPONENTS, SPECS, Components, settings_model
 from stacks.schema.sources import (
     Images,
     Overrides,
@@ -226,7 +241,10 @@ class PlatformConfig(Model):
     )
     cluster: ClusterConfig = Field(alias="mlplatform:cluster", description="The cluster; `kind` picks the model.")
     components: Components = Field(
-        default=Components(), alias="mlplatform:components", description="In-cluster components."
+        default_factory=dict,
+        validate_default=True,
+        alias="mlplatform:components",
+        description="In-cluster components.",
     )
     teams: list[Team] = Field(
         default_factory=list, alias="mlplatform:teams", description="One Kubeflow profile namespace each."
@@ -258,15 +276,19 @@ class PlatformConfig(Model):
             )
         return value
 
+    def enabled(self, spec: ComponentSpec[Any]) -> bool:
+        """Whether this stack installs `spec`'s component: its `enabled`, else its default (which
+        may depend on the rest of the stack)."""
+        settings = self.components[spec]
+        enabled = getattr(settings, "enabled", None)
+        if enabled is not None:
+            return bool(enabled)
+        default = spec.on_by_default
+        return default if isinstance(default, bool) else default(self)
+
     def enabled_components(self) -> dict[str, bool]:
-        """Which components this stack installs, with defaults that depend on the cluster resolved."""
-        enabled = self.components.enabled_by_key()
-        cluster = self.cluster
-        if self.components.dcgm_exporter.enabled is None:
-            enabled["dcgmExporter"] = isinstance(cluster, GkeClusterConfig) and (
-                bool(cluster.gpu_pools) or any(k in ACCELERATORS for k in cluster.autoprovisioning.limits)
-            )
-        return enabled
+        """Which components this stack installs, by key, in the list's order."""
+        return {spec.name: self.enabled(spec) for spec in self.components.specs}
 
     @property
     def deletion_protection(self) -> bool:
@@ -279,11 +301,16 @@ class PlatformConfig(Model):
 __all__ = [
     "BUCKET_DUAL_REGIONS",
     "BUCKET_MULTI_REGIONS",
+    "CERT_MANAGER",
+    "CHART_VALUES_KIND",
     "CHART_VALUES_RULE",
     "CLOUD_SQL_TIER",
+    "COMPONENTS",
+    "COMPONENTS_KEY",
     "COMPUTE_NAME",
     "COMPUTE_RESOURCE_NAME",
     "CREATED_RANGES",
+    "DCGM_EXPORTER",
     "DEX_DEFAULT_SCOPES",
     "DISCOVERY_PATH",
     "DNS_LABEL",
@@ -303,15 +330,25 @@ __all__ = [
     "HOSTNAME",
     "HOUR_MINUTE",
     "IAM_MEMBER",
+    "ISTIO",
+    "JOBSET",
     "KMS_KEY",
+    "KUBEFLOW",
+    "KUBEFLOW_HTTPS_GATEWAY",
+    "KUBEFLOW_NAMESPACES",
+    "KUBEFLOW_POD_DEFAULTS",
+    "KUBERAY",
+    "KUEUE",
     "LABEL_NAME",
     "LABEL_VALUE_MAX",
     "MACHINE_TYPE",
     "MIN_MEMORY_BYTES",
     "MIN_VOLUME_BYTES",
     "MIRROR_PATH",
+    "MONITORING",
     "NO_UPGRADES_MAX_DAYS",
     "PERSON_ROLES",
+    "PIPELINES",
     "RECURRENCE",
     "REGIONAL_ZONES",
     "REGISTRY_MULTI_REGIONS",
@@ -326,6 +363,8 @@ __all__ = [
     "RETENTION_SECONDS",
     "SECRET_REFERENCE_KEY",
     "SECRET_VALUE_KEY",
+    "SPECS",
+    "TRAINER",
     "UTC_TIME",
     "WEEKDAYS",
     "WINDOW_HOURS_PER_32_DAYS",
@@ -339,6 +378,7 @@ __all__ = [
     "ChartValues",
     "Cidr",
     "ClusterConfig",
+    "ComponentSpec",
     "Components",
     "ContainerDefaults",
     "Contributor",
@@ -373,6 +413,7 @@ __all__ = [
     "MetricsBackend",
     "Model",
     "MonitoringConfig",
+    "Need",
     "NetworkConfig",
     "NodeLabels",
     "OidcConnector",
@@ -384,6 +425,7 @@ __all__ = [
     "PoolTaint",
     "Provisioning",
     "RaySource",
+    "Ready",
     "ReleaseChannel",
     "ResourceQuantity",
     "Role",
@@ -403,6 +445,7 @@ __all__ = [
     "ValueKind",
     "VolumeSize",
     "WaitForPodsReady",
+    "What",
     "_chart_values",
     "_cidr_text",
     "_compute_name",
@@ -427,7 +470,10 @@ __all__ = [
     "_utc_time",
     "_volume_size",
     "chart_values_field",
+    "gpu_stack",
+    "install_order",
     "problem",
     "problems",
+    "settings_model",
     "zone_region",
 ]

@@ -17,8 +17,11 @@ from pydantic import (
     field_validator,
 )
 
+from facts import versions
+from facts.gpu_catalog import ACCELERATORS
 from facts.limits import GO_DURATION_MAX_SECONDS
 from stacks.schema.auth import KubeflowAuth
+from stacks.schema.cluster import GkeClusterConfig
 from stacks.schema.common import (
     DURATION,
     REGISTRY_PATH,
@@ -31,9 +34,7 @@ from stacks.schema.common import (
     _unique,
     problems,
 )
-
-# --- components -------------------------------------------------------------------
-
+from stacks.schema.component import ComponentSpec, Need, Ready, Toggle, What
 
 # --- chart values overlays (the escape hatch) ----------------------------------------
 # Key names that hold a secret in the charts' own values (password, adminPassword, apiKey,
@@ -81,7 +82,8 @@ def _chart_values(values: dict[str, Any]) -> dict[str, Any]:
     return values
 
 
-ChartValues = Annotated[dict[str, Any], AfterValidator(_chart_values), ValueKind("chart values (a mapping)")]
+CHART_VALUES_KIND = ValueKind("chart values (a mapping)")
+ChartValues = Annotated[dict[str, Any], AfterValidator(_chart_values), CHART_VALUES_KIND]
 """Helm values, any keys the chart takes."""
 
 CHART_VALUES_RULE = (
@@ -98,19 +100,44 @@ def chart_values_field(chart: str) -> Any:
     return Field(default_factory=dict, description=f"Helm values for {chart}, merged last over the platform's (see above the tables).")
 
 
-class Toggle(Model):
-    enabled: StrictBool = Field(default=True, description="Install this component.")
-
-
 class CertManagerConfig(Toggle):
     """cert-manager from its own chart, with the issuer and NetworkPolicies the pinned Kubeflow release adds (webhook certificates)."""
 
     values: ChartValues = chart_values_field("the cert-manager chart")
 
 
+CERT_MANAGER = ComponentSpec(
+    "certManager",
+    CertManagerConfig,
+    "Webhook certificates; kubeflow needs it.",
+    installed_by="components.cert_manager:INSTALLATION",
+    on_by_default=True,
+    pins=(versions.CERT_MANAGER,),
+)
+
+
 class IstioConfig(Toggle):
     """Istio with CNI and the ingress gateway, as the pinned Kubeflow release installs it."""
 
+
+
+KUBEFLOW_NAMESPACES = Ready("kubeflowNamespaces")
+"""Kubeflow's namespace tree, made before every component (Istio's and Trainer's objects live in it)."""
+KUBEFLOW_POD_DEFAULTS = Ready("kubeflowPodDefaults")
+"""Kubeflow's PodDefaults webhook, and with it the PodDefault CRD."""
+KUBEFLOW_HTTPS_GATEWAY = Ready("kubeflowHttpsGateway")
+"""On GKE behind an Ingress: the gateway whose address is the A record auth.hostname needs."""
+
+ISTIO = ComponentSpec(
+    "istio",
+    IstioConfig,
+    "Service mesh and ingress gateway; kubeflow needs it.",
+    installed_by="components.istio:INSTALLATION",
+    # Istio's Kubeflow install puts Sidecars into the `kubeflow` namespace.
+    needs=(Need(KUBEFLOW_NAMESPACES, What.NAMESPACE, optional=True),),
+    on_by_default=True,
+    pins=(versions.ISTIO,),
+)
 
 
 class KubeflowConfig(Toggle):
@@ -136,16 +163,56 @@ class KubeflowConfig(Toggle):
 
 
 
+KUBEFLOW = ComponentSpec(
+    "kubeflow",
+    KubeflowConfig,
+    "Dashboard, notebooks, profiles and sign-in; teams need it.",
+    installed_by="components.kubeflow:INSTALLATION",
+    needs=(
+        Need(KUBEFLOW_NAMESPACES, What.NAMESPACE),
+        Need(ISTIO, What.CRDS),  # its Gateways, VirtualServices, AuthorizationPolicies
+        Need(CERT_MANAGER, What.CRDS),  # the webhooks' Certificates and the Kubeflow Issuer
+    ),
+    on_by_default=True,
+    parts=(KUBEFLOW_NAMESPACES, KUBEFLOW_POD_DEFAULTS, KUBEFLOW_HTTPS_GATEWAY),
+    pins=(versions.KUBEFLOW_MANIFESTS,),
+)
+
+
 class JobSetConfig(Toggle):
     """JobSet, installed once (Trainer's own copy is switched off)."""
 
     values: ChartValues = chart_values_field("the JobSet chart")
 
 
+JOBSET = ComponentSpec(
+    "jobset",
+    JobSetConfig,
+    "JobSet, which TrainJobs run as; trainer needs it.",
+    installed_by="components.jobset:INSTALLATION",
+    on_by_default=True,
+    pins=(versions.JOBSET_CHART,),
+)
+
+
 class TrainerConfig(Toggle):
     """Kubeflow Trainer v2 controller; our runtimes come from runtimes/."""
 
     values: ChartValues = chart_values_field("the Kubeflow Trainer chart")
+
+
+TRAINER = ComponentSpec(
+    "trainer",
+    TrainerConfig,
+    "Kubeflow Trainer and our training runtimes.",
+    installed_by="components.trainer:INSTALLATION",
+    needs=(
+        Need(JOBSET, What.CRDS),  # Trainer's controller runs TrainJobs as JobSets: it watches that kind from its start
+        Need(KUBEFLOW_NAMESPACES, What.NAMESPACE, optional=True),  # kubeflow-system, Kubeflow's tree's when Kubeflow is on
+    ),
+    on_by_default=True,
+    pins=(versions.TRAINER_CHART,),
+)
 
 
 class RaySource(str, Enum):
@@ -161,6 +228,23 @@ class KubeRayConfig(Toggle):
         description="operator: the KubeRay chart; gke-addon: GKE's managed Ray operator (gke only).",
     )
     values: ChartValues = chart_values_field("the kuberay-operator chart (source operator)")
+
+
+def _kuberay_overlays(settings: KubeRayConfig) -> dict[str, str]:
+    if settings.source is RaySource.GKE_ADDON:
+        return {"values": "source gke-addon is GKE's managed Ray operator, not the chart"}
+    return {}
+
+
+KUBERAY = ComponentSpec(
+    "kuberay",
+    KubeRayConfig,
+    "Ray operator; team Ray clusters need it.",
+    installed_by="components.kuberay:INSTALLATION",
+    on_by_default=True,
+    pins=(versions.KUBERAY_CHART,),
+    unused_overlays=_kuberay_overlays,
+)
 
 
 class WaitForPodsReady(Model):
@@ -213,6 +297,18 @@ class KueueConfig(Toggle):
         "and requeued.",
     )
     values: ChartValues = chart_values_field("the Kueue chart")
+
+
+# No need of Trainer, JobSet or KubeRay: Kueue defers an integration until its CRD appears
+# (kubernetes-sigs/kueue pkg/controller/jobframework/setup.go, "deferring setting up controller").
+KUEUE = ComponentSpec(
+    "kueue",
+    KueueConfig,
+    "Queues and quotas per team; queued GPU pools need it.",
+    installed_by="components.kueue:INSTALLATION",
+    on_by_default=True,
+    pins=(versions.KUEUE_CHART,),
+)
 
 
 class MetricsBackend(str, Enum):
@@ -272,6 +368,26 @@ class MonitoringConfig(Toggle):
         return admins
 
 
+def _monitoring_overlays(settings: MonitoringConfig) -> dict[str, str]:
+    if settings.backend is MetricsBackend.GKE_MANAGED:
+        return {"values": "backend gke-managed installs no kube-prometheus-stack (grafanaValues still reach Grafana)"}
+    return {}
+
+
+# Nothing waits for Monitoring: its monitors of others are Ties (components/platform.py).
+MONITORING = ComponentSpec(
+    "monitoring",
+    MonitoringConfig,
+    "Prometheus, Grafana, dashboards and GPU alerts.",
+    installed_by="components.monitoring:INSTALLATION",
+    # Grafana's pods get their sidecar from Istio's injection webhook (components/monitoring.py).
+    needs=(Need(ISTIO, What.WEBHOOKS, optional=True),),
+    on_by_default=True,
+    pins=(versions.KUBE_PROMETHEUS_STACK, versions.GRAFANA),
+    unused_overlays=_monitoring_overlays,
+)
+
+
 class DcgmSource(str, Enum):
     CHART = "chart"
     GKE_MANAGED = "gke-managed"
@@ -285,3 +401,28 @@ class DcgmExporterConfig(Model):
     )
     source: DcgmSource = Field(default=DcgmSource.CHART, description="NVIDIA's chart, or GKE's managed DCGM metrics.")
     values: ChartValues = chart_values_field("NVIDIA's dcgm-exporter chart (source chart)")
+
+
+def gpu_stack(config: Any) -> bool:
+    """The DCGM exporter's default: on for a GKE stack with GPU pools or GPU autoprovisioning limits."""
+    cluster = config.cluster
+    return isinstance(cluster, GkeClusterConfig) and (
+        bool(cluster.gpu_pools) or any(k in ACCELERATORS for k in cluster.autoprovisioning.limits)
+    )
+
+
+def _dcgm_overlays(settings: DcgmExporterConfig) -> dict[str, str]:
+    if settings.source is DcgmSource.GKE_MANAGED:
+        return {"values": "source gke-managed is GKE's DCGM metrics, not NVIDIA's chart"}
+    return {}
+
+
+DCGM_EXPORTER = ComponentSpec(
+    "dcgmExporter",
+    DcgmExporterConfig,
+    "GPU metrics per pod.",
+    installed_by="components.dcgm:INSTALLATION",
+    on_by_default=gpu_stack,
+    pins=(versions.DCGM_EXPORTER,),
+    unused_overlays=_dcgm_overlays,
+)

@@ -13,20 +13,10 @@ from pydantic import (
     model_validator,
 )
 
-from facts import cloud_sql
-from stacks.schema.common import Model, VolumeSize, problem, problems, rule
-from stacks.schema.components import (
-    CertManagerConfig,
-    DcgmExporterConfig,
-    IstioConfig,
-    JobSetConfig,
-    KubeflowConfig,
-    KubeRayConfig,
-    KueueConfig,
-    MonitoringConfig,
-    Toggle,
-    TrainerConfig,
-)
+from facts import cloud_sql, versions
+from stacks.schema.common import Model, VolumeSize, problem, rule
+from stacks.schema.component import ComponentSpec, Need, Toggle, What
+from stacks.schema.components import CERT_MANAGER, ISTIO, KUBEFLOW
 
 # --- Kubeflow Pipelines (components/pipelines.py) -----------------------------------------
 
@@ -119,43 +109,16 @@ class PipelinesConfig(Toggle):
     )
 
 
-class Components(Model):
-    """In-cluster components. Each is on unless `enabled: false`."""
-
-    cert_manager: CertManagerConfig = Field(default=CertManagerConfig(), description="Webhook certificates; kubeflow needs it.")
-    istio: IstioConfig = Field(default=IstioConfig(), description="Service mesh and ingress gateway; kubeflow needs it.")
-    kubeflow: KubeflowConfig = Field(default=KubeflowConfig(), description="Dashboard, notebooks, profiles and sign-in; teams need it.")
-    jobset: JobSetConfig = Field(default=JobSetConfig(), description="JobSet, which TrainJobs run as; trainer needs it.")
-    trainer: TrainerConfig = Field(default=TrainerConfig(), description="Kubeflow Trainer and our training runtimes.")
-    kuberay: KubeRayConfig = Field(default=KubeRayConfig(), description="Ray operator; team Ray clusters need it.")
-    kueue: KueueConfig = Field(default=KueueConfig(), description="Queues and quotas per team; queued GPU pools need it.")
-    monitoring: MonitoringConfig = Field(default=MonitoringConfig(), description="Prometheus, Grafana, dashboards and GPU alerts.")
-    dcgm_exporter: DcgmExporterConfig = Field(default=DcgmExporterConfig(), description="GPU metrics per pod.")
-    pipelines: PipelinesConfig = Field(
-        default=PipelinesConfig(), description="Kubeflow Pipelines; needs kubeflow, certManager and istio."
-    )
-
-    @model_validator(mode="after")
-    @rule("component-needs")
-    def _needs(self) -> Components:
-        needs = {
-            "kubeflow": ("istio", "certManager"),
-            "trainer": ("jobset",),
-            "pipelines": ("kubeflow", "certManager", "istio"),
-        }
-        enabled = {name for name, on in self.enabled_by_key().items() if on}
-        found = [
-            (f"{dependency}.enabled", f"{component} needs {dependency}; enable {dependency} or disable {component}")
-            for component, required in needs.items()
-            for dependency in required
-            if component in enabled and dependency not in enabled
-        ]
-        if found:
-            raise problems(found)
-        return self
-
-    def enabled_by_key(self) -> dict[str, bool]:
-        return {
-            (field.alias or name): bool(getattr(self, name).enabled)
-            for name, field in type(self).model_fields.items()
-        }
+PIPELINES = ComponentSpec(
+    "pipelines",
+    PipelinesConfig,
+    "Kubeflow Pipelines; needs kubeflow, certManager and istio.",
+    installed_by="components.pipelines:INSTALLATION",
+    needs=(
+        Need(KUBEFLOW, What.CONTROLLER),  # its objects live in Kubeflow's namespace, beside its profile controller
+        Need(CERT_MANAGER, What.CRDS),  # its cache webhook's certificate
+        Need(ISTIO, What.CRDS),  # its routes and policies
+    ),
+    on_by_default=True,
+    pins=(versions.KUBEFLOW_PIPELINES,),
+)

@@ -156,6 +156,8 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any], bool]:
 
 
 def _model_field(model: type[BaseModel], key: str) -> FieldInfo | None:
+    """The field of `model` at `key`; the components' root has one per component of the list."""
+    model = schema.settings_model(schema.COMPONENTS) if model is schema.Components else model
     return next((f for n, f in model.model_fields.items() if (f.alias or n) == key), None)
 
 
@@ -301,8 +303,8 @@ def _changed(value: Any) -> Any:
 def overlay_mutations(stack: str) -> list[Mutation]:
     """Each chart key the program sets for the stack (its values builders' output, components/
     overlays.py `overlays`), changed in the component's overlay: each must be refused."""
-    from args.platform import platform_args
     from components.overlays import overlays
+    from program import args_of as platform_args
     from stacks.config import validate
 
     found = []

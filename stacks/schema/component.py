@@ -1,0 +1,144 @@
+"""What the stack model knows of a component: its key of `mlplatform:components`, the model of
+its settings, what it needs of other components, whether a stack that says nothing installs it,
+its pins, and where it is installed from. One `ComponentSpec` per component, beside its model;
+the ordered list of them (stacks/schema/registry.py) is the one place a component is added, and
+the schema root, the dependency check, the install order, the reference and the plan's waits
+are derived from it (docs/development.md, "Adding a component").
+
+The spec lives in the stack model because the loader needs it (the schema root and its checks
+are built from it) and the layers point down: it names the module that installs the component
+(`installed_by`, resolved by components/installation.py) instead of importing it
+(docs/architecture.md, "Components").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Generic, TypeVar
+
+from pydantic import Field, StrictBool
+
+from facts.versions import Pin
+from stacks.schema.common import Model
+
+COMPONENTS = "mlplatform:components"
+
+
+class What(Enum):
+    """Which part of a component's readiness a need is for."""
+
+    CRDS = "its CRDs"
+    WEBHOOKS = "its admission webhooks serving"
+    NAMESPACE = "the namespaces it creates"
+    CONTROLLER = "its controller running"
+
+
+@dataclass(frozen=True)
+class Ready:
+    """What one component makes ready for others: a component (its ComponentSpec) or a part of
+    one that is ready earlier or apart (Kubeflow's namespaces, its PodDefaults webhook)."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class Need:
+    """An edge of the deploy graph, said in code: `on`'s readiness, for `what`. `optional`: met
+    by nothing when the stack does not install `on` (the object works without it, or the cluster
+    provides it); otherwise a stack without `on` is refused (a component's needs) or an error at
+    plan time (an object's)."""
+
+    on: Ready
+    what: What
+    optional: bool = False
+
+    def __str__(self) -> str:
+        return f"{self.on.name} ({self.what.value})"
+
+
+class Toggle(Model):
+    enabled: StrictBool = Field(
+        default=False,
+        description="Install this component. Default: the component's own (the table of mlplatform:components); "
+        "a component a release adds is off until the stack switches it on.",
+    )
+
+
+M = TypeVar("M", bound=Model)
+
+
+@dataclass(frozen=True, eq=False)
+class ComponentSpec(Ready, Generic[M]):
+    """One component as the stack model knows it. `name` is its key of `mlplatform:components`
+    (camelCase, as a stack file writes it)."""
+
+    model: type[M]
+    """The model of its settings; a `Toggle` (or a model with its own `enabled`)."""
+    summary: str
+    """One line for the reference's table: what it is, and who needs it."""
+    installed_by: str
+    """`<module>:<name>` of its components.installation.Installation: the Args it takes and the
+    installer, in the module that installs it."""
+    needs: tuple[Need, ...] = ()
+    """What of other components it waits for; a need that is not optional is also a need of the
+    stack: a stack that enables this component and disables that one is refused."""
+    on_by_default: bool | Callable[[Any], bool] = False
+    """Whether a stack that says nothing of it installs it; a function of the PlatformConfig where
+    the rest of the stack decides (the model says `enabled: null` then). New components are off:
+    a fork that merges a release switches a new one on itself."""
+    unused_overlays: Callable[[Any], dict[str, str]] | None = None
+    """For settings (its model) that install some chart of its elsewhere or not at all: which of
+    its chart-values fields reach no chart, and why (stacks/rules.py chart-values-reach-a-chart)."""
+    parts: tuple[Ready, ...] = ()
+    """Parts of it others wait for apart from the whole (recorded as nothing where the stack
+    does not install it)."""
+    pins: tuple[Pin, ...] = field(default=())
+    """Its upstreams in the pin table (facts/versions.py), which holds the support facts too."""
+
+    def __repr__(self) -> str:
+        return f"ComponentSpec({self.name!r})"
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    @property
+    def path(self) -> str:
+        """Its config path, `mlplatform:components.<key>`."""
+        return f"{COMPONENTS}.{self.name}"
+
+    def required(self) -> tuple[ComponentSpec[Any], ...]:
+        """The components a stack that installs this one must install too."""
+        return tuple(n.on for n in self.needs if not n.optional and isinstance(n.on, ComponentSpec))
+
+
+def install_order(specs: tuple[ComponentSpec[Any], ...]) -> tuple[ComponentSpec[Any], ...]:
+    """The specs in an order where each comes after every component it needs (optional needs
+    too, where both are listed), else in list order; a need on a component that is not in the
+    list is left to the stack check."""
+    listed = {spec.name: spec for spec in specs}
+    placed: list[ComponentSpec[Any]] = []
+    visiting: list[str] = []
+
+    def place(spec: ComponentSpec[Any]) -> None:
+        if spec in placed:
+            return
+        if spec.name in visiting:
+            cycle = " -> ".join([*visiting[visiting.index(spec.name) :], spec.name])
+            raise ValueError(f"components that need each other cannot be installed in any order: {cycle}")
+        visiting.append(spec.name)
+        for need in spec.needs:
+            needed = listed.get(need.on.name)
+            if needed is not None and needed is not spec:
+                place(needed)
+        visiting.pop()
+        placed.append(spec)
+
+    for spec in specs:
+        place(spec)
+    return tuple(placed)
