@@ -1,7 +1,9 @@
 """The layers of the code, checked on the code itself: the import graph (every import,
 function-level ones too, of every module outside tests) points down LAYERS without cycles;
-infra, components and runtimes read only their own Args; each ComponentResource takes its
-Args and has a type token derived from its class."""
+infra, components and runtimes read only their own Args (a component's module may also hold
+the builder its Installation names, the one function there that reads the stack model); each
+ComponentResource takes its Args (of args/, or of its own module) and has a type token derived
+from its class."""
 
 from __future__ import annotations
 
@@ -244,23 +246,46 @@ def test_every_module_is_in_a_layer() -> None:
 # --- what infra, components and runtimes may read ---------------------------------------
 
 
+def args_builders(tree: ast.Module) -> list[ast.FunctionDef]:
+    """The functions a module names as the Args builder of its Installation
+    (components/installation.py): the one place a component's module may read the stack
+    model, to cut its Args (docs/development.md, "Adding a component")."""
+    named = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Installation"):
+            builder = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "args"), None)
+            if isinstance(builder, ast.Name):
+                named.add(builder.id)
+    return [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in named]
+
+
 def _reads_the_stack(module: str) -> Iterator[str]:
     path = modules()[module]
-    tree = ast.parse(path.read_text(), str(path))
+    yield from stack_reads(ast.parse(path.read_text(), str(path)), path_of(module))
+
+
+def stack_reads(tree: ast.Module, name: str) -> Iterator[str]:
+    """Where the module `name` reads the stack model instead of its Args."""
     config_names = {"pulumi.Config"}
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module == "pulumi":
             config_names |= {alias.asname or alias.name for alias in node.names if alias.name == "Config"}
+    builders = args_builders(tree)
+    inside = {id(n) for builder in builders for n in ast.walk(builder)}
     for node in ast.walk(tree):
-        where = f"{path_of(module)}:{getattr(node, 'lineno', '?')}"
+        where = f"{name}:{getattr(node, 'lineno', '?')}"
+        if id(node) in inside:
+            continue
         if isinstance(node, ast.ImportFrom):
             named = {alias.name for alias in node.names}
-            if "PlatformConfig" in named:
+            if "PlatformConfig" in named and not (builders and node in tree.body):
                 yield f"{where} imports PlatformConfig (take an Args of args/ instead)"
             if node.module == "stacks.config" or (node.module == "stacks" and "config" in named):
                 yield f"{where} imports the stack loader stacks.config"
         elif isinstance(node, ast.Import) and any(alias.name == "stacks.config" for alias in node.names):
             yield f"{where} imports the stack loader stacks.config"
+        elif isinstance(node, ast.Name) and node.id == "PlatformConfig" and builders:
+            yield f"{where} uses PlatformConfig outside the Args builder its Installation names"
         elif isinstance(node, ast.Attribute) and node.attr == "PlatformConfig":
             yield f"{where} uses {ast.unparse(node)}"
         elif isinstance(node, ast.Call) and ast.unparse(node.func) in config_names:
@@ -318,11 +343,11 @@ def test_every_component_resource_takes_its_args_first_after_its_name() -> None:
         if not (
             isinstance(hint, type)
             and hint.__name__.endswith("Args")
-            and hint.__module__.startswith("args.")
+            and (hint.__module__.startswith("args.") or hint.__module__ == cls.__module__)
             and dataclasses.is_dataclass(hint)
             and hint.__dataclass_params__.frozen  # type: ignore[attr-defined]
         ):
-            problems.append(f"{where}: parameter {params[1]!r} is {hint!r}, not a frozen *Args of args/")
+            problems.append(f"{where}: parameter {params[1]!r} is {hint!r}, not a frozen *Args of args/ or of its own module")
     assert problems == [], "\n".join(problems)
 
 
@@ -333,8 +358,10 @@ def test_every_component_resource_says_why_it_exists() -> None:
 
 @pytest.fixture(scope="module")
 def registered() -> dict[str, set[type]]:
-    """Type token -> the classes that registered it, over the shipped stacks."""
-    from stacks.config import load
+    """Type token -> the classes that registered it, over the shipped stacks, and for each
+    component of the list none of them installs (one off by default), the kind stack with it
+    enabled: a new component plans with `enabled: true` alone."""
+    from stacks.config import load, read_stack_file, stack_file, validate
     from tooling.plan import evaluate
 
     seen: dict[str, set[type]] = {}
@@ -346,8 +373,14 @@ def registered() -> dict[str, set[type]]:
 
     pulumi.ComponentResource.__init__ = recording  # type: ignore[method-assign]
     try:
-        for stack in ("kind", "dev", "prod"):
-            evaluate(load(stack), stack)
+        configs = [load(stack) for stack in ("kind", "dev", "prod")]
+        for config, stack in zip(configs, ("kind", "dev", "prod"), strict=True):
+            evaluate(config, stack)
+        for spec in configs[0].components.specs:
+            if not any(config.enabled(spec) for config in configs):
+                raw = read_stack_file(stack_file("kind"))
+                raw["mlplatform:components"] = {**raw.get("mlplatform:components", {}), spec.name: {"enabled": True}}
+                evaluate(validate(raw, f"kind + {spec.name}"), "kind")
     finally:
         pulumi.ComponentResource.__init__ = original  # type: ignore[method-assign]
     return seen
@@ -401,3 +434,24 @@ def test_the_size_rule_names_a_long_module_without_a_reason() -> None:
     assert oversized({"a.py": f'"""Short.\n\n{LONG_REASON} one table."""\n' + long}) == []
     assert oversized({"a.py": f"# {LONG_REASON} one command each.\n" + '"""Short."""\n' + long}) == []
     assert oversized({"a.py": '"""Short."""\n'}) == []
+
+
+def test_only_a_components_args_builder_reads_the_stack_model() -> None:
+    """The rule's one exception is the function an Installation names as its Args builder."""
+    source = """
+from stacks.schema import PlatformConfig
+
+def kserve_args(config: PlatformConfig, secrets):
+    return KServeArgs(config.components[KSERVE].values)
+
+def elsewhere(config: PlatformConfig):
+    return config.project
+
+INSTALLATION = Installation(KSERVE, kserve_args, _install)
+"""
+    tree = ast.parse(source)
+    assert [f.name for f in args_builders(tree)] == ["kserve_args"]
+    assert list(stack_reads(tree, "kserve.py")) == ["kserve.py:7 uses PlatformConfig outside the Args builder its Installation names"]
+    alone = ast.parse(source.replace("INSTALLATION = Installation(KSERVE, kserve_args, _install)", ""))
+    assert next(iter(stack_reads(alone, "kserve.py"))) == "kserve.py:2 imports PlatformConfig (take an Args of args/ instead)"
+    assert [f.name for f in args_builders(ast.parse(source.replace("kserve_args, _install", "args=kserve_args, install=_install")))] == ["kserve_args"]
