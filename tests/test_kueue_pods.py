@@ -14,7 +14,13 @@ from cel_expr_python import cel
 
 from components.kueue import CONFIG_MAP, CONFIG_MAP_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
-from components.kueue_pods import GPU_POD_CONDITION, MUTATING_CONFIGURATION, POD_FRAMEWORK, POD_WEBHOOKS, VALIDATING_CONFIGURATION
+from components.kueue_pods import (
+    GPU_POD_CONDITION,
+    MUTATING_CONFIGURATION,
+    POD_FRAMEWORK,
+    POD_WEBHOOKS,
+    VALIDATING_CONFIGURATION,
+)
 from facts.labels import KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations

@@ -257,7 +257,7 @@ def test_team_profile_without_quota(team_view: StackView) -> None:
     # components/profiles/namespace.py always writes the quota: removed from a recorded plan.
     view = edit(team_view, kind_of("Profile", "vision"), lambda p: p["spec"].pop("resourceQuotaSpec"))
     [violation] = only(check(view), "team-quota")
-    assert "resourceQuotaSpec.hard lacks cpu, memory" == violation.message.split(": ", 1)[1]
+    assert violation.message.split(": ", 1)[1] == "resourceQuotaSpec.hard lacks cpu, memory"
 
 
 def test_team_without_a_queue_needs_a_gpu_quota(team_view: StackView) -> None:
