@@ -505,6 +505,17 @@ def image(pin: Pin) -> str:
     return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"
 
 
+PYTHON_IMAGE = Pin(
+    name="python",
+    kind=PinKind.IMAGE,
+    version="3.13.14-slim-trixie",
+    location="docker.io/library/python",
+    source="Docker's official image, docker-library/python versions.json 3.13: 3.13.14 (\"Update 3.13 to 3.13.14\", "
+    "f79aea5, 2026-06-10), variant slim-trixie, published as <version>-<variant> (generate-stackbrew-library.sh). "
+    "Runs the idle reclaim's job (components/idle_reclaim_job.py, standard library only)",
+)
+
+
 # --- images upstream manifests name on a floating tag, and the release the platform runs instead ---
 # The rewrite of every image (components/images.py) replaces each key with its pin, so the
 # `image-tag` check holds for what the cluster receives.
@@ -741,6 +752,7 @@ PINS: tuple[Pin, ...] = (
     RAY_IMAGE,
     RAY_GPU_IMAGE,
     RAY_DASHBOARD_AUTH_PROXY_IMAGE,
+    PYTHON_IMAGE,
     NOTEBOOK_BASE_IMAGE,
     RAY,
     PROTOBUF,

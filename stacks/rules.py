@@ -363,6 +363,20 @@ def _gpu_metrics_reach_prometheus(config: PlatformConfig) -> Found:
         )
 
 
+def _idle_reclaim_can_judge(config: PlatformConfig) -> Found:
+    if config.components.idle_reclaim.enabled is not True:
+        return
+    on = config.enabled_components()
+    needs = (
+        ("kubeflow", "it stops Kubeflow notebooks"),
+        ("monitoring", "it reads the GPUs' utilisation from the platform's Prometheus"),
+        ("dcgmExporter", "it judges GPUs by DCGM's utilisation, which only GPU metrics give (kind has no GPUs)"),
+    )
+    for key, why in needs:
+        if not on[key]:
+            yield f"{COMPONENTS}.idleReclaim.enabled", f"idle reclaim needs {key}: {why}; enable {key} or remove idleReclaim.enabled"
+
+
 def _gateway_exposed_on_gke(config: PlatformConfig) -> Found:
     auth = config.components.kubeflow.auth
     if _gke(config) is None and (auth.hostname or auth.iap):
@@ -1253,6 +1267,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM, KIND, MANAGED_PROMETHEUS)),
     Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING, KIND, MANAGED_PROMETHEUS)),
     Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
+    Rule("idle-reclaim-can-judge", "The idle reclaim runs only where notebooks, Prometheus and GPU metrics are.", _idle_reclaim_can_judge, ENABLED),
     Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW}.auth", KIND)),
     Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW)),
     Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE)),

@@ -26,6 +26,9 @@ from components.dashboards.common import (
 )
 
 UID = "mlplatform-gpus-by-team"
+# kube-state-metrics' Notebook metrics (components/monitoring.py NOTEBOOK_METRICS).
+RECLAIMED = "mlplatform_notebook_idle_reclaimed_timestamp_seconds"
+WARNED = "mlplatform_notebook_idle_reclaim_warned_timestamp_seconds"
 NS = f'{WORKLOAD_NAMESPACE}=~"$namespace"'
 # GPU metrics that belong to a pod of the selected teams.
 TEAM_GPUS = f'{WORKLOAD_NAMESPACE}!="",{NS}'
@@ -154,6 +157,26 @@ def dashboard() -> Dashboard:
                 "none",
                 query(f"{held_hours} - ({busy_hours} or {held_hours} * 0)", "{{namespace}}"),
                 description="GPU-hours held below the idle threshold over the dashboard's time range.",
+            )
+        )
+        .with_row(Row("Idle reclaim"))
+        .with_panel(
+            stat(
+                "GPU notebooks the idle reclaim stopped",
+                "dateTimeAsIso",
+                query(f'max by (namespace, notebook) ({RECLAIMED}{{namespace=~"$namespace"}}) * 1000', "{{namespace}}/{{notebook}}"),
+                description="When the idle reclaim last stopped each notebook (its GPUs idle for the stack's period; "
+                "mlplatform:components.idleReclaim). Its volumes are kept; Start in the notebook list brings it back.",
+                width=12,
+            )
+        )
+        .with_panel(
+            stat(
+                "GPU notebooks warned",
+                "dateTimeAsIso",
+                query(f'max by (namespace, notebook) ({WARNED}{{namespace=~"$namespace"}}) * 1000', "{{namespace}}/{{notebook}}"),
+                description="Notebooks the idle reclaim warned, and when: stopped at the end of the period unless their GPUs work.",
+                width=12,
             )
         )
         .with_row(Row("Queue"))
