@@ -367,14 +367,10 @@ def _idle_reclaim_can_judge(config: PlatformConfig) -> Found:
     if config.components.idle_reclaim.enabled is not True:
         return
     on = config.enabled_components()
-    needs = (
-        ("kubeflow", "it stops Kubeflow notebooks"),
-        ("monitoring", "it reads the GPUs' utilisation from the platform's Prometheus"),
-        ("dcgmExporter", "it judges GPUs by DCGM's utilisation, which only GPU metrics give (kind has no GPUs)"),
-    )
-    for key, why in needs:
-        if not on[key]:
-            yield f"{COMPONENTS}.idleReclaim.enabled", f"idle reclaim needs {key}: {why}; enable {key} or remove idleReclaim.enabled"
+    needs = {"kubeflow": "notebooks to stop", "monitoring": "the Prometheus it reads", "dcgmExporter": "the GPUs' utilisation; kind has no GPUs"}
+    missing = [f"{key} ({why})" for key, why in needs.items() if not on[key]]
+    if missing:
+        yield f"{COMPONENTS}.idleReclaim.enabled", f"idle reclaim needs {' and '.join(missing)}; enable them or remove idleReclaim.enabled"
 
 
 def _gateway_exposed_on_gke(config: PlatformConfig) -> Found:
@@ -1348,9 +1344,26 @@ def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
         )
 
 
+def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
+    """With the idle reclaim on, GPUs are given back when idle; a team Ray cluster gives its GPU
+    workers back through its autoscaler (components/profiles/ray.py RAY_IDLE_TIMEOUT_SECONDS),
+    down to minWorkers only."""
+    if not config.enabled_components()["idleReclaim"]:
+        return
+    for i, team in enumerate(config.teams):
+        if team.ray and team.ray.pool and team.ray.min_workers > 0:
+            yield (
+                f"{_team(i)}.ray.minWorkers",
+                f"team {team.name}'s Ray cluster keeps {team.ray.min_workers} GPU worker(s) of pool {team.ray.pool} even when "
+                "idle, while the idle reclaim gives idle notebook GPUs back; set minWorkers: 0 for its autoscaler to remove "
+                "idle GPU workers (Ray then starts them again for the next task)",
+            )
+
+
 WARNINGS: tuple[Rule, ...] = (
     Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
     Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE)),
+    Rule("ray-gpu-workers-scale-to-zero", "With the idle reclaim on, team Ray clusters let idle GPU workers go.", _ray_gpu_workers_scale_to_zero, (TEAMS, ENABLED[0])),
 )
 
 

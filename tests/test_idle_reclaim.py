@@ -152,7 +152,7 @@ def test_switched_on_where_it_cannot_judge_is_refused_with_the_path() -> None:
     raw = with_changes(base_kind(), {"mlplatform:components": {"idleReclaim": {"enabled": True}}})
     with pytest.raises(ConfigError) as err:
         validate(raw, "test")
-    assert "mlplatform:components.idleReclaim.enabled: idle reclaim needs dcgmExporter" in str(err.value)
+    assert "mlplatform:components.idleReclaim.enabled: idle reclaim needs dcgmExporter (the GPUs' utilisation; kind has no GPUs)" in str(err.value)
 
 
 @pytest.mark.parametrize(
@@ -275,3 +275,19 @@ def test_what_it_did_reaches_grafana_through_kube_state_metrics() -> None:
     from components.dashboards.gpus_by_team import RECLAIMED, WARNED
 
     assert {RECLAIMED, WARNED} == {f"{NOTEBOOK_METRIC_PREFIX}_{name}" for name in NOTEBOOK_METRICS if "idle" in name}
+
+
+def test_team_ray_clusters_give_idle_gpu_workers_back() -> None:
+    """Ray's own autoscaler does for Ray what the reclaim does for notebooks: nlp's GPU workers
+    (tests/stacks/Pulumi.dev.yaml: pool l4, minWorkers 0) go after RAY_IDLE_TIMEOUT_SECONDS unused."""
+    from args.teams import team_args
+    from components.profiles.ray import RAY_IDLE_TIMEOUT_SECONDS, ray_objects
+
+    config = load("dev")
+    nlp = next(t for t in config.teams if t.name == "nlp")
+    [cluster] = [o for o in ray_objects(team_args(config, nlp)) if o["kind"] == "RayCluster"]
+    assert cluster["spec"]["enableInTreeAutoscaling"] is True
+    assert cluster["spec"]["autoscalerOptions"]["idleTimeoutSeconds"] == RAY_IDLE_TIMEOUT_SECONDS == 300
+    [workers] = cluster["spec"]["workerGroupSpecs"]
+    assert (workers["groupName"], workers["minReplicas"]) == ("l4", 0)
+    assert "nvidia.com/gpu" in workers["template"]["spec"]["containers"][0]["resources"]["limits"]
