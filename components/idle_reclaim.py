@@ -15,8 +15,8 @@ Least privilege: its ClusterRole (get, list, patch Notebooks; create events) is 
 RoleBinding in each team namespace (`team_binding`, made with the team), never cluster-wide.
 
 What it did: each run logs one JSON line per GPU notebook; a stopped or warned notebook carries
-the time in an annotation, which kube-state-metrics exports (components/monitoring.py
-NOTEBOOK_METRICS) to the "GPUs by team" dashboard, and a Warning event the notebook UI lists.
+the time in an annotation, which kube-state-metrics exports (components/notebook_metrics.py) to
+the "GPUs by team" dashboard, and a Warning event the notebook UI lists.
 
 The exemption label (IDLE_RECLAIM_LABEL=exempt on the Notebook) is a team owner's to set: a
 ValidatingAdmissionPolicy refuses setting, changing or removing it to anyone who may not manage

@@ -25,14 +25,14 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from args.components import MonitoringArgs
-from components import idle_reclaim_job
 from components.access import GATEWAY_SELECTOR, KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
 from components.alerts import rule_spec
 from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.dashboards import dashboards
 from components.istio import GATEWAY_NAMESPACE
 from components.network import SAME_NAMESPACE, namespace_peer, network_policy
-from facts.labels import NOTEBOOK_STOPPED_ANNOTATION, WORKLOAD_IDENTITY_ANNOTATION
+from components.notebook_metrics import notebook_metrics_values
+from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
@@ -140,50 +140,9 @@ RAY_POD_MONITOR = "ray-pods"
 # --- pure functions: args -> chart values and objects -----------------------------------
 
 
-# What the idle reclaim did, as metrics (components/idle_reclaim.py): kube-state-metrics' custom
-# resource state (kube-state-metrics v2.20.0, the chart 88.5.3's: docs/metrics/extend/
-# customresourcestate-metrics.md; a Gauge read from a path, an RFC 3339 string as its Unix time,
-# pkg/customresourcestate/registry_factory.go toFloat64), one series per Notebook that carries the
-# annotation. The chart mounts the config and adds the CRD rights (charts/kube-state-metrics
-# customResourceState, rbac.customResourceState.createClusterRoleRules); list and watch of
-# Notebooks are ours (rbac.extraRules). kube-state-metrics restarts itself when the file changes
-# (internal/wrapper.go, crcViper.WatchConfig).
-NOTEBOOK_METRIC_PREFIX = "mlplatform_notebook"
-NOTEBOOK_METRICS = {
-    "idle_reclaimed_timestamp_seconds": (idle_reclaim_job.ANNOTATION_RECLAIMED, "When the idle reclaim last stopped the notebook."),
-    "idle_reclaim_warned_timestamp_seconds": (idle_reclaim_job.ANNOTATION_WARNED, "When the idle reclaim warned that it will stop the notebook."),
-    "stopped_timestamp_seconds": (NOTEBOOK_STOPPED_ANNOTATION, "When the notebook was stopped (by its user, Kubeflow's culler or the idle reclaim)."),
-}
-"""Metric name (after the prefix) -> (Notebook annotation, help)."""
-
-
-def notebook_metrics_values() -> dict[str, Any]:
-    """kube-state-metrics' values for the Notebook metrics."""
-    config = {
-        "kind": "CustomResourceStateMetrics",
-        "spec": {
-            "resources": [
-                {
-                    "groupVersionKind": {"group": "kubeflow.org", "kind": "Notebook", "version": "v1"},
-                    "metricNamePrefix": NOTEBOOK_METRIC_PREFIX,
-                    "labelsFromPath": {"namespace": ["metadata", "namespace"], "notebook": ["metadata", "name"]},
-                    "metrics": [
-                        {"name": name, "help": help_, "each": {"type": "Gauge", "gauge": {"path": ["metadata", "annotations", annotation]}}}
-                        for name, (annotation, help_) in NOTEBOOK_METRICS.items()
-                    ],
-                }
-            ]
-        },
-    }
-    return {
-        "customResourceState": {"enabled": True, "config": config},
-        "rbac": {"extraRules": [{"apiGroups": ["kubeflow.org"], "resources": ["notebooks"], "verbs": ["list", "watch"]}]},
-    }
-
-
 def prometheus_stack_values(config: MonitoringConfig, notebook_metrics: bool = False) -> dict[str, Any]:
     """kube-prometheus-stack values (prometheus-community/helm-charts charts/kube-prometheus-stack/values.yaml);
-    `notebook_metrics`: kube-state-metrics also exports what the idle reclaim did (NOTEBOOK_METRICS)."""
+    `notebook_metrics`: kube-state-metrics also exports what the idle reclaim did (components/notebook_metrics.py)."""
     selector = {"matchLabels": SCRAPE_LABELS}
     state_metrics: dict[str, Any] = {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL}]"]}
     if notebook_metrics:

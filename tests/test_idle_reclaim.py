@@ -28,7 +28,8 @@ from components.idle_reclaim_job import (
     plan,
     series_of,
 )
-from components.monitoring import NOTEBOOK_METRIC_PREFIX, NOTEBOOK_METRICS, prometheus_stack_values
+from components.monitoring import prometheus_stack_values
+from components.notebook_metrics import NOTEBOOK_METRIC_PREFIX, NOTEBOOK_METRICS
 from facts import labels
 from facts.versions import PYTHON_IMAGE, image
 from stacks.config import ConfigError, load, validate

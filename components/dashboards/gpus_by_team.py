@@ -24,11 +24,12 @@ from components.dashboards.common import (
     stat,
     timeseries,
 )
+from components.notebook_metrics import metric_name
 
 UID = "mlplatform-gpus-by-team"
-# kube-state-metrics' Notebook metrics (components/monitoring.py NOTEBOOK_METRICS).
-RECLAIMED = "mlplatform_notebook_idle_reclaimed_timestamp_seconds"
-WARNED = "mlplatform_notebook_idle_reclaim_warned_timestamp_seconds"
+# kube-state-metrics' Notebook metrics (components/notebook_metrics.py).
+RECLAIMED = metric_name("idle_reclaimed_timestamp_seconds")
+WARNED = metric_name("idle_reclaim_warned_timestamp_seconds")
 NS = f'{WORKLOAD_NAMESPACE}=~"$namespace"'
 # GPU metrics that belong to a pod of the selected teams.
 TEAM_GPUS = f'{WORKLOAD_NAMESPACE}!="",{NS}'
