@@ -206,7 +206,7 @@ class IdleReclaim(PlatformComponent):
     def __init__(self, name: str, args: IdleReclaimArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
         """`needs`: the monitoring namespace, where it runs beside Prometheus."""
         super().__init__(name, cluster, opts)
-        made = [apply_manifest(f"{NAME}-{o['kind'].lower()}", o, self.child(needs)) for o in objects(args)]
-        self.ready = made[3]
+        made = {o["kind"]: apply_manifest(f"{NAME}-{o['kind'].lower()}", o, self.child(needs)) for o in objects(args)}
+        self.ready = made["CronJob"]
         self.register_outputs({"ready": self.ready.urn})
 
