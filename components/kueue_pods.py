@@ -21,7 +21,17 @@ How, read at kubernetes-sigs/kueue v0.19.2:
   `vpod.kb.io` (admissionregistration.k8s.io/v1 webhook matchConditions, GA since Kubernetes
   1.30, so on every GKE minor the platform allows and on kind). A CPU-only pod never reaches
   Kueue: not labelled, not gated, started at once, counted by the namespace's ResourceQuota as
-  before. No webhook or mutating policy of ours: the label is Kueue's own defaulting.
+  before. No webhook or mutating policy of ours: the label is Kueue's own defaulting. (A
+  MutatingAdmissionPolicy could label GPU pods instead, but it is GA only from Kubernetes 1.36,
+  KEP-3962: beta and off by default in 1.34 and 1.35, the minors GKE's Stable and Regular
+  channels create clusters at, facts/support.py; and Kueue's defaulting would still queue the
+  CPU-only pods its webhook sees.)
+- The notebook form's GPU pool choice (components/kubeflow.py, a required node affinity per pool)
+  is what Kueue's flavor assignment follows; a GPU notebook without it gets the first pool flavor
+  with room, and Kueue adds that flavor's node labels and tolerations to the pod when it lifts
+  the gate. The team ClusterQueues preempt nothing (no `preemption`), so an admitted notebook
+  is never stopped for a job; `waitForPodsReady` applies to it as to a job (a notebook not
+  ready within the timeout is deleted by Kueue and its StatefulSet queues a new pod).
 - `managedJobsNamespaceSelector` (apis/config/v1beta2/configuration_types.go: a strong exemption
   for pod-based integrations) selects the team namespaces; the chart writes it as those two
   webhooks' namespaceSelector (charts/kueue/templates/webhook/manifests.yaml), so a Kueue outage
