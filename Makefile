@@ -80,10 +80,13 @@ check-stacks: $(INSTALLED)
 	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
 		$(PYTHON) -m stacks check $$stack || exit 1; done
 
-# `make test` in a fresh clone of this checkout (HEAD) whose stacks/ holds only a new stack file of another
-# company (tests/data/fork/): what a fork that replaces acme's example stacks gets (scripts/fork_trial.py).
+# `make mirror` then `make test` (CI=true) in a fresh clone of this checkout (HEAD) whose stacks/ holds
+# only a new stack file of another company (tests/data/fork/), with no mirror beside it: what a fork
+# that replaces acme's example stacks gets in its own CI (scripts/fork_trial.py). Without network:
+# `make fork-trial FORK_TRIAL=--loopback` (the upstreams served on loopback from the mirror found here).
+FORK_TRIAL ?=
 fork-trial: $(INSTALLED)
-	$(PYTHON) scripts/fork_trial.py
+	$(PYTHON) scripts/fork_trial.py $(FORK_TRIAL)
 
 # Every mutation of the shipped stacks (drops, empties, duplicated entries, wrong types,
 # out-of-range numbers) through `python -m stacks plan`, accepted ones planned: exit 0 or 2,

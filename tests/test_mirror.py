@@ -43,6 +43,7 @@ from tooling.mirror import (
 from tooling.plan import Plan
 from tooling.render import upstream
 
+REPO = Path(__file__).resolve().parents[1]
 TAG = KUBEFLOW_MANIFESTS.version
 PIPELINES = "applications/pipeline"
 PART = Request(charts=(DCGM_EXPORTER, KUEUE_CHART), kubeflow_folders=(PIPELINES,), role_files=KUBEFLOW_ROLE_FILES, remote_bases=REMOTE_BASES)
@@ -166,3 +167,23 @@ def test_the_tools_find_the_clones_own_mirror_first(tmp_path: Path, monkeypatch:
     assert make_mirror.mirror_for(None) == shared
     shared.rmdir()
     assert make_mirror.mirror_for(None) is None
+
+
+def test_every_workflow_job_that_runs_the_suite_builds_the_mirror_first_cached_on_the_pins() -> None:
+    """A fork's CI has no ../shared: each job that runs pytest (make test, make e2e) restores the
+    mirror cached under the pin table's hash, then `make mirror` (which checks or rebuilds it)."""
+    found = []
+    for workflow in sorted((REPO / ".github" / "workflows").glob("*.yml")):
+        for name, job in yaml.safe_load(workflow.read_text())["jobs"].items():
+            runs = [step.get("run", "") for step in job.get("steps", [])]
+            suite = next((i for i, run in enumerate(runs) if run in ("make test", "make e2e")), None)
+            if suite is None:
+                continue
+            found.append(f"{workflow.name}:{name}")
+            steps = job["steps"][:suite]
+            assert "make mirror" in runs[:suite], f"{workflow.name} {name}: no make mirror before the suite"
+            caches = [s for s in steps if str(s.get("uses", "")).startswith("actions/cache@")]
+            assert [c["with"] for c in caches] == [
+                {"path": ".mlplatform/upstream", "key": "upstream-mirror-${{ hashFiles('facts/versions.py') }}"}
+            ], f"{workflow.name} {name}"
+    assert found == ["e2e.yml:kind", "test.yml:unit"]
