@@ -17,7 +17,7 @@ clone's `make mirror` at them (MIRROR_SOURCES): the clone reads nothing of this 
 mirror but what it fetches through helm and git.
 
 The clone is of HEAD (commit what you want tried), into a temporary directory. It reuses this
-checkout's virtualenv (`make ... VENV=... -o VENV/.installed`, no install into it: the copy's own
+checkout's virtualenv (`make ... VENV=... INSTALLED=<a stamp of its own>`, no install into it: the copy's own
 modules come first on the path, which is checked before anything runs), and the CRDs the tools
 find from here (CRD_DIR; `make crds` downloads them where there is network) and the envtest
 binaries (KUBEBUILDER_ASSETS) as the environment gives them. It takes as long as `make test`
@@ -67,10 +67,15 @@ def environment() -> dict[str, str]:
 
 
 def make(target: str, copy: Path, env: dict[str, str], *variables: str) -> int:
-    """`make <target>` in the copy with this checkout's virtualenv. -o: the clone's files are
-    newer than the virtualenv's stamp; make must not reinstall into it (its editable install
-    would point at the clone, deleted afterwards)."""
-    command = ["make", target, f"VENV={VENV}", "-o", str(VENV / ".installed"), *variables]
+    """`make <target>` in the copy with this checkout's virtualenv. The clone's files are newer
+    than the virtualenv's stamp, and make must not reinstall into it (its editable install would
+    point at the clone, deleted afterwards): INSTALLED names a stamp of the copy's own, written
+    after the clone. A variable, not `-o`, which make does not hand to the `make check-stacks`
+    that `make test` runs."""
+    stamp = copy.parent / "installed"
+    if not stamp.exists():
+        stamp.touch()
+    command = ["make", target, f"VENV={VENV}", f"INSTALLED={stamp}", *variables]
     return subprocess.run(command, cwd=copy, env=env, check=False).returncode
 
 
