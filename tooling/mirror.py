@@ -134,9 +134,9 @@ class Request:
 # --- the tools ---------------------------------------------------------------------------
 
 
-def _run(args: list[str], what: str, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> bytes:
+def _run(args: list[str], what: str, env: Mapping[str, str] | None = None) -> bytes:
     try:
-        result = subprocess.run(args, capture_output=True, env=env, cwd=cwd, check=False, timeout=600)
+        result = subprocess.run(args, capture_output=True, env=env, check=False, timeout=600)
     except OSError as err:
         raise MirrorError(f"{what}: {args[0]}: {err}") from None
     except subprocess.TimeoutExpired:
