@@ -230,6 +230,32 @@ REMOTE_BASES: tuple[RemoteBase, ...] = (RemoteBase(ARGO_WORKFLOWS, "applications
 26.03.1-rc.2: only the Pipelines tree names any, the four Argo paths; ../shared/upstream/README.md,
 next version set, section 2)."""
 
+KUBEFLOW_FOLDERS: tuple[str, ...] = (
+    "common/cert-manager",
+    "common/dex",
+    "common/istio",
+    "common/kubeflow-namespace",
+    "common/kubeflow-roles",
+    "common/oauth2-proxy",
+    "applications/dashboard",
+    "applications/notebooks-v1",
+    "applications/pipeline",
+)
+"""The component folders of the pinned Kubeflow release that hold every tree the platform
+installs, whole (sibling overlays included): what the upstream mirror keeps of it (`make mirror`,
+tooling/mirror.py; the same folders as ../shared/upstream/README.md, next version set, section 1).
+Every kustomize path of the components lies inside one (tests/test_mirror.py)."""
+KUBEFLOW_ROLE_FILES: tuple[str, ...] = (
+    "common/kubeflow-roles/base/cluster-roles.yaml",
+    "common/istio/kubeflow-istio-resources/base/cluster-roles.yaml",
+    "applications/trainer/upstream/overlays/kubeflow-platform/kubeflow-trainer-roles.yaml",
+    "experimental/ray/kuberay-operator/base/aggregated-roles.yaml",
+)
+"""Kubeflow's aggregated ClusterRoles (`kubeflow-admin/edit/view` and the Istio, Trainer and
+KubeRay roles aggregated into them), in the pinned release: the roles team bindings point at,
+against which the tests evaluate team access (tests/support/rbac.py). The mirror keeps them as
+`kubeflow-roles/<path, / as _>` (../shared/upstream/README.md, `kubeflow-roles/`)."""
+
 
 CLOUD_SQL_MYSQL = Pin(
     name="Cloud SQL for MySQL",

@@ -51,14 +51,14 @@ reported missing), or with `--esc-file NAME=FILE` per environment: what `esc ope
 
 The full render (render --full, check, images) fetches charts and trees from the stack's
 sources (mlplatform:sources; default the public upstreams), or from a mirror directory:
---mirror DIR, else $MLPLATFORM_MIRROR, else ../shared/upstream beside the repo if present.
+--mirror DIR, else the clone's own (.mlplatform/upstream, `make mirror`), else $MLPLATFORM_MIRROR,
+else ../shared/upstream beside the repo if present.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import date
@@ -69,6 +69,7 @@ import yaml
 
 from stacks.config import ConfigError, Problem, load_stack, stack_file
 from stacks.schema import PlatformConfig
+from tooling.mirror import mirror_for, outdated
 from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
 
 if TYPE_CHECKING:
@@ -254,20 +255,6 @@ def usage(name_or_path: str, prometheus: str | None, usage_file: Path | None, es
     return 0
 
 
-MIRROR_ENV = "MLPLATFORM_MIRROR"
-SHARED_MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
-
-
-def mirror_for(option: Path | None) -> Path | None:
-    """The mirror directory the full render reads: the option, $MLPLATFORM_MIRROR, or the
-    shared test mirror beside the repo; None: the stack's own sources."""
-    if option is not None:
-        return option
-    if os.environ.get(MIRROR_ENV):
-        return Path(os.environ[MIRROR_ENV])
-    return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
-
-
 def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None) -> FullRender:
     """The stack's full render; a mirror replaces the stack's sources."""
     from components.sources import mirror_sources
@@ -281,6 +268,9 @@ def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles 
             raise ConfigError(str(directory), [Problem("--mirror", "no such directory")])
         config = config.model_copy(update={"sources": mirror_sources(directory)})
         print(f"sources: mirror {directory}", file=sys.stderr)
+        stale = outdated(directory)
+        if stale:
+            print(f"warning: {stale}: `make mirror` rebuilds it", file=sys.stderr)
     with rendering_early(kubernetes_version(config)):
         plan = evaluate(config, stack_name(name_or_path))
     print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
