@@ -16,6 +16,7 @@ from facts.image_set import LOCAL_REGISTRY, notebook_image
 from stacks.schema import (
     CERT_MANAGER,
     DCGM_EXPORTER,
+    IDLE_RECLAIM,
     JOBSET,
     KUBEFLOW,
     KUBERAY,
@@ -26,6 +27,7 @@ from stacks.schema import (
     DcgmSource,
     GkeClusterConfig,
     GpuPool,
+    IdleReclaimConfig,
     KubeflowAuth,
     MetricsBackend,
     MonitoringConfig,
@@ -180,6 +182,19 @@ class MonitoringArgs(UpstreamArgs):
     """Kubeflow is installed: Grafana is served through its gateway."""
     gpu_metrics: bool
     """GPU metrics are collected (DCGM exporter or GKE's managed DCGM): NVIDIA's dashboard."""
+    notebook_metrics: bool = False
+    """The idle reclaim runs: kube-state-metrics exports what it did to Notebooks."""
+
+
+@dataclass(frozen=True)
+class IdleReclaimArgs:
+    """The idle reclaim (components/idle_reclaim.py): the stack's period, where Prometheus is,
+    which namespaces it judges and the idle threshold it shares with the idle-GPU alert."""
+
+    settings: IdleReclaimConfig
+    backend: MetricsBackend
+    namespaces: tuple[str, ...]
+    threshold: int
 
 
 @dataclass(frozen=True)
@@ -362,6 +377,16 @@ def monitoring_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> Mo
         cluster_name=config.cluster.name,
         kubeflow=config.components[KUBEFLOW].enabled,
         gpu_metrics=config.enabled(DCGM_EXPORTER),
+        notebook_metrics=config.enabled(IDLE_RECLAIM),
+    )
+
+
+def idle_reclaim_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> IdleReclaimArgs:
+    return IdleReclaimArgs(
+        settings=config.components[IDLE_RECLAIM],
+        backend=config.components[MONITORING].backend,
+        namespaces=tuple(t.name for t in config.teams),
+        threshold=config.components[MONITORING].idle_gpu_threshold,
     )
 
 

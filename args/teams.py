@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from args.components import gpu_pools
 from facts.naming import team_bucket_name
 from stacks.schema import (
+    IDLE_RECLAIM,
     KUBEFLOW,
     KUEUE,
     PIPELINES,
@@ -73,6 +74,8 @@ class TeamArgs:
     """The team's group contributors, in the stack's order."""
     cohort_peers: tuple[Team, ...] = ()
     """The other teams of its Kueue cohort: what its ClusterQueue may borrow."""
+    idle_reclaim: bool = False
+    """The idle reclaim runs: its job may read and stop the namespace's notebooks."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -100,6 +103,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         pipelines=pipelines,
         groups=team_groups(auth, team),
         cohort_peers=tuple(t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name),
+        idle_reclaim=config.enabled(IDLE_RECLAIM),
     )
 
 

@@ -46,6 +46,7 @@ from stacks.schema import (
     GCP_REGION,
     GCP_ZONE,
     GOOGLE_ISSUER,
+    IDLE_RECLAIM,
     KUBEFLOW,
     KUBERAY,
     KUEUE,
@@ -430,6 +431,15 @@ def _gpu_metrics_reach_prometheus(config: PlatformConfig) -> Found:
             "with monitoring.backend gke-managed use source: gke-managed "
             "(the chart's ServiceMonitor is for kube-prometheus-stack)",
         )
+
+
+def _idle_reclaim_can_judge(config: PlatformConfig) -> Found:
+    if config.components[IDLE_RECLAIM].enabled is not True:
+        return
+    needs = ((KUBEFLOW, "notebooks to stop"), (MONITORING, "the Prometheus it reads"), (DCGM_EXPORTER, "the GPUs' utilisation; kind has no GPUs"))
+    missing = [f"{spec.name} ({why})" for spec, why in needs if not config.enabled(spec)]
+    if missing:
+        yield f"{IDLE_RECLAIM.path}.enabled", f"idle reclaim needs {' and '.join(missing)}; enable them or remove idleReclaim.enabled"
 
 
 def _gateway_exposed_on_gke(config: PlatformConfig) -> Found:
@@ -1335,6 +1345,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM_EXPORTER.path, KIND, MANAGED_PROMETHEUS)),
     Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING.path, KIND, MANAGED_PROMETHEUS)),
     Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
+    Rule("idle-reclaim-can-judge", "The idle reclaim runs only where notebooks, Prometheus and GPU metrics are.", _idle_reclaim_can_judge, ENABLED),
     Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW.path}.auth", KIND)),
     Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW.path)),
     Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE.path)),
@@ -1415,9 +1426,26 @@ def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
         )
 
 
+def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
+    """With the idle reclaim on, GPUs are given back when idle; a team Ray cluster gives its GPU
+    workers back through its autoscaler (components/profiles/ray.py RAY_IDLE_TIMEOUT_SECONDS),
+    down to minWorkers only."""
+    if not config.enabled(IDLE_RECLAIM):
+        return
+    for i, team in enumerate(config.teams):
+        if team.ray and team.ray.pool and team.ray.min_workers > 0:
+            yield (
+                f"{_team(i)}.ray.minWorkers",
+                f"team {team.name}'s Ray cluster keeps {team.ray.min_workers} GPU worker(s) of pool {team.ray.pool} even when "
+                "idle, while the idle reclaim gives idle notebook GPUs back; set minWorkers: 0 for its autoscaler to remove "
+                "idle GPU workers (Ray then starts them again for the next task)",
+            )
+
+
 WARNINGS: tuple[Rule, ...] = (
     Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
     Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE.path)),
+    Rule("ray-gpu-workers-scale-to-zero", "With the idle reclaim on, team Ray clusters let idle GPU workers go.", _ray_gpu_workers_scale_to_zero, (TEAMS, ENABLED[0])),
 )
 
 

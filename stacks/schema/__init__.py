@@ -156,6 +156,7 @@ from stacks.schema.components import (
     chart_values_field,
     gpu_stack,
 )
+from stacks.schema.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
 from stacks.schema.network import (
     COMPUTE_RESOURCE_NAME,
     CREATED_RANGES,
@@ -330,6 +331,7 @@ __all__ = [
     "HOSTNAME",
     "HOUR_MINUTE",
     "IAM_MEMBER",
+    "IDLE_RECLAIM",
     "ISTIO",
     "JOBSET",
     "KMS_KEY",
@@ -396,6 +398,7 @@ __all__ = [
     "GroupDefinition",
     "GroupName",
     "GroupSource",
+    "IdleReclaimConfig",
     "ImageRegistryConfig",
     "Images",
     "Int64",

@@ -29,6 +29,7 @@ from stacks.schema.components import (
     MONITORING,
     TRAINER,
 )
+from stacks.schema.idle_reclaim import IDLE_RECLAIM
 from stacks.schema.pipelines import PIPELINES
 
 COMPONENTS: tuple[ComponentSpec[Any], ...] = (
@@ -42,6 +43,7 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     MONITORING,
     DCGM_EXPORTER,
     PIPELINES,
+    IDLE_RECLAIM,
 )
 
 # --- the schema root, from the list ---------------------------------------------------------
