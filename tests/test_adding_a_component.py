@@ -209,3 +209,15 @@ def test_it_renders_and_passes_check(plan: Plan) -> None:
 def test_the_reference_lists_the_shipped_components_only() -> None:
     """The reference is the shipped list's; the test's entry is not in it."""
     assert "| `pipelines` |" in reference() and "| `hello` |" not in reference()
+
+
+def test_a_spec_naming_no_installation_is_a_wiring_error() -> None:
+    from components.installation import installation
+    from components.readiness import WiringError
+
+    missing = ComponentSpec("nothing", HelloConfig, "Nothing.", installed_by="components.nothing:INSTALLATION")
+    with pytest.raises(WiringError, match=r"^component nothing: installed_by 'components.nothing:INSTALLATION' names nothing importable"):
+        installation(missing)
+    other = ComponentSpec("other", HelloConfig, "Another's.", installed_by=f"{__name__}:INSTALLATION")
+    with pytest.raises(WiringError, match=rf"^component other: {__name__}:INSTALLATION is not the Installation of this spec$"):
+        installation(other)
