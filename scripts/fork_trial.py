@@ -10,7 +10,7 @@ architecture diagram or the workflows' tests compare against reads stacks/, and 
 The clone is of HEAD (commit what you want tried), into a temporary directory. It reuses this
 checkout's virtualenv (`make test VENV=... -o VENV/.installed`, no install into it: the copy's own modules come first
 on the path, which is checked before anything runs), and the upstream mirror and CRDs the tools
-find from here (MLPLATFORM_MIRROR, CRD_DIR): it takes as long as `make test`.
+find from here (MLPLATFORM_MIRROR, CRD_DIR, KUBEBUILDER_ASSETS): it takes as long as `make test`.
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ def as_a_fork(copy: Path) -> None:
 
 
 def environment() -> dict[str, str]:
-    """This checkout's mirror and CRD folders, which the copy (elsewhere) would not find beside it."""
+    """This checkout's mirror, CRD folders and envtest binaries, which the copy (elsewhere) would
+    not find beside it."""
+    from tests.support import envtest
     from tooling.cli import MIRROR_ENV, mirror_for
     from tooling.schemas import crd_roots
 
@@ -52,6 +54,8 @@ def environment() -> dict[str, str]:
     if mirror is not None:
         env[MIRROR_ENV] = str(mirror.resolve())
     env["CRD_DIR"] = os.pathsep.join(str(root.resolve()) for root in crd_roots() if root.is_dir())
+    if envtest.missing() is None:
+        env[envtest.ASSETS_ENV] = str(envtest.assets().resolve())
     return env
 
 
