@@ -128,6 +128,8 @@ class KubeflowArgs(UpstreamArgs):
     """The notebook form's node choices: one per GPU pool."""
     pipelines: bool = False
     """Kubeflow Pipelines is installed: its section in the menu."""
+    https: bool = False
+    """The gateway is reached over HTTPS only (behind_gke_ingress): sign-in cookies are Secure."""
     dex_password_hashes: pulumi.Output[Any] | None = None
     """Dex static users: e-mail -> bcrypt hash."""
     oidc_client_secret: pulumi.Output[Any] | None = None
@@ -290,6 +292,7 @@ def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
         notebook_images=notebook_images(config),
         gpu_pools=gpu_pools(config),
         pipelines=config.components.pipelines.enabled,
+        https=behind_gke_ingress(config),
         dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
         oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
     )

@@ -4,6 +4,8 @@ and installing upstream software the way its maintainers publish it (pinned)."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -205,6 +207,38 @@ def transform_every_object(transform: PropsTransform) -> None:
 def matches(props: dict[str, Any], kind: str, name: str) -> bool:
     """Whether `props` are the object `kind`/`name` (any namespace)."""
     return (props.get("kind"), (props.get("metadata") or {}).get("name")) == (kind, name)
+
+
+CONFIG_DIGEST_ANNOTATION = "mlplatform.io/config-digest"
+"""On a pod template: a digest of the configuration the program writes into ConfigMaps and
+Secrets that the pod's processes read only at start. Kubernetes rolls a workload only when
+its pod template changes, and a ConfigMap keeps the name kustomize hashed from the release's
+content whatever we write into it: the digest is what makes a change reach the pods
+(`python -m stacks check` rule config-rolls requires it)."""
+
+
+def _digest(values: Sequence[Any]) -> str:
+    return hashlib.sha256(json.dumps(list(values), sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def config_digest(*inputs: Any) -> Any:
+    """A short digest of `inputs` (plain data, or Pulumi Outputs such as generated passwords):
+    a string when every input is plain, else an Output that is not secret (16 hex characters
+    of a SHA-256 reveal nothing of the values, and a secret annotation would hide the whole
+    workload's diff in `pulumi preview`)."""
+    if not any(isinstance(value, pulumi.Output) for value in inputs):
+        return _digest(inputs)
+    return pulumi.Output.unsecret(pulumi.Output.all(*inputs).apply(_digest))
+
+
+def with_config_digest(props: dict[str, Any], workloads: tuple[tuple[str, str], ...], digest: Any) -> dict[str, Any] | None:
+    """Each of `workloads` ((kind, name) pairs) with `digest` (config_digest) on its pod template."""
+    if not any(matches(props, kind, name) for kind, name in workloads):
+        return None
+    template = props["spec"]["template"]
+    meta = template.get("metadata") or {}
+    annotations = {**(meta.get("annotations") or {}), CONFIG_DIGEST_ANNOTATION: digest}
+    return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
 
 
 def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:

@@ -17,7 +17,7 @@ from args.components import dcgm_exporter_args
 from components.base import overlay_values
 from components.dcgm import dcgm_exporter_values
 from components.gateway import GATEWAY_PORTS, GOOGLE_LB_RANGES
-from infra.gke import WEBHOOK_PORTS
+from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks.config import load
 from tests.conftest import base_gke, with_changes
 from tooling.plan import MOCK_PROJECT_NUMBER, Plan, evaluate
@@ -189,7 +189,7 @@ def test_the_kueue_overlay_is_merged_into_the_charts_values() -> None:
 def test_the_docs_firewall_commands_open_what_the_program_opens() -> None:
     """docs/gke-network.md gives the host project's admins the rules to make by hand."""
     text = (REPO / "docs" / "gke-network.md").read_text()
-    assert "--allow " + ",".join(f"tcp:{port}" for port in WEBHOOK_PORTS) in text
+    assert "--allow " + ",".join(f"tcp:{port}" for port in CONTROL_PLANE_TARGET_PORTS) in text
     assert "--allow " + ",".join(f"tcp:{port}" for port in GATEWAY_PORTS) in text
     assert "--source-ranges " + ",".join(GOOGLE_LB_RANGES) in text
 

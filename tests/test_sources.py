@@ -28,8 +28,8 @@ def test_public_upstreams_by_default() -> None:
 
 
 def test_each_kind_of_chart_mirror() -> None:
-    oci = Sources(charts="oci://europe-docker.pkg.dev/acme/charts")
-    assert chart_source(KUEUE_CHART, oci) == ChartSource("oci://europe-docker.pkg.dev/acme/charts/kueue", "0.19.2")
+    oci = Sources(charts="oci://europe-docker.pkg.dev/acme-ml/charts")  # a project ID has 6-30 characters
+    assert chart_source(KUEUE_CHART, oci) == ChartSource("oci://europe-docker.pkg.dev/acme-ml/charts/kueue", "0.19.2")
     repo = Sources(charts="https://charts.acme.internal")
     assert chart_source(KUEUE_CHART, repo) == ChartSource("kueue", "0.19.2", "https://charts.acme.internal")
     local = Sources(charts="/srv/mirror/charts/")

@@ -90,11 +90,22 @@ EscFiles = Mapping[str, Path]
 """ESC environment name -> a local file with its values (--esc-file)."""
 
 
-def load(name_or_path: str, esc_files: EscFiles | None = None) -> PlatformConfig:
-    """The validated stack; what the offline view cannot see of it is noted on stderr."""
+def load(name_or_path: str, esc_files: EscFiles | None = None, mirror: Path | None = None) -> PlatformConfig:
+    """The validated stack, its chart overlays judged too (against the charts of `mirror`, else
+    of the mirror the full render reads); what the offline view cannot see of it is noted on stderr."""
+    from args.platform import platform_args
+    from components.overlays import overlay_verdict
+    from components.sources import mirror_sources
+
     loaded = load_stack(name_or_path, esc_files)
-    for note in loaded.notes:
+    directory = mirror_for(mirror)
+    verdict = overlay_verdict(platform_args(loaded.config, {}), [mirror_sources(directory)] if directory else [])
+    for note in [*loaded.notes, *(Problem(path, why) for path, why in verdict.unchecked)]:
         print(f"note: {note}", file=sys.stderr)
+    if verdict.problems:
+        raise ConfigError(str(stack_file(name_or_path)), [Problem(path, why) for path, why in verdict.problems])
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return loaded.config
 
 
@@ -243,7 +254,7 @@ def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles 
     from tooling.cluster_version import kubernetes_version
     from tooling.fullrender import full_render, rendering_early
 
-    config = load(name_or_path, esc_files)
+    config = load(name_or_path, esc_files, mirror)
     directory = mirror_for(mirror)
     if directory is not None:
         if not directory.is_dir():

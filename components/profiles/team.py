@@ -33,7 +33,7 @@ def team_objects(
     objects = [namespace(team)]
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
-    objects += [profile(team), limit_range(team)]
+    objects += [profile(args), limit_range(team)]
     for person in team.people:
         objects += contributor_objects(team, str(person.email), person.role)
     objects += group_access_objects(args)
