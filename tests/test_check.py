@@ -236,6 +236,18 @@ def test_values_only_the_cloud_knows_are_placeholders_listed_in_the_index(stack:
         assert endpoint["addresses"] == ["192.0.2.1"]
 
 
+def test_render_full_says_which_values_are_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from tooling import cli
+
+    slice_only = with_objects(rendered("dev"), lambda objects: [o for o in objects if o.obj["kind"] == "EndpointSlice"])
+    monkeypatch.setattr(cli, "full_render_for", lambda *args: slice_only)
+    assert cli.main(["render", "dev", "--full", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == (
+        "note: EndpointSlice kubeflow/pipelines-db endpoints[0].addresses[0] is known only once the cloud resource exists: "
+        "platform.yaml has the placeholder '192.0.2.1' (index.yaml lists it under unknown)\n"
+    )
+
+
 def test_null_rule_catches_a_null_label_value_in_an_upstream_object_and_lets_a_null_field_mean_unset() -> None:
     render = rendered("kind")
     assert any(o.upstream and '"annotations": null' in json.dumps(o.obj) for o in render.objects)  # unset: fine
