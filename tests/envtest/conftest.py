@@ -90,3 +90,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             f"{name}: {ours} objects applied ({len(result.stored_before)} of its CRDs stored before), {len(result.rejected)} rejected, "
             f"{len(result.duplicates)} duplicates, {len(result.set_aside)} set aside{took}"
         )
+    stacks = list(APPLIED)
+    aside: dict[str, list[str]] = {}
+    for name, result in APPLIED.items():
+        for line in result.set_aside:
+            aside.setdefault(line, []).append(name)
+    terminalreporter.write_line("set aside (they would call a pod; none runs here):")
+    for line, where in aside.items():
+        terminalreporter.write_line(f"  {line}" + ("" if where == stacks else f" [{', '.join(where)}]"))

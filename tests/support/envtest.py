@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import ipaddress
+import json
 import lzma
 import os
 import socket
@@ -33,6 +34,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -298,7 +300,7 @@ class ControlPlane:
         context.load_cert_chain(str(self.pki.admin_cert), str(self.pki.admin_key))
         return context
 
-    def configuration(self) -> object:
+    def configuration(self) -> Any:
         """A kubernetes.client.Configuration for the administrator (group system:masters)."""
         from kubernetes import client
 
@@ -313,8 +315,6 @@ class ControlPlane:
 
 def _kubeconfig(path: Path, url: str, pki: Pki, cert: Path, key: Path) -> Path:
     """A kubeconfig for a client certificate (JSON is YAML)."""
-    import json
-
     path.write_text(
         json.dumps(
             {
