@@ -87,7 +87,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         ours = len(result.applied) - len(result.provided)
         took = f", {TIMES[name]:.1f}s" if name in TIMES else " (the same render as its fixture)"
         terminalreporter.write_line(
-            f"{name}: {ours} objects applied ({len(result.stored_before)} of its CRDs stored before), {len(result.rejected)} rejected, "
+            f"{name}: {ours} objects applied ({len(result.stored_before)} CRDs stored and {len(result.judged_before)} objects judged "
+            f"before, as they are), {len(result.rejected)} rejected, "
             f"{len(result.duplicates)} duplicates, {len(result.set_aside)} set aside{took}"
         )
     stacks = list(APPLIED)

@@ -5,7 +5,8 @@ API server's own discovery documents.
 
 A render is applied as `pulumi up` would give the API server its objects: the
 CustomResourceDefinitions first (each waited for until Established), the Namespaces, then
-everything else, by server-side apply, several requests at once. Every stack of a run is
+everything else, by server-side apply, several requests at once (an object judged before on
+the same grounds is not sent again). Every stack of a run is
 applied to one control plane (the API server takes about 20 s to accept a render's 70 CRDs
 on two cores): CRDs and Namespaces are stored, since the rest is judged against them, and the
 rest is applied as a dry run (`dryRun=All`: every stage of the request, defaulting, schema
@@ -81,6 +82,9 @@ class Applied:
     stored_before: list[str] = field(default_factory=list)
     """CRDs the control plane held as they are before this render was applied (an earlier
     render's, or stored in the background while other tests ran: Cluster.store_crds_soon)."""
+    judged_before: list[str] = field(default_factory=list)
+    """Objects judged by a dry run earlier in the run, on the same grounds (the object, its
+    Namespace, its kind's CRD, byte for byte): the same verdict, not asked again."""
     provided: list[str] = field(default_factory=list)
     """CRDs the cluster itself has (GKE's own), applied before the render's."""
 
@@ -161,6 +165,8 @@ class Cluster:
         self._background: Future[list[Rejection]] | None = None
         self._worker = ThreadPoolExecutor(1)
         self._reviews: dict[tuple[Who, str, str, str, str, str, str], bool] = {}
+        self._verdicts: dict[str, str | None] = {}
+        """What a dry run of an object said (None: taken), by the digest of what it depends on."""
 
     # --- REST --------------------------------------------------------------------------
 
@@ -262,13 +268,29 @@ class Cluster:
                 if before.get(o.key[3]) == _digest(o.obj):
                     result.stored_before.append(label(o.obj))
 
+        # A dry run's verdict depends on the object, its Namespace and its kind's CRD: nothing
+        # else is stored. An object judged before on the same grounds (most of what two stacks
+        # share) gets the same verdict without asking again.
+        namespace_digests = {o.key[3]: _digest(o.obj) for o in namespaces}
+        crd_digests = {(o.obj["spec"]["group"], o.obj["spec"]["names"]["kind"]): _digest(o.obj) for o in crds}
+
         def judge(o: Rendered, dry_run: bool) -> None:
-            try:
-                self.apply(o.obj, dry_run=dry_run)
-            except (ApiException, LookupError) as error:
-                result.rejected.append(Rejection(label(o.obj), o.source, api_message(error)))
+            grounds = _digest([o.obj, namespace_digests.get(o.key[2]), crd_digests.get((o.key[0], o.key[1]))]) if dry_run else ""
+            if grounds in self._verdicts:
+                verdict = self._verdicts[grounds]
+                result.judged_before.append(label(o.obj))
             else:
+                try:
+                    self.apply(o.obj, dry_run=dry_run)
+                    verdict = None
+                except (ApiException, LookupError) as error:
+                    verdict = api_message(error)
+                if dry_run:
+                    self._verdicts[grounds] = verdict
+            if verdict is None:
                 result.applied.append(label(o.obj))
+            else:
+                result.rejected.append(Rejection(label(o.obj), o.source, verdict))
 
         with ThreadPoolExecutor(AT_ONCE) as pool:
             list(pool.map(lambda o: judge(o, False), namespaces))
@@ -400,7 +422,7 @@ class Cluster:
         return self._reviews[key]
 
 
-def _digest(obj: dict[str, Any]) -> str:
+def _digest(obj: Any) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()
 
 
