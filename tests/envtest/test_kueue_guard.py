@@ -16,6 +16,9 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
+from args.components import training_runtimes_args
+from runtimes.catalog import cluster_training_runtimes
+from stacks.config import load
 from tests.envtest.conftest import kept
 from tests.support import mirror
 from tests.support.apiserver import Cluster, api_message
@@ -49,16 +52,15 @@ def world() -> list[dict[str, Any]]:
 
 
 def gpus_per_node() -> dict[str, int]:
-    """Each GPU runtime of the render and the GPUs its node container asks for."""
+    """Each GPU runtime of the dev stack and the GPUs its node container asks for, from the
+    runtimes the program builds (runtimes/catalog.py; the render holds these same objects)."""
     found = {}
-    for o in rendered(STACK).objects:
-        if o.obj["kind"] != "ClusterTrainingRuntime":
-            continue
-        for job in o.obj["spec"]["template"]["spec"]["replicatedJobs"]:
+    for runtime in cluster_training_runtimes(training_runtimes_args(load(STACK))):
+        for job in runtime["spec"]["template"]["spec"]["replicatedJobs"]:
             for container in job["template"]["spec"]["template"]["spec"]["containers"]:
                 limit = ((container.get("resources") or {}).get("limits") or {}).get("nvidia.com/gpu")
                 if limit is not None:
-                    found[o.key[3]] = int(limit)
+                    found[runtime["metadata"]["name"]] = int(limit)
     return found
 
 
@@ -156,7 +158,7 @@ def test_a_base_runtime_has_no_gpus_to_lose(sdk: Any, runtime: str) -> None:
     assert sdk_refusal(sdk, runtime, CPU_AND_MEMORY) is None
 
 
-GPU = sorted(GPU_RUNTIMES)[0] if GPU_RUNTIMES else "torch-distributed-l4"
+GPU = min(GPU_RUNTIMES)
 OWN = {
     "limits only, no gpu": (trainjob(GPU, {"limits": {"memory": "64Gi"}}), True),
     "an empty limits map still replaces in Trainer 2.2.1": (trainjob(GPU, {"limits": {}}), True),
