@@ -24,6 +24,7 @@ from facts.versions import (
     RAY_IMAGE,
     image,
 )
+from runtimes import kueue_guard
 from stacks.config import load
 from tests.support import mirror, renders, snapshots
 from tests.support.renders import edited, violations, with_objects
@@ -597,8 +598,13 @@ def test_full_render_ray_clusters_use_tokens_and_every_team_binds_the_kueue_guar
         assert cluster["spec"]["authOptions"] == {"mode": "token"}
         containers = [c["name"] for c in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"]]
         assert containers[0] == "ray-head" and "dashboard-auth" in containers
-    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy"]
-    bindings = {o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    guard = kueue_guard.TRAINJOB_GPU_POLICY
+    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] == guard]
+    bindings = {
+        o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o
+        for o in objects
+        if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] == guard
+    }
     if stack == "kind":  # no GPU pools, no GPU runtimes to guard
         assert policies == [] and bindings == {}
         return
