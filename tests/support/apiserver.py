@@ -170,13 +170,15 @@ class Cluster:
 
     # --- REST --------------------------------------------------------------------------
 
-    def request(self, method: str, path: str, body: Any = None, query: Sequence[tuple[str, str]] = ()) -> Any:
-        """One JSON request as the administrator; its decoded answer (an ApiException if refused)."""
+    def request(self, method: str, path: str, body: Any = None, query: Sequence[tuple[str, str]] = (), as_user: str | None = None) -> Any:
+        """One JSON request as the administrator, or `as_user` (impersonated: that user in
+        system:authenticated, as it signs in); its decoded answer (an ApiException if refused)."""
+        headers = {"Content-Type": "application/json", "Accept": "application/json", **({"Impersonate-User": as_user} if as_user else {})}
         response = self.api_client.call_api(
             path,
             method,
             query_params=list(query),
-            header_params={"Content-Type": "application/json", "Accept": "application/json"},
+            header_params=headers,
             body=body,
             _preload_content=False,
             _return_http_data_only=True,
