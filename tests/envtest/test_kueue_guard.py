@@ -18,6 +18,7 @@ from kubernetes.client.exceptions import ApiException
 
 from args.components import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
+from runtimes.kueue_guard import TRAINJOB_GPU_POLICY
 from stacks.config import load
 from tests.envtest.conftest import kept
 from tests.support import mirror
@@ -44,11 +45,13 @@ def world() -> list[dict[str, Any]]:
     """What the SDK and the policy need of the dev render: the Trainer CRDs, the Namespaces, the
     runtimes, the Trainer's public ConfigMap (the SDK reads its version there), the policy and
     its bindings."""
-    kinds = ("Namespace", "ClusterTrainingRuntime", "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding")
     objects = [o.obj for o in rendered(STACK).objects]
     trainer_crds = [o for o in objects if o["kind"] == "CustomResourceDefinition" and o["spec"]["group"] == "trainer.kubeflow.org"]
+    found = [o for o in objects if o["kind"] in ("Namespace", "ClusterTrainingRuntime")]
+    found += [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] == TRAINJOB_GPU_POLICY]
+    found += [o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] == TRAINJOB_GPU_POLICY]
     public = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "kubeflow-trainer-public"]
-    return trainer_crds + [o for o in objects if o["kind"] in kinds] + public
+    return trainer_crds + found + public
 
 
 def gpus_per_node() -> dict[str, int]:
