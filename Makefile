@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test snapshots docs mirror check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
+.PHONY: test envtest snapshots docs mirror check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -53,6 +53,16 @@ test: $(INSTALLED)
 	@$(PYTHON) -m pytest -n 2 --dist loadfile --no-loadscope-reorder; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
 	@$(MAKE) --no-print-directory check-stacks
+	@$(MAKE) --no-print-directory envtest
+
+# The tests against a real control plane (tests/envtest/, docs/development.md): etcd, kube-apiserver
+# and kube-controller-manager v1.36 from $$KUBEBUILDER_ASSETS, else ../shared/envtest unpacked into
+# ~/.cache/mlplatform/envtest; every stack's full render applied, the access matrix asked of the RBAC
+# authorizer, the GPU-accounting admission policy enforced on TrainJobs the Kubeflow SDK builds. A
+# target of its own (one process: one control plane), so the unit suite keeps its time.
+envtest: $(INSTALLED)
+	@$(PYTHON) -m pytest tests/envtest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
 
 # The golden snapshots (tests/snapshots/: plans, full renders, object counts) rewritten from
 # today's code; the tests only compare. Review `git diff tests/snapshots/` before committing.

@@ -20,7 +20,8 @@ The clone is of HEAD (commit what you want tried), into a temporary directory. I
 checkout's virtualenv (`make ... VENV=... INSTALLED=<a stamp of its own>`, no install into it: the copy's own
 modules come first on the path, which is checked before anything runs), and the CRDs the tools
 find from here (CRD_DIR; `make crds` downloads them where there is network) and the envtest
-binaries (KUBEBUILDER_ASSETS) as the environment gives them. It takes as long as `make test`
+binaries found from here (KUBEBUILDER_ASSETS: the shared data unpacked, where a fork's CI
+points it at setup-envtest's and a kube-controller-manager). It takes as long as `make test`
 and `make mirror`.
 """
 
@@ -55,7 +56,9 @@ def as_a_fork(copy: Path) -> None:
 
 def environment() -> dict[str, str]:
     """What a fork's CI has: CI=true, no mirror given from outside (the clone builds its own),
-    and this checkout's CRD folders, which the copy (elsewhere) would not find beside it."""
+    and this checkout's CRD folders and envtest binaries, which the copy (elsewhere) would not
+    find beside it."""
+    from tests.support import envtest
     from tooling.mirror import MIRROR_ENV
     from tooling.schemas import crd_roots
 
@@ -63,6 +66,8 @@ def environment() -> dict[str, str]:
     env.pop(MIRROR_ENV, None)
     env["CI"] = "true"
     env["CRD_DIR"] = os.pathsep.join(str(root.resolve()) for root in crd_roots() if root.is_dir())
+    if envtest.missing() is None:
+        env[envtest.ASSETS_ENV] = str(envtest.assets().resolve())
     return env
 
 

@@ -52,6 +52,7 @@ from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
+from tooling.unknowns import null_sites
 
 ABSOLUTE_PATH = re.compile(r"^/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/?$")
 CONFIG_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*=\s*(.+?)\s*$", re.MULTILINE)
@@ -327,6 +328,24 @@ def schema_valid(platform: Platform) -> Iterator[Violation]:
         errors = validator.errors(o.obj)
         if errors:
             yield Violation("schema", label(o), o.source, "; ".join(errors[:3]) + (f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""))
+
+
+def no_nulls(platform: Platform) -> Iterator[Violation]:
+    """No `null` where an object's schema wants a value (a list item, a map value, a required
+    field: tooling/unknowns.py): the API server refuses it, or stores an empty value. The full
+    render gives our objects' unknowns (values only the cloud knows) typed placeholders."""
+    created_at = minor_label(minor(cluster_version.kubernetes_version(platform.config)))
+    validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")), created_at)
+    for o in platform.objects:
+        for site in null_sites(o.obj, validator):
+            yield Violation(
+                "null",
+                label(o),
+                o.source,
+                f"{site.field}: null where the schema wants a {site.wants} ({site.why}); the API server refuses it or "
+                "stores an empty value: give it a value or leave the entry out (a value only the cloud knows: a "
+                "placeholder in the offline render, tooling/unknowns.py)",
+            )
 
 
 def no_duplicates(platform: Platform) -> Iterator[Violation]:
@@ -1047,6 +1066,7 @@ def kubernetes_range(platform: Platform) -> Iterator[Violation]:
 
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
+    Rule("null", "no null where an object's schema wants a value", no_nulls),
     Rule("duplicate", "no object from two sources", no_duplicates),
     Rule("order", "CRDs and namespaces come from installs their users wait for", created_before),
     Rule("control-plane-reach", "every admission webhook, conversion webhook and aggregated API reachable from the API server", control_plane_reachable),

@@ -584,6 +584,13 @@ def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) ->
 
     for path in [*write(render.plan, args.out), *fullrender.write(render, args.out)]:
         print(f"wrote {path}")
+    for unknown in render.unknowns:
+        namespace = f"{unknown.key[2]}/" if unknown.key[2] else ""
+        print(
+            f"note: {unknown.key[1]} {namespace}{unknown.key[3]} {unknown.field} is known only once the cloud resource exists: "
+            f"platform.yaml has the placeholder {unknown.placeholder!r} (index.yaml lists it under unknown)",
+            file=sys.stderr,
+        )
     return 0
 
 
