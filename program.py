@@ -14,6 +14,7 @@ import pulumi
 
 from args.components import Secrets
 from args.platform import platform_args
+from components.base import InstallRecord
 from components.overlays import overlay_verdict
 from components.platform import install
 from infra.cloud_identity import read_members
@@ -24,7 +25,9 @@ from stacks.schema import GroupSource, PlatformConfig
 from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 
 
-def build(config: PlatformConfig) -> None:
+def build(config: PlatformConfig) -> InstallRecord:
+    """Register the platform for `config`; return the install's record of its charts and trees,
+    which `pulumi up` has no use for and the offline tools read (components.base.InstallRecord)."""
     config = with_cloud_identity_members(config)
     args = platform_args(config, read_secrets(config))
     # The chart overlays, as the offline tools judge them (tooling/cli.py load).
@@ -42,6 +45,7 @@ def build(config: PlatformConfig) -> None:
     if cluster.image_registry is not None:
         # Where CI pushes the notebook images and teams push theirs (docs/images.md).
         pulumi.export("imageRegistry", cluster.image_registry.url)
+    return installed.record
 
 
 def with_cloud_identity_members(config: PlatformConfig) -> PlatformConfig:

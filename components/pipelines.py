@@ -381,6 +381,7 @@ class Pipelines(PlatformComponent):
                 )
             )
         self.team_keys = dict(team_keys)
+        self.installs.team_keys.update(self.team_keys)  # the composition hands them to the teams
         if self.team_keys:
             own.append(
                 k8s.core.v1.Secret(

@@ -20,7 +20,7 @@ import pulumi
 from args.components import PipelineKeysArgs, TieArgs, Tied
 from args.platform import PlatformArgs
 from components import dcgm, kueue, monitoring
-from components.base import HELM_CHART_TYPE, transform_every_object
+from components.base import HELM_CHART_TYPE, InstallRecord, PlatformComponent, transform_every_object
 from components.cert_manager import CertManager
 from components.dcgm import DcgmExporter
 from components.gateway import HttpsGateway
@@ -34,14 +34,15 @@ from components.monitoring import Monitoring
 from components.pipelines import PipelineKeys, Pipelines
 from components.profiles import install_teams
 from components.readiness import Need, Readiness, Ready, What
-from components.team_pipelines import ObjectStoreKeys
 from components.ties import Tie
 from components.trainer import Trainer
 from infra.cluster import Cluster
 from infra.component import type_token
 from runtimes.component import TrainingRuntimes
 
-Installer = Callable[[PlatformArgs, Cluster, Readiness], pulumi.Resource | None]
+Installer = Callable[[PlatformArgs, Cluster, Readiness], PlatformComponent | None]
+"""Installs one component when the stack's PlatformArgs have Args for it; the composition
+records its readiness (`ready`) and gathers its record of charts and trees (`installs`)."""
 
 # The edges between components, each with its reason.
 ISTIO_NEEDS = (Need(Ready.KUBEFLOW_NAMESPACES, What.NAMESPACE, optional=True),)
@@ -69,76 +70,72 @@ PIPELINES_NEEDS = (
     Need(Ready.CERT_MANAGER, What.CRDS),  # its cache webhook's certificate
     Need(Ready.ISTIO, What.CRDS),  # its routes and policies
 )
-PIPELINE_KEYS: dict[str, ObjectStoreKeys] = {}
-"""Per team, its key pair of the in-cluster object store (Pipelines.team_keys), for its namespace."""
 
 
-def _cert_manager(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _cert_manager(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.cert_manager is None:
         return None
-    return CertManager("cert-manager", args.cert_manager, cluster).ready
+    return CertManager("cert-manager", args.cert_manager, cluster)
 
 
-def _istio(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _istio(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.istio is None:
         return None
-    return Istio("istio", args.istio, cluster, ready.resources(ISTIO_NEEDS, "Istio")).ready
+    return Istio("istio", args.istio, cluster, ready.resources(ISTIO_NEEDS, "Istio"))
 
 
-def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _kubeflow(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.kubeflow is None:
         ready.record(Ready.KUBEFLOW_POD_DEFAULTS, None)
         return None
     kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(KUBEFLOW_NEEDS, "Kubeflow"))
     ready.record(Ready.KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
-    return kubeflow.ready
+    return kubeflow
 
 
-def _jobset(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _jobset(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.jobset is None:
         return None
-    return JobSet("jobset", args.jobset, cluster).ready
+    return JobSet("jobset", args.jobset, cluster)
 
 
-def _trainer(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _trainer(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.trainer is None:
         return None
-    return Trainer("trainer", args.trainer, cluster, ready.resources(TRAINER_NEEDS, "Trainer"), namespace=ready.get(TRAINER_NAMESPACE.on)).ready
+    return Trainer("trainer", args.trainer, cluster, ready.resources(TRAINER_NEEDS, "Trainer"), namespace=ready.get(TRAINER_NAMESPACE.on))
 
 
-def _kuberay(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _kuberay(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.kuberay is None:
         return None  # off, or GKE's managed operator: an add-on of the cluster (infra/gke.py)
-    return KubeRay("kuberay", args.kuberay, cluster).ready
+    return KubeRay("kuberay", args.kuberay, cluster)
 
 
-def _kueue(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _kueue(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.kueue is None:
         return None
-    return Kueue("kueue", args.kueue, cluster).ready
+    return Kueue("kueue", args.kueue, cluster)
 
 
-def _pipelines(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _pipelines(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.pipelines is None:
         return None
     # The teams' keys apart: a team's Secret and Pipelines' identities read them, neither waits for the other.
     teams = args.pipelines.in_cluster_teams
     keys = PipelineKeys("pipeline-keys", PipelineKeysArgs(teams)).keys if teams else {}
-    pipelines = Pipelines("pipelines", args.pipelines, cluster, ready.resources(PIPELINES_NEEDS, "Kubeflow Pipelines"), keys)
-    PIPELINE_KEYS.update(pipelines.team_keys)
-    return pipelines.ready
+    return Pipelines("pipelines", args.pipelines, cluster, ready.resources(PIPELINES_NEEDS, "Kubeflow Pipelines"), keys)
 
 
-def _monitoring(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _monitoring(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.monitoring is None:
         return None
-    return Monitoring("monitoring", args.monitoring, cluster, ready.resources(GRAFANA_NEEDS, "Grafana")).ready
+    return Monitoring("monitoring", args.monitoring, cluster, ready.resources(GRAFANA_NEEDS, "Grafana"))
 
 
-def _dcgm_exporter(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+def _dcgm_exporter(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent | None:
     if args.dcgm_exporter is None:
         return None  # off, or GKE runs the exporter (infra/gke.py enables the DCGM monitoring package)
-    return DcgmExporter("dcgm-exporter", args.dcgm_exporter, cluster).ready
+    return DcgmExporter("dcgm-exporter", args.dcgm_exporter, cluster)
 
 
 INSTALLERS: dict[Ready, Installer] = {
@@ -183,24 +180,33 @@ def _ties(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> None:
 
 @dataclass(frozen=True)
 class Installed:
-    """What the composition made: each component's readiness, and what the program exports."""
+    """What the composition made: each component's readiness, what the program exports, and
+    the record of its charts and trees that the offline tools read (InstallRecord)."""
 
     ready: Readiness
     https_gateway: HttpsGateway | None
     """On GKE behind an Ingress: its address is the A record auth.hostname needs."""
+    record: InstallRecord
+    """Every component's charts and trees (transforms, moves, kept objects, prepared trees), the
+    transforms of every object, the keys handed to teams: program.build returns it."""
 
 
 def install(args: PlatformArgs, cluster: Cluster) -> Installed:
+    record = InstallRecord()
     # Before any object: every image of every object, ours and the charts' and trees', goes
     # through the stack's image policy (retired registries, floating upstream tags, the mirror).
-    transform_every_object(image_transform(args.images))
+    transform_every_object(record, image_transform(args.images))
     ready = Readiness()
-    PIPELINE_KEYS.clear()
-    namespaces = args.kubeflow_namespaces
-    ready.record(Ready.KUBEFLOW_NAMESPACES, KubeflowNamespaces("kubeflow-namespaces", namespaces, cluster).ready if namespaces else None)
+    namespaces = KubeflowNamespaces("kubeflow-namespaces", args.kubeflow_namespaces, cluster) if args.kubeflow_namespaces else None
+    ready.record(Ready.KUBEFLOW_NAMESPACES, namespaces.ready if namespaces else None)
+    if namespaces:
+        record.add(namespaces.installs)
     gateway = None
     for key, installer in INSTALLERS.items():
-        ready.record(key, installer(args, cluster, ready))
+        component = installer(args, cluster, ready)
+        ready.record(key, component.ready if component else None)
+        if component:
+            record.add(component.installs)
         if key is Ready.KUBEFLOW and args.https_gateway is not None:
             gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, ready.resources(HTTPS_GATEWAY_NEEDS, "the HTTPS gateway"))
         if key is Ready.TRAINER and args.training_runtimes is not None:
@@ -208,5 +214,5 @@ def install(args: PlatformArgs, cluster: Cluster) -> Installed:
             TrainingRuntimes("runtimes", args.training_runtimes, ready.resources(RUNTIMES_NEEDS, "the training runtimes"), runtimes_opts)
     _ties(args, cluster, ready)
     # Teams last: each team object waits only for what it needs (components/profiles/team.py NEEDS).
-    install_teams(args.teams, cluster, ready, PIPELINE_KEYS)
-    return Installed(ready, gateway)
+    install_teams(args.teams, cluster, ready, record.team_keys)
+    return Installed(ready, gateway, record)
