@@ -15,7 +15,6 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from pulumi import _types
 from pulumi.runtime import rpc
 
 from stacks.config import load
@@ -172,10 +171,19 @@ def test_one_name_under_two_parent_chains_is_no_duplicate() -> None:
 
 
 def _input_types(annotation: Any) -> list[type]:
-    """The input types (`*Args` classes) inside an annotation such as Optional[Input[XArgs]]."""
-    if isinstance(annotation, type) and _types.is_input_type(annotation):
+    """The input types (`*Args` classes of the provider SDKs) inside an annotation such as
+    Optional[Input[XArgs]]."""
+    if isinstance(annotation, type) and annotation.__name__.endswith("Args") and annotation.__module__.startswith("pulumi_"):
         return [annotation]
     return [found for arg in typing.get_args(annotation) for found in _input_types(arg)]
+
+
+def _input_properties(args_class: type) -> dict[str, Any]:
+    """An `*Args` class's inputs as the engine names them (camelCase, as ignore_changes takes
+    them) -> their types: its constructor's keyword arguments, which the SDKs name in
+    snake_case after the schema's camelCase names."""
+    hints = typing.get_type_hints(args_class.__init__)
+    return {re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name): hint for name, hint in hints.items() if name != "return"}
 
 
 def _args_class(type_: str) -> type:
@@ -194,7 +202,7 @@ def _unknown_input(type_: str, path: str) -> str | None:
     for segment in [s for s in re.split(r"\.|\[[^\]]*\]", path) if s]:
         if current is None:
             return f"{path}: nothing to descend into before {segment!r}"
-        properties = _types.input_type_types(current)
+        properties = _input_properties(current)
         if segment not in properties:
             return f"{path}: {current.__name__} has no input {segment!r}"
         nested = _input_types(properties[segment])
