@@ -49,7 +49,7 @@ def overlay_values(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[
     return merged
 
 
-def transform_name(transform: PropsTransform) -> str:
+def transform_name(transform: Callable[..., Any]) -> str:
     """The transform's name for messages: the function's, through any `functools.partial`."""
     while isinstance(transform, partial):
         transform = transform.func

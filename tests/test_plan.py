@@ -182,7 +182,7 @@ def _input_properties(args_class: type) -> dict[str, Any]:
     """An `*Args` class's inputs as the engine names them (camelCase, as ignore_changes takes
     them) -> their types: its constructor's keyword arguments, which the SDKs name in
     snake_case after the schema's camelCase names."""
-    hints = typing.get_type_hints(args_class.__init__)
+    hints = typing.get_type_hints(vars(args_class)["__init__"])
     return {re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name): hint for name, hint in hints.items() if name != "return"}
 
 
