@@ -273,6 +273,15 @@ def _mirror_location(value: str | None, schemes: tuple[str, ...], use: str, empt
     return value.rstrip("/")
 
 
+def _names(values: list[str], pattern: re.Pattern[str], what: str) -> list[str]:
+    """`values`, each matching `pattern` (else a message naming it as not `what`), each once."""
+    for value in values:
+        if not pattern.match(value):
+            raise ValueError(f"{value!r} is not {what}")
+    _unique(values, lambda v: v)
+    return values
+
+
 class Overrides(Model):
     """Values the loader refuses as unknown, taken because you checked them: a region or machine
     type the catalogs in facts/ do not list yet (a region Google opened since), an OIDC issuer
@@ -305,29 +314,17 @@ class Overrides(Model):
     @field_validator("regions")
     @classmethod
     def _regions(cls, regions: list[str]) -> list[str]:
-        for region in regions:
-            if not GCP_REGION.match(region):
-                raise ValueError(f"{region!r} is not a region name such as us-central1")
-        _unique(regions, lambda r: r)
-        return regions
+        return _names(regions, GCP_REGION, "a region name such as us-central1")
 
     @field_validator("zones")
     @classmethod
     def _zones(cls, zones: list[str]) -> list[str]:
-        for zone in zones:
-            if not GCP_ZONE.match(zone):
-                raise ValueError(f"{zone!r} is not a zone name such as us-central1-a")
-        _unique(zones, lambda z: z)
-        return zones
+        return _names(zones, GCP_ZONE, "a zone name such as us-central1-a")
 
     @field_validator("gke_versions")
     @classmethod
     def _gke_versions(cls, versions: list[str]) -> list[str]:
-        for version in versions:
-            if not GKE_VERSION.match(version):
-                raise ValueError(f"{version!r} is not a GKE version such as 1.35 or <minor>.<patch>-gke.<build>")
-        _unique(versions, lambda v: v)
-        return versions
+        return _names(versions, GKE_VERSION, "a GKE version such as 1.35 or <minor>.<patch>-gke.<build>")
 
     @field_validator("machine_types")
     @classmethod
