@@ -114,6 +114,14 @@ def install_child_urn(stack: str, project: str, component: str, install_type: st
     return f"urn:pulumi:{stack}::{project}::{component}${install_type}${type_}::{name}"
 
 
+def component_child_urn(component: str, type_: str, name: str) -> str:
+    """The URN of a resource of this stack whose parent is a component (type token `component`)
+    that is a child of the stack: what the engine makes of `pulumi.Alias(name=...)` for it. An
+    alias given as this string reaches the engine as it is; an Alias costs the SDK a chain of
+    Outputs per resource (a tenth of the plan of a stack of many teams)."""
+    return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{component}${type_}::{name}"
+
+
 def moved_aliases(moves: Sequence[Moved], props: dict[str, Any], type_: str, name: str, stack: str, project: str) -> list[str]:
     """The old URNs of one object an install renders (`name`: its resource name, `<prefix>:<rest>`)."""
     rest = name.split(":", 1)[1] if ":" in name else name
