@@ -35,12 +35,16 @@ $(INSTALLED): requirements-test.txt pyproject.toml
 	$(PYTHON) -m tooling.tools || echo "make: helm and kubectl not fetched (above); render and check need them"
 	touch $@
 
-# Re-resolve the lock files from pyproject.toml (after changing a dependency there).
+# Re-resolve the lock files from pyproject.toml (after changing a dependency there). Every pin
+# that still fits its range is kept; `make lock UPGRADE="pulumi pulumi-policy"` moves the named
+# packages to their newest releases inside their ranges (a Pulumi SDK bump: docs/development.md).
+UPGRADE ?=
 lock: $(INSTALLED)
 	$(PYTHON) -m pip install --quiet pip-tools==$(PIP_TOOLS_VERSION)
 	@# The test lock first; the program's lock then takes the same versions (-c).
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
-		--no-emit-find-links --annotation-style=line --extra test -o requirements-test.txt pyproject.toml
+		--no-emit-find-links --annotation-style=line --extra test $(foreach p,$(UPGRADE),--upgrade-package $(p)) \
+		-o requirements-test.txt pyproject.toml
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
 		--no-emit-find-links --annotation-style=line -c requirements-test.txt -o requirements.txt pyproject.toml
 
