@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test snapshots docs check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
+.PHONY: test envtest snapshots docs mirror check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -57,6 +57,16 @@ test: $(INSTALLED)
 	@$(PYTHON) -m pytest -n 2 --dist loadfile --no-loadscope-reorder; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
 	@$(MAKE) --no-print-directory check-stacks
+	@$(MAKE) --no-print-directory envtest
+
+# The tests against a real control plane (tests/envtest/, docs/development.md): etcd, kube-apiserver
+# and kube-controller-manager v1.36 from $$KUBEBUILDER_ASSETS, else ../shared/envtest unpacked into
+# ~/.cache/mlplatform/envtest; every stack's full render applied, the access matrix asked of the RBAC
+# authorizer, the GPU-accounting admission policy enforced on TrainJobs the Kubeflow SDK builds. A
+# target of its own (one process: one control plane), so the unit suite keeps its time.
+envtest: $(INSTALLED)
+	@$(PYTHON) -m pytest tests/envtest; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
 
 # The golden snapshots (tests/snapshots/: plans, full renders, object counts) rewritten from
 # today's code; the tests only compare. Review `git diff tests/snapshots/` before committing.
@@ -68,17 +78,29 @@ snapshots: $(INSTALLED)
 docs: $(INSTALLED)
 	$(PYTHON) scripts/update_docs.py
 
+# The upstream mirror the full render and the tests read, built from the pin table alone into
+# .mlplatform/upstream (git-ignored): every chart by helm pull, every Kubeflow folder and remote
+# kustomize base by git at its pinned ref, checked and summed (tooling/mirror.py). A mirror of
+# today's pins that matches its SHA256SUMS is left alone. MIRROR_SOURCES=FILE fetches from
+# elsewhere: a YAML mapping of pinned location -> location (a company mirror; loopback in tests).
+MIRROR_SOURCES ?=
+mirror: $(INSTALLED)
+	$(PYTHON) -m tooling.mirror $(if $(MIRROR_SOURCES),--sources $(MIRROR_SOURCES))
+
 # `python -m stacks check` of every stack in stacks/ (a fork's own, whatever they are): the full
-# render (helm, kustomize) from the upstream mirror (../shared/upstream beside the repo, or
-# MLPLATFORM_MIRROR), then every rule.
+# render (helm, kustomize) from the upstream mirror (the clone's own from `make mirror`, else
+# MLPLATFORM_MIRROR, else ../shared/upstream beside the repo), then every rule.
 check-stacks: $(INSTALLED)
 	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
 		$(PYTHON) -m stacks check $$stack || exit 1; done
 
-# `make test` in a fresh clone of this checkout (HEAD) whose stacks/ holds only a new stack file of another
-# company (tests/data/fork/): what a fork that replaces acme's example stacks gets (scripts/fork_trial.py).
+# `make mirror` then `make test` (CI=true) in a fresh clone of this checkout (HEAD) whose stacks/ holds
+# only a new stack file of another company (tests/data/fork/), with no mirror beside it: what a fork
+# that replaces acme's example stacks gets in its own CI (scripts/fork_trial.py). Without network:
+# `make fork-trial FORK_TRIAL=--loopback` (the upstreams served on loopback from the mirror found here).
+FORK_TRIAL ?=
 fork-trial: $(INSTALLED)
-	$(PYTHON) scripts/fork_trial.py
+	$(PYTHON) scripts/fork_trial.py $(FORK_TRIAL)
 
 # Every mutation of the shipped stacks (drops, empties, duplicated entries, wrong types,
 # out-of-range numbers) through `python -m stacks plan`, accepted ones planned: exit 0 or 2,

@@ -297,6 +297,10 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
     if kind == "Deployment":
         return k8s.apps.v1.Deployment(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "CronJob":
+        return k8s.batch.v1.CronJob(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "ClusterRole":
+        return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], opts=opts)
     if kind == "Secret":
         return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
     if kind == "ValidatingAdmissionPolicy":

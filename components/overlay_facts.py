@@ -217,8 +217,10 @@ HINTS: dict[str, tuple[Hint, ...]] = {
         Hint(("managerConfig", "controllerManagerConfigYaml"), "the platform writes Kueue's controller configuration"),
         Hint(("managerConfig", "controllerManagerConfigYaml", "waitForPodsReady"), "Kueue's all-or-nothing admission: a multi-node "
              "job starts whole or is evicted and requeued", f"{K}.kueue.waitForPodsReady"),
-        Hint(("managerConfig", "controllerManagerConfigYaml", "integrations"), "Kueue admits TrainJobs, JobSets and Ray workloads only "
-             "through these integrations (add frameworks if you like, keep the platform's)"),
+        Hint(("managerConfig", "controllerManagerConfigYaml", "integrations"), "Kueue admits TrainJobs, JobSets, Ray workloads and GPU "
+             "pods (notebooks, pipeline steps) only through these integrations (add frameworks if you like, keep the platform's)"),
+        Hint(("managerConfig", "controllerManagerConfigYaml", "managedJobsNamespaceSelector"), "GPU pods are queued in the team "
+             "namespaces alone; elsewhere Kueue's pod webhook must not hold pods back"),
         Hint(("managerConfig", "controllerManagerConfigYaml", "internalCertManagement"), "Kueue makes its own webhook certificate"),
         Hint(("managerConfig", "controllerManagerConfigYaml", "metrics"), "the dashboards read Kueue's cluster-queue metrics from this endpoint"),
         Hint(("enablePrometheus",), "the chart's ServiceMonitor is a kind of Monitoring's and would make Kueue wait for it; the platform's "

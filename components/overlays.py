@@ -104,7 +104,7 @@ def overlays(args: PlatformArgs) -> list[Overlay]:
     if args.monitoring:
         settings = args.monitoring.settings
         if settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            add("monitoring", KUBE_PROMETHEUS_STACK, _builder(prometheus_stack_values), prometheus_stack_values(settings), settings.values)
+            add("monitoring", KUBE_PROMETHEUS_STACK, _builder(prometheus_stack_values), prometheus_stack_values(settings, args.monitoring.notebook_metrics), settings.values)
         add("monitoring", GRAFANA, _builder(grafana_values), grafana_values(args.monitoring), settings.grafana_values, "grafanaValues")
     if args.dcgm_exporter:
         add("dcgmExporter", DCGM_EXPORTER, _builder(dcgm_exporter_values), dcgm_exporter_values(args.dcgm_exporter), args.dcgm_exporter.values)

@@ -230,6 +230,32 @@ REMOTE_BASES: tuple[RemoteBase, ...] = (RemoteBase(ARGO_WORKFLOWS, "applications
 26.03.1-rc.2: only the Pipelines tree names any, the four Argo paths; ../shared/upstream/README.md,
 next version set, section 2)."""
 
+KUBEFLOW_FOLDERS: tuple[str, ...] = (
+    "common/cert-manager",
+    "common/dex",
+    "common/istio",
+    "common/kubeflow-namespace",
+    "common/kubeflow-roles",
+    "common/oauth2-proxy",
+    "applications/dashboard",
+    "applications/notebooks-v1",
+    "applications/pipeline",
+)
+"""The component folders of the pinned Kubeflow release that hold every tree the platform
+installs, whole (sibling overlays included): what the upstream mirror keeps of it (`make mirror`,
+tooling/mirror.py; the same folders as ../shared/upstream/README.md, next version set, section 1).
+Every kustomize path of the components lies inside one (tests/test_mirror.py)."""
+KUBEFLOW_ROLE_FILES: tuple[str, ...] = (
+    "common/kubeflow-roles/base/cluster-roles.yaml",
+    "common/istio/kubeflow-istio-resources/base/cluster-roles.yaml",
+    "applications/trainer/upstream/overlays/kubeflow-platform/kubeflow-trainer-roles.yaml",
+    "experimental/ray/kuberay-operator/base/aggregated-roles.yaml",
+)
+"""Kubeflow's aggregated ClusterRoles (`kubeflow-admin/edit/view` and the Istio, Trainer and
+KubeRay roles aggregated into them), in the pinned release: the roles team bindings point at,
+against which the tests evaluate team access (tests/support/rbac.py). The mirror keeps them as
+`kubeflow-roles/<path, / as _>` (../shared/upstream/README.md, `kubeflow-roles/`)."""
+
 
 CLOUD_SQL_MYSQL = Pin(
     name="Cloud SQL for MySQL",
@@ -505,6 +531,17 @@ def image(pin: Pin) -> str:
     return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"
 
 
+PYTHON_IMAGE = Pin(
+    name="python",
+    kind=PinKind.IMAGE,
+    version="3.13.14-slim-trixie",
+    location="docker.io/library/python",
+    source="Docker's official image, docker-library/python versions.json 3.13: 3.13.14 (\"Update 3.13 to 3.13.14\", "
+    "f79aea5, 2026-06-10), variant slim-trixie, published as <version>-<variant> (generate-stackbrew-library.sh). "
+    "Runs the idle reclaim's job (components/idle_reclaim_job.py, standard library only)",
+)
+
+
 # --- images upstream manifests name on a floating tag, and the release the platform runs instead ---
 # The rewrite of every image (components/images.py) replaces each key with its pin, so the
 # `image-tag` check holds for what the cluster receives.
@@ -741,6 +778,7 @@ PINS: tuple[Pin, ...] = (
     RAY_IMAGE,
     RAY_GPU_IMAGE,
     RAY_DASHBOARD_AUTH_PROXY_IMAGE,
+    PYTHON_IMAGE,
     NOTEBOOK_BASE_IMAGE,
     RAY,
     PROTOBUF,

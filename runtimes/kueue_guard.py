@@ -27,8 +27,8 @@ their own), are not ours to guard. The policy lapses once Kueue is built with Tr
 (kueue main since #14504, 2026-08-17; the release-0.19 branch still has v2.2.1): see
 docs/upgrading.md.
 
-The API server evaluates the CEL; tests/test_kueue_guard.py evaluates the same expressions
-with the CEL library (cel-expr-python) on jobs that pass and jobs that are refused.
+The API server evaluates the CEL: tests/envtest/test_kueue_guard.py has a real one enforce the
+policy on TrainJobs the Kubeflow SDK builds, jobs that pass and jobs that are refused.
 """
 
 from __future__ import annotations

@@ -363,6 +363,16 @@ def _gpu_metrics_reach_prometheus(config: PlatformConfig) -> Found:
         )
 
 
+def _idle_reclaim_can_judge(config: PlatformConfig) -> Found:
+    if config.components.idle_reclaim.enabled is not True:
+        return
+    on = config.enabled_components()
+    needs = {"kubeflow": "notebooks to stop", "monitoring": "the Prometheus it reads", "dcgmExporter": "the GPUs' utilisation; kind has no GPUs"}
+    missing = [f"{key} ({why})" for key, why in needs.items() if not on[key]]
+    if missing:
+        yield f"{COMPONENTS}.idleReclaim.enabled", f"idle reclaim needs {' and '.join(missing)}; enable them or remove idleReclaim.enabled"
+
+
 def _gateway_exposed_on_gke(config: PlatformConfig) -> Found:
     auth = config.components.kubeflow.auth
     if _gke(config) is None and (auth.hostname or auth.iap):
@@ -1253,6 +1263,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM, KIND, MANAGED_PROMETHEUS)),
     Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING, KIND, MANAGED_PROMETHEUS)),
     Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
+    Rule("idle-reclaim-can-judge", "The idle reclaim runs only where notebooks, Prometheus and GPU metrics are.", _idle_reclaim_can_judge, ENABLED),
     Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW}.auth", KIND)),
     Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW)),
     Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE)),
@@ -1333,9 +1344,26 @@ def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
         )
 
 
+def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
+    """With the idle reclaim on, GPUs are given back when idle; a team Ray cluster gives its GPU
+    workers back through its autoscaler (components/profiles/ray.py RAY_IDLE_TIMEOUT_SECONDS),
+    down to minWorkers only."""
+    if not config.enabled_components()["idleReclaim"]:
+        return
+    for i, team in enumerate(config.teams):
+        if team.ray and team.ray.pool and team.ray.min_workers > 0:
+            yield (
+                f"{_team(i)}.ray.minWorkers",
+                f"team {team.name}'s Ray cluster keeps {team.ray.min_workers} GPU worker(s) of pool {team.ray.pool} even when "
+                "idle, while the idle reclaim gives idle notebook GPUs back; set minWorkers: 0 for its autoscaler to remove "
+                "idle GPU workers (Ray then starts them again for the next task)",
+            )
+
+
 WARNINGS: tuple[Rule, ...] = (
     Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
     Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE)),
+    Rule("ray-gpu-workers-scale-to-zero", "With the idle reclaim on, team Ray clusters let idle GPU workers go.", _ray_gpu_workers_scale_to_zero, (TEAMS, ENABLED[0])),
 )
 
 

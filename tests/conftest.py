@@ -27,14 +27,27 @@ UPDATE_SNAPSHOTS_SET = (
 
 def refusals(environ: Mapping[str, str]) -> list[str]:
     """Why a run in this environment could pass without testing: a set UPDATE_SNAPSHOTS, and
-    under CI=true a missing upstream mirror (its tests would skip)."""
+    under CI=true a missing upstream mirror or missing envtest binaries (their tests would skip)."""
     found = [UPDATE_SNAPSHOTS_SET] if environ.get("UPDATE_SNAPSHOTS") else []
     if environ.get("CI", "").lower() in ("true", "1"):
-        from tests.support import mirror  # the tools' lookup (0.7 s of imports): only where it matters
+        from tests.support import envtest, mirror  # the tools' lookup (0.7 s of imports): only where it matters
 
         if not mirror.FOUND:
             found.append(f"CI=true and {mirror.MISSING}; in CI every test that renders must run, not skip")
+        missing = envtest.missing(environ)
+        if missing:
+            found.append(f"CI=true and {missing}; in CI the envtest suite (`make envtest`) must run, not skip")
     return found
+
+
+ENVTEST_SUITE = Path(__file__).resolve().parent / "envtest"
+"""The tests against a real API server: `make envtest` (`pytest tests/envtest`), which `make test` runs too."""
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A run over the whole of tests/ (the unit suite, `pytest -n 2`) leaves tests/envtest/ to
+    its own target, which keeps the unit suite's time; named on the command line, it runs."""
+    return True if collection_path == ENVTEST_SUITE else None
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -24,13 +24,14 @@ from facts.versions import (
     RAY_IMAGE,
     image,
 )
+from runtimes import kueue_guard
 from stacks.config import load
 from tests.support import mirror, renders, snapshots
 from tests.support.renders import edited, violations, with_objects
 from tooling import check as lint
 from tooling import cluster_version, fullrender, schemas
 from tooling.fullrender import FullRender, Rendered
-from tooling.render import dump_all
+from tooling.render import dump_all, manifest
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = mirror.needed
@@ -196,6 +197,65 @@ def test_duplicate_rule_catches_one_object_from_two_installs() -> None:
     namespace = next(o for o in render.objects if o.obj["kind"] == "Namespace" and o.key[3] == "kubeflow-system")
     twice = with_objects(render, lambda objects: [*objects, replace(namespace, source="trainer")])
     assert [(v.object, v.source) for v in violations(twice, "duplicate")] == [("Namespace kubeflow-system", "trainer")]
+
+
+def test_null_rule_catches_the_cloud_sql_address_a_render_that_keeps_the_null_would_send() -> None:
+    """Before placeholders the render wrote our objects as the plan records them: the Cloud SQL
+    instance's private IP, unknown under the mocks, as `addresses: [null]`."""
+    render = rendered("dev")
+    recorded = next(r for r in render.plan.resources if r.type.endswith(":EndpointSlice") and r.name.endswith("pipelines-db"))
+    assert recorded.inputs["endpoints"] == [{"addresses": [None]}]  # what Pulumi's mocks know
+    kept = with_objects(render, lambda objects: [replace(o, obj=manifest(recorded)) if o.urn == recorded.urn else o for o in objects])
+    (found,) = violations(kept, "null")
+    assert (found.object, found.source) == ("EndpointSlice.discovery.k8s.io kubeflow/pipelines-db", "pipelines")
+    assert found.message.startswith("endpoints[0].addresses[0]: null where the schema wants a string (list item)")
+    assert violations(render, "null") == []
+
+
+CLOUD_SQL_ADDRESS = {
+    "apiVersion": "discovery.k8s.io/v1",
+    "kind": "EndpointSlice",
+    "namespace": "kubeflow",
+    "name": "pipelines-db",
+    "field": "endpoints[0].addresses[0]",
+    "placeholder": "192.0.2.1",
+}
+"""The Cloud SQL instance's private IP (components/pipelines.py database_service), known only
+once the instance exists: a documentation address (RFC 5737) in the offline render."""
+
+
+@pytest.mark.parametrize(("stack", "unknowns"), [("kind", []), ("dev", [CLOUD_SQL_ADDRESS]), ("prod", [CLOUD_SQL_ADDRESS])])
+def test_values_only_the_cloud_knows_are_placeholders_listed_in_the_index(stack: str, unknowns: list[dict[str, str]], tmp_path: Path) -> None:
+    """A new unknown shows up here (and in `render --full`'s index.yaml), never as a null."""
+    render = rendered(stack)
+    assert fullrender.unknown_index(render) == unknowns
+    slice_only = with_objects(render, lambda objects: [o for o in objects if o.obj["kind"] == "EndpointSlice"])
+    index = yaml.safe_load(fullrender.write(slice_only, tmp_path)[1].read_text())
+    assert index["unknown"] == unknowns
+    if unknowns:
+        (endpoint,) = _one(render, "EndpointSlice", "kubeflow", "pipelines-db")["endpoints"]
+        assert endpoint["addresses"] == ["192.0.2.1"]
+
+
+def test_render_full_says_which_values_are_placeholders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from tooling import cli
+
+    slice_only = with_objects(rendered("dev"), lambda objects: [o for o in objects if o.obj["kind"] == "EndpointSlice"])
+    monkeypatch.setattr(cli, "full_render_for", lambda *args: slice_only)
+    assert cli.main(["render", "dev", "--full", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == (
+        "note: EndpointSlice kubeflow/pipelines-db endpoints[0].addresses[0] is known only once the cloud resource exists: "
+        "platform.yaml has the placeholder '192.0.2.1' (index.yaml lists it under unknown)\n"
+    )
+
+
+def test_null_rule_catches_a_null_label_value_in_an_upstream_object_and_lets_a_null_field_mean_unset() -> None:
+    render = rendered("kind")
+    assert any(o.upstream and '"annotations": null' in json.dumps(o.obj) for o in render.objects)  # unset: fine
+    broken = edited(render, "Deployment", "cert-manager-webhook", lambda o: o["metadata"]["labels"].update(team=None))
+    assert [(v.object, v.message.split(";")[0]) for v in violations(broken, "null")] == [
+        ("Deployment.apps cert-manager/cert-manager-webhook", "metadata.labels.team: null where the schema wants a string (map value)")
+    ]
 
 
 def test_order_rule_catches_a_custom_resource_that_does_not_wait_for_its_crd() -> None:
@@ -555,8 +615,13 @@ def test_full_render_ray_clusters_use_tokens_and_every_team_binds_the_kueue_guar
         assert cluster["spec"]["authOptions"] == {"mode": "token"}
         containers = [c["name"] for c in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"]]
         assert containers[0] == "ray-head" and "dashboard-auth" in containers
-    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy"]
-    bindings = {o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    guard = kueue_guard.TRAINJOB_GPU_POLICY
+    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] == guard]
+    bindings = {
+        o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o
+        for o in objects
+        if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] == guard
+    }
     if stack == "kind":  # no GPU pools, no GPU runtimes to guard
         assert policies == [] and bindings == {}
         return

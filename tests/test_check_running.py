@@ -161,7 +161,8 @@ def test_the_mesh_runs_the_patch_release_the_pin_names() -> None:
 
 def test_quota_rule_catches_a_namespace_quota_equal_to_the_queue_nominal_quota() -> None:
     """Today's defect: nlp's Profile quota equals its ClusterQueue's nominal quota (4 GPUs,
-    32 CPUs, 128Gi), while the research cohort lends it research's 4 GPUs, 32 CPUs and 128Gi."""
+    32 CPUs, 128Gi), while the research cohort lends it research's 4 GPUs, 32 CPUs and 128Gi;
+    and it limits GPUs, which Kueue admits there, so waiting GPU pods would hold its room."""
 
     def nominal_only(obj: dict[str, Any]) -> None:
         obj["spec"]["resourceQuotaSpec"]["hard"] = {"cpu": "32", "memory": "128Gi", "requests.nvidia.com/gpu": "4"}
@@ -180,6 +181,8 @@ def test_quota_rule_catches_a_namespace_quota_equal_to_the_queue_nominal_quota()
     assert [v.message for v in found] == [
         f"its namespace's ResourceQuota admits cpu 32, but ClusterQueue nlp may admit 64 (nominal and borrowed) and Kueue does not count 540m {unqueued} 64540m (components/profiles/namespace.py profile)",
         f"its namespace's ResourceQuota admits memory 128Gi, but ClusterQueue nlp may admit 256Gi (nominal and borrowed) and Kueue does not count 1184Mi {unqueued} 263328Mi (components/profiles/namespace.py profile)",
-        f"its namespace's ResourceQuota admits nvidia.com/gpu 4, but ClusterQueue nlp may admit 8 (nominal and borrowed) and Kueue does not count 0 {unqueued} 8 (components/profiles/namespace.py profile)",
+        "its namespace's ResourceQuota limits nvidia.com/gpu to 4, but Kueue admits every GPU pod there and a pod waiting at its gate "
+        "counts against the ResourceQuota from its creation: waiting pods would hold room Kueue gives to the next admitted workload, "
+        "whose pods are then refused; leave GPUs to the queue (components/profiles/namespace.py profile)",
     ]
     assert {v.object for v in found} == {"Profile.kubeflow.org nlp"}

@@ -183,6 +183,7 @@ ALLOWED = {
                 "leaderElection: {leaderElect: true, resourceName: c1f6bfd2.kueue.x-k8s.io}",
                 "internalCertManagement: {enable: true}",
                 "waitForPodsReady: {timeout: 20m, blockAdmission: false, requeuingStrategy: {timestamp: Eviction}}",
+                "managedJobsNamespaceSelector: {matchExpressions: [{key: app.kubernetes.io/part-of, operator: In, values: [kubeflow-profile]}]}",
                 "integrations: {frameworks: [batch/job, jobset.x-k8s.io/jobset, trainer.kubeflow.org/trainjob, ray.io/rayjob, ray.io/raycluster, pod]}",
                 "fairSharing: {preemptionStrategies: [LessThanOrEqualToFinalShare]}",
             ]

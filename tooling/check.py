@@ -23,6 +23,10 @@ import yaml
 from components.base import CONFIG_DIGEST_ANNOTATION
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites, image_transform
+from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
+from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
+from components.kueue import NAMESPACE as KUEUE_NAMESPACE
+from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
 from facts.config_reload import reloads
 from facts.image_files import image_provides
 from facts.image_refs import (
@@ -48,6 +52,7 @@ from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
+from tooling.unknowns import null_sites
 
 ABSOLUTE_PATH = re.compile(r"^/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/?$")
 CONFIG_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*=\s*(.+?)\s*$", re.MULTILINE)
@@ -321,6 +326,24 @@ def schema_valid(platform: Platform) -> Iterator[Violation]:
         errors = validator.errors(o.obj)
         if errors:
             yield Violation("schema", label(o), o.source, "; ".join(errors[:3]) + (f" (+{len(errors) - 3} more)" if len(errors) > 3 else ""))
+
+
+def no_nulls(platform: Platform) -> Iterator[Violation]:
+    """No `null` where an object's schema wants a value (a list item, a map value, a required
+    field: tooling/unknowns.py): the API server refuses it, or stores an empty value. The full
+    render gives our objects' unknowns (values only the cloud knows) typed placeholders."""
+    created_at = minor_label(minor(cluster_version.kubernetes_version(platform.config)))
+    validator = Validator(schemas_of(o.obj for o in platform.of_kind("CustomResourceDefinition")), created_at)
+    for o in platform.objects:
+        for site in null_sites(o.obj, validator):
+            yield Violation(
+                "null",
+                label(o),
+                o.source,
+                f"{site.field}: null where the schema wants a {site.wants} ({site.why}); the API server refuses it or "
+                "stores an empty value: give it a value or leave the entry out (a value only the cloud knows: a "
+                "placeholder in the offline render, tooling/unknowns.py)",
+            )
 
 
 def no_duplicates(platform: Platform) -> Iterator[Violation]:
@@ -913,12 +936,43 @@ def _requests(resources: Any) -> dict[str, Decimal]:
     return {k: _amount(v) for k, v in ((resources or {}).get("requests") or {}).items() if k in ("cpu", "memory")}
 
 
+def gpu_pods_queued(platform: Platform, namespace: str) -> bool:
+    """Whether Kueue admits every GPU pod of `namespace`, as the render configures it: its
+    manager configuration runs the `pod` integration there (frameworks, managedJobsNamespaceSelector)
+    and its pod webhook is called there and may not be skipped (failurePolicy Fail); which pods
+    it is called for (the GPU matchCondition, components/kueue_pods.py) the tests evaluate."""
+    config_map = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == (KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)), None)
+    if config_map is None:
+        return False
+    config = yaml.safe_load((config_map.get("data") or {}).get(KUEUE_CONFIG_KEY) or "") or {}
+    labels = platform.namespaces.get(namespace, {NAMESPACE_NAME_LABEL: namespace})
+    managed = config.get("managedJobsNamespaceSelector")
+    if POD_FRAMEWORK not in ((config.get("integrations") or {}).get("frameworks") or []) or (managed is not None and not selects(managed, labels)):
+        return False
+    webhook = next(
+        (
+            w
+            for o in platform.of_kind("MutatingWebhookConfiguration")
+            for w in o.obj.get("webhooks") or []
+            if w.get("name") == POD_WEBHOOKS[0]
+        ),
+        None,
+    )
+    return webhook is not None and webhook.get("failurePolicy") == "Fail" and selects(webhook.get("namespaceSelector") or {}, labels)
+
+
 def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     """A team namespace's ResourceQuota (its Profile's resourceQuotaSpec) admits everything its
     ClusterQueue may admit at once (nominal quota and what it may borrow) plus what Kueue does
     not count: the mesh sidecar the injector adds to each queued Ray pod, and one notebook at
-    the form's default with its sidecar (notebooks are not queued). A job Kueue admits whose
-    pods the ResourceQuota refuses never becomes ready and is requeued for ever."""
+    the form's default with its sidecar (CPU-only notebooks are not queued; GPU ones wait at
+    Kueue's gate already created). A job Kueue admits whose pods the ResourceQuota refuses
+    never becomes ready and is requeued for ever.
+
+    GPUs: where Kueue queues the namespace's GPU pods (gpu_pods_queued) the ResourceQuota must
+    have no GPU line: pods waiting at Kueue's gate count against it from their creation, and
+    would hold room Kueue gives to the next admitted workload. Elsewhere its GPU line must admit
+    what the queue may admit."""
     injector = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == ("istio-system", "istio-sidecar-injector")), None)
     values = json.loads((injector or {}).get("data", {}).get("values") or "{}")
     sidecar = _requests(((values.get("global") or {}).get("proxy") or {}).get("resources"))
@@ -950,10 +1004,30 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                     pods_with_sidecars += count
         hard = (((o.obj.get("spec") or {}).get("resourceQuotaSpec") or {}).get("hard")) or {}
         admits = limits[queue]
+        gpus_queued = gpu_pods_queued(platform, team)
         for resource in ("cpu", "memory", GPU_RESOURCE):
+            have_text = hard.get(resource, hard.get(f"requests.{resource}"))
+            if resource == GPU_RESOURCE and gpus_queued:
+                if have_text is not None:
+                    yield Violation(
+                        "quota-admits-queue", label(o), o.source,
+                        f"its namespace's ResourceQuota limits {resource} to {have_text}, but Kueue admits every GPU pod there "
+                        "and a pod waiting at its gate counts against the ResourceQuota from its creation: waiting pods would "
+                        "hold room Kueue gives to the next admitted workload, whose pods are then refused; leave GPUs to the "
+                        "queue (components/profiles/namespace.py profile)",
+                    )
+                continue
+            if resource == GPU_RESOURCE and have_text is None and admits.get(resource, Decimal(0)) > 0:
+                yield Violation(
+                    "quota-admits-queue", label(o), o.source,
+                    f"neither its namespace's ResourceQuota nor Kueue limits its GPU pods: Kueue's pod integration does not "
+                    f"run there (frameworks, managedJobsNamespaceSelector, webhook mpod.kb.io), so a notebook or pipeline "
+                    f"step takes GPUs ClusterQueue {queue} counts as free; queue GPU pods (components/kueue_pods.py) or "
+                    f"give the Profile requests.{GPU_RESOURCE}",
+                )
+                continue
             unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0))
             need = admits.get(resource, Decimal(0)) + unqueued
-            have_text = hard.get(resource, hard.get(f"requests.{resource}"))
             have = _amount(have_text) if have_text is not None else None
             if have is not None and have < need:
                 yield Violation(
@@ -990,6 +1064,7 @@ def kubernetes_range(platform: Platform) -> Iterator[Violation]:
 
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
+    Rule("null", "no null where an object's schema wants a value", no_nulls),
     Rule("duplicate", "no object from two sources", no_duplicates),
     Rule("order", "CRDs and namespaces come from installs their users wait for", created_before),
     Rule("control-plane-reach", "every admission webhook, conversion webhook and aggregated API reachable from the API server", control_plane_reachable),

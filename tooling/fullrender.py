@@ -28,7 +28,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,7 @@ from components.base import child_name, child_type, moved_aliases, transform_nam
 from components.sources import is_prepared
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
+from facts.support import minor, minor_label
 from tooling import cluster_version, tools
 from tooling.plan import SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
@@ -53,7 +54,8 @@ from tooling.render import (
     manifest,
     ordered,
 )
-from tooling.schemas import crd_scopes, is_builtin, parsed, scopes_of
+from tooling.schemas import Validator, crd_scopes, is_builtin, parsed, schemas_of, scopes_of
+from tooling.unknowns import null_sites, placeholder, with_placeholders
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_NAMESPACE = "default"
@@ -147,12 +149,26 @@ class Rendered:
         return object_key(self.obj)
 
 
+@dataclass(frozen=True)
+class Unknown:
+    """A value of one of our objects that only the cloud knows (an output Pulumi's mocks do not
+    fake): the render writes a typed placeholder there (tooling/unknowns.py)."""
+
+    key: tuple[str, str, str, str]
+    """(group, kind, namespace, name) of the object"""
+    api_version: str
+    field: str
+    placeholder: Any
+
+
 @dataclass
 class FullRender:
     stack: str
     plan: Plan
     installs: list[Install]
     objects: list[Rendered]
+    unknowns: list[Unknown] = field(default_factory=list)
+    """Where the render wrote a placeholder for a value only the cloud knows."""
 
     def by_urn(self, urn: str) -> list[Rendered]:
         return [o for o in self.objects if o.urn == urn]
@@ -518,13 +534,21 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
             "transforms written for upstream objects that the pinned release no longer renders (renamed or moved "
             "upstream?); fix the transform's target:\n  " + "\n  ".join(unmatched)
         )
-    for resource in plan.resources:
-        if is_authored_object(resource):
-            obj = manifest(resource)
-            keep = resource.protect and resource.retain_on_delete
-            rendered.append(Rendered(obj, component_name(plan, resource), resource.urn, False, None, resource.urn, resource.aliases, keep))
+    ours = [
+        Rendered(manifest(r), component_name(plan, r), r.urn, False, None, r.urn, r.aliases, r.protect and r.retain_on_delete)
+        for r in plan.resources
+        if is_authored_object(r)
+    ]
+    validator = Validator(schemas_of(everything), minor_label(minor(kube_version)))
+    unknowns: list[Unknown] = []
+    for o in ours:
+        sites = null_sites(o.obj, validator)
+        if sites:
+            unknowns += [Unknown(o.key, o.obj.get("apiVersion", ""), site.field, placeholder(site, o.obj)) for site in sites]
+            o = replace(o, obj=with_placeholders(o.obj, sites))
+        rendered.append(o)
     rendered.sort(key=_apply_rank)
-    return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered)
+    return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered, unknowns=unknowns)
 
 
 # --- files ------------------------------------------------------------------------------
@@ -546,10 +570,20 @@ def counts(render: FullRender) -> dict[str, int]:
     return dict(sorted(result.items()))
 
 
+def unknown_index(render: FullRender) -> list[dict[str, Any]]:
+    """Each value only the cloud knows, and the placeholder the render wrote for it."""
+    return [
+        {"apiVersion": u.api_version, "kind": u.key[1], "namespace": u.key[2], "name": u.key[3], "field": u.field, "placeholder": u.placeholder}
+        for u in render.unknowns
+    ]
+
+
 def write(render: FullRender, out: Path) -> list[Path]:
-    """DIR/platform.yaml (every object, in apply order) and DIR/index.yaml (each object's source)."""
+    """DIR/platform.yaml (every object, in apply order) and DIR/index.yaml (each object's
+    source, the values only the cloud knows and their placeholders, the counts)."""
     out.mkdir(parents=True, exist_ok=True)
     platform, index_path = out / "platform.yaml", out / "index.yaml"
     platform.write_text(dump_all([ordered(o.obj) for o in render.objects]))
-    index_path.write_text(yaml.safe_dump({"stack": render.stack, "objects": index(render), "counts": counts(render)}, sort_keys=False))
+    contents = {"stack": render.stack, "objects": index(render), "unknown": unknown_index(render), "counts": counts(render)}
+    index_path.write_text(yaml.safe_dump(contents, sort_keys=False))
     return [platform, index_path]

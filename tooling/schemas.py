@@ -321,6 +321,16 @@ class Validator:
         self.kubernetes_minor = kubernetes_minor
         self._compiled: dict[tuple[str, str], jsonschema.Draft7Validator] = {}
 
+    def custom_schema(self, obj: dict[str, Any]) -> dict[str, Any] | None:
+        """The openAPIV3Schema of a custom kind: the render's CRD, else the pinned one (read by
+        its group first); None where neither has it."""
+        key = (obj.get("apiVersion", ""), obj.get("kind", ""))
+        if key not in self.schemas:
+            found = _group_schemas(key[0].split("/")[0]).get(key) or shared_schemas().get(key)
+            if found is not None:
+                self.schemas[key] = found
+        return self.schemas.get(key)
+
     def errors(self, obj: dict[str, Any]) -> list[str]:
         """Every schema error of `obj` (empty: valid)."""
         if is_builtin(obj):
@@ -328,11 +338,7 @@ class Validator:
         key = (obj.get("apiVersion", ""), obj.get("kind", ""))
         if key in GKE_PROVIDED_KINDS:
             return []
-        if key not in self.schemas:  # the render lacks the CRD: the pinned one, read by its group first
-            found = _group_schemas(key[0].split("/")[0]).get(key) or shared_schemas().get(key)
-            if found is not None:
-                self.schemas[key] = found
-        if key not in self.schemas:
+        if self.custom_schema(obj) is None:
             return [f"no CRD for {key[1]} {key[0]} in the render or in {crds_where()}"]
         if key not in self._compiled:
             self._compiled[key] = jsonschema.Draft7Validator(strict(self.schemas[key]))
@@ -366,23 +372,42 @@ def _definitions(schema_dir: str, kubernetes_minor: str) -> Any:
     return Resource.from_contents(kubernetes_validate.utils.schema_contents(f"kubernetes-json-schema/{schema_dir}/_definitions.json", kubernetes_minor))
 
 
+def _schema_dir(kubernetes_minor: str) -> str:
+    versions = [v for v in kubernetes_validate.utils.all_versions() if minor(v) <= minor(kubernetes_minor)]
+    return f"v{versions[-1]}-local-strict"
+
+
+@cache
+def builtin_schema(api_version: str, kind: str, kubernetes_minor: str) -> dict[str, Any] | None:
+    """kubernetes-validate's strict schema of one built-in kind in one minor (its `$ref`s
+    point into `builtin_definitions`); None for a kind that minor does not have."""
+    # kubernetes-validate's file naming: rbac.authorization.k8s.io/v1 -> rbac-v1
+    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
+    try:
+        schema: dict[str, Any] = kubernetes_validate.utils.schema_contents(
+            f"kubernetes-json-schema/{_schema_dir(kubernetes_minor)}/{kind.lower()}-{group_version}.json", kubernetes_minor
+        )
+    except FileNotFoundError:
+        return None
+    return schema
+
+
+def builtin_definitions(kubernetes_minor: str) -> dict[str, Any]:
+    """The definitions the built-in schemas of one minor refer to (`#/$defs/<name>`), by name."""
+    contents: dict[str, dict[str, Any]] = _definitions(_schema_dir(kubernetes_minor), kubernetes_minor).contents
+    return contents["$defs"]
+
+
 @cache
 def _builtin_validator(api_version: str, kind: str, kubernetes_minor: str) -> jsonschema.protocols.Validator | None:
     """kubernetes-validate's strict schema of one kind in one minor, compiled once (its own
     `validate` re-reads the multi-megabyte definitions file on every call)."""
     from referencing import Registry, Resource
 
-    versions = [v for v in kubernetes_validate.utils.all_versions() if minor(v) <= minor(kubernetes_minor)]
-    schema_dir = f"v{versions[-1]}-local-strict"
-    # kubernetes-validate's file naming: rbac.authorization.k8s.io/v1 -> rbac-v1
-    group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)
-    try:
-        schema = kubernetes_validate.utils.schema_contents(
-            f"kubernetes-json-schema/{schema_dir}/{kind.lower()}-{group_version}.json", kubernetes_minor
-        )
-    except FileNotFoundError:
+    schema = builtin_schema(api_version, kind, kubernetes_minor)
+    if schema is None:
         return None
-    registry = _definitions(schema_dir, kubernetes_minor) @ (Resource.from_contents(schema) @ Registry())
+    registry = _definitions(_schema_dir(kubernetes_minor), kubernetes_minor) @ (Resource.from_contents(schema) @ Registry())
     return jsonschema.validators.Draft202012Validator(schema, registry=registry)
 
 

@@ -27,6 +27,7 @@ from stacks.schema.components import (
     Toggle,
     TrainerConfig,
 )
+from stacks.schema.idle_reclaim import IdleReclaimConfig
 
 # --- Kubeflow Pipelines (components/pipelines.py) -----------------------------------------
 
@@ -132,6 +133,9 @@ class Components(Model):
     dcgm_exporter: DcgmExporterConfig = Field(default=DcgmExporterConfig(), description="GPU metrics per pod.")
     pipelines: PipelinesConfig = Field(
         default=PipelinesConfig(), description="Kubeflow Pipelines; needs kubeflow, certManager and istio."
+    )
+    idle_reclaim: IdleReclaimConfig = Field(
+        default=IdleReclaimConfig(), description="Stop GPU notebooks whose GPUs stayed idle; needs kubeflow, monitoring and GPU metrics."
     )
 
     @model_validator(mode="after")

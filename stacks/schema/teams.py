@@ -105,8 +105,10 @@ class TeamQuota(Model):
         ge=1,
         le=1000,
         description="Notebooks of the form's default size (0.5 CPU, 1Gi) the namespace keeps room for beside what its "
-        "queue admits: notebooks and pipeline steps are not queued. The namespace's ResourceQuota is the queue's "
-        "nominal quota, plus what its cohort lends, plus this room and the mesh sidecars of queued Ray pods.",
+        "queue admits: CPU-only notebooks and pipeline steps are not queued, and GPU ones count against the "
+        "namespace's quota while they wait in the queue. The namespace's ResourceQuota is the queue's nominal CPU "
+        "and memory, plus what its cohort lends, plus this room and the mesh sidecars of queued Ray pods; GPUs "
+        "are the queue's alone (Kueue admits every GPU pod of the namespace).",
     )
 
 

@@ -20,8 +20,10 @@ from components.base import InstallRecord
 from components.sources import mirror_sources
 from stacks.config import load
 from stacks.schema import Images
+from tests.support.fixtures import fixture
 from tests.support.mirror import MIRROR
 from tooling import check, fullrender, schemas
+from tooling.cli import stack_name
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import evaluate
 
@@ -53,6 +55,18 @@ def _render(stack: str, image_mirror: bool) -> FullRender:
     if image_mirror:
         update["images"] = Images(mirror=IMAGE_MIRROR)
     return fullrender.full_render(evaluate(config.model_copy(update=update), stack))
+
+
+@cache
+def rendered_project(path: Path) -> FullRender:
+    """The full render of one of the project's own stack files (stacks/, whatever a fork put
+    there) from the mirror: the fixture's render where the file says what the fixture of its
+    name says (acme's examples in stacks/ are the fixtures' copies), else its own."""
+    name = stack_name(str(path))
+    config = load(str(path))
+    if fixture(name).is_file() and load(name) == config:
+        return rendered(name)
+    return fullrender.full_render(evaluate(config.model_copy(update={"sources": mirror_sources(MIRROR)}), name))
 
 
 @cache

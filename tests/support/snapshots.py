@@ -40,7 +40,7 @@ import yaml
 from tooling.cli import plan_json
 from tooling.fullrender import FullRender, Rendered, counts
 from tooling.plan import Plan
-from tooling.render import dump_all, ordered
+from tooling.render import ordered
 
 ROOT = Path(__file__).resolve().parents[1] / "snapshots"
 PLANS = ROOT / "plans"
@@ -137,8 +137,19 @@ def index(files: Mapping[str, list[tuple[str, dict[str, Any]]]], render: FullRen
     return {object_key(o): digests[object_key(o)] for o in render.objects}
 
 
+class _Dumper(yaml.SafeDumper):
+    """Block style, and multi-line strings (a ConfigMap's files, scripts) as literal blocks, one
+    line of the file per line of the snapshot, so that a diff shows the lines that changed."""
+
+    def represent_str(self, data: str) -> yaml.ScalarNode:
+        return self.represent_scalar("tag:yaml.org,2002:str", data, style="|" if "\n" in data else None)
+
+
+_Dumper.add_representer(str, _Dumper.represent_str)
+
+
 def file_text(objects: list[tuple[str, dict[str, Any]]]) -> str:
-    return dump_all([obj for _key, obj in objects])
+    return yaml.dump_all([obj for _key, obj in objects], Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=120)
 
 
 def read_index(stack: str) -> dict[str, str]:

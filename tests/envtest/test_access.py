@@ -5,13 +5,16 @@ elsewhere in the cluster, on every route we publish, with read and write methods
 signs in with the token Dex issues them: their e-mail, and their groups as the render's Dex
 configuration gives its static users (the gateway's `kubeflow-groups` header). Each cell is evaluated over the full render with Istio's semantics (CUSTOM, DENY,
 ALLOW; selectors, principals, headers, claims), the NetworkPolicies and the RBAC the
-people have, then Grafana's own role (tests/support/mesh.py).
+people have, then Grafana's own role (tests/support/mesh.py). RBAC is asked of a real API
+server's authorizer (SubjectAccessReviews, tests/support/apiserver.py), holding the render's
+RBAC with its ClusterRoles aggregated by a real kube-controller-manager (the envtest suite).
 
 Two objects exist only at run time and are modelled from their upstream code: the profile
-controller's `ns-owner-access-istio`, `namespaceAdmin` and `default-editor` bindings
-(kubeflow/kubeflow v1.10.0 components/profile-controller/controllers/profile_controller.go: the
-owner through the gateway, the namespace's own pods, probe paths, the notebook controller's
-kernel check; the namespace's `default-editor` account as kubeflow-edit), and what KubeRay
+controller's `ns-owner-access-istio` policy and its RoleBindings (kubeflow/kubeflow v1.10.0
+components/profile-controller/controllers/profile_controller.go: the owner through the gateway,
+the namespace's own pods, probe paths, the notebook controller's kernel check;
+tests/support/profile_controller.py: the owner as kubeflow-admin, the namespace's
+`default-editor` account as kubeflow-edit), and what KubeRay
 v1.7.0 and the notebook controller create (the head Service with its default ports, the
 notebook's route /notebook/<ns>/<name>/ to port 8888 of its pod).
 
@@ -22,13 +25,14 @@ IsAuthorized: a SubjectAccessReview of the caller for `<verb>` on `pipelines.kub
 apis/...` to the API server with the caller's `kubeflow-userid` (frontend/server/app.ts, the
 `/apis/` proxy), which the API server takes as the user (KUBEFLOW_USERID_HEADER); a caller
 without that header is the service account of its bearer token (TokenReview, audience
-pipelines.kubeflow.org). The matrix evaluates that review with the render's RBAC.
+pipelines.kubeflow.org). The matrix asks that review of the real authorizer.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -46,8 +50,11 @@ from components.access import (
     USER_HEADER,
 )
 from components.monitoring import GRAFANA_CONTAINER_PORT
-from tests.support import mirror, rbac
+from tests.envtest.conftest import kept, rbac_of
+from tests.support import mirror
+from tests.support.apiserver import Cluster, Who, service_account, user
 from tests.support.mesh import Pod, Request, istio_decision, network_allows, route
+from tests.support.profile_controller import profile_owners
 from tests.support.renders import rendered
 from tooling.check import Platform
 
@@ -108,7 +115,7 @@ class World:
         platform = Platform(render)
         objects = [o.obj for o in render.objects]
         self.namespaces = platform.namespaces
-        self.profiles = {o["metadata"]["name"]: o["spec"]["owner"]["name"] for o in objects if o["kind"] == "Profile"}
+        self.profiles = profile_owners(objects)
         self.policies = [o for o in objects if o["kind"] == "AuthorizationPolicy"]
         self.policies += [owner_policy(ns, owner) for ns, owner in self.profiles.items()]
         self.network = [o for o in objects if o["kind"] == "NetworkPolicy"]
@@ -157,28 +164,14 @@ class World:
         config = proxy["data"]["oauth2_proxy.cfg"]
         self.email_domains = json.loads(re.search(r"^email_domains = (.*)$", config, re.MULTILINE)[1])  # type: ignore[index]
         self.emails = set((proxy["data"].get("authenticated-emails") or "").split())
-        # The profile controller's bindings exist only at runtime (kubeflow/dashboard
-        # components/profile-controller: namespaceAdmin -> kubeflow-admin for the owner,
-        # default-editor -> kubeflow-edit for the namespace's account): modelled here.
-        owners = [
-            {
-                "kind": "RoleBinding",
-                "metadata": {"name": "namespaceAdmin", "namespace": ns},
-                "roleRef": {"kind": "ClusterRole", "name": "kubeflow-admin"},
-                "subjects": [{"kind": "User", "name": owner}],
-            }
-            for ns, owner in self.profiles.items()
-        ] + [
-            {
-                "kind": "RoleBinding",
-                "metadata": {"name": "default-editor", "namespace": ns},
-                "roleRef": {"kind": "ClusterRole", "name": "kubeflow-edit"},
-                "subjects": [{"kind": "ServiceAccount", "name": "default-editor", "namespace": ns}],
-            }
-            for ns in self.profiles
-        ]
-        rbac_kinds = ("ClusterRole", "Role", "RoleBinding", "ClusterRoleBinding")
-        self.authorizer = rbac.Authorizer([o for o in objects if o["kind"] in rbac_kinds] + owners)
+        self.rbac = rbac_of(objects)
+        self.cluster: Cluster | None = None
+        """The control plane that holds `rbac` while a test asks (the `rbac_kept` fixture)."""
+
+    def allows(self, who: Who, verb: str, resource: str, namespace: str, group: str = "") -> bool:
+        """A SubjectAccessReview of `who` against the real RBAC authorizer."""
+        assert self.cluster is not None, "this world's RBAC is not in a control plane: use the rbac_kept fixture"
+        return self.cluster.allows(who, verb, resource, namespace, group)
 
     def oauth2_proxy_allows(self, email: str) -> bool:
         """oauth2-proxy v7.14.3 validator.go: a listed domain, or the e-mails file, or `*`."""
@@ -236,13 +229,13 @@ class World:
         service-account token) may `verb` `resource` in the team's namespace."""
         header = request.headers.get(USER_HEADER)
         if header:
-            caller = rbac.user(header)
+            caller = user(header)
         elif request.principal:
             _, namespace, _, account = request.principal.removeprefix("cluster.local/").split("/")
-            caller = rbac.service_account(namespace, account)
+            caller = service_account(namespace, account)
         else:
             return False, "API server: no identity"
-        allowed = self.authorizer.allows(caller, rbac.Request(verb=verb, group=KFP_GROUP, resource=resource, namespace=TEAM))
+        allowed = self.allows(caller, verb, resource, TEAM, group=KFP_GROUP)
         return allowed, f"API server: {caller.name} {'may' if allowed else 'may not'} {verb} {resource} in {TEAM}"
 
     def _at(self, target: Target, request: Request, source: Pod, kfp: tuple[str, str] | None = None) -> tuple[bool, str]:
@@ -265,7 +258,7 @@ class World:
 
     def can(self, email: str, verb: str, resource: str, namespace: str, groups: tuple[str, ...] = (), group: str = "") -> bool:
         """kubectl as `email` in `groups` (what the authenticator says: on GKE, Google Groups for RBAC)."""
-        return self.authorizer.allows(rbac.user(email, *groups), rbac.Request(verb=verb, group=group, resource=resource, namespace=namespace))
+        return self.allows(user(email, *groups), verb, resource, namespace, group)
 
 
 STACK = "dev-groups"
@@ -274,6 +267,17 @@ STACK = "dev-groups"
 @cache
 def world(stack: str = STACK) -> World:
     return World(stack)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def rbac_kept(cluster: Cluster) -> Iterator[None]:
+    """The matrix stack's RBAC in the control plane for this module, its ClusterRoles aggregated
+    by the real controller manager; removed after."""
+    w = world()
+    with kept(cluster, w.rbac):
+        w.cluster = cluster
+        yield
+        w.cluster = None
 
 
 @dataclass(frozen=True)
