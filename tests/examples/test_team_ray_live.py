@@ -15,12 +15,15 @@ Secret named after the cluster holding the token under `auth_token` and gives th
 RAY_AUTH_MODE=token and RAY_AUTH_TOKEN from it (controllers/ray/raycluster_controller.go
 createAuthSecret, common/pod.go SetContainerTokenAuthEnvVars, utils/constant.go); its head
 Service is `<cluster>-head-svc`, the dashboard on 8265 (common/service.go getDefaultPorts).
-Ray 2.58.0 reads the same two variables (RAY_AUTH_TOKEN first, then RAY_AUTH_TOKEN_PATH, then
-~/.ray/auth_token: src/ray/rpc/authentication/authentication_token_loader.cc), so every Ray
-process here gets a HOME of its own."""
+Ray 2.58.0 reads the same two variables: the mode from RAY_AUTH_MODE (python/ray/_private/
+authentication/authentication_token_setup.py), the token from RAY_AUTH_TOKEN, else the file
+RAY_AUTH_TOKEN_PATH names, else ~/.ray/auth_token (src/ray/rpc/authentication/
+authentication_token_loader.cc, whose message in the 2.58.0 wheel's _raylet.so names the three),
+so every Ray process here gets a HOME of its own, without a token file."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -177,7 +180,8 @@ def head(team: Team) -> Iterator[Head]:
         except subprocess.TimeoutExpired:
             process.kill()
         for pid in session_members(process.pid):
-            os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
 
