@@ -76,7 +76,9 @@ def needs(*modules: str) -> None:
         pytest.skip(message)
 
 
-ENV = {**os.environ, "OMP_NUM_THREADS": "2", "RAY_USAGE_STATS_ENABLED": "0"}
+# The local Ray on 127.0.0.1, not the machine's routable address (ray 2.58.0 _private/services.py
+# get_node_ip_address: what Ray does for a laptop's local cluster).
+ENV = {**os.environ, "OMP_NUM_THREADS": "2", "RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 LOSS_LINE = re.compile(r"^loss (\S+) -> (\S+)$", re.M)
 
 

@@ -51,6 +51,8 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURE_STACK = "tests/stacks/Pulumi.kind.yaml"
 KUBERAY_TOKEN_KEY = "auth_token"
 KUBERAY_DASHBOARD_PORT = 8265
+LOOPBACK = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+"""Every Ray process of these tests on 127.0.0.1 (see `head`)."""
 PROXY = "dashboard-auth"
 
 
@@ -130,8 +132,7 @@ class Head:
 
 
 def session_members(session: int) -> list[int]:
-    """The processes still in the session `ray start` led (what it started, which Ray's own
-    shutdown should have ended)."""
+    """The processes still in the session `ray start` led: what it started."""
     found = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
@@ -146,44 +147,57 @@ def session_members(session: int) -> list[int]:
 @pytest.fixture(scope="module")
 def head(team: Team) -> Iterator[Head]:
     """`ray start --head` as KubeRay starts the team head, on loopback and free ports, with the
-    token KubeRay would have put in the cluster's Secret; stopped, with everything it started."""
+    token KubeRay would have put in the cluster's Secret; stopped, with everything it started.
+
+    Loopback only: Ray replaces a 127.0.0.1 node address with the machine's routable one unless
+    RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER is off (ray 2.58.0 _private/services.py
+    resolve_ip_for_localhost, get_node_ip_address), as Ray does for a laptop's local cluster.
+    Not `--block`: that stops the whole head when any one process exits, and the Ray Client
+    server (deprecated, unused here) exits when the raylet takes over 30 s to register
+    (services.py get_node_with_retry), as on a loaded machine. `ray start` leads a session of its
+    own; stopping it ends that session's processes, and nothing else (not `ray stop`, which
+    would end every Ray of the machine)."""
     token = secrets.token_hex(16)
     folder = Path(tempfile.mkdtemp(prefix="rayhead", dir="/tmp"))  # short: Ray's socket paths
-    home = folder / "home"
-    home.mkdir()
-    dashboard = free_port()
+    (folder / "home").mkdir()
     bin_dir = Path(sys.executable).parent
     env = {
-        **os.environ, "HOME": str(home), "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "RAY_USAGE_STATS_ENABLED": "0",
-        "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token,
+        **os.environ, **LOOPBACK, "HOME": str(folder / "home"), "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}",
+        "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN": token,
     }
+    dashboard = free_port()
     command = [
-        str(bin_dir / "ray"), "start", "--head", "--block", "--disable-usage-stats",
+        str(bin_dir / "ray"), "start", "--head", "--disable-usage-stats",
         "--node-ip-address=127.0.0.1", f"--port={free_port()}", f"--ray-client-server-port={free_port()}",
         "--dashboard-host=127.0.0.1", f"--dashboard-port={dashboard}", f"--dashboard-agent-listen-port={free_port()}",
-        "--num-cpus=2", "--num-gpus=0", f"--temp-dir={folder / 'ray'}",
+        "--num-cpus=1", "--num-gpus=0", f"--temp-dir={folder / 'ray'}",
     ]
-    log = (folder / "ray-start.log").open("w")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    log = folder / "ray-start.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     address = f"http://127.0.0.1:{dashboard}"
     try:
-        deadline = time.monotonic() + 180
+        assert process.wait(timeout=300) == 0, log.read_text()[-3000:]
+        deadline = time.monotonic() + 300
         while get(f"{address}/api/jobs/", bearer=token) != 200:
-            assert process.poll() is None, (folder / "ray-start.log").read_text()[-3000:]
-            assert time.monotonic() < deadline, "the Ray head's Jobs API did not answer in 180 s:\n" + (folder / "ray-start.log").read_text()[-3000:]
+            assert time.monotonic() < deadline, "the Ray head's Jobs API did not answer in 300 s:\n" + log.read_text()[-3000:]
             time.sleep(1)
         yield Head(token, address, folder)
     finally:
-        process.send_signal(signal.SIGTERM)  # `ray start --block` stops its processes on SIGTERM
-        try:
-            process.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        for pid in session_members(process.pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        log.close()
+        stop_session(process.pid)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def stop_session(session: int) -> None:
+    """SIGTERM to every process of the session (Ray's processes stop on it), then SIGKILL to
+    what is left after 30 s."""
+    for sig, grace in ((signal.SIGTERM, 30.0), (signal.SIGKILL, 5.0)):
+        for pid in session_members(session):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        deadline = time.monotonic() + grace
+        while session_members(session) and time.monotonic() < deadline:
+            time.sleep(0.5)
 
 
 def get(url: str, bearer: str | None = None) -> int:
@@ -215,7 +229,7 @@ def client_env(head: Head, overrides: dict[str, str], drop: tuple[str, ...] = ()
     """This process's environment (PATH, the virtualenv) with the notebook's variables, minus
     `drop`, and a new HOME (no ~/.ray/auth_token to fall back on)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_")}
-    env.update(overrides, HOME=tempfile.mkdtemp(prefix="client", dir=head.folder), RAY_USAGE_STATS_ENABLED="0")
+    env.update(overrides, **LOOPBACK, HOME=tempfile.mkdtemp(prefix="client", dir=head.folder), RAY_USAGE_STATS_ENABLED="0")
     for name in drop:
         env.pop(name, None)
     return env
