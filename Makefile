@@ -64,14 +64,16 @@ EXAMPLES_PYTHON := $(EXAMPLES_VENV)/bin/python
 EXAMPLES_INSTALLED := $(EXAMPLES_VENV)/.installed
 
 # torch alone first, pinned, from the CPU index (as for .venv: never PyPI's CUDA build), then the
-# rest, which finds its torch installed; pytest at the unit lock's version. No bytecode at install
-# (several times faster): `make examples` lets Python write it on first import instead.
+# rest, which finds its torch installed; pytest at the unit lock's version. torch without its
+# bytecode (9 s instead of over a minute here; `make examples` lets Python write what it imports);
+# the rest with it: Ray's dashboard gives each of its modules 30 s to start, which compiling them
+# on first import on a busy machine overran.
 $(EXAMPLES_INSTALLED): examples/requirements.txt requirements-test.txt
 	@echo "make: installing the examples' environment into $(EXAMPLES_VENV) (examples/requirements.txt; ~2 min the first time)"
 	python3 -m venv $(EXAMPLES_VENV)
 	$(EXAMPLES_PYTHON) -m pip install --quiet --upgrade pip==$(PIP_VERSION)
 	$(EXAMPLES_PYTHON) -m pip install --quiet --no-compile --no-deps --index-url $(TORCH_INDEX) "$$(grep -o '^torch==[^ ]*' examples/requirements.txt)"
-	$(EXAMPLES_PYTHON) -m pip install --quiet --no-compile -r examples/requirements.txt "$$(grep -o '^pytest==[^ ]*' requirements-test.txt)"
+	$(EXAMPLES_PYTHON) -m pip install --quiet -r examples/requirements.txt "$$(grep -o '^pytest==[^ ]*' requirements-test.txt)"
 	touch $@
 
 examples: $(EXAMPLES_INSTALLED) $(INSTALLED)
