@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test examples snapshots docs check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
+.PHONY: test examples snapshots docs mirror check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -91,17 +91,29 @@ snapshots: $(INSTALLED)
 docs: $(INSTALLED)
 	$(PYTHON) scripts/update_docs.py
 
+# The upstream mirror the full render and the tests read, built from the pin table alone into
+# .mlplatform/upstream (git-ignored): every chart by helm pull, every Kubeflow folder and remote
+# kustomize base by git at its pinned ref, checked and summed (tooling/mirror.py). A mirror of
+# today's pins that matches its SHA256SUMS is left alone. MIRROR_SOURCES=FILE fetches from
+# elsewhere: a YAML mapping of pinned location -> location (a company mirror; loopback in tests).
+MIRROR_SOURCES ?=
+mirror: $(INSTALLED)
+	$(PYTHON) -m tooling.mirror $(if $(MIRROR_SOURCES),--sources $(MIRROR_SOURCES))
+
 # `python -m stacks check` of every stack in stacks/ (a fork's own, whatever they are): the full
-# render (helm, kustomize) from the upstream mirror (../shared/upstream beside the repo, or
-# MLPLATFORM_MIRROR), then every rule.
+# render (helm, kustomize) from the upstream mirror (the clone's own from `make mirror`, else
+# MLPLATFORM_MIRROR, else ../shared/upstream beside the repo), then every rule.
 check-stacks: $(INSTALLED)
 	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
 		$(PYTHON) -m stacks check $$stack || exit 1; done
 
-# `make test` in a fresh clone of this checkout (HEAD) whose stacks/ holds only a new stack file of another
-# company (tests/data/fork/): what a fork that replaces acme's example stacks gets (scripts/fork_trial.py).
+# `make mirror` then `make test` (CI=true) in a fresh clone of this checkout (HEAD) whose stacks/ holds
+# only a new stack file of another company (tests/data/fork/), with no mirror beside it: what a fork
+# that replaces acme's example stacks gets in its own CI (scripts/fork_trial.py). Without network:
+# `make fork-trial FORK_TRIAL=--loopback` (the upstreams served on loopback from the mirror found here).
+FORK_TRIAL ?=
 fork-trial: $(INSTALLED)
-	$(PYTHON) scripts/fork_trial.py
+	$(PYTHON) scripts/fork_trial.py $(FORK_TRIAL)
 
 # Every mutation of the shipped stacks (drops, empties, duplicated entries, wrong types,
 # out-of-range numbers) through `python -m stacks plan`, accepted ones planned: exit 0 or 2,

@@ -14,6 +14,7 @@ import pulumi
 
 from args.components import Secrets
 from args.platform import platform_args
+from components.overlays import overlay_verdict
 from components.platform import install
 from infra.cloud_identity import read_members
 from infra.cluster import build_cluster
@@ -26,6 +27,8 @@ from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 def build(config: PlatformConfig) -> None:
     config = with_cloud_identity_members(config)
     args = platform_args(config, read_secrets(config))
+    # The chart overlays, as the offline tools judge them (tooling/cli.py load).
+    stop_on([Problem(path, why) for path, why in overlay_verdict(args).problems])
     cluster = build_cluster(args.cluster)
     installed = install(args, cluster)
     pulumi.export("clusterName", cluster.name)

@@ -15,6 +15,7 @@ from facts.image_set import LOCAL_REGISTRY, notebook_image
 from stacks.schema import (
     GkeClusterConfig,
     GpuPool,
+    IdleReclaimConfig,
     KubeflowAuth,
     MetricsBackend,
     MonitoringConfig,
@@ -128,6 +129,8 @@ class KubeflowArgs(UpstreamArgs):
     """The notebook form's node choices: one per GPU pool."""
     pipelines: bool = False
     """Kubeflow Pipelines is installed: its section in the menu."""
+    https: bool = False
+    """The gateway is reached over HTTPS only (behind_gke_ingress): sign-in cookies are Secure."""
     dex_password_hashes: pulumi.Output[Any] | None = None
     """Dex static users: e-mail -> bcrypt hash."""
     oidc_client_secret: pulumi.Output[Any] | None = None
@@ -164,6 +167,19 @@ class MonitoringArgs(UpstreamArgs):
     """Kubeflow is installed: Grafana is served through its gateway."""
     gpu_metrics: bool
     """GPU metrics are collected (DCGM exporter or GKE's managed DCGM): NVIDIA's dashboard."""
+    notebook_metrics: bool = False
+    """The idle reclaim runs: kube-state-metrics exports what it did to Notebooks."""
+
+
+@dataclass(frozen=True)
+class IdleReclaimArgs:
+    """The idle reclaim (components/idle_reclaim.py): the stack's period, where Prometheus is,
+    which namespaces it judges and the idle threshold it shares with the idle-GPU alert."""
+
+    settings: IdleReclaimConfig
+    backend: MetricsBackend
+    namespaces: tuple[str, ...]
+    threshold: int
 
 
 @dataclass(frozen=True)
@@ -290,6 +306,7 @@ def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
         notebook_images=notebook_images(config),
         gpu_pools=gpu_pools(config),
         pipelines=config.components.pipelines.enabled,
+        https=behind_gke_ingress(config),
         dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
         oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
     )
@@ -323,6 +340,16 @@ def monitoring_args(config: PlatformConfig) -> MonitoringArgs:
         cluster_name=config.cluster.name,
         kubeflow=config.components.kubeflow.enabled,
         gpu_metrics=config.enabled_components()["dcgmExporter"],
+        notebook_metrics=config.enabled_components()["idleReclaim"],
+    )
+
+
+def idle_reclaim_args(config: PlatformConfig) -> IdleReclaimArgs:
+    return IdleReclaimArgs(
+        settings=config.components.idle_reclaim,
+        backend=config.components.monitoring.backend,
+        namespaces=tuple(t.name for t in config.teams),
+        threshold=config.components.monitoring.idle_gpu_threshold,
     )
 
 

@@ -8,6 +8,7 @@ from args.components import (
     CertManagerArgs,
     DcgmExporterArgs,
     HttpsGatewayArgs,
+    IdleReclaimArgs,
     IstioArgs,
     JobSetArgs,
     KubeflowArgs,
@@ -23,6 +24,7 @@ from args.components import (
     cert_manager_args,
     dcgm_exporter_args,
     https_gateway_args,
+    idle_reclaim_args,
     istio_args,
     jobset_args,
     kubeflow_args,
@@ -61,6 +63,7 @@ class PlatformArgs:
     dcgm_exporter: DcgmExporterArgs | None
     """None also with GKE's managed DCGM metrics (GkeClusterArgs.managed_dcgm)."""
     pipelines: PipelinesArgs | None
+    idle_reclaim: IdleReclaimArgs | None
     teams: tuple[TeamArgs, ...]
     images: ImagePolicy
     """Where every object's images are pulled from (`mlplatform:images`, retired registries)."""
@@ -89,6 +92,7 @@ def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
             else None
         ),
         pipelines=pipelines_args(config) if on["pipelines"] else None,
+        idle_reclaim=idle_reclaim_args(config) if on["idleReclaim"] else None,
         teams=teams_args(config),
         images=ImagePolicy(mirror=config.images.mirror),
     )

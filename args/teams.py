@@ -60,6 +60,10 @@ class TeamArgs:
     """Kubeflow Pipelines is installed: the team's namespace runs pipelines."""
     groups: tuple[TeamGroup, ...] = ()
     """The team's group contributors, in the stack's order."""
+    cohort_peers: tuple[Team, ...] = ()
+    """The other teams of its Kueue cohort: what its ClusterQueue may borrow."""
+    idle_reclaim: bool = False
+    """The idle reclaim runs: its job may read and stop the namespace's notebooks."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -86,6 +90,8 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         google=google,
         pipelines=pipelines,
         groups=team_groups(auth, team),
+        cohort_peers=tuple(t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name),
+        idle_reclaim=config.enabled_components()["idleReclaim"],
     )
 
 

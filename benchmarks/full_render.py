@@ -27,6 +27,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tooling.mirror import mirror_for
+
 REPO = Path(__file__).resolve().parents[1]
 TARGET_SECONDS = 20.0
 TARGET_RATIO = 2.0
@@ -98,10 +100,13 @@ def load_average() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mirror", type=Path, default=REPO.parent / "shared" / "upstream")
+    parser.add_argument("--mirror", type=Path, help="the mirror directory (default: where the tools find one, tooling/mirror.py)")
     parser.add_argument("--stacks", nargs="+", default=["kind", "dev", "prod"])
     parser.add_argument("--repeat", type=int, default=3, help="runs per stack; medians are printed (default 3)")
     args = parser.parse_args(argv)
+    mirror = mirror_for(args.mirror)
+    if mirror is None:
+        parser.error("no upstream mirror found: `make mirror`, or give --mirror DIR")
     print(f"load average before: {load_average()} ({os.cpu_count()} CPUs); medians of {args.repeat} run(s) per stack")
     print(
         f"{'stack':<6} {'plan':>5} {'render':>6} {'check':>5} {'total':>6} {'raw':>5} {'ratio':>6} {'runs':>11}"
@@ -110,7 +115,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     failed = False
     for stack in args.stacks:
-        runs = [measure(stack, args.mirror) for _ in range(args.repeat)]
+        runs = [measure(stack, mirror) for _ in range(args.repeat)]
         median = {key: statistics.median(r[key] for r in runs) for key in ("plan", "render", "check", "raw")}
         totals = [r["plan"] + r["render"] + r["check"] for r in runs]
         total = statistics.median(totals)

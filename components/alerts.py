@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from components.dashboards.common import NODE, WORKLOAD_NAMESPACE, WORKLOAD_POD
+from components.gpu_hours import recording_group
 from stacks.schema import MonitoringConfig
 
 GROUP = "mlplatform-gpu"
@@ -89,5 +90,6 @@ def alerts(config: MonitoringConfig) -> list[Alert]:
 
 
 def rule_spec(config: MonitoringConfig) -> dict[str, Any]:
-    """The `spec` of our PrometheusRule."""
-    return {"groups": [{"name": GROUP, "rules": [a.rule() for a in alerts(config)]}]}
+    """The `spec` of our PrometheusRule: the alerts, and the GPU-hours recording rules
+    (components/gpu_hours.py)."""
+    return {"groups": [{"name": GROUP, "rules": [a.rule() for a in alerts(config)]}, recording_group(config)]}

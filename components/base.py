@@ -4,6 +4,8 @@ and installing upstream software the way its maintainers publish it (pinned)."""
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -207,6 +209,38 @@ def matches(props: dict[str, Any], kind: str, name: str) -> bool:
     return (props.get("kind"), (props.get("metadata") or {}).get("name")) == (kind, name)
 
 
+CONFIG_DIGEST_ANNOTATION = "mlplatform.io/config-digest"
+"""On a pod template: a digest of the configuration the program writes into ConfigMaps and
+Secrets that the pod's processes read only at start. Kubernetes rolls a workload only when
+its pod template changes, and a ConfigMap keeps the name kustomize hashed from the release's
+content whatever we write into it: the digest is what makes a change reach the pods
+(`python -m stacks check` rule config-rolls requires it)."""
+
+
+def _digest(values: Sequence[Any]) -> str:
+    return hashlib.sha256(json.dumps(list(values), sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def config_digest(*inputs: Any) -> Any:
+    """A short digest of `inputs` (plain data, or Pulumi Outputs such as generated passwords):
+    a string when every input is plain, else an Output that is not secret (16 hex characters
+    of a SHA-256 reveal nothing of the values, and a secret annotation would hide the whole
+    workload's diff in `pulumi preview`)."""
+    if not any(isinstance(value, pulumi.Output) for value in inputs):
+        return _digest(inputs)
+    return pulumi.Output.unsecret(pulumi.Output.all(*inputs).apply(_digest))
+
+
+def with_config_digest(props: dict[str, Any], workloads: tuple[tuple[str, str], ...], digest: Any) -> dict[str, Any] | None:
+    """Each of `workloads` ((kind, name) pairs) with `digest` (config_digest) on its pod template."""
+    if not any(matches(props, kind, name) for kind, name in workloads):
+        return None
+    template = props["spec"]["template"]
+    meta = template.get("metadata") or {}
+    annotations = {**(meta.get("annotations") or {}), CONFIG_DIGEST_ANNOTATION: digest}
+    return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
+
+
 def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
     """The typed resource for a built-in kind, a CustomResource for everything else."""
     meta = obj["metadata"]
@@ -227,6 +261,10 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
     if kind == "Deployment":
         return k8s.apps.v1.Deployment(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "CronJob":
+        return k8s.batch.v1.CronJob(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "ClusterRole":
+        return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], opts=opts)
     if kind == "Secret":
         return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
     if kind == "ValidatingAdmissionPolicy":

@@ -1,6 +1,8 @@
 """Istio (CRDs, istiod, CNI, ingress gateway with oauth2-proxy ext-authz) from the pinned
 Kubeflow release: 1.30.1 in 26.03.1 (common/istio/istio-install/base/install.yaml, charts and
-images at 1.30.1). On GKE two things differ: GKE mounts /opt/cni/bin read-only, so the CNI
+images at 1.30.1), its images at the patch release the pin table names (facts/versions.py
+ISTIO: the security fixes live in the images; the manifests of the patch are the tree's, as
+the pin's source shows). On GKE two things differ: GKE mounts /opt/cni/bin read-only, so the CNI
 binaries go to /home/kubernetes/bin (the release's own `gke` overlay); and behind a GKE
 Ingress (components/gateway.py) the gateway Service is its backend (a transform)."""
 
@@ -14,7 +16,9 @@ import pulumi
 import yaml
 
 from args.components import IstioArgs
-from components.base import PlatformComponent, PropsTransform
+from components.base import PlatformComponent, PropsTransform, config_digest, with_config_digest
+from facts.image_refs import parse
+from facts.versions import ISTIO, ISTIO_TREE_VERSION
 from infra.cluster import Cluster
 
 CRDS = "common/istio/istio-crds/base"
@@ -81,11 +85,69 @@ def with_path_normalization(props: dict[str, Any]) -> dict[str, Any] | None:
     return {**props, "data": {**props["data"], "mesh": yaml.safe_dump(mesh, sort_keys=False)}}
 
 
+ISTIO_IMAGES = frozenset({"pilot", "proxyv2", "install-cni", "ztunnel"})
+"""Istio's images by name, under whichever hub (the tree's registry.istio.io/release, docker.io/istio, a mirror)."""
+CNI_AGENT = ("DaemonSet", "istio-cni-node")
+AGENT_VERSION_KEY = "CURRENT_AGENT_VERSION"
+"""istio-cni-config (kube-system): the CNI agent's version, as the tree's chart wrote it."""
+
+
+def _retagged(reference: str, tree: str, release: str) -> str:
+    ref = parse(reference)
+    if ref.repository.rsplit("/", 1)[-1] in ISTIO_IMAGES and ref.tag == tree and not ref.digest:
+        return reference[: -len(tree)] + release
+    return reference
+
+
+def _with_release_tag(node: Any, tree: str, release: str) -> Any:
+    """Istio's Helm values (the injector's and the `values` ConfigMap's JSON) with `global.tag` moved."""
+    if isinstance(node, dict) and isinstance(node.get("global"), dict) and node["global"].get("tag") == tree:
+        return {**node, "global": {**node["global"], "tag": release}}
+    return node
+
+
+def with_patch_release(props: dict[str, Any], tree: str, release: str) -> dict[str, Any] | None:
+    """The tree's Istio objects running the patch release `release` instead of `tree`: the
+    images of istiod, the gateway and the CNI agent, the tag the injector gives sidecars
+    (its values' `global.tag`: pkg/kube/inject ProxyImage), and the CNI agent's version."""
+    kind = props.get("kind")
+    if kind in ("Deployment", "DaemonSet"):
+        spec = props["spec"]["template"]["spec"]
+        changed = {
+            key: [{**c, "image": _retagged(c["image"], tree, release)} if "image" in c else c for c in spec.get(key) or []]
+            for key in ("containers", "initContainers")
+            if spec.get(key)
+        }
+        if all(new == spec[key] for key, new in changed.items()):
+            return None
+        template = props["spec"]["template"]
+        return {**props, "spec": {**props["spec"], "template": {**template, "spec": {**spec, **changed}}}}
+    if kind != "ConfigMap":
+        return None
+    data = dict(props.get("data") or {})
+    for key, text in data.items():
+        if key == AGENT_VERSION_KEY and text == tree:
+            data[key] = release
+        elif isinstance(text, str) and text.lstrip().startswith("{") and f'"{tree}"' in text:
+            values = json.loads(text)
+            moved = _with_release_tag(values, tree, release)
+            if moved is not values:
+                data[key] = json.dumps(moved, indent=2)
+    return {**props, "data": data} if data != (props.get("data") or {}) else None
+
+
 def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
     """The args as transforms of the Istio objects they concern, and the mesh's path normalization."""
     annotations = gateway_annotations(args)
     with_annotations = (partial(with_gateway_annotations, annotations=annotations),) if annotations else ()
-    return (with_path_normalization, *with_annotations)
+    patch: tuple[PropsTransform, ...] = ()
+    if ISTIO.version != ISTIO_TREE_VERSION:
+        patch = (
+            partial(with_patch_release, tree=ISTIO_TREE_VERSION, release=ISTIO.version),
+            # The CNI agent reads its ConfigMap (AGENT_VERSION_KEY among it) as env, at start.
+            partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(ISTIO.version)),
+        )
+    return (with_path_normalization, *patch, *with_annotations)
 
 
 class Istio(PlatformComponent):

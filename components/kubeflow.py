@@ -34,8 +34,10 @@ from components.base import (
     PlatformComponent,
     PropsTransform,
     apply_manifest,
+    config_digest,
     matches,
     required,
+    with_config_digest,
 )
 from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
@@ -394,9 +396,11 @@ OAUTH2_PROXY_EMAILS_KEY = "authenticated-emails"
 OAUTH2_PROXY_CONFIG_DIR = "/etc/oauth2_proxy"
 """Where the release's Deployment mounts its ConfigMap (every key a file), --config's directory."""
 EMAIL_DOMAINS = re.compile(r"^email_domains\s*=.*$", re.MULTILINE)
-ALLOWED_IDENTITIES_ANNOTATION = "mlplatform.io/allowed-identities"
-"""On oauth2-proxy's pods: a digest of who may sign in, so a change rolls them (the
-ConfigMap keeps the name kustomize hashed from the release's content)."""
+OAUTH2_PROXY_DEPLOYMENT = ("Deployment", "oauth2-proxy")
+OAUTH2_PROXY_CONFIG_VOLUME = "oauth2-proxy-config"
+"""The release's volume of the ConfigMap (common/oauth2-proxy/base/deployment.yaml): it mounts
+one key of it, `subPath: oauth2_proxy.cfg`, so every other file the config names needs a mount
+of its own."""
 
 
 def allowed_sign_ins(auth: KubeflowAuth) -> tuple[list[str], list[str]] | None:
@@ -429,29 +433,64 @@ def with_allowed_sign_ins(props: dict[str, Any], domains: list[str], emails: lis
     return {**props, "data": data}
 
 
-def with_sign_ins_rolled_out(props: dict[str, Any], domains: list[str], emails: list[str]) -> dict[str, Any] | None:
-    """oauth2-proxy's pods rolled when who may sign in changes (their template carries its digest)."""
-    if not matches(props, "Deployment", "oauth2-proxy"):
+def with_emails_file_mounted(props: dict[str, Any]) -> dict[str, Any] | None:
+    """oauth2-proxy's container with the e-mails file its config names mounted beside the
+    config: oauth2-proxy v7.15.2 exits when authenticated_emails_file cannot be opened
+    (validator.go UserMap.LoadAuthenticatedEmailsFile: logger.Fatalf "failed opening
+    authenticated-emails-file"). Its watcher (pkg/watcher) would reload the file, but a subPath
+    mount never sees a later change of the ConfigMap: the pods roll instead (with_config_digest)."""
+    if not matches(props, *OAUTH2_PROXY_DEPLOYMENT):
         return None
-    digest = hashlib.sha256(json.dumps([domains, emails]).encode()).hexdigest()[:16]
+    spec = props["spec"]["template"]["spec"]
+    volume = next((v for v in spec.get("volumes") or [] if v.get("name") == OAUTH2_PROXY_CONFIG_VOLUME), None)
+    if volume is None:
+        raise ValueError(f"oauth2-proxy of the pinned release has no volume {OAUTH2_PROXY_CONFIG_VOLUME!r}; review with_emails_file_mounted")
+    mount = {
+        "name": OAUTH2_PROXY_CONFIG_VOLUME,
+        "mountPath": f"{OAUTH2_PROXY_CONFIG_DIR}/{OAUTH2_PROXY_EMAILS_KEY}",
+        "subPath": OAUTH2_PROXY_EMAILS_KEY,
+        "readOnly": True,
+    }
+    containers = [
+        {**c, "volumeMounts": [*(c.get("volumeMounts") or []), mount]} if c.get("name") == "oauth2-proxy" else c
+        for c in spec["containers"]
+    ]
     template = props["spec"]["template"]
-    meta = template.get("metadata") or {}
-    annotations = {**(meta.get("annotations") or {}), ALLOWED_IDENTITIES_ANNOTATION: digest}
-    return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
+    return {**props, "spec": {**props["spec"], "template": {**template, "spec": {**spec, "containers": containers}}}}
 
 
-def oauth2_proxy_transforms(auth: KubeflowAuth, client_secret: Any, cookie_secret: Any) -> tuple[PropsTransform, ...]:
-    """Our secrets in oauth2-proxy, and who may sign in where the stack says (allowed_sign_ins)."""
-    secrets = partial(with_oauth2_proxy_secrets, client_secret=client_secret, cookie_secret=cookie_secret)
+# oauth2-proxy's parameters (common/oauth2-proxy/base/kustomization.yaml configMapGenerator
+# `oauth2-proxy-parameters`, FORCE_HTTPS=false; deployment.yaml reads it as
+# OAUTH2_PROXY_COOKIE_SECURE): behind an HTTPS-only gateway its cookies must be Secure
+# (common/oauth2-proxy/components/README.md "Using HTTPS").
+FORCE_HTTPS_KEY = "FORCE_HTTPS"
+
+
+def with_secure_cookies(props: dict[str, Any]) -> dict[str, Any] | None:
+    """oauth2-proxy's parameters with FORCE_HTTPS on: its session cookie never travels in clear."""
+    if props.get("kind") != "ConfigMap" or FORCE_HTTPS_KEY not in (props.get("data") or {}):
+        return None
+    return {**props, "data": {**props["data"], FORCE_HTTPS_KEY: "true"}}
+
+
+def oauth2_proxy_transforms(
+    auth: KubeflowAuth, client_secret: Any, cookie_secret: Any, https: bool = False
+) -> tuple[PropsTransform, ...]:
+    """Our secrets in oauth2-proxy, Secure cookies behind HTTPS, and who may sign in where the
+    stack says (allowed_sign_ins); its pods roll when any of it changes (it reads all of it only
+    at start)."""
+    transforms: list[PropsTransform] = [partial(with_oauth2_proxy_secrets, client_secret=client_secret, cookie_secret=cookie_secret)]
+    if https:
+        transforms.append(with_secure_cookies)
     allowed = allowed_sign_ins(auth)
-    if allowed is None:
-        return (secrets,)
-    domains, emails = allowed
-    return (
-        secrets,
-        partial(with_allowed_sign_ins, domains=domains, emails=emails),
-        partial(with_sign_ins_rolled_out, domains=domains, emails=emails),
-    )
+    if allowed is not None:
+        domains, emails = allowed
+        transforms.append(partial(with_allowed_sign_ins, domains=domains, emails=emails))
+        if emails:
+            transforms.append(with_emails_file_mounted)
+    digest = config_digest(allowed, https, client_secret, cookie_secret)
+    transforms.append(partial(with_config_digest, workloads=(OAUTH2_PROXY_DEPLOYMENT,), digest=digest))
+    return tuple(transforms)
 
 
 def gateway_identity(auth: KubeflowAuth) -> dict[str, Any] | None:
@@ -466,12 +505,21 @@ def with_dex_client_secret(props: dict[str, Any], client_secret: Any) -> dict[st
     return with_secrets(props, {DEX_CLIENT_SECRET_KEY: client_secret})
 
 
+DEX_DEPLOYMENT = ("Deployment", "dex")
+
+
 def dex_transforms(args: KubeflowArgs, client_secret: Any) -> tuple[PropsTransform, ...]:
+    """Our users (or OIDC connector) and secrets in Dex. Dex v2.45.1 reads its config and the
+    password hashes it names (hashFromEnv: the Secret as env) only at start (cmd/dex/serve.go
+    runServe: os.ReadFile of the config once, staticPasswords into storage.WithStaticPasswords; its
+    fsnotify watcher reloads TLS files only), so its pods
+    roll when any of it changes: a new person can sign in, a rotated password stops working."""
     config_yaml, secret_data = dex_config(args.auth), dex_secret_data(args)
     return (
         partial(with_dex_config, config_yaml=config_yaml),
         partial(with_dex_passwords, secret_data=secret_data),
         partial(with_dex_client_secret, client_secret=client_secret),
+        partial(with_config_digest, workloads=(DEX_DEPLOYMENT,), digest=config_digest(config_yaml, secret_data, client_secret)),
     )
 
 
@@ -517,7 +565,7 @@ class Kubeflow(PlatformComponent):
             random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
             for key in (CLIENT_SECRET_KEY, COOKIE_SECRET_KEY)
         )
-        oauth2_proxy = oauth2_proxy_transforms(args.auth, client_secret, cookie_secret)
+        oauth2_proxy = oauth2_proxy_transforms(args.auth, client_secret, cookie_secret, args.https)
         self.kustomize("oauth2-proxy", OAUTH2_PROXY, depends_on=core, transforms=oauth2_proxy)
         identity = gateway_identity(args.auth)
         if identity is not None:

@@ -1,4 +1,5 @@
-"""Kueue with the TrainJob, JobSet and Ray integrations, and one ResourceFlavor per GPU
+"""Kueue with the TrainJob, JobSet and Ray integrations and plain pods that ask for GPUs
+(components/kueue_pods.py: GPU notebooks and pipeline steps), and one ResourceFlavor per GPU
 pool derived from the pool's own node labels and taints (facts/node_labels.py), so a
 flavor cannot drift from its pool. Team ClusterQueues/LocalQueues come with the teams.
 
@@ -26,18 +27,25 @@ import yaml
 
 from args.components import KueueArgs
 from components.base import PlatformComponent, apply_manifest
+from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_pods_only
+from components.roles import VERBS_READ, Rule, cluster_role
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
 from stacks.schema import GpuPool, Provisioning, WaitForPodsReady
 
 NAMESPACE = "kueue-system"
+CONFIG_MAP = "kueue-manager-config"
+CONFIG_MAP_KEY = "controller_manager_config.yaml"
+"""Where the chart writes `managerConfig.controllerManagerConfigYaml`, release `kueue`
+(charts/kueue/templates/manager/manager-config.yaml); the manager reads it from there."""
 FRAMEWORKS = (
     "batch/job",
     "jobset.x-k8s.io/jobset",
     "trainer.kubeflow.org/trainjob",
     "ray.io/rayjob",
     "ray.io/raycluster",
+    POD_FRAMEWORK,
 )
 DEFAULT_FLAVOR = "default"
 """CPU-only nodes (kind, the system pool): no labels, no taints."""
@@ -81,6 +89,8 @@ def manager_config(pods_ready: WaitForPodsReady | None = None) -> str:
         "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
         "internalCertManagement": {"enable": True},
         "waitForPodsReady": wait_for_pods_ready(pods_ready or WaitForPodsReady()),
+        # Only team namespaces: pods elsewhere never reach Kueue (components/kueue_pods.py).
+        "managedJobsNamespaceSelector": managed_namespaces(),
         "integrations": {"frameworks": list(FRAMEWORKS)},
     }
     return yaml.safe_dump(config, sort_keys=False)
@@ -186,6 +196,14 @@ def provisioning_admission_checks(pools: Sequence[GpuPool]) -> list[dict[str, An
     return objects
 
 
+WORKLOAD_READER = "kubeflow-kueue-view"
+"""Aggregated into kubeflow-view, so into -edit and -admin too (components/roles.py): team members read
+their namespace's Workloads and LocalQueue, where Kueue says why a notebook or job waits (the
+Workload's `QuotaReserved` condition and `Pending` events). The chart's own viewer roles
+aggregate into Kubernetes' view/edit/admin, which profile members are not bound to."""
+READ_RULES = (Rule((API_GROUP,), ("workloads", "localqueues"), VERBS_READ),)
+
+
 class Kueue(PlatformComponent):
     """Kueue: admits the teams' workloads against their quotas, with one flavor per GPU pool."""
 
@@ -206,7 +224,10 @@ class Kueue(PlatformComponent):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
         values = kueue_values(args.wait_for_pods_ready)
-        self.ready = self.chart("kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace], overlay=args.values)
+        self.ready = self.chart(
+            "kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace], transforms=(with_gpu_pods_only,), overlay=args.values
+        )
+        cluster_role(WORKLOAD_READER, ("kubeflow-view",), READ_RULES, opts=self.child())
         flavors = resource_flavors(args.gpu_pools)
         self.flavors = [
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready])) for flavor in flavors

@@ -31,6 +31,7 @@ from components.base import PlatformComponent, apply_manifest, workload_identity
 from components.dashboards import dashboards
 from components.istio import GATEWAY_NAMESPACE
 from components.network import SAME_NAMESPACE, namespace_peer, network_policy
+from components.notebook_metrics import notebook_metrics_values
 from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
@@ -139,9 +140,13 @@ RAY_POD_MONITOR = "ray-pods"
 # --- pure functions: args -> chart values and objects -----------------------------------
 
 
-def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
-    """kube-prometheus-stack values (prometheus-community/helm-charts charts/kube-prometheus-stack/values.yaml)."""
+def prometheus_stack_values(config: MonitoringConfig, notebook_metrics: bool = False) -> dict[str, Any]:
+    """kube-prometheus-stack values (prometheus-community/helm-charts charts/kube-prometheus-stack/values.yaml);
+    `notebook_metrics`: kube-state-metrics also exports what the idle reclaim did (components/notebook_metrics.py)."""
     selector = {"matchLabels": SCRAPE_LABELS}
+    state_metrics: dict[str, Any] = {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL}]"]}
+    if notebook_metrics:
+        state_metrics.update(notebook_metrics_values())
     return {
         "fullnameOverride": PROMETHEUS_RELEASE,
         # Grafana comes from the maintained grafana-community chart (grafana_values); the
@@ -189,12 +194,18 @@ def prometheus_stack_values(config: MonitoringConfig) -> dict[str, Any]:
         },
         # kube_node_labels carries only allow-listed labels (kube-state-metrics
         # --metric-labels-allowlist); the GPU pool and accelerator labels give per-pool views.
-        "kube-state-metrics": {"metricLabelsAllowlist": [f"nodes=[{POOL_LABEL},{ACCELERATOR_LABEL}]"]},
+        "kube-state-metrics": state_metrics,
     }
 
 
 def datasource_url(args: MonitoringArgs) -> str:
-    if args.settings.backend is MetricsBackend.GKE_MANAGED:
+    return datasource_url_of(args.settings.backend)
+
+
+def datasource_url_of(backend: MetricsBackend) -> str:
+    """Where Prometheus' HTTP API answers in the cluster: kube-prometheus-stack's, or the GMP
+    query frontend in front of managed Prometheus."""
+    if backend is MetricsBackend.GKE_MANAGED:
         return f"http://{GMP_FRONTEND_NAME}.{NAMESPACE}.svc:{GMP_FRONTEND_PORT}"
     return PROMETHEUS_URL
 
@@ -339,7 +350,7 @@ class Monitoring(PlatformComponent):
         ns = self.create_namespace(NAMESPACE, protect=True, retain_on_delete=True)
         in_ns = pulumi.ResourceOptions(parent=self, depends_on=[ns])
         if args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
-            self.ready = self._prometheus_stack(args.settings, ns, in_ns)
+            self.ready = self._prometheus_stack(args, ns, in_ns)
         else:  # the schema allows gke-managed only on GKE
             self._managed_prometheus(args, in_ns)
             self.ready = ns
@@ -349,11 +360,11 @@ class Monitoring(PlatformComponent):
         self.grafana_service = pulumi.Output.from_input(f"{GRAFANA_SERVICE}.{NAMESPACE}:{GRAFANA_PORT}")
         self.register_outputs({"namespace": self.namespace, "grafanaService": self.grafana_service})
 
-    def _prometheus_stack(self, config: MonitoringConfig, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    def _prometheus_stack(self, args: MonitoringArgs, ns: pulumi.Resource, opts: pulumi.ResourceOptions) -> pulumi.Resource:
         """kube-prometheus-stack, then our alerts and the Ray PodMonitor (they need its CRDs)."""
-        stack = self.chart(
-            PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, prometheus_stack_values(config), [ns], overlay=config.values
-        )
+        config = args.settings
+        values = prometheus_stack_values(config, args.notebook_metrics)
+        stack = self.chart(PROMETHEUS_RELEASE, KUBE_PROMETHEUS_STACK, NAMESPACE, values, [ns], overlay=config.values)
         after_crds = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(depends_on=[stack]))
         for obj in prometheus_stack_objects(config):
             apply_manifest(obj["metadata"]["name"], obj, after_crds)

@@ -33,7 +33,6 @@ in SeaweedFS at its start: `with_team_identities`) in the cluster otherwise.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -43,7 +42,14 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from args.components import PipelineKeysArgs, PipelinesArgs
-from components.base import PlatformComponent, PropsTransform, apply_manifest, matches
+from components.base import (
+    PlatformComponent,
+    PropsTransform,
+    apply_manifest,
+    config_digest,
+    matches,
+    with_config_digest,
+)
 from components.kubeflow import with_secrets
 from components.sources import PreparedTree, prepared_tree
 from components.team_pipelines import (
@@ -88,8 +94,20 @@ SEAWEEDFS = ("Deployment", "seaweedfs")
 VOLUMES = {"mysql-pv-claim": "database_storage", "seaweedfs-pvc": "object_store_storage"}
 """The tree's PersistentVolumeClaims -> the PipelinesConfig field sizing each."""
 NOT_RUNNING_ANNOTATION = "mlplatform.io/not-running"
-TEAMS_ANNOTATION = "mlplatform.io/object-store-teams"
-"""On SeaweedFS's pods: a digest of the teams registered at its start, so a change rolls them."""
+CONFIG_READERS = (
+    ("Deployment", "ml-pipeline"),
+    ("Deployment", "ml-pipeline-ui"),
+    ("Deployment", "ml-pipeline-scheduledworkflow"),
+    ("Deployment", "metadata-grpc-deployment"),
+    ("Deployment", "cache-server"),
+    PROFILE_HOOK,
+    MYSQL,
+    SEAWEEDFS,
+)
+"""The tree's workloads that read what the program writes into it (pipeline-install-config,
+mysql-secret, mlpipeline-minio-artifact as env; the in-cluster MySQL's init script; SeaweedFS's
+team identities, registered at its start): all of it only at start, so their pods roll when it
+changes (components.base.with_config_digest)."""
 TEAM_KEYS_SECRET = "seaweedfs-team-keys"
 SEAWEEDFS_READY_LINE = "touch /tmp/initialization-complete"
 """The last step of SeaweedFS's postStart (third-party/seaweedfs/base/seaweedfs/seaweedfs-deployment.yaml):
@@ -219,7 +237,8 @@ def team_identities_script(teams: Sequence[str]) -> str:
 
 def with_team_identities(props: dict[str, Any], teams: tuple[str, ...]) -> dict[str, Any] | None:
     """SeaweedFS with every team's keys (from TEAM_KEYS_SECRET) and their registration in its
-    postStart, before it reports itself initialised; its pods roll when the teams change."""
+    postStart, before it reports itself initialised (its pods roll when the teams change:
+    CONFIG_READERS)."""
     if not matches(props, *SEAWEEDFS):
         return None
     containers = _containers(props)
@@ -231,12 +250,7 @@ def with_team_identities(props: dict[str, Any], teams: tuple[str, ...]) -> dict[
     command[-1] = script.replace(SEAWEEDFS_READY_LINE, team_identities_script(teams) + SEAWEEDFS_READY_LINE, 1)
     env = [*(weed.get("env") or []), *(_env(env_name(t, k), TEAM_KEYS_SECRET, f"{t}-{k}") for t in teams for k in (ACCESS_KEY, SECRET_KEY))]
     lifecycle = {**weed["lifecycle"], "postStart": {**weed["lifecycle"]["postStart"], "exec": {"command": command}}}
-    changed = _with_pod(props, containers=[{**weed, "env": env, "lifecycle": lifecycle}, *containers[1:]])
-    template = changed["spec"]["template"]
-    meta = template.get("metadata") or {}
-    digest = hashlib.sha256(",".join(teams).encode()).hexdigest()[:16]
-    annotations = {**(meta.get("annotations") or {}), TEAMS_ANNOTATION: digest}
-    return {**changed, "spec": {**changed["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
+    return _with_pod(props, containers=[{**weed, "env": env, "lifecycle": lifecycle}, *containers[1:]])
 
 
 def pipelines_transforms(
@@ -260,6 +274,8 @@ def pipelines_transforms(
         ]
     if args.artifacts_in_cluster:  # with no team too: identities of teams that went are dropped
         transforms.append(partial(with_team_identities, teams=args.in_cluster_teams))
+    written = (password, root_password, access_key, secret_key, args.cloud_sql is not None, args.in_cluster_teams, initdb_sql())
+    transforms.append(partial(with_config_digest, workloads=CONFIG_READERS, digest=config_digest(*written)))
     return tuple(transforms)
 
 

@@ -24,6 +24,7 @@ from components.base import HELM_CHART_TYPE, transform_every_object
 from components.cert_manager import CertManager
 from components.dcgm import DcgmExporter
 from components.gateway import HttpsGateway
+from components.idle_reclaim import IdleReclaim
 from components.images import image_transform
 from components.istio import Istio
 from components.jobset import JobSet
@@ -141,6 +142,16 @@ def _dcgm_exporter(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pu
     return DcgmExporter("dcgm-exporter", args.dcgm_exporter, cluster).ready
 
 
+IDLE_RECLAIM_NEEDS = (Need(Ready.MONITORING, What.NAMESPACE),)
+"""The idle reclaim runs in the monitoring namespace, beside the Prometheus it reads."""
+
+
+def _idle_reclaim(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource | None:
+    if args.idle_reclaim is None:
+        return None
+    return IdleReclaim("idle-reclaim", args.idle_reclaim, cluster, ready.resources(IDLE_RECLAIM_NEEDS, "the idle reclaim")).ready
+
+
 INSTALLERS: dict[Ready, Installer] = {
     Ready.CERT_MANAGER: _cert_manager,
     Ready.ISTIO: _istio,
@@ -152,6 +163,7 @@ INSTALLERS: dict[Ready, Installer] = {
     Ready.KUEUE: _kueue,
     Ready.MONITORING: _monitoring,
     Ready.DCGM_EXPORTER: _dcgm_exporter,
+    Ready.IDLE_RECLAIM: _idle_reclaim,
 }
 
 MONITORS = Need(Ready.MONITORING, What.CRDS)

@@ -33,6 +33,7 @@ class Ready(Enum):
     MONITORING = "monitoring"
     """The Prometheus Operator's CRDs (kube-prometheus-stack); GKE's own with managed Prometheus."""
     DCGM_EXPORTER = "dcgmExporter"
+    IDLE_RECLAIM = "idleReclaim"
 
 
 class What(Enum):

@@ -26,3 +26,27 @@ KUEUE_DEFAULT_LOCAL_QUEUE = "default"
 def namespace_selector(namespace: str) -> dict[str, dict[str, str]]:
     """The label selector of one namespace, by its name."""
     return {"matchLabels": {NAMESPACE_NAME_LABEL: namespace}}
+
+
+PROFILE_NAMESPACE_LABEL = ("app.kubernetes.io/part-of", "kubeflow-profile")
+"""The label every team (profile) namespace carries: we write it on the namespace we create
+(components/profiles/namespace.py NAMESPACE_LABELS), and Kubeflow's profile controller labels the
+namespaces of its Profiles so too (kubeflow/dashboard components/profile-controller, its
+namespace labels)."""
+
+NOTEBOOK_STOPPED_ANNOTATION = "kubeflow-resource-stopped"
+"""A Notebook with this annotation runs no pod: the notebook controller scales its StatefulSet to
+0 (kubeflow/notebooks v1.11.0 components/notebook-controller/controllers/notebook_controller.go
+generateStatefulSet), and the notebook UI shows it stopped and starts it again by removing it
+(components/crud-web-apps/jupyter/backend/apps/common/status.py STOP_ANNOTATION). Its value is
+the time it was stopped, as the UI writes it: UTC `%Y-%m-%dT%H:%M:%SZ` (components/crud-web-apps/
+jupyter/backend/apps/common/routes/patch.py, a JSON merge patch; None starts it again)."""
+
+IDLE_RECLAIM_LABEL = "mlplatform.dev/idle-reclaim"
+"""On a Notebook, value `exempt`: the idle reclaim (components/idle_reclaim.py) never stops it."""
+IDLE_RECLAIM_EXEMPT = "exempt"
+
+
+def namespace_label_selector(label: tuple[str, str]) -> dict[str, dict[str, str]]:
+    """The label selector of the namespaces that carry `label` (key, value)."""
+    return {"matchLabels": {label[0]: label[1]}}

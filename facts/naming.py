@@ -174,3 +174,12 @@ def ray_serve_path(team: str, cluster: str) -> str:
 TEAM_POD_DEFAULT = "team-resources"
 """Name of each team's PodDefault and the pod label that selects it (components/profiles/pod_default.py);
 the Jupyter web app's form preselects it (components/kubeflow.py), so one name in every namespace."""
+
+
+TEAM_NAMESPACE_SECRETS: dict[str, str] = {
+    "mlpipeline-minio-artifact": "the Secret with the team's keys to Pipelines' in-cluster object store "
+    "(components/team_pipelines.py OBJECT_STORE_SECRET, the name KFP's launcher and Argo read)",
+}
+"""Secrets the platform writes into a team's namespace, by name, with what each is. KubeRay
+names a team Ray cluster's token Secret after the cluster (components/profiles/ray.py
+ray_auth_secret), so no Ray cluster may take one of these names."""

@@ -12,6 +12,15 @@ with zones is Compute Engine's "Regions and zones"
 
 A region Google opens after AS_OF is refused until it is added here; a stack can take it
 knowingly meanwhile with `mlplatform:overrides: {regions: [<region>]}`.
+
+ZONES: each region's zone letters. Confirmed from stored copies of Compute Engine's "Regions
+and zones" (https://cloud.google.com/compute/docs/regions-zones, read 2026-12-02): us-central1
+a, b, c, f; and, from an older copy of its table, asia-east1, asia-east2, asia-northeast1,
+asia-south1, asia-southeast1, australia-southeast1, europe-north1, europe-west2, europe-west3,
+europe-west4, northamerica-northeast1 a, b, c, and europe-west1 b, c, d. The other regions' letters
+are NOT confirmed from a stored copy: they are the page's table as this project last knew it
+(a, b, c; us-east1 b, c, d). A zone missing here is refused with how to take it knowingly:
+`mlplatform:overrides: {zones: [<zone>]}` (`gcloud compute zones list`).
 """
 
 from __future__ import annotations
@@ -73,4 +82,10 @@ REGIONS: frozenset[str] = frozenset(
         "southamerica-east1",
         "southamerica-west1",
     }
+)
+
+_BCD = ("b", "c", "d")
+_ZONE_LETTERS: dict[str, tuple[str, ...]] = {"us-central1": ("a", "b", "c", "f"), "us-east1": _BCD, "europe-west1": _BCD}
+ZONES: frozenset[str] = frozenset(
+    f"{region}-{letter}" for region in REGIONS for letter in _ZONE_LETTERS.get(region, ("a", "b", "c"))
 )

@@ -132,6 +132,7 @@ ISTIO_SUPPORT = Source(
     "https://raw.githubusercontent.com/istio/istio.io/master/data/compatibility/supportStatus.yml (the table of "
     "istio.io/latest/docs/releases/supported-releases; stored copy listing 1.30 as newest)"
 )
+ISTIO_1_29_EOL = Source("istio/istio.io content/en/news/support/announcing-1.29-eol (\"support for 1.29 will end on the 12th of October, 2026\")")
 CERT_MANAGER_SUPPORT = Source(
     "cert-manager/website content/docs/releases/README.md @ 776e5dba (2026-08-22; the 1.19 row as moved to "
     "'old releases' by c17bb3c8 'Finalise v1.21.0 release notes', 2026-07-08)"
@@ -206,6 +207,21 @@ GKE_CHANNEL_DEFAULTS: dict[str, ChannelDefault] = {
         ),
     )
 }
+GKE_CHANNEL_MINORS: dict[str, tuple[str, str]] = {
+    "RAPID": ("1.34", "1.37"),
+    "REGULAR": ("1.34", "1.36"),
+    "STABLE": ("1.34", "1.35"),
+}
+"""The oldest and newest minor each release channel offers for a new cluster (`minMasterVersion`):
+https://docs.cloud.google.com/kubernetes-engine/docs/release-notes, 'Current versions' table,
+'Available minor versions' (the stored copy whose Stable default is 1.35.6-gke.1250000, as
+GKE_CHANNEL_DEFAULTS above; read 2026-12-02). A newer minor than these is refused until added
+here, or taken knowingly with `mlplatform:overrides: {gkeVersions: [<version>]}`."""
+GKE_CHANNEL_MINORS_SOURCE = Source(
+    "https://docs.cloud.google.com/kubernetes-engine/docs/release-notes, 'Current versions', 'Available minor versions'",
+    date(2026, 12, 2),
+)
+
 """GKE's end of support per minor is not among these facts (its release schedule was not read):
 GKE upgrades channel clusters itself, so the rules judge the minors a cluster is created at."""
 
@@ -236,7 +252,7 @@ UPSTREAMS: tuple[Upstream, ...] = (
         image=r"(^|/)(istio|istio-release|release)/pilot:",
         lines=(
             Line("1.30", Ends(expected=date(2026, 11, 30), when="~Nov 2026 (Expected)"), ISTIO_SUPPORT, ("1.32", "1.36")),
-            Line("1.29", Ends(expected=date(2026, 8, 31), when="~Aug 2026 (Expected)"), ISTIO_SUPPORT, ("1.31", "1.35")),
+            Line("1.29", Ends(on=date(2026, 10, 12)), ISTIO_1_29_EOL, ("1.31", "1.35")),
             Line("1.28", Ends(on=date(2026, 7, 1)), ISTIO_SUPPORT, ("1.30", "1.34")),
         ),
         pins=("istio",),

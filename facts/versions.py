@@ -230,15 +230,44 @@ REMOTE_BASES: tuple[RemoteBase, ...] = (RemoteBase(ARGO_WORKFLOWS, "applications
 26.03.1-rc.2: only the Pipelines tree names any, the four Argo paths; ../shared/upstream/README.md,
 next version set, section 2)."""
 
+KUBEFLOW_FOLDERS: tuple[str, ...] = (
+    "common/cert-manager",
+    "common/dex",
+    "common/istio",
+    "common/kubeflow-namespace",
+    "common/kubeflow-roles",
+    "common/oauth2-proxy",
+    "applications/dashboard",
+    "applications/notebooks-v1",
+    "applications/pipeline",
+)
+"""The component folders of the pinned Kubeflow release that hold every tree the platform
+installs, whole (sibling overlays included): what the upstream mirror keeps of it (`make mirror`,
+tooling/mirror.py; the same folders as ../shared/upstream/README.md, next version set, section 1).
+Every kustomize path of the components lies inside one (tests/test_mirror.py)."""
+KUBEFLOW_ROLE_FILES: tuple[str, ...] = (
+    "common/kubeflow-roles/base/cluster-roles.yaml",
+    "common/istio/kubeflow-istio-resources/base/cluster-roles.yaml",
+    "applications/trainer/upstream/overlays/kubeflow-platform/kubeflow-trainer-roles.yaml",
+    "experimental/ray/kuberay-operator/base/aggregated-roles.yaml",
+)
+"""Kubeflow's aggregated ClusterRoles (`kubeflow-admin/edit/view` and the Istio, Trainer and
+KubeRay roles aggregated into them), in the pinned release: the roles team bindings point at,
+against which the tests evaluate team access (tests/support/rbac.py). The mirror keeps them as
+`kubeflow-roles/<path, / as _>` (../shared/upstream/README.md, `kubeflow-roles/`)."""
+
 
 CLOUD_SQL_MYSQL = Pin(
     name="Cloud SQL for MySQL",
     kind=PinKind.MANAGED,
-    version="MYSQL_8_4",
+    version="MYSQL_8_0",
     location="https://cloud.google.com/sql/docs/mysql/db-versions",
-    source="the MySQL line the pinned Pipelines tree runs in the cluster (third-party/mysql/base/mysql-deployment.yaml: "
-    "mysql:8.4, --authentication-policy=mysql_native_password); Cloud SQL's database version enum (pulumi-gcp 10.2.0 "
-    "sql.DatabaseInstance database_version) for that LTS line",
+    source="the newest Cloud SQL line ML Metadata can sign in to (facts/mysql_auth.py): Cloud SQL for MySQL 8.0 gives "
+    "users made through the Admin API mysql_native_password, 8.4 caching_sha2_password with no flag or user field to "
+    "choose another (docs.cloud.google.com/sql/docs/mysql/features, create-manage-users, flags; read 2026-12-02), and "
+    "ML Metadata 1.14.0 (KFP 2.16.1's metadata server) speaks mysql_native_password only. 8.0 is in Cloud SQL's "
+    "extended support from 2026-07-01 (charged) until 2029-07-01 (db-versions). Database version enum: pulumi-gcp "
+    "10.2.0 sql.DatabaseInstance database_version",
 )
 CERT_MANAGER = Pin(
     name="cert-manager",
@@ -255,14 +284,23 @@ CERT_MANAGER = Pin(
         Deployed(tuple(f"jetstack/cert-manager-{name}" for name in ("controller", "cainjector", "webhook", "acmesolver"))),
     ),
 )
+ISTIO_TREE_VERSION = "1.30.1"
+"""The Istio release the pinned Kubeflow tree renders: its charts (base/istiod/cni/istio-ingress
+1.30.1), CRDs and injector templates, as common/istio/istio-install/base/install.yaml has them."""
 ISTIO = Pin(
     name="istio",
     kind=PinKind.KUSTOMIZE,
-    version="1.30.1",
+    version="1.30.3",
     location="kubeflow/community-distribution 26.03.1-rc.2: common/istio",
-    source="what the pinned Kubeflow tree deploys: common/istio/istio-install/base/install.yaml (charts base/istiod/"
-    "cni/istio-ingress 1.30.1, images pilot, proxyv2, install-cni at tag 1.30.1, hub registry.istio.io/release); "
-    "CNI on by default. Istio 1.30.0 release notes: supported on Kubernetes 1.32 to 1.36",
+    source="the pinned Kubeflow tree's Istio 1.30.1 (ISTIO_TREE_VERSION; images pilot, proxyv2, install-cni) with its "
+    "images at the patch release 1.30.3 (components/istio.py with_patch_release). 1.30.2 is the security release "
+    "ISTIO-SECURITY-2026-005 (CVE-2026-47205, a use-after-free in the ext_authz filter the oauth2-proxy gateway uses; "
+    "istio.io news/releases/1.30.x/announcing-1.30.2); istio/istio `git diff 1.30.1 1.30.3 -- manifests/` changes only "
+    "a ValidatingAdmissionPolicy rule and the node-untaint controller's env, neither rendered by the Kubeflow tree, and "
+    "no CRD. 1.30.4 and 1.30.5 (security: ISTIO-SECURITY-2026-006 and two more ext_authz CVEs; 1.30.4's notes also "
+    "escape annotations in the injection templates) are not in the stored istio/istio tags, so their manifests could "
+    "not be read: a bump to them reads them first. "
+    "Istio 1.30.0 release notes: supported on Kubernetes 1.32 to 1.36",
     deploys=(Deployed(("istio/pilot", "istio/proxyv2", "istio/install-cni")),),
 )
 JOBSET_CHART = Pin(
@@ -493,6 +531,17 @@ def image(pin: Pin) -> str:
     return f"{pin.location.removeprefix('docker.io/')}:{pin.version}"
 
 
+PYTHON_IMAGE = Pin(
+    name="python",
+    kind=PinKind.IMAGE,
+    version="3.13.14-slim-trixie",
+    location="docker.io/library/python",
+    source="Docker's official image, docker-library/python versions.json 3.13: 3.13.14 (\"Update 3.13 to 3.13.14\", "
+    "f79aea5, 2026-06-10), variant slim-trixie, published as <version>-<variant> (generate-stackbrew-library.sh). "
+    "Runs the idle reclaim's job (components/idle_reclaim_job.py, standard library only)",
+)
+
+
 # --- images upstream manifests name on a floating tag, and the release the platform runs instead ---
 # The rewrite of every image (components/images.py) replaces each key with its pin, so the
 # `image-tag` check holds for what the cluster receives.
@@ -674,7 +723,7 @@ CRD_SOURCES: tuple[CrdFiles, ...] = (
     ),
     # A multi-document file, kept whole: every CRD document in a file is read.
     CrdFiles(
-        f"istio-{ISTIO.version}",
+        f"istio-{ISTIO_TREE_VERSION}",
         _github(KUBEFLOW_MANIFESTS),
         KUBEFLOW_MANIFESTS.version,
         ("common/istio/istio-crds/base/crd.yaml",),
@@ -729,6 +778,7 @@ PINS: tuple[Pin, ...] = (
     RAY_IMAGE,
     RAY_GPU_IMAGE,
     RAY_DASHBOARD_AUTH_PROXY_IMAGE,
+    PYTHON_IMAGE,
     NOTEBOOK_BASE_IMAGE,
     RAY,
     PROTOBUF,

@@ -47,12 +47,16 @@ CLOUD_PLATFORM_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
 # GCP label on the cluster naming the stack's environment, so the policy pack (policy/)
 # can tell prod from the resources alone. Updated in place, never a replacement.
 ENVIRONMENT_LABEL = "mlplatform-environment"
-# Admission webhooks the control plane must reach on private clusters: 9443 (Trainer,
-# JobSet, Kueue, KubeRay), 8443 (Kueue visibility, profile webhooks), 15017 (istiod's
+# Pod ports the control plane calls on private clusters (it reaches pods directly, at the
+# Service's target port): admission and CRD conversion webhooks on 9443 (Trainer, JobSet,
+# Kueue, KubeRay, the PVC viewer), 8443 (Pipelines' cache-server webhook), 15017 (istiod's
 # injector), 4443 (Kubeflow's PodDefaults webhook: applications/dashboard/upstream/
-# poddefaults-webhooks/base/deployment.yaml containerPort 4443). GKE opens 443 and 10250 itself (cert-manager's
-# webhook listens on 10250). `python -m stacks check` proves the list against the render.
-WEBHOOK_PORTS = ("4443", "8443", "9443", "15017")
+# poddefaults-webhooks/base/deployment.yaml containerPort 4443), and Kueue's aggregated
+# visibility API on 8082 (kueue chart 0.19.2 templates/visibility/service.yaml targetPort
+# 8082, the manager's containerPort). GKE opens 443 and 10250 itself (cert-manager's webhook
+# listens on 10250). `python -m stacks check` (rule control-plane-reach) proves the list
+# against every webhook, conversion webhook and APIService of the render.
+CONTROL_PLANE_TARGET_PORTS = ("4443", "8082", "8443", "9443", "15017")
 PODS_RANGE = "pods"
 SERVICES_RANGE = "services"
 """The secondary ranges' names in a subnet the program creates."""
@@ -451,7 +455,7 @@ def webhook_firewall_args(
         direction="INGRESS",
         source_ranges=[str(cluster.network.master_cidr)],
         target_tags=[node_tag(cluster)],
-        allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=list(WEBHOOK_PORTS))],
+        allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=list(CONTROL_PLANE_TARGET_PORTS))],
     )
 
 

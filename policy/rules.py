@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE
+from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE, PROFILE_NAMESPACE_LABEL
 from facts.node_labels import GPU_TAINT, POOL_LABEL
 from facts.resource_types import CLOUD_SQL_INSTANCE, CONFIG_FILE, CONFIG_GROUP, HELM_CHART, HELM_RELEASE, KUSTOMIZE
 from facts.resource_types import GKE_CLUSTER as CLUSTER
@@ -34,9 +34,12 @@ UNKNOWN = "[unknown]"
 # components/profiles/namespace.py (imported there, not here, so the pack needs no cloud SDKs).
 ENVIRONMENT_LABEL = "mlplatform-environment"
 PROD = "prod"
-PROFILE_NAMESPACE_LABEL = ("app.kubernetes.io/part-of", "kubeflow-profile")
 LOCAL_QUEUE = KUEUE_DEFAULT_LOCAL_QUEUE
-QUOTA_KEYS = ("cpu", "memory", "requests.nvidia.com/gpu")
+QUOTA_KEYS = ("cpu", "memory")
+GPU_QUOTA_KEY = "requests.nvidia.com/gpu"
+"""Required of a team namespace without Kueue's `default` LocalQueue: with it, the team's
+ClusterQueue admits every GPU pod and the ResourceQuota has no GPU line (components/profiles/
+namespace.py profile)."""
 
 # Git refs and URL segments that move: not pins.
 MOVING_REFS = frozenset({"main", "master", "head", "latest", "develop", "trunk"})
@@ -311,6 +314,7 @@ def _everywhere(cidr: Any) -> bool:
 
 def _team_quota(stack: StackView) -> Iterator[tuple[str, str]]:
     profiles = {str(get(p.props, "metadata.name")): p for p in stack.of_kind("Profile")}
+    queued = {str(get(q.props, "metadata.namespace")) for q in stack.of_kind("LocalQueue") if get(q.props, "metadata.name") == LOCAL_QUEUE}
     for namespace, urn in sorted(team_namespaces(stack).items()):
         profile = profiles.get(namespace)
         if profile is None:
@@ -319,7 +323,7 @@ def _team_quota(stack: StackView) -> Iterator[tuple[str, str]]:
         hard = get(profile.props, "spec.resourceQuotaSpec.hard") or {}
         if unknown(hard):
             continue
-        missing = [k for k in QUOTA_KEYS if k not in hard]
+        missing = [k for k in (*QUOTA_KEYS, *(() if namespace in queued else (GPU_QUOTA_KEY,))) if k not in hard]
         if missing:
             yield profile.urn, f"team {namespace}: resourceQuotaSpec.hard lacks {', '.join(missing)}"
 
@@ -411,7 +415,7 @@ RULES: tuple[Rule, ...] = (
     Rule("environment-known", f"Every GKE cluster says its environment (label {ENVIRONMENT_LABEL}).", _environment_known),
     Rule("prod-cluster-hardened", "Prod clusters: private nodes, authorized networks (never 0.0.0.0/0), shielded nodes, deletion protection, Pulumi protect.", _prod_cluster_hardened),
     Rule("databases-kept", "Cloud SQL instances: private, backed up with binary logs; in prod deletion-protected and Pulumi protect.", _databases_kept),
-    Rule("team-quota", "Every team namespace has a ResourceQuota (Profile resourceQuotaSpec.hard: cpu, memory, GPUs).", _team_quota),
+    Rule("team-quota", "Every team namespace has a ResourceQuota (Profile resourceQuotaSpec.hard: cpu, memory; GPUs where no Kueue queue admits them).", _team_quota),
     Rule("team-default-queue", f"Every team namespace has a Kueue LocalQueue named {LOCAL_QUEUE!r}.", _team_default_queue),
     Rule("team-no-allow-all", "No AuthorizationPolicy in a team namespace allows everyone.", _team_no_allow_all),
     Rule("upstream-pinned", "Helm charts, kustomize trees and manifest URLs are pinned.", _upstream_pinned),

@@ -24,7 +24,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from stacks import esc, stackfile
-from stacks.rules import cross_checks, missing_keys
+from stacks.rules import cross_checks, missing_keys, warnings
 from stacks.schema import WEEKDAYS, GkeClusterConfig, GroupSource, KindClusterConfig, PlatformConfig
 
 STACKS_DIR = Path(__file__).resolve().parent
@@ -76,6 +76,8 @@ class Loaded:
     config: PlatformConfig
     notes: tuple[Problem, ...] = ()
     """Not errors: keys that may come from ESC environments not resolved offline, groups read at `pulumi up`."""
+    warnings: tuple[Problem, ...] = ()
+    """Not errors: what may be meant but usually is not (stacks/rules.py WARNINGS)."""
 
 
 def stack_file(name_or_path: str) -> Path:
@@ -276,6 +278,8 @@ def running_stack_config() -> PlatformConfig:
         missing = [Problem(path, message) for path, message in secret_problems(config, raw)]
         if missing:
             raise ConfigError(source, missing)
+        for where, message in warnings(config):
+            pulumi.log.warn(f"{where}: {message}")
     except ConfigError as err:
         raise pulumi.RunError(str(err)) from None
     return config
@@ -316,7 +320,7 @@ def load_stack(name_or_path: str, esc_files: Mapping[str, Path] | None = None) -
     ]
     if config.project is None and isinstance(config.cluster, GkeClusterConfig) and resolved.origin("gcp:project"):
         config = config.model_copy(update={"project": esc.UNKNOWN})
-    return Loaded(config, tuple(dict.fromkeys(notes)))
+    return Loaded(config, tuple(dict.fromkeys(notes)), tuple(Problem(p, m) for p, m in warnings(config)))
 
 
 def load(name_or_path: str, esc_files: Mapping[str, Path] | None = None) -> PlatformConfig:

@@ -36,3 +36,19 @@ def parse(text: object) -> Decimal:
     if value % QUANTITY_STEP != 0:
         raise ValueError(f"{text!r} is finer than Kubernetes keeps (1n): it would be rounded up; use a coarser value")
     return value
+
+
+GI, MI = Decimal(2**30), Decimal(2**20)
+
+
+def text(value: Decimal) -> str:
+    """A quantity as Kubernetes would write it back: 34, 500m, 129Gi, 41Mi."""
+    if value == value.to_integral_value():
+        for unit, size in (("Gi", GI), ("Mi", MI)):
+            if value >= size and value % size == 0:
+                return f"{int(value / size)}{unit}"
+        return str(int(value))
+    milli = value * 1000
+    if milli == milli.to_integral_value():
+        return f"{int(milli)}m"
+    return f"{int(value * 10**9)}n"

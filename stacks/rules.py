@@ -13,17 +13,20 @@ for a rule in several files and the table would be assembled from them.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from facts import regions
+from facts import networks, regions
 from facts.allocatable import allocatable
 from facts.gpu_catalog import ACCELERATORS
+from facts.limits import PERSISTENT_DISK_MAX_BYTES, QUEUED_POOL_READY_MIN_SECONDS
 from facts.naming import (
     SECRET_KEY_MAX,
+    TEAM_NAMESPACE_SECRETS,
     bucket_name_problem,
     contributor_binding_name,
     dex_password_env,
@@ -34,10 +37,12 @@ from facts.naming import (
 )
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from facts.prices import SHAPES
+from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
 from stacks import quantity
 from stacks.schema import (
     DNS_SUBDOMAIN_MAX,
     GCP_REGION,
+    GCP_ZONE,
     GOOGLE_ISSUER,
     RESERVED_POOL_NAMES,
     AuthKind,
@@ -53,6 +58,7 @@ from stacks.schema import (
     RaySource,
     zone_region,
 )
+from stacks.schema.sources import artifact_registry_location
 
 Found = Iterator[tuple[str, str]]
 """(config path, message) per problem, the path as the stack file spells it."""
@@ -210,8 +216,16 @@ def _places(config: PlatformConfig) -> Iterator[tuple[str, str]]:
             yield f"{_team(i)}.bucket.location", bucket
 
 
+def _registry_places(config: PlatformConfig) -> Iterator[tuple[str, str]]:
+    """(config path, region) of the Artifact Registry hosts the stack pulls from: the mirrors'."""
+    for path, value in (("mlplatform:images.mirror", config.images.mirror), ("mlplatform:sources.charts", config.sources.charts)):
+        region = artifact_registry_location(value)
+        if region:
+            yield path, region
+
+
 def _regions_known(config: PlatformConfig) -> Found:
-    for path, region in _places(config):
+    for path, region in (*_places(config), *_registry_places(config)):
         found = _unlisted_region(config, region)
         if found:
             yield path, found
@@ -347,6 +361,16 @@ def _gpu_metrics_reach_prometheus(config: PlatformConfig) -> Found:
             "with monitoring.backend gke-managed use source: gke-managed "
             "(the chart's ServiceMonitor is for kube-prometheus-stack)",
         )
+
+
+def _idle_reclaim_can_judge(config: PlatformConfig) -> Found:
+    if config.components.idle_reclaim.enabled is not True:
+        return
+    on = config.enabled_components()
+    needs = {"kubeflow": "notebooks to stop", "monitoring": "the Prometheus it reads", "dcgmExporter": "the GPUs' utilisation; kind has no GPUs"}
+    missing = [f"{key} ({why})" for key, why in needs.items() if not on[key]]
+    if missing:
+        yield f"{COMPONENTS}.idleReclaim.enabled", f"idle reclaim needs {' and '.join(missing)}; enable them or remove idleReclaim.enabled"
 
 
 def _gateway_exposed_on_gke(config: PlatformConfig) -> Found:
@@ -988,6 +1012,204 @@ def _chart_values_reach_a_chart(config: PlatformConfig) -> Found:
             yield f"{COMPONENTS}.{key}.{field}", f"{elsewhere}; remove {field}"
 
 
+# --- zones, versions and the target's own settings ------------------------------------------
+
+
+def _zones(config: PlatformConfig) -> Iterator[tuple[str, str]]:
+    """(config path, zone) of every zone the stack names."""
+    if config.zone:
+        yield "gcp:zone", config.zone
+    gke = _gke(config)
+    if gke is None:
+        return
+    if GCP_ZONE.match(gke.location):
+        yield f"{CLUSTER}.location", gke.location
+    for i, pool in enumerate(gke.gpu_pools):
+        for zone in pool.zones or []:
+            yield f"{POOLS}[{i}].zones", zone
+
+
+def _zones_known(config: PlatformConfig) -> Found:
+    """A zone of a known region is one facts/regions.py lists (a zone of a region taken knowingly is not judged)."""
+    for path, zone in _zones(config):
+        region = zone_region(zone)
+        if zone in regions.ZONES or zone in config.overrides.zones or region not in regions.REGIONS:
+            continue
+        have = sorted(z for z in regions.ZONES if zone_region(z) == region)
+        yield (
+            path,
+            f"{zone!r} is not a zone of {region} (facts/regions.py lists {', '.join(have)}, as of {regions.AS_OF}): check "
+            f"it against `gcloud compute zones list --filter=region:{region}`; if Google opened it since, add it to "
+            f"facts/regions.py, or take it knowingly with mlplatform:overrides: {{zones: [{zone}]}}",
+        )
+
+
+def _minor_number(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor.split("-")[0])
+
+
+def _gke_version_offered(config: PlatformConfig) -> Found:
+    """minMasterVersion is a minor the release channel offers for new clusters (facts/support.py)."""
+    gke = _gke(config)
+    if gke is None or gke.min_master_version is None or gke.min_master_version in config.overrides.gke_versions:
+        return
+    channel = gke.release_channel.value
+    oldest, newest = GKE_CHANNEL_MINORS[channel]
+    version = gke.min_master_version
+    minor = _minor_number(version)
+    if _minor_number(oldest) <= minor <= _minor_number(newest):
+        return
+    side = "older than the oldest" if minor < _minor_number(oldest) else "newer than the newest"
+    yield (
+        f"{CLUSTER}.minMasterVersion",
+        f"{version} is {side} minor the {channel} channel offers ({oldest} to {newest}, {GKE_CHANNEL_MINORS_SOURCE}), so "
+        f"GKE refuses to create the cluster at it; pick one of {oldest} to {newest} (`gcloud container get-server-config "
+        f"--flatten=channels --filter=channels.channel={channel}`), remove it for the channel's default, or take a newer "
+        f"one knowingly with mlplatform:overrides: {{gkeVersions: [\"{version}\"]}}",
+    )
+
+
+PIPELINES = f"{COMPONENTS}.pipelines"
+
+
+def _pipelines_database_of_the_target(config: PlatformConfig) -> Found:
+    """On GKE the pipelines database is Cloud SQL, elsewhere MySQL in the cluster: the other one's
+    settings would be silently ignored."""
+    pipelines = config.components.pipelines
+    if not pipelines.enabled:
+        return
+    gke = _gke(config)
+    if gke is None and "cloud_sql" in pipelines.model_fields_set:
+        yield (
+            f"{PIPELINES}.cloudSql",
+            f"cloudSql is the database of a gke stack; on {config.cluster.kind} Pipelines keeps MySQL in the cluster "
+            "(its volume: databaseStorage); remove cloudSql",
+        )
+    if gke is not None and "database_storage" in pipelines.model_fields_set:
+        yield (
+            f"{PIPELINES}.databaseStorage",
+            "on gke the pipelines database is Cloud SQL (cloudSql.diskSizeGb sizes it), and databaseStorage, the "
+            "in-cluster MySQL's volume, would be ignored; remove it or set cloudSql.diskSizeGb",
+        )
+    if gke is not None and gke.network.existing is None and pipelines.cloud_sql.private_service_access is False:
+        yield (
+            f"{PIPELINES}.cloudSql.privateServiceAccess",
+            "the stack creates its network, which has no Private Service Access unless the program makes it, and the "
+            "Cloud SQL instance has a private IP only: it would have no path to the cluster; remove "
+            "privateServiceAccess: false (it is for an existing network that has one)",
+        )
+
+
+def _volumes_fit_the_storage_class(config: PlatformConfig) -> Found:
+    """On GKE the volumes come from the default StorageClass, a Persistent Disk of at most 64 TiB."""
+    if _gke(config) is None:
+        return
+    volumes = []
+    if config.components.pipelines.enabled:
+        volumes.append((f"{PIPELINES}.objectStoreStorage", config.components.pipelines.object_store_storage))
+    monitoring = config.components.monitoring
+    if monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
+        volumes.append((f"{COMPONENTS}.monitoring.storageSize", monitoring.storage_size))
+    for path, size in volumes:
+        if quantity.parse(size) > PERSISTENT_DISK_MAX_BYTES:
+            yield (
+                path,
+                f"{size} is more than GKE's default StorageClass provisions (a Persistent Disk of at most 64Ti); "
+                "give at most 64Ti",
+            )
+
+
+def _network_holds_the_pools(config: PlatformConfig) -> Found:
+    """The created subnet has an IP for every node the pools may have, and the Pod range a /24
+    for each (facts/networks.py); an existing subnet's sizes are not known here."""
+    gke = _gke(config)
+    if gke is None or gke.network.existing is not None:
+        return
+    first = gke.system_pool.min * gke.zone_count() + sum(p.min * gke.zone_count(p.zones) for p in gke.gpu_pools)
+    most = gke.system_pool.max * gke.zone_count() + sum(p.max * gke.zone_count(p.zones) for p in gke.gpu_pools)
+    network = gke.network
+    for key, cidr, holds, what in (
+        ("subnetCidr", network.subnet_cidr, networks.nodes_in_subnet(network.subnet_cidr.prefixlen), "node IPs"),
+        ("podsCidr", network.pods_cidr, networks.nodes_in_pod_range(network.pods_cidr.prefixlen), "nodes' Pod ranges (a /24 each)"),
+    ):
+        if holds < first:
+            yield (
+                f"{CLUSTER}.network.{key}",
+                f"{cidr} holds {holds} {what}, and the pools start with {first} nodes: the cluster could not be created; "
+                "use a larger range",
+            )
+        elif holds < most:
+            yield (
+                f"{CLUSTER}.network.{key}",
+                f"{cidr} holds {holds} {what}, and the pools may grow to {most} nodes (their max per zone times their "
+                "zones), which they never could; use a larger range or lower the pools' max",
+            )
+
+
+def _people_not_groups(config: PlatformConfig) -> Found:
+    """An owner, a person contributor and a Grafana admin are people: a group's address there
+    would be compared with the signed-in person's and match no one."""
+    groups = {g.name.lower(): f"{AUTH}.groups[{k}]" for k, g in enumerate(config.components.kubeflow.auth.groups)}
+    gke = _gke(config)
+    if gke and gke.security_group:
+        groups.setdefault(gke.security_group.lower(), f"{CLUSTER}.securityGroup")
+    if not groups:
+        return
+    for i, team in enumerate(config.teams):
+        where = groups.get(team.owner.lower())
+        if where:
+            yield (
+                f"{_team(i)}.owner",
+                f"{team.owner} is a group ({where}), and a team's owner is one person; name a person as owner and the "
+                f"group as a contributor, {{group: {team.owner}, role: admin}}",
+            )
+        for j, entry in enumerate(team.contributors):
+            where = groups.get(entry.email.lower()) if entry.email else None
+            if where:
+                yield (
+                    f"{_team(i)}.contributors[{j}].email",
+                    f"{entry.email} is a group ({where}): as email it is taken for one person, who does not exist; "
+                    f"write {{group: {entry.email}, role: {entry.role.value}}}",
+                )
+    for j, admin in enumerate(config.components.monitoring.grafana_admins):
+        where = groups.get(admin.lower())
+        if where:
+            yield (
+                f"{COMPONENTS}.monitoring.grafanaAdmins[{j}]",
+                f"{admin} is a group ({where}), and Grafana admins are people (the gateway asserts a person); list the "
+                "group's members here instead",
+            )
+
+
+def _team_ray_name_free(config: PlatformConfig, i: int) -> Found:
+    """KubeRay names the cluster's token Secret after the cluster: not a Secret the platform already writes there."""
+    ray = config.teams[i].ray
+    if ray is not None and ray.name in TEAM_NAMESPACE_SECRETS:
+        yield (
+            f"{_team(i)}.ray.name",
+            f"KubeRay names the Ray cluster's token Secret after the cluster, and {ray.name!r} is "
+            f"{TEAM_NAMESPACE_SECRETS[ray.name]} in every team namespace: one would overwrite the other; pick another "
+            "name, e.g. ray",
+        )
+
+
+def _notebook_registry_reachable(config: PlatformConfig) -> Found:
+    """A registry on localhost is kind's (images loaded into its nodes); a GKE node pulling from
+    localhost asks itself."""
+    registry = config.components.kubeflow.notebook_registry
+    if _gke(config) is None or registry is None:
+        return
+    host = registry.split("/", 1)[0].split(":", 1)[0]
+    if host == "localhost" or host.startswith("127.") or host.endswith(".local") or "." not in host:
+        yield (
+            f"{COMPONENTS}.kubeflow.notebookRegistry",
+            f"{registry!r} is a registry on the machine itself (kind's `make notebook-images` loads images there); a "
+            "GKE node would ask itself for the image; remove the key to use the stack's Artifact Registry repository, "
+            "or name a registry the nodes reach",
+        )
+
+
 # What the rules read, as config paths.
 PROJECT = "gcp:project"
 KIND = f"{CLUSTER}.kind"
@@ -1041,6 +1263,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", _managed_dcgm_needs_managed_prometheus, (DCGM, KIND, MANAGED_PROMETHEUS)),
     Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING, KIND, MANAGED_PROMETHEUS)),
     Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
+    Rule("idle-reclaim-can-judge", "The idle reclaim runs only where notebooks, Prometheus and GPU metrics are.", _idle_reclaim_can_judge, ENABLED),
     Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW}.auth", KIND)),
     Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW)),
     Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE)),
@@ -1074,7 +1297,79 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("secrets-key-in-cluster-region", "The Cloud KMS key that encrypts Secrets is in the cluster's region, as Google advises.", _secrets_key_in_cluster_region, (KIND, f"{CLUSTER}.location", f"{CLUSTER}.secretsEncryption")),
     Rule("host-project-is-another-project", "A Shared VPC host project is not the stack's own project.", _host_project_is_another_project, (PROJECT, f"{CLUSTER}.network")),
     Rule("chart-values-reach-a-chart", "A chart values overlay belongs to a component that installs that chart in this stack.", _chart_values_reach_a_chart, ENABLED),
+    Rule("zones-known", "Every zone the stack names is in facts/regions.py or taken knowingly (mlplatform:overrides).", _zones_known, ("gcp:zone", CLUSTER, OVERRIDES)),
+    Rule("gke-version-offered", "minMasterVersion is a minor the release channel offers (facts/support.py) or taken knowingly.", _gke_version_offered, (KIND, f"{CLUSTER}.minMasterVersion", f"{CLUSTER}.releaseChannel", OVERRIDES)),
+    Rule("pipelines-database-of-the-target", "Pipelines' database settings are the target's: Cloud SQL on gke, in-cluster MySQL elsewhere; Cloud SQL has a private path.", _pipelines_database_of_the_target, (KIND, f"{CLUSTER}.network", PIPELINES)),
+    Rule("volumes-fit-the-storage-class", "On gke each volume fits a Persistent Disk of the default StorageClass (64 TiB).", _volumes_fit_the_storage_class, (KIND, PIPELINES, MONITORING)),
+    Rule("network-holds-the-pools", "The created subnet and Pod range hold every node the pools may have.", _network_holds_the_pools, (CLUSTER,)),
+    Rule("people-not-groups", "An owner, a person contributor and a Grafana admin are not a group the stack defines.", _people_not_groups, (TEAMS, f"{KUBEFLOW}.auth", f"{CLUSTER}.securityGroup", f"{MONITORING}.grafanaAdmins")),
+    TeamRule("team-ray-name-free", "A team Ray cluster's token Secret is not one the platform writes into the namespace.", _team_ray_name_free, (TEAMS,)),
+    Rule("notebook-registry-reachable", "On gke the notebook registry is one the nodes reach, not localhost.", _notebook_registry_reachable, (KIND, KUBEFLOW)),
 )
+
+
+# --- warnings: exit 0, printed with the path ------------------------------------------------
+
+
+def _cohort_shared(config: PlatformConfig) -> Found:
+    """A Kueue cohort lends and borrows between the teams in it: one team alone in it gets nothing."""
+    named: dict[str, list[int]] = {}
+    for i, team in enumerate(config.teams):
+        if team.cohort:
+            named.setdefault(team.cohort, []).append(i)
+    for cohort, teams in named.items():
+        if len(teams) == 1:
+            i = teams[0]
+            yield (
+                f"{_team(i)}.cohort",
+                f"no other team names cohort {cohort!r}, so team {config.teams[i].name} borrows from and lends to nobody "
+                "(a typo of another team's cohort?)",
+            )
+
+
+def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
+    """A queued pool's nodes come up only after Kueue admits the workload (facts/limits.py)."""
+    queued = [p.name for p in _pools(config) if p.provisioning is Provisioning.QUEUED]
+    kueue = config.components.kueue
+    if not queued or not kueue.enabled:
+        return
+    timeout = kueue.wait_for_pods_ready.timeout
+    seconds = sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", timeout))
+    if seconds < QUEUED_POOL_READY_MIN_SECONDS:
+        yield (
+            f"{KUEUE}.waitForPodsReady.timeout",
+            f"{timeout} is shorter than a queued pool ({', '.join(queued)}) can have its pods ready: its nodes boot, "
+            f"install the GPU driver and pull images only after Kueue admits the workload, and cluster autoscaler alone "
+            f"gives its pods {QUEUED_POOL_READY_MIN_SECONDS // 60}m; such workloads would be evicted again and again",
+        )
+
+
+def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
+    """With the idle reclaim on, GPUs are given back when idle; a team Ray cluster gives its GPU
+    workers back through its autoscaler (components/profiles/ray.py RAY_IDLE_TIMEOUT_SECONDS),
+    down to minWorkers only."""
+    if not config.enabled_components()["idleReclaim"]:
+        return
+    for i, team in enumerate(config.teams):
+        if team.ray and team.ray.pool and team.ray.min_workers > 0:
+            yield (
+                f"{_team(i)}.ray.minWorkers",
+                f"team {team.name}'s Ray cluster keeps {team.ray.min_workers} GPU worker(s) of pool {team.ray.pool} even when "
+                "idle, while the idle reclaim gives idle notebook GPUs back; set minWorkers: 0 for its autoscaler to remove "
+                "idle GPU workers (Ray then starts them again for the next task)",
+            )
+
+
+WARNINGS: tuple[Rule, ...] = (
+    Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
+    Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE)),
+    Rule("ray-gpu-workers-scale-to-zero", "With the idle reclaim on, team Ray clusters let idle GPU workers go.", _ray_gpu_workers_scale_to_zero, (TEAMS, ENABLED[0])),
+)
+
+
+def warnings(config: PlatformConfig) -> list[tuple[str, str]]:
+    """What may be meant but usually is not: (path, message) of every warning rule, for a stack that validated."""
+    return [found for rule in WARNINGS for found in rule.check(config)]
 
 
 def cross_checks(config: PlatformConfig, unparsed: Sequence[str] = ()) -> list[tuple[str, str]]:

@@ -9,6 +9,10 @@ the top-level key outside `config:`), so a stack file's problems are listed toge
   Windows shells write by default, and other encodings are refused with how to re-save;
 - the YAML: duplicate keys and keys that are not strings (YAML 1.1, which PyYAML reads,
   takes an unquoted `on`, `yes`, `no` or `1` as a boolean or a number);
+- the shape, before anything is built from it (facts/limits.py, "YAML"): a file larger than
+  a stack file can be, nesting deeper than any stack file's, an anchor whose value contains
+  an alias of itself, and aliases that expand the file past what Pulumi's own reader takes
+  (an "alias bomb"), each refused with the path where it is, in time linear in the file;
 - the top level: what Pulumi's stack settings file has (pulumi/pulumi
   sdk/go/common/workspace/project.go `ProjectStack`: secretsprovider, encryptedkey,
   encryptionsalt, config, environment); a config key written there instead of under
@@ -27,6 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+
+from facts.limits import (
+    STACK_FILE_MAX_BYTES,
+    YAML_ALIAS_MIN_ALIASED,
+    YAML_ALIAS_MIN_DECODES,
+    YAML_MAX_DEPTH,
+    YAML_MAX_VALUES,
+    yaml_allowed_alias_ratio,
+)
 
 Found = list[tuple[str, str]]
 """(path, message) per problem."""
@@ -79,10 +92,26 @@ class Document:
 
 def read_document(path: Path) -> Document:
     """A YAML file's document (UTF-8, no duplicate or non-string keys), or why not."""
+    size = path.stat().st_size
+    if size > STACK_FILE_MAX_BYTES:
+        return Document(
+            problems=[
+                (
+                    FILE,
+                    f"{size:,} bytes: a stack file is a few kilobytes, and this reader takes at most "
+                    f"{STACK_FILE_MAX_BYTES:,}; is it the right file? (a chart's values belong in its values "
+                    "overlay, a few keys each)",
+                )
+            ],
+            fatal=True,
+        )
     text, problem = decode(path.read_bytes())
     if problem:
         return Document(problems=[(FILE, problem)], fatal=True)
     try:
+        shape = shape_problems(text)
+        if shape:
+            return Document(problems=shape, fatal=True)
         document, found = load_yaml(text)
     except yaml.YAMLError as err:
         return Document(problems=[(FILE, f"not valid YAML: {err}")], fatal=True)
@@ -140,6 +169,173 @@ def load_yaml(text: str) -> tuple[Any, Found]:
     finally:
         loader.dispose()
     return _string_keys_only(document), found
+
+
+@dataclass
+class _Open:
+    """A mapping or sequence the event walk is inside."""
+
+    parts: tuple[str | int, ...]
+    anchor: str | None
+    mapping: bool
+    size: int = 1
+    """Values in it so far, aliases expanded (the collection itself counts one)."""
+    index: int = 0
+    """Sequence: the next entry's index. Mapping: 0 before a key, 1 before its value."""
+    key: str | int = "?"
+
+
+def shape_problems(text: str) -> Found:
+    """What no stack file can be, found in one walk of the parser's events (no document is
+    built, so nothing here is recursive or grows with what aliases expand to): nesting deeper
+    than YAML_MAX_DEPTH, an anchor whose value contains an alias of itself, and aliases that
+    expand the document past what Pulumi's reader takes (go-yaml's alias ratio) or past
+    YAML_MAX_VALUES. A syntax error is left to the reader that reports it. libyaml's parser,
+    where PyYAML has it, is fast but stops at a nesting of 1,000 levels with an error of its
+    own; the pure-Python one, which does not, then walks the file again."""
+    if yaml.__with_libyaml__:
+        try:
+            return _shape_problems(text, yaml.CSafeLoader)
+        except yaml.YAMLError:
+            pass
+    try:
+        return _shape_problems(text, yaml.SafeLoader)
+    except yaml.YAMLError:
+        return []  # the reader reports the syntax error itself
+
+
+def _shape_problems(text: str, loader: Any) -> Found:
+    found: Found = []
+    stack: list[_Open] = []
+    anchors: dict[str, tuple[tuple[str | int, ...], int]] = {}
+    """anchor -> (where it is, its value's size with aliases expanded)."""
+    decoded = aliased = 0
+    for event in yaml.parse(text, Loader=loader):
+        if isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            closed = stack.pop()
+            if closed.anchor is not None:
+                anchors[closed.anchor] = (closed.parts, closed.size)
+            _advance(stack, None, closed.size)
+            continue
+        if not isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            continue
+        parts = _next_parts(stack)
+        if isinstance(event, yaml.AliasEvent):
+            alias = str(event.anchor)
+            inside = next((o for o in stack if o.anchor == alias), None)
+            if inside is not None:
+                where = path_of(parts) or FILE
+                found.append(
+                    (
+                        path_of(inside.parts) or FILE,
+                        f"the anchor &{alias} (line {_line(event)}) contains an alias of itself at "
+                        f"{where}: its value would never end, and Pulumi refuses it (\"anchor '{alias}' value contains "
+                        "itself\"); write the value out instead of the alias",
+                    )
+                )
+                _advance(stack, None, 1)
+                continue
+            expanded = anchors.get(alias, ((), 0))
+            decoded += 1 + expanded[1]
+            aliased += expanded[1]
+            _advance(stack, None, 1 + expanded[1])
+            excessive = (
+                aliased > YAML_ALIAS_MIN_ALIASED
+                and decoded > YAML_ALIAS_MIN_DECODES
+                and aliased / decoded > yaml_allowed_alias_ratio(decoded)
+            )
+            if excessive or decoded > YAML_MAX_VALUES:
+                found.append(_expansion(alias, expanded[0], parts, decoded, _line(event)))
+                return found
+            continue
+        decoded += 1
+        anchor = event.anchor
+        if isinstance(event, yaml.ScalarEvent):
+            if anchor is not None:
+                anchors[anchor] = (parts, 1)
+            _advance(stack, event.value, 1)
+        else:
+            if len(stack) >= YAML_MAX_DEPTH:
+                found.append(
+                    (
+                        path_of(_holder(parts)) or FILE,
+                        f"nested more than {YAML_MAX_DEPTH} levels deep (line {_line(event)}): no stack "
+                        "file or chart value nests so deep; flatten it",
+                    )
+                )
+                return found
+            stack.append(_Open(parts, anchor, isinstance(event, yaml.MappingStartEvent)))
+        if decoded > YAML_MAX_VALUES:
+            found.append(
+                (
+                    path_of(_holder(parts)) or FILE,
+                    f"more than {YAML_MAX_VALUES:,} values by line {_line(event)}: a stack file holds a few "
+                    "hundred; is it the right file?",
+                )
+            )
+            return found
+    return found
+
+
+def _line(event: yaml.Event) -> int:
+    return event.start_mark.line + 1 if event.start_mark is not None else 0
+
+
+HOLDER_PARTS = 4
+"""How deep the stack file's own keys go before a value of any shape (a chart's values) starts:
+`config`, `mlplatform:components`, `kueue`, `values`."""
+
+
+def _holder(parts: tuple[str | int, ...]) -> tuple[str | int, ...]:
+    """The key that holds a value nested too deep or too large to name every level of: the
+    last key among the stack file's own (HOLDER_PARTS), list entries dropped."""
+    held = parts[:HOLDER_PARTS]
+    while held and isinstance(held[-1], int):
+        held = held[:-1]
+    return held
+
+
+def _next_parts(stack: list[_Open]) -> tuple[str | int, ...]:
+    """The path of the node the next event starts."""
+    if not stack:
+        return ()
+    top = stack[-1]
+    if top.mapping:
+        return (*top.parts, top.key) if top.index == 1 else (*top.parts, "?")
+    return (*top.parts, top.index)
+
+
+def _advance(stack: list[_Open], scalar: str | None, size: int) -> None:
+    """A node of `size` values ended inside the top of `stack`: count it and move on (a key
+    read makes the next node its value)."""
+    if not stack:
+        return
+    top = stack[-1]
+    top.size += size
+    if not top.mapping:
+        top.index += 1
+    elif top.index == 0:
+        top.key, top.index = (scalar if scalar is not None else "?"), 1
+    else:
+        top.index = 0
+
+
+def _expansion(anchor: str, defined: tuple[str | int, ...], used: tuple[str | int, ...], values: int, line: int) -> tuple[str, str]:
+    """An alias bomb, named where its anchors and the alias that tips it meet: the node that
+    would hold the expansion."""
+    common: tuple[str | int, ...] = ()
+    for a, b in zip(defined, used, strict=False):
+        if a != b:
+            break
+        common = (*common, a)
+    while common and isinstance(common[-1], int):
+        common = common[:-1]
+    return (
+        path_of(common) or FILE,
+        f"aliases expand this to more than {values:,} values (the alias *{anchor} on line {line}, at {path_of(used)}, "
+        f"of &{anchor} at {path_of(defined) or 'the top'}): Pulumi's reader refuses a document that is mostly "
+        "expanded aliases (\"document contains excessive aliasing\"); write the values out, or share less",
+    )
 
 
 def path_of(parts: tuple[str | int, ...]) -> str:

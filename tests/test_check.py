@@ -4,10 +4,8 @@ match the reviewed snapshot, and helm renders the same bytes twice."""
 
 from __future__ import annotations
 
-import copy
 import json
 import re
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -17,9 +15,19 @@ import yaml
 
 from components.images import image_sites
 from facts.image_set import notebook_tag
-from facts.versions import ISTIO, KUBE_PROMETHEUS_STACK, KUBEFLOW_MANIFESTS, RAY_GPU_IMAGE, RAY_IMAGE, image
+from facts.versions import (
+    ISTIO,
+    ISTIO_TREE_VERSION,
+    KUBE_PROMETHEUS_STACK,
+    KUBEFLOW_MANIFESTS,
+    RAY_GPU_IMAGE,
+    RAY_IMAGE,
+    image,
+)
+from runtimes import kueue_guard
 from stacks.config import load
 from tests.support import mirror, renders, snapshots
+from tests.support.renders import edited, violations, with_objects
 from tooling import check as lint
 from tooling import cluster_version, fullrender, schemas
 from tooling.fullrender import FullRender, Rendered
@@ -33,32 +41,6 @@ def rendered(stack: str, image_mirror: bool = False) -> FullRender:
     """The stack's full render, shared with the other test files (tests/support/renders.py);
     `image_mirror`: of its copy with mlplatform:images.mirror set."""
     return renders.rendered(stack, image_mirror)
-
-
-def with_objects(render: FullRender, change: Callable[[list[Rendered]], list[Rendered]]) -> FullRender:
-    return replace(render, objects=change(list(render.objects)))
-
-
-def edited(render: FullRender, kind: str, name: str, edit: Callable[[dict[str, Any]], None]) -> FullRender:
-    """`render` with one object changed by `edit` (on a copy)."""
-
-    def change(objects: list[Rendered]) -> list[Rendered]:
-        result = []
-        for o in objects:
-            if o.obj.get("kind") == kind and o.key[3] == name:
-                obj = copy.deepcopy(o.obj)
-                edit(obj)
-                o = replace(o, obj=obj)
-            result.append(o)
-        return result
-
-    return with_objects(render, change)
-
-
-def violations(render: FullRender, rule: str) -> list[lint.Violation]:
-    chosen = [r for r in lint.RULES if r.name == rule]
-    assert chosen, rule
-    return lint.check(render, chosen)
 
 
 def test_the_image_rules_are_in_the_rule_list() -> None:
@@ -233,24 +215,24 @@ def test_order_rule_catches_a_namespace_nothing_creates() -> None:
     assert [v.message for v in violations(broken, "order")] == ["namespace nowhere is created by nothing in the platform"]
 
 
-def test_webhook_rule_catches_a_network_policy_that_drops_the_api_server() -> None:
+def test_control_plane_reach_rule_catches_a_network_policy_that_drops_the_api_server() -> None:
     """kubeflow-system's `trainer-webhook` policy selects a label the chart's pods lack unless we add it."""
 
     def unlabel(obj: dict[str, Any]) -> None:
         del obj["spec"]["template"]["metadata"]["labels"]["service.istio.io/canonical-name"]
 
     broken = edited(rendered("kind"), "Deployment", "kubeflow-trainer-controller-manager", unlabel)
-    found = violations(broken, "webhook")
+    found = violations(broken, "control-plane-reach")
     assert found and all("drop the API server's traffic to port 9443" in v.message for v in found)
 
 
-def test_webhook_rule_catches_a_port_the_private_cluster_firewall_keeps_closed() -> None:
+def test_control_plane_reach_rule_catches_a_port_the_private_cluster_firewall_keeps_closed() -> None:
     render = rendered("dev")
     plan = render.plan
     firewall = plan.of_type(lint.FIREWALL)[0]
     closed = replace(firewall, inputs={**firewall.inputs, "allows": [{"protocol": "tcp", "ports": ["8443", "9443", "15017"]}]})
     broken = replace(render, plan=replace(plan, resources=[closed if r.urn == firewall.urn else r for r in plan.resources]))
-    messages = {v.message for v in violations(broken, "webhook")}
+    messages = {v.message for v in violations(broken, "control-plane-reach")}
     assert any("poddefaults-webhook-service" in m and "does not open port 4443" in m for m in messages)
 
 
@@ -384,7 +366,7 @@ def test_image_pin_rule_fails_a_deployed_image_the_render_lost() -> None:
 
 
 def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewrite() -> None:
-    """The tree's own istiod and injector values, before the platform's transforms."""
+    """The tree's own istiod and injector values (Istio ISTIO_TREE_VERSION), before the platform's transforms."""
     render = rendered("kind")
 
     def untransformed(objects: list[Rendered]) -> list[Rendered]:
@@ -394,10 +376,10 @@ def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewri
     found = violations(with_objects(render, untransformed), "retired-registry")
     messages = {(v.object, v.message.split(" is from ")[0]) for v in found}
     assert messages == {
-        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO.version}'"),
+        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO_TREE_VERSION}'"),
         ("ConfigMap istio-system/istio-sidecar-injector", "data.values global hub: hub 'registry.istio.io/release'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO_TREE_VERSION}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO_TREE_VERSION}'"),
     }
     istiod = next(v.message for v in found if v.object.startswith("Deployment"))
     assert "is from registry.istio.io/release, which stops serving images on 2027-01-01; use docker.io/istio" in istiod
@@ -557,8 +539,13 @@ def test_full_render_ray_clusters_use_tokens_and_every_team_binds_the_kueue_guar
         assert cluster["spec"]["authOptions"] == {"mode": "token"}
         containers = [c["name"] for c in cluster["spec"]["headGroupSpec"]["template"]["spec"]["containers"]]
         assert containers[0] == "ray-head" and "dashboard-auth" in containers
-    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy"]
-    bindings = {o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    guard = kueue_guard.TRAINJOB_GPU_POLICY
+    policies = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] == guard]
+    bindings = {
+        o["spec"]["matchResources"]["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]: o
+        for o in objects
+        if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] == guard
+    }
     if stack == "kind":  # no GPU pools, no GPU runtimes to guard
         assert policies == [] and bindings == {}
         return

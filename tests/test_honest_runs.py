@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from tests.conftest import UPDATE_SNAPSHOTS_SET, refusals
+from tests.support.checkout import copy_working_tree
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -21,12 +22,15 @@ def test_a_set_update_snapshots_is_refused_everywhere() -> None:
 
 def test_ci_without_the_mirror_fails_the_run_naming_mlplatform_mirror(tmp_path: Path) -> None:
     """The real hook, in a pytest of its own: CI=true, UPDATE_SNAPSHOTS=1 and a mirror that is
-    not there stop the run before any test (exit 4, usage error), each problem said."""
+    not there stop the run before any test (exit 4, usage error), each problem said. It runs in
+    a copy of the working tree, which has no mirror of its own (.mlplatform/upstream, found
+    before MLPLATFORM_MIRROR) and no ../shared beside it."""
+    copy = copy_working_tree(tmp_path / "repo")
     env = {**os.environ, "CI": "true", "UPDATE_SNAPSHOTS": "1", "MLPLATFORM_MIRROR": str(tmp_path / "no-mirror")}
     env.pop("PYTEST_XDIST_WORKER", None)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "--collect-only", "-q", "tests/test_quantity.py"],
-        cwd=REPO,
+        cwd=copy,
         env=env,
         capture_output=True,
         text=True,

@@ -11,20 +11,18 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from args.components import dcgm_exporter_args
 from components.base import overlay_values
 from components.dcgm import dcgm_exporter_values
 from components.gateway import GATEWAY_PORTS, GOOGLE_LB_RANGES
-from infra.gke import WEBHOOK_PORTS
+from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks.config import load
 from tests.conftest import base_gke, with_changes
+from tests.support import mirror
 from tooling.plan import MOCK_PROJECT_NUMBER, Plan, evaluate
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests" / "stacks" / "Pulumi.dev-shared-vpc.yaml"
-MIRROR = REPO.parent / "shared" / "upstream"
 HOST = "acme-net-host"
 NETWORK = f"projects/{HOST}/global/networks/shared-vpc"
 SUBNETWORK = f"projects/{HOST}/regions/us-central1/subnetworks/ml-dev-us-central1"
@@ -189,7 +187,7 @@ def test_the_kueue_overlay_is_merged_into_the_charts_values() -> None:
 def test_the_docs_firewall_commands_open_what_the_program_opens() -> None:
     """docs/gke-network.md gives the host project's admins the rules to make by hand."""
     text = (REPO / "docs" / "gke-network.md").read_text()
-    assert "--allow " + ",".join(f"tcp:{port}" for port in WEBHOOK_PORTS) in text
+    assert "--allow " + ",".join(f"tcp:{port}" for port in CONTROL_PLANE_TARGET_PORTS) in text
     assert "--allow " + ",".join(f"tcp:{port}" for port in GATEWAY_PORTS) in text
     assert "--source-ranges " + ",".join(GOOGLE_LB_RANGES) in text
 
@@ -201,14 +199,14 @@ def test_overlay_values_merges_mappings_and_replaces_everything_else() -> None:
     assert ours == {"a": {"b": 1, "c": [1, 2]}, "d": "x"}  # the platform's values are left as they were
 
 
-@pytest.mark.skipif(not MIRROR.is_dir(), reason=f"no upstream mirror at {MIRROR} (../shared/upstream)")
+@mirror.needed
 def test_the_stack_renders_and_checks_clean_with_the_overlay_in_the_render() -> None:
     from components.sources import mirror_sources
     from tooling.check import check
     from tooling.fullrender import full_render
 
     config = load(str(FIXTURE))
-    render = full_render(evaluate(config.model_copy(update={"sources": mirror_sources(MIRROR)}), "dev-shared-vpc"))
+    render = full_render(evaluate(config.model_copy(update={"sources": mirror_sources(mirror.MIRROR)}), "dev-shared-vpc"))
     assert check(render) == []
     (manager,) = [
         o.obj for o in render.objects if o.obj.get("kind") == "Deployment" and o.key[3] == "kueue-controller-manager"

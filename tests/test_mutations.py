@@ -5,6 +5,7 @@ them (about two thousand), planning the accepted ones for real."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -28,7 +29,7 @@ def _one(stack: str, path: tuple[str | int, ...], kind: str, value: object = ANY
 
 def test_the_mutations_cover_every_kind_and_know_what_the_schema_documents() -> None:
     everything = all_mutations()
-    assert {m.kind for m in everything} == {"drop", "empty", "duplicate", "wrong-type", "out-of-range"}
+    assert {m.kind for m in everything} == {"drop", "empty", "duplicate", "wrong-type", "out-of-range", "overlay"}
     # every fixture of tests/stacks/, whichever a branch adds (a stack name means a fixture here)
     assert {m.stack for m in everything} == set(stack_names()) >= {"dev", "dev-shared-vpc", "kind", "prod"}
     C = "mlplatform:cluster"
@@ -49,6 +50,25 @@ def test_the_mutations_cover_every_kind_and_know_what_the_schema_documents() -> 
     bucket = ("mlplatform:teams", 0, "bucket")
     assert [m for m in mutations("dev") if m.path == bucket and m.kind == "wrong-type" and m.value is None] == []  # optional
     assert _one("dev", (C, "name"), "drop").value is DROP
+    # issue 31's surfaces, which no fixture sets (tests/support/mutations.py SURFACES)
+    assert _one("dev", ("mlplatform:images", "mirror"), "empty").invalid
+    assert _one("dev", ("mlplatform:sources", "charts"), "wrong-type", 7).invalid
+    assert _one("dev", ("mlplatform:overrides", "zones"), "duplicate").invalid
+    assert _one("dev", ("mlplatform:overrides", "gkeVersions"), "wrong-type", "seven").invalid
+    assert _one("prod", (C, "network", "podsCidr"), "wrong-type", 7).invalid
+    assert _one("prod", (C, "minMasterVersion"), "empty").invalid
+    assert _one("prod", ("mlplatform:components", "pipelines", "cloudSql", "retainedBackups"), "out-of-range", 0).invalid
+    K = "mlplatform:components"
+    overlay = [m for m in everything if m.stack == "kind" and m.kind == "overlay"]
+    assert (K, "trainer", "values", "jobset", "install") in {m.path for m in overlay}
+    assert all(m.invalid for m in overlay)
+
+
+def test_a_seeded_sample_of_overlay_keys_is_refused(tmp_path: Path) -> None:
+    """Keys the program sets, changed in an overlay: each refused, every chart of the fixtures."""
+    chosen = random.Random(SEED).sample([m for m in all_mutations() if m.kind == "overlay"], 24)
+    outcomes = [run(m, tmp_path) for m in chosen]
+    assert [f"{o.mutation.id}: {o.failures()}" for o in outcomes if o.failures() or o.code != 2] == []
 
 
 def test_a_seeded_sample_of_mutations_exits_0_or_2_and_refuses_what_is_documented_invalid(

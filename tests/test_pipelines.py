@@ -19,7 +19,9 @@ import yaml
 from args.teams import TeamPipelines
 from components import pipelines as kfp
 from components import team_pipelines
+from components.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
 from components.sources import mirror_sources, prepared_tree
+from facts import mysql_auth
 from facts.versions import (
     ARGO_WORKFLOWS,
     BUSYBOX,
@@ -196,8 +198,33 @@ def test_seaweedfs_registers_the_teams_before_it_reports_ready_and_rolls_when_th
     refs = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in container["env"] if e["name"].startswith("TEAM_")}
     assert refs[kfp.env_name(teams[0], "accesskey")] == {"name": kfp.TEAM_KEYS_SECRET, "key": f"{teams[0]}-accesskey"}
     assert len(refs) == 2 * len(teams)
-    assert kfp.TEAMS_ANNOTATION in weed["spec"]["template"]["metadata"]["annotations"]
+    assert CONFIG_DIGEST_ANNOTATION in weed["spec"]["template"]["metadata"]["annotations"]
     assert set(_one(render, "Secret", kfp.TEAM_KEYS_SECRET)["stringData"]) == {f"{t}-{k}" for t in teams for k in ("accesskey", "secretkey")}
+
+
+def _readers_digest(args: kfp.PipelinesArgs, password: str = "p") -> dict[str, Any]:
+    """The digest each of the tree's Deployments gets from the transforms (plain generated values)."""
+    transforms = kfp.pipelines_transforms(args, password, "root", "access", "secret")
+    (rolled,) = [t for t in transforms if getattr(t, "func", None) is with_config_digest]
+    found = {}
+    for kind, name in kfp.CONFIG_READERS:
+        props = rolled({"kind": kind, "metadata": {"name": name}, "spec": {"template": {"spec": {}}}})
+        assert props is not None, name
+        found[name] = props["spec"]["template"]["metadata"]["annotations"][CONFIG_DIGEST_ANNOTATION]
+    return found
+
+
+def test_pipelines_pods_roll_when_the_teams_or_a_password_change() -> None:
+    """Every reader of what the program writes into the tree gets one digest, and each input moves it."""
+    kind = load("kind")
+    args = kfp.PipelinesArgs(
+        sources=kind.sources, settings=kind.components.pipelines, artifacts_in_cluster=True, in_cluster_teams=("nlp",)
+    )
+    before = _readers_digest(args)
+    assert len(set(before.values())) == 1 and None not in before.values()
+    for changed in (replace(args, in_cluster_teams=("nlp", "vision")), replace(args, in_cluster_teams=())):
+        assert set(_readers_digest(changed).values()).isdisjoint(before.values())
+    assert set(_readers_digest(args, password="rotated").values()).isdisjoint(before.values())
 
 
 def test_with_no_team_left_the_store_still_drops_every_team_identity(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
@@ -287,6 +314,15 @@ def test_pipelines_need_kubeflow() -> None:
 # --- GKE: Cloud SQL ---------------------------------------------------------------------
 
 
+def test_the_metadata_server_can_sign_in_to_the_database_on_gke_and_kind() -> None:
+    """ML Metadata speaks mysql_native_password only: Cloud SQL must give our user that plugin,
+    and the in-cluster MySQL 8.4 must be started with it on (it is off by default in 8.4)."""
+    assert mysql_auth.CLOUD_SQL_USER_PLUGIN[CLOUD_SQL_MYSQL.version] in mysql_auth.METADATA_CLIENT_PLUGINS
+    assert mysql_auth.CLOUD_SQL_USER_PLUGIN["MYSQL_8_4"] not in mysql_auth.METADATA_CLIENT_PLUGINS
+    mysql = _one(rendered("kind"), "Deployment", "mysql")["spec"]["template"]["spec"]["containers"][0]
+    assert set(mysql_auth.IN_CLUSTER_MYSQL_ARGS) <= set(mysql["args"])
+
+
 @pytest.mark.parametrize(("stack", "protected"), [("dev", False), ("prod", True)])
 def test_gke_keeps_the_database_on_cloud_sql_private_ip_with_backups(stack: str, protected: bool, shipped_plan: Callable[[str], Plan]) -> None:
     plan = shipped_plan(stack)
@@ -345,8 +381,8 @@ def test_on_gke_the_components_reach_cloud_sql_and_the_trees_mysql_runs_no_repli
     ("tier", "message"),
     [
         ("db-n1-standard-2", "is not a Cloud SQL tier such as db-custom-2-7680"),
-        ("db-custom-3-7680", "a custom tier has 1 or an even number of vCPUs"),
-        ("db-custom-2-1000", "memory must be a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU"),
+        ("db-custom-3-7680", "3 vCPUs: Cloud SQL's custom tiers have 1 or an even number of vCPUs up to 96"),
+        ("db-custom-2-1000", "1000 MiB for 2 vCPUs: Cloud SQL takes a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU and at least 3840 MiB"),
     ],
 )
 def test_a_cloud_sql_tier_is_checked_before_google_refuses_it(tier: str, message: str) -> None:

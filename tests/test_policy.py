@@ -257,7 +257,14 @@ def test_team_profile_without_quota(team_view: StackView) -> None:
     # components/profiles/namespace.py always writes the quota: removed from a recorded plan.
     view = edit(team_view, kind_of("Profile", "vision"), lambda p: p["spec"].pop("resourceQuotaSpec"))
     [violation] = only(check(view), "team-quota")
-    assert "resourceQuotaSpec.hard lacks cpu, memory, requests.nvidia.com/gpu" in violation.message
+    assert violation.message.split(": ", 1)[1] == "resourceQuotaSpec.hard lacks cpu, memory"
+
+
+def test_team_without_a_queue_needs_a_gpu_quota(team_view: StackView) -> None:
+    # Kueue's LocalQueue admits the team's GPU pods; without it the ResourceQuota must limit GPUs.
+    view = drop(team_view, kind_of("LocalQueue", "default"))
+    [violation] = [v for v in check(view) if v.rule == "team-quota"]
+    assert violation.message == "team vision: resourceQuotaSpec.hard lacks requests.nvidia.com/gpu"
 
 
 def test_team_namespace_without_profile(team_view: StackView) -> None:
@@ -268,7 +275,9 @@ def test_team_namespace_without_profile(team_view: StackView) -> None:
 
 def test_team_without_default_local_queue(team_view: StackView) -> None:
     # Every team gets LocalQueue `default`: dropped from a recorded plan.
-    [violation] = only(check(drop(team_view, kind_of("LocalQueue", "default"))), "team-default-queue")
+    found = check(drop(team_view, kind_of("LocalQueue", "default")))
+    assert rules_hit(found) == {"team-default-queue", "team-quota"}  # and so no queue admits its GPU pods
+    [violation] = [v for v in found if v.rule == "team-default-queue"]
     assert "no LocalQueue 'default'" in violation.message
 
 

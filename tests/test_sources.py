@@ -11,7 +11,7 @@ from components.sources import ChartSource, chart_source, kubeflow_tree, mirror_
 from facts.versions import CERT_MANAGER, KUBE_PROMETHEUS_STACK, KUEUE_CHART
 from stacks.schema import Sources
 from tests.conftest import base_kind, with_changes
-from tooling.cli import SHARED_MIRROR as SHARED_UPSTREAM
+from tests.support import mirror
 from tooling.plan import Plan
 from tooling.render import upstream
 
@@ -28,8 +28,8 @@ def test_public_upstreams_by_default() -> None:
 
 
 def test_each_kind_of_chart_mirror() -> None:
-    oci = Sources(charts="oci://europe-docker.pkg.dev/acme/charts")
-    assert chart_source(KUEUE_CHART, oci) == ChartSource("oci://europe-docker.pkg.dev/acme/charts/kueue", "0.19.2")
+    oci = Sources(charts="oci://europe-docker.pkg.dev/acme-ml/charts")  # a project ID has 6-30 characters
+    assert chart_source(KUEUE_CHART, oci) == ChartSource("oci://europe-docker.pkg.dev/acme-ml/charts/kueue", "0.19.2")
     repo = Sources(charts="https://charts.acme.internal")
     assert chart_source(KUEUE_CHART, repo) == ChartSource("kueue", "0.19.2", "https://charts.acme.internal")
     local = Sources(charts="/srv/mirror/charts/")
@@ -42,10 +42,10 @@ def test_a_chart_versioned_with_its_v_keeps_it_in_every_source() -> None:
     assert chart_source(CERT_MANAGER, Sources(charts="https://charts.acme.internal")) == ChartSource(
         "cert-manager", "v1.21.1", "https://charts.acme.internal"
     )
-    local = chart_source(CERT_MANAGER, mirror_sources(SHARED_UPSTREAM))
-    assert local == ChartSource(f"{SHARED_UPSTREAM}/charts/cert-manager-v1.21.1.tgz", "v1.21.1")
-    if SHARED_UPSTREAM.is_dir():
-        assert Path(local.chart).is_file(), "the shared mirror holds the archive under that name"
+    local = chart_source(CERT_MANAGER, mirror_sources(mirror.MIRROR))
+    assert local == ChartSource(f"{mirror.MIRROR}/charts/cert-manager-v1.21.1.tgz", "v1.21.1")
+    if mirror.FOUND:
+        assert Path(local.chart).is_file(), "the mirror holds the archive under that name"
 
 
 def test_each_kind_of_manifests_mirror() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from stacks.config import ConfigError, validate
-from stacks.rules import RULES, cross_checks
+from stacks.rules import RULES, WARNINGS, cross_checks, warnings
 from stacks.schema import PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
@@ -93,6 +93,21 @@ CASES = [
     Case("values for a component that is off", {f"{K}.monitoring": {"enabled": False, "values": {"prometheus": {"prometheusSpec": {"replicas": 2}}}}}, f"{K}.monitoring.values", "monitoring is off here, so no chart takes these values; remove them or enable monitoring", rule="chart-values-reach-a-chart"),
     Case("values for GKE's Ray add-on", {f"{K}.kuberay": {"source": "gke-addon", "values": {"operatorCommand": "x"}}}, f"{K}.kuberay.values", "source gke-addon is GKE's managed Ray operator, not the chart; remove values", rule="chart-values-reach-a-chart"),
     Case("values for NVIDIA's chart on kind", {f"{K}.dcgmExporter": {"values": {"resources": {}}}}, f"{K}.dcgmExporter.values", "dcgmExporter is off here, so no chart takes these values; remove them or enable dcgmExporter", base="kind", rule="chart-values-reach-a-chart"),
+    Case("a zone its region does not have", {f"{P0}.zones": ["us-central1-e"]}, f"{C}.gpuPools[0].zones", "'us-central1-e' is not a zone of us-central1 (facts/regions.py lists us-central1-a, us-central1-b, us-central1-c, us-central1-f, as of 2026-12-01): check it against `gcloud compute zones list --filter=region:us-central1`; if Google opened it since, add it to facts/regions.py, or take it knowingly with mlplatform:overrides: {zones: [us-central1-e]}", rule="zones-known"),
+    Case("a gke version the channel no longer offers", {f"{C}.minMasterVersion": "1.30"}, f"{C}.minMasterVersion", "1.30 is older than the oldest minor the REGULAR channel offers (1.34 to 1.36, https://docs.cloud.google.com/kubernetes-engine/docs/release-notes, 'Current versions', 'Available minor versions' (read 2026-12-02)), so GKE refuses to create the cluster at it; pick one of 1.34 to 1.36 (`gcloud container get-server-config --flatten=channels --filter=channels.channel=REGULAR`), remove it for the channel's default, or take a newer one knowingly with mlplatform:overrides: {gkeVersions: [\"1.30\"]}", rule="gke-version-offered"),
+    Case("cloud sql settings on kind", {f"{K}.pipelines": {"enabled": False, "cloudSql": {"tier": "db-custom-2-7680"}}, f"{K}.pipelines.enabled": True, f"{K}.kubeflow.enabled": True}, f"{K}.pipelines.cloudSql", "cloudSql is the database of a gke stack; on kind Pipelines keeps MySQL in the cluster (its volume: databaseStorage); remove cloudSql", base="kind", rule="pipelines-database-of-the-target"),
+    Case("in-cluster database on gke", {f"{K}.pipelines": {"enabled": True, "databaseStorage": "50Gi"}}, f"{K}.pipelines.databaseStorage", "on gke the pipelines database is Cloud SQL (cloudSql.diskSizeGb sizes it), and databaseStorage, the in-cluster MySQL's volume, would be ignored; remove it or set cloudSql.diskSizeGb", rule="pipelines-database-of-the-target"),
+    Case("cloud sql without a private path", {f"{K}.pipelines": {"enabled": True, "cloudSql": {"privateServiceAccess": False}}}, f"{K}.pipelines.cloudSql.privateServiceAccess", "the stack creates its network, which has no Private Service Access unless the program makes it, and the Cloud SQL instance has a private IP only: it would have no path to the cluster; remove privateServiceAccess: false (it is for an existing network that has one)", rule="pipelines-database-of-the-target"),
+    Case("an object store larger than a disk", {f"{K}.pipelines": {"enabled": True, "objectStoreStorage": "100Ti"}}, f"{K}.pipelines.objectStoreStorage", "100Ti is more than GKE's default StorageClass provisions (a Persistent Disk of at most 64Ti); give at most 64Ti", rule="volumes-fit-the-storage-class"),
+    Case("a pod range too small for the pools", {f"{C}.network": {"podsCidr": "10.16.0.0/22"}}, f"{C}.network.podsCidr", "10.16.0.0/22 holds 4 nodes' Pod ranges (a /24 each), and the pools start with 3 nodes: the cluster could not be created; use a larger range".replace("the pools start with 3 nodes: the cluster could not be created; use a larger range", "the pools may grow to 15 nodes (their max per zone times their zones), which they never could; use a larger range or lower the pools' max"), rule="network-holds-the-pools"),
+    Case("a subnet too small for the first nodes", {f"{C}.network": {"subnetCidr": "10.0.0.0/29"}, f"{C}.systemPool": {"min": 2}}, f"{C}.network.subnetCidr", "10.0.0.0/29 holds 4 node IPs, and the pools start with 6 nodes: the cluster could not be created; use a larger range", rule="network-holds-the-pools"),
+    Case("a group as a team's owner", {**OIDC, f"{K}.kubeflow.auth.groups": [{"name": "ml@acme.com", "members": ["a@acme.com"]}], T: [{**TEAM, "owner": "ml@acme.com"}]}, f"{T}[0].owner", f"ml@acme.com is a group ({K}.kubeflow.auth.groups[0]), and a team's owner is one person; name a person as owner and the group as a contributor, {{group: ml@acme.com, role: admin}}", rule="people-not-groups"),
+    Case("a group as a person contributor", {**OIDC, f"{K}.kubeflow.auth.groups": [{"name": "ml@acme.com", "members": ["a@acme.com"]}], T: [{**TEAM, "contributors": [{"email": "ml@acme.com", "role": "edit"}]}]}, f"{T}[0].contributors[0].email", f"ml@acme.com is a group ({K}.kubeflow.auth.groups[0]): as email it is taken for one person, who does not exist; write {{group: ml@acme.com, role: edit}}", rule="people-not-groups"),
+    Case("the security group as a grafana admin", {**OIDC, f"{C}.securityGroup": "gke-security-groups@acme.com", f"{K}.monitoring": {"enabled": True, "grafanaAdmins": ["gke-security-groups@acme.com"]}}, f"{K}.monitoring.grafanaAdmins[0]", f"gke-security-groups@acme.com is a group ({C}.securityGroup), and Grafana admins are people (the gateway asserts a person); list the group's members here instead", rule="people-not-groups"),
+    Case("a ray cluster named like the object store's secret", {T: [{**TEAM, "ray": {"name": "mlpipeline-minio-artifact"}}]}, f"{T}[0].ray.name", "KubeRay names the Ray cluster's token Secret after the cluster, and 'mlpipeline-minio-artifact' is the Secret with the team's keys to Pipelines' in-cluster object store (components/team_pipelines.py OBJECT_STORE_SECRET, the name KFP's launcher and Argo read) in every team namespace: one would overwrite the other; pick another name, e.g. ray", base="kind", rule="team-ray-name-free"),
+    Case("kind's notebook registry on gke", {f"{K}.kubeflow.notebookRegistry": "localhost/mlplatform"}, f"{K}.kubeflow.notebookRegistry", "'localhost/mlplatform' is a registry on the machine itself (kind's `make notebook-images` loads images there); a GKE node would ask itself for the image; remove the key to use the stack's Artifact Registry repository, or name a registry the nodes reach", rule="notebook-registry-reachable"),
+    Case("a mirror in a region that does not exist", {"mlplatform:images": {"mirror": "europe-west99-docker.pkg.dev/acme-ml/mirror"}}, "mlplatform:images.mirror", "'europe-west99' is not a Google Cloud region facts/regions.py knows (as of 2026-12-01) (did you mean europe-west9 or europe-west8?): check the spelling against `gcloud compute regions list`; if Google opened it since, add it to facts/regions.py, or take it knowingly with mlplatform:overrides: {regions: [europe-west99]}", rule="regions-known"),
+    Case("idle reclaim on kind", {f"{K}.idleReclaim": {"enabled": True}}, f"{K}.idleReclaim.enabled", "idle reclaim needs monitoring (the Prometheus it reads) and dcgmExporter (the GPUs' utilisation; kind has no GPUs); enable them or remove idleReclaim.enabled", base="kind", rule="idle-reclaim-can-judge"),
     Case("team pushes images without the registry", {f"{C}.imageRegistry": {"enabled": False}, f"{K}.kubeflow.notebookRegistry": "ghcr.io/acme/ml", T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", rule="team-push-images-needs-registry"),
 ]
 
@@ -104,6 +119,25 @@ def test_rule_reports_exactly_its_problem(case: Case) -> None:
     with pytest.raises(ConfigError) as caught:
         validate(case.stack(), "bad.yaml")
     assert [(p.path, p.message) for p in caught.value.problems] == [(case.path, case.message)]
+
+
+WARNING_CASES = [
+    Case("a cohort no other team names", {T: [{**TEAM, "cohort": "reserch"}, {**TEAM, "name": "nlp", "owner": "b@acme.com", "cohort": "research"}, {**TEAM, "name": "cv", "owner": "b@acme.com", "cohort": "research"}]}, f"{T}[0].cohort", "no other team names cohort 'reserch', so team vision borrows from and lends to nobody (a typo of another team's cohort?)", rule="cohort-shared"),
+    Case("a ray cluster that keeps idle gpu workers", {**OIDC, f"{K}.monitoring": {"enabled": True}, f"{K}.dcgmExporter": {"enabled": True}, T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "minWorkers": 1}}]}, f"{T}[0].ray.minWorkers", "team vision's Ray cluster keeps 1 GPU worker(s) of pool l4 even when idle, while the idle reclaim gives idle notebook GPUs back; set minWorkers: 0 for its autoscaler to remove idle GPU workers (Ray then starts them again for the next task)", rule="ray-gpu-workers-scale-to-zero"),
+    Case("a pods-ready timeout a queued pool cannot meet", {f"{P0}.provisioning": "queued", f"{K}.kueue": {"waitForPodsReady": {"timeout": "5m"}}}, f"{K}.kueue.waitForPodsReady.timeout", "5m is shorter than a queued pool (l4) can have its pods ready: its nodes boot, install the GPU driver and pull images only after Kueue admits the workload, and cluster autoscaler alone gives its pods 10m; such workloads would be evicted again and again", rule="queued-pools-can-get-ready"),
+]
+
+
+@pytest.mark.parametrize("case", WARNING_CASES, ids=[c.id for c in WARNING_CASES])
+def test_warning_reports_exactly_its_problem_and_the_stack_still_validates(case: Case) -> None:
+    rule = next(r for r in WARNINGS if r.name == case.rule)
+    config = validate(case.stack(), "ok.yaml")
+    assert rule.problems(config) == [(case.path, case.message)]
+    assert warnings(config) == [(case.path, case.message)]
+
+
+def test_every_warning_has_a_case() -> None:
+    assert sorted({r.name for r in WARNINGS} - {c.rule for c in WARNING_CASES}) == []
 
 
 def test_every_rule_has_a_case() -> None:
@@ -171,3 +205,10 @@ def test_two_static_users_of_one_password_variable_are_refused(monkeypatch: pyte
             "facts/naming.py dex_password_env",
         )
     ]
+
+
+def test_the_secret_names_a_ray_cluster_may_not_take_are_the_ones_the_program_writes() -> None:
+    from components.team_pipelines import OBJECT_STORE_SECRET
+    from facts.naming import TEAM_NAMESPACE_SECRETS
+
+    assert set(TEAM_NAMESPACE_SECRETS) == {OBJECT_STORE_SECRET}

@@ -4,13 +4,17 @@ names and objects, the Profile's owner and quota, the LimitRange."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from args.teams import team_args
 from components.access import GATEWAY_PRINCIPAL
 from components.profiles.namespace import contributor_objects
+from components.profiles.namespace import profile as team_profile
 from facts.naming import kfam_binding_name
+from stacks.config import validate
 from stacks.schema import Role, Team
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.teams import TEAM, objects_of
@@ -56,12 +60,43 @@ def test_contributor_objects_as_kfam_writes_them() -> None:
     assert viewer["metadata"]["annotations"] == {"user": "bo@acme.com", "role": "view"}
 
 
+def test_a_team_in_a_cohort_has_namespace_quota_for_what_it_may_borrow() -> None:
+    """Kueue admits a job on the cohort's unused quota; the namespace's ResourceQuota must not then
+    refuse its pods (a job waiting for pods ready would be requeued for ever)."""
+    nlp = {**TEAM, "name": "nlp", "owner": "lead@acme.com", "cohort": "research", "quota": {"gpus": {"nvidia-l4": 4}, "cpu": "32", "memory": "128Gi", "notebooks": 1}}
+    research = {**nlp, "name": "research", "owner": "eve@acme.com", "quota": {"gpus": {"nvidia-l4": 2}, "cpu": "16", "memory": "64Gi"}}
+    alone = {**TEAM, "name": "alone", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": 1}, "cpu": "8", "memory": "8Gi", "notebooks": 1}}
+    objects = objects_of(with_changes(base_gke(), {"mlplatform:teams": [nlp, research, alone]}), team="nlp")
+    queue = objects[("ClusterQueue", "nlp")]["spec"]["resourceGroups"]
+    assert queue[0]["flavors"][0]["resources"] == [
+        {"name": "cpu", "nominalQuota": "32", "borrowingLimit": "16"},
+        {"name": "memory", "nominalQuota": "128Gi", "borrowingLimit": "64Gi"},
+    ]
+    assert queue[1]["flavors"] == [{"name": "l4", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 4, "borrowingLimit": 2}]}]
+    # 32 + 16 CPUs and 128Gi + 64Gi, and one notebook (0.5 CPU, 1Gi) with its sidecar (10m, 40Mi);
+    # the 4 + 2 GPUs are the queue's alone (Kueue admits every GPU pod of the namespace).
+    assert objects[("Profile", "nlp")]["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "48510m", "memory": "197672Mi"}
+    lone = objects_of(with_changes(base_gke(), {"mlplatform:teams": [nlp, research, alone]}), team="alone")
+    assert "borrowingLimit" not in str(lone[("ClusterQueue", "alone")])
+    assert lone[("Profile", "alone")]["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "8510m", "memory": "9256Mi"}
+
+
+def test_without_kueue_the_namespace_quota_limits_gpus() -> None:
+    """Team args without Kueue (the schema makes teams need it; TeamArgs allows it): no queue
+    admits GPU pods, so the ResourceQuota is what holds the team to its GPUs."""
+    config = validate(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}), "test")
+    args = replace(team_args(config, config.teams[0]), kueue=False)
+    assert team_profile(args)["spec"]["resourceQuotaSpec"]["hard"]["requests.nvidia.com/gpu"] == "8"
+
+
 def test_profile_owner_quota_and_workload_identity() -> None:
     objects = objects_of(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))
     profile = objects[("Profile", "vision")]
     assert profile["apiVersion"] == "kubeflow.org/v1"
     assert profile["spec"]["owner"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "lead@acme.com"}
-    assert profile["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "64", "memory": "256Gi", "requests.nvidia.com/gpu": "8"}
+    # The queue's 64 CPUs and 256Gi, and room for two notebooks at the form's default (0.5 CPU,
+    # 1Gi) with their mesh sidecars (10m, 40Mi): 64 + 2 x 0.51 CPUs, 256Gi + 2 x 1064Mi.
+    assert profile["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "65020m", "memory": "264272Mi"}
     # No WorkloadIdentity plugin (the controller would call IAM itself): we annotate the KSA.
     assert "plugins" not in profile["spec"]
     account = objects[("ServiceAccount", "default-editor")]

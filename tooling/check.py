@@ -10,14 +10,25 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from functools import cached_property
 from typing import Any
 
+import yaml
+
+from components.base import CONFIG_DIGEST_ANNOTATION
 from components.gateway import GOOGLE_LB_RANGES
-from components.images import ImageSite, image_sites
+from components.images import ImageSite, image_sites, image_transform
+from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
+from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
+from components.kueue import NAMESPACE as KUEUE_NAMESPACE
+from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
+from facts.config_reload import reloads
+from facts.image_files import image_provides
 from facts.image_refs import (
     FLOATING_TAGS,
     ImagePolicy,
@@ -30,16 +41,30 @@ from facts.image_refs import (
 )
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
+from facts.node_labels import GPU_RESOURCE
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
-from infra.gke import WEBHOOK_PORTS
+from infra.gke import CONTROL_PLANE_TARGET_PORTS
+from stacks import quantity
 from stacks.schema import GkeClusterConfig
 from tooling import cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
 
+ABSOLUTE_PATH = re.compile(r"^/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/?$")
+CONFIG_LINE = re.compile(r"^\s*([A-Za-z0-9_.-]+)\s*=\s*(.+?)\s*$", re.MULTILINE)
+FILE_KEY = re.compile(r"(?i)(file|dir|cert|key|logo|ca|certificate)$|^(data|logs|plugins|provisioning)$")
+"""Keys of a configuration that name a file or directory to read (cert_file, tlsCert, caFile,
+custom_sign_in_logo, authenticated_emails_file; Grafana's [paths] data, logs, plugins,
+provisioning)."""
+FILE_ENV = re.compile(r"(?<!LIBRARY)_(FILE|PATH|DIR)$|^GF_PATHS_")
+"""Environment variables that name a file or directory to read (VIEWER_..._SPEC_PATH,
+GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path)."""
+POD_SPEC_KEYS = frozenset({"workingDir", "mountPath"})
+"""Keys of a pod spec a configuration carries for pods it starts (a viewer's, a step's): not
+files of the process that reads it."""
 BUILTIN_NAMESPACES = frozenset({"default", "kube-system", "kube-public", "kube-node-lease"})
 WORKLOAD_KINDS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"})
 # GKE admits pods of these priority classes outside kube-system only where a ResourceQuota
@@ -179,8 +204,8 @@ class Platform:
         existing = self.gke.network.existing
         if existing is not None and existing.host_project and not existing.manage_host_project:
             # The host project's admins make the rule (docs/gke-network.md gives it: the
-            # ports of infra/gke.py WEBHOOK_PORTS); the plan cannot show it.
-            return ports | {int(port) for port in WEBHOOK_PORTS}
+            # ports of infra/gke.py CONTROL_PLANE_TARGET_PORTS); the plan cannot show it.
+            return ports | {int(port) for port in CONTROL_PLANE_TARGET_PORTS}
         master = str(self.gke.network.master_cidr)
         for rule in self.render.plan.of_type(FIREWALL):
             if master not in (rule.inputs.get("sourceRanges") or []):
@@ -342,40 +367,64 @@ def _gke_serves(platform: Platform, group: str) -> bool:
     return platform.gke is not None and group in {"monitoring.googleapis.com", "cloud.google.com", "networking.gke.io"}
 
 
-def webhooks_reachable(platform: Platform) -> Iterator[Violation]:
-    """Every admission webhook is reachable from the API server: its Service and target port
-    exist, NetworkPolicies admit the API server, and a private GKE cluster's firewall opens it."""
+def control_plane_calls(platform: Platform) -> Iterator[tuple[Rendered, str, dict[str, Any]]]:
+    """(object, what calls, service reference) of every call the API server makes into the
+    cluster: admission webhooks, CRD conversion webhooks (apiextensions.k8s.io/v1
+    `spec.conversion.webhook.clientConfig.service`) and aggregated APIs (apiregistration.k8s.io/v1
+    APIService `spec.service`). Each reference has namespace, name and an optional port (443)."""
     for o in platform.of_kind("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
         for hook in o.obj.get("webhooks") or []:
             ref = (hook.get("clientConfig") or {}).get("service")
-            if not ref:
+            if ref:
+                yield o, f"webhook {hook.get('name')}", ref
+    for o in platform.of_kind("CustomResourceDefinition"):
+        conversion = (o.obj.get("spec") or {}).get("conversion") or {}
+        ref = ((conversion.get("webhook") or {}).get("clientConfig") or {}).get("service")
+        if conversion.get("strategy") == "Webhook" and ref:
+            yield o, "conversion webhook", ref
+    for o in platform.of_kind("APIService"):
+        ref = (o.obj.get("spec") or {}).get("service")
+        if ref:
+            yield o, "aggregated API", ref
+
+
+def control_plane_reachable(platform: Platform) -> Iterator[Violation]:
+    """Every call the API server makes into the cluster (control_plane_calls) is reachable: its
+    Service and target port exist, NetworkPolicies admit the API server, and a private GKE
+    cluster's firewall opens the pod's port (the control plane reaches pods directly). An
+    unreachable webhook fails the requests it admits; an unreachable conversion webhook every
+    read of its CRD's other versions; an unavailable aggregated API breaks discovery, which
+    stalls namespace deletion cluster-wide."""
+    for o, caller, ref in control_plane_calls(platform):
+        where = f"{caller} -> {ref.get('namespace')}/{ref.get('name')}"
+        service = platform.service(ref.get("namespace", ""), ref.get("name", ""))
+        if service is None:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: no such Service")
+            continue
+        port = ref.get("port", 443)
+        spec_port = next((p for p in (service.obj.get("spec") or {}).get("ports") or [] if p.get("port") == port), None)
+        if spec_port is None:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: the Service has no port {port}")
+            continue
+        pods = platform.pods_behind(service)
+        if not pods:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: no pods match the Service's selector")
+            continue
+        for template in pods:
+            number = container_port(template, spec_port.get("targetPort", port))
+            if number is None:
+                yield Violation("control-plane-reach", label(o), o.source, f"{where}: target port {spec_port.get('targetPort')} names no container port")
                 continue
-            where = f"webhook {hook.get('name')} -> {ref.get('namespace')}/{ref.get('name')}"
-            service = platform.service(ref.get("namespace", ""), ref.get("name", ""))
-            if service is None:
-                yield Violation("webhook", label(o), o.source, f"{where}: no such Service")
-                continue
-            port = ref.get("port", 443)
-            spec_port = next((p for p in (service.obj.get("spec") or {}).get("ports") or [] if p.get("port") == port), None)
-            if spec_port is None:
-                yield Violation("webhook", label(o), o.source, f"{where}: the Service has no port {port}")
-                continue
-            pods = platform.pods_behind(service)
-            if not pods:
-                yield Violation("webhook", label(o), o.source, f"{where}: no pods match the Service's selector")
-                continue
-            for template in pods:
-                number = container_port(template, spec_port.get("targetPort", port))
-                if number is None:
-                    yield Violation("webhook", label(o), o.source, f"{where}: target port {spec_port.get('targetPort')} names no container port")
-                    continue
-                pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
-                policies = platform.policies_for(service.key[2], pod_labels)
-                if not admits(policies, number, port_names(template, number), None):
-                    yield Violation("webhook", label(o), o.source, f"{where}: NetworkPolicies in {service.key[2]} drop the API server's traffic to port {number}")
-                ports = platform.firewall_ports
-                if ports is not None and number not in ports:
-                    yield Violation("webhook", label(o), o.source, f"{where}: the private cluster's control-plane firewall does not open port {number}")
+            pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
+            policies = platform.policies_for(service.key[2], pod_labels)
+            if not admits(policies, number, port_names(template, number), None):
+                yield Violation("control-plane-reach", label(o), o.source, f"{where}: NetworkPolicies in {service.key[2]} drop the API server's traffic to port {number}")
+            ports = platform.firewall_ports
+            if ports is not None and number not in ports:
+                yield Violation(
+                    "control-plane-reach", label(o), o.source,
+                    f"{where}: the private cluster's control-plane firewall does not open port {number}; add it to infra/gke.py CONTROL_PLANE_TARGET_PORTS",
+                )
 
 
 def load_balancer_admitted(platform: Platform) -> Iterator[Violation]:
@@ -665,6 +714,312 @@ def data_kept(platform: Platform) -> Iterator[Violation]:
             yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.keep() (protect, retainOnDelete)")
 
 
+def config_refs(pod_spec: dict[str, Any]) -> set[tuple[str, str]]:
+    """(kind, name) of every ConfigMap and Secret a pod reads: volumes (projected too),
+    envFrom, and env valueFrom of its containers and init containers."""
+    found: set[tuple[str, str]] = set()
+    for volume in pod_spec.get("volumes") or []:
+        sources = [volume, *((volume.get("projected") or {}).get("sources") or [])]
+        for source in sources:
+            if "configMap" in source:
+                found.add(("ConfigMap", source["configMap"].get("name", "")))
+            if "secret" in source:
+                found.add(("Secret", source["secret"].get("secretName") or source["secret"].get("name", "")))
+    for container in [*(pod_spec.get("containers") or []), *(pod_spec.get("initContainers") or [])]:
+        for source in container.get("envFrom") or []:
+            if "configMapRef" in source:
+                found.add(("ConfigMap", source["configMapRef"].get("name", "")))
+            if "secretRef" in source:
+                found.add(("Secret", source["secretRef"].get("name", "")))
+        for var in container.get("env") or []:
+            value_from = var.get("valueFrom") or {}
+            if "configMapKeyRef" in value_from:
+                found.add(("ConfigMap", value_from["configMapKeyRef"].get("name", "")))
+            if "secretKeyRef" in value_from:
+                found.add(("Secret", value_from["secretKeyRef"].get("name", "")))
+    return found
+
+
+def written_by_program(o: Rendered) -> bool:
+    """Our own object, or an upstream one our transforms changed."""
+    return not o.upstream or (o.original is not None and o.original != o.obj)
+
+
+def config_rolls(platform: Platform) -> Iterator[Violation]:
+    """Configuration the program writes or changes reaches the processes that read it: a
+    workload reading such a ConfigMap or Secret at start (environment variables, a subPath
+    mount, a process that loads its config once) carries components.base CONFIG_DIGEST_ANNOTATION
+    on its pod template, so a change rolls its pods; exceptions are processes known to reload
+    (facts/config_reload.py)."""
+    configs = {(o.key[1], o.key[2], o.key[3]): o for o in platform.of_kind("ConfigMap", "Secret")}
+    mirrored = image_transform(platform.images)
+    for o in platform.of_kind("Deployment", "StatefulSet", "DaemonSet"):
+        template = (o.obj.get("spec") or {}).get("template") or {}
+        if CONFIG_DIGEST_ANNOTATION in ((template.get("metadata") or {}).get("annotations") or {}):
+            continue
+        # The stack's image mirror moves this workload's own images too: its template changes
+        # whenever the mirror does, and with it the image references it reads from a config.
+        follows_mirror = o.original is not None and mirrored(o.original) is not None
+        for kind, name in sorted(config_refs(template.get("spec") or {})):
+            config = configs.get((kind, o.key[2], name))
+            if config is None or not written_by_program(config) or reloads(o.key[3], kind, name):
+                continue
+            if follows_mirror and config.original is not None and mirrored(config.original) == config.obj:
+                continue
+            what = "writes" if not config.upstream else "changes"
+            yield Violation(
+                "config-rolls", label(o), o.source,
+                f"reads {kind} {name}, which the program {what}, but nothing rolls its pods when it changes; "
+                f"give its pod template a digest of what the program writes (components.base.with_config_digest)",
+            )
+
+
+def _absolute(value: Any) -> str | None:
+    """`value` if it is an absolute file-system path (no URL, pattern or space), else None."""
+    return value if isinstance(value, str) and ABSOLUTE_PATH.match(value) else None
+
+
+def _flag_paths(words: list[Any]) -> Iterator[tuple[str, str]]:
+    """(path, how it is named) of every absolute path among a container's arguments:
+    `--flag=/path`, `--flag /path` and positional paths."""
+    for word in (str(w) for w in words):
+        value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
+        if path := _absolute(value):
+            yield path, f"argument {word!r}"
+
+
+def _config_paths(text: str, file: str) -> Iterator[tuple[str, str]]:
+    """(path, key) of every file a configuration file names, by its format (file's extension):
+    `key = "/path"` lines of oauth2-proxy's TOML and Grafana's INI, and keys of YAML or JSON
+    whose name says they hold a file (FILE_KEY: tlsCert, caFile, cert_file, ...)."""
+    if file.endswith((".cfg", ".ini", ".conf", ".toml")):
+        for match in CONFIG_LINE.finditer(text):
+            key, value = match.group(1), match.group(2).strip().strip('"')
+            if FILE_KEY.search(key) and (path := _absolute(value)):
+                yield path, key
+        return
+    if not file.endswith((".yaml", ".yml", ".json")):
+        return
+    try:
+        tree = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return
+    stack: list[tuple[str, Any]] = [("", tree)]
+    while stack:
+        key, node = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((str(k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((key, v) for v in node)
+        elif FILE_KEY.search(key) and key not in POD_SPEC_KEYS and (path := _absolute(node)):
+            yield path, key
+
+
+def _mount_provides(path: str, mount: dict[str, Any], volume: dict[str, Any] | None, data: dict[str, Any] | None) -> bool:
+    """Whether `mount` (of `volume`; `data`: the keys of the ConfigMap or Secret it holds, if
+    the render has it) puts a file or directory at `path`."""
+    at = str(mount.get("mountPath", "")).rstrip("/")
+    if at.startswith(path.rstrip("/") + "/"):
+        return True  # a directory that holds a mount exists
+    if path != at and not path.startswith(at + "/"):
+        return False
+    if data is None or volume is None:
+        return True  # not a ConfigMap or Secret of the render: its content is not ours to see
+    # A ConfigMap or Secret: its keys (or its items' paths, of keys it has) are the files.
+    source = volume.get("configMap") or volume.get("secret") or {}
+    items = source.get("items")
+    files = [item.get("path") for item in items if item.get("key") in data] if items else list(data)
+    inside = mount.get("subPath") or (path[len(at) + 1 :] if path != at else "")
+    if not inside:
+        return True  # the directory itself
+    if mount.get("subPath") and path != at:
+        inside = f"{inside}/{path[len(at) + 1 :]}"
+    return any(inside == f or inside.startswith(f"{f}/") for f in files)
+
+
+def files_provided(platform: Platform) -> Iterator[Violation]:
+    """Every file a process is told to read is there: a path in a container's arguments or in a
+    configuration file mounted into it (oauth2-proxy's, Dex's, Grafana's, Argo's, Pipelines')
+    is provided by one of its volume mounts (a ConfigMap or Secret mounted as a directory must
+    hold the key) or by its image (facts/image_files.py). A missing one stops the process at
+    start (oauth2-proxy exits when authenticated_emails_file cannot be opened)."""
+    configs = {(o.key[1], o.key[2], o.key[3]): o.obj for o in platform.of_kind("ConfigMap", "Secret")}
+    for o in platform.of_kind(*WORKLOAD_KINDS):
+        spec = ((o.obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        volumes = {v.get("name"): v for v in spec.get("volumes") or []}
+
+        def data_of(volume: dict[str, Any] | None, namespace: str = o.key[2]) -> dict[str, Any] | None:
+            if volume is None or not ("configMap" in volume or "secret" in volume):
+                return None
+            kind, ref = ("ConfigMap", volume["configMap"]) if "configMap" in volume else ("Secret", volume["secret"])
+            obj = configs.get((kind, namespace, ref.get("name") or ref.get("secretName") or ""))
+            return None if obj is None else {**(obj.get("data") or {}), **(obj.get("stringData") or {}), **(obj.get("binaryData") or {})}
+
+        for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
+            mounts = container.get("volumeMounts") or []
+            named = list(_flag_paths([*(container.get("command") or [])[1:], *(container.get("args") or [])]))
+            named += [
+                (path, f"env {var['name']}")
+                for var in container.get("env") or []
+                if FILE_ENV.search(str(var.get("name", ""))) and (path := _absolute(var.get("value")))
+            ]
+            for mount in mounts:
+                volume = volumes.get(mount.get("name"))
+                data = data_of(volume)
+                for key, text in (data or {}).items():
+                    if mount.get("subPath") not in (None, key) or not isinstance(text, str):
+                        continue
+                    file = f"{str(mount.get('mountPath', '')).rstrip('/')}" + ("" if mount.get("subPath") else f"/{key}")
+                    named += [(path, f"{key} in {file}") for path, key in _config_paths(text, file)]
+            for path, how in named:
+                provided = any(_mount_provides(path, m, volumes.get(m.get("name")), data_of(volumes.get(m.get("name")))) for m in mounts)
+                if provided or image_provides(str(container.get("image", "")), path):
+                    continue
+                yield Violation(
+                    "files-provided", label(o), o.source,
+                    f"container {container.get('name')}: {how} names {path}, which no volume mount or image provides; "
+                    "mount the ConfigMap key or volume that holds it",
+                )
+
+
+def _amount(value: Any) -> Decimal:
+    return quantity.parse(str(value))
+
+
+def queue_limits(platform: Platform) -> dict[str, dict[str, Decimal]]:
+    """ClusterQueue -> resource -> the most it admits at once, over its flavors: nominal quota
+    plus what it may borrow (its borrowingLimit, at most what the other queues of its cohort
+    lend: their lendingLimit, else their nominal quota)."""
+    queues = {o.key[3]: o.obj.get("spec") or {} for o in platform.of_kind("ClusterQueue")}
+
+    def quotas(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        for group in spec.get("resourceGroups") or []:
+            for flavor in group.get("flavors") or []:
+                for resource in flavor.get("resources") or []:
+                    yield flavor.get("name", ""), resource.get("name", ""), resource
+
+    limits: dict[str, dict[str, Decimal]] = {}
+    for name, spec in queues.items():
+        peers = [s for n, s in queues.items() if n != name and spec.get("cohortName") and s.get("cohortName") == spec.get("cohortName")]
+        total: dict[str, Decimal] = {}
+        for flavor, resource, quota in quotas(spec):
+            lent = sum(
+                (_amount(q.get("lendingLimit", q.get("nominalQuota", 0))) for peer in peers for f, r, q in quotas(peer) if (f, r) == (flavor, resource)),
+                Decimal(0),
+            )
+            borrow = min(lent, _amount(quota["borrowingLimit"])) if "borrowingLimit" in quota else lent
+            total[resource] = total.get(resource, Decimal(0)) + _amount(quota.get("nominalQuota", 0)) + borrow
+        limits[name] = total
+    return limits
+
+
+def _requests(resources: Any) -> dict[str, Decimal]:
+    return {k: _amount(v) for k, v in ((resources or {}).get("requests") or {}).items() if k in ("cpu", "memory")}
+
+
+def gpu_pods_queued(platform: Platform, namespace: str) -> bool:
+    """Whether Kueue admits every GPU pod of `namespace`, as the render configures it: its
+    manager configuration runs the `pod` integration there (frameworks, managedJobsNamespaceSelector)
+    and its pod webhook is called there and may not be skipped (failurePolicy Fail); which pods
+    it is called for (the GPU matchCondition, components/kueue_pods.py) the tests evaluate."""
+    config_map = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == (KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)), None)
+    if config_map is None:
+        return False
+    config = yaml.safe_load((config_map.get("data") or {}).get(KUEUE_CONFIG_KEY) or "") or {}
+    labels = platform.namespaces.get(namespace, {NAMESPACE_NAME_LABEL: namespace})
+    managed = config.get("managedJobsNamespaceSelector")
+    if POD_FRAMEWORK not in ((config.get("integrations") or {}).get("frameworks") or []) or (managed is not None and not selects(managed, labels)):
+        return False
+    webhook = next(
+        (
+            w
+            for o in platform.of_kind("MutatingWebhookConfiguration")
+            for w in o.obj.get("webhooks") or []
+            if w.get("name") == POD_WEBHOOKS[0]
+        ),
+        None,
+    )
+    return webhook is not None and webhook.get("failurePolicy") == "Fail" and selects(webhook.get("namespaceSelector") or {}, labels)
+
+
+def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
+    """A team namespace's ResourceQuota (its Profile's resourceQuotaSpec) admits everything its
+    ClusterQueue may admit at once (nominal quota and what it may borrow) plus what Kueue does
+    not count: the mesh sidecar the injector adds to each queued Ray pod, and one notebook at
+    the form's default with its sidecar (CPU-only notebooks are not queued; GPU ones wait at
+    Kueue's gate already created). A job Kueue admits whose pods the ResourceQuota refuses
+    never becomes ready and is requeued for ever.
+
+    GPUs: where Kueue queues the namespace's GPU pods (gpu_pods_queued) the ResourceQuota must
+    have no GPU line: pods waiting at Kueue's gate count against it from their creation, and
+    would hold room Kueue gives to the next admitted workload. Elsewhere its GPU line must admit
+    what the queue may admit."""
+    injector = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == ("istio-system", "istio-sidecar-injector")), None)
+    values = json.loads((injector or {}).get("data", {}).get("values") or "{}")
+    sidecar = _requests(((values.get("global") or {}).get("proxy") or {}).get("resources"))
+    form: dict[str, Any] = next(
+        (yaml.safe_load(o.obj["data"][key]) for o in platform.of_kind("ConfigMap") for key in (o.obj.get("data") or {}) if key == "spawner_ui_config.yaml"),
+        {},
+    )
+    defaults = (form or {}).get("spawnerFormDefaults") or {}
+    notebook = {name: _amount(str(defaults[name]["value"])) for name in ("cpu", "memory") if name in defaults}
+    limits = queue_limits(platform)
+    for o in platform.of_kind("Profile"):
+        team = o.key[3]
+        queue = next(
+            (q.key[3] for q in platform.of_kind("ClusterQueue") if selects((q.obj.get("spec") or {}).get("namespaceSelector") or {"matchLabels": {"x": "none"}}, platform.namespaces.get(team, {NAMESPACE_NAME_LABEL: team}))),
+            None,
+        )
+        if queue is None:
+            continue
+        pods_with_sidecars = 1  # the notebook
+        for ray in platform.of_kind("RayCluster"):
+            if ray.key[2] != team:
+                continue
+            spec = ray.obj.get("spec") or {}
+            templates = [((spec.get("headGroupSpec") or {}).get("template") or {}, 1)]
+            templates += [((g.get("template") or {}), int(g.get("maxReplicas", g.get("replicas", 0)))) for g in spec.get("workerGroupSpecs") or []]
+            for template, count in templates:
+                meta = template.get("metadata") or {}
+                if str({**(meta.get("labels") or {}), **(meta.get("annotations") or {})}.get("sidecar.istio.io/inject", "")).lower() != "false":
+                    pods_with_sidecars += count
+        hard = (((o.obj.get("spec") or {}).get("resourceQuotaSpec") or {}).get("hard")) or {}
+        admits = limits[queue]
+        gpus_queued = gpu_pods_queued(platform, team)
+        for resource in ("cpu", "memory", GPU_RESOURCE):
+            have_text = hard.get(resource, hard.get(f"requests.{resource}"))
+            if resource == GPU_RESOURCE and gpus_queued:
+                if have_text is not None:
+                    yield Violation(
+                        "quota-admits-queue", label(o), o.source,
+                        f"its namespace's ResourceQuota limits {resource} to {have_text}, but Kueue admits every GPU pod there "
+                        "and a pod waiting at its gate counts against the ResourceQuota from its creation: waiting pods would "
+                        "hold room Kueue gives to the next admitted workload, whose pods are then refused; leave GPUs to the "
+                        "queue (components/profiles/namespace.py profile)",
+                    )
+                continue
+            if resource == GPU_RESOURCE and have_text is None and admits.get(resource, Decimal(0)) > 0:
+                yield Violation(
+                    "quota-admits-queue", label(o), o.source,
+                    f"neither its namespace's ResourceQuota nor Kueue limits its GPU pods: Kueue's pod integration does not "
+                    f"run there (frameworks, managedJobsNamespaceSelector, webhook mpod.kb.io), so a notebook or pipeline "
+                    f"step takes GPUs ClusterQueue {queue} counts as free; queue GPU pods (components/kueue_pods.py) or "
+                    f"give the Profile requests.{GPU_RESOURCE}",
+                )
+                continue
+            unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0))
+            need = admits.get(resource, Decimal(0)) + unqueued
+            have = _amount(have_text) if have_text is not None else None
+            if have is not None and have < need:
+                yield Violation(
+                    "quota-admits-queue", label(o), o.source,
+                    f"its namespace's ResourceQuota admits {resource} {have_text}, but ClusterQueue {queue} may admit "
+                    f"{quantity.text(admits.get(resource, Decimal(0)))} (nominal and borrowed) and Kueue does not count "
+                    f"{quantity.text(unqueued)} (a notebook at the form's default, mesh sidecars): a job admitted then has "
+                    f"its pods refused; give the Profile at least {quantity.text(need)} (components/profiles/namespace.py profile)",
+                )
+
+
 def deployed(platform: Platform) -> list[support.Deployed]:
     """The upstream versions the render deploys (facts/support.py), from its images (each as
     its upstream source, wherever the stack's mirror pulls it from) and its installs."""
@@ -692,7 +1047,7 @@ RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("duplicate", "no object from two sources", no_duplicates),
     Rule("order", "CRDs and namespaces come from installs their users wait for", created_before),
-    Rule("webhook", "every admission webhook reachable from the API server", webhooks_reachable),
+    Rule("control-plane-reach", "every admission webhook, conversion webhook and aggregated API reachable from the API server", control_plane_reachable),
     Rule("load-balancer", "GKE load balancer and health checks reach NEG backends", load_balancer_admitted),
     Rule("monitor", "every monitor and rule selected by a Prometheus", monitors_selected),
     Rule("critical-priority", "critical-priority pods only where GKE admits them", critical_priority),
@@ -703,6 +1058,9 @@ RULES: tuple[Rule, ...] = (
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
     Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
     Rule("data-kept", "every volume claim protected and retained", data_kept),
+    Rule("files-provided", "every file a process is told to read is mounted or in its image", files_provided),
+    Rule("quota-admits-queue", "every team namespace's quota admits what its queue may admit and what Kueue does not count", quota_admits_queue),
+    Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
 )

@@ -27,7 +27,8 @@ images <stack>             every image the platform runs (what an air-gapped ins
 prepare <stack>            write the Kubeflow trees the stack reads from a local mirror of remote
                            kustomize bases (mlplatform:sources.remoteBases), before `pulumi up`
 policy <stack>             run the policy pack's rules offline; exit 1 on violations
-cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py
+cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py; --usage:
+                           last week's GPU-hours and idle GPU-hours per team, priced
 dashboards --out DIR       write our Grafana dashboards as JSON, for review or import
 versions                   print docs/versions.md's version table from the pin table
 reference                  print docs/reference.md, the stack-file reference, from the schema
@@ -50,14 +51,14 @@ reported missing), or with `--esc-file NAME=FILE` per environment: what `esc ope
 
 The full render (render --full, check, images) fetches charts and trees from the stack's
 sources (mlplatform:sources; default the public upstreams), or from a mirror directory:
---mirror DIR, else $MLPLATFORM_MIRROR, else ../shared/upstream beside the repo if present.
+--mirror DIR, else the clone's own (.mlplatform/upstream, `make mirror`), else $MLPLATFORM_MIRROR,
+else ../shared/upstream beside the repo if present.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import date
@@ -68,6 +69,7 @@ import yaml
 
 from stacks.config import ConfigError, Problem, load_stack, stack_file
 from stacks.schema import PlatformConfig
+from tooling.mirror import mirror_for, outdated
 from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
 
 if TYPE_CHECKING:
@@ -90,11 +92,22 @@ EscFiles = Mapping[str, Path]
 """ESC environment name -> a local file with its values (--esc-file)."""
 
 
-def load(name_or_path: str, esc_files: EscFiles | None = None) -> PlatformConfig:
-    """The validated stack; what the offline view cannot see of it is noted on stderr."""
+def load(name_or_path: str, esc_files: EscFiles | None = None, mirror: Path | None = None) -> PlatformConfig:
+    """The validated stack, its chart overlays judged too (against the charts of `mirror`, else
+    of the mirror the full render reads); what the offline view cannot see of it is noted on stderr."""
+    from args.platform import platform_args
+    from components.overlays import overlay_verdict
+    from components.sources import mirror_sources
+
     loaded = load_stack(name_or_path, esc_files)
-    for note in loaded.notes:
+    directory = mirror_for(mirror)
+    verdict = overlay_verdict(platform_args(loaded.config, {}), [mirror_sources(directory)] if directory else [])
+    for note in [*loaded.notes, *(Problem(path, why) for path, why in verdict.unchecked)]:
         print(f"note: {note}", file=sys.stderr)
+    if verdict.problems:
+        raise ConfigError(str(stack_file(name_or_path)), [Problem(path, why) for path, why in verdict.problems])
+    for warning in loaded.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     return loaded.config
 
 
@@ -223,18 +236,23 @@ def cost(name_or_path: str, esc_files: EscFiles | None = None) -> int:
     return 0
 
 
-MIRROR_ENV = "MLPLATFORM_MIRROR"
-SHARED_MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "upstream"
+def usage(name_or_path: str, prometheus: str | None, usage_file: Path | None, esc_files: EscFiles | None = None) -> int:
+    """Print last week's GPU-hours per team (tooling/usage.py); 2 for a bad stack, 1 when the
+    usage cannot be read."""
+    from tooling.usage import UsageError, read_file, read_prometheus, usage_view
 
-
-def mirror_for(option: Path | None) -> Path | None:
-    """The mirror directory the full render reads: the option, $MLPLATFORM_MIRROR, or the
-    shared test mirror beside the repo; None: the stack's own sources."""
-    if option is not None:
-        return option
-    if os.environ.get(MIRROR_ENV):
-        return Path(os.environ[MIRROR_ENV])
-    return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
+    try:
+        config = load(name_or_path, esc_files)
+    except ConfigError as err:
+        print(err, file=sys.stderr)
+        return EXIT_CONFIG_ERROR
+    try:
+        found = read_file(usage_file) if usage_file is not None else read_prometheus(str(prometheus))
+    except UsageError as err:
+        print(f"cost --usage: {err}", file=sys.stderr)
+        return 1
+    print(usage_view(config, found, str(usage_file) if usage_file is not None else str(prometheus)))
+    return 0
 
 
 def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None) -> FullRender:
@@ -243,13 +261,16 @@ def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles 
     from tooling.cluster_version import kubernetes_version
     from tooling.fullrender import full_render, rendering_early
 
-    config = load(name_or_path, esc_files)
+    config = load(name_or_path, esc_files, mirror)
     directory = mirror_for(mirror)
     if directory is not None:
         if not directory.is_dir():
             raise ConfigError(str(directory), [Problem("--mirror", "no such directory")])
         config = config.model_copy(update={"sources": mirror_sources(directory)})
         print(f"sources: mirror {directory}", file=sys.stderr)
+        stale = outdated(directory)
+        if stale:
+            print(f"warning: {stale}: `make mirror` rebuilds it", file=sys.stderr)
     with rendering_early(kubernetes_version(config)):
         plan = evaluate(config, stack_name(name_or_path))
     print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
@@ -341,7 +362,11 @@ def parser() -> argparse.ArgumentParser:
         sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/, remote/) to render from")
     command("prepare", "write the Kubeflow trees the stack reads from its local remote-base mirror, before pulumi up")
     command("policy", "run the policy pack's rules offline")
-    command("cost", "idle and full-autoscale cost per hour")
+    cost_cmd = command("cost", "idle and full-autoscale cost per hour; --usage: last week's GPU-hours per team")
+    cost_cmd.add_argument("--usage", action="store_true", help="last week's GPU-hours, idle GPU-hours and their price per team")
+    usage_source = cost_cmd.add_mutually_exclusive_group()
+    usage_source.add_argument("--prometheus", metavar="URL", help="with --usage: the Prometheus to read (e.g. http://localhost:9090 through a port-forward)")
+    usage_source.add_argument("--usage-file", type=Path, metavar="FILE", help="with --usage: a recorded sample instead ({\"allocated\": ..., \"busy\": ...}, docs/cost.md)")
     dashboards_cmd = command("dashboards", "write our Grafana dashboards as JSON files", stack=False)
     dashboards_cmd.add_argument("--out", type=Path, required=True, help="the directory to write <name>.json into")
     command("versions", "print the version table of docs/versions.md from the pin table", stack=False)
@@ -416,6 +441,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         options = Options(kubeconfig=args.kubeconfig, context=args.context, namespace=args.namespace, timeout=args.timeout)
         return smoke(config, stack_name(args.stack), options)
     if args.command == "cost":
+        if args.usage:
+            if args.prometheus is None and args.usage_file is None:
+                print("cost --usage: give --prometheus URL (a Prometheus with the platform's recording rules) or --usage-file FILE", file=sys.stderr)
+                return EXIT_CONFIG_ERROR
+            return usage(args.stack, args.prometheus, args.usage_file, esc_files)
+        if args.prometheus is not None or args.usage_file is not None:
+            print("cost: --prometheus and --usage-file go with --usage", file=sys.stderr)
+            return EXIT_CONFIG_ERROR
         return cost(args.stack, esc_files)
     if args.command in ("check", "images") or (args.command == "render" and args.full):
         return full_command(args, esc_files)

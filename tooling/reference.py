@@ -103,6 +103,7 @@ MODELS: tuple[type[BaseModel], ...] = (
     schema.DcgmExporterConfig,
     schema.PipelinesConfig,
     schema.PipelinesCloudSql,
+    schema.IdleReclaimConfig,
     schema.Team,
     schema.Contributor,
     schema.TeamQuota,

@@ -5,13 +5,15 @@ Metrics: DCGM exporter fields (NVIDIA/dcgm-exporter default-counters.csv: DCGM_F
 DCGM_FI_DEV_FB_USED MiB, DCGM_FI_DEV_POWER_USAGE W); kube-state-metrics
 kube_pod_container_resource_requests (extended resources as resource="nvidia_com_gpu") and
 kube_node_labels; Kueue's kueue_admission_wait_time_seconds histogram and
-kueue_pending_workloads (kubernetes-sigs/kueue pkg/metrics/metrics.go).
+kueue_pending_workloads (kubernetes-sigs/kueue pkg/metrics/metrics.go); our GPU-hours recording
+rules (components/gpu_hours.py).
 """
 
 from __future__ import annotations
 
 from grafana_foundation_sdk.builders.dashboard import Dashboard, Row
 
+from components import gpu_hours
 from components.dashboards.common import (
     NODE,
     POOL,
@@ -22,8 +24,12 @@ from components.dashboards.common import (
     stat,
     timeseries,
 )
+from components.notebook_metrics import metric_name
 
 UID = "mlplatform-gpus-by-team"
+# kube-state-metrics' Notebook metrics (components/notebook_metrics.py).
+RECLAIMED = metric_name("idle_reclaimed_timestamp_seconds")
+WARNED = metric_name("idle_reclaim_warned_timestamp_seconds")
 NS = f'{WORKLOAD_NAMESPACE}=~"$namespace"'
 # GPU metrics that belong to a pod of the selected teams.
 TEAM_GPUS = f'{WORKLOAD_NAMESPACE}!="",{NS}'
@@ -39,6 +45,8 @@ def dashboard() -> Dashboard:
         'sum by (namespace) (kube_pod_container_resource_requests{resource="nvidia_com_gpu",namespace=~"$namespace"}'
         ' * on (namespace, pod) group_left () max by (namespace, pod) (kube_pod_status_phase{phase="Running"} == 1))'
     )
+    teams = 'namespace=~"$namespace"'
+    held_hours, busy_hours = gpu_hours.gpu_hours(gpu_hours.ALLOCATED, teams), gpu_hours.gpu_hours(gpu_hours.BUSY, teams)
     return (
         new_dashboard(
             "GPUs by team",
@@ -124,6 +132,53 @@ def dashboard() -> Dashboard:
         )
         .with_panel(
             timeseries("GPU power by pool", "watt", query(by_pool("DCGM_FI_DEV_POWER_USAGE", "sum"), f"{{{{{POOL}}}}}"), width=8)
+        )
+        .with_row(Row("GPU-hours"))
+        .with_panel(
+            timeseries(
+                "GPUs allocated and busy by team (recorded)",
+                "none",
+                query(f'sum by (namespace) ({gpu_hours.ALLOCATED}{{namespace=~"$namespace"}})', "{{namespace}} allocated"),
+                query(f'sum by (namespace) ({gpu_hours.BUSY}{{namespace=~"$namespace"}})', "{{namespace}} busy"),
+                description="Per team, GPUs its running pods hold, and those of them at or above the idle threshold "
+                "(the GPU-hours recording rules, once a minute).",
+            )
+        )
+        .with_panel(
+            stat(
+                "GPU-hours by team (time range)",
+                "none",
+                query(held_hours, "{{namespace}}"),
+                description="GPU-hours held over the dashboard's time range; `python -m stacks cost <stack> --usage` prices a week of them.",
+            )
+        )
+        .with_panel(
+            stat(
+                "Idle GPU-hours by team (time range)",
+                "none",
+                query(f"{held_hours} - ({busy_hours} or {held_hours} * 0)", "{{namespace}}"),
+                description="GPU-hours held below the idle threshold over the dashboard's time range.",
+            )
+        )
+        .with_row(Row("Idle reclaim"))
+        .with_panel(
+            stat(
+                "GPU notebooks the idle reclaim stopped",
+                "dateTimeAsIso",
+                query(f'max by (namespace, notebook) ({RECLAIMED}{{namespace=~"$namespace"}}) * 1000', "{{namespace}}/{{notebook}}"),
+                description="When the idle reclaim last stopped each notebook (its GPUs idle for the stack's period; "
+                "mlplatform:components.idleReclaim). Its volumes are kept; Start in the notebook list brings it back.",
+                width=12,
+            )
+        )
+        .with_panel(
+            stat(
+                "GPU notebooks warned",
+                "dateTimeAsIso",
+                query(f'max by (namespace, notebook) ({WARNED}{{namespace=~"$namespace"}}) * 1000', "{{namespace}}/{{notebook}}"),
+                description="Notebooks the idle reclaim warned, and when: stopped at the end of the period unless their GPUs work.",
+                width=12,
+            )
         )
         .with_row(Row("Queue"))
         .with_panel(

@@ -14,11 +14,17 @@ Upstream facts (kubeflow/dashboard v2 code line, same in kubeflow/kubeflow v1.10
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
+from args.teams import TeamArgs
 from components.access import GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL, USER_HEADER
+from components.profiles.queues import queue_admits
+from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import kfam_binding_name
 from facts.node_labels import GPU_RESOURCE
+from facts.pod_overhead import ISTIO_SIDECAR_REQUESTS, NOTEBOOK_FORM_REQUESTS
+from stacks import quantity
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
 
@@ -32,30 +38,50 @@ RBAC = "rbac.authorization.k8s.io"
 # `enforce: baseline`, applications/dashboard/upstream/profile-controller/overlays/kubeflow-pss).
 NAMESPACE_LABELS = {
     "istio-injection": "enabled",
-    "app.kubernetes.io/part-of": "kubeflow-profile",
+    PROFILE_NAMESPACE_LABEL[0]: PROFILE_NAMESPACE_LABEL[1],
     "pod-security.kubernetes.io/enforce": "baseline",
     "pod-security.kubernetes.io/warn": "baseline",
 }
 
 
-def gpu_total(team: TeamConfig) -> int:
-    return sum(team.quota.gpus.values())
+def unqueued_requests(args: TeamArgs) -> dict[str, Decimal]:
+    """CPU and memory the team's pods request beyond what its queue admits: the mesh sidecar of
+    every queued Ray pod (injected when the pod is created; runtimes opt out) and the room for
+    `quota.notebooks` notebooks at the form's default size with their sidecars
+    (facts/pod_overhead.py): CPU-only notebooks, which Kueue does not queue, and GPU ones while
+    they wait at Kueue's gate (a pod counts against the ResourceQuota from its creation)."""
+    team = args.team
+    sidecars = (1 + team.ray.max_workers if team.ray else 0) + team.quota.notebooks
+    return {
+        name: sidecars * quantity.parse(ISTIO_SIDECAR_REQUESTS[name]) + team.quota.notebooks * quantity.parse(NOTEBOOK_FORM_REQUESTS[name])
+        for name in ("cpu", "memory")
+    }
 
 
+def profile(args: TeamArgs) -> dict[str, Any]:
+    """The Profile, whose resourceQuotaSpec the profile controller makes the namespace's
+    ResourceQuota `kf-resource-quota`: room for everything the team's ClusterQueue may admit at
+    once (its nominal quota and what it may borrow: a job admitted on borrowed quota must not
+    have its pods refused here) and for what Kueue does not queue (unqueued_requests).
 
-def profile(team: TeamConfig) -> dict[str, Any]:
+    GPUs: with Kueue, every GPU pod of the namespace is admitted by the team's ClusterQueue
+    (jobs through their integrations, notebooks and pipeline steps as plain pods,
+    components/kueue_pods.py), so the queue is what limits them, and the ResourceQuota has no
+    GPU line: a GPU pod waiting at Kueue's scheduling gate already exists, and Kubernetes'
+    quota admission counts it from its creation, so a GPU line would let waiting pods hold room
+    that Kueue gives to the next admitted workload, whose pods would then be refused. Without
+    Kueue the line is the team's GPU quota."""
+    team = args.team
+    admits = queue_admits(args)
+    extra = unqueued_requests(args)
+    hard = {name: quantity.text(admits[name] + extra[name]) for name in ("cpu", "memory")}
+    if not args.kueue:
+        hard[f"requests.{GPU_RESOURCE}"] = str(int(admits.get(GPU_RESOURCE, 0)))
     spec: dict[str, Any] = {
         "owner": {"apiGroup": RBAC, "kind": "User", "name": team.owner},
-        "resourceQuotaSpec": {
-            "hard": {
-                "cpu": team.quota.cpu,
-                "memory": team.quota.memory,
-                f"requests.{GPU_RESOURCE}": str(gpu_total(team)),
-            }
-        },
+        "resourceQuotaSpec": {"hard": hard},
     }
     return {"apiVersion": "kubeflow.org/v1", "kind": "Profile", "metadata": {"name": team.name}, "spec": spec}
-
 
 
 def namespace(team: TeamConfig) -> dict[str, Any]:

@@ -46,6 +46,14 @@ RAY_WORKER_PORTS = range(10002, 10013)
 RAY_SERVE_HOST_ENV = {"name": "RAY_SERVE_DEFAULT_HTTP_HOST", "value": "0.0.0.0"}
 
 
+RAY_IDLE_TIMEOUT_SECONDS = 300
+"""Ray's autoscaler scales down a worker pod that uses no Ray resources this long (KubeRay
+`autoscalerOptions.idleTimeoutSeconds`, read by the autoscaler, not the operator: ray-project/kuberay
+ray-operator/apis/ray/v1/raycluster_types.go AutoscalerOptions), down to the group's minReplicas
+(minWorkers, 0 by default): idle GPU workers, and their GPUs, go back; with Kueue, as smaller
+workload slices (see ray_objects)."""
+
+
 def _ray_start_params() -> dict[str, str]:
     return {key: str(port) for key, port in RAY_PORTS.items()} | {"max-worker-port": str(RAY_WORKER_PORTS[-1])}
 
@@ -263,7 +271,7 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
             # KubeRay makes the token's Secret and hands it to Ray (see ray_auth_secret).
             "authOptions": {"mode": "token"},
             "enableInTreeAutoscaling": True,
-            "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": 300},
+            "autoscalerOptions": {"upscalingMode": "Default", "idleTimeoutSeconds": RAY_IDLE_TIMEOUT_SECONDS},
             "headGroupSpec": {
                 "rayStartParams": _ray_start_params() | {"dashboard-host": "0.0.0.0", "num-gpus": "0"},
                 "template": {"spec": head_pod},

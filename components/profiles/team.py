@@ -11,6 +11,7 @@ import pulumi
 from args.teams import TeamArgs
 from components.access import team_policies
 from components.base import PlatformComponent, apply_manifest
+from components.idle_reclaim import team_binding as idle_reclaim_binding
 from components.profiles.google import editor_service_account, google_identity
 from components.profiles.groups import group_access_objects, writers
 from components.profiles.names import OldNames, resource_name
@@ -33,7 +34,7 @@ def team_objects(
     objects = [namespace(team)]
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
-    objects += [profile(team), limit_range(team)]
+    objects += [profile(args), limit_range(team)]
     for person in team.people:
         objects += contributor_objects(team, str(person.email), person.role)
     objects += group_access_objects(args)
@@ -43,6 +44,8 @@ def team_objects(
     objects += ray_objects(args)
     if args.pipelines:
         objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
+    if args.idle_reclaim:
+        objects.append(idle_reclaim_binding(team.name))
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)

@@ -142,6 +142,7 @@ from stacks.schema.components import (
     _chart_values,
     chart_values_field,
 )
+from stacks.schema.idle_reclaim import IdleReclaimConfig
 from stacks.schema.network import (
     COMPUTE_RESOURCE_NAME,
     CREATED_RANGES,
@@ -266,6 +267,14 @@ class PlatformConfig(Model):
             enabled["dcgmExporter"] = isinstance(cluster, GkeClusterConfig) and (
                 bool(cluster.gpu_pools) or any(k in ACCELERATORS for k in cluster.autoprovisioning.limits)
             )
+        if self.components.idle_reclaim.enabled is None:
+            # On where it can judge (GPU metrics in the Prometheus it reads, notebooks to stop), off on prod.
+            enabled["idleReclaim"] = (
+                self.environment is not Environment.PROD
+                and enabled["dcgmExporter"]
+                and enabled["monitoring"]
+                and enabled["kubeflow"]
+            )
         return enabled
 
     @property
@@ -356,6 +365,7 @@ __all__ = [
     "GroupDefinition",
     "GroupName",
     "GroupSource",
+    "IdleReclaimConfig",
     "ImageRegistryConfig",
     "Images",
     "Int64",

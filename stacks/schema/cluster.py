@@ -18,6 +18,7 @@ from pydantic import (
     model_validator,
 )
 
+from facts.networks import AUTHORIZED_NETWORKS_MAX
 from stacks.schema.common import (
     GCP_PROJECT_ID,
     GCP_REGION,
@@ -252,6 +253,13 @@ class SecretsEncryption(Model):
         if "/cryptoKeyVersions/" in value:
             raise ValueError(f"{value!r} names a key version; give the key ({value.split('/cryptoKeyVersions/')[0]!r}): GKE uses its primary version")
         found = KMS_KEY.match(value)
+        if found is not None and GCP_ZONE.match(found["location"]):
+            zone = found["location"]
+            raise ValueError(
+                f"{value!r}: {zone} is a zone, and Cloud KMS has no zonal locations (key rings live in a region, a "
+                f"multi-region or global); use a key ring in the cluster's region, "
+                f"projects/{found['project']}/locations/{zone_region(zone)}/keyRings/<ring>/cryptoKeys/<key>"
+            )
         if found is None or not GCP_PROJECT_ID.match(found["project"]):
             raise ValueError(
                 f"{value!r} is not a Cloud KMS key name: projects/<project>/locations/<region>/keyRings/<ring>/cryptoKeys/<key> "
@@ -380,6 +388,18 @@ class GkeClusterConfig(Model):
     def _networks(cls, networks: list[AuthorizedNetwork]) -> list[AuthorizedNetwork]:
         _unique(networks, lambda n: n.cidr)
         return networks
+
+    @model_validator(mode="after")
+    def _authorized_networks_fit(self) -> GkeClusterConfig:
+        kind = "private" if self.private_nodes else "public"
+        most = AUTHORIZED_NETWORKS_MAX[kind]
+        count = len(self.master_authorized_networks)
+        if count > most:
+            raise problem(
+                "masterAuthorizedNetworks",
+                f"{count} authorized networks, and a {kind} GKE cluster takes at most {most}; merge ranges into larger ones",
+            )
+        return self
 
     @model_validator(mode="after")
     def _pools(self) -> GkeClusterConfig:

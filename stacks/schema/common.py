@@ -8,7 +8,6 @@ import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Annotated, Any
 
 from pydantic import (
@@ -359,15 +358,15 @@ def _unique(entries: list[Any], key: Callable[[Any], Any], why: str = "") -> Non
 
 
 def _volume_size(value: str) -> str:
+    too_small = f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi (a bare number counts bytes)"
+    if not isinstance(value, str) or not quantity.GRAMMAR.fullmatch(value):
+        raise ValueError(too_small)
     try:
-        size: Decimal | None = quantity.parse(value)
-    except ValueError:
-        size = None
-    if size is None or size < MIN_VOLUME_BYTES:
-        raise ValueError(
-            f"{value!r} is not a volume size such as 50Gi: a Kubernetes quantity of at least 1Mi "
-            "(a bare number counts bytes)"
-        )
+        size = quantity.parse(value)
+    except ValueError as err:  # more than Kubernetes holds, or finer than it keeps
+        raise ValueError(f"{err}; a volume size is a quantity such as 50Gi") from None
+    if size < MIN_VOLUME_BYTES:
+        raise ValueError(too_small)
     return value
 
 

@@ -87,8 +87,9 @@ ChartValues = Annotated[dict[str, Any], AfterValidator(_chart_values), ValueKind
 CHART_VALUES_RULE = (
     "Chart `values` (the escape hatch for a chart setting the schema has no key for, docs/chart-values.md) are "
     "merged last over the values the platform sets: mappings merge key by key, any other value (a list, a "
-    "string, a number, a boolean) replaces the platform's whole, and null is refused; `python -m stacks check` "
-    "judges the merged result like everything else."
+    "string, a number, a boolean) replaces the platform's whole, and null is refused. A key the platform sets or "
+    "relies on is refused in an overlay, naming the stack key to use instead, and so is a value of another type "
+    "than the chart takes; `python -m stacks check` judges the merged result like everything else."
 )
 
 

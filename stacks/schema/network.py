@@ -15,6 +15,7 @@ from pydantic import (
     model_validator,
 )
 
+from facts import networks
 from stacks.schema.common import (
     COMPUTE_NAME,
     GCP_PROJECT_ID,
@@ -36,6 +37,14 @@ class AuthorizedNetwork(Model):
 
     cidr: Cidr = Field(description="The range, e.g. 203.0.113.0/24.")
     name: Annotated[str, _text("range's display name", spaces=True)] = Field(description="Display name of the range in GKE.")
+
+    @field_validator("cidr")
+    @classmethod
+    def _reachable(cls, cidr: ipaddress.IPv4Network) -> ipaddress.IPv4Network:
+        for reserved, what in networks.RESERVED.items():
+            if cidr.subnet_of(reserved):
+                raise ValueError(f"{cidr} is inside {reserved}, {what}: no client reaches the control plane from there; give the range your clients' addresses are in")
+        return cidr
 
 
 COMPUTE_RESOURCE_NAME = re.compile(rf"^{COMPUTE_NAME}$")
@@ -138,6 +147,34 @@ class NetworkConfig(Model):
         found: list[tuple[str, str]] = []
         if self.master_cidr.prefixlen != 28:
             found.append(("masterCidr", f"{self.master_cidr} must be a /28 range, e.g. 172.16.0.0/28"))
+        created = {} if self.existing is not None else {key: getattr(self, name) for key, name in CREATED_RANGES.items()}
+        for key, cidr in {**created, "masterCidr": self.master_cidr}.items():
+            reserved = networks.reserved_overlap(cidr)
+            if reserved:
+                found.append((key, f"{cidr} overlaps {reserved}, which no VPC range may use; pick a range in 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16"))
+            elif key in ("masterCidr", "servicesCidr") and cidr.overlaps(networks.DOCKER_BRIDGE):
+                found.append(
+                    (
+                        key,
+                        f"{cidr} overlaps {networks.DOCKER_BRIDGE}, the Docker bridge's range, which GKE keeps out of a "
+                        "private cluster's control-plane and Service ranges (an address there is a host's own bridge); "
+                        "pick another range, e.g. 172.16.0.0/28 for the control plane",
+                    )
+                )
+        subnet = created.get("subnetCidr")
+        if subnet is not None and subnet.prefixlen > networks.SUBNET_SMALLEST_PREFIX:
+            found.append(
+                ("subnetCidr", f"{subnet} is smaller than the smallest subnet GCP creates (/{networks.SUBNET_SMALLEST_PREFIX}); use a /20 or so")
+            )
+        pods = created.get("podsCidr")
+        if pods is not None and pods.prefixlen > networks.POD_RANGE_PER_NODE_PREFIX:
+            found.append(
+                (
+                    "podsCidr",
+                    f"{pods} is smaller than the /{networks.POD_RANGE_PER_NODE_PREFIX} GKE gives each node for its Pods "
+                    "(110 per node), so no node could join; use a /14 to /20",
+                )
+            )
         if self.existing is not None:
             found += [
                 (key, f"{key} is a range of the subnet the program creates; an existing subnetwork has its own "

@@ -13,7 +13,8 @@ from pydantic import (
     model_validator,
 )
 
-from stacks.schema.common import Model, VolumeSize, problems
+from facts import cloud_sql
+from stacks.schema.common import Model, VolumeSize, problem, problems
 from stacks.schema.components import (
     CertManagerConfig,
     DcgmExporterConfig,
@@ -26,11 +27,12 @@ from stacks.schema.components import (
     Toggle,
     TrainerConfig,
 )
+from stacks.schema.idle_reclaim import IdleReclaimConfig
 
 # --- Kubeflow Pipelines (components/pipelines.py) -----------------------------------------
 
-# Cloud SQL machine tiers (cloud.google.com/sql/docs/mysql/instance-settings, "Machine types"):
-# custom `db-custom-<vCPUs>-<memory MiB>` and the shared-core `db-f1-micro` / `db-g1-small`.
+# Cloud SQL machine tiers (facts/cloud_sql.py): custom `db-custom-<vCPUs>-<memory MiB>` and the
+# shared-core `db-f1-micro` / `db-g1-small`.
 CLOUD_SQL_TIER = re.compile(r"^db-custom-(?P<vcpus>[0-9]+)-(?P<mib>[0-9]+)$|^db-(f1-micro|g1-small)$")
 HOUR_MINUTE = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 
@@ -41,17 +43,23 @@ class PipelinesCloudSql(Model):
 
     tier: str = Field(
         default="db-custom-1-3840",
-        description="Machine tier: db-custom-<vCPUs>-<memory MiB> (memory 0.9 to 6.5 GiB per vCPU, a multiple of "
-        "256 MiB) or a shared core (db-f1-micro, db-g1-small: no SLA).",
+        description="Machine tier: db-custom-<vCPUs>-<memory MiB> (1 or an even number of vCPUs up to 96; memory "
+        "0.9 to 6.5 GiB per vCPU, at least 3840 MiB, a multiple of 256 MiB) or a shared core (db-f1-micro, "
+        "db-g1-small: no SLA).",
     )
     disk_size_gb: StrictInt = Field(default=10, ge=10, le=65536, description="SSD size (GB); grows by itself when full, never shrinks.")
     high_availability: StrictBool = Field(
         default=False, description="A standby in a second zone with automatic failover (REGIONAL); doubles the price."
     )
     backup_start_time: str = Field(default="03:00", description="When the daily backup starts (UTC, HH:MM).")
-    retained_backups: StrictInt = Field(default=7, ge=1, le=365, description="Daily backups kept.")
+    retained_backups: StrictInt = Field(
+        default=7, ge=1, le=365, description="Daily backups kept; at least logRetentionDays (Cloud SQL)."
+    )
     log_retention_days: StrictInt = Field(
-        default=7, ge=1, le=7, description="Days of binary logs kept for point-in-time recovery (at most 7)."
+        default=7,
+        ge=1,
+        le=7,
+        description="Days of binary logs kept for point-in-time recovery (at most 7, and at most retainedBackups).",
     )
     private_service_access: StrictBool | None = Field(
         default=None,
@@ -67,12 +75,21 @@ class PipelinesCloudSql(Model):
         if found is None:
             raise ValueError(f"{value!r} is not a Cloud SQL tier such as db-custom-2-7680 (db-custom-<vCPUs>-<memory MiB>)")
         if found["vcpus"]:
-            vcpus, mib = int(found["vcpus"]), int(found["mib"])
-            if vcpus != 1 and vcpus % 2:
-                raise ValueError(f"{value!r}: a custom tier has 1 or an even number of vCPUs")
-            if mib % 256 or not 0.9 * 1024 * vcpus <= mib <= 6.5 * 1024 * vcpus:
-                raise ValueError(f"{value!r}: memory must be a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU")
+            reason = cloud_sql.custom_tier_problem(int(found["vcpus"]), int(found["mib"]))
+            if reason:
+                raise ValueError(f"{value!r}: {reason}")
         return value
+
+    @model_validator(mode="after")
+    def _backups_outlast_logs(self) -> PipelinesCloudSql:
+        if self.retained_backups < self.log_retention_days:
+            raise problem(
+                "retainedBackups",
+                f"{self.retained_backups} backups for {self.log_retention_days} days of transaction logs: point-in-time "
+                "recovery replays the logs from a backup, and Cloud SQL refuses to keep logs older than its oldest "
+                f"backup; set retainedBackups to at least {self.log_retention_days} or lower logRetentionDays",
+            )
+        return self
 
     @field_validator("backup_start_time")
     @classmethod
@@ -116,6 +133,9 @@ class Components(Model):
     dcgm_exporter: DcgmExporterConfig = Field(default=DcgmExporterConfig(), description="GPU metrics per pod.")
     pipelines: PipelinesConfig = Field(
         default=PipelinesConfig(), description="Kubeflow Pipelines; needs kubeflow, certManager and istio."
+    )
+    idle_reclaim: IdleReclaimConfig = Field(
+        default=IdleReclaimConfig(), description="Stop GPU notebooks whose GPUs stayed idle; needs kubeflow, monitoring and GPU metrics."
     )
 
     @model_validator(mode="after")

@@ -100,6 +100,16 @@ class TeamQuota(Model):
     gpus: dict[str, Int64] = Field(default_factory=dict, description="GPUs per accelerator name, e.g. nvidia-l4: 8.")
     cpu: ResourceQuantity = Field(default="32", description="CPU cores, a Kubernetes quantity such as 64 or 500m.")
     memory: MemoryQuantity = Field(default="128Gi", description="Memory, a Kubernetes quantity with its unit such as 256Gi.")
+    notebooks: StrictInt = Field(
+        default=2,
+        ge=1,
+        le=1000,
+        description="Notebooks of the form's default size (0.5 CPU, 1Gi) the namespace keeps room for beside what its "
+        "queue admits: CPU-only notebooks and pipeline steps are not queued, and GPU ones count against the "
+        "namespace's quota while they wait in the queue. The namespace's ResourceQuota is the queue's nominal CPU "
+        "and memory, plus what its cohort lends, plus this room and the mesh sidecars of queued Ray pods; GPUs "
+        "are the queue's alone (Kueue admits every GPU pod of the namespace).",
+    )
 
 
 class ContainerDefaults(Model):

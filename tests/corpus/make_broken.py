@@ -12,6 +12,7 @@ checks that the committed files are what this table writes.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -42,6 +43,20 @@ class Broken:
         if isinstance(body, bytes):
             return {f"{self.name}.yaml": body, f"{self.name}.expect": header.encode()}
         return {f"{self.name}.yaml": (header + body).encode()}
+
+
+def overlays(base: str, *lines: str) -> Callable[[], str]:
+    """The stack with components given by `lines` (`kueue: {values: ...}`), after its pipelines."""
+    return edit(base, ("    pipelines: {}\n", "    pipelines: {}\n" + "".join(f"    {line}\n" for line in lines)))
+
+
+KUEUE_KEPT = (
+    "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nhealth: {healthProbeBindAddress: ':8081'}\n"
+    "metrics: {bindAddress: ':8443', enableClusterQueueResources: true}\nwebhook: {port: 9443}\n"
+    "leaderElection: {leaderElect: true, resourceName: c1f6bfd2.kueue.x-k8s.io}\ninternalCertManagement: {enable: true}\n"
+)
+"""Kueue's configuration as the platform writes it, but for waitForPodsReady and integrations."""
+KUEUE_PODS_READY = "waitForPodsReady: {timeout: 20m, blockAdmission: false, requeuingStrategy: {timestamp: Eviction}}\n"
 
 
 NLP_BUCKET = "      bucket: {}                       # Ray Train checkpoints; mounted in notebooks by the team's PodDefault\n"
@@ -365,6 +380,93 @@ CORPUS: tuple[Broken, ...] = (
     Broken("pool-label-of-gke", "a GKE label on a pool", (f"{P0}.labels.cloud.google.com/gke-nodepool",), edit("dev", ("max: 4, provisioning: spot}", "max: 4, provisioning: spot, labels: {cloud.google.com/gke-nodepool: gpu}}"))),
     Broken("chart-values-password", "Grafana's admin password in plain text in a values overlay", (f"{K}.monitoring.grafanaValues.adminPassword",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], grafanaValues: {adminPassword: hunter2}}"))),
     Broken("chart-values-for-a-chart-not-installed", "kube-prometheus-stack values with the gke-managed backend", (f"{K}.monitoring.values",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    managedPrometheus: true\n"), ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], backend: gke-managed, values: {prometheus: {prometheusSpec: {replicas: 2}}}}\n    dcgmExporter: {source: gke-managed}"))),
+    # --- issue 31: the new surfaces ----------------------------------------------------
+    # Cloud SQL for Pipelines (facts/cloud_sql.py)
+    Broken("cloudsql-no-vcpus", "a Cloud SQL tier of 0 vCPUs", (f"{K}.pipelines.cloudSql.tier",), edit("prod", ("tier: db-custom-2-7680", "tier: db-custom-0-0"))),
+    Broken("cloudsql-odd-vcpus", "a Cloud SQL tier of 3 vCPUs", (f"{K}.pipelines.cloudSql.tier",), edit("prod", ("tier: db-custom-2-7680", "tier: db-custom-3-7680"))),
+    Broken("cloudsql-memory-below-per-vcpu", "512 MiB for 2 vCPUs", (f"{K}.pipelines.cloudSql.tier",), edit("prod", ("tier: db-custom-2-7680", "tier: db-custom-2-512"))),
+    Broken("cloudsql-memory-above-per-vcpu", "100 GiB for 2 vCPUs", (f"{K}.pipelines.cloudSql.tier",), edit("prod", ("tier: db-custom-2-7680", "tier: db-custom-2-102400"))),
+    Broken("cloudsql-too-many-vcpus", "128 vCPUs, more than the series has", (f"{K}.pipelines.cloudSql.tier",), edit("prod", ("tier: db-custom-2-7680", "tier: db-custom-128-491520"))),
+    Broken("cloudsql-memory-not-256", "memory not a multiple of 256 MiB", (f"{K}.pipelines.cloudSql.tier",), edit("prod", ("tier: db-custom-2-7680", "tier: db-custom-2-7700"))),
+    Broken("cloudsql-backups-below-log-days", "3 backups for 7 days of transaction logs", (f"{K}.pipelines.cloudSql.retainedBackups",), edit("prod", ("retainedBackups: 30}", "retainedBackups: 3, logRetentionDays: 7}"))),
+    Broken("cloudsql-on-kind", "Cloud SQL settings on a kind stack", (f"{K}.pipelines.cloudSql",), edit("kind", ("    pipelines: {}\n", "    pipelines: {cloudSql: {tier: db-custom-2-7680}}\n"))),
+    Broken("mysql-volume-on-gke", "the in-cluster database's volume on a GKE stack", (f"{K}.pipelines.databaseStorage",), edit("dev", ("    pipelines: {}\n", "    pipelines: {databaseStorage: 100Gi}\n"))),
+    Broken("cloudsql-no-private-path", "private service access off on the network the program creates", (f"{K}.pipelines.cloudSql.privateServiceAccess",), edit("dev", ("    pipelines: {}\n", "    pipelines: {cloudSql: {privateServiceAccess: false}}\n"))),
+    Broken("object-store-past-a-disk", "an object store larger than a Persistent Disk", (f"{K}.pipelines.objectStoreStorage",), edit("dev", ("    pipelines: {}\n", "    pipelines: {objectStoreStorage: 100Ti}\n"))),
+    # mlplatform:images.mirror (facts/registry_names.py)
+    Broken("mirror-no-host", "a mirror whose first element a client reads as a Docker Hub namespace", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: mirror/acme}\n")),
+    Broken("mirror-port-out-of-range", "a mirror port past 65535", ("mlplatform:images.mirror",), append("dev", '  mlplatform:images: {mirror: "registry.acme.internal:99999/mirror"}\n')),
+    Broken("mirror-too-long", "a mirror prefix that pushes image names past 255 characters", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: registry.acme.internal/" + "/".join(["mirror"] * 30) + "}\n")),
+    Broken("mirror-zone-host", "an Artifact Registry host named after a zone", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: us-central1-a-docker.pkg.dev/acme-ml-dev/mirror}\n")),
+    Broken("mirror-unknown-region", "an Artifact Registry host in a region that does not exist", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: europe-west99-docker.pkg.dev/acme-ml-dev/mirror}\n")),
+    Broken("mirror-python-host", "a Python repository's host as the image mirror", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: us-central1-python.pkg.dev/acme-ml-dev/mirror}\n")),
+    Broken("mirror-bad-project", "a project ID with an underscore in an Artifact Registry path", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: us-docker.pkg.dev/acme_ml/mirror}\n")),
+    Broken("mirror-no-repository", "an Artifact Registry mirror without its repository", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: us-docker.pkg.dev/acme-ml-dev}\n")),
+    Broken("mirror-docker-hub-alias", "Docker Hub under its registry host name", ("mlplatform:images.mirror",), append("dev", "  mlplatform:images: {mirror: registry-1.docker.io/acme}\n")),
+    # mlplatform:sources
+    Broken("charts-index-yaml", "a chart repository URL that names its index.yaml", ("mlplatform:sources.charts",), append("dev", '  mlplatform:sources: {charts: "https://charts.acme.internal/index.yaml"}\n')),
+    Broken("charts-registry-no-repository", "an Artifact Registry chart URL without a repository", ("mlplatform:sources.charts",), append("dev", '  mlplatform:sources: {charts: "oci://europe-docker.pkg.dev/acme-ml-dev"}\n')),
+    Broken("manifests-scp-remote", "a git remote in scp syntax, read as a local directory", ("mlplatform:sources.kubeflowManifests",), append("dev", '  mlplatform:sources: {kubeflowManifests: "git@github.com:acme/manifests.git"}\n')),
+    Broken("manifests-web-page", "a repository's web page (/tree/) as its remote", ("mlplatform:sources.kubeflowManifests",), append("dev", '  mlplatform:sources: {kubeflowManifests: "https://github.com/kubeflow/manifests/tree/v1.10.0"}\n')),
+    # networks (facts/networks.py)
+    Broken("master-in-docker-bridge", "the control-plane range inside the Docker bridge's", (f"{C}.network.masterCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {masterCidr: 172.17.0.0/28}\n"))),
+    Broken("services-in-docker-bridge", "the Services range inside the Docker bridge's", (f"{C}.network.servicesCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {servicesCidr: 172.17.0.0/20}\n"))),
+    Broken("pods-link-local", "a link-local Pod range", (f"{C}.network.podsCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {podsCidr: 169.254.0.0/16}\n"))),
+    Broken("pods-too-small-for-pools", "a Pod range too small for the pools' maximum nodes", (f"{C}.network.podsCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {podsCidr: 10.16.0.0/22}\n"))),
+    Broken("subnet-too-small-for-first-nodes", "a subnet without room for the first nodes", (f"{C}.network.subnetCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {subnetCidr: 10.0.0.0/29}\n"))),
+    Broken("subnet-below-smallest", "a subnet below the smallest GCP allows", (f"{C}.network.subnetCidr",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    network: {subnetCidr: 10.0.0.0/30}\n"))),
+    Broken("authorized-networks-too-many", "101 authorized networks on a private cluster", (f"{C}.masterAuthorizedNetworks",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    masterAuthorizedNetworks:\n" + "".join(f"      - {{cidr: 203.0.{i // 4}.{i % 4 * 64}/26, name: n{i}}}\n" for i in range(101))))),
+    # groups where a person is expected
+    Broken("owner-a-group", "a stack group as a team's owner", (f"{T}[0].owner",), append("kind", "", ("        staticUsers: [lead@example.com,", "        groups: [{name: ml@example.com, members: [ana@example.com]}]\n        staticUsers: [lead@example.com,"), ("      owner: lead@example.com\n", "      owner: ml@example.com\n"))),
+    Broken("contributor-email-a-group", "a stack group as a person contributor", (f"{T}[0].contributors[0].email",), append("kind", "", ("        staticUsers: [lead@example.com,", "        groups: [{name: ml@example.com, members: [ana@example.com]}]\n        staticUsers: [lead@example.com,"), ("{email: ana@example.com, role: edit}, {email: bo@example.com, role: view}", "{email: ml@example.com, role: edit}, {email: bo@example.com, role: view}"))),
+    Broken("grafana-admin-a-group", "a stack group as a Grafana admin", (f"{K}.monitoring.grafanaAdmins[0]",), append("kind", "", ("        staticUsers: [lead@example.com,", "        groups: [{name: ml@example.com, members: [ana@example.com]}]\n        staticUsers: [lead@example.com,"), ("grafanaAdmins: [lead@example.com]", "grafanaAdmins: [ml@example.com]"))),
+    # names the platform already uses
+    Broken("ray-named-like-a-platform-secret", "a team Ray cluster whose token Secret takes the object store Secret's name", (f"{T}[1].ray.name",), edit("kind", (KIND_NLP_RAY, KIND_NLP_RAY.replace("name: ray", "name: mlpipeline-minio-artifact")))),
+    # values for the other target
+    Broken("local-notebook-registry-on-gke", "kind's local notebook registry on a GKE stack", (f"{K}.kubeflow.notebookRegistry",), edit("dev", ("    kubeflow:\n", "    kubeflow:\n      notebookRegistry: localhost/mlplatform\n"))),
+    Broken("gke-version-too-old", "minMasterVersion older than the channel serves", (f"{C}.minMasterVersion",), edit("dev", ("    releaseChannel: REGULAR\n", '    releaseChannel: REGULAR\n    minMasterVersion: "1.29"\n'))),
+    Broken("gke-version-too-new", "minMasterVersion newer than the channel serves", (f"{C}.minMasterVersion",), edit("dev", ("    releaseChannel: REGULAR\n", '    releaseChannel: STABLE\n    minMasterVersion: "1.37"\n'))),
+    # zones
+    Broken("pool-zone-not-in-region", "a GPU pool in a zone us-central1 does not have", (f"{P0}.zones",), edit("dev", ("provisioning: spot}", "provisioning: spot, zones: [us-central1-e]}"))),
+    Broken("cluster-zone-not-in-region", "a zonal cluster in a zone that does not exist", (f"{C}.location",), edit("dev", ("    location: us-central1\n", "    location: us-central1-z\n"))),
+    Broken("provider-zone-not-in-region", "gcp:zone that its region does not have", ("gcp:zone",), edit("dev", ("  gcp:region: us-central1\n", "  gcp:region: us-central1\n  gcp:zone: us-central1-d\n"))),
+    # resource exhaustion and crashes
+    Broken("alias-self-reference", "a chart values anchor that contains an alias of itself", (f"{K}.kueue.values",), append("kind", "", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue:\n      values: &loop {self: *loop}\n"))),
+    Broken("alias-self-reference-teams", "the teams anchored and aliased inside themselves", (T,), literal("config:\n  mlplatform:cluster: {kind: kind}\n  mlplatform:teams: &teams\n    - {name: vision, owner: a@example.com, contributors: *teams}\n")),
+    Broken("alias-bomb", "nested aliases that expand to a billion values", (f"{K}.kueue.values",), append("kind", "", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue:\n      values:\n" + "".join(f"        l{i}: &l{i} [" + ", ".join([f"*l{i - 1}" if i else "lol"] * 10) + "]\n" for i in range(9))))),
+    Broken("nesting-too-deep", "a chart value nested 1,000 levels deep", (f"{K}.kueue.values",), append("kind", "", ("  mlplatform:components:\n", "  mlplatform:components:\n    kueue:\n      values: {deep: " + "[" * 1000 + "]" * 1000 + "}\n"))),
+    # messages that mislead
+    Broken("storage-too-large", "a Prometheus volume past what Kubernetes holds", (f"{K}.monitoring.storageSize",), edit("prod", ("storageSize: 200Gi", "storageSize: 9Ei"))),
+    Broken("kms-key-zonal", "a KMS key ring in a zone", (f"{C}.secretsEncryption.key",), edit("dev", ("    privateNodes: true\n", "    privateNodes: true\n    secretsEncryption: {key: projects/acme-sec/locations/us-central1-a/keyRings/gke/cryptoKeys/ml}\n"))),
+    # --- chart overlays that undo the platform (the charts at their pins, ../shared/upstream/charts)
+    Broken("overlay-cert-manager-crds-off", "cert-manager's chart without its CRDs (templates/crd-*.yaml behind crds.enabled)", (f"{K}.certManager.values.crds.enabled",), overlays("dev", "certManager: {values: {crds: {enabled: false}}}")),
+    Broken("overlay-trainer-crds-off", "Trainer's chart without its CRDs (templates/crd/*.yaml behind crds.enabled)", (f"{K}.trainer.values.crds.enabled",), overlays("dev", "trainer: {values: {crds: {enabled: false}}}")),
+    Broken("overlay-prometheus-crds-off", "kube-prometheus-stack without the Prometheus Operator's CRDs (its crds subchart)", (f"{K}.monitoring.values.crds.enabled",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], values: {crds: {enabled: false}}}"))),
+    Broken("overlay-jobset-in-trainer", "a second JobSet from Trainer's chart (its jobset subchart)", (f"{K}.trainer.values.jobset.install",), overlays("kind", "trainer: {values: {jobset: {install: true}}}")),
+    Broken("overlay-grafana-in-prometheus-stack", "a second Grafana from kube-prometheus-stack's grafana subchart", (f"{K}.monitoring.values.grafana.enabled",), edit("kind", ("monitoring: {grafanaAdmins: [lead@example.com]}", "monitoring: {grafanaAdmins: [lead@example.com], values: {grafana: {enabled: true}}}"))),
+    Broken("overlay-trainer-hook-runtime", "one of Trainer's chart runtimes, which only its hook Job installs", (f"{K}.trainer.values.runtimes.deepspeedDistributed.enabled",), overlays("dev", "trainer: {values: {runtimes: {deepspeedDistributed: {enabled: true}}}}")),
+    Broken("overlay-kueue-config-replaced", "Kueue's controller configuration replaced by a minimal one", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", "kueue: {values: {managerConfig: {controllerManagerConfigYaml: \"apiVersion: config.kueue.x-k8s.io/v1beta2\\nkind: Configuration\\n\"}}}")),
+    Broken("overlay-kueue-config-without-integrations", "Kueue's configuration kept but for its integrations", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", f"kueue: {{values: {{managerConfig: {{controllerManagerConfigYaml: {json.dumps(KUEUE_KEPT + KUEUE_PODS_READY)}}}}}}}")),
+    Broken("overlay-kueue-config-other-timeout", "Kueue's pods-ready timeout in its configuration, not in the stack's key", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", f"kueue: {{values: {{managerConfig: {{controllerManagerConfigYaml: {json.dumps(KUEUE_KEPT + KUEUE_PODS_READY.replace('20m', '5m') + 'integrations: {frameworks: [batch/job, jobset.x-k8s.io/jobset, trainer.kubeflow.org/trainjob, ray.io/rayjob, ray.io/raycluster]}' + chr(10))}}}}}}}")),
+    Broken("overlay-kueue-frameworks-dropped", "Kueue's integrations without TrainJobs", (f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml",), overlays("dev", f"kueue: {{values: {{managerConfig: {{controllerManagerConfigYaml: {json.dumps(KUEUE_KEPT + KUEUE_PODS_READY + 'integrations: {frameworks: [batch/job, jobset.x-k8s.io/jobset]}' + chr(10))}}}}}}}")),
+    Broken("overlay-kueue-cert-manager", "Kueue's webhook certificate from cert-manager", (f"{K}.kueue.values.enableCertManager",), overlays("kind", "kueue: {values: {enableCertManager: true}}")),
+    Broken("overlay-kueue-own-monitor", "Kueue's chart's own ServiceMonitor", (f"{K}.kueue.values.enablePrometheus",), overlays("kind", "kueue: {values: {enablePrometheus: true}}")),
+    Broken("overlay-kuberay-single-namespace", "the KubeRay operator limited to its own namespace", (f"{K}.kuberay.values.singleNamespaceInstall",), overlays("dev", "kuberay: {values: {singleNamespaceInstall: true}}")),
+    Broken("overlay-kuberay-watch-namespace", "the KubeRay operator watching one namespace", (f"{K}.kuberay.values.watchNamespace",), overlays("kind", "kuberay: {values: {watchNamespace: [kuberay-system]}}")),
+    Broken("overlay-kuberay-env-replaced", "KubeRay's env list without the platform's entry", (f"{K}.kuberay.values.env",), overlays("kind", "kuberay: {values: {env: [{name: CLUSTER_DOMAIN, value: cluster.local}]}}")),
+    Broken("overlay-prometheus-operator-own-namespace", "the Prometheus Operator limited to its release namespace", (f"{K}.monitoring.values.prometheusOperator.namespaces",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], values: {prometheusOperator: {namespaces: {releaseNamespace: true}}}}"))),
+    Broken("overlay-cert-manager-one-namespace", "cert-manager's controller limited to one namespace (ClusterIssuers off)", (f"{K}.certManager.values.extraArgs",), overlays("kind", "certManager: {values: {extraArgs: [--namespace=cert-manager]}}")),
+    Broken("overlay-grafana-anonymous-admin", "Grafana open to anonymous users as Admin", (f"{K}.monitoring.grafanaValues.grafana.ini.auth.anonymous.enabled",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], grafanaValues: {grafana.ini: {auth.anonymous: {enabled: true, org_role: Admin}}}}"))),
+    Broken("overlay-grafana-proxy-header", "Grafana trusting a header any client can send", (f"{K}.monitoring.grafanaValues.grafana.ini.auth.proxy.header_name",), edit("kind", ("monitoring: {grafanaAdmins: [lead@example.com]}", "monitoring: {grafanaAdmins: [lead@example.com], grafanaValues: {grafana.ini: {auth.proxy: {header_name: X-WEBAUTH-USER}}}}"))),
+    Broken("overlay-grafana-anonymous-env", "Grafana's anonymous access switched on through its environment", (f"{K}.monitoring.grafanaValues.env.GF_AUTH_ANONYMOUS_ENABLED",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], grafanaValues: {env: {GF_AUTH_ANONYMOUS_ENABLED: 'true'}}}"))),
+    Broken("overlay-retention-contradicts", "a retention in the overlay against the stack's own retention", (f"{K}.monitoring.values.prometheus.prometheusSpec.retention",), edit("prod", ("monitoring: {retention: 30d,", "monitoring: {values: {prometheus: {prometheusSpec: {retention: 7d}}}, retention: 30d,"))),
+    Broken("overlay-storage-contradicts", "a Prometheus volume size in the overlay against the stack's storageSize", (f"{K}.monitoring.values.prometheus.prometheusSpec.storageSpec.volumeClaimTemplate.spec.resources.requests.storage",), edit("prod", ("monitoring: {retention: 30d,", "monitoring: {values: {prometheus: {prometheusSpec: {storageSpec: {volumeClaimTemplate: {spec: {resources: {requests: {storage: 50Gi}}}}}}}}, retention: 30d,"))),
+    Broken("overlay-word-for-replicas", "a word where Kueue's chart takes a number", (f"{K}.kueue.values.controllerManager.replicas",), overlays("dev", "kueue: {values: {controllerManager: {replicas: two}}}")),
+    Broken("overlay-quoted-replicas", "a quoted number for Grafana's replicas", (f"{K}.monitoring.grafanaValues.replicas",), edit("kind", ("monitoring: {grafanaAdmins: [lead@example.com]}", "monitoring: {grafanaAdmins: [lead@example.com], grafanaValues: {replicas: '2'}}"))),
+    Broken("overlay-word-by-schema", "a word where cert-manager's values.schema.json wants a number", (f"{K}.certManager.values.webhook.replicaCount",), overlays("dev", "certManager: {values: {webhook: {replicaCount: two}}}")),
+    Broken("overlay-dcgm-tolerations-emptied", "the exporter's tolerations emptied: it would leave the GPU nodes", (f"{K}.dcgmExporter.values.tolerations",), overlays("dev", "dcgmExporter: {values: {tolerations: []}}")),
+    Broken("overlay-prometheus-agent", "Prometheus as an agent, which answers no queries", (f"{K}.monitoring.values.prometheus.agentMode",), edit("dev", ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], values: {prometheus: {agentMode: true}}}"))),
+    Broken("overlay-several-at-once", "three charts' overlays wrong in one stack", (f"{K}.trainer.values.jobset.install", f"{K}.kuberay.values.rbacEnable", f"{K}.jobset.values.prometheus.enable"), overlays("kind", "trainer: {values: {jobset: {install: true}}}", "kuberay: {values: {rbacEnable: false}}", "jobset: {values: {prometheus: {enable: true}}}")),
     # --- several at once: the schema's and the rules' in one run ------------------------
     Broken("pool-with-three-problems", "an unknown accelerator, min above max and a reservation without its name in one pool", (f"{P0}.accelerator", f"{P0}.min", f"{P0}.reservation"), edit("dev", ("{name: l4, accelerator: nvidia-l4, machineType: g2-standard-24, min: 0, max: 4, provisioning: spot}", "{name: l4, accelerator: nvidia-l44, machineType: g2-standard-24, min: 5, max: 4, provisioning: reservation}"))),
     Broken("schema-and-rule-together", "a retention the schema refuses and NAP limits below the pools, reported together", (f"{K}.monitoring.retention", f"{C}.autoprovisioning.limits.cpu"), edit("dev", ("limits: {cpu: 512,", "limits: {cpu: 128,"), ("monitoring: {grafanaAdmins: [lead@acme.com]}", "monitoring: {grafanaAdmins: [lead@acme.com], retention: 2weeks}"))),

@@ -48,7 +48,8 @@ class Mutation:
     stack: str
     path: Path_
     kind: str
-    """drop, empty, duplicate, wrong-type or out-of-range."""
+    """drop, empty, duplicate, wrong-type, out-of-range, or overlay: a chart key the program sets,
+    given another value in the component's overlay (`values`)."""
     value: Any
     invalid: bool
     """The schema documents the changed stack as invalid: it must be refused (exit 2)."""
@@ -64,7 +65,7 @@ class Mutation:
         *parent, last = self.path
         node: Any = result
         for part in parent:
-            node = node[part]
+            node = node.setdefault(part, {}) if self.kind == "overlay" else node[part]
         if self.value is DROP:
             del node[last]
         elif self.kind == "duplicate":
@@ -100,10 +101,28 @@ class Outcome:
         return found
 
 
+SURFACES: dict[str, dict[str, Any]] = {
+    "dev": {
+        "mlplatform:images": {"mirror": "us-central1-docker.pkg.dev/acme-ml-dev/mirror"},
+        "mlplatform:sources": {"charts": "oci://us-central1-docker.pkg.dev/acme-ml-dev/charts"},
+        "mlplatform:overrides": {"zones": ["us-central1-e"], "gkeVersions": ["1.38"]},
+    },
+}
+"""Keys no fixture sets that the mutations start from all the same (issue 31's surfaces: the
+mirrors, the overrides of zones and GKE versions), added to the fixture where they are valid.
+Only the fixtures themselves (dev, kind, prod, ...) are planned elsewhere; these are not."""
+CLUSTER_SURFACES: dict[str, dict[str, Any]] = {
+    "prod": {"minMasterVersion": "1.35", "network": {"subnetCidr": "10.0.0.0/20", "podsCidr": "10.16.0.0/14", "servicesCidr": "10.20.0.0/20", "masterCidr": "172.16.0.0/28"}},
+}
+
+
 def shipped_config(stack: str) -> dict[str, Any]:
+    """The fixture's config, with the SURFACES the mutations start from."""
     text = stack_file(stack).read_text()
     document, _ = load_yaml(text)
-    config: dict[str, Any] = document["config"]
+    config: dict[str, Any] = {**document["config"], **copy.deepcopy(SURFACES.get(stack, {}))}
+    if stack in CLUSTER_SURFACES:
+        config["mlplatform:cluster"] = {**config["mlplatform:cluster"], **copy.deepcopy(CLUSTER_SURFACES[stack])}
     return config
 
 
@@ -266,8 +285,37 @@ def mutations(stack: str) -> list[Mutation]:
     return found
 
 
+def _changed(value: Any) -> Any:
+    """Another value than the platform's, of its type where there is one."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, (int, float)):
+        return value + 1
+    if isinstance(value, str):
+        return f"{value}-changed"
+    if isinstance(value, list):
+        return [] if value else ["changed"]
+    return {"changed": "1"}
+
+
+def overlay_mutations(stack: str) -> list[Mutation]:
+    """Each chart key the program sets for the stack (its values builders' output, components/
+    overlays.py `overlays`), changed in the component's overlay: each must be refused."""
+    from args.platform import platform_args
+    from components.overlays import overlays
+    from stacks.config import validate
+
+    found = []
+    for overlay in overlays(platform_args(validate(shipped_config(stack), stack), {})):
+        _, component, field = overlay.field.rsplit(".", 2)
+        for path, value in _places(dict(overlay.platform)):
+            if path and not (isinstance(value, dict) and value) and all(isinstance(p, str) for p in path):
+                found.append(Mutation(stack, ("mlplatform:components", component, field, *path), "overlay", _changed(value), True))
+    return found
+
+
 def all_mutations() -> list[Mutation]:
-    return [m for stack in stack_names() for m in mutations(stack)]
+    return [m for stack in stack_names() for m in [*mutations(stack), *overlay_mutations(stack)]]
 
 
 def sample(count: int, seed: int) -> list[Mutation]:

@@ -5,11 +5,14 @@ on two workers do not both spend half a minute rendering the same stack."""
 
 from __future__ import annotations
 
+import copy
 import os
 import pickle
+from collections.abc import Callable
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from filelock import FileLock
 
@@ -17,8 +20,8 @@ from components.sources import mirror_sources
 from stacks.config import load
 from stacks.schema import Images
 from tests.support.mirror import MIRROR
-from tooling import fullrender, schemas
-from tooling.fullrender import FullRender
+from tooling import check, fullrender, schemas
+from tooling.fullrender import FullRender, Rendered
 from tooling.plan import evaluate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -68,3 +71,29 @@ def rendered(stack: str, image_mirror: bool = False) -> FullRender:
         plain = replace(render.plan, transforms={}, moves={}, platform_transforms=())
         path.write_bytes(pickle.dumps(replace(render, plan=plain)))
         return render
+
+
+def with_objects(render: FullRender, change: Callable[[list[Rendered]], list[Rendered]]) -> FullRender:
+    return replace(render, objects=change(list(render.objects)))
+
+
+def edited(render: FullRender, kind: str, name: str, edit: Callable[[dict[str, Any]], None]) -> FullRender:
+    """`render` with one object changed by `edit` (on a copy)."""
+
+    def change(objects: list[Rendered]) -> list[Rendered]:
+        result = []
+        for o in objects:
+            if o.obj.get("kind") == kind and o.key[3] == name:
+                obj = copy.deepcopy(o.obj)
+                edit(obj)
+                o = replace(o, obj=obj)
+            result.append(o)
+        return result
+
+    return with_objects(render, change)
+
+
+def violations(render: FullRender, rule: str) -> list[check.Violation]:
+    chosen = [r for r in check.RULES if r.name == rule]
+    assert chosen, rule
+    return check.check(render, chosen)

@@ -1,0 +1,479 @@
+"""The upstream mirror, built from the pin table alone (`make mirror`, `python -m tooling.mirror`),
+and where the tools and tests find one.
+
+What a mirror holds, laid out as ../shared/upstream is (components/sources.py), each piece
+fetched with the tool its upstream publishes for and checked:
+- `charts/<chart>-<version>.tgz`: every Helm chart of the pin table at its pinned version, by
+  `helm pull` (helm v4, tooling/tools.py) from its HTTP chart repository (the archive's sha256
+  must be the repository index's `digest`; helm does not compare them) or its OCI registry
+  (helm checks the blob against the registry's digest); its Chart.yaml must name the pin;
+- `kubeflow-manifests/<tag>/`: the folders of the pinned Kubeflow release the installs read
+  (facts/versions.py KUBEFLOW_FOLDERS) and its LICENSE, and `kubeflow-roles/` the aggregated
+  roles the tests evaluate (KUBEFLOW_ROLE_FILES), from a shallow git clone of the tag;
+- `remote/<host>/<owner>/<repo>/<ref>/`: every remote kustomize base those trees name
+  (REMOTE_BASES; the paths as the trees' kustomizations name them), from a clone at its ref.
+Git checks every object it fetches by its id; the files are `git archive`d at the pinned ref.
+`mirror.json` records what was asked (the pins) and where each piece came from (commits, tree
+ids, digests); `SHA256SUMS` every file (`sha256sum -c SHA256SUMS` in the mirror checks it). A
+mirror is built beside its target and moved into place whole; `make mirror` leaves one alone
+that is of today's pins and matches its sums.
+
+Where a mirror is found (mirror_for), first to last: `--mirror DIR` of a command; the clone's
+own, LOCAL_MIRROR (`.mlplatform/upstream/`, git-ignored, what `make mirror` writes);
+`$MLPLATFORM_MIRROR`; `../shared/upstream` beside the clone.
+
+Where each upstream is fetched from may be redirected (`--sources FILE`, `make mirror
+MIRROR_SOURCES=FILE`): a YAML mapping of a pin's location, as facts/versions.py writes it, to
+the place to fetch it from instead. For a chart, a chart repository as
+`mlplatform:sources.charts` takes one: an http(s) repository, or an `oci://` registry path the
+chart lies under (`<path>/<chart>`); for a git upstream, any URL `git clone` takes. A company's
+mirror (Artifactory, an internal Git host), or loopback servers in a test (tests/support/
+loopback.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_REMOTE, ChartSource, chart_source, is_local
+from components.trees import PrepareError, references
+from facts.versions import (
+    KUBEFLOW_FOLDERS,
+    KUBEFLOW_MANIFESTS,
+    KUBEFLOW_ROLE_FILES,
+    PINS,
+    REMOTE_BASES,
+    Pin,
+    PinKind,
+    RemoteBase,
+)
+from stacks.schema import Sources
+from tooling import tools
+
+REPO = Path(__file__).resolve().parents[1]
+LOCAL_MIRROR = REPO / ".mlplatform" / "upstream"
+"""The clone's own mirror: what `make mirror` builds, the first place the tools look."""
+MIRROR_ENV = "MLPLATFORM_MIRROR"
+SHARED_MIRROR = REPO.parent / "shared" / "upstream"
+MANIFEST = "mirror.json"
+SUMS = "SHA256SUMS"
+ROLES = "kubeflow-roles"
+"""The folder of KUBEFLOW_ROLE_FILES, each named by its path with `/` as `_`."""
+LICENSE = "LICENSE"
+"""Copied with every git upstream's paths, where the repository has one at its root."""
+FORMAT = 1
+"""Of mirror.json; a mirror of another format is rebuilt."""
+
+
+class MirrorError(Exception):
+    """An upstream could not be fetched or is not what the pin says; the message names both."""
+
+
+def mirror_for(option: Path | None) -> Path | None:
+    """The mirror directory the full render reads (the order in the module's docstring); None:
+    the stack's own sources."""
+    if option is not None:
+        return option
+    if (LOCAL_MIRROR / MANIFEST).is_file():
+        return LOCAL_MIRROR
+    if os.environ.get(MIRROR_ENV):
+        return Path(os.environ[MIRROR_ENV])
+    return SHARED_MIRROR if SHARED_MIRROR.is_dir() else None
+
+
+def role_file_name(path: str) -> str:
+    """`common/kubeflow-roles/base/cluster-roles.yaml` -> `common_kubeflow-roles_base_cluster-roles.yaml`."""
+    return path.replace("/", "_")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a mirror holds: by default, every upstream the pin table installs from."""
+
+    charts: tuple[Pin, ...] = tuple(p for p in PINS if p.kind is PinKind.HELM)
+    kubeflow_folders: tuple[str, ...] = KUBEFLOW_FOLDERS
+    role_files: tuple[str, ...] = KUBEFLOW_ROLE_FILES
+    remote_bases: tuple[RemoteBase, ...] = REMOTE_BASES
+
+    def as_json(self) -> dict[str, Any]:
+        """The pins as mirror.json records them: a mirror of other pins is out of date."""
+        return {
+            "charts": [{"name": p.name, "version": p.version, "location": p.location} for p in self.charts],
+            "kubeflow": {
+                "location": KUBEFLOW_MANIFESTS.location,
+                "ref": KUBEFLOW_MANIFESTS.version,
+                "folders": list(self.kubeflow_folders),
+                "roles": list(self.role_files),
+            },
+            "remoteBases": [
+                {"location": b.pin.location, "ref": b.pin.version, "namedBy": b.named_by} for b in self.remote_bases
+            ],
+        }
+
+    def locations(self) -> set[str]:
+        return {p.location for p in self.charts} | {KUBEFLOW_MANIFESTS.location} | {b.pin.location for b in self.remote_bases}
+
+
+# --- the tools ---------------------------------------------------------------------------
+
+
+def _run(args: list[str], what: str, env: Mapping[str, str] | None = None) -> bytes:
+    try:
+        result = subprocess.run(args, capture_output=True, env=env, check=False, timeout=600)
+    except OSError as err:
+        raise MirrorError(f"{what}: {args[0]}: {err}") from None
+    except subprocess.TimeoutExpired:
+        raise MirrorError(f"{what}: `{' '.join(args[:3])} ...` took over 10 minutes") from None
+    if result.returncode != 0:
+        said = (result.stderr or result.stdout).decode(errors="replace").strip()
+        raise MirrorError(f"{what}: `{' '.join(args)}` failed: {said}")
+    return result.stdout + result.stderr
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class _Helm:
+    """helm v4 with a configuration and caches of its own (the user's repositories untouched)."""
+
+    home: Path
+    binary: str = field(default_factory=lambda: tools.find(tools.HELM))
+    repositories: dict[str, str] = field(default_factory=dict)
+    """Repository URL -> the name it was added under."""
+
+    @property
+    def env(self) -> dict[str, str]:
+        homes = {f"HELM_{kind}_HOME": str(self.home / kind.lower()) for kind in ("CACHE", "CONFIG", "DATA")}
+        return {**os.environ, **homes}
+
+    def run(self, what: str, *args: str) -> str:
+        return _run([self.binary, *args], what, self.env).decode(errors="replace")
+
+    def add(self, repository: str) -> None:
+        """`helm repo add` (it downloads the index), once per repository, before any pull from it."""
+        name = self.repositories[repository] = f"repository{len(self.repositories)}"
+        self.run(f"the chart repository {repository}", "repo", "add", name, repository)
+
+    def pull_from_repository(self, pin: Pin, repository: str, into: Path) -> str:
+        """The chart from an HTTP repository (added), checked against the index's digest; returns it."""
+        what = f"{pin.label} from {repository}"
+        name = self.repositories[repository]
+        self.run(what, "pull", f"{name}/{pin.name}", "--version", pin.version, "--destination", str(into))
+        archive = _one_archive(into, what)
+        index = yaml.load((self.home / "cache" / "repository" / f"{name}-index.yaml").read_bytes(), Loader=_LOADER)
+        listed = [e for e in (index.get("entries") or {}).get(pin.name) or [] if str(e.get("version")) == pin.version]
+        digest = listed[0].get("digest") if listed else None
+        actual = _sha256(archive)
+        if digest != actual:
+            raise MirrorError(f"{what}: {archive.name} has sha256 {actual}, the repository index says {digest or 'no digest'}")
+        return f"sha256:{actual}"
+
+    def pull_from_registry(self, pin: Pin, reference: str, into: Path) -> str:
+        """The chart from an OCI registry (helm checks its blob); returns the registry's digest."""
+        said = self.run(f"{pin.label} from {reference}", "pull", reference, "--version", pin.version, "--destination", str(into))
+        found = re.search(r"Digest: (sha256:[0-9a-f]{64})", said)
+        return found[1] if found else "(no digest printed)"
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's parser where PyYAML has it: public repository indexes run to tens of megabytes."""
+
+
+def _one_archive(directory: Path, what: str) -> Path:
+    found = sorted(directory.glob("*.tgz"))
+    if len(found) != 1:
+        raise MirrorError(f"{what}: helm wrote {[p.name for p in found]}, expected one chart archive")
+    return found[0]
+
+
+def chart_metadata(archive: Path) -> dict[str, Any]:
+    """The archive's own Chart.yaml (`<chart>/Chart.yaml`)."""
+    with tarfile.open(archive) as tar:
+        member = next((m for m in tar.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")), None)
+        handle = tar.extractfile(member) if member is not None else None
+        if handle is None:
+            raise MirrorError(f"{archive}: no Chart.yaml at the top of the archive")
+        metadata: dict[str, Any] = yaml.safe_load(handle.read()) or {}
+    return metadata
+
+
+def _redirected(location: str, sources: Mapping[str, str]) -> str:
+    return sources.get(location, location)
+
+
+def _chart_source(pin: Pin, sources: Mapping[str, str]) -> ChartSource:
+    """Where `pin` is pulled from: its own location, or the chart repository `sources` gives for it."""
+    redirect = sources.get(pin.location)
+    try:
+        source = chart_source(pin, Sources(charts=redirect) if redirect else Sources())
+    except ValueError as err:  # pydantic's ValidationError: a location mlplatform:sources.charts refuses
+        raise MirrorError(f"{pin.label}: {redirect} is no chart repository: {err}") from None
+    if source.repo is None and not source.chart.startswith("oci://"):
+        raise MirrorError(f"{pin.label}: {redirect} is no chart repository: give an http(s) repository or an oci:// registry path")
+    return source
+
+
+def _chart(helm: _Helm, pin: Pin, source: ChartSource, charts: Path, scratch: Path) -> dict[str, str]:
+    """`pin`'s archive into charts/<chart>-<version>.tgz; returns what mirror.json records of it."""
+    into = scratch / f"{pin.name}-{pin.version}"
+    into.mkdir(parents=True)
+    if source.repo is not None:
+        origin, digest = source.repo, helm.pull_from_repository(pin, source.repo, into)
+    else:
+        origin, digest = source.chart, helm.pull_from_registry(pin, source.chart, into)
+    archive = _one_archive(into, f"{pin.label} from {origin}")
+    metadata = chart_metadata(archive)
+    if (metadata.get("name"), str(metadata.get("version"))) != (pin.name, pin.version):
+        raise MirrorError(
+            f"{pin.label} from {origin}: the archive's Chart.yaml says {metadata.get('name')} {metadata.get('version')}"
+        )
+    target = charts / f"{pin.name}-{pin.version}.tgz"
+    shutil.move(archive, target)
+    return {"path": str(target.relative_to(charts.parent)), "from": origin, "digest": digest}
+
+
+@dataclass(frozen=True)
+class _Clone:
+    """A shallow clone of one git upstream at its pinned ref."""
+
+    directory: Path
+    url: str
+    ref: str
+
+    def git(self, what: str, *args: str) -> bytes:
+        return _run(["git", "-C", str(self.directory), *args], what)
+
+    def has(self, path: str) -> bool:
+        found = subprocess.run(["git", "-C", str(self.directory), "cat-file", "-e", f"HEAD:{path}"], capture_output=True, check=False)
+        return found.returncode == 0
+
+    def object_id(self, path: str = "") -> str:
+        return self.git(f"{self.url} at {self.ref}", "rev-parse", f"HEAD:{path}" if path else "HEAD").decode().strip()
+
+    def extract(self, paths: Iterable[str], into: Path) -> dict[str, Any]:
+        """`paths` (folders or files) as `git archive` writes them, into `into`; returns what
+        mirror.json records: the commit, and each path's git object id."""
+        wanted = [LICENSE] if self.has(LICENSE) else []
+        wanted += [p for p in paths if p not in wanted]
+        missing = [p for p in wanted if not self.has(p)]
+        if missing:
+            raise MirrorError(f"{self.url} at {self.ref} has no {', '.join(missing)}: the pin table names a path the release does not have")
+        tar = self.git(f"{self.url} at {self.ref}", "archive", "--format=tar", "HEAD", "--", *wanted)
+        into.mkdir(parents=True, exist_ok=True)
+        with tarfile.open(fileobj=io.BytesIO(tar)) as archive:
+            if hasattr(tarfile, "data_filter"):  # Python 3.11.4 and later: no links or paths out of `into`
+                archive.extractall(into, filter="data")
+            else:
+                archive.extractall(into)
+        return {"from": self.url, "ref": self.ref, "commit": self.object_id(), "objects": {p: self.object_id(p) for p in wanted}}
+
+
+def _clone(url: str, ref: str, sources: Mapping[str, str], scratch: Path) -> _Clone:
+    origin = _redirected(url, sources)
+    directory = Path(tempfile.mkdtemp(prefix="clone-", dir=scratch))
+    _run(["git", "clone", "--quiet", "--depth", "1", "--branch", ref, "--no-checkout", origin, str(directory)], f"{url} at {ref}")
+    return _Clone(directory, origin, ref)
+
+
+def remote_base_paths(base: RemoteBase, folder: Path) -> list[str]:
+    """The paths of `base` the kustomizations under `folder` (a mirrored Kubeflow folder) name."""
+    try:
+        found = references(folder)
+    except PrepareError as err:
+        raise MirrorError(str(err)) from None
+    return sorted({r.path for refs in found.values() for _, r in refs if r.base == base})
+
+
+# --- building and checking ---------------------------------------------------------------
+
+
+def build(root: Path, request: Request = Request(), sources: Mapping[str, str] | None = None, progress: Callable[[str], None] = print) -> None:
+    """The mirror of `request` into the empty directory `root`, with mirror.json and SHA256SUMS.
+    `sources`: pinned location -> where to fetch it from instead (the module's docstring)."""
+    sources = dict(sources or {})
+    unknown = sorted(set(sources) - request.locations())
+    if unknown:
+        raise MirrorError(f"sources: {', '.join(unknown)} is the location of no pin; the pins' locations: {', '.join(sorted(request.locations()))}")
+    for base in request.remote_bases:
+        if base.named_by not in request.kubeflow_folders:
+            raise MirrorError(f"{base.pin.label} is named by {base.named_by}, a folder the mirror does not hold (facts/versions.py KUBEFLOW_FOLDERS)")
+    fetched: list[dict[str, Any]] = []
+
+    def done(records: list[dict[str, Any]]) -> None:
+        fetched.extend(records)
+        for record in records:
+            progress(f"  {record['path']} from {record['from']} ({record.get('digest') or record.get('commit')})")
+
+    with tempfile.TemporaryDirectory(prefix="mlplatform-mirror-") as work:
+        scratch = Path(work)
+        done(_charts(request.charts, sources, root / MIRROR_CHARTS, scratch))
+        if request.kubeflow_folders or request.role_files:
+            done(_kubeflow(request, sources, root, scratch))
+        for base in request.remote_bases:
+            paths = remote_base_paths(base, root / MIRROR_MANIFESTS / KUBEFLOW_MANIFESTS.version / base.named_by)
+            clone = _clone(base.pin.location, base.pin.version, sources, scratch)
+            target = root / MIRROR_REMOTE / base.repository / base.pin.version
+            done([{"path": str(target.relative_to(root)), **clone.extract(paths, target)}])
+    manifest = {"format": FORMAT, "request": request.as_json(), "fetched": fetched}
+    (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+    write_sums(root)
+
+
+def _charts(pins: Iterable[Pin], sources: Mapping[str, str], charts: Path, scratch: Path) -> list[dict[str, Any]]:
+    """Every chart of `pins` into `charts`; what mirror.json records of each."""
+    chosen = {pin: _chart_source(pin, sources) for pin in pins}
+    if not chosen:
+        return []
+    charts.mkdir(parents=True, exist_ok=True)
+    helm = _Helm(scratch / "helm")
+    for repository in dict.fromkeys(s.repo for s in chosen.values() if s.repo is not None):
+        helm.add(repository)
+    with ThreadPoolExecutor(max_workers=4) as pool:  # helm processes, mostly waiting on the network
+        return list(pool.map(lambda pin: _chart(helm, pin, chosen[pin], charts, scratch), chosen))
+
+
+def _kubeflow(request: Request, sources: Mapping[str, str], root: Path, scratch: Path) -> list[dict[str, Any]]:
+    """The Kubeflow release's folders and role files; what mirror.json records of them."""
+    tag = KUBEFLOW_MANIFESTS.version
+    kubeflow = _clone(KUBEFLOW_MANIFESTS.location, tag, sources, scratch)
+    manifests = root / MIRROR_MANIFESTS / tag
+    fetched = [{"path": str(manifests.relative_to(root)), **kubeflow.extract(request.kubeflow_folders, manifests)}]
+    missing = [path for path in request.role_files if not kubeflow.has(path)]
+    if missing:
+        raise MirrorError(f"{kubeflow.url} at {tag} has no {', '.join(missing)} (facts/versions.py KUBEFLOW_ROLE_FILES)")
+    roles = root / ROLES
+    roles.mkdir()
+    for path in request.role_files:
+        (roles / role_file_name(path)).write_bytes(kubeflow.git(path, "cat-file", "blob", f"HEAD:{path}"))
+    objects = {p: kubeflow.object_id(p) for p in request.role_files}
+    fetched.append({"path": ROLES, "from": kubeflow.url, "ref": tag, "commit": kubeflow.object_id(), "objects": objects})
+    return fetched
+
+
+def _files(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.relative_to(root) != Path(SUMS))
+
+
+def write_sums(root: Path) -> None:
+    """SHA256SUMS of every file of the mirror, in `sha256sum` format."""
+    (root / SUMS).write_text("".join(f"{_sha256(root / name)}  {name}\n" for name in _files(root)))
+
+
+def verify(root: Path) -> list[str]:
+    """Every way the mirror's files differ from its SHA256SUMS (a file changed, missing, or not listed)."""
+    sums = root / SUMS
+    if not sums.is_file():
+        return [f"{sums}: no such file"]
+    listed = {name: digest for digest, _, name in (line.partition("  ") for line in sums.read_text().splitlines() if line)}
+    problems = [f"{name}: missing" for name in sorted(set(listed) - set(_files(root)))]
+    problems += [f"{name}: not in {SUMS}" for name in sorted(set(_files(root)) - set(listed))]
+    problems += [f"{name}: sha256 differs from {SUMS}" for name in sorted(set(listed) & set(_files(root))) if _sha256(root / name) != listed[name]]
+    return problems
+
+
+def outdated(root: Path, request: Request = Request()) -> str | None:
+    """Why the mirror at `root` is not of `request`'s pins; None when it is (or is not one of ours:
+    a mirror without mirror.json, such as ../shared/upstream, is taken as it is)."""
+    manifest = root / MANIFEST
+    if not manifest.is_file():
+        return None
+    recorded = json.loads(manifest.read_text())
+    if recorded.get("format") != FORMAT or recorded.get("request") != request.as_json():
+        return f"the mirror at {root} was built from other pins than facts/versions.py has now"
+    return None
+
+
+def state(root: Path, request: Request = Request()) -> str | None:
+    """Why `make mirror` must build `root`; None when it holds `request` and matches its sums."""
+    if not (root / MANIFEST).is_file():
+        return f"no mirror at {root}"
+    problems = verify(root)
+    if problems:
+        return f"{root} does not match its {SUMS}: " + "; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
+    return outdated(root, request)
+
+
+def replace(root: Path, built: Path) -> None:
+    """`built` moved to `root`, the mirror there before (if any) removed after."""
+    old = root.with_name(f".{root.name}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if root.exists():
+        root.rename(old)
+    built.rename(root)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def load_sources(path: Path) -> dict[str, str]:
+    """The `--sources` file: a YAML mapping of pinned location -> where to fetch it from."""
+    try:
+        loaded = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise MirrorError(f"--sources {path}: {err}") from None
+    if not isinstance(loaded, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in loaded.items()):
+        raise MirrorError(f"--sources {path}: give a mapping of pinned location to location, e.g. `oci://registry.k8s.io/kueue/charts/kueue: https://charts.acme.internal`")
+    bad = [k for k, v in loaded.items() if is_local(v)]
+    if bad:
+        raise MirrorError(f"--sources {path}: {', '.join(bad)}: a source is a URL (https://, oci://, file://, ...), not a path")
+    return loaded
+
+
+def main(argv: list[str] | None = None, request: Request = Request()) -> int:
+    """`make mirror`: build the mirror unless it holds `request` (the whole pin table) and matches its sums."""
+    parser = argparse.ArgumentParser(prog="python -m tooling.mirror", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--into", type=Path, default=LOCAL_MIRROR, help=f"the mirror directory (default {LOCAL_MIRROR.relative_to(REPO)})")
+    parser.add_argument("--sources", type=Path, help="a YAML mapping of pinned location to where to fetch it from instead")
+    parser.add_argument("--force", action="store_true", help="build even when the mirror is up to date")
+    parser.add_argument("--verify", action="store_true", help="only check the mirror against its SHA256SUMS and the pins")
+    args = parser.parse_args(argv)
+    root: Path = args.into.resolve()
+    why = state(root, request)
+    if args.verify or (why is None and not args.force):
+        if why is None:
+            print(f"mirror: {root} holds the pinned upstreams and matches its {SUMS} ({len(_files(root))} files)")
+            return 0
+        print(f"mirror: {why}; `make mirror` builds it", file=sys.stderr)
+        return 1
+    print(f"mirror: building {root} from the pin table ({why or '--force'})", flush=True)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    built = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
+    try:
+        sources = load_sources(args.sources) if args.sources else None
+        build(built, request, sources, progress=lambda line: print(line, flush=True))
+        problems = verify(built)
+        if problems:
+            raise MirrorError(f"the mirror just built does not match its {SUMS}: {'; '.join(problems)}")
+        replace(root, built)
+    except (MirrorError, tools.ToolError) as err:
+        print(f"mirror: error: {err}", file=sys.stderr)
+        return 1
+    finally:
+        shutil.rmtree(built, ignore_errors=True)
+    print(f"mirror: {root}: {len(_files(root))} files, each in {SUMS}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
