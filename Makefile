@@ -15,7 +15,7 @@ export PULUMI_CONFIG_PASSPHRASE ?=
 # Where the e2e suite writes Pulumi's output and, after a failure, the logs of unhealthy pods.
 E2E_ARTIFACTS ?= out/e2e
 
-.PHONY: test envtest snapshots docs mirror check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
+.PHONY: test envtest examples snapshots docs mirror check-stacks fork-trial mutations plan render crds lock kind-up kind-down grafana e2e pinned notebook-images
 
 # The virtualenv from the lock files: CPU torch from its own index first, then every package
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
@@ -35,12 +35,16 @@ $(INSTALLED): requirements-test.txt pyproject.toml
 	$(PYTHON) -m tooling.tools || echo "make: helm and kubectl not fetched (above); render and check need them"
 	touch $@
 
-# Re-resolve the lock files from pyproject.toml (after changing a dependency there).
+# Re-resolve the lock files from pyproject.toml (after changing a dependency there). Every pin
+# that still fits its range is kept; `make lock UPGRADE="pulumi pulumi-policy"` moves the named
+# packages to their newest releases inside their ranges (a Pulumi SDK bump: docs/development.md).
+UPGRADE ?=
 lock: $(INSTALLED)
 	$(PYTHON) -m pip install --quiet pip-tools==$(PIP_TOOLS_VERSION)
 	@# The test lock first; the program's lock then takes the same versions (-c).
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
-		--no-emit-find-links --annotation-style=line --extra test -o requirements-test.txt pyproject.toml
+		--no-emit-find-links --annotation-style=line --extra test $(foreach p,$(UPGRADE),--upgrade-package $(p)) \
+		-o requirements-test.txt pyproject.toml
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
 		--no-emit-find-links --annotation-style=line -c requirements-test.txt -o requirements.txt pyproject.toml
 
@@ -63,6 +67,33 @@ test: $(INSTALLED)
 envtest: $(INSTALLED)
 	@$(PYTHON) -m pytest tests/envtest; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi; exit $$rc
+
+# The data scientists' examples in a virtualenv of their own, made from examples/requirements.txt
+# alone (the unit virtualenv cannot hold Ray: pulumi pins protobuf 5): every example's `--local`
+# run, the two-process PyTorch and JAX runs, and the team Ray cluster's token authentication against a real
+# Ray head (with the PodDefault the platform renders, from .venv) and nginx (tests/examples/).
+# A missing framework fails (MLPLATFORM_EXAMPLES=all). CI runs it after `make test` (.ci/run).
+EXAMPLES_VENV := .venv-examples
+EXAMPLES_PYTHON := $(EXAMPLES_VENV)/bin/python
+EXAMPLES_INSTALLED := $(EXAMPLES_VENV)/.installed
+
+# torch alone first, pinned, from the CPU index (as for .venv: never PyPI's CUDA build), then the
+# rest, which finds its torch installed; pytest at the unit lock's version. torch without its
+# bytecode (9 s instead of over a minute here; `make examples` lets Python write what it imports);
+# the rest with it: Ray's dashboard gives each of its modules 30 s to start, which compiling them
+# on first import on a busy machine overran.
+$(EXAMPLES_INSTALLED): examples/requirements.txt requirements-test.txt
+	@echo "make: installing the examples' environment into $(EXAMPLES_VENV) (examples/requirements.txt; ~2 min the first time)"
+	python3 -m venv $(EXAMPLES_VENV)
+	$(EXAMPLES_PYTHON) -m pip install --quiet --upgrade pip==$(PIP_VERSION)
+	$(EXAMPLES_PYTHON) -m pip install --quiet --no-compile --no-deps --index-url $(TORCH_INDEX) "$$(grep -o '^torch==[^ ]*' examples/requirements.txt)"
+	$(EXAMPLES_PYTHON) -m pip install --quiet -r examples/requirements.txt "$$(grep -o '^pytest==[^ ]*' requirements-test.txt)"
+	touch $@
+
+examples: $(EXAMPLES_INSTALLED) $(INSTALLED)
+	@env -u PYTHONDONTWRITEBYTECODE MLPLATFORM_EXAMPLES=all MLPLATFORM_PYTHON=$(abspath $(PYTHON)) \
+		$(EXAMPLES_PYTHON) -m pytest --noconftest -p no:cacheprovider -v -s tests/examples; rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo "pytest collected no example test: that is a failure" >&2; exit 1; fi; exit $$rc
 
 # The golden snapshots (tests/snapshots/: plans, full renders, object counts) rewritten from
 # today's code; the tests only compare. Review `git diff tests/snapshots/` before committing.

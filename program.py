@@ -14,6 +14,7 @@ import pulumi
 
 from args.components import Secrets
 from args.platform import PlatformArgs, platform_args
+from components.base import InstallRecord
 from components.installation import builders
 from components.overlays import overlay_verdict
 from components.platform import install
@@ -25,7 +26,9 @@ from stacks.schema import KUBEFLOW, GroupSource, PlatformConfig
 from stacks.secrets import NAMESPACE, SecretKey, required_secrets
 
 
-def build(config: PlatformConfig) -> None:
+def build(config: PlatformConfig) -> InstallRecord:
+    """Register the platform for `config`; return the install's record of its charts and trees,
+    which `pulumi up` has no use for and the offline tools read (components.base.InstallRecord)."""
     config = with_cloud_identity_members(config)
     args = args_of(config, read_secrets(config))
     # The chart overlays, as the offline tools judge them (tooling/cli.py load).
@@ -43,6 +46,7 @@ def build(config: PlatformConfig) -> None:
     if cluster.image_registry is not None:
         # Where CI pushes the notebook images and teams push theirs (docs/images.md).
         pulumi.export("imageRegistry", cluster.image_registry.url)
+    return installed.record
 
 
 def args_of(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:

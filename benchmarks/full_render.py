@@ -52,8 +52,8 @@ helm, kubectl = tools.find(tools.HELM), tools.find(tools.KUBECTL)
 stack, mirror = sys.argv[1], sys.argv[2]
 start = time.perf_counter()
 config = load(stack).model_copy(update={"sources": mirror_sources(mirror)})
-with rendering_early(cluster_version.kubernetes_version(config)):
-    plan = evaluate(config, stack)
+with rendering_early(cluster_version.kubernetes_version(config)) as early:
+    plan = evaluate(config, stack, on_record=early)
 planned = time.perf_counter()
 render = full_render(plan)
 rendered = time.perf_counter()

@@ -5,9 +5,10 @@
 For each size, in one run and side by side: the kind stack with that many generated
 teams is planned under mocks (tooling.plan.evaluate), then the same mocked engine
 registers the same number of bare resources (no inputs, no parents); the best of
-`--repeat` runs of each is kept and their ratio printed. Both run under the same
-garbage-collector settings (tooling.plan.bulk_registration). Also printed: the dependency
-depth after the cluster (tooling/graph.py), component level and resource level.
+`--repeat` runs of each is kept and their ratio printed. Both run the same way
+(tooling.plan.under_mocks: a thread, context and loop of their own, bulk_registration).
+Also printed: the dependency depth after the cluster (tooling/graph.py), component level
+and resource level.
 With --plot, the measurements also come out as a Mermaid line chart (plan, replay and raw
 engine seconds by team count), which GitHub renders where docs/benchmarks.md embeds it.
 Not part of the unit suite: it takes minutes at 1,000 teams.
@@ -28,7 +29,7 @@ from pulumi.runtime import mocks
 from stacks.config import load, read_stack_file, stack_file, validate
 from stacks.schema import PlatformConfig
 from tooling.graph import short, stages_after_cluster
-from tooling.plan import PROJECT, Plan, bulk_registration, evaluate
+from tooling.plan import Plan, evaluate, under_mocks
 
 
 def teams_config(count: int) -> PlatformConfig:
@@ -68,12 +69,10 @@ class _Bare(pulumi.CustomResource):
 
 
 def _engine(mock: mocks.Mocks, register: Callable[[], None]) -> float:
-    pulumi.runtime.set_mocks(mock, project=PROJECT, stack="bare", preview=False)
-    pulumi.runtime.settings.ROOT.set(None)
-    run = pulumi.runtime.test(register)
+    """Seconds to run `register` under the SDK's own mock monitor, the way evaluate() runs the
+    program (tooling.plan.under_mocks: its own thread, context and loop, bulk_registration)."""
     start = time.perf_counter()
-    with bulk_registration():  # the same garbage-collector settings evaluate() runs with
-        run()
+    under_mocks(mocks.MockMonitor(mock), "bare", register)
     return time.perf_counter() - start
 
 

@@ -7,7 +7,7 @@ import copy
 import hashlib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -16,6 +16,7 @@ import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
 from components.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree
+from components.team_pipelines import ObjectStoreKeys
 from facts import resource_types
 from facts.versions import Pin
 from infra.cluster import Cluster
@@ -48,7 +49,7 @@ def overlay_values(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[
     return merged
 
 
-def transform_name(transform: PropsTransform) -> str:
+def transform_name(transform: Callable[..., Any]) -> str:
     """The transform's name for messages: the function's, through any `functools.partial`."""
     while isinstance(transform, partial):
         transform = transform.func
@@ -113,6 +114,14 @@ def install_child_urn(stack: str, project: str, component: str, install_type: st
     return f"urn:pulumi:{stack}::{project}::{component}${install_type}${type_}::{name}"
 
 
+def component_child_urn(component: str, type_: str, name: str) -> str:
+    """The URN of a resource of this stack whose parent is a component (type token `component`)
+    that is a child of the stack: what the engine makes of `pulumi.Alias(name=...)` for it. An
+    alias given as this string reaches the engine as it is; an Alias costs the SDK a chain of
+    Outputs per resource (a tenth of the plan of a stack of many teams)."""
+    return f"urn:pulumi:{pulumi.get_stack()}::{pulumi.get_project()}::{component}${type_}::{name}"
+
+
 def moved_aliases(moves: Sequence[Moved], props: dict[str, Any], type_: str, name: str, stack: str, project: str) -> list[str]:
     """The old URNs of one object an install renders (`name`: its resource name, `<prefix>:<rest>`)."""
     rest = name.split(":", 1)[1] if ":" in name else name
@@ -126,24 +135,51 @@ def moved_aliases(moves: Sequence[Moved], props: dict[str, Any], type_: str, nam
     return urns
 
 
-INSTALL_TRANSFORMS: dict[tuple[str, str], tuple[PropsTransform, ...]] = {}
-"""(resource type, name) of each chart or tree -> its transforms, as the program registered them;
-the offline plan (tooling/plan.py) takes them for the full render."""
-INSTALL_MOVES: dict[tuple[str, str], tuple[Moved, ...]] = {}
-"""(resource type, name) of each chart or tree -> where its objects were before (Moved)."""
-INSTALL_KEPT: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = {}
-"""(resource type, name) of each chart or tree -> which of its objects get `keep()`."""
-PREPARED_TREES: dict[str, PreparedTree] = {}
-"""Directory of each prepared tree an install reads (components/sources.py PreparedTree) -> what
-it is prepared from; the offline render writes them before it builds (components/trees.py)."""
-PLATFORM_TRANSFORMS: list[PropsTransform] = []
-"""Transforms of every Kubernetes object the stack installs: each chart's and tree's objects
-and our own (the image rewrite, components/images.py), in the order registered. `pulumi up`
-runs them as stack transforms; the offline plan records our objects through them and the
-full render applies them to every rendered object, after an install's own transforms (the
-engine's order: a resource's own transforms, its parents', then the stack's; pulumi/pulumi
-pkg/resource/deploy/source_eval.go RegisterResource). Unlike an install's own, one that
-changes nothing in an install is fine: they are for whatever object needs them."""
+@dataclass
+class InstallRecord:
+    """What installing the platform hands the offline tools besides the resources it registers:
+    `pulumi up` gives the engine each install's transforms, aliases and options, the mocks see
+    none of them, so the full render takes them from here. Each PlatformComponent records its
+    own installs (`PlatformComponent.installs`); the composition gathers them into one record
+    (components/platform.py install), `program.build` returns it, the offline plan keeps it
+    (tooling/plan.py Plan.record) and the full render reads it (tooling/fullrender.py). One per
+    evaluation, passed by value: two evaluations never see each other's."""
+
+    transforms: dict[tuple[str, str], tuple[PropsTransform, ...]] = field(default_factory=dict)
+    """(resource type, name) of each chart or tree -> its transforms, as the program gave them."""
+    moves: dict[tuple[str, str], tuple[Moved, ...]] = field(default_factory=dict)
+    """(resource type, name) of each chart or tree -> where its objects were before (Moved)."""
+    kept: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = field(default_factory=dict)
+    """(resource type, name) of each chart or tree -> which of its objects get `keep()`."""
+    prepared_trees: dict[str, PreparedTree] = field(default_factory=dict)
+    """Directory of each prepared tree an install reads (components/sources.py PreparedTree) -> what
+    it is prepared from; the offline render writes them before it builds (components/trees.py)."""
+    platform_transforms: list[PropsTransform] = field(default_factory=list)
+    """Transforms of every Kubernetes object the stack installs: each chart's and tree's objects
+    and our own (the image rewrite, components/images.py), in the order registered. `pulumi up`
+    runs them as stack transforms; the offline plan records our objects through them and the
+    full render applies them to every rendered object, after an install's own transforms (the
+    engine's order: a resource's own transforms, its parents', then the stack's; pulumi/pulumi
+    pkg/resource/deploy/source_eval.go RegisterResource). Unlike an install's own, one that
+    changes nothing in an install is fine: they are for whatever object needs them."""
+    team_keys: dict[str, ObjectStoreKeys] = field(default_factory=dict)
+    """Per team, its key pair of the in-cluster object store (components/pipelines.py), handed
+    to the team's namespace (components/profiles)."""
+
+    def install(self, type_: str, name: str, transforms: Sequence[PropsTransform], moves: Sequence[Moved], kept: Callable[[dict[str, Any]], bool]) -> None:
+        """One chart or tree: what its objects go through, where they were before, which hold data."""
+        key = (type_, name)
+        if key in self.transforms:
+            raise ValueError(f"two installs {type_} named {name!r}: the offline render could not tell their transforms apart")
+        self.transforms[key], self.moves[key], self.kept[key] = tuple(transforms), tuple(moves), kept
+
+    def add(self, other: InstallRecord) -> None:
+        """Gather `other` (a component's own record) into this one."""
+        for key in other.transforms:
+            self.install(*key, other.transforms[key], other.moves[key], other.kept[key])
+        self.prepared_trees.update(other.prepared_trees)
+        self.platform_transforms += other.platform_transforms
+        self.team_keys.update(other.team_keys)
 
 
 def apply_transforms(props: dict[str, Any], transforms: Sequence[PropsTransform]) -> dict[str, Any] | None:
@@ -195,12 +231,12 @@ def is_object(resource_type: str, props: dict[str, Any]) -> bool:
     )
 
 
-def transform_every_object(transform: PropsTransform) -> None:
+def transform_every_object(record: InstallRecord, transform: PropsTransform) -> None:
     """Apply `transform` to every Kubernetes object of the stack from here on: a stack
-    transform for `pulumi up` (it reaches the children of charts and trees too), and
-    PLATFORM_TRANSFORMS for the offline plan and render. Call it before any object is
-    registered (components/platform.py does, first)."""
-    PLATFORM_TRANSFORMS.append(transform)
+    transform for `pulumi up` (it reaches the children of charts and trees too), and in
+    `record` (InstallRecord.platform_transforms) for the offline plan and render. Call it
+    before any object is registered (components/platform.py does, first)."""
+    record.platform_transforms.append(transform)
     pulumi.runtime.register_resource_transform(resource_transform([transform], objects_only=True))
 
 
@@ -318,6 +354,11 @@ class PlatformComponent(Component):
     installs upstream charts and trees from the stack's sources."""
 
     sources: Sources
+    installs: InstallRecord
+    """What its charts and trees hand the offline tools; the composition gathers it (InstallRecord)."""
+    ready: pulumi.Resource
+    """Done when the component is ready for what waits for it (components/readiness.py): set by
+    every component an installer of components/platform.py returns."""
 
     def __init__(
         self,
@@ -327,6 +368,7 @@ class PlatformComponent(Component):
         sources: Sources | None = None,
     ):
         self.sources = sources or Sources()
+        self.installs = InstallRecord()
         super().__init__(name, pulumi.ResourceOptions.merge(pulumi.ResourceOptions(providers=[cluster.provider]), opts))
 
     def child(self, depends_on: Sequence[pulumi.Resource] = (), **options: Any) -> pulumi.ResourceOptions:
@@ -349,9 +391,7 @@ class PlatformComponent(Component):
         kept: Callable[[dict[str, Any]], bool] = nothing,
     ) -> dict[str, Any]:
         """Record the install's transforms, moves and kept objects for the offline render; the resource option for them."""
-        INSTALL_TRANSFORMS[(type_, name)] = tuple(transforms)
-        INSTALL_MOVES[(type_, name)] = tuple(moves)
-        INSTALL_KEPT[(type_, name)] = kept
+        self.installs.install(type_, name, transforms, moves, kept)
         if not transforms and not moves and kept is nothing:
             return {}
         return {"transforms": [resource_transform(transforms, moves, kept=kept)]}
@@ -398,7 +438,7 @@ class PlatformComponent(Component):
         directory = kubeflow_tree(path, self.sources)
         prepared = prepared_tree(path, self.sources)
         if prepared is not None:
-            PREPARED_TREES[directory] = prepared
+            self.installs.prepared_trees[directory] = prepared
         return k8s.kustomize.v2.Directory(
             name,
             k8s.kustomize.v2.DirectoryArgs(directory=directory),

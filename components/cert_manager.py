@@ -82,8 +82,8 @@ def moved_from_tree() -> Moved:
     return Moved(type_token(CertManager), KUSTOMIZE_TYPE, OLD_TREE)
 
 
-def _install(args: CertManagerArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return CertManager("cert-manager", args, cluster).ready
+def _install(args: CertManagerArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return CertManager("cert-manager", args, cluster)
 
 
 INSTALLATION = Installation(

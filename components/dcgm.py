@@ -169,8 +169,8 @@ class DcgmExporter(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 
-def _install(args: DcgmExporterArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return DcgmExporter("dcgm-exporter", args, cluster).ready
+def _install(args: DcgmExporterArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return DcgmExporter("dcgm-exporter", args, cluster)
 
 
 # With GKE's managed DCGM metrics dcgm_exporter_args gives None: infra/gke.py enables GKE's exporter.

@@ -214,8 +214,8 @@ class IdleReclaim(PlatformComponent):
         self.register_outputs({"ready": self.ready.urn})
 
 
-def _install(args: IdleReclaimArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return IdleReclaim("idle-reclaim", args, cluster, ready.resources(schema.IDLE_RECLAIM.needs, "the idle reclaim")).ready
+def _install(args: IdleReclaimArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return IdleReclaim("idle-reclaim", args, cluster, ready.resources(schema.IDLE_RECLAIM.needs, "the idle reclaim"))
 
 
 INSTALLATION = Installation(schema.IDLE_RECLAIM, idle_reclaim_args, _install)

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Generic, TypeVar
 
-import pulumi
-
 from args.platform import ArgsBuilder
+from components.base import PlatformComponent
 from components.readiness import Readiness, WiringError
 from facts.versions import Pin
 from infra.cluster import Cluster
@@ -24,9 +23,9 @@ from stacks.schema.component import ComponentSpec
 
 A = TypeVar("A")
 
-Installer = Callable[[A, Cluster, Readiness], pulumi.Resource | None]
-"""Install the component from its Args, after what `Readiness` says is ready; return what is
-done when it is ready (its readiness for others), or None."""
+Installer = Callable[[A, Cluster, Readiness], PlatformComponent | None]
+"""Install the component from its Args, after what `Readiness` says is ready; return it (the
+composition records its `ready` for others and gathers its record of charts and trees), or None."""
 
 
 @dataclass(frozen=True)
@@ -62,9 +61,10 @@ class Installation(Generic[A]):
     args: ArgsBuilder[A]
     install: Installer[A]
     charts: tuple[ChartValues[A], ...] = ()
-    prepare: Callable[[A, Cluster, Readiness], None] | None = None
+    prepare: Installer[A] | None = None
     """What it makes before any component is installed, recording those parts of it in the
-    readiness (Kubeflow's namespaces, which Istio's and Trainer's objects live in)."""
+    readiness (Kubeflow's namespaces, which Istio's and Trainer's objects live in); the
+    composition gathers the returned component's record too."""
 
 
 @cache

@@ -178,8 +178,8 @@ class Istio(PlatformComponent):
         self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})
 
 
-def _install(args: IstioArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return Istio("istio", args, cluster, ready.resources(schema.ISTIO.needs, "Istio")).ready
+def _install(args: IstioArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return Istio("istio", args, cluster, ready.resources(schema.ISTIO.needs, "Istio"))
 
 
 INSTALLATION = Installation(schema.ISTIO, istio_args, _install)

@@ -32,8 +32,8 @@ class JobSet(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 
-def _install(args: JobSetArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return JobSet("jobset", args, cluster).ready
+def _install(args: JobSetArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return JobSet("jobset", args, cluster)
 
 
 INSTALLATION = Installation(

@@ -600,16 +600,18 @@ class Kubeflow(PlatformComponent):
         )
 
 
-def _prepare(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> None:
+def _prepare(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     """Kubeflow's namespaces, before every component: Istio and Trainer put objects into them."""
-    ready.record(schema.KUBEFLOW_NAMESPACES, KubeflowNamespaces("kubeflow-namespaces", args.namespaces, cluster).ready)
+    namespaces = KubeflowNamespaces("kubeflow-namespaces", args.namespaces, cluster)
+    ready.record(schema.KUBEFLOW_NAMESPACES, namespaces.ready)
+    return namespaces
 
 
 GATEWAY_NEEDS = (Need(schema.ISTIO, What.CONTROLLER),)
 """The Ingress sends to Istio's ingress gateway, which serves Kubeflow's sign-in (and so waits for Kubeflow too)."""
 
 
-def _install(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+def _install(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(schema.KUBEFLOW.needs, "Kubeflow"))
     ready.record(schema.KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
     gateway = None
@@ -617,7 +619,7 @@ def _install(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> p
         needs = [*ready.resources(GATEWAY_NEEDS, "the HTTPS gateway"), kubeflow.ready]
         gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, needs)
     ready.record(schema.KUBEFLOW_HTTPS_GATEWAY, gateway)
-    return kubeflow.ready
+    return kubeflow
 
 
 INSTALLATION = Installation(schema.KUBEFLOW, kubeflow_install_args, _install, prepare=_prepare)

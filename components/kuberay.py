@@ -56,8 +56,8 @@ class KubeRay(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 
-def _install(args: KubeRayArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return KubeRay("kuberay", args, cluster).ready
+def _install(args: KubeRayArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return KubeRay("kuberay", args, cluster)
 
 
 # With GKE's managed operator (source gke-addon) kuberay_args gives None: infra/gke.py turns the add-on on.

@@ -242,8 +242,8 @@ class Kueue(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "flavors": self.flavor_names, "ready": self.ready.urn})
 
 
-def _install(args: KueueArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return Kueue("kueue", args, cluster).ready
+def _install(args: KueueArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return Kueue("kueue", args, cluster)
 
 
 INSTALLATION = Installation(

@@ -493,7 +493,7 @@ def gmp_frontend_spec(project: str) -> dict[str, Any]:
     }
 
 
-INSTALLATION = Installation(schema.MONITORING, monitoring_args, lambda args, cluster, ready: Monitoring("monitoring", args, cluster, ready.resources(schema.MONITORING.needs, "Grafana")).ready, charts=(
+INSTALLATION = Installation(schema.MONITORING, monitoring_args, lambda args, cluster, ready: Monitoring("monitoring", args, cluster, ready.resources(schema.MONITORING.needs, "Grafana")), charts=(
     ChartValues("values", KUBE_PROMETHEUS_STACK, lambda args: prometheus_stack_values(args.settings, args.notebook_metrics), lambda args: args.settings.values,
                 built_by(prometheus_stack_values), installed=lambda args: args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK),
     ChartValues("grafanaValues", GRAFANA, grafana_values, lambda args: args.settings.grafana_values, built_by(grafana_values)),

@@ -384,6 +384,7 @@ class Pipelines(PlatformComponent):
                 )
             )
         self.team_keys = dict(team_keys)
+        self.installs.team_keys.update(self.team_keys)  # the composition hands them to the teams
         if self.team_keys:
             own.append(
                 k8s.core.v1.Secret(
@@ -398,18 +399,12 @@ class Pipelines(PlatformComponent):
         self.register_outputs({"ready": self.ready.urn})
 
 
-PIPELINE_KEYS: dict[str, ObjectStoreKeys] = {}
-"""Per team, its key pair of the in-cluster object store (Pipelines.team_keys), for its namespace
-(components/platform.py hands them to the teams, and clears them before each install)."""
-
-
-def _install(args: PipelinesArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+def _install(args: PipelinesArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     # The teams' keys apart: a team's Secret and Pipelines' identities read them, neither waits for the other.
     teams = args.in_cluster_teams
     keys = PipelineKeys("pipeline-keys", PipelineKeysArgs(teams)).keys if teams else {}
-    pipelines = Pipelines("pipelines", args, cluster, ready.resources(schema.PIPELINES.needs, "Kubeflow Pipelines"), keys)
-    PIPELINE_KEYS.update(pipelines.team_keys)
-    return pipelines.ready
+    # Its team keys reach the teams through its record (PlatformComponent.installs).
+    return Pipelines("pipelines", args, cluster, ready.resources(schema.PIPELINES.needs, "Kubeflow Pipelines"), keys)
 
 
 INSTALLATION = Installation(schema.PIPELINES, pipelines_args, _install)

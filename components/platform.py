@@ -21,14 +21,13 @@ import pulumi
 from args.components import DcgmExporterArgs, KueueArgs, MonitoringArgs, TieArgs, Tied, TrainerInstallArgs
 from args.platform import PlatformArgs
 from components import dcgm, kueue, monitoring
-from components.base import HELM_CHART_TYPE, transform_every_object
+from components.base import HELM_CHART_TYPE, InstallRecord, transform_every_object
 from components.dcgm import DcgmExporter
 from components.gateway import HttpsGateway
 from components.images import image_transform
 from components.installation import installation
 from components.kueue import Kueue
 from components.monitoring import Monitoring
-from components.pipelines import PIPELINE_KEYS
 from components.profiles import install_teams
 from components.readiness import Need, Readiness, What, WiringError
 from components.ties import Tie
@@ -71,19 +70,23 @@ def _ties(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> None:
 
 @dataclass(frozen=True)
 class Installed:
-    """What the composition made: each component's readiness, and what the program exports."""
+    """What the composition made: each component's readiness, what the program exports, and
+    the record of its charts and trees that the offline tools read (InstallRecord)."""
 
     ready: Readiness
     https_gateway: HttpsGateway | None
     """On GKE behind an Ingress: its address is the A record auth.hostname needs."""
+    record: InstallRecord
+    """Every component's charts and trees (transforms, moves, kept objects, prepared trees), the
+    transforms of every object, the keys handed to teams: program.build returns it."""
 
 
 def install(args: PlatformArgs, cluster: Cluster) -> Installed:
+    record = InstallRecord()
     # Before any object: every image of every object, ours and the charts' and trees', goes
     # through the stack's image policy (retired registries, floating upstream tags, the mirror).
-    transform_every_object(image_transform(args.images))
+    transform_every_object(record, image_transform(args.images))
     ready = Readiness()
-    PIPELINE_KEYS.clear()
     installing = {c.spec: c.args for c in args.components}
     # What the stack does not install is ready as nothing: an optional need of it is met by nothing.
     for spec in args.specs:
@@ -92,18 +95,22 @@ def install(args: PlatformArgs, cluster: Cluster) -> Installed:
                 ready.record(key, None)
     for spec, component_args in installing.items():
         prepare = installation(spec).prepare
-        if prepare is not None:
-            prepare(component_args, cluster, ready)
+        prepared = prepare(component_args, cluster, ready) if prepare is not None else None
+        if prepared is not None:
+            record.add(prepared.installs)
     for spec, component_args in installing.items():
-        ready.record(spec, installation(spec).install(component_args, cluster, ready))
+        component = installation(spec).install(component_args, cluster, ready)
+        ready.record(spec, component.ready if component is not None else None)
+        if component is not None:
+            record.add(component.installs)
     trainer = args.of(TRAINER, TrainerInstallArgs)
     if trainer is not None:
         runtimes_opts = pulumi.ResourceOptions(providers=[cluster.provider])
         TrainingRuntimes("runtimes", trainer.runtimes, ready.resources(RUNTIMES_NEEDS, "the training runtimes"), runtimes_opts)
     _ties(args, cluster, ready)
     # Teams last: each team object waits only for what it needs (components/profiles/team.py NEEDS).
-    install_teams(args.teams, cluster, ready, PIPELINE_KEYS)
+    install_teams(args.teams, cluster, ready, record.team_keys)
     gateway = ready.get(KUBEFLOW_HTTPS_GATEWAY)
     if gateway is not None and not isinstance(gateway, HttpsGateway):
         raise WiringError(f"{KUBEFLOW_HTTPS_GATEWAY} recorded {type(gateway).__name__}, not the HttpsGateway")
-    return Installed(ready, gateway)
+    return Installed(ready, gateway, record)

@@ -24,6 +24,11 @@ PREPARED_TREES = ".mlplatform/trees"
 the Kubeflow trees of a local mirror with their remote bases pointing at the mirror's copies."""
 
 
+def is_prepared(directory: str) -> bool:
+    """Whether a kustomize directory is a prepared copy (PreparedTree), written before it is read."""
+    return directory.startswith(f"{PREPARED_TREES}/")
+
+
 @dataclass(frozen=True)
 class ChartSource:
     """helm's view of a chart: a reference (OCI ref, chart name in `repo`, or a local archive)."""

@@ -98,10 +98,10 @@ class Trainer(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 
-def _install(args: TrainerInstallArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
+def _install(args: TrainerInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     jobset, namespace = schema.TRAINER.needs
     needs = ready.resources((jobset,), "Trainer")
-    return Trainer("trainer", args.trainer, cluster, needs, namespace=ready.get(namespace.on)).ready
+    return Trainer("trainer", args.trainer, cluster, needs, namespace=ready.get(namespace.on))
 
 
 # Our ClusterTrainingRuntimes (runtimes/) follow the controller: the composition installs them.

@@ -4,7 +4,8 @@ the team's GCS bucket, mounted in every pod of the job the way the notebook has 
     python examples/deepspeed_t5.py                          # 8 GPUs on deepspeed-distributed-l4
     python examples/deepspeed_t5.py --runtime deepspeed-distributed-h100
     python examples/deepspeed_t5.py --local        # a few steps here, on CPU, tiny random T5
-                                                   # (pip install -r examples/requirements.txt)
+                                                   # (pip install -r examples/requirements.txt);
+                                                   # checkpoints to $TEAM_BUCKET_PATH/t5-deepspeed
 
 The GPU runtimes run one MPI process per GPU (mpi.numProcPerNode = GPUs per node), so 8
 GPUs is 4 nodes of the l4 pool (g2-standard-24: 2 GPUs) or 1 node of an 8-GPU pool; the
@@ -171,8 +172,11 @@ def main() -> None:
     if args.local:
         import tempfile
 
+        # Where the job writes them: the bucket's mount in a notebook (TEAM_BUCKET_PATH); elsewhere
+        # a temporary folder, gone at exit (set TEAM_BUCKET_PATH to keep them).
         with tempfile.TemporaryDirectory() as tmp:
-            losses = finetune_t5(checkpoint_dir=tmp, steps=20, micro_batch_size=8, seq_len=8, local=True)
+            root = os.environ.get("TEAM_BUCKET_PATH") or tmp
+            losses = finetune_t5(checkpoint_dir=os.path.join(root, "t5-deepspeed"), steps=20, micro_batch_size=8, seq_len=8, local=True)
         print(f"loss {losses[0]:.3f} -> {losses[-1]:.3f}")
         return
     # Set by the team's PodDefault in the notebook; the job's pods get the same mount.

@@ -7,6 +7,7 @@ and keeps the model in the team's artifact store.
     python examples/kfp_pipeline.py --compile kfp_pipeline.yaml   # only compile (upload it in the UI)
     python examples/kfp_pipeline.py --local          # KFP's local runner, here, on CPU
                                                      # (pip install -r examples/requirements.txt)
+    python examples/kfp_pipeline.py --local --pipeline-root DIR   # ... keeping its artifacts in DIR
 
 Three steps:
 1. prepare-data writes a regression dataset (y = x.w + b + noise, seeded: no download) as a
@@ -154,11 +155,13 @@ def pipeline(samples: int = 2_000, epochs: int = 200, runtime: str = RUNTIME, on
     return outputs(trained.outputs["first_loss"], trained.outputs["last_loss"], scored.outputs["Output"])
 
 
-def run_locally() -> None:
-    """The whole pipeline in this process's Python, each step a subprocess, artifacts in a temporary folder."""
+def run_locally(pipeline_root: str = "") -> None:
+    """The whole pipeline in this process's Python, each step a subprocess, artifacts under
+    `pipeline_root` (the local stand-in for the team's artifact store; default a temporary folder)."""
     from kfp import local
 
-    with tempfile.TemporaryDirectory() as root:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pipeline_root or tmp
         local.init(runner=local.SubprocessRunner(use_venv=False), pipeline_root=root)
         run = pipeline(samples=500, epochs=150, on_cluster=False)
         outputs = run.outputs
@@ -169,6 +172,7 @@ def run_locally() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--local", action="store_true", help="run it here with KFP's local runner, on CPU")
+    parser.add_argument("--pipeline-root", default="", metavar="DIR", help="with --local: keep the artifacts in DIR (default: a temporary folder)")
     parser.add_argument("--compile", metavar="FILE", help="only write the compiled pipeline")
     parser.add_argument("--runtime", default=RUNTIME, help="torch-distributed or torch-distributed-<pool>")
     parser.add_argument("--host", help="the Pipelines endpoint from outside: https://<gateway>/pipeline")
@@ -176,7 +180,7 @@ def main() -> None:
     parser.add_argument("--namespace", help="your team's namespace (default: the notebook's)")
     args = parser.parse_args()
     if args.local:
-        run_locally()
+        run_locally(args.pipeline_root)
         return
     if args.compile:
         compiler.Compiler().compile(pipeline, args.compile)

@@ -7,6 +7,7 @@ submitted through the Ray Jobs API (Ray Client, `ray://`, is deprecated in Ray 2
     python examples/ray_train_serve.py query      # POSTs rows to the endpoint
     python examples/ray_train_serve.py --local    # all three on a local Ray with token authentication, on CPU,
                                                   # through the same Jobs API (pip install -r examples/requirements.txt)
+    python examples/ray_train_serve.py --local --local-storage DIR   # ... checkpoints in DIR (for gs://$TEAM_BUCKET/ray)
 
 Where the cluster is: in a notebook created with the `team-resources` configuration (the
 team's PodDefault, preselected in the form) RAY_ADDRESS is the team cluster's Jobs API
@@ -112,6 +113,8 @@ def train_loop_per_worker(config: dict[str, Any]) -> None:
             optimizer.step()
             total += loss.item()
         metrics = {"epoch": epoch, "loss": total / config["steps_per_epoch"]}
+        if rank == 0:
+            print(f"epoch {epoch} loss {metrics['loss']:.4f}", flush=True)  # in the job's logs
         with tempfile.TemporaryDirectory() as tmp:
             checkpoint = None
             if rank == 0:
@@ -200,10 +203,14 @@ def http_status(url: str) -> int:
         return error.code
 
 
-def local() -> None:
+EPOCH_LOSS = re.compile(r"epoch (\d+) loss (\S+)$", re.M)
+
+
+def local(storage: str = "") -> None:
     """Train, serve and query on a local Ray, on CPU, the way a notebook does on the team
     cluster: token authentication on, the notebook's variables set as the PodDefault sets
-    them, each step a Ray job through the Jobs API; Serve on a free local port."""
+    them, each step a Ray job through the Jobs API; Serve on a free local port. Checkpoints
+    go to `storage` (the local stand-in for gs://$TEAM_BUCKET/ray; default a temporary folder)."""
     import secrets
     import socket
     import tempfile
@@ -229,8 +236,12 @@ def local() -> None:
         ray_serve.start(http_options={"host": "127.0.0.1", "port": serve_port})
         with tempfile.TemporaryDirectory() as tmp:
             # The local Ray runs this interpreter, torch included: no pip runtime environment.
-            logs = submit(address, ["train", "--storage", tmp, "--workers", "2", "--epochs", "3", "--steps", "40"], {}, sys.executable)
+            train_step = ["train", "--storage", storage or tmp, "--workers", "2", "--epochs", "3", "--steps", "40"]
+            logs = submit(address, train_step, {}, sys.executable)
+            losses = {int(epoch): loss for epoch, loss in EPOCH_LOSS.findall(logs)}  # rank 0's, per epoch
+            print(f"loss {losses[min(losses)]} -> {losses[max(losses)]}")
             uri = CHECKPOINT_LINE.findall(logs)[-1]
+            print(f"CHECKPOINT {uri}")
             submit(address, ["serve", uri, "--no-ship-torch"], {}, sys.executable)
             predictions = query(f"http://127.0.0.1:{serve_port}", rows)
             print(f"predictions {predictions} (expected about [4.5, 0.0])")
@@ -256,6 +267,7 @@ def on_cluster(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--local", action="store_true", help="train, serve and query on a local Ray, on CPU")
+    parser.add_argument("--local-storage", default="", metavar="DIR", help="with --local: checkpoints in DIR (default: a temporary folder)")
     parser.add_argument("--gpu", action="store_true", help="GPU workers (the team cluster's on a GPU pool)")
     parser.add_argument("--on-cluster", action="store_true", help=argparse.SUPPRESS)  # the job's own driver
     steps = parser.add_subparsers(dest="step")
@@ -276,7 +288,7 @@ def main() -> None:
     args = parser.parse_args()
 
     if args.local:
-        local()
+        local(args.local_storage)
         return
     if args.step not in ("train", "serve", "query"):
         parser.error("pick a step: train, serve or query (or --local)")

@@ -18,9 +18,9 @@ from pulumi_policy import (
     ReportViolation,
     StackValidationArgs,
     StackValidationPolicy,
+    proxy,
 )
 from pulumi_policy import policy as policy_module
-from pulumi_policy.proxy import _is_unknown
 from pulumi_policy.secret import Secret
 
 from facts.resource_types import STACK
@@ -37,6 +37,24 @@ def keep_secrets_marked() -> None:
     patched: Any = functools.partial(current, proxy_secrets=True)
     patched.keeps_secrets = True
     policy_module.deserialize_properties = patched
+
+
+PREVIEW_UNKNOWNS = frozenset(
+    {
+        proxy.UNKNOWN_BOOLEAN_VALUE,
+        proxy.UNKNOWN_NUMBER_VALUE,
+        proxy.UNKNOWN_STRING_VALUE,
+        proxy.UNKNOWN_ARRAY_VALUE,
+        proxy.UNKNOWN_ASSET_VALUE,
+        proxy.UNKNOWN_ARCHIVE_VALUE,
+        proxy.UNKNOWN_OBJECT_VALUE,
+    }
+)
+"""The sentinels pulumi_policy hands a policy for values unknown during a preview, one per type."""
+
+
+def is_unknown(value: Any) -> bool:
+    return isinstance(value, str) and value in PREVIEW_UNKNOWNS
 
 
 def _raw(value: Any) -> Any:
@@ -56,7 +74,7 @@ def to_plain(value: Any, secret: bool = False) -> Any:
         return {k: to_plain(v, secret) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [to_plain(v, secret) for v in value]
-    if _is_unknown(value):
+    if is_unknown(value):
         return UNKNOWN
     return SECRET if secret else value
 

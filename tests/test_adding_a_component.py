@@ -102,8 +102,8 @@ class Hello(PlatformComponent):
         self.register_outputs({"ready": tree.urn})
 
 
-def _install(args: HelloArgs, cluster: Cluster, ready: Readiness) -> pulumi.Resource:
-    return Hello("hello", args, cluster, ready.resources(HELLO.needs, "hello")).ready
+def _install(args: HelloArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return Hello("hello", args, cluster, ready.resources(HELLO.needs, "hello"))
 
 
 INSTALLATION = Installation(HELLO, hello_args, _install)

@@ -93,7 +93,7 @@ def _spawner_form(plan: Plan) -> dict[str, Any]:
     (or a minimal one without the mirror) through the tree's transforms."""
     text = SPAWNER_CONFIG.read_text() if SPAWNER_CONFIG.is_file() else "spawnerFormDefaults:\n  image: {value: x, options: [x]}\n"
     props = {"kind": "ConfigMap", "metadata": {"name": "jupyter-web-app-config-h"}, "data": {"spawner_ui_config.yaml": text}}
-    changed = apply_transforms(props, plan.transforms[(KUSTOMIZE, "jupyter-web-app")])
+    changed = apply_transforms(props, plan.record.transforms[(KUSTOMIZE, "jupyter-web-app")])
     assert changed is not None
     return yaml.safe_load(changed["data"]["spawner_ui_config.yaml"])["spawnerFormDefaults"]
 
@@ -120,7 +120,7 @@ def test_kind_notebooks_come_from_the_locally_loaded_images(shipped_plan: Callab
 
 
 def test_other_objects_of_the_web_app_pass_unchanged(shipped_plan: Callable[[str], Plan]) -> None:
-    transforms = shipped_plan("kind").transforms[(KUSTOMIZE, "jupyter-web-app")]
+    transforms = shipped_plan("kind").record.transforms[(KUSTOMIZE, "jupyter-web-app")]
     assert apply_transforms({"kind": "ConfigMap", "metadata": {"name": "jupyter-web-app-parameters-h"}, "data": {"X": "1"}}, transforms) is None
 
 

@@ -1,6 +1,6 @@
 """The data scientists' examples: importable without the optional frameworks, training
 functions the SDK can ship (self-contained source), TrainJobs the SDK accepts on our
-runtimes. Their pinned requirements and `--local` runs: tests/test_examples_local.py."""
+runtimes. Their pinned requirements and `--local` runs: tests/examples/ (`make examples`)."""
 
 from __future__ import annotations
 

@@ -281,7 +281,7 @@ def test_our_own_objects_reach_the_plan_through_the_mirror(plan_of: Callable[[di
     raw["mlplatform:teams"] = [{"name": "nlp", "owner": "lead@example.com", "ray": {"maxWorkers": 1}}]
     raw["mlplatform:components"] = {**raw["mlplatform:components"], "kubeflow": {"auth": {"kind": "dex", "staticUsers": ["lead@example.com"]}}}
     plan = plan_of(raw)
-    assert len(plan.platform_transforms) == 1
+    assert len(plan.record.platform_transforms) == 1
     ours = [r for r in plan.resources if r.type in ("kubernetes:ray.io/v1:RayCluster", "kubernetes:trainer.kubeflow.org/v1alpha1:ClusterTrainingRuntime")]
     named = [image for r in ours for image in images(r.inputs)]
     assert len({r.type for r in ours}) == 2 and named

@@ -230,7 +230,7 @@ def test_pipelines_pods_roll_when_the_teams_or_a_password_change() -> None:
 
 def test_with_no_team_left_the_store_still_drops_every_team_identity(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
     plan = plan_of(with_changes(base_kind(), {f"{K}.pipelines": {"enabled": True}}))
-    transforms = plan.transforms[("kubernetes:kustomize/v2:Directory", kfp.INSTALL)]
+    transforms = plan.record.transforms[("kubernetes:kustomize/v2:Directory", kfp.INSTALL)]
     (identities,) = [t for t in transforms if getattr(t, "func", None) is kfp.with_team_identities]
     assert identities.keywords == {"teams": ()}  # type: ignore[attr-defined]
     assert "-delete -apply" in kfp.team_identities_script(())

@@ -15,7 +15,6 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 import pytest
-from pulumi import _types
 from pulumi.runtime import rpc
 
 from stacks.config import load
@@ -58,45 +57,22 @@ def test_a_duplicate_urn_stops_evaluate_with_the_engines_message(caplog: pytest.
         loop.close()
 
 
-def test_an_evaluation_leaves_no_grpc_poller_behind() -> None:
-    """The SDK's callbacks server (grpc.aio, for transforms) is shut down with the plan, even
-    one that stops on a duplicate URN: left to interpreter exit, grpc's poller died in
-    arbitrary order and printed `ValueError: Invalid file descriptor: -1` with a traceback."""
-    import threading
+def test_each_evaluation_runs_on_a_loop_of_its_own_closed_when_it_returns() -> None:
+    """Not the caller's: a plan leaves no event loop set or open behind it, even one that stops
+    on a duplicate URN (an open loop was finalised at interpreter exit, in arbitrary order,
+    with a traceback), and a transform (the SDK's callbacks server) changes nothing to that."""
+    loops: list[asyncio.AbstractEventLoop] = []
 
     def build() -> None:
+        loops.append(asyncio.get_event_loop())
         k8s.core.v1.Namespace("team", metadata={"name": "a"}, opts=pulumi.ResourceOptions(transforms=[lambda _args: None]))
         k8s.core.v1.Namespace("team", metadata={"name": "b"})
 
-    before = {t.ident for t in threading.enumerate()}
     with pytest.raises(DuplicateUrnError):
         _evaluate(build)
-    _evaluate(lambda: None)
-    assert [t.name for t in threading.enumerate() if t.ident not in before and "poll" in (t.name or "")] == []
-
-
-def test_a_plan_frees_its_callbacks_servers_without_a_full_collection(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A full collection after the run cost 0.4 s on dev: the servers (a transform makes the
-    SDK start one) are freed by dropping the servicers' references, and none is left."""
-    import gc
-    import weakref
-
-    from pulumi.runtime import _callbacks
-
-    made: list[weakref.ref[Any]] = []
-    make = _callbacks._CallbackServicer.serve
-
-    async def serving(servicer: Any) -> None:
-        made.append(weakref.ref(servicer._server))
-        await make(servicer)
-
-    monkeypatch.setattr(_callbacks._CallbackServicer, "serve", serving)
-    monkeypatch.setattr(gc, "collect", lambda *args: pytest.fail("a full collection after the plan"))
-    def build() -> None:
-        k8s.core.v1.Namespace("team", metadata={"name": "a"}, opts=pulumi.ResourceOptions(transforms=[lambda _args: None]))
-
-    _evaluate(build)
-    assert made and all(server() is None for server in made)
+    _evaluate(lambda: loops.append(asyncio.get_event_loop()))
+    assert len(loops) == 2 and loops[0] is not loops[1]
+    assert all(loop.is_closed() for loop in loops)
 
 
 def test_what_a_parse_builds_is_kept_out_of_later_collections() -> None:
@@ -168,24 +144,6 @@ def test_nothing_is_printed_at_interpreter_exit_after_plans() -> None:
     assert int(result.stdout) > 50
 
 
-def test_a_plan_captures_no_stack_per_resource_and_gives_the_sdk_back() -> None:
-    from pulumi.runtime import resource
-    from pulumi.runtime.proto import source_pb2
-
-    capture = resource._get_stack_trace
-    during: list[source_pb2.StackTrace] = []
-
-    def build() -> None:
-        during.append(resource._get_stack_trace())
-        k8s.core.v1.Namespace("team", metadata={"name": "a"})
-        k8s.core.v1.Namespace("team", metadata={"name": "b"})
-
-    with pytest.raises(DuplicateUrnError):
-        _evaluate(build)
-    assert during == [source_pb2.StackTrace()]
-    assert resource._get_stack_trace is capture
-
-
 def test_urns_carry_the_whole_parent_type_and_no_root_stack() -> None:
     def build() -> None:
         outer = _Box("test:index:Outer", "outer")
@@ -213,10 +171,19 @@ def test_one_name_under_two_parent_chains_is_no_duplicate() -> None:
 
 
 def _input_types(annotation: Any) -> list[type]:
-    """The input types (`*Args` classes) inside an annotation such as Optional[Input[XArgs]]."""
-    if isinstance(annotation, type) and _types.is_input_type(annotation):
+    """The input types (`*Args` classes of the provider SDKs) inside an annotation such as
+    Optional[Input[XArgs]]."""
+    if isinstance(annotation, type) and annotation.__name__.endswith("Args") and annotation.__module__.startswith("pulumi_"):
         return [annotation]
     return [found for arg in typing.get_args(annotation) for found in _input_types(arg)]
+
+
+def _input_properties(args_class: type) -> dict[str, Any]:
+    """An `*Args` class's inputs as the engine names them (camelCase, as ignore_changes takes
+    them) -> their types: its constructor's keyword arguments, which the SDKs name in
+    snake_case after the schema's camelCase names."""
+    hints = typing.get_type_hints(vars(args_class)["__init__"])
+    return {re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), name): hint for name, hint in hints.items() if name != "return"}
 
 
 def _args_class(type_: str) -> type:
@@ -235,7 +202,7 @@ def _unknown_input(type_: str, path: str) -> str | None:
     for segment in [s for s in re.split(r"\.|\[[^\]]*\]", path) if s]:
         if current is None:
             return f"{path}: nothing to descend into before {segment!r}"
-        properties = _types.input_type_types(current)
+        properties = _input_properties(current)
         if segment not in properties:
             return f"{path}: {current.__name__} has no input {segment!r}"
         nested = _input_types(properties[segment])
@@ -348,8 +315,8 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     monkeypatch.setattr(fullrender, "_EARLY", {})
     monkeypatch.setattr(fullrender, "_helm", lambda install, capabilities, kube_version, key: f"# {install.release}\n")
     monkeypatch.setattr(fullrender, "_CHARTS", {})
-    with fullrender.rendering_early("1.36.0"):
-        plan = evaluate(load("kind"), "kind")
+    with fullrender.rendering_early("1.36.0") as early:
+        plan = evaluate(load("kind"), "kind", on_record=early)
     trees = [i for i in fullrender.installs(plan) if i.kind == "kustomize"]
     installs = {i.resource.urn for i in fullrender.installs(plan)}
     # A chart that waits for another install (Trainer for JobSet's CRDs, Grafana for Istio's)
@@ -368,3 +335,64 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     assert fullrender._chart_key(charts[1], ["x.io/v1"], "1.36.0") not in fullrender._EARLY
     assert fullrender._chart_key(charts[1], [], "1.35.0") not in fullrender._EARLY
     assert len(fullrender._EARLY) == len(charts) - 1
+
+
+def _evaluation(plan: Plan) -> tuple[Any, ...]:
+    """What one evaluation gave, comparable: its resources and exports, and its install's record
+    (each install's transforms by name, moves and kept objects, the prepared trees, the
+    transforms of every object, the teams given keys)."""
+    from components.base import transform_name
+    from tooling.cli import plan_json
+
+    record = plan.record
+    return (
+        plan_json(plan),
+        {key: [transform_name(t) for t in transforms] for key, transforms in record.transforms.items()},
+        {key: len(moves) for key, moves in record.moves.items()},
+        {key: transform_name(kept) for key, kept in record.kept.items()},
+        sorted(record.prepared_trees),
+        [transform_name(t) for t in record.platform_transforms],
+        sorted(record.team_keys),
+    )
+
+
+def test_evaluations_at_once_or_inside_one_another_keep_their_own_resources_and_records() -> None:
+    """Nothing of an evaluation is in a module global: the program hands its record back
+    (program.build -> components.platform.install -> InstallRecord) and the SDK's state is
+    the evaluation's context's. Two stacks with different installs, evaluated inside one
+    another and at once (both programs running between two barriers), give what each gives
+    alone."""
+    import threading
+
+    import program
+    from stacks.config import validate
+
+    monitored = with_changes(base_kind(), {"mlplatform:components.kueue": {"enabled": False}, "mlplatform:components.monitoring": {"enabled": True}})
+    stacks = {"small": validate(base_kind(), "small"), "monitored": validate(monitored, "monitored")}
+    alone = {name: _evaluation(evaluate(config, name)) for name, config in stacks.items()}
+    assert alone["small"][1].keys() != alone["monitored"][1].keys(), "two stacks with different installs"
+
+    inner: list[Plan] = []
+
+    def evaluating_another(config: Any) -> Any:
+        inner.append(evaluate(stacks["small"], "small"))
+        return program.build(config)
+
+    outer = evaluate(stacks["monitored"], "monitored", evaluating_another)
+    assert (_evaluation(outer), _evaluation(inner[0])) == (alone["monitored"], alone["small"])
+
+    both = threading.Barrier(2, timeout=120)
+
+    def side_by_side(config: Any) -> Any:
+        both.wait()
+        record = program.build(config)
+        both.wait()
+        return record
+
+    plans: dict[str, Plan] = {}
+    threads = [threading.Thread(target=lambda n=name: plans.update({n: evaluate(stacks[n], n, side_by_side)})) for name in stacks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert {name: _evaluation(plan) for name, plan in plans.items()} == alone

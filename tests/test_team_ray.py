@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -14,6 +15,7 @@ from facts.image_set import dockerfile, notebook_end, problems
 from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stacks.config import validate
 from tests.conftest import base_gke, base_kind, with_changes
+from tests.support import nginx
 from tests.support.teams import TEAM, objects_of
 
 
@@ -128,6 +130,35 @@ def test_the_dashboard_proxy_swaps_the_gateways_token_for_the_clusters() -> None
     ]
 
 
+
+def _proxy_config_and_env() -> tuple[str, dict[str, str]]:
+    """The rendered proxy template, and its container's environment with the cluster's token in
+    the place of the Secret reference (the token as KubeRay makes them: letters and digits)."""
+    team = {**TEAM, "ray": {"name": "rc"}, "quota": {}}
+    objects = objects_of(with_changes(base_kind(), {"mlplatform:teams": [team]}))
+    template = objects[("ConfigMap", "rc-dashboard-auth")]["data"]["default.conf.template"]
+    (proxy,) = [c for c in objects[("RayCluster", "rc")]["spec"]["headGroupSpec"]["template"]["spec"]["containers"] if c["name"] == "dashboard-auth"]
+    env = {e["name"]: e.get("value", "0123456789abcdefABCDEF0123456789") for e in proxy["env"]}
+    return template, env
+
+
+def test_the_dashboard_proxy_configuration_loads_in_a_real_nginx(tmp_path: Path) -> None:
+    """Debian's `nginx -t` on the ConfigMap's template as the image's entrypoint renders it (GNU
+    envsubst, the container's filter), in an nginx.conf that includes it inside `http {}` as the
+    image's does. Its upstream is 127.0.0.1 (Ray in the same pod): nothing to resolve at load.
+    Unrendered (entrypoint skipped or filter missing its variable), nginx refuses it."""
+    binary = nginx.nginx_binary()
+    if binary is None:
+        if nginx.required_in_ci():
+            pytest.fail(f"CI=true and no nginx: {nginx.INSTALL}")
+        pytest.skip(f"no nginx: {nginx.INSTALL}")
+    template, env = _proxy_config_and_env()
+    rendered = nginx.envsubst_like_the_image(template, env)
+    loaded = nginx.check(binary, nginx.main_config(tmp_path / "rendered", {"default.conf": rendered}))
+    assert loaded.returncode == 0, loaded.stderr
+    assert "syntax is ok" in loaded.stderr and "test is successful" in loaded.stderr
+    raw = nginx.check(binary, nginx.main_config(tmp_path / "raw", {"default.conf": template}))
+    assert raw.returncode != 0 and 'unknown "ray_auth_token" variable' in raw.stderr, raw.stderr
 
 def test_the_heads_resources_come_from_the_stack_with_documented_defaults() -> None:
     def head(ray: dict[str, object]) -> dict[str, object]:

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from args.components import kubeflow_args
-from components.base import child_name, child_type, matches
+from components.base import InstallRecord, child_name, child_type, matches
 from components.kubeflow import GCS_FUSE_WEBHOOK_CONFIGURATION, dashboard_links, dashboard_menu
 from facts.resource_types import KUSTOMIZE
 from tests.support import mirror, previous_pins, renders
@@ -133,13 +133,15 @@ def test_a_transform_that_changes_nothing_stops_the_render_naming_each(tmp_path:
     plan = Plan(
         "t",
         [_install("central-dashboard", menu), _install("jupyter-web-app", spawner)],
-        transforms={
-            (KUSTOMIZE, "central-dashboard"): (
-                partial(with_label, kind="ConfigMap", name="dashboard-config"),
-                partial(with_label, kind="ConfigMap", name="centraldashboard-config"),
-            ),
-            (KUSTOMIZE, "jupyter-web-app"): (partial(with_label, kind="ConfigMap", name="spawner-config"),),
-        },
+        record=InstallRecord(
+            transforms={
+                (KUSTOMIZE, "central-dashboard"): (
+                    partial(with_label, kind="ConfigMap", name="dashboard-config"),
+                    partial(with_label, kind="ConfigMap", name="centraldashboard-config"),
+                ),
+                (KUSTOMIZE, "jupyter-web-app"): (partial(with_label, kind="ConfigMap", name="spawner-config"),),
+            }
+        ),
     )
     with pytest.raises(RenderError) as raised:
         fullrender.full_render(plan)
@@ -151,7 +153,8 @@ def test_a_transform_that_changes_nothing_stops_the_render_naming_each(tmp_path:
 
 def test_a_render_whose_transforms_all_change_something_passes(tmp_path: Path) -> None:
     menu = _tree(tmp_path, "menu", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: dashboard-config}\ndata: {links: '{}'}\n")
-    plan = Plan("t", [_install("central-dashboard", menu)], transforms={(KUSTOMIZE, "central-dashboard"): (partial(with_label, kind="ConfigMap", name="dashboard-config"),)})
+    record = InstallRecord(transforms={(KUSTOMIZE, "central-dashboard"): (partial(with_label, kind="ConfigMap", name="dashboard-config"),)})
+    plan = Plan("t", [_install("central-dashboard", menu)], record=record)
     (obj,) = fullrender.full_render(plan).objects
     assert obj.obj["metadata"]["labels"] == {"changed": "yes"} and obj.original is not None and "labels" not in obj.original["metadata"]
     assert obj.resource_urn.endswith("Directory$kubernetes:core/v1:ConfigMap::central-dashboard:kubeflow/dashboard-config")

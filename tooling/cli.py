@@ -209,7 +209,7 @@ def prepare(plan: Plan) -> int:
     from components.trees import PrepareError
     from components.trees import prepare as prepare_tree
 
-    trees = list(plan.prepared_trees.values())
+    trees = list(plan.record.prepared_trees.values())
     if not trees:
         print(f"stack {plan.stack}: no tree to prepare (its trees' remote bases come from GitHub, or it installs none)")
         return 0
@@ -271,8 +271,8 @@ def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles 
         stale = outdated(directory)
         if stale:
             print(f"warning: {stale}: `make mirror` rebuilds it", file=sys.stderr)
-    with rendering_early(kubernetes_version(config)):
-        plan = evaluate(config, stack_name(name_or_path))
+    with rendering_early(kubernetes_version(config)) as early:
+        plan = evaluate(config, stack_name(name_or_path), on_record=early)
     print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
     return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
 

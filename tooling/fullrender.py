@@ -36,12 +36,13 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.base import PREPARED_TREES, child_name, child_type, moved_aliases, transform_name
+from components.base import child_name, child_type, moved_aliases, transform_name
+from components.sources import is_prepared
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.support import minor, minor_label
 from tooling import cluster_version, tools
-from tooling.plan import RECORDED_HOOKS, SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
+from tooling.plan import SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
     APPLY_ORDER,
     CONFIG_FILE,
@@ -345,9 +346,9 @@ _EARLY_LOCK = threading.Lock()
 
 
 @contextmanager
-def rendering_early(kube_version: str) -> Iterator[None]:
-    """Around a plan's evaluation: each install starts rendering the moment the program
-    registers it, four at a time in the background, while the plan's Python runs on. A tree's
+def rendering_early(kube_version: str) -> Iterator[Callable[[Recorded], None]]:
+    """For a plan's evaluation (`evaluate(..., on_record=<what this yields>)`): each install
+    starts rendering the moment the program registers it, four at a time in the background, while the plan's Python runs on. A tree's
     output depends on its directory alone. A chart is rendered with no capabilities, its
     render kept under the inputs it had: the full render takes it only where the chart's
     capabilities turn out to be none (it waits for no other install's CRDs), and renders the
@@ -369,7 +370,7 @@ def rendering_early(kube_version: str) -> Iterator[None]:
                 return
             if install.kind == "kustomize":
                 # A prepared tree (remote bases from a mirror) is written by the full render first.
-                if install.target not in _TREES and install.target not in _EARLY and install.target not in PREPARED_TREES:
+                if install.target not in _TREES and install.target not in _EARLY and not is_prepared(install.target):
                     _EARLY[install.target] = pool.submit(_kustomize, install.target, resource.name)
                 return
             waits = waiting_for(resource.dependencies, registered, child_urns)
@@ -380,11 +381,9 @@ def rendering_early(kube_version: str) -> Iterator[None]:
                 _EARLY[key] = pool.submit(_helm, install, [], kube_version, key)
 
     pool = ThreadPoolExecutor(max_workers=4)
-    RECORDED_HOOKS.append(start)
     try:
-        yield
+        yield start
     finally:
-        RECORDED_HOOKS.remove(start)
         pool.shutdown(wait=False)
 
 
@@ -431,7 +430,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
     # Trees whose remote bases a local mirror holds are read from their prepared copies:
     # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
     try:
-        prepare_all(plan.prepared_trees.values(), REPO)
+        prepare_all(plan.record.prepared_trees.values(), REPO)
     except PrepareError as err:
         raise RenderError(f"preparing the Kubeflow trees that name remote bases: {err}") from err
 
@@ -502,8 +501,8 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
     unmatched: list[str] = []
     for install in found:
         key = (install.resource.type, install.resource.name)
-        transforms, moves = plan.transforms.get(key, ()), plan.moves.get(key, ())
-        kept = plan.kept.get(key)
+        transforms, moves = plan.record.transforms.get(key, ()), plan.record.moves.get(key, ())
+        kept = plan.record.kept.get(key)
         stack, project, parent_type, _ = install.resource.urn.removeprefix("urn:pulumi:").split("::")
         matched: set[int] = set()
         for original in raw[install.resource.urn]:
@@ -515,8 +514,8 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
                     final = result
                     matched.add(number)
             # Then the stack's transforms, which concern every object (the engine's order:
-            # the install's own, then the stack's; components.base.PLATFORM_TRANSFORMS).
-            for transform in plan.platform_transforms:
+            # the install's own, then the stack's; components.base.InstallRecord.platform_transforms).
+            for transform in plan.record.platform_transforms:
                 result = transform(final)
                 if result is not None:
                     final = result

@@ -20,25 +20,23 @@ lookups, the collector settings of a bulk run), each part small, all of it read 
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
+import contextvars
 import gc
 import threading
-import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
-from pulumi.runtime import _callbacks, mocks, rpc
-from pulumi.runtime import resource as sdk_resource
-from pulumi.runtime.proto import source_pb2
-from pulumi.runtime.stack import Stack
+from pulumi.runtime import mocks, rpc
 
+from components.base import InstallRecord
 from facts import resource_types
 from policy.rules import SECRET  # the plan masks secrets with the leaf the policy rules read
 from stacks.schema import PlatformConfig
+from tooling.sdk_adapter import no_source_positions
 
 PROJECT = "mlplatform"
 STACK_TYPE = resource_types.STACK
@@ -80,19 +78,12 @@ class Plan:
     stack: str
     resources: list[Recorded]
     outputs: dict[str, Any] = field(default_factory=dict)
-    transforms: dict[tuple[str, str], tuple[Callable[[dict[str, Any]], Any], ...]] = field(default_factory=dict)
-    """(type, name) of each chart or tree -> the transforms the program gave it (components.base)."""
-    moves: dict[tuple[str, str], tuple[Any, ...]] = field(default_factory=dict)
-    """(type, name) of each chart or tree -> where its objects were before (components.base.Moved)."""
-    kept: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = field(default_factory=dict)
-    """(type, name) of each chart or tree -> which of its objects are protected and retained (components.base.keep)."""
-    platform_transforms: tuple[Callable[[dict[str, Any]], Any], ...] = ()
-    """The transforms of every object (components.base.PLATFORM_TRANSFORMS): the recorded
-    inputs of our objects have been through them; the full render applies them to the rest."""
+    record: InstallRecord = field(default_factory=InstallRecord)
+    """What the program's install returned besides its resources: each chart's and tree's
+    transforms, moves and kept objects, the transforms of every object, the prepared trees
+    (components.base.InstallRecord); the full render reads it."""
     config: PlatformConfig | None = None
     """The validated config the program ran with."""
-    prepared_trees: dict[str, Any] = field(default_factory=dict)
-    """Directory of each prepared Kubeflow tree an install reads -> its components.sources.PreparedTree."""
 
     def __post_init__(self) -> None:
         self.resources.sort(key=lambda r: r.urn)
@@ -296,17 +287,17 @@ def engine_urn(stack: str, project: str, parent: str, type_: str, name: str) -> 
 
 
 class _RecordingMonitor(mocks.MockMonitor):
-    def __init__(self, project: str, cloud_identity: GroupMembers | None = None):
+    def __init__(self, project: str, cloud_identity: GroupMembers | None = None, on_record: Callable[[Recorded], None] | None = None):
         self.recording_mocks = _Mocks(project, cloud_identity)
+        self.on_record = on_record
         super().__init__(self.recording_mocks)
         self.records: list[Recorded] = []
-        self.outputs: dict[str, Any] = {}
         self.urns: set[str] = set()
         self.urns_lock = threading.Lock()  # registrations arrive on several threads
         self.duplicate: DuplicateUrnError | None = None
         self.thread_loops: set[asyncio.AbstractEventLoop] = set()
         """The event loops the SDK's mock monitor makes, one per executor thread it answers on
-        (pulumi/runtime/mocks.py: `_ensure_event_loop`), closed at exit with the plan's own."""
+        (pulumi/runtime/mocks.py: `_ensure_event_loop`), closed with the plan's own."""
 
     def _note_loop(self) -> None:
         with contextlib.suppress(RuntimeError):  # none made on this thread: it failed before it needed one
@@ -358,12 +349,11 @@ class _RecordingMonitor(mocks.MockMonitor):
 
     def _recorded(self, record: Recorded) -> None:
         self.records.append(record)
-        for hook in RECORDED_HOOKS:
-            hook(record)
+        if self.on_record is not None:
+            self.on_record(record)
 
     def RegisterResource(self, request: Any) -> Any:
-        # `set_mocks` registers a root stack of its own before `evaluate` starts a fresh
-        # one (pulumi/runtime/mocks.py); the engine only ever sees the program's.
+        # The root stack (set_mocks registers it) is the plan's frame, not one of its resources.
         if request.type != STACK_TYPE:
             self._claim(self.make_urn(request.parent, request.type, request.name))
         response = super().RegisterResource(request)
@@ -388,15 +378,6 @@ class _RecordingMonitor(mocks.MockMonitor):
             )
         return response
 
-    def RegisterResourceOutputs(self, request: Any) -> Any:
-        if request.urn.split("::")[2] == STACK_TYPE:
-            self.outputs = whole_numbers(mask_secrets(rpc.deserialize_properties(request.outputs)))
-        return super().RegisterResourceOutputs(request)
-
-
-RECORDED_HOOKS: list[Callable[[Recorded], None]] = []
-"""Called with each resource as the plan records it (on the registering thread): the full
-render starts building kustomize trees while the rest of the plan is evaluated."""
 
 
 def _unless_duplicate(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
@@ -463,118 +444,105 @@ _collecting_rarely: list[bool] = []
 @contextmanager
 def bulk_registration() -> Iterator[None]:
     """Registration tuned for thousands of resources in one go, offline: few_collections, and
-    no source positions. The SDK captures the Python stack of every resource it registers, for
-    the engine's diagnostics (pulumi/runtime/resource.py register_resource). Offline nothing
-    reads them; the capture was a sixth of a plan's time. Each registration gets an empty
-    stack trace instead, which the SDK reads as "no source position".
-    """
-    capture = sdk_resource._get_stack_trace
-    sdk_resource._get_stack_trace = source_pb2.StackTrace
+    no source positions where the SDK allows it (tooling/sdk_adapter.py)."""
+    with no_source_positions(), few_collections():
+        yield
+
+
+def evaluate(
+    config: PlatformConfig,
+    stack: str,
+    build: Callable[[PlatformConfig], InstallRecord | None] | None = None,
+    cloud_identity: GroupMembers | None = None,
+    on_record: Callable[[Recorded], None] | None = None,
+) -> Plan:
+    """Run `build` (default: the real program) for `config` under mocks (under_mocks); return what
+    it registered and the install's record it returned. Cloud Identity answers each cloudIdentity
+    group with its people in `cloud_identity` (none when not given: offline nobody knows them).
+    `on_record` hears each resource as it is recorded, on the registering thread (the full render
+    starts helm and kustomize meanwhile). Raises DuplicateUrnError where the engine would stop on
+    a duplicate URN."""
+    from stacks.secrets import offline_config
+
+    if build is None:
+        import program
+
+        build = program.build
+    monitor = _RecordingMonitor(config.project or "kind-local", cloud_identity, on_record)
+    record: list[InstallRecord | None] = []
+    exports: dict[str, Any] = {}
+
+    def run() -> pulumi.Output[None]:
+        record.append(build(config))
+        # set_mocks made the root stack (one per context); pulumi.export filled its outputs.
+        root = pulumi.runtime.get_root_resource()
+        outputs: dict[str, Any] = dict(getattr(root, "outputs", None) or {})
+        return pulumi.Output.from_input(_resolved_exports(outputs, exports))
+
     try:
-        with few_collections():
-            yield
-    finally:
-        sdk_resource._get_stack_trace = capture
+        under_mocks(monitor, stack, run, config=offline_config(), thread_loops=monitor.thread_loops)
+    except Exception:
+        if monitor.duplicate is None:
+            raise
+    if monitor.duplicate is not None:
+        monitor.duplicate.__traceback__ = None  # its frames hold the run's objects
+        raise monitor.duplicate from None
+    return Plan(stack=stack, resources=monitor.records, outputs=exports, record=record[0] or InstallRecord(), config=config)
 
 
-def _release_callbacks(servers: list[weakref.ref[Any]]) -> None:
-    """Free the SDK's callbacks servers (grpc.aio servers that carry the program's
-    transforms; `servers`: weak references to those this run made) while their event loop
-    is still open.
+def under_mocks(
+    monitor: mocks.MockMonitor,
+    stack: str,
+    program: Callable[[], Any],
+    config: Mapping[str, str] | None = None,
+    thread_loops: Iterable[asyncio.AbstractEventLoop] = (),
+) -> None:
+    """Run `program` as Pulumi's unit tests run one (`pulumi.runtime.set_mocks` with `monitor`,
+    `pulumi.runtime.test`), in bulk_registration, with `config` as the stack's config (all of it
+    secret). It runs in a thread of its own, in a fresh context (contextvars) with an event loop
+    of its own, closed before this returns with the loops the mock monitor made on its executor's
+    threads (`thread_loops`): the SDK keeps its settings, root stack and config in context
+    variables, so runs may go on at once or inside one another (a program may evaluate another),
+    and none sees another's resources or exports. Raises what the program raised."""
+    failed: list[BaseException] = []
 
-    The SDK stops each server at the end of the run but keeps the objects: its settings hold
-    the last one as a context-variable default (pulumi/_utils.py ContextProperty.fset keeps
-    a value set where none was as the default), and each servicer and its server refer to
-    each other (the server's handlers are the servicer's methods). grpc shuts its asyncio
-    machinery down only when a server object is freed, so it lived until interpreter exit,
-    where the order in which objects die is arbitrary: a poller socket already closed made
-    grpc's `loop.remove_reader` raise `ValueError: Invalid file descriptor: -1` ("Exception
-    ignored in ...", with a traceback) at the end of long runs. Setting the property again
-    from this context clears that default; dropping each servicer's reference to its
-    (stopped) server frees the server at once. Where one is still held (after a failed
-    registration, the failing frames in the futures' tracebacks), a collection of this
-    run's objects frees it: the heap before it is frozen (bulk_registration), but it still
-    scans everything the run imported and built (0.4 s on dev), so only then."""
-    settings = pulumi.runtime.settings.SETTINGS
-    settings.callbacks = None
-    # The run's tasks and RPCs, as the SDK's own `test` wrapper drops them before the next
-    # run: after a failed registration their futures keep the failing frames (and the
-    # server) in their tracebacks.
-    settings.outputs.clear()
-    settings.rpc_manager.clear()
-    for servicer in list(_SERVICERS):
-        servicer._server = None
-    _SERVICERS.clear()
-    if any(server() is not None for server in servers):
-        gc.collect()
-
-
-_SERVICERS: weakref.WeakSet[Any] = weakref.WeakSet()
-"""The SDK's callback servicers made during the current evaluation (_noting_servers)."""
-
-
-@contextmanager
-def _noting_servers() -> Iterator[list[weakref.ref[Any]]]:
-    """Weak references to the grpc servers of the callback servicers the SDK makes meanwhile
-    (it may make several in one run: concurrent registrations each start one)."""
-    servers: list[weakref.ref[Any]] = []
-    make = _callbacks._CallbackServicer.__init__
-
-    def noting(servicer: Any, monitor: Any) -> None:
-        make(servicer, monitor)
-        _SERVICERS.add(servicer)
-        servers.append(weakref.ref(servicer._server))
-
-    _callbacks._CallbackServicer.__init__ = noting  # type: ignore[method-assign,assignment]
-    try:
-        yield servers
-    finally:
-        _callbacks._CallbackServicer.__init__ = make  # type: ignore[method-assign]
-
-
-_LOOPS: list[asyncio.AbstractEventLoop] = []
-"""Every event loop a plan ran on or the mock monitor made, closed at exit (_close_loops)."""
-
-
-def _current_loop() -> asyncio.AbstractEventLoop | None:
-    """The thread's current event loop, without making one (asyncio.get_event_loop makes one
-    in the main thread when none is set, with a DeprecationWarning from Python 3.12); None
-    when there is none or it cannot be told."""
-    local = getattr(asyncio.get_event_loop_policy(), "_local", None)
-    loop = getattr(local, "_loop", None)
-    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
-
-
-def _plan_loop() -> asyncio.AbstractEventLoop:
-    """The loop a plan runs on: the thread's current one (as the SDK's own `test` wrapper
-    would use, with whatever a caller's set_mocks left on it), or a new one made current;
-    either is closed at exit."""
-    loop = _current_loop()
-    if loop is None or loop.is_closed():
+    def run() -> None:
         loop = asyncio.new_event_loop()
         asyncio.set_event_loop(loop)
-    _close_at_exit(loop)
-    return loop
+        loop.set_exception_handler(_unless_duplicate)
+        try:
+            # A settings bag of this context's own (tasks, RPCs, lock), then the mocks over it.
+            pulumi.runtime.configure(pulumi.runtime.Settings(project=PROJECT, stack=stack, dry_run=False))
+            pulumi.runtime.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
+            pulumi.runtime.set_all_config(dict(config or {}), secret_keys=list(config or {}))
+            with bulk_registration():
+                pulumi.runtime.test(program)()
+        except BaseException as err:  # handed to the caller's thread
+            failed.append(err)
+        finally:
+            _close(loop, thread_loops)
+
+    thread = threading.Thread(target=lambda: contextvars.Context().run(run), name=f"pulumi program of {stack}", daemon=True)
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
 
 
-def _close_at_exit(loop: asyncio.AbstractEventLoop) -> None:
-    if not _LOOPS:
-        atexit.register(_close_loops)
-    if loop not in _LOOPS:
-        _LOOPS.append(loop)
+async def _resolved_exports(outputs: dict[str, Any], into: dict[str, Any]) -> None:
+    """The stack's exports as the engine stores them, into `into`: secret ones masked (SECRET
+    leaves), numbers as the cluster would read them."""
+    for name, value in sorted(outputs.items()):
+        output = pulumi.Output.from_input(value)
+        plain = whole_numbers(await output.future())
+        into[name] = _mask_leaves(plain) if await output.is_secret() else plain
 
 
-def _close_loops() -> None:
-    """Close every loop plans used, as asyncio.run closes its own: what is still pending
-    cancelled (registrations after a duplicate URN, a root stack a caller's set_mocks left),
-    async generators and the default executor finished. It runs at exit, before the
-    interpreter tears objects down: a loop left open is closed by its finaliser then, in
-    arbitrary order and possibly after its self-pipe socket, which printed `ValueError:
-    Invalid file descriptor: -1` with a traceback (and pending tasks print "Task was
-    destroyed but it is pending")."""
-    for loop in _LOOPS:
-        if loop.is_closed() or loop.is_running():
-            continue
+def _close(loop: asyncio.AbstractEventLoop, thread_loops: Iterable[asyncio.AbstractEventLoop]) -> None:
+    """Close the plan's loop as asyncio.run closes its own (what is still pending cancelled:
+    registrations after a duplicate URN; async generators and the executor finished), then
+    the loops the mock monitor made on the executor's threads, now ended."""
+    try:
         pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
         for task in pending:
             task.cancel()
@@ -582,69 +550,9 @@ def _close_loops() -> None:
             loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
         loop.run_until_complete(loop.shutdown_asyncgens())
         loop.run_until_complete(loop.shutdown_default_executor())
+    finally:
+        asyncio.set_event_loop(None)
         loop.close()
-    _LOOPS.clear()
-
-
-def evaluate(
-    config: PlatformConfig,
-    stack: str,
-    build: Callable[[PlatformConfig], None] | None = None,
-    cloud_identity: GroupMembers | None = None,
-) -> Plan:
-    """Run `build` (default: the real program) for `config` under mocks; return what it registered.
-    Cloud Identity answers each cloudIdentity group with its people in `cloud_identity` (none
-    when not given: offline nobody knows them). Raises DuplicateUrnError where the engine would
-    stop on a duplicate URN."""
-    if build is None:
-        import program
-
-        build = program.build
-    monitor = _RecordingMonitor(config.project or "kind-local", cloud_identity)
-
-    @pulumi.runtime.test
-    def run() -> None:
-        asyncio.get_running_loop().set_exception_handler(_unless_duplicate)
-        Stack(lambda: build(config))
-
-    _plan_loop()
-    pulumi.runtime.set_mocks(monitor.mocks, project=PROJECT, stack=stack, preview=False, monitor=monitor)
-    # A fresh root stack per evaluation, so two plans in one process never share state;
-    # Stack(func) runs the program and registers its exports as the engine would.
-    pulumi.runtime.settings.ROOT.set(None)
-    from components.base import INSTALL_KEPT, INSTALL_MOVES, INSTALL_TRANSFORMS, PLATFORM_TRANSFORMS, PREPARED_TREES
-    from stacks.secrets import offline_config
-
-    INSTALL_TRANSFORMS.clear()
-    INSTALL_MOVES.clear()
-    INSTALL_KEPT.clear()
-    PLATFORM_TRANSFORMS.clear()
-    PREPARED_TREES.clear()
-    placeholders = offline_config()
-    pulumi.runtime.set_all_config(placeholders, secret_keys=list(placeholders))
-    with bulk_registration(), _noting_servers() as servers:
-        try:
-            run()
-        except Exception:
-            if monitor.duplicate is None:
-                raise
-        finally:
-            if monitor.duplicate is not None:
-                # Its traceback (the registrations' frames) holds the callbacks server.
-                monitor.duplicate.__traceback__ = None
-            _release_callbacks(servers)
-            for loop in monitor.thread_loops:
-                _close_at_exit(loop)
-    if monitor.duplicate is not None:
-        raise monitor.duplicate from None
-    return Plan(
-        stack=stack,
-        resources=monitor.records,
-        outputs=monitor.outputs,
-        transforms=dict(INSTALL_TRANSFORMS),
-        moves=dict(INSTALL_MOVES),
-        kept=dict(INSTALL_KEPT),
-        platform_transforms=tuple(PLATFORM_TRANSFORMS),
-        prepared_trees=dict(PREPARED_TREES),
-        config=config,
-    )
+        for other in thread_loops:
+            if not other.is_running():
+                other.close()

@@ -7,6 +7,7 @@ from typing import Any
 
 import pulumi
 
+from components.base import child_type, component_child_urn
 from stacks.schema import Team as TeamConfig
 
 
@@ -39,10 +40,13 @@ class OldNames:
     def __init__(self) -> None:
         self._given: set[tuple[str, str, str]] = set()
 
-    def aliases(self, team: TeamConfig, obj: dict[str, Any]) -> list[pulumi.Input[pulumi.Alias | str]]:
+    def aliases(self, team: TeamConfig, obj: dict[str, Any], parent_type: str) -> list[pulumi.Input[pulumi.Alias | str]]:
+        """`obj`'s old name as an alias, for a resource under the team's component (of type
+        token `parent_type`, a child of the stack): its old URN, `pulumi.Alias(name=...)` as the
+        engine resolves it."""
         old = (obj["apiVersion"], obj["kind"], legacy_resource_name(team, obj))
         if old in self._given:
             return []
         self._given.add(old)
-        return [pulumi.Alias(name=old[2])]
+        return [component_child_urn(parent_type, child_type(obj), old[2])]
 

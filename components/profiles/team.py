@@ -23,6 +23,7 @@ from components.profiles.ray import ray_objects
 from components.readiness import Need, Readiness, What, WiringError
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
+from infra.component import type_token
 from stacks.schema import ISTIO, KUBEFLOW, KUBEFLOW_POD_DEFAULTS, KUBERAY, KUEUE
 
 
@@ -125,10 +126,11 @@ class Team(PlatformComponent):
         super().__init__(name, cluster, opts)
         team = args.team
         old_names = old_names or OldNames()
+        kind = type_token(type(self))
         gsa_email = google_identity(team, args.google, cluster.image_registry, self.child) if args.google else None
         ns, *rest = team_objects(args, gcp_service_account=gsa_email, pipeline_keys=pipeline_keys)
         namespace_resource = apply_manifest(
-            resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns), **KEPT["Namespace"])
+            resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns, kind), **KEPT["Namespace"])
         )
         editor: list[pulumi.Resource] = []
         for obj in rest:
@@ -138,7 +140,7 @@ class Team(PlatformComponent):
             created = apply_manifest(
                 resource_name(team, obj),
                 obj,
-                self.child([*needs, namespace_resource], aliases=old_names.aliases(team, obj), **KEPT.get(obj["kind"], {})),
+                self.child([*needs, namespace_resource], aliases=old_names.aliases(team, obj, kind), **KEPT.get(obj["kind"], {})),
             )
             if obj["kind"] == "ServiceAccount":
                 editor.append(created)

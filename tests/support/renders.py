@@ -16,6 +16,7 @@ from typing import Any
 
 from filelock import FileLock
 
+from components.base import InstallRecord
 from components.sources import mirror_sources
 from stacks.config import load
 from stacks.schema import Images
@@ -72,8 +73,8 @@ def rendered_project(path: Path) -> FullRender:
 def rendered(stack: str, image_mirror: bool = False) -> FullRender:
     """The full render of the stack named `stack` (a fixture of tests/stacks/ in the tests) from the mirror (with `image_mirror`, of a
     copy that sets `mlplatform:images.mirror: IMAGE_MIRROR`). A render read back from another
-    worker has no transforms or moves in its plan (they hold functions; nothing reads them
-    after the render)."""
+    worker has an empty record in its plan but for its prepared trees (transforms, moves and
+    kept objects are functions; nothing reads them after the render)."""
     if SHARED is None:
         return _render(stack, image_mirror)
     path = SHARED / f"full-render-{stack}{'-image-mirror' if image_mirror else ''}.pickle"
@@ -82,7 +83,7 @@ def rendered(stack: str, image_mirror: bool = False) -> FullRender:
             render: FullRender = pickle.loads(path.read_bytes())
             return render
         render = _render(stack, image_mirror)
-        plain = replace(render.plan, transforms={}, moves={}, platform_transforms=())
+        plain = replace(render.plan, record=InstallRecord(prepared_trees=render.plan.record.prepared_trees))
         path.write_bytes(pickle.dumps(replace(render, plan=plain)))
         return render
 
