@@ -32,6 +32,7 @@ from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_po
 from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
+from facts.topology import LEVELS, TOPOLOGY_NAME
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
 from stacks import schema
@@ -144,24 +145,39 @@ def service_monitor(labels: dict[str, str]) -> dict[str, Any]:
     }
 
 
+def topologies(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+    """GKE's Topology (facts/topology.py), when a pool is placed by it; none otherwise (kind has
+    no GPU pools and its nodes none of GKE's labels). Its levels are immutable (Topology CRD)."""
+    if not any(pool.topology_aware for pool in pools):
+        return []
+    return [
+        {
+            "apiVersion": API_VERSION,
+            "kind": "Topology",
+            "metadata": {"name": TOPOLOGY_NAME},
+            "spec": {"levels": [{"nodeLabel": label} for label in LEVELS]},
+        }
+    ]
+
+
 def resource_flavors(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
-    """The default flavor plus one per GPU pool, as manifests (kueue.x-k8s.io/v1beta2)."""
+    """The default flavor plus one per GPU pool, as manifests (kueue.x-k8s.io/v1beta2); a
+    topology-aware pool's names GKE's Topology (its nodeLabels, the pool selector, are never
+    empty, as the CRD asks of a TAS flavor). The CRD lets an update add topologyName but not
+    remove it, and keeps nodeLabels and tolerations as they are once it is set: a pool that
+    stops being topology-aware needs its flavor deleted first (docs/gke-cluster.md)."""
     flavors: list[dict[str, Any]] = [
-        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": DEFAULT_FLAVOR}, "spec": {}}
+        {"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": DEFAULT_FLAVOR}, "spec": {}}
     ]
     for pool in pools:
-        flavors.append(
-            {
-                "apiVersion": "kueue.x-k8s.io/v1beta2",
-                "kind": "ResourceFlavor",
-                "metadata": {"name": pool.name},
-                "spec": {
-                    "nodeLabels": pool_selector(pool),
-                    "nodeTaints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool_taints(pool)],
-                    "tolerations": [t.toleration() for t in pool_taints(pool)],
-                },
-            }
-        )
+        spec: dict[str, Any] = {
+            "nodeLabels": pool_selector(pool),
+            "nodeTaints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool_taints(pool)],
+            "tolerations": [t.toleration() for t in pool_taints(pool)],
+        }
+        if pool.topology_aware:
+            spec["topologyName"] = TOPOLOGY_NAME
+        flavors.append({"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": pool.name}, "spec": spec})
     return flavors
 
 
@@ -231,9 +247,10 @@ class Kueue(PlatformComponent):
             "kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace], transforms=(with_gpu_pods_only,), overlay=args.values
         )
         cluster_role(WORKLOAD_READER, ("kubeflow-view",), READ_RULES, opts=self.child())
+        placed = [apply_manifest(f"topology-{t['metadata']['name']}", t, self.child([self.ready])) for t in topologies(args.gpu_pools)]
         flavors = resource_flavors(args.gpu_pools)
         self.flavors = [
-            apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready])) for flavor in flavors
+            apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready, *placed])) for flavor in flavors
         ]
         for obj in provisioning_admission_checks(args.gpu_pools):
             apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child([self.ready]))

@@ -16,6 +16,7 @@ images included (the chart's tag defaults to `v<chart version>`, the kustomize o
 Our deliberate differences from upstream:
 - GPU pool variants (`<runtime>-<pool>`): node selector, tolerations, GPU requests = limits,
   a memory-backed /dev/shm, and for MPI one process per GPU. Upstream has no per-pool variants.
+  On a topology-aware pool, Kueue's topology request on each pod template (runtimes/topology.py).
 - `sidecar.istio.io/inject: "false"` on every pod template (kubeflow/trainer#2794).
 - No `trainer.kubeflow.org/webhook-validation: disabled` (the chart's `runtimes.commonLabels`,
   the kustomize overlay's `labels`): it opts a runtime out of Trainer's admission webhook for
@@ -46,6 +47,7 @@ from facts.versions import (
     Pin,
     image,
 )
+from runtimes import topology
 from stacks.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
@@ -169,7 +171,11 @@ def _replicated_job(
     template: dict[str, Any] = {}
     if trainer:
         template["metadata"] = {"labels": {ANCESTOR_LABEL: ANCESTOR_TRAINER}}
-    template["spec"] = {"template": {"metadata": {"labels": {ISTIO_INJECT_LABEL: "false"}}, "spec": pod_spec}}
+    pod_metadata: dict[str, Any] = {"labels": {ISTIO_INJECT_LABEL: "false"}}
+    placement = topology.pod_annotations(pool, grouped=spec.policy is Policy.MPI)
+    if placement:
+        pod_metadata["annotations"] = placement
+    template["spec"] = {"template": {"metadata": pod_metadata, "spec": pod_spec}}
     job: dict[str, Any] = {"name": name}
     if depends_on is not None:
         job["dependsOn"] = depends_on

@@ -1426,6 +1426,22 @@ def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
         )
 
 
+def _topology_labels_unused(config: PlatformConfig) -> Found:
+    """A pool whose machines GKE labels with their block and sub-block, but that Kueue cannot
+    place by them (GpuPool.topology_aware, facts/topology.py): said, as the stack may mean it."""
+    if not config.components[KUEUE].enabled:
+        return
+    for i, pool in enumerate(_pools(config)):
+        if pool.topology_labelled and not pool.topology_aware:
+            yield (
+                f"{POOLS}[{i}]",
+                f"pool {pool.name}'s {pool.machine_type} nodes carry GKE's topology labels, but its nodes come only for pods "
+                "Kueue has admitted and Kueue's topology-aware scheduling counts only nodes that exist: its jobs are placed "
+                "without topology. For block and sub-block placement set min equal to max (a fixed pool, e.g. on a "
+                "reservation) or provisioning: queued",
+            )
+
+
 def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
     """With the idle reclaim on, GPUs are given back when idle; a team Ray cluster gives its GPU
     workers back through its autoscaler (components/profiles/ray.py RAY_IDLE_TIMEOUT_SECONDS),
@@ -1444,6 +1460,7 @@ def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
 
 WARNINGS: tuple[Rule, ...] = (
     Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
+    Rule("topology-labels-unused", "A GPU pool whose nodes carry GKE's topology labels is one Kueue can place by them.", _topology_labels_unused, (POOLS, KUEUE.path)),
     Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE.path)),
     Rule("ray-gpu-workers-scale-to-zero", "With the idle reclaim on, team Ray clusters let idle GPU workers go.", _ray_gpu_workers_scale_to_zero, (TEAMS, ENABLED[0])),
 )

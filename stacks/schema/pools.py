@@ -18,6 +18,7 @@ from pydantic import (
 
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
 from facts.node_labels import Taint, reserved_key
+from facts.topology import LABELLED_MACHINE_TYPES
 from stacks.schema.common import (
     DNS_SUBDOMAIN,
     DNS_SUBDOMAIN_MAX,
@@ -324,6 +325,22 @@ class GpuPool(Model):
     @property
     def gpus_per_node(self) -> int:
         return ACCELERATORS[self.accelerator].gpus_per_node(self.machine_type)
+
+    @property
+    def topology_labelled(self) -> bool:
+        """GKE labels the pool's nodes with their block, sub-block and host (facts/topology.py):
+        the machine type is one that carries them, and Spot VMs do only with compact placement."""
+        return self.machine_type in LABELLED_MACHINE_TYPES and (not self.spot or self.compact_placement)
+
+    @property
+    def topology_aware(self) -> bool:
+        """Kueue places the pool's jobs by GKE's topology (its flavor names the Topology, its
+        runtime variants ask for a level): its nodes carry the labels and Kueue can count them
+        before it admits, as TAS counts only nodes that exist (facts/topology.py). Queued pools:
+        Kueue's ProvisioningRequest check brings the nodes up before it assigns the topology;
+        pools of fixed size (min equal to max): the nodes are there. Any other pool grows only
+        for pods Kueue has admitted, which TAS would never admit onto nodes not there yet."""
+        return self.topology_labelled and (self.provisioning is Provisioning.QUEUED or self.min == self.max)
 
     @property
     def extra_taints(self) -> tuple[Taint, ...]:
