@@ -151,3 +151,16 @@ def test_the_same_pool_queued_is_placed_by_topology_and_not_warned_about() -> No
     config = validate(raw, "test")
     assert rule.problems(config) == []
     assert config.cluster.gpu_pools[0].topology_aware  # type: ignore[union-attr]
+
+
+def test_the_fabric_fixture_places_both_fabric_pools_by_topology(shipped_plan: Callable[[str], Plan]) -> None:
+    plan = shipped_plan("dev-fabric")  # an A3 Mega (tcpxo) and an A4 (rdma) pool, both queued
+    assert [t["spec"]["levels"] for t in _kinds(plan, "Topology").values()] == [[{"nodeLabel": label} for label in GKE_LEVELS]]
+    flavors = _kinds(plan, "ResourceFlavor")
+    assert {name: f["spec"].get("topologyName") for name, f in flavors.items()} == {"default": None, "h100": "gke-default", "b200": "gke-default"}
+    runtimes = {r["metadata"]["name"]: r for r in authored_objects(plan) if r["kind"] == "ClusterTrainingRuntime"}
+    for pool in ("h100", "b200"):
+        (node,) = _templates(runtimes[f"torch-distributed-{pool}"]).values()
+        assert node["metadata"]["annotations"][PREFERRED] == SUBBLOCK
+        for template in _templates(runtimes[f"deepspeed-distributed-{pool}"]).values():
+            assert template["metadata"]["annotations"][GROUP] == "launcher-and-nodes"
