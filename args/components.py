@@ -22,6 +22,7 @@ from stacks.schema import (
     KUBERAY,
     KUEUE,
     MONITORING,
+    NVIDIA_DRA_DRIVER,
     PIPELINES,
     TRAINER,
     DcgmSource,
@@ -441,3 +442,17 @@ def kubeflow_install_args(config: PlatformConfig, secrets: Secrets) -> KubeflowI
 
 def trainer_install_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> TrainerInstallArgs:
     return TrainerInstallArgs(trainer=trainer_args(config), runtimes=training_runtimes_args(config))
+
+
+@dataclass(frozen=True)
+class NvidiaDraDriverArgs(ChartArgs):
+    dra_pools: tuple[GpuPool, ...]
+    """The pools whose nodes run the driver's kubelet plugin: it tolerates their taints."""
+
+
+def nvidia_dra_driver_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> NvidiaDraDriverArgs:
+    return NvidiaDraDriverArgs(
+        sources=config.sources,
+        dra_pools=tuple(p for p in gpu_pools(config) if p.dra),
+        values=config.components[NVIDIA_DRA_DRIVER].values,
+    )

@@ -31,6 +31,7 @@ from components.installation import ChartValues, Installation, built_by
 from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_pods_only
 from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
+from facts.dra import DEVICE_CLASS
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.topology import LEVELS, TOPOLOGY_NAME
 from facts.versions import KUEUE_CHART
@@ -83,7 +84,18 @@ def wait_for_pods_ready(settings: WaitForPodsReady) -> dict[str, Any]:
     return {"timeout": settings.timeout, "blockAdmission": settings.block_admission, "requeuingStrategy": strategy}
 
 
-def manager_config(pods_ready: WaitForPodsReady | None = None) -> str:
+def device_class_mappings(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
+    """With a DRA pool: Kueue counts each device a pod claims of the NVIDIA DRA driver's GPU class
+    as one `nvidia.com/gpu`, the resource team quotas name on every GPU pool's flavor (the
+    ResourceClaimTemplate path, KueueDRAIntegration beta and on since 0.18: kueue@v0.19.2
+    site/content/en/docs/tasks/manage/setup_dra.md, apis/config/v1beta2/configuration_types.go
+    `resources.deviceClassMappings`, pkg/features/kube_features.go:745-747)."""
+    if not any(pool.dra for pool in pools):
+        return []
+    return [{"name": GPU_RESOURCE, "deviceClassNames": [DEVICE_CLASS]}]
+
+
+def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = ()) -> str:
     config = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -97,17 +109,20 @@ def manager_config(pods_ready: WaitForPodsReady | None = None) -> str:
         "managedJobsNamespaceSelector": managed_namespaces(),
         "integrations": {"frameworks": list(FRAMEWORKS)},
     }
+    mappings = device_class_mappings(pools)
+    if mappings:
+        config["resources"] = {"deviceClassMappings": mappings}
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kueue_values(pods_ready: WaitForPodsReady | None = None) -> dict[str, Any]:
+def kueue_values(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = ()) -> dict[str, Any]:
     """`enablePrometheus` stays off: it would render the chart's ServiceMonitor (charts/kueue/
     templates/prometheus/monitor.yaml), whose CRD is Monitoring's, and so make the whole chart
     wait for Monitoring; `service_monitor` is ours instead, tied to both (components/ties.py).
     It also renders a Role and RoleBinding for kube-prometheus' `prometheus-k8s` and
     `prometheus-operator` accounts (templates/prometheus/role.yaml), which kube-prometheus-stack
     does not have: its Prometheus discovers targets through its own ClusterRole."""
-    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready)}, "enablePrometheus": False}
+    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready, pools)}, "enablePrometheus": False}
 
 
 METRICS_SERVICE_LABELS = {
@@ -242,7 +257,7 @@ class Kueue(PlatformComponent):
     ):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        values = kueue_values(args.wait_for_pods_ready)
+        values = kueue_values(args.wait_for_pods_ready, args.gpu_pools)
         self.ready = self.chart(
             "kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace], transforms=(with_gpu_pods_only,), overlay=args.values
         )
@@ -268,6 +283,8 @@ INSTALLATION = Installation(
     kueue_args,
     _install,
     charts=(
-        ChartValues("values", KUEUE_CHART, lambda args: kueue_values(args.wait_for_pods_ready), lambda args: args.values, built_by(kueue_values)),
+        ChartValues(
+            "values", KUEUE_CHART, lambda args: kueue_values(args.wait_for_pods_ready, args.gpu_pools), lambda args: args.values, built_by(kueue_values)
+        ),
     ),
 )

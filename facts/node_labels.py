@@ -38,6 +38,21 @@ class Taint:
         return {"key": self.key, "operator": "Equal", "value": self.value, "effect": self.effect}
 
 
+# A DRA pool's node labels (gpuAllocation: dra). GKE: the device-plugin opt-out label, with GKE's
+# driver installation off (docs.cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra, "Create
+# a GKE node pool with GPUs", read Dec 2026); the label that tells GKE's cluster autoscaler the
+# pool's nodes run NVIDIA's GPU DRA driver, so it scales a pool from zero for pods with
+# ResourceClaims (the same label in GKE's DRA examples: GoogleCloudPlatform/ai-on-gke and
+# llm-d's GKE guide, read Dec 2026); NVIDIA's DRA driver: its kubelet plugin's node affinity
+# (NVIDIA/k8s-dra-driver-gpu@v25.12.0 deployments/helm/nvidia-dra-driver-gpu/values.yaml
+# kubeletPlugin.affinity; GKE nodes have no NFD labels, so this is the term that matches).
+DRA_NODE_LABELS: Mapping[str, str] = {
+    "gke-no-default-nvidia-gpu-device-plugin": "true",
+    "cloud.google.com/gke-nvidia-gpu-dra-driver": "true",
+    "nvidia.com/gpu.present": "true",
+}
+
+
 class Pool(Protocol):
     """What a GPU pool's labels derive from (the stack model's GpuPool has these)."""
 
@@ -51,6 +66,8 @@ class Pool(Protocol):
     def labels(self) -> Mapping[str, str]: ...
     @property
     def extra_taints(self) -> Sequence[Taint]: ...
+    @property
+    def dra(self) -> bool: ...
 
 
 # GKE taints GPU nodes so when the cluster has non-GPU pools; we declare it too, so it
@@ -60,8 +77,9 @@ GPU_TAINT = Taint(key=GPU_RESOURCE, value="present", effect="NoSchedule")
 
 def pool_node_labels(pool: Pool) -> dict[str, str]:
     """Labels we set on the pool's nodes: the stack's own for the pool, then ours (GKE adds
-    the accelerator and spot labels itself). The schema keeps the stack's off our keys."""
-    return {**pool.labels, POOL_LABEL: pool.name}
+    the accelerator and spot labels itself), and on a DRA pool DRA_NODE_LABELS. The schema keeps
+    the stack's off our keys."""
+    return {**pool.labels, POOL_LABEL: pool.name, **(DRA_NODE_LABELS if pool.dra else {})}
 
 
 def pool_selector(pool: Pool) -> dict[str, str]:
@@ -91,6 +109,8 @@ PLATFORM_KEYS: Mapping[str, str] = {
     SPOT_LABEL: "GKE's Spot VM label, which the platform selects spot pools by",
     POOL_LABEL: "the platform's pool label (set from the pool's name)",
     GPU_TAINT.key: f"the platform's GPU taint ({GPU_TAINT.key}={GPU_TAINT.value}:{GPU_TAINT.effect}, on every GPU pool already)",
+    "gke-no-default-nvidia-gpu-device-plugin": "GKE's device-plugin opt-out, which the platform sets on a pool with gpuAllocation: dra",
+    "nvidia.com/gpu.present": "the label NVIDIA's DRA driver runs on, which the platform sets on a pool with gpuAllocation: dra",
 }
 RESERVED_DOMAINS: Mapping[str, str] = {
     "kubernetes.io": "Kubernetes",

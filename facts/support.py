@@ -321,6 +321,20 @@ UPSTREAMS: tuple[Upstream, ...] = (
         pins=("kueue",),
     ),
     Upstream(
+        "NVIDIA DRA driver",
+        image=r"(^|/)nvidia/k8s-dra-driver-gpu:",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                Source("NVIDIA/k8s-dra-driver-gpu v25.12.0 deployments/helm/nvidia-dra-driver-gpu/Chart.yaml kubeVersion "
+                       ">=1.32.0-0; no support policy read"),
+                ("1.32", None),
+            ),
+        ),
+        pins=("nvidia-dra-driver-gpu",),
+    ),
+    Upstream(
         "DCGM exporter",
         image=r"(^|/)k8s/dcgm-exporter:",
         lines=(Line("*", Ends(), _chart("dcgm-exporter", "4.5.3-4.8.2 (chart 4.8.2)"), ("1.19", None)),),

@@ -337,6 +337,21 @@ KUEUE_CHART = Pin(
     deploys=(Deployed(("kueue/kueue",), "v{version}"),),
 )
 
+NVIDIA_DRA_DRIVER_CHART = Pin(
+    name="nvidia-dra-driver-gpu",
+    kind=PinKind.HELM,
+    version="25.12.0",
+    location="https://helm.ngc.nvidia.com/nvidia",
+    source="NVIDIA/k8s-dra-driver-gpu tag v25.12.0 (0882da87, 2026-02-12) deployments/helm/nvidia-dra-driver-gpu/"
+    "Chart.yaml: version and appVersion 25.12.0, kubeVersion >=1.32.0-0; the chart GKE's DRA guide installs from "
+    "this repository (docs.cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra, read Dec 2026). The newest tag "
+    "of that name in the repository read 2026-12-04; its v0.4.0 (2026-05-15) renames the chart dra-driver-nvidia-gpu, "
+    "whose chart repository was not read. The repository's index (digest) was not reachable here: `make mirror` "
+    "checks it",
+    # templates/_helpers.tpl nvidia-dra-driver-gpu.fullimage: v<appVersion>, values.yaml image.repository.
+    deploys=(Deployed(("nvidia/k8s-dra-driver-gpu",), "v{version}"),),
+)
+
 KUEUE_TRAINER_LIBRARY = "2.2.1"
 """The Trainer library the pinned Kueue is built with (kubernetes-sigs/kueue v0.19.2 go.mod:
 github.com/kubeflow/trainer/v2 v2.2.1), which Kueue counts TrainJobs by; not TRAINER_CHART
@@ -775,6 +790,7 @@ PINS: tuple[Pin, ...] = (
     TRAINER_CHART,
     KUBERAY_CHART,
     KUEUE_CHART,
+    NVIDIA_DRA_DRIVER_CHART,
     RAY_IMAGE,
     RAY_GPU_IMAGE,
     RAY_DASHBOARD_AUTH_PROXY_IMAGE,

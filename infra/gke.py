@@ -408,7 +408,7 @@ def gpu_pool_args(
         type=acc.name,
         count=pool.gpus_per_node,
         gpu_driver_installation_config=gcp.container.NodePoolNodeConfigGuestAcceleratorGpuDriverInstallationConfigArgs(
-            gpu_driver_version=pool.driver_version.value
+            gpu_driver_version=pool.gke_driver_installation.value  # off on a DRA pool
         ),
         gpu_partition_size=sharing.partition_size if sharing and sharing.strategy is SharingStrategy.MIG else None,
         gpu_sharing_config=_sharing_config(sharing),

@@ -16,7 +16,8 @@ images included (the chart's tag defaults to `v<chart version>`, the kustomize o
 Our deliberate differences from upstream:
 - GPU pool variants (`<runtime>-<pool>`): node selector, tolerations, GPU requests = limits,
   a memory-backed /dev/shm, and for MPI one process per GPU. Upstream has no per-pool variants.
-  On a topology-aware pool, Kueue's topology request on each pod template (runtimes/topology.py).
+  On a topology-aware pool, Kueue's topology request on each pod template (runtimes/topology.py);
+  on a DRA pool, a ResourceClaim of the node's GPUs instead of `nvidia.com/gpu` (runtimes/dra.py).
 - `sidecar.istio.io/inject: "false"` on every pod template (kubeflow/trainer#2794).
 - No `trainer.kubeflow.org/webhook-validation: disabled` (the chart's `runtimes.commonLabels`,
   the kustomize overlay's `labels`): it opts a runtime out of Trainer's admission webhook for
@@ -47,7 +48,7 @@ from facts.versions import (
     Pin,
     image,
 )
-from runtimes import topology
+from runtimes import dra, topology
 from stacks.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
@@ -144,7 +145,10 @@ def _container(spec: RuntimeSpec, *, sshd: bool, pool: GpuPool | None) -> dict[s
         # Every GPU of the node to the one pod per node; requests equal limits so Kueue
         # counts them. Quantities are strings: the SDK's models keep them unchanged.
         gpus = str(pool.gpus_per_node)
-        container["resources"] = {"requests": {GPU_RESOURCE: gpus}, "limits": {GPU_RESOURCE: gpus}}
+        if pool.dra:
+            container["resources"] = dra.container_resources()
+        else:
+            container["resources"] = {"requests": {GPU_RESOURCE: gpus}, "limits": {GPU_RESOURCE: gpus}}
         container["volumeMounts"] = [{"name": SHM_VOLUME, "mountPath": "/dev/shm"}]
     return container
 
@@ -168,6 +172,8 @@ def _replicated_job(
         pod_spec["nodeSelector"] = pool_selector(pool)
         pod_spec["tolerations"] = [taint.toleration() for taint in pool_taints(pool)]
         pod_spec["volumes"] = [{"name": SHM_VOLUME, "emptyDir": {"medium": "Memory"}}]
+        if pool.dra:
+            pod_spec["resourceClaims"] = dra.pod_claims(pool)
     template: dict[str, Any] = {}
     if trainer:
         template["metadata"] = {"labels": {ANCESTOR_LABEL: ANCESTOR_TRAINER}}

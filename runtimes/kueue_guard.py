@@ -54,8 +54,10 @@ _HAS_RESOURCES = f"has(object.spec.trainer) && has({_RESOURCES})"
 
 
 def gpu_runtimes(gpu_pools: Sequence[GpuPool]) -> dict[str, int]:
-    """Each of our GPU runtime variants and the GPUs its node container asks for."""
-    return {runtime_name(spec, pool): pool.gpus_per_node for pool in gpu_pools for spec in RUNTIMES}
+    """Each of our GPU runtime variants and the GPUs its node container asks for: those of the
+    device-plugin pools (a DRA pool's variants claim their GPUs, runtimes/dra.py, which
+    resourcesPerNode does not replace: Kueue counts the pod's claims)."""
+    return {runtime_name(spec, pool): pool.gpus_per_node for pool in gpu_pools if not pool.dra for spec in RUNTIMES}
 
 
 def _cel_string(value: str) -> str:

@@ -51,6 +51,7 @@ from stacks.schema import (
     KUBERAY,
     KUEUE,
     MONITORING,
+    NVIDIA_DRA_DRIVER,
     PIPELINES,
     RESERVED_POOL_NAMES,
     AuthKind,
@@ -68,6 +69,7 @@ from stacks.schema import (
     RaySource,
     zone_region,
 )
+from stacks.schema.pools import DRA_SOURCE
 from stacks.schema.sources import artifact_registry_location
 
 Found = Iterator[tuple[str, str]]
@@ -217,6 +219,42 @@ def _gpu_drivers_installed(config: PlatformConfig) -> Found:
                 f"{CLUSTER}.gpuPools[{i}].driverVersion",
                 f"pool {pool.name} would get no GKE driver installation, and nothing else installs the NVIDIA driver; "
                 "set driverVersion LATEST or DEFAULT",
+            )
+
+
+DRA_MIN_GKE = (1, 34)
+"""GKE runs DRA, with the resource.k8s.io/v1 API GPUs use, from 1.34 (DRA_SOURCE, Requirements)."""
+
+
+def _dra_pools_gke_allows(config: PlatformConfig) -> Found:
+    """What GKE refuses of a DRA pool in the rest of the stack (DRA_SOURCE): node auto-provisioning
+    (its limits must name every pool's accelerator, autoprovisioning-covers-gpus, and would then
+    let NAP create pools of it), a GKE version below 1.34, and the driver component switched off."""
+    gke = _gke(config)
+    if gke is None:
+        return
+    for i, pool in enumerate(gke.gpu_pools):
+        if not pool.dra:
+            continue
+        path = f"{POOLS}[{i}].gpuAllocation"
+        if gke.autoprovisioning.enabled:
+            yield (
+                path,
+                f"GKE does not support DRA with node auto-provisioning ({DRA_SOURCE}), and pool {pool.name}'s "
+                f"{pool.accelerator} is one autoprovisioning may create pools of; set autoprovisioning.enabled: false or "
+                "gpuAllocation: device-plugin",
+            )
+        if gke.min_master_version is not None and _minor_number(gke.min_master_version) < DRA_MIN_GKE:
+            yield (
+                path,
+                f"GKE runs DRA from {'.'.join(map(str, DRA_MIN_GKE))} ({DRA_SOURCE}); minMasterVersion is "
+                f"{gke.min_master_version}: raise it or use gpuAllocation: device-plugin",
+            )
+        if not config.enabled(NVIDIA_DRA_DRIVER):
+            yield (
+                path,
+                f"pool {pool.name}'s GPUs are allocated by NVIDIA's DRA driver, which {NVIDIA_DRA_DRIVER.path}.enabled: "
+                "false leaves out; remove that line or use gpuAllocation: device-plugin",
             )
 
 
@@ -1310,6 +1348,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
         (CLUSTER,),
     ),
     Rule("gpu-pools-scale-to-zero", "Outside prod, GPU pools idle at zero nodes.", _gpu_pools_scale_to_zero, ("mlplatform:environment", KIND, POOLS)),
+    Rule("dra-pools-as-gke-allows", "A DRA GPU pool is one GKE runs: no autoprovisioning, GKE 1.34+, NVIDIA's DRA driver installed.", _dra_pools_gke_allows, (KIND, POOLS, NAP, f"{CLUSTER}.minMasterVersion", NVIDIA_DRA_DRIVER.path)),
     Rule("gpu-drivers-installed", "Every GPU pool gets GKE's NVIDIA driver installation.", _gpu_drivers_installed, (KIND, POOLS)),
     Rule(
         "prod-cluster-private",

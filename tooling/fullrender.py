@@ -295,7 +295,14 @@ def _helm(install: Install, capabilities: list[str], kube_version: str, key: str
 
 
 def helm_template(install: Install, capabilities: list[str], kube_version: str) -> str:
-    """`helm template` of the chart, run now."""
+    """`helm template` of the chart, run now; a chart archive of the mirror that is not there is
+    an error naming the chart and `make mirror` (a chart a release adds is in no older mirror)."""
+    archive = install.target if install.repo is None else None
+    if archive is not None and archive.endswith(".tgz") and not (REPO / archive).is_file():
+        raise RenderError(
+            f"{install.label}: chart {Path(archive).name} is not in the mirror ({archive}); `make mirror` fetches every "
+            "pinned chart into the clone's mirror (docs/development.md, \"The upstream mirror\")"
+        )
     with tempfile.NamedTemporaryFile("w", suffix=".json") as values:
         json.dump(install.values, values)
         values.flush()

@@ -156,6 +156,7 @@ from stacks.schema.components import (
     chart_values_field,
     gpu_stack,
 )
+from stacks.schema.dra import NVIDIA_DRA_DRIVER, NvidiaDraDriverConfig
 from stacks.schema.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
 from stacks.schema.network import (
     COMPUTE_RESOURCE_NAME,
@@ -181,6 +182,7 @@ from stacks.schema.pools import (
     FabricConfig,
     FabricNetwork,
     FabricNic,
+    GpuAllocation,
     GpuPool,
     GpuSharing,
     NodeLabels,
@@ -352,6 +354,7 @@ __all__ = [
     "MIRROR_PATH",
     "MONITORING",
     "NO_UPGRADES_MAX_DAYS",
+    "NVIDIA_DRA_DRIVER",
     "PERSON_ROLES",
     "PIPELINES",
     "RECURRENCE",
@@ -399,6 +402,7 @@ __all__ = [
     "FabricNetwork",
     "FabricNic",
     "GkeClusterConfig",
+    "GpuAllocation",
     "GpuPool",
     "GpuSharing",
     "GroupDefinition",
@@ -425,6 +429,7 @@ __all__ = [
     "Need",
     "NetworkConfig",
     "NodeLabels",
+    "NvidiaDraDriverConfig",
     "OidcConnector",
     "OidcGroups",
     "Overrides",

@@ -59,6 +59,19 @@ class SharingStrategy(str, Enum):
     MIG = "mig"
 
 
+class GpuAllocation(str, Enum):
+    """How pods get a pool's GPUs: the device plugin's `nvidia.com/gpu` resource, or Dynamic
+    Resource Allocation through NVIDIA's DRA driver (ResourceClaims)."""
+
+    DEVICE_PLUGIN = "device-plugin"
+    DRA = "dra"
+
+
+DRA_SOURCE = "docs.cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra, Limitations (read Dec 2026)"
+"""What GKE refuses with DRA: node auto-provisioning, automatic GPU driver installation, GPU
+sharing (time-sharing, multi-instance GPUs, MPS); GKE 1.34 or later."""
+
+
 class DriverVersion(str, Enum):
     LATEST = "LATEST"
     DEFAULT = "DEFAULT"
@@ -279,6 +292,12 @@ class GpuPool(Model):
         default=DriverVersion.LATEST,
         description="The NVIDIA driver GKE installs; INSTALLATION_DISABLED installs none. Replaces the pool.",
     )
+    gpu_allocation: GpuAllocation = Field(
+        default=GpuAllocation.DEVICE_PLUGIN,
+        description="device-plugin (nvidia.com/gpu) or dra: GPUs through Dynamic Resource Allocation and NVIDIA's DRA driver "
+        "(the nvidiaDraDriver component; GKE 1.34+, no sharing, no autoprovisioning, the platform installs the driver). "
+        "Replaces the pool.",
+    )
     disk_size_gb: StrictInt = Field(default=200, ge=50, le=65536, description="Boot disk per node (GB). Replaces the pool.")
     labels: NodeLabels = Field(
         default_factory=dict,
@@ -465,6 +484,44 @@ class GpuPool(Model):
     def fabric_kind(self) -> str:
         """`none`, `tcpxo` or `rdma` (facts/gpu_fabric.py's names)."""
         return self.network.value
+
+    @model_validator(mode="after")
+    @rule("dra-pool-as-gke-allows")
+    def _dra_as_gke_allows(self) -> GpuPool:
+        """What GKE refuses of a DRA pool itself (DRA_SOURCE); autoprovisioning and the GKE version
+        are the stack's (stacks/rules.py dra-pools-without-autoprovisioning, dra-pools-gke-version)."""
+        if self.gpu_allocation is not GpuAllocation.DRA:
+            return self
+        found: list[tuple[str, str]] = []
+        if self.sharing is not None:
+            found.append(
+                (
+                    "gpuAllocation",
+                    f"GKE's DRA takes no GPU sharing ({self.sharing.strategy.value} here; time-sharing, MPS and multi-instance "
+                    f"GPUs are all refused: {DRA_SOURCE}); remove sharing or use gpuAllocation: device-plugin",
+                )
+            )
+        if "driver_version" in self.model_fields_set and self.driver_version is not DriverVersion.INSTALLATION_DISABLED:
+            found.append(
+                (
+                    "gpuAllocation",
+                    f"GKE does not install the GPU driver on a DRA pool ({DRA_SOURCE}); the platform turns GKE's installation "
+                    f"off and installs the driver itself: remove driverVersion ({self.driver_version.value}) or use "
+                    "gpuAllocation: device-plugin",
+                )
+            )
+        if found:
+            raise problems(found)
+        return self
+
+    @property
+    def dra(self) -> bool:
+        return self.gpu_allocation is GpuAllocation.DRA
+
+    @property
+    def gke_driver_installation(self) -> DriverVersion:
+        """What the node pool asks of GKE: none on a DRA pool (GKE's DRA needs it off)."""
+        return DriverVersion.INSTALLATION_DISABLED if self.dra else self.driver_version
 
     @property
     def spot(self) -> bool:

@@ -29,6 +29,7 @@ from stacks.schema.components import (
     MONITORING,
     TRAINER,
 )
+from stacks.schema.dra import NVIDIA_DRA_DRIVER
 from stacks.schema.idle_reclaim import IDLE_RECLAIM
 from stacks.schema.pipelines import PIPELINES
 
@@ -42,6 +43,7 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     KUEUE,
     MONITORING,
     DCGM_EXPORTER,
+    NVIDIA_DRA_DRIVER,
     PIPELINES,
     IDLE_RECLAIM,
 )

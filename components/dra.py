@@ -1,0 +1,96 @@
+"""NVIDIA's DRA driver for GPUs, for the GPU pools with `gpuAllocation: dra`: its Helm chart,
+set up as GKE's DRA guide installs it (docs.cloud.google.com/kubernetes-engine/docs/how-to/
+set-up-dra, read Dec 2026: the chart from NVIDIA's repository, `nvidiaDriverRoot` GKE's driver
+path, `gpuResourcesEnabledOverride`, no ComputeDomains).
+
+Chart keys: NVIDIA/k8s-dra-driver-gpu@v25.12.0 deployments/helm/nvidia-dra-driver-gpu/values.yaml
+and templates/ (kubeletplugin.yaml, deviceclass-gpu.yaml, validation.yaml, controller.yaml).
+- `resources.gpus.enabled` is the chart's default; its validation.yaml fails the render unless
+  `gpuResourcesEnabledOverride` says the device plugin is off on those nodes, which GKE's
+  `gke-no-default-nvidia-gpu-device-plugin` label on the DRA pools does (facts/node_labels.py).
+- `resources.computeDomains.enabled: false`: ComputeDomains are multi-node NVLink (GB200); their
+  controller (controller.yaml) also asks for control-plane nodes, which GKE does not show.
+- `resourceApiVersion`: set, so the DeviceClass has the same API offline and on the cluster.
+- The kubelet plugin (a DaemonSet) lands on the DRA pools' nodes, which carry `nvidia.com/gpu.present`
+  (its own affinity, values.yaml kubeletPlugin.affinity), and tolerates their taints; it runs at
+  `system-node-critical`, which GKE admits outside kube-system only under a ResourceQuota scoped
+  to that class (components/dcgm.py critical_pods_quota).
+
+The NVIDIA driver itself: GKE installs none on a DRA pool (`gpu_driver_version` disabled,
+infra/gke.py); GKE's guide applies Google's driver-installer DaemonSet for that. Not installed
+by this component yet: docs/gke-cluster.md, "GPUs through DRA", says what to apply.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from args.components import NvidiaDraDriverArgs, nvidia_dra_driver_args
+from components.base import PlatformComponent
+from components.dcgm import CRITICAL_QUOTA, critical_pods_quota
+from components.installation import ChartValues, Installation, built_by
+from components.readiness import Readiness
+from facts.dra import GKE_DRIVER_ROOT, RESOURCE_API_VERSION
+from facts.node_labels import DRA_NODE_LABELS, pool_taints
+from facts.versions import NVIDIA_DRA_DRIVER_CHART
+from infra.cluster import Cluster
+from stacks import schema
+
+NAMESPACE = "nvidia-dra-driver-gpu"
+"""GKE's guide's namespace (the chart refuses `default`: templates/validation.yaml)."""
+RELEASE = "nvidia-dra-driver-gpu"
+PLUGIN_LABEL = "nvidia.com/gpu.present"
+
+
+def nvidia_dra_driver_values(args: NvidiaDraDriverArgs) -> dict[str, Any]:
+    """The chart's values for GKE's DRA pools (module docstring)."""
+    taints = dict.fromkeys(t for pool in args.dra_pools for t in pool_taints(pool))
+    return {
+        "nvidiaDriverRoot": GKE_DRIVER_ROOT,
+        "gpuResourcesEnabledOverride": True,
+        "resourceApiVersion": RESOURCE_API_VERSION,
+        "resources": {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}},
+        "kubeletPlugin": {
+            "nodeSelector": {PLUGIN_LABEL: DRA_NODE_LABELS[PLUGIN_LABEL]},
+            "tolerations": [t.toleration() for t in taints],
+        },
+    }
+
+
+class NvidiaDraDriver(PlatformComponent):
+    """NVIDIA's DRA driver: publishes the DRA pools' GPUs as devices of DeviceClass gpu.nvidia.com."""
+
+    ready: pulumi.Resource
+    namespace: pulumi.Output[str]
+
+    def __init__(self, name: str, args: NvidiaDraDriverArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None) -> None:
+        super().__init__(name, cluster, opts, args.sources)
+        ns = self.create_namespace(NAMESPACE)
+        quota = k8s.core.v1.ResourceQuota(
+            f"{NAMESPACE}-{CRITICAL_QUOTA}",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=CRITICAL_QUOTA, namespace=NAMESPACE),
+            spec=critical_pods_quota(),
+            opts=self.child([ns]),
+        )
+        self.ready = self.chart(
+            RELEASE, NVIDIA_DRA_DRIVER_CHART, NAMESPACE, nvidia_dra_driver_values(args), [ns, quota], overlay=args.values
+        )
+        self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
+
+
+def _install(args: NvidiaDraDriverArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return NvidiaDraDriver("nvidia-dra-driver", args, cluster)
+
+
+INSTALLATION = Installation(
+    schema.NVIDIA_DRA_DRIVER,
+    nvidia_dra_driver_args,
+    _install,
+    charts=(
+        ChartValues("values", NVIDIA_DRA_DRIVER_CHART, nvidia_dra_driver_values, lambda args: args.values, built_by(nvidia_dra_driver_values)),
+    ),
+)

@@ -1,0 +1,38 @@
+"""The stack file's NVIDIA DRA driver (components/dra.py): GPUs through Dynamic Resource
+Allocation on the pools that ask for it (`gpuAllocation: dra`, stacks/schema/pools.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, StrictBool
+
+from facts import versions
+from stacks.schema.cluster import GkeClusterConfig
+from stacks.schema.common import Model
+from stacks.schema.component import ComponentSpec
+from stacks.schema.components import ChartValues, chart_values_field
+
+
+class NvidiaDraDriverConfig(Model):
+    """NVIDIA's DRA driver for GPUs (its GPU allocation, not ComputeDomains) and the GKE driver
+    installer on the DRA pools' nodes. Default: on exactly when a GPU pool has gpuAllocation: dra."""
+
+    enabled: StrictBool | None = Field(default=None, description="Default: on when a GPU pool has gpuAllocation: dra, off otherwise.")
+    values: ChartValues = chart_values_field("NVIDIA's nvidia-dra-driver-gpu chart")
+
+
+def dra_pools(config: Any) -> bool:
+    """Its default: a GKE stack with a pool that allocates GPUs through DRA."""
+    cluster = config.cluster
+    return isinstance(cluster, GkeClusterConfig) and any(pool.dra for pool in cluster.gpu_pools)
+
+
+NVIDIA_DRA_DRIVER = ComponentSpec(
+    "nvidiaDraDriver",
+    NvidiaDraDriverConfig,
+    "NVIDIA's DRA driver, for GPU pools with gpuAllocation: dra.",
+    installed_by="components.dra:INSTALLATION",
+    on_by_default=dra_pools,
+    pins=(versions.NVIDIA_DRA_DRIVER_CHART,),
+)
