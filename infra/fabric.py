@@ -109,7 +109,7 @@ class GpuFabric(Component):
         self,
         name: str,
         args: FabricPoolArgs,
-        agents: Sequence[pulumi.Input[str]] = (),
+        agents: Sequence[pulumi.Output[str]] = (),
         opts: pulumi.ResourceOptions | None = None,
     ):
         """`agents`: the stack project's service agents that need the subnets (Shared VPC, managed)."""

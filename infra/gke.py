@@ -685,5 +685,5 @@ class GkeCluster(Component):
             }
         )
 
-    def _fabric(self, name: str, args: FabricPoolArgs, agents: Sequence[pulumi.Input[str]]) -> GpuFabric:
+    def _fabric(self, name: str, args: FabricPoolArgs, agents: Sequence[pulumi.Output[str]]) -> GpuFabric:
         return GpuFabric(fabric_name(name, args), args, agents, opts=pulumi.ResourceOptions(parent=self))

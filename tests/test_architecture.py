@@ -373,8 +373,9 @@ def registered() -> dict[str, set[type]]:
 
     pulumi.ComponentResource.__init__ = recording  # type: ignore[method-assign]
     try:
-        configs = [load(stack) for stack in ("kind", "dev", "prod")]
-        for config, stack in zip(configs, ("kind", "dev", "prod"), strict=True):
+        stacks = ("kind", "dev", "prod", "dev-fabric")  # dev-fabric: the GPUDirect pools' components
+        configs = [load(stack) for stack in stacks]
+        for config, stack in zip(configs, stacks, strict=True):
             evaluate(config, stack)
         for spec in configs[0].components.specs:
             if not any(config.enabled(spec) for config in configs):

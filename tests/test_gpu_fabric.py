@@ -115,7 +115,7 @@ def test_tcpxo_on_an_l4_pool_is_refused_at_its_network() -> None:
     found = problems({f"{P0}.network": "tcpxo", f"{P0}.fabric": {"cidr": "192.168.0.0/20"}})
     assert list(found) == [f"{C}.gpuPools[0].network"]
     assert found[f"{C}.gpuPools[0].network"] == [
-        "tcpxo (GPUDirect-TCPXO) runs on a3-megagpu-8g, not g2-standard-24; this pool takes none: only A3 Mega "
+        "tcpxo is GPUDirect-TCPXO, which runs on a3-megagpu-8g, not g2-standard-24; this pool takes none: only A3 Mega "
         "(tcpxo), A3 Ultra and A4 (rdma) have GPUDirect NICs"
     ]
 
@@ -168,7 +168,7 @@ def test_a_gke_version_below_the_fabric_is_refused_at_min_master_version() -> No
                       "mlplatform:overrides": {"gkeVersions": ["1.31.9-gke.100"]}})
     assert found == {
         f"{C}.minMasterVersion": [
-            "gpuPools[0] (b200) has GPUDirect RDMA (RoCE) on a4-highgpu-8g, which needs GKE 1.32.2-gke.1475000 or later; "
+            "gpuPools[0] (b200) has GPUDirect RDMA over RoCE on a4-highgpu-8g, which needs GKE 1.32.2-gke.1475000 or later; "
             "the cluster is created at 1.31.9-gke.100: raise minMasterVersion or remove it for the channel's default"
         ]
     }
@@ -267,3 +267,37 @@ def test_fixture_pools_carry_their_nics_in_order(shipped_plan: Callable[[str], P
 def test_fixture_loads_as_written() -> None:
     config = load("tests/stacks/Pulumi.dev-fabric.yaml")
     assert [(p.pool, p.kind) for p in fabric_pools(config)] == [("h100", "tcpxo"), ("b200", "rdma")]
+
+
+# --- the cost view ----------------------------------------------------------------------
+
+
+def test_cost_view_counts_the_fabric_networks_at_no_charge() -> None:
+    from tooling.cost import fabric_lines
+
+    view = fabric_lines(load("tests/stacks/Pulumi.dev-fabric.yaml"))
+    assert [(line.what, line.detail.split(", no charge")[0], line.idle, line.ceiling) for line in view.lines] == [
+        ("fabric h100", "GPUDirect-TCPXO: 8 VPCs, 8 subnets, 8 firewall rules", 0.0, 0.0),
+        ("fabric b200", "GPUDirect RDMA over RoCE: 2 VPCs, 9 subnets, 1 firewall rule", 0.0, 0.0),
+    ]
+    assert view.notes == []
+    spread = fabric_lines(accepted({f"{C}.gpuPools": [{**A3MEGA, "zones": None}]}))
+    assert spread.notes == [
+        "fabric h100: its nodes span zones, and GPU traffic between zones is billed at 0.01 USD/GiB "
+        "(https://cloud.google.com/vpc/network-pricing); set one zone to keep it free"
+    ]
+
+
+def test_shared_vpc_fabric_is_created_in_the_host_project_with_the_agents_grants(
+    plan_of: Callable[[dict[str, Any]], Plan],
+) -> None:
+    plan = plan_of(with_changes(base_gke(), {**NAP_OFF, f"{C}.network": {"existing": SHARED}, f"{C}.gpuPools": [A3MEGA]}))
+    networks = _of(plan, "gcp:compute/network:Network")
+    assert sorted(networks) == [f"ml-test-h100-gpu{i}" for i in range(8)]
+    assert {v["project"] for v in networks.values()} == {"acme-net"}
+    assert {v["project"] for v in _of(plan, "gcp:compute/subnetwork:Subnetwork").values()} == {"acme-net"}
+    grants = [r for r in plan.of_type("gcp:compute/subnetworkIAMMember:SubnetworkIAMMember") if r.name.startswith("ml-test-h100-gpu")]
+    assert len(grants) == 16 and {g.inputs["role"] for g in grants} == {"roles/compute.networkUser"}
+    assert {g.inputs["subnetwork"] for g in grants} == {f"ml-test-h100-gpu{i}" for i in range(8)}
+    pool = next(r for r in plan.of_type("gcp:container/nodePool:NodePool") if r.inputs["name"] == "h100")
+    assert {g.urn for g in grants} <= set(pool.dependencies)
