@@ -11,7 +11,9 @@ fetched with the tool its upstream publishes for and checked:
   (facts/versions.py KUBEFLOW_FOLDERS) and its LICENSE, and `kubeflow-roles/` the aggregated
   roles the tests evaluate (KUBEFLOW_ROLE_FILES), from a shallow git clone of the tag;
 - `remote/<host>/<owner>/<repo>/<ref>/`: every remote kustomize base those trees name
-  (REMOTE_BASES; the paths as the trees' kustomizations name them), from a clone at its ref.
+  (REMOTE_BASES; the paths as the trees' kustomizations name them), from a clone at its ref;
+- `manifests/<owner>/<repo>/<commit>/<path>`: every release manifest (RELEASE_MANIFESTS), by
+  HTTPS from raw.githubusercontent.com at its pinned commit, its sha256 the pin table's.
 Git checks every object it fetches by its id; the files are `git archive`d at the pinned ref.
 `mirror.json` records what was asked (the pins) and where each piece came from (commits, tree
 ids, digests); `SHA256SUMS` every file (`sha256sum -c SHA256SUMS` in the mirror checks it). A
@@ -44,6 +46,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -52,16 +55,19 @@ from typing import Any
 
 import yaml
 
-from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_REMOTE, ChartSource, chart_source, is_local
+from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_RELEASE_MANIFESTS, MIRROR_REMOTE, ChartSource, chart_source, is_local
 from components.trees import PrepareError, references
 from facts.versions import (
+    GITHUB_RAW,
     KUBEFLOW_FOLDERS,
     KUBEFLOW_MANIFESTS,
     KUBEFLOW_ROLE_FILES,
     PINS,
+    RELEASE_MANIFESTS,
     REMOTE_BASES,
     Pin,
     PinKind,
+    ReleaseManifest,
     RemoteBase,
 )
 from stacks.schema import Sources
@@ -111,6 +117,7 @@ class Request:
     kubeflow_folders: tuple[str, ...] = KUBEFLOW_FOLDERS
     role_files: tuple[str, ...] = KUBEFLOW_ROLE_FILES
     remote_bases: tuple[RemoteBase, ...] = REMOTE_BASES
+    release_manifests: tuple[ReleaseManifest, ...] = RELEASE_MANIFESTS
 
     def as_json(self) -> dict[str, Any]:
         """The pins as mirror.json records them: a mirror of other pins is out of date."""
@@ -125,10 +132,18 @@ class Request:
             "remoteBases": [
                 {"location": b.pin.location, "ref": b.pin.version, "namedBy": b.named_by} for b in self.remote_bases
             ],
+            "releaseManifests": [
+                {"location": m.pin.location, "ref": m.pin.version, "path": m.path, "sha256": m.sha256} for m in self.release_manifests
+            ],
         }
 
     def locations(self) -> set[str]:
-        return {p.location for p in self.charts} | {KUBEFLOW_MANIFESTS.location} | {b.pin.location for b in self.remote_bases}
+        return (
+            {p.location for p in self.charts}
+            | {KUBEFLOW_MANIFESTS.location}
+            | {b.pin.location for b in self.remote_bases}
+            | {m.pin.location for m in self.release_manifests}
+        )
 
 
 # --- the tools ---------------------------------------------------------------------------
@@ -337,6 +352,7 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
             clone = _clone(base.pin.location, base.pin.version, sources, scratch)
             target = root / MIRROR_REMOTE / base.repository / base.pin.version
             done([{"path": str(target.relative_to(root)), **clone.extract(paths, target)}])
+        done(_release_manifests(request.release_manifests, sources, root / MIRROR_RELEASE_MANIFESTS))
     manifest = {"format": FORMAT, "request": request.as_json(), "fetched": fetched}
     (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     write_sums(root)
@@ -370,6 +386,38 @@ def _kubeflow(request: Request, sources: Mapping[str, str], root: Path, scratch:
         (roles / role_file_name(path)).write_bytes(kubeflow.git(path, "cat-file", "blob", f"HEAD:{path}"))
     objects = {p: kubeflow.object_id(p) for p in request.role_files}
     fetched.append({"path": ROLES, "from": kubeflow.url, "ref": tag, "commit": kubeflow.object_id(), "objects": objects})
+    return fetched
+
+
+def release_manifest_origin(manifest: ReleaseManifest, sources: Mapping[str, str]) -> str:
+    """The URL a release manifest is fetched from: raw.githubusercontent.com at the pinned commit,
+    or `<redirect>/<commit>/<path>` where `sources` redirects its repository (a location under
+    which the repository's files lie by commit, as on raw.githubusercontent.com)."""
+    base = sources.get(manifest.pin.location, f"{GITHUB_RAW}/{manifest.repository}")
+    return f"{base.rstrip('/')}/{manifest.pin.version}/{manifest.path}"
+
+
+def _release_manifests(manifests: Iterable[ReleaseManifest], sources: Mapping[str, str], into: Path) -> list[dict[str, Any]]:
+    """Each release manifest into `into/<owner>/<repo>/<commit>/<path>`, its sha256 the pin's;
+    what mirror.json records of each."""
+    fetched = []
+    for manifest in manifests:
+        origin = release_manifest_origin(manifest, sources)
+        try:
+            with urllib.request.urlopen(origin, timeout=120) as response:  # noqa: S310 (https, or a file:// redirect)
+                data = response.read()
+        except (OSError, ValueError) as err:
+            raise MirrorError(f"{manifest.path} at {manifest.pin.version[:8]}: fetching {origin} failed: {err}") from None
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != manifest.sha256:
+            raise MirrorError(
+                f"{origin} has sha256 {actual}, the pin table says {manifest.sha256} (facts/versions.py): "
+                "not the pinned file (a redirect to another commit, or a proxy's error page?)"
+            )
+        target = into / manifest.mirror_path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        fetched.append({"path": str(target.relative_to(into.parent)), "from": origin, "digest": f"sha256:{actual}"})
     return fetched
 
 
