@@ -37,6 +37,7 @@ from typing import Any
 
 from args.components import TrainingRuntimesArgs
 from facts.naming import DNS_LABEL_MAX
+from runtimes import fabric
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
@@ -239,5 +240,11 @@ def base_runtimes() -> list[dict[str, Any]]:
 
 def cluster_training_runtimes(args: TrainingRuntimesArgs) -> list[dict[str, Any]]:
     """Every runtime of the stack: the base four, then the four again per GPU pool in the
-    stack's pool order (deterministic, so the same stack file gives the same plan)."""
-    return base_runtimes() + [runtime(spec, pool) for pool in args.gpu_pools for spec in RUNTIMES]
+    stack's pool order (deterministic, so the same stack file gives the same plan); a fabric
+    pool's on its GPUDirect network (runtimes/fabric.py)."""
+    fabrics = {f.pool: f for f in args.fabrics}
+    return base_runtimes() + [
+        fabric.on_fabric(runtime(spec, pool), fabrics.get(pool.name), image=image(spec.image), mpi=spec.policy is Policy.MPI)
+        for pool in args.gpu_pools
+        for spec in RUNTIMES
+    ]

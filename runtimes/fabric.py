@@ -27,9 +27,9 @@ the launcher, runLauncherAsNode), on the `node` container (the trainer; the SDK 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
+from args.components import RuntimeFabric
 from facts import fabric_pods as pods
 
 TCPXO = "tcpxo"
@@ -37,27 +37,17 @@ RDMA = "rdma"
 ENV_LIST = "OMPI_MCA_mca_base_env_list"
 
 
-@dataclass(frozen=True)
-class RuntimeFabric:
-    """One pool's GPUDirect network as its runtimes see it."""
-
-    pool: str
-    network: str
-    """tcpxo or rdma"""
-    nics: tuple[tuple[str, str], ...]
-    """(pod interface name, Kubernetes Network name) of each GPU NIC, in NIC order."""
-
-    def interfaces(self) -> list[dict[str, str]]:
-        """The interfaces annotation's value: the pod network on eth0, then every GPU NIC."""
-        default = {"interfaceName": pods.DEFAULT_INTERFACE, "network": pods.DEFAULT_NETWORK}
-        return [default, *({"interfaceName": i, "network": n} for i, n in self.nics)]
+def interfaces(fabric: RuntimeFabric) -> list[dict[str, str]]:
+    """The interfaces annotation's value: the pod network on eth0, then every GPU NIC."""
+    default = {"interfaceName": pods.DEFAULT_INTERFACE, "network": pods.DEFAULT_NETWORK}
+    return [default, *({"interfaceName": i, "network": n} for i, n in fabric.nics)]
 
 
 def annotations(fabric: RuntimeFabric) -> dict[str, str]:
     """The pod annotations: GKE multi-networking's, and on TCPXO the device injector's."""
     found = {
         pods.DEFAULT_INTERFACE_ANNOTATION: pods.DEFAULT_INTERFACE,
-        pods.INTERFACES_ANNOTATION: json.dumps(fabric.interfaces()),
+        pods.INTERFACES_ANNOTATION: json.dumps(interfaces(fabric)),
     }
     if fabric.network == TCPXO:
         found[pods.DEVICE_ANNOTATION_PREFIX + pods.TCPXO_DAEMON] = "".join(f"- path: {d}\n" for d in pods.TCPXO_DAEMON_DEVICES)

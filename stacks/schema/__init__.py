@@ -156,6 +156,7 @@ from stacks.schema.components import (
     chart_values_field,
     gpu_stack,
 )
+from stacks.schema.gpu_fabric import GPU_FABRIC, GpuFabricConfig
 from stacks.schema.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
 from stacks.schema.network import (
     COMPUTE_RESOURCE_NAME,
@@ -335,6 +336,8 @@ __all__ = [
     "HOUR_MINUTE",
     "IAM_MEMBER",
     "IDLE_RECLAIM",
+    "GPU_FABRIC",
+    "GpuFabricConfig",
     "ISTIO",
     "JOBSET",
     "KMS_KEY",

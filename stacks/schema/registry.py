@@ -29,6 +29,7 @@ from stacks.schema.components import (
     MONITORING,
     TRAINER,
 )
+from stacks.schema.gpu_fabric import GPU_FABRIC
 from stacks.schema.idle_reclaim import IDLE_RECLAIM
 from stacks.schema.pipelines import PIPELINES
 
@@ -44,6 +45,7 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     DCGM_EXPORTER,
     PIPELINES,
     IDLE_RECLAIM,
+    GPU_FABRIC,
 )
 
 # --- the schema root, from the list ---------------------------------------------------------
