@@ -37,7 +37,6 @@ from typing import Any
 
 from args.components import TrainingRuntimesArgs
 from facts.naming import DNS_LABEL_MAX
-from runtimes import fabric
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
@@ -47,6 +46,7 @@ from facts.versions import (
     Pin,
     image,
 )
+from runtimes import fabric
 from stacks.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"

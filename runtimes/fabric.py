@@ -43,7 +43,7 @@ def interfaces(fabric: RuntimeFabric) -> list[dict[str, str]]:
     return [default, *({"interfaceName": i, "network": n} for i, n in fabric.nics)]
 
 
-def annotations(fabric: RuntimeFabric) -> dict[str, str]:
+def pod_annotations(fabric: RuntimeFabric) -> dict[str, str]:
     """The pod annotations: GKE multi-networking's, and on TCPXO the device injector's."""
     found = {
         pods.DEFAULT_INTERFACE_ANNOTATION: pods.DEFAULT_INTERFACE,
@@ -86,7 +86,7 @@ def pod_template(template: dict[str, Any], fabric: RuntimeFabric, *, image: str,
     `image`: the trainer's (RDMA's init container runs bash in it); `mpi`: forward the
     trainer's fabric environment to the ranks mpirun starts."""
     metadata = dict(template.get("metadata") or {})
-    metadata["annotations"] = {**(metadata.get("annotations") or {}), **annotations(fabric)}
+    metadata["annotations"] = {**(metadata.get("annotations") or {}), **pod_annotations(fabric)}
     spec = dict(template["spec"])
     env = trainer_env(fabric)
     extra_env = _env(env)

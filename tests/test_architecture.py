@@ -360,7 +360,8 @@ def test_every_component_resource_says_why_it_exists() -> None:
 def registered() -> dict[str, set[type]]:
     """Type token -> the classes that registered it, over the shipped stacks, and for each
     component of the list none of them installs (one off by default), the kind stack with it
-    enabled: a new component plans with `enabled: true` alone."""
+    enabled: a new component plans with `enabled: true` alone. The GPU fabric installs only for
+    GPUDirect pools, which only a gke stack has: its fixture (dev-fabric) is planned too."""
     from stacks.config import load, read_stack_file, stack_file, validate
     from tooling.plan import evaluate
 
@@ -373,8 +374,9 @@ def registered() -> dict[str, set[type]]:
 
     pulumi.ComponentResource.__init__ = recording  # type: ignore[method-assign]
     try:
-        configs = [load(stack) for stack in ("kind", "dev", "prod")]
-        for config, stack in zip(configs, ("kind", "dev", "prod"), strict=True):
+        stacks = ("kind", "dev", "prod", "dev-fabric")
+        configs = [load(stack) for stack in stacks]
+        for config, stack in zip(configs, stacks, strict=True):
             evaluate(config, stack)
         for spec in configs[0].components.specs:
             if not any(config.enabled(spec) for config in configs):

@@ -43,8 +43,8 @@ from components.base import child_name, child_type, moved_aliases, transform_nam
 from components.sources import is_local, is_prepared
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
-from facts.versions import RELEASE_MANIFESTS
 from facts.support import minor, minor_label
+from facts.versions import RELEASE_MANIFESTS
 from tooling import cluster_version, tools
 from tooling.plan import SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (

@@ -46,7 +46,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -55,10 +54,17 @@ from typing import Any
 
 import yaml
 
-from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_RELEASE_MANIFESTS, MIRROR_REMOTE, ChartSource, chart_source, is_local
+from components.sources import (
+    MIRROR_CHARTS,
+    MIRROR_MANIFESTS,
+    MIRROR_RELEASE_MANIFESTS,
+    MIRROR_REMOTE,
+    ChartSource,
+    chart_source,
+    is_local,
+)
 from components.trees import PrepareError, references
 from facts.versions import (
-    GITHUB_RAW,
     KUBEFLOW_FOLDERS,
     KUBEFLOW_MANIFESTS,
     KUBEFLOW_ROLE_FILES,
@@ -72,6 +78,7 @@ from facts.versions import (
 )
 from stacks.schema import Sources
 from tooling import tools
+from tooling.mirror_manifests import MirrorError, fetch_release_manifests
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_MIRROR = REPO / ".mlplatform" / "upstream"
@@ -86,10 +93,6 @@ LICENSE = "LICENSE"
 """Copied with every git upstream's paths, where the repository has one at its root."""
 FORMAT = 1
 """Of mirror.json; a mirror of another format is rebuilt."""
-
-
-class MirrorError(Exception):
-    """An upstream could not be fetched or is not what the pin says; the message names both."""
 
 
 def mirror_for(option: Path | None) -> Path | None:
@@ -352,7 +355,7 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
             clone = _clone(base.pin.location, base.pin.version, sources, scratch)
             target = root / MIRROR_REMOTE / base.repository / base.pin.version
             done([{"path": str(target.relative_to(root)), **clone.extract(paths, target)}])
-        done(_release_manifests(request.release_manifests, sources, root / MIRROR_RELEASE_MANIFESTS))
+        done(fetch_release_manifests(request.release_manifests, sources, root / MIRROR_RELEASE_MANIFESTS))
     manifest = {"format": FORMAT, "request": request.as_json(), "fetched": fetched}
     (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     write_sums(root)
@@ -386,38 +389,6 @@ def _kubeflow(request: Request, sources: Mapping[str, str], root: Path, scratch:
         (roles / role_file_name(path)).write_bytes(kubeflow.git(path, "cat-file", "blob", f"HEAD:{path}"))
     objects = {p: kubeflow.object_id(p) for p in request.role_files}
     fetched.append({"path": ROLES, "from": kubeflow.url, "ref": tag, "commit": kubeflow.object_id(), "objects": objects})
-    return fetched
-
-
-def release_manifest_origin(manifest: ReleaseManifest, sources: Mapping[str, str]) -> str:
-    """The URL a release manifest is fetched from: raw.githubusercontent.com at the pinned commit,
-    or `<redirect>/<commit>/<path>` where `sources` redirects its repository (a location under
-    which the repository's files lie by commit, as on raw.githubusercontent.com)."""
-    base = sources.get(manifest.pin.location, f"{GITHUB_RAW}/{manifest.repository}")
-    return f"{base.rstrip('/')}/{manifest.pin.version}/{manifest.path}"
-
-
-def _release_manifests(manifests: Iterable[ReleaseManifest], sources: Mapping[str, str], into: Path) -> list[dict[str, Any]]:
-    """Each release manifest into `into/<owner>/<repo>/<commit>/<path>`, its sha256 the pin's;
-    what mirror.json records of each."""
-    fetched = []
-    for manifest in manifests:
-        origin = release_manifest_origin(manifest, sources)
-        try:
-            with urllib.request.urlopen(origin, timeout=120) as response:  # noqa: S310 (https, or a file:// redirect)
-                data = response.read()
-        except (OSError, ValueError) as err:
-            raise MirrorError(f"{manifest.path} at {manifest.pin.version[:8]}: fetching {origin} failed: {err}") from None
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != manifest.sha256:
-            raise MirrorError(
-                f"{origin} has sha256 {actual}, the pin table says {manifest.sha256} (facts/versions.py): "
-                "not the pinned file (a redirect to another commit, or a proxy's error page?)"
-            )
-        target = into / manifest.mirror_path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        fetched.append({"path": str(target.relative_to(into.parent)), "from": origin, "digest": f"sha256:{actual}"})
     return fetched
 
 
