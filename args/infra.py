@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from args.fabric import FabricPoolArgs, fabric_pools
 from stacks.schema import (
     DCGM_EXPORTER,
     KUBERAY,
@@ -117,6 +118,8 @@ class GkeClusterArgs:
     """The stack's Artifact Registry repository, when it has one."""
     image_mirror: MirrorRepositoryArgs | None = None
     """The Artifact Registry repository of `mlplatform:images.mirror`: the nodes read it."""
+    fabric: tuple[FabricPoolArgs, ...] = ()
+    """The GPU pools with GPUDirect networking (args/fabric.py): their VPCs, subnets and extra NICs."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +166,7 @@ def gke_cluster_args(config: PlatformConfig, cluster: GkeClusterConfig) -> GkeCl
         ray_operator=kuberay.enabled and kuberay.source is RaySource.GKE_ADDON,
         image_registry=image_registry_args(config),
         image_mirror=mirror_repository_args(config.images.mirror),
+        fabric=fabric_pools(config),
     )
 
 

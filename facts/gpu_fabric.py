@@ -139,7 +139,7 @@ FABRICS: Mapping[str, Fabric] = MappingProxyType(
         ),
         RDMA: Fabric(
             kind=RDMA,
-            title="GPUDirect RDMA (RoCE)",
+            title="GPUDirect RDMA over RoCE",
             machines={
                 "a3-ultragpu-8g": MachineFabric("a3-ultragpu-8g", ("1.31.4-gke.1183000",), "R550"),
                 "a4-highgpu-8g": MachineFabric("a4-highgpu-8g", ("1.32.2-gke.1475000",), "R570"),

@@ -46,6 +46,17 @@ per GKE's "About flex-start provisioning mode", section "Flex-start pricing"
 (https://cloud.google.com/kubernetes-engine/docs/concepts/dws, read 2026-12-01): "discounts
 (up to 53%) for vCPU, GPU and TPU". The per-SKU DWS prices are on the GPU pricing page."""
 DWS_SOURCE = "https://cloud.google.com/kubernetes-engine/docs/concepts/dws"
+NETWORK_PRICING = "https://cloud.google.com/vpc/network-pricing"
+NETWORK_PRICING_READ = "2026-12-04"
+FABRIC_NETWORKS_HOURLY = 0.0
+"""What a GPU pool's fabric VPCs, subnets and firewall rules cost by the hour: nothing. Google's
+network pricing page (NETWORK_PRICING, as transcribed in a stored copy dated 2026-09-20; the
+full page was not among the stored copies) prices data transfer, IP addresses and the network
+services, and no VPC network, subnet or VPC firewall rule; "data transfer to the same Google
+Cloud zone using internal IPv4/IPv6 within same VPC: no charge"."""
+INTER_ZONE_PER_GIB = 0.01
+"""The same page: VM-to-VM data transfer between zones of one region, USD per GiB (a fabric pool
+spread over zones pays it for its GPU traffic; an rdma pool is always in one zone)."""
 GKE_CLUSTER_FEE = 0.10
 """Per cluster per hour, Standard edition, regional or zonal (the free-tier credit covers one zonal cluster)."""
 

@@ -15,11 +15,13 @@ from collections.abc import Mapping, Sequence
 import pulumi
 import pulumi_gcp as gcp
 
+from args.fabric import FabricPoolArgs
 from args.infra import GkeClusterArgs, MirrorRepositoryArgs, NetworkArgs
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import node_service_account_id
 from facts.node_labels import pool_node_labels, pool_taints
 from infra.component import Component
+from infra.fabric import GpuFabric
 from infra.network import ClusterNetwork
 from infra.registry import READER as ARTIFACT_REGISTRY_READER
 from stacks.schema import (
@@ -221,7 +223,10 @@ def cluster_args(
             if cluster.security_group
             else None
         ),
-        datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2: NetworkPolicy enforcement built in
+        datapath_provider="ADVANCED_DATAPATH",  # Dataplane V2: NetworkPolicy enforcement built in; multi-networking needs it
+        # GPUDirect pools' extra NICs: multi-network support for Pods (GKE "Set up multi-network
+        # support for Pods": needs Dataplane V2, above); left unset without a fabric pool.
+        enable_multi_networking=True if cluster.has_fabric else None,
         enable_shielded_nodes=True,
         private_cluster_config=gcp.container.ClusterPrivateClusterConfigArgs(
             enable_private_nodes=cluster.private_nodes,
@@ -311,6 +316,7 @@ def _node_config(
     reservation_affinity: gcp.container.NodePoolNodeConfigReservationAffinityArgs | None = None,
     gvnic: gcp.container.NodePoolNodeConfigGvnicArgs | None = None,
     fast_socket: gcp.container.NodePoolNodeConfigFastSocketArgs | None = None,
+    image_type: str | None = None,
 ) -> gcp.container.NodePoolNodeConfigArgs:
     """A pool's node config; the keyword fields are a GPU pool's (None: left unset)."""
     return gcp.container.NodePoolNodeConfigArgs(
@@ -331,6 +337,7 @@ def _node_config(
         reservation_affinity=reservation_affinity,
         gvnic=gvnic,
         fast_socket=fast_socket,
+        image_type=image_type,
     )
 
 
@@ -364,8 +371,18 @@ def _sharing_config(
     )
 
 
+FABRIC_IMAGE_TYPE = "COS_CONTAINERD"
+"""GPUDirect needs Container-Optimized OS nodes (facts/gpu_fabric.py: the AI Hypercomputer
+requirements for RDMA, GKE's multi-network requirements); GKE's default today, pinned on
+fabric pools so a changed default cannot move them."""
+
+
 def gpu_pool_args(
-    cluster: GkeClusterConfig, pool: GpuPool, cluster_name: pulumi.Input[str], service_account: pulumi.Input[str]
+    cluster: GkeClusterConfig,
+    pool: GpuPool,
+    cluster_name: pulumi.Input[str],
+    service_account: pulumi.Input[str],
+    fabric: Sequence[gcp.container.NodePoolNetworkConfigAdditionalNodeNetworkConfigArgs] | None = None,
 ) -> gcp.container.NodePoolArgs:
     """One GPU pool. DWS pools (queued, flex-start) follow GKE's required settings:
     no reservation, location policy ANY, autoscaling from zero, auto-repair off
@@ -380,7 +397,10 @@ def gpu_pool_args(
     flex-start pool only the first. A queued pool's nodes come only through
     ProvisioningRequests ("obtainable through the ProvisioningRequest API exclusively",
     pulumi-gcp's NodePoolQueuedProvisioningArgs), which Kueue's admission check creates
-    (components/kueue.py)."""
+    (components/kueue.py).
+
+    `fabric`: a GPUDirect pool's extra NICs (infra/fabric.py), on Container-Optimized OS; GKE
+    cannot add or remove them later, so they replace the pool."""
     acc = ACCELERATORS[pool.accelerator]
     dws = pool.provisioning in (Provisioning.QUEUED, Provisioning.FLEX_START)
     sharing = pool.sharing
@@ -419,6 +439,7 @@ def gpu_pool_args(
         reservation_affinity=affinity,
         gvnic=gcp.container.NodePoolNodeConfigGvnicArgs(enabled=pool.gvnic),
         fast_socket=gcp.container.NodePoolNodeConfigFastSocketArgs(enabled=True) if pool.fast_socket else None,
+        image_type=FABRIC_IMAGE_TYPE if fabric else None,
     )
     return gcp.container.NodePoolArgs(
         name=pool.name,
@@ -439,6 +460,9 @@ def gpu_pool_args(
             else None
         ),
         placement_policy=gcp.container.NodePoolPlacementPolicyArgs(type="COMPACT") if pool.compact_placement else None,
+        network_config=(
+            gcp.container.NodePoolNetworkConfigArgs(additional_node_network_configs=list(fabric)) if fabric else None
+        ),
         node_config=node_config,
     )
 
@@ -535,6 +559,11 @@ class Network(Component):
         self.register_outputs({"networkId": network.id, "subnetworkId": subnet.id})
 
 
+def fabric_name(cluster_component: str, pool: FabricPoolArgs) -> str:
+    """The Pulumi name of a pool's GpuFabric component."""
+    return f"{cluster_component}-{pool.pool}-fabric"
+
+
 class GkeCluster(Component):
     """The GKE cluster the platform runs on: a least-privilege node account, the system pool,
     one pool per GPU pool of the stack, and node auto-provisioning."""
@@ -613,8 +642,20 @@ class GkeCluster(Component):
         )
         pool_opts = pulumi.ResourceOptions(parent=self, ignore_changes=SERVER_NORMALISED_POOL_FIELDS)
         gcp.container.NodePool(f"{name}-system", system_pool_args(cluster, gke.name, node_sa.email), opts=pool_opts)
+        fabrics = {f.pool: f for f in args.fabric}
+        fabric_agents = [number.apply(gke_service_agent), number.apply(google_apis_service_agent)] if (
+            number is not None and net.shared_vpc and net.manages_host_project
+        ) else []
         for pool in cluster.gpu_pools:
-            gcp.container.NodePool(f"{name}-{pool.name}", gpu_pool_args(cluster, pool, gke.name, node_sa.email), opts=pool_opts)
+            fabric_args = fabrics.get(pool.name)
+            fabric = self._fabric(name, fabric_args, fabric_agents) if fabric_args else None
+            gcp.container.NodePool(
+                f"{name}-{pool.name}",
+                gpu_pool_args(cluster, pool, gke.name, node_sa.email, fabric.node_networks if fabric else None),
+                opts=pulumi.ResourceOptions.merge(pool_opts, pulumi.ResourceOptions(depends_on=fabric.access))
+                if fabric and fabric.access
+                else pool_opts,
+            )
         if cluster.private_nodes and net.manages_host_project:
             # With the network, in a Shared VPC host project too; its admins make it when the
             # program may not (docs/gke-network.md).
@@ -643,3 +684,6 @@ class GkeCluster(Component):
                 "nodeServiceAccount": self.node_service_account,
             }
         )
+
+    def _fabric(self, name: str, args: FabricPoolArgs, agents: Sequence[pulumi.Output[str]]) -> GpuFabric:
+        return GpuFabric(fabric_name(name, args), args, agents, opts=pulumi.ResourceOptions(parent=self))

@@ -374,7 +374,7 @@ def registered() -> dict[str, set[type]]:
 
     pulumi.ComponentResource.__init__ = recording  # type: ignore[method-assign]
     try:
-        stacks = ("kind", "dev", "prod", "dev-fabric")
+        stacks = ("kind", "dev", "prod", "dev-fabric")  # dev-fabric: the GPUDirect pools' components
         configs = [load(stack) for stack in stacks]
         for config, stack in zip(configs, stacks, strict=True):
             evaluate(config, stack)

@@ -12,12 +12,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from args.fabric import fabric_pools
 from facts.gpu_catalog import ACCELERATORS
 from facts.prices import (
     AS_OF,
     DWS_MAX_DISCOUNT,
     DWS_SOURCE,
+    FABRIC_NETWORKS_HOURLY,
     GKE_CLUSTER_FEE,
+    INTER_ZONE_PER_GIB,
+    NETWORK_PRICING,
     SOURCES,
     PriceError,
     cloud_sql_price,
@@ -83,6 +87,34 @@ def cheapest_node(region: str, accelerator: str) -> tuple[str, int, float]:
     return machine, gpus, per_gpu * gpus
 
 
+def fabric_lines(config: PlatformConfig) -> CostView:
+    """Each GPUDirect pool's extra networks (args/fabric.py): what the program creates, at no
+    hourly charge (facts/prices.py FABRIC_NETWORKS_HOURLY), and a note where its traffic may
+    cross zones."""
+    cluster = config.cluster
+    assert isinstance(cluster, GkeClusterConfig)
+    view = CostView(lines=[])
+    pools = {pool.name: pool for pool in cluster.gpu_pools}
+    for fabric in fabric_pools(config):
+        vpcs, subnets = len({nic.vpc for nic in fabric.nics}), len(fabric.nics)
+        rules = sum(1 for vpc in {nic.vpc for nic in fabric.nics} if vpc not in fabric.gpu_vpcs or fabric.fabric.firewall)
+        made = f"{vpcs} VPCs, {subnets} subnets, {rules} firewall rule{'s' if rules != 1 else ''}" if fabric.created else f"{subnets} existing subnets"
+        view.lines.append(
+            CostLine(
+                f"fabric {fabric.pool}",
+                f"{fabric.fabric.title}: {made}, no charge ({NETWORK_PRICING})",
+                FABRIC_NETWORKS_HOURLY,
+                FABRIC_NETWORKS_HOURLY,
+            )
+        )
+        if zones(cluster, pools[fabric.pool].zones) > 1:
+            view.notes.append(
+                f"fabric {fabric.pool}: its nodes span zones, and GPU traffic between zones is billed at "
+                f"{_money(INTER_ZONE_PER_GIB)} USD/GiB ({NETWORK_PRICING}); set one zone to keep it free"
+            )
+    return view
+
+
 def cost_lines(config: PlatformConfig) -> CostView:
     cluster = config.cluster
     assert isinstance(cluster, GkeClusterConfig)
@@ -125,6 +157,10 @@ def cost_lines(config: PlatformConfig) -> CostView:
         )
         pool_gpus[pool.accelerator] = pool_gpus.get(pool.accelerator, 0) + pool.max * n * pool.gpus_per_node
         pool_vcpus += pool.max * n * vcpus(pool.machine_type)
+
+    fabric = fabric_lines(config)
+    view.lines += fabric.lines
+    view.notes += fabric.notes
 
     pipelines = config.components[PIPELINES]
     if pipelines.enabled:

@@ -10,7 +10,7 @@ field; checks that span the whole stack (pools vs autoprovisioning, teams vs poo
 are the rules of stacks/rules.py and run once every part has its type.
 
 One schema, one module per domain: `common` (the base model, names, quantities, e-mail
-addresses), `pools`, `network` and `cluster`, `teams`, `components`, `auth` (the sign-in and its groups),
+addresses), `pools` (and `fabric`, a pool's GPUDirect networking), `network` and `cluster`, `teams`, `components`, `auth` (the sign-in and its groups),
 `pipelines`, `sources`
 (mirrors and overrides), and here the whole stack file. Every name is importable from `stacks.schema` as
 before.
@@ -156,6 +156,7 @@ from stacks.schema.components import (
     chart_values_field,
     gpu_stack,
 )
+from stacks.schema.fabric import FabricConfig, FabricNetwork, FabricNic
 from stacks.schema.gpu_fabric import GPU_FABRIC, GpuFabricConfig
 from stacks.schema.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
 from stacks.schema.network import (
@@ -179,9 +180,6 @@ from stacks.schema.pools import (
     LABEL_VALUE_MAX,
     Autoprovisioning,
     DriverVersion,
-    FabricConfig,
-    FabricNetwork,
-    FabricNic,
     GpuPool,
     GpuSharing,
     NodeLabels,

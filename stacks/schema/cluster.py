@@ -4,7 +4,6 @@ the parts of pools and network) or a local kind cluster."""
 from __future__ import annotations
 
 import datetime
-import ipaddress
 import re
 from enum import Enum
 from typing import Annotated, Literal
@@ -20,7 +19,7 @@ from pydantic import (
 )
 
 from facts import gpu_fabric
-from facts.networks import AUTHORIZED_NETWORKS_MAX, nodes_in_subnet
+from facts.networks import AUTHORIZED_NETWORKS_MAX
 from facts.support import GKE_CHANNEL_DEFAULTS
 from stacks.schema.common import (
     GCP_PROJECT_ID,
@@ -39,6 +38,7 @@ from stacks.schema.common import (
     rule,
     zone_region,
 )
+from stacks.schema.fabric import cluster_fabric_problems
 from stacks.schema.network import AuthorizedNetwork, ImageRegistryConfig, NetworkConfig
 from stacks.schema.pools import Autoprovisioning, GpuPool, SystemPool
 
@@ -435,82 +435,13 @@ class GkeClusterConfig(Model):
     @model_validator(mode="after")
     @rule("gpu-pool-fabric-fits-cluster")
     def _fabric_fits_cluster(self) -> GkeClusterConfig:
-        """A fabric pool's needs of the cluster (facts/gpu_fabric.py): the GKE version its machine
-        type's fabric needs, fabric ranges disjoint from the cluster's and each other's (GKE: a
-        cluster's Pod networks may not overlap), its subnets big enough for the pool, and with a
-        Shared VPC the fabric in the host project (GKE: every NIC of a node there)."""
-        found: list[tuple[str, str]] = []
-        version, where = self._effective_version()
-        created_primary = self.network.existing is None
-        ranges: dict[str, ipaddress.IPv4Network] = {"masterCidr": self.network.master_cidr} if self.private_nodes else {}
-        if created_primary:
-            ranges |= {
-                "network.subnetCidr": self.network.subnet_cidr,
-                "network.podsCidr": self.network.pods_cidr,
-                "network.servicesCidr": self.network.services_cidr,
-            }
-        existing = self.network.existing
-        shared_unmanaged = (
-            existing is not None and existing.host_project is not None and not existing.manage_host_project
-        )
-        for i, pool in enumerate(self.gpu_pools):
-            fabric = gpu_fabric.FABRICS.get(pool.fabric_kind)
-            if fabric is None:
-                continue
-            path = f"gpuPools[{i}]"
-            machine = fabric.machines.get(pool.machine_type)
-            problem_text = gpu_fabric.version_problem(machine, version) if machine else None
-            if problem_text:
-                found.append(
-                    (
-                        where,
-                        f"gpuPools[{i}] ({pool.name}) has {fabric.title} on {pool.machine_type}, which {problem_text}; "
-                        f"the cluster is created at {version}: raise minMasterVersion or remove it for the channel's default",
-                    )
-                )
-            source = pool.fabric
-            if source is None:
-                continue
-            if source.existing is not None and existing is not None and fabric.gpu_vpc_per_nic:
-                for j, nic in enumerate(source.existing):
-                    if nic.network == existing.network:
-                        found.append(
-                            (
-                                f"{path}.fabric.existing[{j}].network",
-                                f"{nic.network} is the cluster's own network; each extra NIC needs a VPC of its own",
-                            )
-                        )
-            cidr = source.cidr
-            if cidr is None:
-                continue
-            if shared_unmanaged:
-                found.append(
-                    (
-                        f"{path}.fabric.cidr",
-                        "the cluster's network is a Shared VPC host project's that the program does not manage "
-                        "(manageHostProject: false), and GKE needs every NIC of a node in that project: have its admins "
-                        "create the fabric's networks and name them in fabric.existing",
-                    )
-                )
-            for key, other in ranges.items():
-                if cidr.overlaps(other):
-                    found.append((f"{path}.fabric.cidr", f"{cidr} overlaps {key} {other}; pick a disjoint range"))
-            ranges[f"gpuPools[{i}].fabric.cidr"] = cidr
-            prefix = gpu_fabric.carve_prefix(cidr, pool.fabric_kind)
-            nodes = pool.max * self.zone_count(pool.zones)
-            room = nodes_in_subnet(prefix)
-            if prefix <= 29 and nodes > room:
-                found.append(
-                    (
-                        f"{path}.fabric.cidr",
-                        f"its subnets of /{prefix} hold {room} nodes and the pool grows to {nodes}; use a wider range",
-                    )
-                )
+        """A fabric pool's needs of the cluster (stacks/schema/fabric.py cluster_fabric_problems)."""
+        found = cluster_fabric_problems(self)
         if found:
             raise problems(found)
         return self
 
-    def _effective_version(self) -> tuple[str, str]:
+    def effective_version(self) -> tuple[str, str]:
         """The version the cluster is created at, and the key that decides it: minMasterVersion,
         else the release channel's default (facts/support.py)."""
         if self.min_master_version is not None:

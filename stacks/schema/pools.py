@@ -16,7 +16,6 @@ from pydantic import (
     model_validator,
 )
 
-from facts import gpu_fabric, networks
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
 from facts.node_labels import Taint, reserved_key
 from stacks.schema.common import (
@@ -25,7 +24,6 @@ from stacks.schema.common import (
     GCP_REGION,
     GCP_ZONE,
     RESERVATION_NAME,
-    Cidr,
     Int64,
     Model,
     ShortName,
@@ -36,7 +34,7 @@ from stacks.schema.common import (
     problems,
     rule,
 )
-from stacks.schema.network import _compute_name
+from stacks.schema.fabric import FabricConfig, FabricNetwork, pool_fabric_problems
 
 
 class Provisioning(str, Enum):
@@ -94,54 +92,6 @@ class GpuSharing(Model):
             if self.partition_size is not None:
                 raise problem("partitionSize", "partitionSize is only for strategy mig")
         return self
-
-
-class FabricNetwork(str, Enum):
-    """A GPU pool's GPUDirect networking (facts/gpu_fabric.py, docs/gpu-fabric.md)."""
-
-    NONE = gpu_fabric.NONE
-    TCPXO = gpu_fabric.TCPXO
-    """GPUDirect-TCPXO: A3 Mega (a3-megagpu-8g), eight extra NICs on eight VPCs."""
-    RDMA = gpu_fabric.RDMA
-    """GPUDirect RDMA over RoCE: A3 Ultra, A4; a gVNIC VPC and a RoCE VPC of eight subnets."""
-
-
-class FabricNic(Model):
-    """One extra NIC's existing VPC network and subnetwork, in the project of the cluster's own
-    network (a Shared VPC host project's too: GKE needs every NIC of a node there)."""
-
-    network: Annotated[str, _compute_name("network", "a3-gpu-0")] = Field(description="The VPC network's name.")
-    subnetwork: Annotated[str, _compute_name("subnetwork", "a3-gpu-0-sub")] = Field(
-        description="The subnetwork's name, in the cluster's region."
-    )
-
-
-class FabricConfig(Model):
-    """Where a fabric pool's extra NICs' VPCs come from: the program creates them from `cidr`
-    (carved into one subnet per NIC, facts/gpu_fabric.py carve), or the stack names its own
-    (`existing`). Either replaces the pool."""
-
-    cidr: Cidr | None = Field(
-        default=None,
-        description="A range the program carves into the fabric's subnets: tcpxo eight equal parts, rdma sixteen "
-        "(the gVNIC's, then eight RDMA subnets); disjoint from the cluster's ranges and other pools' fabrics, e.g. "
-        "192.168.0.0/16.",
-    )
-    existing: list[FabricNic] | None = Field(
-        default=None,
-        description="The stack's own networks, one per extra NIC in order: tcpxo eight VPCs (a VPC each); rdma the "
-        "gVNIC's VPC and subnet first, then the RoCE VPC's eight subnets. In the project of the cluster's network.",
-    )
-
-    @model_validator(mode="after")
-    @rule("fabric-source")
-    def _one_source(self) -> FabricConfig:
-        if (self.cidr is None) == (self.existing is None):
-            raise problem("cidr", "give cidr (the program creates the networks) or existing (your own), one of them")
-        return self
-
-    def existing_pairs(self) -> tuple[tuple[str, str], ...] | None:
-        return tuple((n.network, n.subnetwork) for n in self.existing) if self.existing is not None else None
 
 
 # --- a pool's own node labels and taints ---------------------------------------------
@@ -372,93 +322,10 @@ class GpuPool(Model):
                     f"partitionSize {sharing.partition_size!r} is not a MIG profile of {acc.name}; use one of {allowed}",
                 )
             )
-        found += self._fabric_problems()
+        found += pool_fabric_problems(self)
         if found:
             raise problems(found)
         return self
-
-    def _fabric_problems(self) -> list[tuple[str, str]]:
-        """The pool's own fabric problems (facts/gpu_fabric.py); the cluster's side (versions,
-        ranges, Shared VPC) is GkeClusterConfig's."""
-        kind = self.network.value
-        if self.network is FabricNetwork.NONE:
-            return [("fabric", "fabric goes with network tcpxo or rdma; remove it")] if self.fabric is not None else []
-        fabric = gpu_fabric.FABRICS[kind]
-        found: list[tuple[str, str]] = []
-        if self.machine_type not in fabric.machines:
-            takes = gpu_fabric.fabric_of(self.machine_type)
-            instead = f"{takes.kind} (or none)" if takes else "none: only A3 Mega (tcpxo), A3 Ultra and A4 (rdma) have GPUDirect NICs"
-            found.append(
-                (
-                    "network",
-                    f"{kind} ({fabric.title}) runs on {', '.join(fabric.machines)}, not {self.machine_type}; "
-                    f"this pool takes {instead}",
-                )
-            )
-        if self.fabric is None:
-            found.append(
-                (
-                    "network",
-                    f"{kind} needs the fabric's networks: set fabric.cidr (the program creates {fabric.nics} subnets) "
-                    "or fabric.existing (your own)",
-                )
-            )
-        else:
-            found += [(f"fabric.{path}", message) for path, message in self._fabric_source_problems(kind)]
-        if not self.gvnic:
-            found.append(("gvnic", f"{fabric.title} needs gVNIC on the nodes; remove gvnic: false"))
-        if self.fast_socket:
-            found.append(
-                ("fastSocket", f"NCCL takes one network plugin and {fabric.title} brings its own; remove fastSocket")
-            )
-        if fabric.network_profile is not None and (self.zones is None or len(self.zones) != 1):
-            found.append(
-                (
-                    "zones",
-                    "an rdma pool's nodes sit in its RoCE VPC's zone (a VPC with an RDMA network profile is zonal); "
-                    "set zones to exactly that one zone",
-                )
-            )
-        return found
-
-    def _fabric_source_problems(self, kind: str) -> list[tuple[str, str]]:
-        fabric = gpu_fabric.FABRICS[kind]
-        source = self.fabric
-        assert source is not None
-        found: list[tuple[str, str]] = []
-        if source.cidr is not None:
-            cidr = source.cidr
-            reserved = networks.reserved_overlap(cidr)
-            prefix = gpu_fabric.carve_prefix(cidr, kind)
-            if reserved:
-                found.append(("cidr", f"{cidr} overlaps {reserved}, which no VPC range may use; pick a range in 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16"))
-            elif prefix > networks.SUBNET_SMALLEST_PREFIX:
-                widest = networks.SUBNET_SMALLEST_PREFIX - (prefix - cidr.prefixlen)
-                found.append(
-                    (
-                        "cidr",
-                        f"{cidr} carves into {fabric.subnets} subnets of /{prefix}, smaller than the smallest subnet GCP "
-                        f"creates (/{networks.SUBNET_SMALLEST_PREFIX}); use a /{widest} or wider, e.g. a /20",
-                    )
-                )
-        if source.existing is not None:
-            nics = source.existing
-            if len(nics) != fabric.nics:
-                what = "eight VPCs, one per GPU NIC" if fabric.gpu_vpc_per_nic else "the gVNIC's network, then the RoCE VPC's eight subnets"
-                found.append(("existing", f"{kind} takes {fabric.nics} networks ({what}); {len(nics)} given"))
-            elif fabric.gpu_vpc_per_nic:
-                seen: set[str] = set()
-                for i, nic in enumerate(nics):
-                    if nic.network in seen:
-                        found.append(
-                            (f"existing[{i}].network", f"{nic.network} is named twice; a VM's NICs are on distinct VPCs, one per NIC")
-                        )
-                    seen.add(nic.network)
-            elif any(nic.network == nics[0].network for nic in nics[1:]):
-                found.append(
-                    ("existing[0].network", "the gVNIC's network is not the RoCE VPC (a RoCE VPC takes only RDMA NICs); name another")
-                )
-        return found
 
     @property
     def fabric_kind(self) -> str:
