@@ -286,3 +286,18 @@ def test_cost_view_counts_the_fabric_networks_at_no_charge() -> None:
         "fabric h100: its nodes span zones, and GPU traffic between zones is billed at 0.01 USD/GiB "
         "(https://cloud.google.com/vpc/network-pricing); set one zone to keep it free"
     ]
+
+
+def test_shared_vpc_fabric_is_created_in_the_host_project_with_the_agents_grants(
+    plan_of: Callable[[dict[str, Any]], Plan],
+) -> None:
+    plan = plan_of(with_changes(base_gke(), {**NAP_OFF, f"{C}.network": {"existing": SHARED}, f"{C}.gpuPools": [A3MEGA]}))
+    networks = _of(plan, "gcp:compute/network:Network")
+    assert sorted(networks) == [f"ml-test-h100-gpu{i}" for i in range(8)]
+    assert {v["project"] for v in networks.values()} == {"acme-net"}
+    assert {v["project"] for v in _of(plan, "gcp:compute/subnetwork:Subnetwork").values()} == {"acme-net"}
+    grants = [r for r in plan.of_type("gcp:compute/subnetworkIAMMember:SubnetworkIAMMember") if r.name.startswith("ml-test-h100-gpu")]
+    assert len(grants) == 16 and {g.inputs["role"] for g in grants} == {"roles/compute.networkUser"}
+    assert {g.inputs["subnetwork"] for g in grants} == {f"ml-test-h100-gpu{i}" for i in range(8)}
+    pool = next(r for r in plan.of_type("gcp:container/nodePool:NodePool") if r.inputs["name"] == "h100")
+    assert {g.urn for g in grants} <= set(pool.dependencies)
