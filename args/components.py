@@ -11,6 +11,7 @@ from typing import Any
 
 import pulumi
 
+from args.fabric import fabric_pools
 from args.infra import image_registry_args
 from facts.image_set import LOCAL_REGISTRY, notebook_image
 from stacks.schema import (
@@ -282,11 +283,24 @@ class PipelineKeysArgs:
 
 
 @dataclass(frozen=True)
+class RuntimeFabric:
+    """One pool's GPUDirect network as its training runtimes see it (runtimes/fabric.py)."""
+
+    pool: str
+    network: str
+    """tcpxo or rdma (facts/gpu_fabric.py)"""
+    nics: tuple[tuple[str, str], ...]
+    """(pod interface name, Kubernetes Network name) of each NIC a training pod attaches, in NIC order."""
+
+
+@dataclass(frozen=True)
 class TrainingRuntimesArgs:
     gpu_pools: tuple[GpuPool, ...]
     """One variant of each runtime per pool."""
     kueue: bool = False
     """Kueue queues the TrainJobs: its accounting gap on the GPU variants is guarded (runtimes/kueue_guard.py)."""
+    fabrics: tuple[RuntimeFabric, ...] = ()
+    """The GPUDirect network of each fabric pool, which its variants attach to (runtimes/fabric.py)."""
 
 
 def cert_manager_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> CertManagerArgs:
@@ -404,7 +418,10 @@ def dcgm_exporter_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) ->
 
 
 def training_runtimes_args(config: PlatformConfig) -> TrainingRuntimesArgs:
-    return TrainingRuntimesArgs(gpu_pools=gpu_pools(config), kueue=config.enabled(KUEUE))
+    fabrics = tuple(
+        RuntimeFabric(p.pool, p.kind, tuple((nic.interface, nic.network) for nic in p.pod_nics)) for p in fabric_pools(config)
+    )
+    return TrainingRuntimesArgs(gpu_pools=gpu_pools(config), kueue=config.enabled(KUEUE), fabrics=fabrics)
 
 
 def pipelines_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> PipelinesArgs:

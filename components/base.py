@@ -15,10 +15,10 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree
+from components.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree, release_manifest_source
 from components.team_pipelines import ObjectStoreKeys
 from facts import resource_types
-from facts.versions import Pin
+from facts.versions import Pin, ReleaseManifest
 from infra.cluster import Cluster
 from infra.component import Component
 from stacks.schema import Sources
@@ -32,6 +32,7 @@ is gone or renamed). Give it a name: a named function, or a `functools.partial` 
 
 HELM_CHART_TYPE = resource_types.HELM_CHART
 KUSTOMIZE_TYPE = resource_types.KUSTOMIZE
+CONFIG_FILE_TYPE = resource_types.CONFIG_FILE
 
 
 def overlay_values(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
@@ -442,5 +443,23 @@ class PlatformComponent(Component):
         return k8s.kustomize.v2.Directory(
             name,
             k8s.kustomize.v2.DirectoryArgs(directory=directory),
+            opts=self.child(depends_on, **options),
+        )
+
+    def release_manifest(
+        self,
+        name: str,
+        manifest: ReleaseManifest,
+        depends_on: Sequence[pulumi.Resource] = (),
+        transforms: Sequence[PropsTransform] = (),
+    ) -> k8s.yaml.v2.ConfigFile:
+        """A pinned upstream manifest applied as published (../shared/DESIGN.md: release
+        manifests with `yaml.v2.ConfigFile` from a pinned URL), from its raw URL at the pinned
+        commit or the stack's mirror (release_manifest_source, which the offline render reads
+        too); `transforms` change its objects."""
+        options = self._install_options(CONFIG_FILE_TYPE, name, transforms, ())
+        return k8s.yaml.v2.ConfigFile(
+            name,
+            k8s.yaml.v2.ConfigFileArgs(file=release_manifest_source(manifest, self.sources)),
             opts=self.child(depends_on, **options),
         )

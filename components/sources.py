@@ -10,15 +10,17 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from facts.versions import KUBEFLOW_MANIFESTS, REMOTE_BASES, Pin, PinKind, RemoteBase
+from facts.versions import KUBEFLOW_MANIFESTS, REMOTE_BASES, Pin, PinKind, ReleaseManifest, RemoteBase
 from stacks.schema import Sources
 
 MIRROR_CHARTS = "charts"
 MIRROR_MANIFESTS = "kubeflow-manifests"
 MIRROR_REMOTE = "remote"
+MIRROR_RELEASE_MANIFESTS = "manifests"
 """The layout of a mirror directory (as ../shared/upstream/README.md describes it):
-`charts/<chart>-<version>.tgz`, `kubeflow-manifests/<tag>/<path>` and the remote kustomize
-bases those trees name, `remote/<host>/<owner>/<repo>/<ref>/<path>`."""
+`charts/<chart>-<version>.tgz`, `kubeflow-manifests/<tag>/<path>`, the remote kustomize
+bases those trees name, `remote/<host>/<owner>/<repo>/<ref>/<path>`, and the release manifests,
+`manifests/<owner>/<repo>/<commit>/<path>` (which ../shared/upstream does not hold)."""
 PREPARED_TREES = ".mlplatform/trees"
 """Where `python -m stacks prepare` (tooling/trees.py) writes, relative to the project directory,
 the Kubeflow trees of a local mirror with their remote bases pointing at the mirror's copies."""
@@ -147,11 +149,21 @@ def remote_reference(entry: str) -> RemoteReference | None:
     return None
 
 
+def release_manifest_source(manifest: ReleaseManifest, sources: Sources) -> str:
+    """Where `pulumi up` (kubernetes.yaml.v2.ConfigFile `files`) and the offline render read a
+    release manifest: its raw URL at the pinned commit, or the stack's mirror of them
+    (`mlplatform:sources.releaseManifests`, `<owner>/<repo>/<commit>/<path>` under it)."""
+    mirror = sources.release_manifests
+    return manifest.url if mirror is None else f"{mirror}/{manifest.mirror_path}"
+
+
 def mirror_sources(directory: Path | str) -> Sources:
-    """The Sources of a mirror directory laid out as MIRROR_CHARTS / MIRROR_MANIFESTS / MIRROR_REMOTE."""
+    """The Sources of a mirror directory laid out as MIRROR_CHARTS / MIRROR_MANIFESTS / MIRROR_REMOTE /
+    MIRROR_RELEASE_MANIFESTS."""
     root = str(directory).rstrip("/")
     return Sources(
         charts=f"{root}/{MIRROR_CHARTS}",
         kubeflow_manifests=f"{root}/{MIRROR_MANIFESTS}/{KUBEFLOW_MANIFESTS.version}",
         remote_bases=f"{root}/{MIRROR_REMOTE}",
+        release_manifests=f"{root}/{MIRROR_RELEASE_MANIFESTS}",
     )

@@ -257,6 +257,98 @@ against which the tests evaluate team access (tests/support/rbac.py). The mirror
 `kubeflow-roles/<path, / as _>` (../shared/upstream/README.md, `kubeflow-roles/`)."""
 
 
+
+# --- GPUDirect networking on GKE (components/fabric.py, runtimes/fabric.py) ---
+# Google publishes the NCCL plugin installers and the NRI device injector as plain manifests
+# in one repository, applied from its default branch by the GKE docs ("Maximize GPU network
+# bandwidth in Standard mode clusters": cloud.google.com/kubernetes-engine/docs/how-to/
+# gpu-bandwidth-gpudirect-tcpx; gpudirect-tcpxo/README.md "kubectl apply -f .../master/...").
+# We pin one commit instead and install each file from its raw URL at that commit.
+
+GPUDIRECT_MANIFESTS = Pin(
+    name="GoogleCloudPlatform/container-engine-accelerators",
+    kind=PinKind.MANIFEST,
+    version="992db81257553607f1477945f1b3219632991829",
+    location="https://github.com/GoogleCloudPlatform/container-engine-accelerators",
+    source="commit 992db812 (2026-06-11, \"bump tcpxo-daemon version to 1.0.21\"), the newest of the repository "
+    "read 2026-12-04; at it gpudirect-tcpxo/README.md's newest release (Jan 9, 2026) names the installer image "
+    "nccl-plugin-gpudirecttcpx-dev:v1.0.15, which nccl-tcpxo-installer.yaml runs, and tcpxo-daemon "
+    "tcpgpudmarxd-dev:v1.0.21, which gpudirect-tcpxo/nccl-test-latest.yaml runs; gpudirect-rdma/nccl-rdma-installer.yaml "
+    "runs nccl-plugin-gib:v1.1.1 (last changed 2026-05-06)",
+    deploys=(
+        Deployed(("gce-ai-infra/gpudirect-tcpxo/nccl-plugin-gpudirecttcpx-dev",), "v1.0.15"),
+        Deployed(("gce-ai-infra/gpudirect-gib/nccl-plugin-gib",), "v1.1.1"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class ReleaseManifest:
+    """One upstream manifest file at a pinned commit, installed as published with
+    `kubernetes.yaml.v2.ConfigFile` from its raw URL (../shared/DESIGN.md, Conventions) and
+    mirrored at `manifests/<owner>/<repo>/<commit>/<path>` (tooling/mirror.py), its sha256
+    checked there: a raw URL at a commit does not move, the sum says the mirror holds it."""
+
+    pin: Pin
+    """The repository (`location`) and the commit (`version`)."""
+    path: str
+    sha256: str
+
+    @property
+    def repository(self) -> str:
+        """`<owner>/<repo>`."""
+        return self.pin.location.removeprefix("https://github.com/")
+
+    @property
+    def url(self) -> str:
+        return f"{GITHUB_RAW}/{self.repository}/{self.pin.version}/{self.path}"
+
+    @property
+    def mirror_path(self) -> str:
+        """Where a mirror's `manifests/` folder holds it."""
+        return f"{self.repository}/{self.pin.version}/{self.path}"
+
+
+# sha256 of each file's blob at the pinned commit (`git show <commit>:<path> | sha256sum`, 2026-12-04).
+NCCL_TCPXO_INSTALLER = ReleaseManifest(
+    GPUDIRECT_MANIFESTS,
+    "gpudirect-tcpxo/nccl-tcpxo-installer.yaml",
+    "c5eee59c22b48e01cddabd7d2a51a4903baeb4cf93e6949bc72aa2135771653e",
+)
+NRI_DEVICE_INJECTOR = ReleaseManifest(
+    GPUDIRECT_MANIFESTS,
+    "nri_device_injector/nri-device-injector.yaml",
+    "44b410770b9528737172b61f5ad64f0c53e469e5066ac471863caa0ef2965d18",
+)
+NCCL_RDMA_INSTALLER = ReleaseManifest(
+    GPUDIRECT_MANIFESTS,
+    "gpudirect-rdma/nccl-rdma-installer.yaml",
+    "0c60c38129ff19bbe471252ab07dcda353192ff1bdbeb51c2138d3405de9db5a",
+)
+RELEASE_MANIFESTS: tuple[ReleaseManifest, ...] = (NCCL_TCPXO_INSTALLER, NRI_DEVICE_INJECTOR, NCCL_RDMA_INSTALLER)
+"""Every release manifest the platform may install: what `make mirror` fetches."""
+
+TCPXO_DAEMON_IMAGE = Pin(
+    name="gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev",
+    kind=PinKind.IMAGE,
+    version="v1.0.21",
+    location="us-docker.pkg.dev/gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev",
+    source="GoogleCloudPlatform/container-engine-accelerators@992db812 gpudirect-tcpxo/README.md, release Jan 9, 2026 "
+    "(\"TCPXO-daemon image\"; \"coupled with the NCCL plugin installer version\", nccl-plugin-gpudirecttcpx-dev:v1.0.15, "
+    "the installer's image at the same commit) and gpudirect-tcpxo/nccl-test-latest.yaml: the receive-datapath manager "
+    "every A3 Mega training pod runs beside its trainer (runtimes/fabric.py)",
+)
+UBUNTU_IMAGE = Pin(
+    name="ubuntu",
+    kind=PinKind.IMAGE,
+    version="24.04",
+    location="docker.io/library/ubuntu",
+    source="Docker's official image, Ubuntu's LTS release tag 24.04 (noble). The TCPXO installer's pre-installation "
+    "init container names `ubuntu` untagged (nccl-tcpxo-installer.yaml at 992db812) and only runs `nsenter -at 1` "
+    "into the node's namespaces (util-linux, in every ubuntu image): the tag is the release, not pulled or "
+    "digest-checked from here",
+)
+
 CLOUD_SQL_MYSQL = Pin(
     name="Cloud SQL for MySQL",
     kind=PinKind.MANAGED,
@@ -589,6 +681,8 @@ UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {
     # runs instead of its own image (it only echoes that its outputs come from the cache). Any
     # busybox does; the one already pinned above saves mirroring another image.
     "ghcr.io/containerd/busybox": BUSYBOX,
+    # The TCPXO installer's pre-installation init container (NCCL_TCPXO_INSTALLER): `ubuntu`, untagged.
+    "docker.io/library/ubuntu": UBUNTU_IMAGE,
 }
 """A normalised image reference an upstream manifest names on a floating tag (or none, keyed
 without a tag) -> the pinned image the platform runs in its place."""
@@ -821,4 +915,7 @@ PINS: tuple[Pin, ...] = (
     KUBEFLOW_NOTEBOOKS_CRDS,
     PROMETHEUS_OPERATOR_CRDS,
     GKE_MANAGED_CERTS_CRDS,
+    GPUDIRECT_MANIFESTS,
+    TCPXO_DAEMON_IMAGE,
+    UBUNTU_IMAGE,
 )

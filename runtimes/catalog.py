@@ -48,7 +48,7 @@ from facts.versions import (
     Pin,
     image,
 )
-from runtimes import dra, topology
+from runtimes import dra, fabric, topology
 from stacks.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
@@ -251,5 +251,11 @@ def base_runtimes() -> list[dict[str, Any]]:
 
 def cluster_training_runtimes(args: TrainingRuntimesArgs) -> list[dict[str, Any]]:
     """Every runtime of the stack: the base four, then the four again per GPU pool in the
-    stack's pool order (deterministic, so the same stack file gives the same plan)."""
-    return base_runtimes() + [runtime(spec, pool) for pool in args.gpu_pools for spec in RUNTIMES]
+    stack's pool order (deterministic, so the same stack file gives the same plan); a fabric
+    pool's on its GPUDirect network (runtimes/fabric.py)."""
+    fabrics = {f.pool: f for f in args.fabrics}
+    return base_runtimes() + [
+        fabric.on_fabric(runtime(spec, pool), fabrics.get(pool.name), image=image(spec.image), mpi=spec.policy is Policy.MPI)
+        for pool in args.gpu_pools
+        for spec in RUNTIMES
+    ]

@@ -46,6 +46,7 @@ from stacks.schema import (
     GCP_REGION,
     GCP_ZONE,
     GOOGLE_ISSUER,
+    GPU_FABRIC,
     IDLE_RECLAIM,
     KUBEFLOW,
     KUBERAY,
@@ -412,6 +413,19 @@ def _queued_pools_need_kueue(config: PlatformConfig) -> Found:
                 f"{CLUSTER}.gpuPools[{i}].provisioning",
                 "queued pools get nodes only through ProvisioningRequests, which Kueue creates; "
                 "enable the kueue component or use provisioning: flex-start",
+            )
+
+
+def _gpu_fabric_installed(config: PlatformConfig) -> Found:
+    if config.enabled(GPU_FABRIC):
+        return
+    for i, pool in enumerate(_pools(config)):
+        if pool.fabric_kind != "none":
+            yield (
+                f"{CLUSTER}.gpuPools[{i}].network",
+                f"pool {pool.name}'s training pods attach the {pool.fabric_kind} NICs' Networks, which the gpuFabric component "
+                "creates (with the NCCL plugin on the nodes); remove `mlplatform:components.gpuFabric.enabled: false`, "
+                "or set this pool's network: none",
             )
 
 
@@ -1407,6 +1421,7 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS)),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists, (TEAMS, KIND, POOLS)),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY.path)),
+    Rule("gpu-fabric-installed", "A GPU pool with network tcpxo or rdma has the gpuFabric component installing its Networks and NCCL plugin.", _gpu_fabric_installed, (POOLS, GPU_FABRIC.path)),
     Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow, (MONITORING.path, KUBEFLOW.path)),
     Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users, (KUBEFLOW.path,)),
     Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique, (f"{KUBEFLOW.path}.auth",)),

@@ -360,7 +360,8 @@ def test_every_component_resource_says_why_it_exists() -> None:
 def registered() -> dict[str, set[type]]:
     """Type token -> the classes that registered it, over the shipped stacks, and for each
     component of the list none of them installs (one off by default), the kind stack with it
-    enabled: a new component plans with `enabled: true` alone."""
+    enabled: a new component plans with `enabled: true` alone. The GPU fabric installs only for
+    GPUDirect pools, which only a gke stack has: its fixture (dev-fabric) is planned too."""
     from stacks.config import load, read_stack_file, stack_file, validate
     from tooling.plan import evaluate
 

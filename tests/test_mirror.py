@@ -46,7 +46,7 @@ from tooling.render import upstream
 REPO = Path(__file__).resolve().parents[1]
 TAG = KUBEFLOW_MANIFESTS.version
 PIPELINES = "applications/pipeline"
-PART = Request(charts=(DCGM_EXPORTER, KUEUE_CHART), kubeflow_folders=(PIPELINES,), role_files=KUBEFLOW_ROLE_FILES, remote_bases=REMOTE_BASES)
+PART = Request(charts=(DCGM_EXPORTER, KUEUE_CHART), kubeflow_folders=(PIPELINES,), role_files=KUBEFLOW_ROLE_FILES, remote_bases=REMOTE_BASES, release_manifests=())
 """A part of the pin table, each kind of source once: an HTTP repository's chart, an OCI chart,
 a Kubeflow folder naming remote bases, the role files."""
 
@@ -115,7 +115,7 @@ def test_make_mirror_builds_from_loopback_sources_exactly_what_they_serve(tmp_pa
 
 @mirror.needed
 def test_a_chart_that_is_not_what_the_repository_index_says_is_refused(tmp_path: Path) -> None:
-    charts = Request(charts=(DCGM_EXPORTER,), kubeflow_folders=(), role_files=(), remote_bases=())
+    charts = Request(charts=(DCGM_EXPORTER,), kubeflow_folders=(), role_files=(), remote_bases=(), release_manifests=())
     with serving(mirror.MIRROR, charts, tmp_path) as sources:
         (index,) = tmp_path.glob(f"*/{CHARTS}/index.yaml")
         served = yaml.safe_load(index.read_text())
@@ -129,7 +129,7 @@ def test_a_chart_that_is_not_what_the_repository_index_says_is_refused(tmp_path:
 
 def test_sources_name_pinned_locations_and_urls(tmp_path: Path) -> None:
     with pytest.raises(MirrorError, match=r"sources: https://charts\.example\.com is the location of no pin; the pins' locations: "):
-        build(tmp_path / "upstream", Request(charts=(KUEUE_CHART,), kubeflow_folders=(), role_files=(), remote_bases=()), {"https://charts.example.com": "http://127.0.0.1:1"})
+        build(tmp_path / "upstream", Request(charts=(KUEUE_CHART,), kubeflow_folders=(), role_files=(), remote_bases=(), release_manifests=()), {"https://charts.example.com": "http://127.0.0.1:1"})
     local = tmp_path / "sources.yaml"
     local.write_text(yaml.safe_dump({KUEUE_CHART.location: "../charts"}))
     with pytest.raises(MirrorError, match=r"oci://registry\.k8s\.io/kueue/charts/kueue: a source is a URL"):

@@ -60,6 +60,7 @@ def test_a_mirror_directory_has_the_shared_layout() -> None:
         charts="../shared/upstream/charts",
         kubeflow_manifests="../shared/upstream/kubeflow-manifests/26.03.1-rc.2",
         remote_bases="../shared/upstream/remote",
+        release_manifests="../shared/upstream/manifests",
     )
 
 

@@ -48,6 +48,23 @@ CASES = [
     Case("contributor spelled unlike the oidc account", {**OIDC, T: [{**TEAM, "contributors": [{"email": "Guest@partner.org", "role": "view"}]}]}, f"{T}[0].contributors[0].email", f"Guest@partner.org and guest@partner.org ({K}.kubeflow.auth.allowedEmails[0]) differ only in letter case: Dex and oauth2-proxy take them for one account, but the profile controller, KFAM and Istio compare addresses exactly, and the identity provider sends one spelling; write guest@partner.org here too", rule="identities-spelled-alike"),
     Case("dex without static users", {f"{K}.kubeflow": {"auth": {"kind": "dex"}}}, f"{K}.kubeflow.auth.staticUsers", "Dex without static users lets nobody sign in (it has no other login); list who may sign in, each with a bcrypt hash in mlplatform:dexPasswordHashes, or use kind: oidc", base="kind", rule="dex-has-static-users"),
     Case("prod on kind", {"mlplatform:environment": "prod"}, "mlplatform:environment", "a kind cluster is never prod; use dev, staging or ci, or a gke cluster", base="kind", rule="prod-on-gke"),
+    Case(
+        "fabric pool without the gpuFabric component",
+        {
+            f"{P0}.accelerator": "nvidia-h100-mega-80gb",
+            f"{P0}.machineType": "a3-megagpu-8g",
+            f"{P0}.network": "tcpxo",
+            f"{P0}.fabric": {"cidr": "192.168.0.0/20"},
+            f"{C}.autoprovisioning.limits.nvidia-h100-mega-80gb": 48,
+            f"{C}.autoprovisioning.limits.cpu": 4096,
+            f"{C}.autoprovisioning.limits.memory": 16384,
+            f"{K}.gpuFabric": {"enabled": False},
+        },
+        f"{C}.gpuPools[0].network",
+        "pool l4's training pods attach the tcpxo NICs' Networks, which the gpuFabric component creates (with the NCCL "
+        "plugin on the nodes); remove `mlplatform:components.gpuFabric.enabled: false`, or set this pool's network: none",
+        rule="gpu-fabric-installed",
+    ),
     Case("queued pool without kueue", {f"{P0}.provisioning": "queued", f"{K}.kueue": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "queued pools get nodes only through ProvisioningRequests, which Kueue creates; enable the kueue component or use provisioning: flex-start", rule="queued-pools-need-kueue"),
     Case("ray addon on kind", {f"{K}.kuberay": {"source": "gke-addon"}}, f"{K}.kuberay.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator", base="kind", rule="ray-addon-on-gke"),
     Case("dcgm on kind", {f"{K}.dcgmExporter": {"enabled": True}}, f"{K}.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled", base="kind", rule="dcgm-on-gke"),

@@ -27,6 +27,7 @@ from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
+from facts import fabric_pods
 from facts.config_reload import reloads
 from facts.image_files import image_provides
 from facts.image_refs import (
@@ -695,6 +696,67 @@ def _pod_specs(node: Any) -> Iterator[dict[str, Any]]:
             yield from _pod_specs(value)
 
 
+def _pod_templates(node: Any) -> Iterator[dict[str, Any]]:
+    """Every pod template in an object (`{metadata, spec}` whose spec has a `containers` list)."""
+    if isinstance(node, dict):
+        if isinstance((node.get("spec") or {}).get("containers") if isinstance(node.get("spec"), dict) else None, list):
+            yield node
+        for value in node.values():
+            yield from _pod_templates(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _pod_templates(value)
+
+
+def _fabric_problems(template: dict[str, Any], networks: dict[str, Rendered], param_sets: set[str]) -> Iterator[str]:
+    """What keeps a pod template's GPUDirect attachments from working (fabric_attached)."""
+    annotations = ((template.get("metadata") or {}).get("annotations")) or {}
+    spec = template["spec"]
+    containers = [*(spec.get("initContainers") or []), *spec["containers"]]
+    names = {c.get("name") for c in containers}
+    for key in annotations:
+        if key.startswith(fabric_pods.DEVICE_ANNOTATION_PREFIX) and key.removeprefix(fabric_pods.DEVICE_ANNOTATION_PREFIX) not in names:
+            yield f"{key} names container {key.removeprefix(fabric_pods.DEVICE_ANNOTATION_PREFIX)!r}, which the pod does not have: the NRI injector gives its devices to nothing"
+    text = annotations.get(fabric_pods.INTERFACES_ANNOTATION)
+    if text is None:
+        return
+    try:
+        interfaces = json.loads(text)
+        attached = {i["interfaceName"]: i["network"] for i in interfaces}
+    except (ValueError, TypeError, KeyError):
+        yield f"{fabric_pods.INTERFACES_ANNOTATION} is not a JSON list of {{interfaceName, network}}: {text[:80]!r}"
+        return
+    for interface, network in attached.items():
+        if network == fabric_pods.DEFAULT_NETWORK:
+            continue
+        found = networks.get(network)
+        if found is None:
+            yield f"interface {interface} attaches Network {network!r}, which nothing in the platform creates: the pod is refused"
+            continue
+        ref = ((found.obj.get("spec") or {}).get("parametersRef")) or {}
+        if ref.get("kind") == "GKENetworkParamSet" and ref.get("name") not in param_sets:
+            yield f"Network {network!r} points at GKENetworkParamSet {ref.get('name')!r}, which nothing in the platform creates"
+    for container in containers:
+        for variable in container.get("env") or []:
+            if variable.get("name") in ("NCCL_FASTRAK_IFNAME", "NCCL_FASTRAK_CTRL_DEV", "NCCL_SOCKET_IFNAME") and isinstance(variable.get("value"), str):
+                missing = [i for i in variable["value"].split(",") if i and i not in attached]
+                if missing:
+                    yield f"container {container.get('name')}: {variable['name']} names {', '.join(missing)}, not an interface of the pod's {fabric_pods.INTERFACES_ANNOTATION}"
+
+
+def fabric_attached(platform: Platform) -> Iterator[Violation]:
+    """Every pod template that attaches GPUDirect NICs (GKE multi-networking's interfaces
+    annotation) names Networks the platform creates, whose parameter sets it creates too; the
+    NCCL interfaces its containers name are the pod's; the NRI device annotation names one of
+    its containers (a runtime variant built for another pool, or a renamed NIC, fails here)."""
+    networks = {o.key[3]: o for o in platform.of_kind("Network") if o.key[0] == "networking.gke.io"}
+    param_sets = {o.key[3] for o in platform.of_kind("GKENetworkParamSet") if o.key[0] == "networking.gke.io"}
+    for o in platform.objects:
+        for template in _pod_templates(o.obj):
+            for problem in _fabric_problems(template, networks, param_sets):
+                yield Violation("fabric-attached", label(o), o.source, problem)
+
+
 def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
     """No credential the upstream release publishes survives: every credential-like key
     (password, secret, token, cookie, key) of an upstream Secret holds a Pulumi secret, no
@@ -1078,6 +1140,7 @@ RULES: tuple[Rule, ...] = (
     Rule("retired-registry", "no image or hub from a retired registry", no_retired_registry),
     Rule("image-mirror", "with an image mirror, every image pulled through it", images_mirrored),
     Rule("kueue", "objects Kueue manages obey its rules", kueue_rules),
+    Rule("fabric-attached", "pods attach only Networks the platform creates, and their NCCL interfaces are the pod's", fabric_attached),
     Rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release", no_upstream_secrets),
     Rule("data-kept", "every volume claim protected and retained", data_kept),
     Rule("files-provided", "every file a process is told to read is mounted or in its image", files_provided),

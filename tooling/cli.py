@@ -255,8 +255,11 @@ def usage(name_or_path: str, prometheus: str | None, usage_file: Path | None, es
     return 0
 
 
-def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None) -> FullRender:
-    """The stack's full render; a mirror replaces the stack's sources."""
+def full_render_for(
+    name_or_path: str, mirror: Path | None, esc_files: EscFiles | None = None, allow_unmirrored: bool = False
+) -> FullRender:
+    """The stack's full render; a mirror replaces the stack's sources. `allow_unmirrored`: render
+    what the mirror holds and leave out the release manifests it lacks (FullRender.left_out)."""
     from components.sources import mirror_sources
     from tooling.cluster_version import kubernetes_version
     from tooling.fullrender import full_render, rendering_early
@@ -274,15 +277,31 @@ def full_render_for(name_or_path: str, mirror: Path | None, esc_files: EscFiles 
     with rendering_early(kubernetes_version(config)) as early:
         plan = evaluate(config, stack_name(name_or_path), on_record=early)
     print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
-    return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True))
+    return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True), allow_unmirrored=allow_unmirrored)
+
+
+def left_out(render: FullRender) -> int:
+    """Say on stderr what the render left out (`--allow-unmirrored`); the exit code that says so
+    (EXIT_RENDER_ERROR: the render is not the whole platform), or 0 when it is whole."""
+    if not render.left_out:
+        return 0
+    print(f"left out of the render, not in the mirror ({len(render.left_out)}; `make mirror` fetches them):", file=sys.stderr)
+    for install in render.left_out:
+        print(f"  {install.label}: {install.target}", file=sys.stderr)
+    return EXIT_RENDER_ERROR
 
 
 def check_command(
-    name_or_path: str, mirror: Path | None, as_json: bool, esc_files: EscFiles | None = None, on: date | None = None
+    name_or_path: str,
+    mirror: Path | None,
+    as_json: bool,
+    esc_files: EscFiles | None = None,
+    on: date | None = None,
+    allow_unmirrored: bool = False,
 ) -> int:
     from tooling.check import RULES, check
 
-    render = full_render_for(name_or_path, mirror, esc_files)
+    render = full_render_for(name_or_path, mirror, esc_files, allow_unmirrored)
     day = on or date.today()
     found = check(render, on=day)
     if as_json:
@@ -292,7 +311,8 @@ def check_command(
             print(violation)
         summary = f"stack {render.stack}: {len(render.objects)} objects from {len(render.installs)} installs, {len(RULES)} rules on {day.isoformat()}"
         print(f"{summary}, {len(found)} violation{'s' if len(found) != 1 else ''}" if found else f"{summary}, no violations")
-    return EXIT_VIOLATIONS if found else 0
+    incomplete = left_out(render)
+    return EXIT_VIOLATIONS if found else incomplete
 
 
 def check_date(value: str) -> date:
@@ -359,7 +379,12 @@ def parser() -> argparse.ArgumentParser:
     )
     images_format.add_argument("--json", action="store_true", help="every image with its source, destination and objects")
     for sub in (render_cmd, check_cmd, images_cmd):
-        sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/, remote/) to render from")
+        sub.add_argument("--mirror", type=Path, help="a mirror directory (charts/, kubeflow-manifests/<tag>/, remote/, manifests/) to render from")
+        sub.add_argument(
+            "--allow-unmirrored",
+            action="store_true",
+            help="render what the mirror holds, list the release manifests it lacks and exit 3 (default: refuse, naming them)",
+        )
     command("prepare", "write the Kubeflow trees the stack reads from its local remote-base mirror, before pulumi up")
     command("policy", "run the policy pack's rules offline")
     cost_cmd = command("cost", "idle and full-autoscale cost per hour; --usage: last week's GPU-hours per team")
@@ -567,8 +592,8 @@ def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) ->
 
     try:
         if args.command == "check":
-            return check_command(args.stack, args.mirror, args.json, esc_files, args.on)
-        render = full_render_for(args.stack, args.mirror, esc_files)
+            return check_command(args.stack, args.mirror, args.json, esc_files, args.on, args.allow_unmirrored)
+        render = full_render_for(args.stack, args.mirror, esc_files, args.allow_unmirrored)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -578,7 +603,7 @@ def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) ->
         print(f"render failed: {err}", file=sys.stderr)
         return EXIT_RENDER_ERROR
     if args.command == "images":
-        return images_command(render, args.copy_list, args.json)
+        return images_command(render, args.copy_list, args.json) or left_out(render)
     from tooling import fullrender
     from tooling.render import write
 
@@ -591,7 +616,7 @@ def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) ->
             f"platform.yaml has the placeholder {unknown.placeholder!r} (index.yaml lists it under unknown)",
             file=sys.stderr,
         )
-    return 0
+    return left_out(render)
 
 
 def images_command(render: FullRender, copy_list: bool, as_json: bool) -> int:

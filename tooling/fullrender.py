@@ -8,7 +8,10 @@ chart.go, kustomize/v2/directory.go, yaml/v2/yaml.go):
   `--namespace`, CRDs included, hooks dropped (`DisableHooks`, hooks are never applied),
   the cluster's version and API versions as capabilities;
 - kustomize.v2.Directory: krusty with no load restrictions and no reordering;
-- both: a namespaced object without a namespace gets the install's namespace (or the
+- yaml.v2.ConfigFile: the file's documents as they are (read here from the mirror only: a
+  render never fetches; one the mirror lacks is refused, or left out and listed with
+  `allow_unmirrored`);
+- all three: a namespaced object without a namespace gets the install's namespace (or the
   provider's default, `default`), then the resource transforms run on each object.
 Capabilities offline: the pinned Kubernetes version, and the API versions a first
 `pulumi up` would find, i.e. the CRDs of the installs this one depends on.
@@ -37,10 +40,11 @@ import pulumi
 import yaml
 
 from components.base import child_name, child_type, moved_aliases, transform_name
-from components.sources import is_prepared
+from components.sources import is_local, is_prepared
 from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.support import minor, minor_label
+from facts.versions import RELEASE_MANIFESTS
 from tooling import cluster_version, tools
 from tooling.plan import SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
@@ -103,6 +107,10 @@ class RenderError(Exception):
     """helm or kustomize failed on an install; the message names the install and the tool's error."""
 
 
+class Unmirrored(RenderError):
+    """Release manifests the render cannot read: not in the mirror (the message names each and `make mirror`)."""
+
+
 @dataclass(frozen=True)
 class Install:
     """One chart or tree of the plan, with what helm or kustomize needs to render it."""
@@ -110,9 +118,9 @@ class Install:
     resource: Recorded
     component: str
     kind: str
-    """helm or kustomize"""
+    """helm, kustomize or manifest"""
     target: str
-    """chart reference or kustomize directory"""
+    """chart reference, kustomize directory, or a release manifest's file (URL or path)"""
     namespace: str | None
     release: str = ""
     version: str | None = None
@@ -169,6 +177,8 @@ class FullRender:
     objects: list[Rendered]
     unknowns: list[Unknown] = field(default_factory=list)
     """Where the render wrote a placeholder for a value only the cloud knows."""
+    left_out: list[Install] = field(default_factory=list)
+    """Release manifests the mirror does not hold, left out of the render (`allow_unmirrored`)."""
 
     def by_urn(self, urn: str) -> list[Rendered]:
         return [o for o in self.objects if o.urn == urn]
@@ -188,7 +198,7 @@ def installs(plan: Plan) -> list[Install]:
         install = install_of(resource, component_name(plan, resource))
         if install is not None:
             found.append(install)
-        elif resource.type in (HELM_RELEASE, CONFIG_FILE):
+        elif resource.type == HELM_RELEASE:
             raise RenderError(f"{resource.name}: {resource.type} is not rendered offline; install it as a Chart or Directory")
     return found
 
@@ -211,7 +221,46 @@ def install_of(resource: Recorded, component: str) -> Install | None:
         )
     if resource.type == KUSTOMIZE:
         return Install(resource, component, "kustomize", inputs["directory"], namespace)
+    if resource.type == CONFIG_FILE:
+        return Install(resource, component, "manifest", inputs["file"], None)
     return None
+
+
+# --- release manifests ------------------------------------------------------------------
+
+
+def manifest_path(install: Install) -> Path | None:
+    """The local file a release manifest install reads, if it is one that exists; None when its
+    source is a URL (the stack's own sources, no mirror) or the mirror lacks it."""
+    if not is_local(install.target):
+        return None
+    path = REPO / install.target
+    return path if path.is_file() else None
+
+
+def read_manifest(install: Install) -> str:
+    """The manifest's text, checked against its pin's sha256 (facts/versions.py RELEASE_MANIFESTS)."""
+    path = manifest_path(install)
+    assert path is not None, install
+    data = path.read_bytes()
+    pinned = [m for m in RELEASE_MANIFESTS if install.target.endswith("/" + m.mirror_path)]
+    actual = hashlib.sha256(data).hexdigest()
+    if pinned and pinned[0].sha256 != actual:
+        raise RenderError(
+            f"{install.label}: {install.target} has sha256 {actual}, the pin table says {pinned[0].sha256} "
+            f"({pinned[0].url}); `make mirror` fetches the pinned file"
+        )
+    return data.decode()
+
+
+def unmirrored_message(left_out: Iterable[Install]) -> str:
+    """What the render cannot read, each by install and where it looked, and how to get it."""
+    lines = [f"{i.label}: {i.target}" for i in left_out]
+    return (
+        "release manifests not in the mirror (a render never fetches them):\n  " + "\n  ".join(lines) + "\n"
+        "`make mirror` fetches them into the clone's mirror (docs/offline.md); --allow-unmirrored renders the rest "
+        "and lists what it left out"
+    )
 
 
 # --- running helm and kustomize ---------------------------------------------------------
@@ -373,7 +422,7 @@ def rendering_early(kube_version: str) -> Iterator[Callable[[Recorded], None]]:
             registered[resource.urn] = resource
             if resource.parent:
                 child_urns.setdefault(resource.parent, []).append(resource.urn)
-            if install is None:
+            if install is None or install.kind == "manifest":
                 return
             if install.kind == "kustomize":
                 # A prepared tree (remote bases from a mirror) is written by the full render first.
@@ -423,16 +472,22 @@ def _apply_rank(rendered: Rendered) -> tuple[int, str, str, str, str, str]:
     return (rank, group, kind, namespace, name, rendered.source)
 
 
-def full_render(plan: Plan, progress: Callable[[str], None] | None = None) -> FullRender:
-    """Render every install of `plan` and add our own objects; raises RenderError.
+def full_render(plan: Plan, progress: Callable[[str], None] | None = None, allow_unmirrored: bool = False) -> FullRender:
+    """Render every install of `plan` and add our own objects; raises RenderError (Unmirrored
+    when a release manifest is not in the mirror, unless `allow_unmirrored`: then the rest is
+    rendered and FullRender.left_out lists it).
     `progress` hears one line per install as it is done (a large stack takes a while).
     Parsing the output builds millions of objects: the collector runs rarely meanwhile."""
     with few_collections():
-        return _full_render(plan, progress)
+        return _full_render(plan, progress, allow_unmirrored)
 
 
-def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRender:
+def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmirrored: bool) -> FullRender:
     found = installs(plan)
+    left_out = [i for i in found if i.kind == "manifest" and manifest_path(i) is None]
+    if left_out and not allow_unmirrored:
+        raise Unmirrored(unmirrored_message(left_out))
+    found = [i for i in found if i not in left_out]
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
     # Trees whose remote bases a local mirror holds are read from their prepared copies:
     # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
@@ -476,6 +531,8 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
                     del pending[urn]
                     if install.kind == "kustomize":
                         start(install, partial(build_tree, install), install.target)
+                    elif install.kind == "manifest":
+                        start(install, partial(read_manifest, install), install.target)
                     else:
                         capabilities = api_versions(o for dependency in needs[urn] for o in raw[dependency])
                         key = _chart_key(install, capabilities, kube_version)
@@ -555,7 +612,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None) -> FullRend
             o = replace(o, obj=with_placeholders(o.obj, sites))
         rendered.append(o)
     rendered.sort(key=_apply_rank)
-    return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered, unknowns=unknowns)
+    return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered, unknowns=unknowns, left_out=left_out)
 
 
 # --- files ------------------------------------------------------------------------------
@@ -591,6 +648,8 @@ def write(render: FullRender, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     platform, index_path = out / "platform.yaml", out / "index.yaml"
     platform.write_text(dump_all([ordered(o.obj) for o in render.objects]))
-    contents = {"stack": render.stack, "objects": index(render), "unknown": unknown_index(render), "counts": counts(render)}
+    contents: dict[str, Any] = {"stack": render.stack, "objects": index(render), "unknown": unknown_index(render), "counts": counts(render)}
+    if render.left_out:
+        contents["leftOut"] = [{"install": i.label, "file": i.target} for i in render.left_out]
     index_path.write_text(yaml.safe_dump(contents, sort_keys=False))
     return [platform, index_path]

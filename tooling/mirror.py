@@ -11,7 +11,9 @@ fetched with the tool its upstream publishes for and checked:
   (facts/versions.py KUBEFLOW_FOLDERS) and its LICENSE, and `kubeflow-roles/` the aggregated
   roles the tests evaluate (KUBEFLOW_ROLE_FILES), from a shallow git clone of the tag;
 - `remote/<host>/<owner>/<repo>/<ref>/`: every remote kustomize base those trees name
-  (REMOTE_BASES; the paths as the trees' kustomizations name them), from a clone at its ref.
+  (REMOTE_BASES; the paths as the trees' kustomizations name them), from a clone at its ref;
+- `manifests/<owner>/<repo>/<commit>/<path>`: every release manifest (RELEASE_MANIFESTS), by
+  HTTPS from raw.githubusercontent.com at its pinned commit, its sha256 the pin table's.
 Git checks every object it fetches by its id; the files are `git archive`d at the pinned ref.
 `mirror.json` records what was asked (the pins) and where each piece came from (commits, tree
 ids, digests); `SHA256SUMS` every file (`sha256sum -c SHA256SUMS` in the mirror checks it). A
@@ -52,20 +54,31 @@ from typing import Any
 
 import yaml
 
-from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_REMOTE, ChartSource, chart_source, is_local
+from components.sources import (
+    MIRROR_CHARTS,
+    MIRROR_MANIFESTS,
+    MIRROR_RELEASE_MANIFESTS,
+    MIRROR_REMOTE,
+    ChartSource,
+    chart_source,
+    is_local,
+)
 from components.trees import PrepareError, references
 from facts.versions import (
     KUBEFLOW_FOLDERS,
     KUBEFLOW_MANIFESTS,
     KUBEFLOW_ROLE_FILES,
     PINS,
+    RELEASE_MANIFESTS,
     REMOTE_BASES,
     Pin,
     PinKind,
+    ReleaseManifest,
     RemoteBase,
 )
 from stacks.schema import Sources
 from tooling import tools
+from tooling.mirror_manifests import MirrorError, fetch_release_manifests
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_MIRROR = REPO / ".mlplatform" / "upstream"
@@ -80,10 +93,6 @@ LICENSE = "LICENSE"
 """Copied with every git upstream's paths, where the repository has one at its root."""
 FORMAT = 1
 """Of mirror.json; a mirror of another format is rebuilt."""
-
-
-class MirrorError(Exception):
-    """An upstream could not be fetched or is not what the pin says; the message names both."""
 
 
 def mirror_for(option: Path | None) -> Path | None:
@@ -111,6 +120,7 @@ class Request:
     kubeflow_folders: tuple[str, ...] = KUBEFLOW_FOLDERS
     role_files: tuple[str, ...] = KUBEFLOW_ROLE_FILES
     remote_bases: tuple[RemoteBase, ...] = REMOTE_BASES
+    release_manifests: tuple[ReleaseManifest, ...] = RELEASE_MANIFESTS
 
     def as_json(self) -> dict[str, Any]:
         """The pins as mirror.json records them: a mirror of other pins is out of date."""
@@ -125,10 +135,18 @@ class Request:
             "remoteBases": [
                 {"location": b.pin.location, "ref": b.pin.version, "namedBy": b.named_by} for b in self.remote_bases
             ],
+            "releaseManifests": [
+                {"location": m.pin.location, "ref": m.pin.version, "path": m.path, "sha256": m.sha256} for m in self.release_manifests
+            ],
         }
 
     def locations(self) -> set[str]:
-        return {p.location for p in self.charts} | {KUBEFLOW_MANIFESTS.location} | {b.pin.location for b in self.remote_bases}
+        return (
+            {p.location for p in self.charts}
+            | {KUBEFLOW_MANIFESTS.location}
+            | {b.pin.location for b in self.remote_bases}
+            | {m.pin.location for m in self.release_manifests}
+        )
 
 
 # --- the tools ---------------------------------------------------------------------------
@@ -337,6 +355,7 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
             clone = _clone(base.pin.location, base.pin.version, sources, scratch)
             target = root / MIRROR_REMOTE / base.repository / base.pin.version
             done([{"path": str(target.relative_to(root)), **clone.extract(paths, target)}])
+        done(fetch_release_manifests(request.release_manifests, sources, root / MIRROR_RELEASE_MANIFESTS))
     manifest = {"format": FORMAT, "request": request.as_json(), "fetched": fetched}
     (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
     write_sums(root)

@@ -110,7 +110,7 @@ def upstream_entry(plan: Plan, resource: Recorded) -> dict[str, Any]:
     elif resource.type == KUSTOMIZE:
         entry.update(kind="kustomize", directory=inputs.get("directory"), namespace=inputs.get("namespace"))
     else:
-        entry.update(kind="manifest", files=inputs.get("files"))
+        entry.update(kind="manifest", file=inputs.get("file"))
     return _sorted({k: v for k, v in entry.items() if v is not None})
 
 

@@ -37,8 +37,14 @@ DEFAULT_KUBERNETES_MINOR = minor_label(minor(KIND_NODE_IMAGE.version))
 """The Kubernetes minor built-in kinds are validated for where no stack says: the kind node
 image's. `check` validates a stack's render for its own cluster's minor (tooling.cluster_version)."""
 # Custom kinds GKE itself serves, with no public CRD at a pinned version; their shape is
-# tested directly (tests/test_components.py).
-GKE_PROVIDED_KINDS = frozenset({("cloud.google.com/v1", "BackendConfig")})
+# tested directly (tests/test_components.py; multi-networking's: tests/test_fabric.py).
+GKE_PROVIDED_KINDS = frozenset(
+    {
+        ("cloud.google.com/v1", "BackendConfig"),
+        ("networking.gke.io/v1", "Network"),
+        ("networking.gke.io/v1", "GKENetworkParamSet"),
+    }
+)
 
 Schemas = dict[tuple[str, str], dict[str, Any]]
 

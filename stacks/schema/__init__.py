@@ -158,6 +158,7 @@ from stacks.schema.components import (
 )
 from stacks.schema.dra import NVIDIA_DRA_DRIVER, NvidiaDraDriverConfig
 from stacks.schema.fabric import FabricConfig, FabricNetwork, FabricNic
+from stacks.schema.gpu_fabric import GPU_FABRIC, GpuFabricConfig
 from stacks.schema.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
 from stacks.schema.network import (
     COMPUTE_RESOURCE_NAME,
@@ -331,6 +332,7 @@ __all__ = [
     "GCP_ZONE",
     "GKE_VERSION",
     "GOOGLE_ISSUER",
+    "GPU_FABRIC",
     "HOSTNAME",
     "HOUR_MINUTE",
     "IAM_MEMBER",
@@ -401,6 +403,7 @@ __all__ = [
     "FabricNic",
     "GkeClusterConfig",
     "GpuAllocation",
+    "GpuFabricConfig",
     "GpuPool",
     "GpuSharing",
     "GroupDefinition",

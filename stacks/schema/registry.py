@@ -30,6 +30,7 @@ from stacks.schema.components import (
     TRAINER,
 )
 from stacks.schema.dra import NVIDIA_DRA_DRIVER
+from stacks.schema.gpu_fabric import GPU_FABRIC
 from stacks.schema.idle_reclaim import IDLE_RECLAIM
 from stacks.schema.pipelines import PIPELINES
 
@@ -46,6 +47,7 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     NVIDIA_DRA_DRIVER,
     PIPELINES,
     IDLE_RECLAIM,
+    GPU_FABRIC,
 )
 
 # --- the schema root, from the list ---------------------------------------------------------

@@ -140,6 +140,27 @@ class Sources(Model):
         "pointing at it before `pulumi up` (docs/pipelines.md). Default: fetched from GitHub at the refs the trees name.",
     )
 
+    release_manifests: str | None = Field(
+        default=None,
+        description="The release manifests the platform applies as published (the GPUDirect NCCL installers, "
+        "facts/versions.py RELEASE_MANIFESTS) from a mirror: an https:// location, or a local directory (relative to "
+        "the project directory), holding each at `<owner>/<repo>/<commit>/<path>` (the `manifests/` folder of a mirror, "
+        "`make mirror`). Default: raw.githubusercontent.com at the pinned commit.",
+    )
+
+    @field_validator("release_manifests")
+    @classmethod
+    def _release_manifests(cls, value: str | None) -> str | None:
+        value = _mirror_location(
+            value,
+            ("https://", "http://"),
+            "use an https:// location or a local directory",
+            "remove the key to fetch them from raw.githubusercontent.com",
+        )
+        if value is not None and ("?" in value or "#" in value):
+            raise ValueError(f"{value!r}: give the location without a query or fragment; the files' paths come from the pin table")
+        return value
+
     @field_validator("charts")
     @classmethod
     def _charts(cls, value: str | None) -> str | None:

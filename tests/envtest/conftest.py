@@ -90,6 +90,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
             f"{name}: {ours} objects applied ({len(result.stored_before)} CRDs stored and {len(result.judged_before)} objects judged "
             f"before, as they are), {len(result.rejected)} rejected, "
             f"{len(result.duplicates)} duplicates, {len(result.set_aside)} set aside{took}"
+            + (f"; left out, not in the mirror: {', '.join(result.left_out)}" if result.left_out else "")
         )
     stacks = list(APPLIED)
     aside: dict[str, list[str]] = {}

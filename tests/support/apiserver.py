@@ -87,6 +87,8 @@ class Applied:
     Namespace, its kind's CRD, byte for byte): the same verdict, not asked again."""
     provided: list[str] = field(default_factory=list)
     """CRDs the cluster itself has (GKE's own), applied before the render's."""
+    left_out: list[str] = field(default_factory=list)
+    """Installs the render left out, not in the mirror (release manifests: FullRender.left_out)."""
 
 
 GKE_INSTALLS = (GKE_MANAGED_CERTS_CRDS,)
@@ -232,7 +234,7 @@ class Cluster:
     def apply_render(self, render: FullRender) -> Applied:
         """Every object of `render`, in the order a cluster needs them (module docstring)."""
         self.settle()
-        result = Applied(render.stack)
+        result = Applied(render.stack, left_out=[i.label for i in render.left_out])
         unique: dict[tuple[str, str, str, str], Rendered] = {}
         for o in render.objects:
             first = unique.setdefault(o.key, o)
