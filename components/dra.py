@@ -17,12 +17,16 @@ and templates/ (kubeletplugin.yaml, deviceclass-gpu.yaml, validation.yaml, contr
   to that class (components/dcgm.py critical_pods_quota).
 
 The NVIDIA driver itself: GKE installs none on a DRA pool (`gpu_driver_version` disabled,
-infra/gke.py); GKE's guide applies Google's driver-installer DaemonSet for that. Not installed
-by this component yet: docs/gke-cluster.md, "GPUs through DRA", says what to apply.
+infra/gke.py), and GKE's guide applies Google's driver installer for COS then
+(facts/versions.py NVIDIA_DRIVER_INSTALLER_COS, at the pinned commit): its DaemonSet, which
+upstream runs on every GPU node GKE installs no driver on, here on the DRA pools' nodes only
+(components/fabric.py on_pool_nodes), before the DRA driver, whose kubelet plugin reads the
+driver from GKE's path.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pulumi
@@ -31,11 +35,12 @@ import pulumi_kubernetes as k8s
 from args.components import NvidiaDraDriverArgs, nvidia_dra_driver_args
 from components.base import PlatformComponent
 from components.dcgm import CRITICAL_QUOTA, critical_pods_quota
+from components.fabric import on_pool_nodes
 from components.installation import ChartValues, Installation, built_by
 from components.readiness import Readiness
 from facts.dra import GKE_DRIVER_ROOT, RESOURCE_API_VERSION
-from facts.node_labels import DRA_NODE_LABELS, pool_taints
-from facts.versions import NVIDIA_DRA_DRIVER_CHART
+from facts.node_labels import DRA_NODE_LABELS, pool_selector, pool_taints
+from facts.versions import NVIDIA_DRA_DRIVER_CHART, NVIDIA_DRIVER_INSTALLER_COS
 from infra.cluster import Cluster
 from stacks import schema
 
@@ -43,6 +48,8 @@ NAMESPACE = "nvidia-dra-driver-gpu"
 """GKE's guide's namespace (the chart refuses `default`: templates/validation.yaml)."""
 RELEASE = "nvidia-dra-driver-gpu"
 PLUGIN_LABEL = "nvidia.com/gpu.present"
+DRIVER_INSTALLER = "nvidia-driver-installer"
+"""The DaemonSet of NVIDIA_DRIVER_INSTALLER_COS (metadata.name at the pinned commit)."""
 
 
 def nvidia_dra_driver_values(args: NvidiaDraDriverArgs) -> dict[str, Any]:
@@ -75,8 +82,12 @@ class NvidiaDraDriver(PlatformComponent):
             spec=critical_pods_quota(),
             opts=self.child([ns]),
         )
+        selectors = tuple(tuple(sorted(pool_selector(pool).items())) for pool in args.dra_pools)
+        installer = self.release_manifest(
+            DRIVER_INSTALLER, NVIDIA_DRIVER_INSTALLER_COS, transforms=[partial(on_pool_nodes, daemonset=DRIVER_INSTALLER, selectors=selectors)]
+        )
         self.ready = self.chart(
-            RELEASE, NVIDIA_DRA_DRIVER_CHART, NAMESPACE, nvidia_dra_driver_values(args), [ns, quota], overlay=args.values
+            RELEASE, NVIDIA_DRA_DRIVER_CHART, NAMESPACE, nvidia_dra_driver_values(args), [ns, quota, installer], overlay=args.values
         )
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})

@@ -325,7 +325,21 @@ NCCL_RDMA_INSTALLER = ReleaseManifest(
     "gpudirect-rdma/nccl-rdma-installer.yaml",
     "0c60c38129ff19bbe471252ab07dcda353192ff1bdbeb51c2138d3405de9db5a",
 )
-RELEASE_MANIFESTS: tuple[ReleaseManifest, ...] = (NCCL_TCPXO_INSTALLER, NRI_DEVICE_INJECTOR, NCCL_RDMA_INSTALLER)
+# GKE's driver installer for COS nodes whose GPU driver GKE does not install (a DRA pool,
+# components/dra.py), the file GKE's DRA guide applies from the default branch
+# (docs.cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra; "Manually install NVIDIA GPU
+# drivers", read Dec 2026); at the commit above, last changed by f2cf4197 (2025-07-02).
+NVIDIA_DRIVER_INSTALLER_COS = ReleaseManifest(
+    GPUDIRECT_MANIFESTS,
+    "nvidia-driver-installer/cos/daemonset-preloaded.yaml",
+    "41c303c5f1c1279eae47f5e183591b12e2cc4176523ad5764ab1081c1b9d27ee",
+)
+RELEASE_MANIFESTS: tuple[ReleaseManifest, ...] = (
+    NCCL_TCPXO_INSTALLER,
+    NRI_DEVICE_INJECTOR,
+    NCCL_RDMA_INSTALLER,
+    NVIDIA_DRIVER_INSTALLER_COS,
+)
 """Every release manifest the platform may install: what `make mirror` fetches."""
 
 TCPXO_DAEMON_IMAGE = Pin(

@@ -215,7 +215,7 @@ def _gpu_drivers_installed(config: PlatformConfig) -> Found:
     """GKE installs the NVIDIA driver on a GPU pool's nodes unless the pool says otherwise; the
     runtimes, the DCGM exporter and GPU notebooks all need it, and nothing else installs it."""
     for i, pool in enumerate(_pools(config)):
-        if pool.driver_version is DriverVersion.INSTALLATION_DISABLED:
+        if pool.driver_version is DriverVersion.INSTALLATION_DISABLED and not pool.dra:  # a DRA pool's: components/dra.py
             yield (
                 f"{CLUSTER}.gpuPools[{i}].driverVersion",
                 f"pool {pool.name} would get no GKE driver installation, and nothing else installs the NVIDIA driver; "
