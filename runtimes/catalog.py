@@ -33,6 +33,7 @@ Our deliberate differences from upstream:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -259,3 +260,8 @@ def cluster_training_runtimes(args: TrainingRuntimesArgs) -> list[dict[str, Any]
         for pool in args.gpu_pools
         for spec in RUNTIMES
     ]
+
+
+def dra_runtimes(gpu_pools: Sequence[GpuPool]) -> list[str]:
+    """The variants of the pools whose GPUs come through DRA (runtimes/dra.py)."""
+    return [runtime_name(spec, pool) for pool in gpu_pools if pool.dra for spec in RUNTIMES]

@@ -9,8 +9,8 @@ import pulumi_kubernetes as k8s
 
 from args.components import TrainingRuntimesArgs
 from infra.component import Component
-from runtimes import kueue_guard
-from runtimes.catalog import cluster_training_runtimes
+from runtimes import dra, kueue_guard
+from runtimes.catalog import cluster_training_runtimes, dra_runtimes
 
 
 class TrainingRuntimes(Component):
@@ -50,5 +50,11 @@ class TrainingRuntimes(Component):
             # Cluster-wide, in force where a team namespace binds it (components/profiles/queues.py).
             k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
                 guard["metadata"]["name"], metadata=guard["metadata"], spec=guard["spec"], opts=pulumi.ResourceOptions(parent=self)
+            )
+        dra_guard = dra.policy(dra_runtimes(args.gpu_pools))
+        if dra_guard is not None:
+            # In force where a team namespace binds it (components/profiles/dra.py).
+            k8s.admissionregistration.v1.ValidatingAdmissionPolicy(
+                dra_guard["metadata"]["name"], metadata=dra_guard["metadata"], spec=dra_guard["spec"], opts=pulumi.ResourceOptions(parent=self)
             )
         self.register_outputs({"names": self.names})

@@ -10,15 +10,19 @@ counts the claim's devices against the team's `nvidia.com/gpu` quota on the pool
 
 Trainer's TrainJob `resourcesPerNode` replaces the node container's resources (Kueue's build,
 Trainer v2.2.1) or merges over them (Trainer v2.3.0): a job on such a variant that names "gpu"
-asks for `nvidia.com/gpu`, which no DRA node has, and never starts; CPU and memory alone are fine
-for Kueue, which counts the pod's claims (docs/runtimes.md).
+asks for `nvidia.com/gpu`, which no DRA node has, and never starts: `policy` refuses it, bound in
+every team namespace; CPU and memory alone are fine for Kueue, which counts the pod's claims
+(docs/runtimes.md).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from facts.dra import CLAIM_NAME, claim_template_name
+from facts.labels import namespace_selector
+from facts.node_labels import GPU_RESOURCE
 from stacks.schema import GpuPool
 
 
@@ -30,3 +34,63 @@ def container_resources() -> dict[str, Any]:
 def pod_claims(pool: GpuPool) -> list[dict[str, str]]:
     """The pod's claim, made from the pool's ResourceClaimTemplate in the job's namespace."""
     return [{"name": CLAIM_NAME, "resourceClaimTemplateName": claim_template_name(pool.name)}]
+
+
+TRAINJOB_DRA_POLICY = "trainjob-dra-gpus"
+"""The policy that refuses a TrainJob asking a DRA variant for `nvidia.com/gpu`; each team
+namespace binds it (`binding`)."""
+
+
+def policy(runtimes: Sequence[str]) -> dict[str, Any] | None:
+    """A ValidatingAdmissionPolicy refusing a TrainJob on one of `runtimes` (our DRA variants)
+    whose resourcesPerNode names `nvidia.com/gpu`: no DRA node advertises it, so such a job would
+    hold the team's quota and never start. None without DRA variants."""
+    if not runtimes:
+        return None
+    names = "[" + ", ".join(f"'{name}'" for name in runtimes) + "]"
+    resources = "object.spec.trainer.resourcesPerNode"
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": TRAINJOB_DRA_POLICY},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {
+                "resourceRules": [
+                    {"apiGroups": ["trainer.kubeflow.org"], "apiVersions": ["v1alpha1"], "operations": ["CREATE", "UPDATE"], "resources": ["trainjobs"]}
+                ]
+            },
+            "matchConditions": [
+                {
+                    "name": "on-a-platform-dra-runtime",
+                    "expression": "(!has(object.spec.runtimeRef.kind) || object.spec.runtimeRef.kind == 'ClusterTrainingRuntime') && "
+                    f"object.spec.runtimeRef.name in {names}",
+                }
+            ],
+            "validations": [
+                {
+                    "expression": f"!(has(object.spec.trainer) && has({resources})) || "
+                    f"!((has({resources}.limits) && '{GPU_RESOURCE}' in {resources}.limits) || "
+                    f"(has({resources}.requests) && '{GPU_RESOURCE}' in {resources}.requests))",
+                    "message": f"this runtime's GPUs come through DRA (a ResourceClaim of the node's GPUs); its nodes have no "
+                    f"{GPU_RESOURCE}, so a job asking for it would never start: leave the GPUs out of resourcesPerNode "
+                    "(the SDK: resources_per_node without \"gpu\")",
+                    "reason": "Invalid",
+                }
+            ],
+        },
+    }
+
+
+def binding(namespace: str) -> dict[str, Any]:
+    """The policy in force in one team namespace."""
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicyBinding",
+        "metadata": {"name": f"{namespace}-{TRAINJOB_DRA_POLICY}"},
+        "spec": {
+            "policyName": TRAINJOB_DRA_POLICY,
+            "validationActions": ["Deny"],
+            "matchResources": {"namespaceSelector": namespace_selector(namespace)},
+        },
+    }

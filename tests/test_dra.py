@@ -141,3 +141,15 @@ def test_the_gpu_count_guard_leaves_dra_variants_alone() -> None:
 def test_an_explicitly_disabled_driver_installation_is_what_dra_does_anyway() -> None:
     config = dra_stack(driverVersion="INSTALLATION_DISABLED")
     assert config.cluster.gpu_pools[0].dra  # type: ignore[union-attr]
+
+
+def test_the_dra_guard_is_installed_and_bound_in_each_team_namespace() -> None:
+    policies = [r for r in PLAN.resources if r.type == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"]
+    assert [p.name for p in policies] == ["trainjob-dra-gpus"]
+    bindings = [o for o in authored_objects(PLAN) if o["kind"] == "ValidatingAdmissionPolicyBinding"]
+    assert [(b["metadata"]["name"], b["spec"]["policyName"]) for b in bindings] == [("vision-trainjob-dra-gpus", "trainjob-dra-gpus")]
+    # Its match: exactly the DRA pool's four variants (the CEL is judged by the API server in
+    # tests/envtest/test_dra.py).
+    (condition,) = policies[0].inputs["spec"]["matchConditions"]
+    for name in ("torch-distributed-l4", "deepspeed-distributed-l4", "mlx-distributed-l4", "jax-distributed-l4"):
+        assert f"'{name}'" in condition["expression"]

@@ -9,6 +9,16 @@ from typing import Any
 
 from args.teams import TeamArgs
 from facts.dra import DEVICE_CLASS, RESOURCE_API_VERSION, claim_template_name
+from runtimes import dra
+from runtimes.catalog import dra_runtimes
+
+
+def dra_objects(args: TeamArgs) -> list[dict[str, Any]]:
+    """The claim templates, and the binding of the DRA variants' guard (runtimes/dra.py policy)."""
+    objects = claim_templates(args)
+    if dra_runtimes(args.gpu_pools):
+        objects.append(dra.binding(args.team.name))
+    return objects
 
 
 def claim_templates(args: TeamArgs) -> list[dict[str, Any]]:

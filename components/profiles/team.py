@@ -12,7 +12,7 @@ from args.teams import TeamArgs
 from components.access import team_policies
 from components.base import PlatformComponent, apply_manifest
 from components.idle_reclaim import team_binding as idle_reclaim_binding
-from components.profiles.dra import claim_templates
+from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
 from components.profiles.groups import group_access_objects, writers
 from components.profiles.names import OldNames, resource_name
@@ -44,7 +44,7 @@ def team_objects(
     objects += team_policies(team.name, writers(args))
     objects += network_policies(team)
     objects += queue_objects(args)
-    objects += claim_templates(args)
+    objects += dra_objects(args)
     objects += ray_objects(args)
     if args.pipelines:
         objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
