@@ -310,3 +310,12 @@ def test_fabric_pool_args_carry_the_taints_a_daemonset_tolerates() -> None:
         ("nvidia.com/gpu", "present", "NoSchedule"), ("acme.com/dedicated", "llm", "NoSchedule")]
     assert gpu_fabric.firewall_name("v" * 63) != gpu_fabric.firewall_name("v" * 62 + "w")
     assert len(gpu_fabric.firewall_name("v" * 63)) == 63
+
+
+def test_a_fabric_pool_on_kind_is_refused() -> None:
+    from tests.conftest import base_kind
+
+    raw = with_changes(base_kind(), {f"{C}.gpuPools": [A3MEGA]})
+    with pytest.raises(ConfigError) as caught:
+        validate(raw, "kind.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.gpuPools"]
