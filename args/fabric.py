@@ -14,7 +14,7 @@ from types import MappingProxyType
 
 from facts import gpu_fabric
 from facts.gpu_fabric import FabricNic
-from facts.node_labels import pool_selector
+from facts.node_labels import Taint, pool_selector, pool_taints
 from stacks.schema import GkeClusterConfig, PlatformConfig
 
 
@@ -47,6 +47,9 @@ class FabricPoolArgs:
     """Created: each NIC's subnet range, in `nics` order (facts/gpu_fabric.py carve); else empty."""
     cidr: ipaddress.IPv4Network | None
     """Created: the whole fabric range (the TCPXO firewall rules allow it)."""
+    taints: tuple[Taint, ...] = ()
+    """The pool's node taints (facts/node_labels.py pool_taints: the GPU taint, then the stack's):
+    what a DaemonSet on the pool's nodes tolerates."""
 
     @property
     def fabric(self) -> gpu_fabric.Fabric:
@@ -101,6 +104,7 @@ def fabric_pools(config: PlatformConfig) -> tuple[FabricPoolArgs, ...]:
                 zone=pool.zones[0] if pool.zones and len(pool.zones) == 1 else None,
                 subnet_ranges=gpu_fabric.carve(cidr, kind) if cidr is not None else (),
                 cidr=cidr,
+                taints=tuple(pool_taints(pool)),
             )
         )
     return tuple(found)

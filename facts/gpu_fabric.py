@@ -156,10 +156,6 @@ FABRICS: Mapping[str, Fabric] = MappingProxyType(
     }
 )
 
-MULTI_NETWORKING_MIN_VERSION = "1.28"
-"""GKE Standard's first minor with multi-network support for Pods."""
-
-
 def fabric_of(machine_type: str) -> Fabric | None:
     """The fabric a machine type takes, or None."""
     return next((f for f in FABRICS.values() if machine_type in f.machines), None)
@@ -279,6 +275,11 @@ def fabric_networks(
     return tuple(nics)
 
 
+def firewall_name(vpc: str) -> str:
+    """The firewall rule that lets a fabric VPC's range in: `<vpc>-internal`, within GCP's 63 characters."""
+    return bounded_name(vpc, GCP_NAME_MAX, suffix="-internal")
+
+
 def carve(cidr: ipaddress.IPv4Network, kind: str) -> tuple[ipaddress.IPv4Network, ...]:
     """The subnets' ranges of a created fabric, one per NIC in `fabric_networks` order: the
     range split into the fewest equal powers of two that hold them all (TCPXO: 8 eighths; RDMA:
@@ -306,5 +307,6 @@ __all__ = [
     "carve_prefix",
     "fabric_networks",
     "fabric_of",
+    "firewall_name",
     "version_problem",
 ]

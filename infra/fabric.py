@@ -15,7 +15,7 @@ import pulumi
 import pulumi_gcp as gcp
 
 from args.fabric import FabricPoolArgs
-from facts.gpu_fabric import FabricNic
+from facts.gpu_fabric import FabricNic, firewall_name
 from infra.component import Component
 
 FABRIC_PROTOCOLS = ("tcp", "udp", "icmp")
@@ -56,7 +56,7 @@ def fabric_firewall_args(pool: FabricPoolArgs, vpc: str, network: pulumi.Input[s
     """The NICs of the pool's nodes reach each other on this VPC: everything from the fabric's range."""
     assert pool.cidr is not None
     return gcp.compute.FirewallArgs(
-        name=f"{vpc}-internal" if len(vpc) <= 54 else None,
+        name=firewall_name(vpc),
         project=pool.project,
         network=network,
         description=f"GPUDirect {pool.kind} of GPU pool {pool.pool}: node to node inside the fabric",
@@ -132,7 +132,7 @@ class GpuFabric(Component):
                 networks[nic.vpc] = network.name
                 if (args.fabric.firewall and not roce) or nic.role == "gvnic":
                     gcp.compute.Firewall(
-                        f"{nic.vpc}-internal", fabric_firewall_args(args, nic.vpc, network.name), opts=child
+                        firewall_name(nic.vpc), fabric_firewall_args(args, nic.vpc, network.name), opts=child
                     )
             subnets = [
                 gcp.compute.Subnetwork(

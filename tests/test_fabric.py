@@ -23,9 +23,7 @@ from facts.versions import GPUDIRECT_MANIFESTS, RELEASE_MANIFESTS, ReleaseManife
 from runtimes.catalog import cluster_training_runtimes
 from stacks.config import ConfigError, load, read_stack_file, stack_file, validate
 from stacks.schema import Sources
-from tests.support import mirror, renders
 from tests.support.sdk import fake_sdk
-from tooling import check as lint
 from tooling import fullrender
 from tooling.check import Platform, fabric_attached
 from tooling.fullrender import FullRender, Rendered, Unmirrored
@@ -364,14 +362,3 @@ def test_fabric_rule_catches_a_runtime_attached_to_a_network_nothing_creates() -
     problems = [v.message for v in fabric_attached(_platform(renamed, *objects))]
     assert problems == ["devices.gke.io/container.tcpxo-daemon names container 'tcpxo-daemon', which the pod does not have: the NRI injector gives its devices to nothing"]
 
-
-@mirror.needed
-def test_the_fabric_fixture_renders_from_the_mirror_and_passes_every_rule() -> None:
-    render = renders.rendered(STACK)
-    assert renders.unmirrored_release_manifests(render) == []
-    left_out = sorted(i.label for i in render.left_out)
-    mirrored = sorted(i.label for i in render.installs if i.kind == "manifest")
-    assert sorted(left_out + mirrored) == ["gpu-fabric/nccl-rdma-installer", "gpu-fabric/nccl-tcpxo-installer", "gpu-fabric/nri-device-injector"]
-    kinds = [o.obj["kind"] for o in render.objects if o.source == "gpu-fabric"]
-    assert kinds.count("Network") == 17 and kinds.count("GKENetworkParamSet") == 17
-    assert [str(v) for v in lint.check(render)] == []

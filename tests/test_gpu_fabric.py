@@ -301,3 +301,21 @@ def test_shared_vpc_fabric_is_created_in_the_host_project_with_the_agents_grants
     assert {g.inputs["subnetwork"] for g in grants} == {f"ml-test-h100-gpu{i}" for i in range(8)}
     pool = next(r for r in plan.of_type("gcp:container/nodePool:NodePool") if r.inputs["name"] == "h100")
     assert {g.urn for g in grants} <= set(pool.dependencies)
+
+
+def test_fabric_pool_args_carry_the_taints_a_daemonset_tolerates() -> None:
+    config = accepted({f"{C}.gpuPools": [{**A3MEGA, "taints": [{"key": "acme.com/dedicated", "value": "llm"}]}]})
+    (h100,) = fabric_pools(config)
+    assert [(t.key, t.value, t.effect) for t in h100.taints] == [
+        ("nvidia.com/gpu", "present", "NoSchedule"), ("acme.com/dedicated", "llm", "NoSchedule")]
+    assert gpu_fabric.firewall_name("v" * 63) != gpu_fabric.firewall_name("v" * 62 + "w")
+    assert len(gpu_fabric.firewall_name("v" * 63)) == 63
+
+
+def test_a_fabric_pool_on_kind_is_refused() -> None:
+    from tests.conftest import base_kind
+
+    raw = with_changes(base_kind(), {f"{C}.gpuPools": [A3MEGA]})
+    with pytest.raises(ConfigError) as caught:
+        validate(raw, "kind.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.gpuPools"]

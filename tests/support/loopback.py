@@ -25,7 +25,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_REMOTE
+from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_RELEASE_MANIFESTS, MIRROR_REMOTE
 from facts.versions import KUBEFLOW_MANIFESTS
 from tooling import tools
 from tooling.mirror import LICENSE, ROLES, Request, role_file_name
@@ -90,6 +90,10 @@ def serving(mirror: Path, request: Request | None = None, work: Path | None = No
             for base in request.remote_bases:
                 tree = mirror / MIRROR_REMOTE / base.repository / base.pin.version
                 sources[base.pin.location] = git_remote(tree, base.pin.version, root / f"{base.repository.replace('/', '_')}.git")
+            for manifest in request.release_manifests:
+                # Read in place through file:// (`<commit>/<path>` under the repository's folder);
+                # a mirror without them (../shared/upstream) fails the build naming each file.
+                sources[manifest.pin.location] = (mirror / MIRROR_RELEASE_MANIFESTS / manifest.repository).absolute().as_uri()
             yield sources
         finally:
             server.shutdown()
