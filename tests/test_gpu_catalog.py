@@ -2,7 +2,14 @@
 
 import pytest
 
-from facts.gpu_catalog import BOOT_DISK_TYPES, ACCELERATORS, accelerator, boot_disk_type, bundled_gpus, describe_machine_types
+from facts.gpu_catalog import (
+    ACCELERATORS,
+    BOOT_DISK_TYPES,
+    accelerator,
+    boot_disk_type,
+    bundled_gpus,
+    describe_machine_types,
+)
 
 
 @pytest.mark.parametrize(

@@ -272,6 +272,8 @@ def test_a4_pool_boots_from_hyperdisk_balanced_and_others_keep_gkes_default(ship
     ],
 )
 def test_gpu_pool_boot_disk_type(accelerator: str, machine_type: str, disk_type: str | None) -> None:
+    import pulumi_gcp as gcp
+
     from infra.gke import gpu_pool_args
     from stacks.config import validate
     from stacks.schema import GkeClusterConfig
@@ -285,5 +287,6 @@ def test_gpu_pool_boot_disk_type(accelerator: str, machine_type: str, disk_type:
     cluster = config.cluster
     assert isinstance(cluster, GkeClusterConfig)
     args = gpu_pool_args(cluster, cluster.gpu_pools[0], "ml-test", "nodes@acme-test.iam.gserviceaccount.com")
-    assert args.node_config is not None
-    assert args.node_config.disk_type == disk_type
+    node = args.node_config
+    assert isinstance(node, gcp.container.NodePoolNodeConfigArgs)
+    assert node.disk_type == disk_type
