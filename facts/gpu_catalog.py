@@ -142,11 +142,12 @@ def bundled_gpus(machine_type: str) -> int:
 # GKE node pools take pd-standard, pd-balanced, pd-ssd or hyperdisk-balanced as boot disk, and
 # default to pd-balanced (GKE "Configuring a custom boot disk",
 # https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks, read 2026-12-04).
-# A3 Ultra and A4 take no Persistent Disk: Hyperdisk Balanced is their boot disk (AI Hypercomputer
-# "Create an AI-optimized GKE cluster with default configuration",
+# A3 Ultra and A4 take no Persistent Disk: Hyperdisk Balanced is their boot disk (for A3 Ultra,
+# AI Hypercomputer "Create an AI-optimized GKE cluster with default configuration",
 # https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute, "Requirements",
-# for A3 Ultra; Vertex AI DiskSpec, https://docs.cloud.google.com/vertex-ai/docs/reference/rest/v1/DiskSpec,
-# "for A3U machines, the default value is hyperdisk-balanced"; Google's cluster-toolkit@10470803
+# as facts/gpu_fabric.py records from its stored copy, and Vertex AI DiskSpec,
+# https://docs.cloud.google.com/vertex-ai/docs/reference/rest/v1/DiskSpec, "for A3U machines, the
+# default value is hyperdisk-balanced"; for both, Google's cluster-toolkit@10470803
 # examples/machine-learning/a3-ultragpu-8g/a3ultra-vm.yaml and a4-highgpu-8g/a4high-vm.yaml boot
 # their GPU VMs from hyperdisk-balanced, its A3 High/Mega, A2 and G2 examples from pd-ssd or
 # pd-balanced; all read 2026-12-04). The per-series list of the Compute Engine page
@@ -162,7 +163,7 @@ HYPERDISK_BALANCED_MAX_GB = 64 * 1024
 """A Hyperdisk Balanced volume is at most 64 TiB ("About Google Cloud Hyperdisk",
 https://cloud.google.com/compute/docs/disks/hyperdisks, read 2026-12-04) and at least 4 GiB (not
 read on Google's page: Red Hat's GCP PD CSI docs, "at least 4Gi" for hyperdisk-balanced, and
-cluster-toolkit PR 6004's precondition say so). GKE reads `diskSizeGb` as GiB."""
+cluster-toolkit PR 6004's precondition say so)."""
 
 BOOT_DISK_TYPES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
