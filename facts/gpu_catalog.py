@@ -138,6 +138,49 @@ def bundled_gpus(machine_type: str) -> int:
     return 0
 
 
+# --- boot disks ---------------------------------------------------------------------------
+# GKE node pools take pd-standard, pd-balanced, pd-ssd or hyperdisk-balanced as boot disk, and
+# default to pd-balanced (GKE "Configuring a custom boot disk",
+# https://cloud.google.com/kubernetes-engine/docs/how-to/custom-boot-disks, read 2026-12-04).
+# A3 Ultra and A4 take no Persistent Disk: Hyperdisk Balanced is their boot disk (for A3 Ultra,
+# AI Hypercomputer "Create an AI-optimized GKE cluster with default configuration",
+# https://docs.cloud.google.com/ai-hypercomputer/docs/create/gke-ai-hypercompute, "Requirements",
+# as facts/gpu_fabric.py records from its stored copy, and Vertex AI DiskSpec,
+# https://docs.cloud.google.com/vertex-ai/docs/reference/rest/v1/DiskSpec, "for A3U machines, the
+# default value is hyperdisk-balanced"; for both, Google's cluster-toolkit@10470803
+# examples/machine-learning/a3-ultragpu-8g/a3ultra-vm.yaml and a4-highgpu-8g/a4high-vm.yaml boot
+# their GPU VMs from hyperdisk-balanced, its A3 High/Mega, A2 and G2 examples from pd-ssd or
+# pd-balanced; all read 2026-12-04). The per-series list of the Compute Engine page
+# "Accelerator-optimized machine family" could not be read from a stored copy.
+# GKE itself picks hyperdisk-balanced when a machine type takes it and not pd-balanced (pulumi-gcp
+# 10.2.0 ClusterNodeConfigArgs.disk_type: "Defaults to `hyperdisk-balanced` if `hyperdisk-balanced`
+# is supported and `pd-balanced` is not supported for the machine type; otherwise defaults to
+# `pd-balanced`"); the program pins it on these pools all the same, so the plan shows it and a
+# changed default cannot move it.
+HYPERDISK_BALANCED = "hyperdisk-balanced"
+HYPERDISK_BALANCED_MIN_GB = 4
+HYPERDISK_BALANCED_MAX_GB = 64 * 1024
+"""A Hyperdisk Balanced volume is at most 64 TiB ("About Google Cloud Hyperdisk",
+https://cloud.google.com/compute/docs/disks/hyperdisks, read 2026-12-04) and at least 4 GiB (not
+read on Google's page: Red Hat's GCP PD CSI docs, "at least 4Gi" for hyperdisk-balanced, and
+cluster-toolkit PR 6004's precondition say so)."""
+
+BOOT_DISK_TYPES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "a3-ultragpu-8g": (HYPERDISK_BALANCED,),
+        "a4-highgpu-8g": (HYPERDISK_BALANCED,),
+    }
+)
+"""The boot disk types a GKE node of these machine types takes, where GKE's default
+(pd-balanced) is not one of them; every other catalog machine type boots from Persistent Disk."""
+
+
+def boot_disk_type(machine_type: str) -> str | None:
+    """The boot disk type a pool of this machine type pins; None leaves GKE's default (pd-balanced)."""
+    types = BOOT_DISK_TYPES.get(machine_type)
+    return types[0] if types else None
+
+
 def describe_machine_types(acc: Accelerator) -> str:
     """A short human list of the machine types an accelerator rides on, for error messages."""
     names = list(acc.machine_types)
@@ -146,4 +189,15 @@ def describe_machine_types(acc: Accelerator) -> str:
     return f"{names[0]} … {names[-1]}"
 
 
-__all__ = ["ACCELERATORS", "Accelerator", "accelerator", "bundled_gpus", "describe_machine_types"]
+__all__ = [
+    "ACCELERATORS",
+    "BOOT_DISK_TYPES",
+    "HYPERDISK_BALANCED",
+    "HYPERDISK_BALANCED_MAX_GB",
+    "HYPERDISK_BALANCED_MIN_GB",
+    "Accelerator",
+    "accelerator",
+    "boot_disk_type",
+    "bundled_gpus",
+    "describe_machine_types",
+]

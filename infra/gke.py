@@ -17,7 +17,7 @@ import pulumi_gcp as gcp
 
 from args.fabric import FabricPoolArgs
 from args.infra import GkeClusterArgs, MirrorRepositoryArgs, NetworkArgs
-from facts.gpu_catalog import ACCELERATORS
+from facts.gpu_catalog import ACCELERATORS, boot_disk_type
 from facts.naming import node_service_account_id
 from facts.node_labels import pool_node_labels, pool_taints
 from infra.component import Component
@@ -318,10 +318,13 @@ def _node_config(
     fast_socket: gcp.container.NodePoolNodeConfigFastSocketArgs | None = None,
     image_type: str | None = None,
 ) -> gcp.container.NodePoolNodeConfigArgs:
-    """A pool's node config; the keyword fields are a GPU pool's (None: left unset)."""
+    """A pool's node config; the keyword fields are a GPU pool's (None: left unset). The boot
+    disk type is the catalog's for machine types that take no Persistent Disk (A3 Ultra, A4:
+    facts/gpu_catalog.py `BOOT_DISK_TYPES`), else GKE's default; changing it replaces the pool."""
     return gcp.container.NodePoolNodeConfigArgs(
         machine_type=machine_type,
         disk_size_gb=disk_size_gb,
+        disk_type=boot_disk_type(machine_type),
         service_account=service_account,
         oauth_scopes=[CLOUD_PLATFORM_SCOPE],
         tags=[node_tag(cluster)],

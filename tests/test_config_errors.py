@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from facts.gpu_catalog import HYPERDISK_BALANCED_MAX_GB, HYPERDISK_BALANCED_MIN_GB
 from stacks.config import ConfigError, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
@@ -426,3 +427,20 @@ def test_kueues_default_flavor_is_a_reserved_pool_name() -> None:
 def test_contributors_with_one_kfam_name_but_different_roles_are_valid() -> None:
     people = [{"email": "ana.b@x.com", "role": "edit"}, {"email": "ana-b@x.com", "role": "view"}]
     validate(with_changes(base_kind(), {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "contributors": people}]}), "ok")
+
+
+@pytest.mark.parametrize("size", [HYPERDISK_BALANCED_MIN_GB - 1, 49, HYPERDISK_BALANCED_MAX_GB + 1])
+def test_a_boot_disk_hyperdisk_balanced_cannot_hold_is_refused(size: int) -> None:
+    """A4 and A3 Ultra boot from Hyperdisk Balanced (facts/gpu_catalog.py): the schema's range for
+    a GPU pool's disk (50 to 65536 GB) lies within its 4 GiB to 64 TiB, so no size the loader
+    takes fails at `pulumi up` for its disk type."""
+    a4 = pool(accelerator="nvidia-b200", machineType="a4-highgpu-8g", diskSizeGb=size)
+    with pytest.raises(ConfigError) as caught:
+        validate(with_changes(base_gke(), {f"{C}.gpuPools": [a4], f"{C}.autoprovisioning": {"enabled": False}}), "bad.yaml")
+    assert [p.path for p in caught.value.problems] == [f"{C}.gpuPools[0].diskSizeGb"]
+
+
+def test_hyperdisk_balanced_bounds_of_a_gpu_pools_disk_are_taken() -> None:
+    for size in (50, HYPERDISK_BALANCED_MAX_GB):
+        a4 = pool(accelerator="nvidia-b200", machineType="a4-highgpu-8g", diskSizeGb=size)
+        validate(with_changes(base_gke(), {f"{C}.gpuPools": [a4], f"{C}.autoprovisioning": {"enabled": False}}), "ok")

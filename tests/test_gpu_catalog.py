@@ -2,7 +2,14 @@
 
 import pytest
 
-from facts.gpu_catalog import ACCELERATORS, accelerator, bundled_gpus, describe_machine_types
+from facts.gpu_catalog import (
+    ACCELERATORS,
+    BOOT_DISK_TYPES,
+    accelerator,
+    boot_disk_type,
+    bundled_gpus,
+    describe_machine_types,
+)
 
 
 @pytest.mark.parametrize(
@@ -73,3 +80,16 @@ def test_bundled_gpus(machine_type: str, gpus: int) -> None:
 
 def test_only_t4_is_attached_to_general_purpose_machines() -> None:
     assert [a.name for a in ACCELERATORS.values() if a.attached] == ["nvidia-tesla-t4"]
+
+
+def test_boot_disk_types_name_catalog_machines_that_gke_can_boot() -> None:
+    """Only machine types of the catalog, and only boot disk types a GKE node pool takes
+    (GKE "Configuring a custom boot disk": pd-standard, pd-balanced, pd-ssd, hyperdisk-balanced)."""
+    machines = {m for acc in ACCELERATORS.values() for m in acc.machine_types}
+    assert set(BOOT_DISK_TYPES) == {"a3-ultragpu-8g", "a4-highgpu-8g"}
+    assert set(BOOT_DISK_TYPES) <= machines
+    for types in BOOT_DISK_TYPES.values():
+        assert "pd-balanced" not in types  # else GKE's default would do
+        assert set(types) <= {"pd-standard", "pd-balanced", "pd-ssd", "hyperdisk-balanced"}
+    assert boot_disk_type("a3-megagpu-8g") is None
+    assert boot_disk_type("e2-standard-8") is None

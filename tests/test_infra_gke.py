@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tooling.plan import Plan
 
 CLUSTER = "gcp:container/cluster:Cluster"
@@ -245,3 +247,46 @@ def test_the_repository_is_the_stacks_to_name_or_switch_off(plan_of: Callable[[d
     off = {"mlplatform:cluster.imageRegistry": {"enabled": False}, "mlplatform:components.kubeflow": {"enabled": False}}
     plan = plan_of(with_changes(base_gke(), off))
     assert plan.of_type(REPOSITORY) == [] and "imageRegistry" not in plan.outputs
+
+
+# --- boot disks: A3 Ultra and A4 take no Persistent Disk (facts/gpu_catalog.py BOOT_DISK_TYPES) ---
+
+
+def test_a4_pool_boots_from_hyperdisk_balanced_and_others_keep_gkes_default(shipped_plan: Callable[[str], Plan]) -> None:
+    pools = _pools(shipped_plan("dev-fabric"))
+    assert pools["b200"]["nodeConfig"]["machineType"] == "a4-highgpu-8g"
+    assert pools["b200"]["nodeConfig"]["diskType"] == "hyperdisk-balanced"
+    assert pools["h100"]["nodeConfig"]["machineType"] == "a3-megagpu-8g"
+    assert "diskType" not in pools["h100"]["nodeConfig"]  # A3 Mega boots from GKE's pd-balanced
+    assert "diskType" not in pools["system"]["nodeConfig"]
+
+
+@pytest.mark.parametrize(
+    ("accelerator", "machine_type", "disk_type"),
+    [
+        ("nvidia-h200-141gb", "a3-ultragpu-8g", "hyperdisk-balanced"),
+        ("nvidia-b200", "a4-highgpu-8g", "hyperdisk-balanced"),
+        ("nvidia-h100-80gb", "a3-highgpu-8g", None),
+        ("nvidia-tesla-a100", "a2-highgpu-1g", None),
+        ("nvidia-l4", "g2-standard-8", None),
+    ],
+)
+def test_gpu_pool_boot_disk_type(accelerator: str, machine_type: str, disk_type: str | None) -> None:
+    import pulumi_gcp as gcp
+
+    from infra.gke import gpu_pool_args
+    from stacks.config import validate
+    from stacks.schema import GkeClusterConfig
+    from tests.conftest import base_gke, with_changes
+
+    pool = {"name": "p", "accelerator": accelerator, "machineType": machine_type, "max": 1}
+    config = validate(
+        with_changes(base_gke(), {"mlplatform:cluster.gpuPools": [pool], "mlplatform:cluster.autoprovisioning": {"enabled": False}}),
+        "ok",
+    )
+    cluster = config.cluster
+    assert isinstance(cluster, GkeClusterConfig)
+    args = gpu_pool_args(cluster, cluster.gpu_pools[0], "ml-test", "nodes@acme-test.iam.gserviceaccount.com")
+    node = args.node_config
+    assert isinstance(node, gcp.container.NodePoolNodeConfigArgs)
+    assert node.disk_type == disk_type

@@ -248,7 +248,13 @@ class GpuPool(Model):
         "(the nvidiaDraDriver component; GKE 1.34+, no sharing, no autoprovisioning, the platform installs the driver). "
         "Replaces the pool.",
     )
-    disk_size_gb: StrictInt = Field(default=200, ge=50, le=65536, description="Boot disk per node (GB). Replaces the pool.")
+    disk_size_gb: StrictInt = Field(
+        default=200,
+        ge=50,
+        le=65536,
+        description="Boot disk per node (GB): Hyperdisk Balanced on a3-ultragpu-8g and a4-highgpu-8g, GKE's default "
+        "pd-balanced otherwise. Replaces the pool.",
+    )
     labels: NodeLabels = Field(
         default_factory=dict,
         description="Kubernetes labels on the nodes besides the platform's and GKE's (e.g. acme.com/cost-center: ml). "
