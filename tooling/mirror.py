@@ -20,6 +20,17 @@ ids, digests); `SHA256SUMS` every file (`sha256sum -c SHA256SUMS` in the mirror 
 mirror is built beside its target and moved into place whole; `make mirror` leaves one alone
 that is of today's pins and matches its sums.
 
+Required and optional: a pin that belongs only to components (ComponentSpec.pins) no stack of
+stacks/ enables is optional (optional_pins, the one place that decides): its charts and release
+manifests are tried, and one its source does not serve (a 404, a refused connection, a chart
+not in the repository's index) is left out, named with why, and recorded under `notFetched` in
+mirror.json; a stack that enables its component stops at render naming the file and `make
+mirror`, which then needs it. Everything else is required, a failure stops the build: the
+Kubeflow release's folders and role files and its remote bases (clones the tests read whole),
+charts of no component, and every pin of a component some stack enables. A piece fetched but not what its pin says (a
+digest, a sha256, a Chart.yaml) stops the build either way. A stack of stacks/ that does not
+load stops it too: which pins it needs is then unknown.
+
 Where a mirror is found (mirror_for), first to last: `--mirror DIR` of a command; the clone's
 own, LOCAL_MIRROR (`.mlplatform/upstream/`, git-ignored, what `make mirror` writes);
 `$MLPLATFORM_MIRROR`; `../shared/upstream` beside the clone.
@@ -36,6 +47,7 @@ loopback.py).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import io
 import json
@@ -46,9 +58,10 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -76,9 +89,12 @@ from facts.versions import (
     ReleaseManifest,
     RemoteBase,
 )
+from stacks.config import STACKS_DIR, ConfigError, load_stack
 from stacks.schema import Sources
+from stacks.schema.component import ComponentSpec
+from stacks.schema.registry import COMPONENTS
 from tooling import tools
-from tooling.mirror_manifests import MirrorError, fetch_release_manifests
+from tooling.mirror_manifests import MirrorError, Unavailable, fetch_release_manifest
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_MIRROR = REPO / ".mlplatform" / "upstream"
@@ -121,6 +137,9 @@ class Request:
     role_files: tuple[str, ...] = KUBEFLOW_ROLE_FILES
     remote_bases: tuple[RemoteBase, ...] = REMOTE_BASES
     release_manifests: tuple[ReleaseManifest, ...] = RELEASE_MANIFESTS
+    optional: Mapping[Pin, tuple[str, ...]] = field(default_factory=dict)
+    """Pins whose charts and release manifests may be left out where their source does not serve
+    them, each with the components it belongs to (optional_pins); not part of the pins recorded."""
 
     def as_json(self) -> dict[str, Any]:
         """The pins as mirror.json records them: a mirror of other pins is out of date."""
@@ -140,6 +159,12 @@ class Request:
             ],
         }
 
+    def by_pin(self) -> tuple[Pin, ...]:
+        """The pins whose pieces are fetched one by one, each of which may be optional: the charts'
+        and the release manifests'. (The Kubeflow release and its remote bases are clones the
+        tests read whole: required.)"""
+        return tuple(dict.fromkeys([*self.charts, *(m.pin for m in self.release_manifests)]))
+
     def locations(self) -> set[str]:
         return (
             {p.location for p in self.charts}
@@ -149,10 +174,48 @@ class Request:
         )
 
 
+# --- required and optional ---------------------------------------------------------------
+
+
+def optional_pins(pins: Iterable[Pin], specs: Iterable[ComponentSpec[Any]], enabled: Collection[str]) -> dict[Pin, tuple[str, ...]]:
+    """Of `pins` (Request.by_pin), those a mirror may go without, each with the components that
+    name it (ComponentSpec.pins): the pins named only by components not in `enabled` (those some
+    stack installs). A pin no component names is required."""
+    owners: dict[Pin, list[str]] = {pin: [] for pin in pins}
+    for spec in specs:
+        for pin in spec.pins:
+            if pin in owners:
+                owners[pin].append(spec.name)
+    return {pin: tuple(names) for pin, names in owners.items() if names and not set(names) & set(enabled)}
+
+
+def enabled_components(stacks: Path) -> set[str]:
+    """The components some stack file of `stacks` installs. A stack that does not load is an
+    error naming it: which upstreams it needs is then unknown."""
+    if not stacks.is_dir():
+        raise MirrorError(f"--stacks {stacks}: no such directory")
+    enabled: set[str] = set()
+    broken: list[str] = []
+    for path in sorted(stacks.glob("Pulumi.*.yaml")):
+        try:
+            config = load_stack(str(path)).config
+        except ConfigError as err:
+            broken.append(str(err))
+            continue
+        enabled |= {name for name, on in config.enabled_components().items() if on}
+    if broken:
+        raise MirrorError(
+            "which upstreams the stacks need is unknown while a stack does not load (fix it; `python -m stacks check "
+            "<stack>` says the same):\n" + "\n".join(broken)
+        )
+    return enabled
+
+
 # --- the tools ---------------------------------------------------------------------------
 
 
-def _run(args: list[str], what: str, env: Mapping[str, str] | None = None) -> bytes:
+def _run(args: list[str], what: str, env: Mapping[str, str] | None = None, failed: type[MirrorError] = MirrorError) -> bytes:
+    """The command's output; `failed` (with what it said) where it exits non-zero."""
     try:
         result = subprocess.run(args, capture_output=True, env=env, check=False, timeout=600)
     except OSError as err:
@@ -161,7 +224,7 @@ def _run(args: list[str], what: str, env: Mapping[str, str] | None = None) -> by
         raise MirrorError(f"{what}: `{' '.join(args[:3])} ...` took over 10 minutes") from None
     if result.returncode != 0:
         said = (result.stderr or result.stdout).decode(errors="replace").strip()
-        raise MirrorError(f"{what}: `{' '.join(args)}` failed: {said}")
+        raise failed(f"{what}: `{' '.join(args)}` failed: {said}")
     return result.stdout + result.stderr
 
 
@@ -187,19 +250,19 @@ class _Helm:
         homes = {f"HELM_{kind}_HOME": str(self.home / kind.lower()) for kind in ("CACHE", "CONFIG", "DATA")}
         return {**os.environ, **homes}
 
-    def run(self, what: str, *args: str) -> str:
-        return _run([self.binary, *args], what, self.env).decode(errors="replace")
+    def run(self, what: str, *args: str, failed: type[MirrorError] = MirrorError) -> str:
+        return _run([self.binary, *args], what, self.env, failed).decode(errors="replace")
 
     def add(self, repository: str) -> None:
         """`helm repo add` (it downloads the index), once per repository, before any pull from it."""
         name = self.repositories[repository] = f"repository{len(self.repositories)}"
-        self.run(f"the chart repository {repository}", "repo", "add", name, repository)
+        self.run(f"the chart repository {repository}", "repo", "add", name, repository, failed=Unavailable)
 
     def pull_from_repository(self, pin: Pin, repository: str, into: Path) -> str:
         """The chart from an HTTP repository (added), checked against the index's digest; returns it."""
         what = f"{pin.label} from {repository}"
         name = self.repositories[repository]
-        self.run(what, "pull", f"{name}/{pin.name}", "--version", pin.version, "--destination", str(into))
+        self.run(what, "pull", f"{name}/{pin.name}", "--version", pin.version, "--destination", str(into), failed=Unavailable)
         archive = _one_archive(into, what)
         index = yaml.load((self.home / "cache" / "repository" / f"{name}-index.yaml").read_bytes(), Loader=_LOADER)
         listed = [e for e in (index.get("entries") or {}).get(pin.name) or [] if str(e.get("version")) == pin.version]
@@ -211,7 +274,8 @@ class _Helm:
 
     def pull_from_registry(self, pin: Pin, reference: str, into: Path) -> str:
         """The chart from an OCI registry (helm checks its blob); returns the registry's digest."""
-        said = self.run(f"{pin.label} from {reference}", "pull", reference, "--version", pin.version, "--destination", str(into))
+        what = f"{pin.label} from {reference}"
+        said = self.run(what, "pull", reference, "--version", pin.version, "--destination", str(into), failed=Unavailable)
         found = re.search(r"Digest: (sha256:[0-9a-f]{64})", said)
         return found[1] if found else "(no digest printed)"
 
@@ -328,6 +392,10 @@ def remote_base_paths(base: RemoteBase, folder: Path) -> list[str]:
 # --- building and checking ---------------------------------------------------------------
 
 
+NOT_FETCHED = "notFetched"
+"""The key of mirror.json listing the optional pieces the build could not fetch."""
+
+
 def build(root: Path, request: Request = Request(), sources: Mapping[str, str] | None = None, progress: Callable[[str], None] = print) -> None:
     """The mirror of `request` into the empty directory `root`, with mirror.json and SHA256SUMS.
     `sources`: pinned location -> where to fetch it from instead (the module's docstring)."""
@@ -339,15 +407,30 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
         if base.named_by not in request.kubeflow_folders:
             raise MirrorError(f"{base.pin.label} is named by {base.named_by}, a folder the mirror does not hold (facts/versions.py KUBEFLOW_FOLDERS)")
     fetched: list[dict[str, Any]] = []
+    not_fetched: list[dict[str, Any]] = []
 
     def done(records: list[dict[str, Any]]) -> None:
         fetched.extend(records)
         for record in records:
             progress(f"  {record['path']} from {record['from']} ({record.get('digest') or record.get('commit')})")
 
+    def settle(pin: Pin, path: str, outcome: dict[str, Any] | Unavailable) -> None:
+        """A piece fetched, or not: left out if its pin is optional, else the build stops."""
+        if not isinstance(outcome, Unavailable):
+            return done([outcome])
+        components = request.optional.get(pin)
+        if components is None:
+            raise outcome
+        not_fetched.append({"path": path, "pin": pin.label, "location": pin.location, "components": list(components), "why": str(outcome)})
+        progress(
+            f"  {path}: not fetched: {outcome}. Optional: no stack enables {' or '.join(components)}; a stack that "
+            "does stops at render naming this file and `make mirror`"
+        )
+
     with tempfile.TemporaryDirectory(prefix="mlplatform-mirror-") as work:
         scratch = Path(work)
-        done(_charts(request.charts, sources, root / MIRROR_CHARTS, scratch))
+        for pin, outcome in _charts(request.charts, sources, root / MIRROR_CHARTS, scratch):
+            settle(pin, f"{MIRROR_CHARTS}/{pin.name}-{pin.version}.tgz", outcome)
         if request.kubeflow_folders or request.role_files:
             done(_kubeflow(request, sources, root, scratch))
         for base in request.remote_bases:
@@ -355,23 +438,45 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
             clone = _clone(base.pin.location, base.pin.version, sources, scratch)
             target = root / MIRROR_REMOTE / base.repository / base.pin.version
             done([{"path": str(target.relative_to(root)), **clone.extract(paths, target)}])
-        done(fetch_release_manifests(request.release_manifests, sources, root / MIRROR_RELEASE_MANIFESTS))
-    manifest = {"format": FORMAT, "request": request.as_json(), "fetched": fetched}
-    (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        for manifest in request.release_manifests:
+            fetch = partial(fetch_release_manifest, manifest, sources, root / MIRROR_RELEASE_MANIFESTS)
+            settle(manifest.pin, f"{MIRROR_RELEASE_MANIFESTS}/{manifest.mirror_path}", _tried(fetch))
+    recorded = {"format": FORMAT, "request": request.as_json(), "fetched": fetched, NOT_FETCHED: not_fetched}
+    (root / MANIFEST).write_text(json.dumps(recorded, indent=2) + "\n")
     write_sums(root)
 
 
-def _charts(pins: Iterable[Pin], sources: Mapping[str, str], charts: Path, scratch: Path) -> list[dict[str, Any]]:
-    """Every chart of `pins` into `charts`; what mirror.json records of each."""
+def _tried(fetch: Callable[[], dict[str, Any]]) -> dict[str, Any] | Unavailable:
+    """What `fetch` returns, or the Unavailable it raised (any other error is raised)."""
+    try:
+        return fetch()
+    except Unavailable as err:
+        return err
+
+
+def _charts(pins: Iterable[Pin], sources: Mapping[str, str], charts: Path, scratch: Path) -> list[tuple[Pin, dict[str, Any] | Unavailable]]:
+    """Every chart of `pins` into `charts`: each pin with what mirror.json records of its chart,
+    or why its source did not serve it."""
     chosen = {pin: _chart_source(pin, sources) for pin in pins}
     if not chosen:
         return []
     charts.mkdir(parents=True, exist_ok=True)
     helm = _Helm(scratch / "helm")
+    unserved: dict[str | None, Unavailable] = {}
     for repository in dict.fromkeys(s.repo for s in chosen.values() if s.repo is not None):
-        helm.add(repository)
+        try:
+            helm.add(repository)
+        except Unavailable as err:
+            unserved[repository] = err
+
+    def one(pin: Pin) -> dict[str, Any] | Unavailable:
+        source = chosen[pin]
+        if source.repo in unserved:
+            return Unavailable(f"{pin.label}: {unserved[source.repo]}")
+        return _tried(partial(_chart, helm, pin, source, charts, scratch))
+
     with ThreadPoolExecutor(max_workers=4) as pool:  # helm processes, mostly waiting on the network
-        return list(pool.map(lambda pin: _chart(helm, pin, chosen[pin], charts, scratch), chosen))
+        return list(zip(chosen, pool.map(one, chosen), strict=True))
 
 
 def _kubeflow(request: Request, sources: Mapping[str, str], root: Path, scratch: Path) -> list[dict[str, Any]]:
@@ -425,14 +530,42 @@ def outdated(root: Path, request: Request = Request()) -> str | None:
     return None
 
 
+def not_fetched(root: Path) -> list[dict[str, Any]]:
+    """The optional pieces the mirror at `root` was built without (mirror.json `notFetched`)."""
+    manifest = root / MANIFEST
+    return list(json.loads(manifest.read_text()).get(NOT_FETCHED, [])) if manifest.is_file() else []
+
+
 def state(root: Path, request: Request = Request()) -> str | None:
-    """Why `make mirror` must build `root`; None when it holds `request` and matches its sums."""
+    """Why `make mirror` must build `root`; None when it holds `request` and matches its sums,
+    but for pieces left out that are still optional (not_fetched)."""
     if not (root / MANIFEST).is_file():
         return f"no mirror at {root}"
     problems = verify(root)
     if problems:
         return f"{root} does not match its {SUMS}: " + "; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
-    return outdated(root, request)
+    why = outdated(root, request)
+    if why is not None:
+        return why
+    optional = {pin.label for pin in request.optional}
+    needed = [f"{piece['path']} ({' or '.join(piece['components'])})" for piece in not_fetched(root) if piece["pin"] not in optional]
+    if needed:
+        return f"the mirror at {root} was built without {', '.join(needed)}, which a stack now needs"
+    return None
+
+
+def _without(root: Path, stacks: Path) -> str:
+    """The end of a summary line that names the optional pieces the mirror lacks."""
+    missing = not_fetched(root)
+    if not missing:
+        return ""
+    listed = "; ".join(f"{piece['path']} ({' or '.join(piece['components'])})" for piece in missing)
+    return f"; but not these optional pieces its sources did not serve, their components enabled by no stack of {_shown(stacks)}: {listed}"
+
+
+def _shown(path: Path) -> str:
+    path = path.resolve()
+    return f"{path.relative_to(REPO)}/" if path.is_relative_to(REPO) else str(path)
 
 
 def replace(root: Path, built: Path) -> None:
@@ -460,22 +593,32 @@ def load_sources(path: Path) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None, request: Request = Request()) -> int:
-    """`make mirror`: build the mirror unless it holds `request` (the whole pin table) and matches its sums."""
+    """`make mirror`: build the mirror unless it holds `request` (the whole pin table; optional
+    what the stacks of `--stacks` do not need) and matches its sums."""
     parser = argparse.ArgumentParser(prog="python -m tooling.mirror", description=__doc__.split("\n\n")[0])
     parser.add_argument("--into", type=Path, default=LOCAL_MIRROR, help=f"the mirror directory (default {LOCAL_MIRROR.relative_to(REPO)})")
     parser.add_argument("--sources", type=Path, help="a YAML mapping of pinned location to where to fetch it from instead")
     parser.add_argument("--force", action="store_true", help="build even when the mirror is up to date")
     parser.add_argument("--verify", action="store_true", help="only check the mirror against its SHA256SUMS and the pins")
+    parser.add_argument("--stacks", type=Path, default=STACKS_DIR, help="the stack files whose components' pins are required (default stacks/)")
     args = parser.parse_args(argv)
     root: Path = args.into.resolve()
+    try:
+        request = dataclasses.replace(request, optional=optional_pins(request.by_pin(), COMPONENTS, enabled_components(args.stacks)))
+    except MirrorError as err:
+        print(f"mirror: error: {err}", file=sys.stderr)
+        return 1
     why = state(root, request)
     if args.verify or (why is None and not args.force):
         if why is None:
-            print(f"mirror: {root} holds the pinned upstreams and matches its {SUMS} ({len(_files(root))} files)")
+            print(f"mirror: {root} holds the pinned upstreams and matches its {SUMS} ({len(_files(root))} files){_without(root, args.stacks)}")
             return 0
         print(f"mirror: {why}; `make mirror` builds it", file=sys.stderr)
         return 1
     print(f"mirror: building {root} from the pin table ({why or '--force'})", flush=True)
+    if request.optional:
+        listed = ", ".join(f"{pin.label} ({' or '.join(components)})" for pin, components in request.optional.items())
+        print(f"mirror: optional, of components no stack of {_shown(args.stacks)} enables (tried; left out where not served): {listed}", flush=True)
     root.parent.mkdir(parents=True, exist_ok=True)
     built = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
     try:
@@ -490,7 +633,7 @@ def main(argv: list[str] | None = None, request: Request = Request()) -> int:
         return 1
     finally:
         shutil.rmtree(built, ignore_errors=True)
-    print(f"mirror: {root}: {len(_files(root))} files, each in {SUMS}")
+    print(f"mirror: {root}: {len(_files(root))} files, each in {SUMS}{_without(root, args.stacks)}")
     return 0
 
 
