@@ -27,9 +27,9 @@ not in the repository's index) is left out, named with why, and recorded under `
 mirror.json; a stack that enables its component stops at render naming the file and `make
 mirror`, which then needs it. Everything else is required, a failure stops the build: the
 Kubeflow release's folders and role files and its remote bases (clones the tests read whole),
-charts of no component, and every pin of a component some stack enables. A piece fetched but not what its pin says (a
-digest, a sha256, a Chart.yaml) stops the build either way. A stack of stacks/ that does not
-load stops it too: which pins it needs is then unknown.
+charts of no component, and every pin of a component some stack enables. A piece fetched but
+not what its pin says (a digest, a sha256, a Chart.yaml) stops the build either way. A stack of
+stacks/ that does not load stops it too: which pins it needs is then unknown.
 
 Where a mirror is found (mirror_for), first to last: `--mirror DIR` of a command; the clone's
 own, LOCAL_MIRROR (`.mlplatform/upstream/`, git-ignored, what `make mirror` writes);
