@@ -6,14 +6,16 @@ fetched with the tool its upstream publishes for and checked:
 - `charts/<chart>-<version>.tgz`: every Helm chart of the pin table at its pinned version, by
   `helm pull` (helm v4, tooling/tools.py) from its HTTP chart repository (the archive's sha256
   must be the repository index's `digest`; helm does not compare them) or its OCI registry
-  (helm checks the blob against the registry's digest); its Chart.yaml must name the pin;
+  (helm checks the blob against the registry's digest); its Chart.yaml must name the pin
+  (tooling/mirror_charts.py);
 - `kubeflow-manifests/<tag>/`: the folders of the pinned Kubeflow release the installs read
   (facts/versions.py KUBEFLOW_FOLDERS) and its LICENSE, and `kubeflow-roles/` the aggregated
   roles the tests evaluate (KUBEFLOW_ROLE_FILES), from a shallow git clone of the tag;
 - `remote/<host>/<owner>/<repo>/<ref>/`: every remote kustomize base those trees name
   (REMOTE_BASES; the paths as the trees' kustomizations name them), from a clone at its ref;
 - `manifests/<owner>/<repo>/<commit>/<path>`: every release manifest (RELEASE_MANIFESTS), by
-  HTTPS from raw.githubusercontent.com at its pinned commit, its sha256 the pin table's.
+  HTTPS from raw.githubusercontent.com at its pinned commit, its sha256 the pin table's
+  (tooling/mirror_manifests.py).
 Git checks every object it fetches by its id; the files are `git archive`d at the pinned ref.
 `mirror.json` records what was asked (the pins) and where each piece came from (commits, tree
 ids, digests); `SHA256SUMS` every file (`sha256sum -c SHA256SUMS` in the mirror checks it). A
@@ -48,18 +50,15 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
 from collections.abc import Callable, Collection, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -72,8 +71,6 @@ from components.sources import (
     MIRROR_MANIFESTS,
     MIRROR_RELEASE_MANIFESTS,
     MIRROR_REMOTE,
-    ChartSource,
-    chart_source,
     is_local,
 )
 from components.trees import PrepareError, references
@@ -90,11 +87,12 @@ from facts.versions import (
     RemoteBase,
 )
 from stacks.config import STACKS_DIR, ConfigError, load_stack
-from stacks.schema import Sources
 from stacks.schema.component import ComponentSpec
 from stacks.schema.registry import COMPONENTS
 from tooling import tools
-from tooling.mirror_manifests import MirrorError, Unavailable, fetch_release_manifest
+from tooling.mirror_charts import fetch_charts
+from tooling.mirror_fetch import MirrorError, Unavailable, run_tool, sha256, tried
+from tooling.mirror_manifests import fetch_release_manifest
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_MIRROR = REPO / ".mlplatform" / "upstream"
@@ -211,130 +209,11 @@ def enabled_components(stacks: Path) -> set[str]:
     return enabled
 
 
-# --- the tools ---------------------------------------------------------------------------
-
-
-def _run(args: list[str], what: str, env: Mapping[str, str] | None = None, failed: type[MirrorError] = MirrorError) -> bytes:
-    """The command's output; `failed` (with what it said) where it exits non-zero."""
-    try:
-        result = subprocess.run(args, capture_output=True, env=env, check=False, timeout=600)
-    except OSError as err:
-        raise MirrorError(f"{what}: {args[0]}: {err}") from None
-    except subprocess.TimeoutExpired:
-        raise MirrorError(f"{what}: `{' '.join(args[:3])} ...` took over 10 minutes") from None
-    if result.returncode != 0:
-        said = (result.stderr or result.stdout).decode(errors="replace").strip()
-        raise failed(f"{what}: `{' '.join(args)}` failed: {said}")
-    return result.stdout + result.stderr
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-@dataclass
-class _Helm:
-    """helm v4 with a configuration and caches of its own (the user's repositories untouched)."""
-
-    home: Path
-    binary: str = field(default_factory=lambda: tools.find(tools.HELM))
-    repositories: dict[str, str] = field(default_factory=dict)
-    """Repository URL -> the name it was added under."""
-
-    @property
-    def env(self) -> dict[str, str]:
-        homes = {f"HELM_{kind}_HOME": str(self.home / kind.lower()) for kind in ("CACHE", "CONFIG", "DATA")}
-        return {**os.environ, **homes}
-
-    def run(self, what: str, *args: str, failed: type[MirrorError] = MirrorError) -> str:
-        return _run([self.binary, *args], what, self.env, failed).decode(errors="replace")
-
-    def add(self, repository: str) -> None:
-        """`helm repo add` (it downloads the index), once per repository, before any pull from it."""
-        name = self.repositories[repository] = f"repository{len(self.repositories)}"
-        self.run(f"the chart repository {repository}", "repo", "add", name, repository, failed=Unavailable)
-
-    def pull_from_repository(self, pin: Pin, repository: str, into: Path) -> str:
-        """The chart from an HTTP repository (added), checked against the index's digest; returns it."""
-        what = f"{pin.label} from {repository}"
-        name = self.repositories[repository]
-        self.run(what, "pull", f"{name}/{pin.name}", "--version", pin.version, "--destination", str(into), failed=Unavailable)
-        archive = _one_archive(into, what)
-        index = yaml.load((self.home / "cache" / "repository" / f"{name}-index.yaml").read_bytes(), Loader=_LOADER)
-        listed = [e for e in (index.get("entries") or {}).get(pin.name) or [] if str(e.get("version")) == pin.version]
-        digest = listed[0].get("digest") if listed else None
-        actual = _sha256(archive)
-        if digest != actual:
-            raise MirrorError(f"{what}: {archive.name} has sha256 {actual}, the repository index says {digest or 'no digest'}")
-        return f"sha256:{actual}"
-
-    def pull_from_registry(self, pin: Pin, reference: str, into: Path) -> str:
-        """The chart from an OCI registry (helm checks its blob); returns the registry's digest."""
-        what = f"{pin.label} from {reference}"
-        said = self.run(what, "pull", reference, "--version", pin.version, "--destination", str(into), failed=Unavailable)
-        found = re.search(r"Digest: (sha256:[0-9a-f]{64})", said)
-        return found[1] if found else "(no digest printed)"
-
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's parser where PyYAML has it: public repository indexes run to tens of megabytes."""
-
-
-def _one_archive(directory: Path, what: str) -> Path:
-    found = sorted(directory.glob("*.tgz"))
-    if len(found) != 1:
-        raise MirrorError(f"{what}: helm wrote {[p.name for p in found]}, expected one chart archive")
-    return found[0]
-
-
-def chart_metadata(archive: Path) -> dict[str, Any]:
-    """The archive's own Chart.yaml (`<chart>/Chart.yaml`)."""
-    with tarfile.open(archive) as tar:
-        member = next((m for m in tar.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")), None)
-        handle = tar.extractfile(member) if member is not None else None
-        if handle is None:
-            raise MirrorError(f"{archive}: no Chart.yaml at the top of the archive")
-        metadata: dict[str, Any] = yaml.safe_load(handle.read()) or {}
-    return metadata
+# --- git upstreams ---------------------------------------------------------------------
 
 
 def _redirected(location: str, sources: Mapping[str, str]) -> str:
     return sources.get(location, location)
-
-
-def _chart_source(pin: Pin, sources: Mapping[str, str]) -> ChartSource:
-    """Where `pin` is pulled from: its own location, or the chart repository `sources` gives for it."""
-    redirect = sources.get(pin.location)
-    try:
-        source = chart_source(pin, Sources(charts=redirect) if redirect else Sources())
-    except ValueError as err:  # pydantic's ValidationError: a location mlplatform:sources.charts refuses
-        raise MirrorError(f"{pin.label}: {redirect} is no chart repository: {err}") from None
-    if source.repo is None and not source.chart.startswith("oci://"):
-        raise MirrorError(f"{pin.label}: {redirect} is no chart repository: give an http(s) repository or an oci:// registry path")
-    return source
-
-
-def _chart(helm: _Helm, pin: Pin, source: ChartSource, charts: Path, scratch: Path) -> dict[str, str]:
-    """`pin`'s archive into charts/<chart>-<version>.tgz; returns what mirror.json records of it."""
-    into = scratch / f"{pin.name}-{pin.version}"
-    into.mkdir(parents=True)
-    if source.repo is not None:
-        origin, digest = source.repo, helm.pull_from_repository(pin, source.repo, into)
-    else:
-        origin, digest = source.chart, helm.pull_from_registry(pin, source.chart, into)
-    archive = _one_archive(into, f"{pin.label} from {origin}")
-    metadata = chart_metadata(archive)
-    if (metadata.get("name"), str(metadata.get("version"))) != (pin.name, pin.version):
-        raise MirrorError(
-            f"{pin.label} from {origin}: the archive's Chart.yaml says {metadata.get('name')} {metadata.get('version')}"
-        )
-    target = charts / f"{pin.name}-{pin.version}.tgz"
-    shutil.move(archive, target)
-    return {"path": str(target.relative_to(charts.parent)), "from": origin, "digest": digest}
 
 
 @dataclass(frozen=True)
@@ -346,7 +225,7 @@ class _Clone:
     ref: str
 
     def git(self, what: str, *args: str) -> bytes:
-        return _run(["git", "-C", str(self.directory), *args], what)
+        return run_tool(["git", "-C", str(self.directory), *args], what)
 
     def has(self, path: str) -> bool:
         found = subprocess.run(["git", "-C", str(self.directory), "cat-file", "-e", f"HEAD:{path}"], capture_output=True, check=False)
@@ -376,7 +255,7 @@ class _Clone:
 def _clone(url: str, ref: str, sources: Mapping[str, str], scratch: Path) -> _Clone:
     origin = _redirected(url, sources)
     directory = Path(tempfile.mkdtemp(prefix="clone-", dir=scratch))
-    _run(["git", "clone", "--quiet", "--depth", "1", "--branch", ref, "--no-checkout", origin, str(directory)], f"{url} at {ref}")
+    run_tool(["git", "clone", "--quiet", "--depth", "1", "--branch", ref, "--no-checkout", origin, str(directory)], f"{url} at {ref}")
     return _Clone(directory, origin, ref)
 
 
@@ -429,7 +308,7 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
 
     with tempfile.TemporaryDirectory(prefix="mlplatform-mirror-") as work:
         scratch = Path(work)
-        for pin, outcome in _charts(request.charts, sources, root / MIRROR_CHARTS, scratch):
+        for pin, outcome in fetch_charts(request.charts, sources, root / MIRROR_CHARTS, scratch):
             settle(pin, f"{MIRROR_CHARTS}/{pin.name}-{pin.version}.tgz", outcome)
         if request.kubeflow_folders or request.role_files:
             done(_kubeflow(request, sources, root, scratch))
@@ -440,43 +319,10 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
             done([{"path": str(target.relative_to(root)), **clone.extract(paths, target)}])
         for manifest in request.release_manifests:
             fetch = partial(fetch_release_manifest, manifest, sources, root / MIRROR_RELEASE_MANIFESTS)
-            settle(manifest.pin, f"{MIRROR_RELEASE_MANIFESTS}/{manifest.mirror_path}", _tried(fetch))
+            settle(manifest.pin, f"{MIRROR_RELEASE_MANIFESTS}/{manifest.mirror_path}", tried(fetch))
     recorded = {"format": FORMAT, "request": request.as_json(), "fetched": fetched, NOT_FETCHED: not_fetched}
     (root / MANIFEST).write_text(json.dumps(recorded, indent=2) + "\n")
     write_sums(root)
-
-
-def _tried(fetch: Callable[[], dict[str, Any]]) -> dict[str, Any] | Unavailable:
-    """What `fetch` returns, or the Unavailable it raised (any other error is raised)."""
-    try:
-        return fetch()
-    except Unavailable as err:
-        return err
-
-
-def _charts(pins: Iterable[Pin], sources: Mapping[str, str], charts: Path, scratch: Path) -> list[tuple[Pin, dict[str, Any] | Unavailable]]:
-    """Every chart of `pins` into `charts`: each pin with what mirror.json records of its chart,
-    or why its source did not serve it."""
-    chosen = {pin: _chart_source(pin, sources) for pin in pins}
-    if not chosen:
-        return []
-    charts.mkdir(parents=True, exist_ok=True)
-    helm = _Helm(scratch / "helm")
-    unserved: dict[str | None, Unavailable] = {}
-    for repository in dict.fromkeys(s.repo for s in chosen.values() if s.repo is not None):
-        try:
-            helm.add(repository)
-        except Unavailable as err:
-            unserved[repository] = err
-
-    def one(pin: Pin) -> dict[str, Any] | Unavailable:
-        source = chosen[pin]
-        if source.repo in unserved:
-            return Unavailable(f"{pin.label}: {unserved[source.repo]}")
-        return _tried(partial(_chart, helm, pin, source, charts, scratch))
-
-    with ThreadPoolExecutor(max_workers=4) as pool:  # helm processes, mostly waiting on the network
-        return list(zip(chosen, pool.map(one, chosen), strict=True))
 
 
 def _kubeflow(request: Request, sources: Mapping[str, str], root: Path, scratch: Path) -> list[dict[str, Any]]:
@@ -503,7 +349,7 @@ def _files(root: Path) -> list[str]:
 
 def write_sums(root: Path) -> None:
     """SHA256SUMS of every file of the mirror, in `sha256sum` format."""
-    (root / SUMS).write_text("".join(f"{_sha256(root / name)}  {name}\n" for name in _files(root)))
+    (root / SUMS).write_text("".join(f"{sha256(root / name)}  {name}\n" for name in _files(root)))
 
 
 def verify(root: Path) -> list[str]:
@@ -514,7 +360,7 @@ def verify(root: Path) -> list[str]:
     listed = {name: digest for digest, _, name in (line.partition("  ") for line in sums.read_text().splitlines() if line)}
     problems = [f"{name}: missing" for name in sorted(set(listed) - set(_files(root)))]
     problems += [f"{name}: not in {SUMS}" for name in sorted(set(_files(root)) - set(listed))]
-    problems += [f"{name}: sha256 differs from {SUMS}" for name in sorted(set(listed) & set(_files(root))) if _sha256(root / name) != listed[name]]
+    problems += [f"{name}: sha256 differs from {SUMS}" for name in sorted(set(listed) & set(_files(root))) if sha256(root / name) != listed[name]]
     return problems
 
 

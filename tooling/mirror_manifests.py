@@ -12,16 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from facts.versions import GITHUB_RAW, ReleaseManifest
-
-
-class MirrorError(Exception):
-    """An upstream could not be fetched or is not what the pin says; the message names both."""
-
-
-class Unavailable(MirrorError):
-    """A source that could not be fetched at all (a 404, a refused connection, a chart its
-    repository's index lacks), as against one fetched and found wrong: the first may be
-    tolerated for a pin no stack needs (tooling/mirror.py optional_pins), the second never."""
+from tooling.mirror_fetch import MirrorError, Unavailable
 
 
 def release_manifest_origin(manifest: ReleaseManifest, sources: Mapping[str, str]) -> str:
