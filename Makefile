@@ -110,6 +110,7 @@ docs: $(INSTALLED)
 # kustomize base by git at its pinned ref, checked and summed (tooling/mirror.py). A mirror of
 # today's pins that matches its SHA256SUMS is left alone. MIRROR_SOURCES=FILE fetches from
 # elsewhere: a YAML mapping of pinned location -> location (a company mirror; loopback in tests).
+# Pins only of components no stack of stacks/ enables are optional: left out, named, where not served.
 MIRROR_SOURCES ?=
 mirror: $(INSTALLED)
 	$(PYTHON) -m tooling.mirror $(if $(MIRROR_SOURCES),--sources $(MIRROR_SOURCES))

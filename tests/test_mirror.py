@@ -3,12 +3,15 @@ and git, from sources served on loopback out of the mirror the tests find (tests
 loopback.py): what it builds is what those sources hold, checked and summed; and where the
 tools look for a mirror. The whole pin table is built by `make fork-trial` (a clone with no
 mirror beside it); here one HTTP chart, one OCI chart (redirected to the loopback repository),
-the Pipelines folder with its remote bases, and the role files."""
+the Pipelines folder with its remote bases, and the role files, and pieces the sources do not
+serve: optional where no stack enables their component, else the build stops naming them."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,13 +20,19 @@ import yaml
 
 from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_REMOTE
 from facts.versions import (
+    ARGO_WORKFLOWS,
     DCGM_EXPORTER,
+    GPUDIRECT_MANIFESTS,
+    GRAFANA,
     KUBEFLOW_FOLDERS,
     KUBEFLOW_MANIFESTS,
     KUBEFLOW_ROLE_FILES,
     KUEUE_CHART,
+    NCCL_TCPXO_INSTALLER,
+    NVIDIA_DRA_DRIVER_CHART,
     REMOTE_BASES,
 )
+from stacks.schema.registry import COMPONENTS
 from tests.support import mirror
 from tests.support.loopback import CHARTS, serving
 from tooling import mirror as make_mirror
@@ -36,6 +45,7 @@ from tooling.mirror import (
     build,
     load_sources,
     main,
+    optional_pins,
     role_file_name,
     state,
     verify,
@@ -49,6 +59,24 @@ PIPELINES = "applications/pipeline"
 PART = Request(charts=(DCGM_EXPORTER, KUEUE_CHART), kubeflow_folders=(PIPELINES,), role_files=KUBEFLOW_ROLE_FILES, remote_bases=REMOTE_BASES, release_manifests=())
 """A part of the pin table, each kind of source once: an HTTP repository's chart, an OCI chart,
 a Kubeflow folder naming remote bases, the role files."""
+WITH_UNSERVED = dataclasses.replace(PART, charts=(*PART.charts, NVIDIA_DRA_DRIVER_CHART), release_manifests=(NCCL_TCPXO_INSTALLER,))
+"""PART and two pieces the loopback sources of PART do not serve (`unserved`): the DRA driver's
+chart, the TCPXO installer manifest."""
+FORK_STACKS = REPO / "tests" / "data" / "fork"
+"""A stacks/ whose one stack (`make fork-trial`'s) enables Kueue and DCGM, not the fabric or DRA."""
+DRA_CHART = f"{MIRROR_CHARTS}/nvidia-dra-driver-gpu-{NVIDIA_DRA_DRIVER_CHART.version}.tgz"
+TCPXO_INSTALLER = f"manifests/GoogleCloudPlatform/container-engine-accelerators/{GPUDIRECT_MANIFESTS.version}/gpudirect-tcpxo/nccl-tcpxo-installer.yaml"
+
+
+def unserved(sources: dict[str, str], request: Request, tmp_path: Path) -> Path:
+    """The `--sources` file for `request` of `sources` (loopback, of PART or less) that also sends
+    the DRA chart and Kueue's to the loopback chart repository, whose index lacks them unless
+    served, and the GPUDirect manifests to a path of its server that answers 404."""
+    repository = sources[DCGM_EXPORTER.location]
+    redirects = {KUEUE_CHART.location: repository, NVIDIA_DRA_DRIVER_CHART.location: repository, GPUDIRECT_MANIFESTS.location: f"{repository}/nowhere", **sources}
+    path = tmp_path / "sources.yaml"
+    path.write_text(yaml.safe_dump({k: v for k, v in redirects.items() if k in request.locations()}))
+    return path
 
 
 def _files(root: Path) -> dict[str, bytes]:
@@ -73,11 +101,24 @@ def test_every_tree_the_fixture_stacks_install_lies_in_a_mirrored_folder(shipped
 @mirror.needed
 def test_make_mirror_builds_from_loopback_sources_exactly_what_they_serve(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     into = tmp_path / "upstream"
+    stacks = ["--stacks", str(FORK_STACKS)]
     with serving(mirror.MIRROR, PART, tmp_path) as sources:
         assert sources[KUEUE_CHART.location].startswith("http://127.0.0.1:")  # the OCI chart, through the redirect
-        sources_file = tmp_path / "sources.yaml"
-        sources_file.write_text(yaml.safe_dump(sources))
-        assert main(["--into", str(into), "--sources", str(sources_file)], PART) == 0
+        assert main(["--into", str(into), "--sources", str(unserved(sources, WITH_UNSERVED, tmp_path)), *stacks], WITH_UNSERVED) == 0
+    # What the sources did not serve is optional (the fork's stack enables neither component): named, why, and left out.
+    out = capsys.readouterr().out
+    assert f'  {DRA_CHART}: not fetched: nvidia-dra-driver-gpu {NVIDIA_DRA_DRIVER_CHART.version} from http://127.0.0.1:' in out
+    assert 'chart "nvidia-dra-driver-gpu" matching 25.12.0 not found in repository0 index' in out
+    assert "Optional: no stack enables nvidiaDraDriver; a stack that does stops at render naming this file and `make mirror`" in out
+    assert f"  {TCPXO_INSTALLER}: not fetched: " in out and "HTTP Error 404" in out
+    assert "Optional: no stack enables nvidiaDraDriver or gpuFabric;" in out
+    assert f"their components enabled by no stack of tests/data/fork/: {DRA_CHART} (nvidiaDraDriver); {TCPXO_INSTALLER} (nvidiaDraDriver or gpuFabric)" in out
+    assert not (into / DRA_CHART).exists() and not (into / "manifests").exists()
+    left_out = json.loads((into / MANIFEST).read_text())["notFetched"]
+    assert [(p["path"], p["pin"], p["components"]) for p in left_out] == [
+        (DRA_CHART, "nvidia-dra-driver-gpu 25.12.0", ["nvidiaDraDriver"]),
+        (TCPXO_INSTALLER, f"GoogleCloudPlatform/container-engine-accelerators {GPUDIRECT_MANIFESTS.version}", ["nvidiaDraDriver", "gpuFabric"]),
+    ]
 
     for pin in PART.charts:
         name = f"{MIRROR_CHARTS}/{pin.name}-{pin.version}.tgz"
@@ -96,20 +137,28 @@ def test_make_mirror_builds_from_loopback_sources_exactly_what_they_serve(tmp_pa
     assert (argo / "LICENSE").is_file() and (into / MIRROR_MANIFESTS / TAG / "LICENSE").is_file()
 
     recorded = json.loads((into / MANIFEST).read_text())
-    assert recorded["request"] == PART.as_json()
+    assert recorded["request"] == WITH_UNSERVED.as_json()
     kueue = next(r for r in recorded["fetched"] if r["path"] == f"{MIRROR_CHARTS}/kueue-{KUEUE_CHART.version}.tgz")
     assert kueue["digest"] == "sha256:" + hashlib.sha256((into / kueue["path"]).read_bytes()).hexdigest()
     listed = [line.split("  ", 1)[1] for line in (into / SUMS).read_text().splitlines()]
     assert listed == sorted(str(p.relative_to(into)) for p in into.rglob("*") if p.is_file() and p.name != SUMS)
     assert verify(into) == []
-    assert "mirror: building" in capsys.readouterr().out
+    assert "mirror: building" in out
 
-    # A mirror of the same pins that matches its sums is left alone; one that does not is rebuilt.
-    assert main(["--into", str(into)], PART) == 0
-    assert "holds the pinned upstreams and matches its SHA256SUMS" in capsys.readouterr().out
+    # A mirror of the same pins that matches its sums is left alone, and says what it lacks; one
+    # that lacks what a stack now needs is rebuilt, as is one that does not match its sums.
+    assert main(["--into", str(into), *stacks], WITH_UNSERVED) == 0
+    assert f"holds the pinned upstreams and matches its SHA256SUMS ({len(listed)} files); but not these optional pieces" in capsys.readouterr().out
+    assert state(into, WITH_UNSERVED) == (
+        f"the mirror at {into} was built without {DRA_CHART} (nvidiaDraDriver), {TCPXO_INSTALLER} (nvidiaDraDriver or gpuFabric), "
+        "which a stack now needs"
+    )
+    assert state(into, dataclasses.replace(WITH_UNSERVED, optional={NVIDIA_DRA_DRIVER_CHART: ("nvidiaDraDriver",)})) == (
+        f"the mirror at {into} was built without {TCPXO_INSTALLER} (nvidiaDraDriver or gpuFabric), which a stack now needs"
+    )
     changed = into / MIRROR_MANIFESTS / TAG / PIPELINES / "overlays" / "kustomization.yaml"
     changed.write_text(changed.read_text() + "# edited\n")
-    assert state(into, PART) == f"{into} does not match its {SUMS}: {changed.relative_to(into)}: sha256 differs from {SUMS}"
+    assert state(into, WITH_UNSERVED) == f"{into} does not match its {SUMS}: {changed.relative_to(into)}: sha256 differs from {SUMS}"
     assert make_mirror.outdated(into) == f"the mirror at {into} was built from other pins than facts/versions.py has now"
 
 
@@ -125,6 +174,55 @@ def test_a_chart_that_is_not_what_the_repository_index_says_is_refused(tmp_path:
             build(tmp_path / "upstream", charts, sources)
     assert f"dcgm-exporter-{DCGM_EXPORTER.version}.tgz has sha256 " in str(refused.value)
     assert f"the repository index says {'0' * 64}" in str(refused.value)
+
+
+@mirror.needed
+def test_a_piece_a_stack_needs_that_its_source_does_not_serve_stops_the_build(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The fabric fixture's stack in stacks/ makes the GPUDirect manifests required, and Kueue's
+    chart (which every stack installs) is required anyway; a stack that does not load stops the
+    build before anything is fetched."""
+    stacks = tmp_path / "stacks"
+    stacks.mkdir()
+    shutil.copy(REPO / "tests" / "stacks" / "Pulumi.dev-fabric.yaml", stacks)
+    served = Request(charts=(DCGM_EXPORTER,), kubeflow_folders=(), role_files=(), remote_bases=(), release_manifests=())
+    with serving(mirror.MIRROR, served, tmp_path) as sources:
+        # The DRA chart stays optional (the fabric stack has no DRA pool); the installer does not.
+        fabric = dataclasses.replace(served, charts=(NVIDIA_DRA_DRIVER_CHART,), release_manifests=(NCCL_TCPXO_INSTALLER,))
+        options = ["--sources", str(unserved(sources, fabric, tmp_path)), "--stacks", str(stacks)]
+        assert main(["--into", str(tmp_path / "fabric"), *options], fabric) == 1
+        out, err = capsys.readouterr()
+        assert f"  {DRA_CHART}: not fetched: " in out
+        assert err.startswith(
+            f"mirror: error: gpudirect-tcpxo/nccl-tcpxo-installer.yaml at 992db812: fetching {sources[DCGM_EXPORTER.location]}/nowhere/"
+        ) and "HTTP Error 404" in err
+        kueue = dataclasses.replace(served, charts=(KUEUE_CHART,))
+        options = ["--sources", str(unserved(sources, kueue, tmp_path)), "--stacks", str(stacks)]
+        assert main(["--into", str(tmp_path / "kueue"), *options], kueue) == 1
+        assert capsys.readouterr().err.startswith(f"mirror: error: kueue {KUEUE_CHART.version} from http://127.0.0.1:")
+    assert not (tmp_path / "fabric").exists() and not (tmp_path / "kueue").exists()
+
+    (stacks / "Pulumi.broken.yaml").write_text("config:\n  mlplatform:environment: nowhere\n")
+    assert main(["--into", str(tmp_path / "broken"), "--stacks", str(stacks)], served) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mirror: error: which upstreams the stacks need is unknown while a stack does not load")
+    assert f"{stacks / 'Pulumi.broken.yaml'}: " in err and "mlplatform:environment" in err
+
+
+def test_a_pin_is_optional_only_where_no_stack_enables_a_component_that_names_it() -> None:
+    by_pin = Request().by_pin()
+    kind = {"certManager", "istio", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "pipelines"}
+    assert optional_pins(by_pin, COMPONENTS, kind) == {
+        DCGM_EXPORTER: ("dcgmExporter",),
+        NVIDIA_DRA_DRIVER_CHART: ("nvidiaDraDriver",),
+        GPUDIRECT_MANIFESTS: ("nvidiaDraDriver", "gpuFabric"),
+    }
+    # The GPUDirect manifests' commit holds the fabric's NCCL installers and the DRA pools' COS driver installer.
+    assert GPUDIRECT_MANIFESTS not in optional_pins(by_pin, COMPONENTS, kind | {"gpuFabric"})
+    assert GPUDIRECT_MANIFESTS not in optional_pins(by_pin, COMPONENTS, kind | {"nvidiaDraDriver"})
+    assert optional_pins(by_pin, COMPONENTS, {spec.name for spec in COMPONENTS}) == {}
+    # No stack at all: each pin of a component is optional, one no component names (Argo, a remote base) is not.
+    assert optional_pins((GRAFANA, ARGO_WORKFLOWS), COMPONENTS, set()) == {GRAFANA: ("monitoring",)}
+    assert KUBEFLOW_MANIFESTS not in by_pin, "the Kubeflow release is a clone the tests read whole: required"
 
 
 def test_sources_name_pinned_locations_and_urls(tmp_path: Path) -> None:

@@ -6,19 +6,32 @@ fetched with the tool its upstream publishes for and checked:
 - `charts/<chart>-<version>.tgz`: every Helm chart of the pin table at its pinned version, by
   `helm pull` (helm v4, tooling/tools.py) from its HTTP chart repository (the archive's sha256
   must be the repository index's `digest`; helm does not compare them) or its OCI registry
-  (helm checks the blob against the registry's digest); its Chart.yaml must name the pin;
+  (helm checks the blob against the registry's digest); its Chart.yaml must name the pin
+  (tooling/mirror_charts.py);
 - `kubeflow-manifests/<tag>/`: the folders of the pinned Kubeflow release the installs read
   (facts/versions.py KUBEFLOW_FOLDERS) and its LICENSE, and `kubeflow-roles/` the aggregated
   roles the tests evaluate (KUBEFLOW_ROLE_FILES), from a shallow git clone of the tag;
 - `remote/<host>/<owner>/<repo>/<ref>/`: every remote kustomize base those trees name
   (REMOTE_BASES; the paths as the trees' kustomizations name them), from a clone at its ref;
 - `manifests/<owner>/<repo>/<commit>/<path>`: every release manifest (RELEASE_MANIFESTS), by
-  HTTPS from raw.githubusercontent.com at its pinned commit, its sha256 the pin table's.
+  HTTPS from raw.githubusercontent.com at its pinned commit, its sha256 the pin table's
+  (tooling/mirror_manifests.py).
 Git checks every object it fetches by its id; the files are `git archive`d at the pinned ref.
 `mirror.json` records what was asked (the pins) and where each piece came from (commits, tree
 ids, digests); `SHA256SUMS` every file (`sha256sum -c SHA256SUMS` in the mirror checks it). A
 mirror is built beside its target and moved into place whole; `make mirror` leaves one alone
 that is of today's pins and matches its sums.
+
+Required and optional: a pin that belongs only to components (ComponentSpec.pins) no stack of
+stacks/ enables is optional (optional_pins, the one place that decides): its charts and release
+manifests are tried, and one its source does not serve (a 404, a refused connection, a chart
+not in the repository's index) is left out, named with why, and recorded under `notFetched` in
+mirror.json; a stack that enables its component stops at render naming the file and `make
+mirror`, which then needs it. Everything else is required, a failure stops the build: the
+Kubeflow release's folders and role files and its remote bases (clones the tests read whole),
+charts of no component, and every pin of a component some stack enables. A piece fetched but
+not what its pin says (a digest, a sha256, a Chart.yaml) stops the build either way. A stack of
+stacks/ that does not load stops it too: which pins it needs is then unknown.
 
 Where a mirror is found (mirror_for), first to last: `--mirror DIR` of a command; the clone's
 own, LOCAL_MIRROR (`.mlplatform/upstream/`, git-ignored, what `make mirror` writes);
@@ -36,19 +49,18 @@ loopback.py).
 from __future__ import annotations
 
 import argparse
-import hashlib
+import dataclasses
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tarfile
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +71,6 @@ from components.sources import (
     MIRROR_MANIFESTS,
     MIRROR_RELEASE_MANIFESTS,
     MIRROR_REMOTE,
-    ChartSource,
-    chart_source,
     is_local,
 )
 from components.trees import PrepareError, references
@@ -76,9 +86,13 @@ from facts.versions import (
     ReleaseManifest,
     RemoteBase,
 )
-from stacks.schema import Sources
+from stacks.config import STACKS_DIR, ConfigError, load_stack
+from stacks.schema.component import ComponentSpec
+from stacks.schema.registry import COMPONENTS
 from tooling import tools
-from tooling.mirror_manifests import MirrorError, fetch_release_manifests
+from tooling.mirror_charts import fetch_charts
+from tooling.mirror_fetch import MirrorError, Unavailable, run_tool, sha256, tried
+from tooling.mirror_manifests import fetch_release_manifest
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_MIRROR = REPO / ".mlplatform" / "upstream"
@@ -121,6 +135,9 @@ class Request:
     role_files: tuple[str, ...] = KUBEFLOW_ROLE_FILES
     remote_bases: tuple[RemoteBase, ...] = REMOTE_BASES
     release_manifests: tuple[ReleaseManifest, ...] = RELEASE_MANIFESTS
+    optional: Mapping[Pin, tuple[str, ...]] = field(default_factory=dict)
+    """Pins whose charts and release manifests may be left out where their source does not serve
+    them, each with the components it belongs to (optional_pins); not part of the pins recorded."""
 
     def as_json(self) -> dict[str, Any]:
         """The pins as mirror.json records them: a mirror of other pins is out of date."""
@@ -140,6 +157,12 @@ class Request:
             ],
         }
 
+    def by_pin(self) -> tuple[Pin, ...]:
+        """The pins whose pieces are fetched one by one, each of which may be optional: the charts'
+        and the release manifests'. (The Kubeflow release and its remote bases are clones the
+        tests read whole: required.)"""
+        return tuple(dict.fromkeys([*self.charts, *(m.pin for m in self.release_manifests)]))
+
     def locations(self) -> set[str]:
         return (
             {p.location for p in self.charts}
@@ -149,128 +172,48 @@ class Request:
         )
 
 
-# --- the tools ---------------------------------------------------------------------------
+# --- required and optional ---------------------------------------------------------------
 
 
-def _run(args: list[str], what: str, env: Mapping[str, str] | None = None) -> bytes:
-    try:
-        result = subprocess.run(args, capture_output=True, env=env, check=False, timeout=600)
-    except OSError as err:
-        raise MirrorError(f"{what}: {args[0]}: {err}") from None
-    except subprocess.TimeoutExpired:
-        raise MirrorError(f"{what}: `{' '.join(args[:3])} ...` took over 10 minutes") from None
-    if result.returncode != 0:
-        said = (result.stderr or result.stdout).decode(errors="replace").strip()
-        raise MirrorError(f"{what}: `{' '.join(args)}` failed: {said}")
-    return result.stdout + result.stderr
+def optional_pins(pins: Iterable[Pin], specs: Iterable[ComponentSpec[Any]], enabled: Collection[str]) -> dict[Pin, tuple[str, ...]]:
+    """Of `pins` (Request.by_pin), those a mirror may go without, each with the components that
+    name it (ComponentSpec.pins): the pins named only by components not in `enabled` (those some
+    stack installs). A pin no component names is required."""
+    owners: dict[Pin, list[str]] = {pin: [] for pin in pins}
+    for spec in specs:
+        for pin in spec.pins:
+            if pin in owners:
+                owners[pin].append(spec.name)
+    return {pin: tuple(names) for pin, names in owners.items() if names and not set(names) & set(enabled)}
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def enabled_components(stacks: Path) -> set[str]:
+    """The components some stack file of `stacks` installs. A stack that does not load is an
+    error naming it: which upstreams it needs is then unknown."""
+    if not stacks.is_dir():
+        raise MirrorError(f"--stacks {stacks}: no such directory")
+    enabled: set[str] = set()
+    broken: list[str] = []
+    for path in sorted(stacks.glob("Pulumi.*.yaml")):
+        try:
+            config = load_stack(str(path)).config
+        except ConfigError as err:
+            broken.append(str(err))
+            continue
+        enabled |= {name for name, on in config.enabled_components().items() if on}
+    if broken:
+        raise MirrorError(
+            "which upstreams the stacks need is unknown while a stack does not load (fix it; `python -m stacks check "
+            "<stack>` says the same):\n" + "\n".join(broken)
+        )
+    return enabled
 
 
-@dataclass
-class _Helm:
-    """helm v4 with a configuration and caches of its own (the user's repositories untouched)."""
-
-    home: Path
-    binary: str = field(default_factory=lambda: tools.find(tools.HELM))
-    repositories: dict[str, str] = field(default_factory=dict)
-    """Repository URL -> the name it was added under."""
-
-    @property
-    def env(self) -> dict[str, str]:
-        homes = {f"HELM_{kind}_HOME": str(self.home / kind.lower()) for kind in ("CACHE", "CONFIG", "DATA")}
-        return {**os.environ, **homes}
-
-    def run(self, what: str, *args: str) -> str:
-        return _run([self.binary, *args], what, self.env).decode(errors="replace")
-
-    def add(self, repository: str) -> None:
-        """`helm repo add` (it downloads the index), once per repository, before any pull from it."""
-        name = self.repositories[repository] = f"repository{len(self.repositories)}"
-        self.run(f"the chart repository {repository}", "repo", "add", name, repository)
-
-    def pull_from_repository(self, pin: Pin, repository: str, into: Path) -> str:
-        """The chart from an HTTP repository (added), checked against the index's digest; returns it."""
-        what = f"{pin.label} from {repository}"
-        name = self.repositories[repository]
-        self.run(what, "pull", f"{name}/{pin.name}", "--version", pin.version, "--destination", str(into))
-        archive = _one_archive(into, what)
-        index = yaml.load((self.home / "cache" / "repository" / f"{name}-index.yaml").read_bytes(), Loader=_LOADER)
-        listed = [e for e in (index.get("entries") or {}).get(pin.name) or [] if str(e.get("version")) == pin.version]
-        digest = listed[0].get("digest") if listed else None
-        actual = _sha256(archive)
-        if digest != actual:
-            raise MirrorError(f"{what}: {archive.name} has sha256 {actual}, the repository index says {digest or 'no digest'}")
-        return f"sha256:{actual}"
-
-    def pull_from_registry(self, pin: Pin, reference: str, into: Path) -> str:
-        """The chart from an OCI registry (helm checks its blob); returns the registry's digest."""
-        said = self.run(f"{pin.label} from {reference}", "pull", reference, "--version", pin.version, "--destination", str(into))
-        found = re.search(r"Digest: (sha256:[0-9a-f]{64})", said)
-        return found[1] if found else "(no digest printed)"
-
-
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-"""libyaml's parser where PyYAML has it: public repository indexes run to tens of megabytes."""
-
-
-def _one_archive(directory: Path, what: str) -> Path:
-    found = sorted(directory.glob("*.tgz"))
-    if len(found) != 1:
-        raise MirrorError(f"{what}: helm wrote {[p.name for p in found]}, expected one chart archive")
-    return found[0]
-
-
-def chart_metadata(archive: Path) -> dict[str, Any]:
-    """The archive's own Chart.yaml (`<chart>/Chart.yaml`)."""
-    with tarfile.open(archive) as tar:
-        member = next((m for m in tar.getmembers() if m.name.count("/") == 1 and m.name.endswith("/Chart.yaml")), None)
-        handle = tar.extractfile(member) if member is not None else None
-        if handle is None:
-            raise MirrorError(f"{archive}: no Chart.yaml at the top of the archive")
-        metadata: dict[str, Any] = yaml.safe_load(handle.read()) or {}
-    return metadata
+# --- git upstreams ---------------------------------------------------------------------
 
 
 def _redirected(location: str, sources: Mapping[str, str]) -> str:
     return sources.get(location, location)
-
-
-def _chart_source(pin: Pin, sources: Mapping[str, str]) -> ChartSource:
-    """Where `pin` is pulled from: its own location, or the chart repository `sources` gives for it."""
-    redirect = sources.get(pin.location)
-    try:
-        source = chart_source(pin, Sources(charts=redirect) if redirect else Sources())
-    except ValueError as err:  # pydantic's ValidationError: a location mlplatform:sources.charts refuses
-        raise MirrorError(f"{pin.label}: {redirect} is no chart repository: {err}") from None
-    if source.repo is None and not source.chart.startswith("oci://"):
-        raise MirrorError(f"{pin.label}: {redirect} is no chart repository: give an http(s) repository or an oci:// registry path")
-    return source
-
-
-def _chart(helm: _Helm, pin: Pin, source: ChartSource, charts: Path, scratch: Path) -> dict[str, str]:
-    """`pin`'s archive into charts/<chart>-<version>.tgz; returns what mirror.json records of it."""
-    into = scratch / f"{pin.name}-{pin.version}"
-    into.mkdir(parents=True)
-    if source.repo is not None:
-        origin, digest = source.repo, helm.pull_from_repository(pin, source.repo, into)
-    else:
-        origin, digest = source.chart, helm.pull_from_registry(pin, source.chart, into)
-    archive = _one_archive(into, f"{pin.label} from {origin}")
-    metadata = chart_metadata(archive)
-    if (metadata.get("name"), str(metadata.get("version"))) != (pin.name, pin.version):
-        raise MirrorError(
-            f"{pin.label} from {origin}: the archive's Chart.yaml says {metadata.get('name')} {metadata.get('version')}"
-        )
-    target = charts / f"{pin.name}-{pin.version}.tgz"
-    shutil.move(archive, target)
-    return {"path": str(target.relative_to(charts.parent)), "from": origin, "digest": digest}
 
 
 @dataclass(frozen=True)
@@ -282,7 +225,7 @@ class _Clone:
     ref: str
 
     def git(self, what: str, *args: str) -> bytes:
-        return _run(["git", "-C", str(self.directory), *args], what)
+        return run_tool(["git", "-C", str(self.directory), *args], what)
 
     def has(self, path: str) -> bool:
         found = subprocess.run(["git", "-C", str(self.directory), "cat-file", "-e", f"HEAD:{path}"], capture_output=True, check=False)
@@ -312,7 +255,7 @@ class _Clone:
 def _clone(url: str, ref: str, sources: Mapping[str, str], scratch: Path) -> _Clone:
     origin = _redirected(url, sources)
     directory = Path(tempfile.mkdtemp(prefix="clone-", dir=scratch))
-    _run(["git", "clone", "--quiet", "--depth", "1", "--branch", ref, "--no-checkout", origin, str(directory)], f"{url} at {ref}")
+    run_tool(["git", "clone", "--quiet", "--depth", "1", "--branch", ref, "--no-checkout", origin, str(directory)], f"{url} at {ref}")
     return _Clone(directory, origin, ref)
 
 
@@ -328,6 +271,10 @@ def remote_base_paths(base: RemoteBase, folder: Path) -> list[str]:
 # --- building and checking ---------------------------------------------------------------
 
 
+NOT_FETCHED = "notFetched"
+"""The key of mirror.json listing the optional pieces the build could not fetch."""
+
+
 def build(root: Path, request: Request = Request(), sources: Mapping[str, str] | None = None, progress: Callable[[str], None] = print) -> None:
     """The mirror of `request` into the empty directory `root`, with mirror.json and SHA256SUMS.
     `sources`: pinned location -> where to fetch it from instead (the module's docstring)."""
@@ -339,15 +286,30 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
         if base.named_by not in request.kubeflow_folders:
             raise MirrorError(f"{base.pin.label} is named by {base.named_by}, a folder the mirror does not hold (facts/versions.py KUBEFLOW_FOLDERS)")
     fetched: list[dict[str, Any]] = []
+    not_fetched: list[dict[str, Any]] = []
 
     def done(records: list[dict[str, Any]]) -> None:
         fetched.extend(records)
         for record in records:
             progress(f"  {record['path']} from {record['from']} ({record.get('digest') or record.get('commit')})")
 
+    def settle(pin: Pin, path: str, outcome: dict[str, Any] | Unavailable) -> None:
+        """A piece fetched, or not: left out if its pin is optional, else the build stops."""
+        if not isinstance(outcome, Unavailable):
+            return done([outcome])
+        components = request.optional.get(pin)
+        if components is None:
+            raise outcome
+        not_fetched.append({"path": path, "pin": pin.label, "location": pin.location, "components": list(components), "why": str(outcome)})
+        progress(
+            f"  {path}: not fetched: {outcome}. Optional: no stack enables {' or '.join(components)}; a stack that "
+            "does stops at render naming this file and `make mirror`"
+        )
+
     with tempfile.TemporaryDirectory(prefix="mlplatform-mirror-") as work:
         scratch = Path(work)
-        done(_charts(request.charts, sources, root / MIRROR_CHARTS, scratch))
+        for pin, outcome in fetch_charts(request.charts, sources, root / MIRROR_CHARTS, scratch):
+            settle(pin, f"{MIRROR_CHARTS}/{pin.name}-{pin.version}.tgz", outcome)
         if request.kubeflow_folders or request.role_files:
             done(_kubeflow(request, sources, root, scratch))
         for base in request.remote_bases:
@@ -355,23 +317,12 @@ def build(root: Path, request: Request = Request(), sources: Mapping[str, str] |
             clone = _clone(base.pin.location, base.pin.version, sources, scratch)
             target = root / MIRROR_REMOTE / base.repository / base.pin.version
             done([{"path": str(target.relative_to(root)), **clone.extract(paths, target)}])
-        done(fetch_release_manifests(request.release_manifests, sources, root / MIRROR_RELEASE_MANIFESTS))
-    manifest = {"format": FORMAT, "request": request.as_json(), "fetched": fetched}
-    (root / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n")
+        for manifest in request.release_manifests:
+            fetch = partial(fetch_release_manifest, manifest, sources, root / MIRROR_RELEASE_MANIFESTS)
+            settle(manifest.pin, f"{MIRROR_RELEASE_MANIFESTS}/{manifest.mirror_path}", tried(fetch))
+    recorded = {"format": FORMAT, "request": request.as_json(), "fetched": fetched, NOT_FETCHED: not_fetched}
+    (root / MANIFEST).write_text(json.dumps(recorded, indent=2) + "\n")
     write_sums(root)
-
-
-def _charts(pins: Iterable[Pin], sources: Mapping[str, str], charts: Path, scratch: Path) -> list[dict[str, Any]]:
-    """Every chart of `pins` into `charts`; what mirror.json records of each."""
-    chosen = {pin: _chart_source(pin, sources) for pin in pins}
-    if not chosen:
-        return []
-    charts.mkdir(parents=True, exist_ok=True)
-    helm = _Helm(scratch / "helm")
-    for repository in dict.fromkeys(s.repo for s in chosen.values() if s.repo is not None):
-        helm.add(repository)
-    with ThreadPoolExecutor(max_workers=4) as pool:  # helm processes, mostly waiting on the network
-        return list(pool.map(lambda pin: _chart(helm, pin, chosen[pin], charts, scratch), chosen))
 
 
 def _kubeflow(request: Request, sources: Mapping[str, str], root: Path, scratch: Path) -> list[dict[str, Any]]:
@@ -398,7 +349,7 @@ def _files(root: Path) -> list[str]:
 
 def write_sums(root: Path) -> None:
     """SHA256SUMS of every file of the mirror, in `sha256sum` format."""
-    (root / SUMS).write_text("".join(f"{_sha256(root / name)}  {name}\n" for name in _files(root)))
+    (root / SUMS).write_text("".join(f"{sha256(root / name)}  {name}\n" for name in _files(root)))
 
 
 def verify(root: Path) -> list[str]:
@@ -409,7 +360,7 @@ def verify(root: Path) -> list[str]:
     listed = {name: digest for digest, _, name in (line.partition("  ") for line in sums.read_text().splitlines() if line)}
     problems = [f"{name}: missing" for name in sorted(set(listed) - set(_files(root)))]
     problems += [f"{name}: not in {SUMS}" for name in sorted(set(_files(root)) - set(listed))]
-    problems += [f"{name}: sha256 differs from {SUMS}" for name in sorted(set(listed) & set(_files(root))) if _sha256(root / name) != listed[name]]
+    problems += [f"{name}: sha256 differs from {SUMS}" for name in sorted(set(listed) & set(_files(root))) if sha256(root / name) != listed[name]]
     return problems
 
 
@@ -425,14 +376,42 @@ def outdated(root: Path, request: Request = Request()) -> str | None:
     return None
 
 
+def not_fetched(root: Path) -> list[dict[str, Any]]:
+    """The optional pieces the mirror at `root` was built without (mirror.json `notFetched`)."""
+    manifest = root / MANIFEST
+    return list(json.loads(manifest.read_text()).get(NOT_FETCHED, [])) if manifest.is_file() else []
+
+
 def state(root: Path, request: Request = Request()) -> str | None:
-    """Why `make mirror` must build `root`; None when it holds `request` and matches its sums."""
+    """Why `make mirror` must build `root`; None when it holds `request` and matches its sums,
+    but for pieces left out that are still optional (not_fetched)."""
     if not (root / MANIFEST).is_file():
         return f"no mirror at {root}"
     problems = verify(root)
     if problems:
         return f"{root} does not match its {SUMS}: " + "; ".join(problems[:5]) + (f" (and {len(problems) - 5} more)" if len(problems) > 5 else "")
-    return outdated(root, request)
+    why = outdated(root, request)
+    if why is not None:
+        return why
+    optional = {pin.label for pin in request.optional}
+    needed = [f"{piece['path']} ({' or '.join(piece['components'])})" for piece in not_fetched(root) if piece["pin"] not in optional]
+    if needed:
+        return f"the mirror at {root} was built without {', '.join(needed)}, which a stack now needs"
+    return None
+
+
+def _without(root: Path, stacks: Path) -> str:
+    """The end of a summary line that names the optional pieces the mirror lacks."""
+    missing = not_fetched(root)
+    if not missing:
+        return ""
+    listed = "; ".join(f"{piece['path']} ({' or '.join(piece['components'])})" for piece in missing)
+    return f"; but not these optional pieces its sources did not serve, their components enabled by no stack of {_shown(stacks)}: {listed}"
+
+
+def _shown(path: Path) -> str:
+    path = path.resolve()
+    return f"{path.relative_to(REPO)}/" if path.is_relative_to(REPO) else str(path)
 
 
 def replace(root: Path, built: Path) -> None:
@@ -460,22 +439,32 @@ def load_sources(path: Path) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None, request: Request = Request()) -> int:
-    """`make mirror`: build the mirror unless it holds `request` (the whole pin table) and matches its sums."""
+    """`make mirror`: build the mirror unless it holds `request` (the whole pin table; optional
+    what the stacks of `--stacks` do not need) and matches its sums."""
     parser = argparse.ArgumentParser(prog="python -m tooling.mirror", description=__doc__.split("\n\n")[0])
     parser.add_argument("--into", type=Path, default=LOCAL_MIRROR, help=f"the mirror directory (default {LOCAL_MIRROR.relative_to(REPO)})")
     parser.add_argument("--sources", type=Path, help="a YAML mapping of pinned location to where to fetch it from instead")
     parser.add_argument("--force", action="store_true", help="build even when the mirror is up to date")
     parser.add_argument("--verify", action="store_true", help="only check the mirror against its SHA256SUMS and the pins")
+    parser.add_argument("--stacks", type=Path, default=STACKS_DIR, help="the stack files whose components' pins are required (default stacks/)")
     args = parser.parse_args(argv)
     root: Path = args.into.resolve()
+    try:
+        request = dataclasses.replace(request, optional=optional_pins(request.by_pin(), COMPONENTS, enabled_components(args.stacks)))
+    except MirrorError as err:
+        print(f"mirror: error: {err}", file=sys.stderr)
+        return 1
     why = state(root, request)
     if args.verify or (why is None and not args.force):
         if why is None:
-            print(f"mirror: {root} holds the pinned upstreams and matches its {SUMS} ({len(_files(root))} files)")
+            print(f"mirror: {root} holds the pinned upstreams and matches its {SUMS} ({len(_files(root))} files){_without(root, args.stacks)}")
             return 0
         print(f"mirror: {why}; `make mirror` builds it", file=sys.stderr)
         return 1
     print(f"mirror: building {root} from the pin table ({why or '--force'})", flush=True)
+    if request.optional:
+        listed = ", ".join(f"{pin.label} ({' or '.join(components)})" for pin, components in request.optional.items())
+        print(f"mirror: optional, of components no stack of {_shown(args.stacks)} enables (tried; left out where not served): {listed}", flush=True)
     root.parent.mkdir(parents=True, exist_ok=True)
     built = Path(tempfile.mkdtemp(prefix=f".{root.name}-", dir=root.parent))
     try:
@@ -490,7 +479,7 @@ def main(argv: list[str] | None = None, request: Request = Request()) -> int:
         return 1
     finally:
         shutil.rmtree(built, ignore_errors=True)
-    print(f"mirror: {root}: {len(_files(root))} files, each in {SUMS}")
+    print(f"mirror: {root}: {len(_files(root))} files, each in {SUMS}{_without(root, args.stacks)}")
     return 0
 
 

@@ -34,5 +34,7 @@ NVIDIA_DRA_DRIVER = ComponentSpec(
     "NVIDIA's DRA driver, for GPU pools with gpuAllocation: dra.",
     installed_by="components.dra:INSTALLATION",
     on_by_default=dra_pools,
-    pins=(versions.NVIDIA_DRA_DRIVER_CHART,),
+    # The chart, and GKE's COS driver installer (versions.NVIDIA_DRIVER_INSTALLER_COS), a file of
+    # the GPUDirect manifests' commit: `make mirror` needs both where a stack enables the driver.
+    pins=(versions.NVIDIA_DRA_DRIVER_CHART, versions.GPUDIRECT_MANIFESTS),
 )

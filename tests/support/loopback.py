@@ -59,11 +59,15 @@ def git_remote(tree: Path, ref: str, git_dir: Path, paths: Iterable[str] = (".",
 
 
 def chart_repository(mirror: Path, request: Request, directory: Path) -> Path:
-    """The mirror's archive of each requested chart, with the index `helm repo index` writes."""
+    """The mirror's archive of each requested chart, with the index `helm repo index` writes; a
+    chart the mirror lacks is not in the index, as in a company's repository that does not carry
+    it (../shared/upstream holds no nvidia-dra-driver-gpu: `make mirror` leaves it out where no
+    stack needs it, tooling/mirror.py)."""
     directory.mkdir(parents=True)
     for pin in request.charts:
         name = f"{pin.name}-{pin.version}.tgz"
-        (directory / name).write_bytes((mirror / MIRROR_CHARTS / name).read_bytes())
+        if (mirror / MIRROR_CHARTS / name).is_file():
+            (directory / name).write_bytes((mirror / MIRROR_CHARTS / name).read_bytes())
     subprocess.run([tools.find(tools.HELM), "repo", "index", str(directory)], capture_output=True, check=True)
     return directory
 
@@ -92,7 +96,8 @@ def serving(mirror: Path, request: Request | None = None, work: Path | None = No
                 sources[base.pin.location] = git_remote(tree, base.pin.version, root / f"{base.repository.replace('/', '_')}.git")
             for manifest in request.release_manifests:
                 # Read in place through file:// (`<commit>/<path>` under the repository's folder);
-                # a mirror without them (../shared/upstream) fails the build naming each file.
+                # a mirror without them (../shared/upstream) serves none: each file is named, and
+                # left out where optional (tooling/mirror.py).
                 sources[manifest.pin.location] = (mirror / MIRROR_RELEASE_MANIFESTS / manifest.repository).absolute().as_uri()
             yield sources
         finally:
