@@ -8,10 +8,11 @@ JobSet's or a RayCluster's pods are counted by that job's own Workload. The walk
 registered integration and ReplicaSet (integrationmanager.go `isKnownOwner`), checks each
 owner's UID, and stops at the first owner that is an enabled framework with a queue name. Who
 wrote the ownerReference is never asked ("same-namespace ownership spoofing is out of scope",
-reconciler.go). And the API server asks nothing either: without `blockOwnerDeletion` an
-ownerReference needs no right on its owner (Kubernetes OwnerReferencesPermissionEnforcement, only
-for `blockOwnerDeletion: true`, kubernetes/kubernetes plugin/pkg/admission/gc/gc_admission.go;
-kubernetes.io/docs/reference/access-authn-authz/admission-controllers/, read 2026-12-04).
+reconciler.go). Nor does the API server ask for a right on the owner: its
+OwnerReferencesPermissionEnforcement plugin, where it is on at all, wants `delete` on the object
+whose ownerReferences are set (which whoever may create pods has) and a right on the owner only
+for `blockOwnerDeletion: true` (kubernetes/kubernetes plugin/pkg/admission/gc/gc_admission.go
+`isChangingOwnerReference`, `blockingOwnerRefs`; a stored copy, read 2026-12-04).
 
 So a team member who may create pods (kubeflow-edit) could name the team's running RayCluster as
 the controller of a pod asking for GPUs: Kueue would not gate it, the team's ClusterQueue would
