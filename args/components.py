@@ -170,6 +170,9 @@ class KueueArgs(ChartArgs):
     service_monitor: bool
     wait_for_pods_ready: WaitForPodsReady
     """All-or-nothing admission, in Kueue's manager configuration."""
+    kuberay_chart: bool
+    """The KubeRay operator is our chart's (not GKE's add-on): the owner guard knows its identity
+    (components/kueue_owners.py)."""
 
 
 @dataclass(frozen=True)
@@ -380,6 +383,7 @@ def kueue_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> KueueAr
         gpu_pools=gpu_pools(config),
         service_monitor=service_monitor_enabled(config),
         wait_for_pods_ready=config.components[KUEUE].wait_for_pods_ready,
+        kuberay_chart=kuberay_args(config) is not None,
         values=config.components[KUEUE].values,
     )
 

@@ -26,6 +26,7 @@ import pulumi
 import yaml
 
 from args.components import KueueArgs, kueue_args
+from components import kueue_owners
 from components.base import PlatformComponent, apply_manifest
 from components.installation import ChartValues, Installation, built_by
 from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_pods_only
@@ -267,6 +268,9 @@ class Kueue(PlatformComponent):
         self.flavors = [
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready, *placed])) for flavor in flavors
         ]
+        # Cluster-wide, in force where a team namespace binds them (components/profiles/queues.py).
+        for obj in kueue_owners.policies(FRAMEWORKS, args.kuberay_chart):
+            apply_manifest(obj['metadata']['name'], obj, self.child())
         for obj in provisioning_admission_checks(args.gpu_pools):
             apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child([self.ready]))
         self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)

@@ -66,7 +66,7 @@ CREATE and UPDATE."""
 GPU_POD_CONDITION = "gpu-pods-and-queued-pods-only"
 
 
-def _names_gpus(containers: str) -> str:
+def names_gpus(containers: str) -> str:
     resources = "c.resources"
     return (
         f"{containers}.exists(c, has({resources}) && "
@@ -77,8 +77,8 @@ def _names_gpus(containers: str) -> str:
 
 GPU_POD_EXPRESSION = (
     f"(has(object.metadata.labels) && '{KUEUE_QUEUE_LABEL}' in object.metadata.labels) || "
-    f"{_names_gpus('object.spec.containers')} || "
-    f"(has(object.spec.initContainers) && {_names_gpus('object.spec.initContainers')})"
+    f"{names_gpus('object.spec.containers')} || "
+    f"(has(object.spec.initContainers) && {names_gpus('object.spec.initContainers')})"
 )
 """True for a pod that asks for GPUs in any container (requests or limits: the API server
 defaults an extended resource's request from its limit before admission), or that names a Kueue

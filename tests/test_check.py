@@ -543,6 +543,15 @@ def test_kueue_rule_catches_an_autoscaling_ray_cluster_that_is_not_elastic() -> 
     assert [v.object for v in violations(broken, "kueue")] == ["RayCluster.ray.io nlp/ray"]
 
 
+@pytest.mark.parametrize(("name", "source"), [("jobset-controller", "jobset/jobset"), ("kuberay-operator", "kuberay/kuberay-operator")])
+def test_kueue_rule_catches_a_controller_the_owner_guard_would_refuse(name: str, source: str) -> None:
+    def renamed(obj: dict[str, Any]) -> None:
+        obj["spec"]["template"]["spec"]["serviceAccountName"] = "renamed"
+
+    found = violations(edited(rendered("dev"), "Deployment", name, renamed), "kueue")
+    assert [(v.source, v.message.split(",")[0]) for v in found] == [(source, f"runs as system:serviceaccount:{source.split('/')[0]}-system:renamed")]
+
+
 def test_kueue_rule_catches_a_queue_on_a_missing_flavor() -> None:
     broken = with_objects(rendered("dev"), lambda objects: [o for o in objects if not (o.obj["kind"] == "ResourceFlavor" and o.key[3] == "l4")])
     assert {v.message for v in violations(broken, "kueue")} == {"ResourceFlavor l4 does not exist"}

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from args.components import nvidia_dra_driver_args, training_runtimes_args
+from components import kueue_owners
 from components.dra import nvidia_dra_driver_values
 from components.kueue import manager_config
 from runtimes.catalog import cluster_training_runtimes
@@ -144,9 +145,10 @@ def test_an_explicitly_disabled_driver_installation_is_what_dra_does_anyway() ->
 
 
 def test_the_dra_guard_is_installed_and_bound_in_each_team_namespace() -> None:
-    policies = [r for r in PLAN.resources if r.type == "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"]
+    vap = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
+    policies = [r for r in PLAN.resources if r.type == vap and r.name not in kueue_owners.POLICIES]  # the owner guard: tests/test_kueue_owners.py
     assert [p.name for p in policies] == ["trainjob-dra-gpus"]
-    bindings = [o for o in authored_objects(PLAN) if o["kind"] == "ValidatingAdmissionPolicyBinding"]
+    bindings = [o for o in authored_objects(PLAN) if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] not in kueue_owners.POLICIES]
     assert [(b["metadata"]["name"], b["spec"]["policyName"]) for b in bindings] == [("vision-trainjob-dra-gpus", "trainjob-dra-gpus")]
     # Its match: exactly the DRA pool's four variants (the CEL is judged by the API server in
     # tests/envtest/test_dra.py).

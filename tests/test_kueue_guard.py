@@ -34,13 +34,13 @@ def test_a_stack_without_gpu_pools_gets_no_policy_and_no_binding() -> None:
     assert kueue_guard.policy(()) is None
     kind = validate(with_changes(base_kind(), {"mlplatform:teams": [{"name": "vision", "owner": "a@acme.com", "quota": {}}]}), "test")
     assert kind.enabled_components()["kueue"]
-    kinds = {o["kind"] for o in team_objects(team_args(kind, kind.teams[0]))}
-    assert "ValidatingAdmissionPolicyBinding" not in kinds
+    bound = {o["spec"]["policyName"] for o in team_objects(team_args(kind, kind.teams[0])) if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    assert kueue_guard.TRAINJOB_GPU_POLICY not in bound and bound  # the owner guard's are there (tests/test_kueue_owners.py)
 
 
 def test_every_team_namespace_of_a_gpu_stack_binds_the_policy() -> None:
     for team in DEV.teams:
-        (found,) = [o for o in team_objects(team_args(DEV, team)) if o["kind"] == "ValidatingAdmissionPolicyBinding"]
-        assert found["spec"]["policyName"] == kueue_guard.TRAINJOB_GPU_POLICY
+        bindings = [o for o in team_objects(team_args(DEV, team)) if o["kind"] == "ValidatingAdmissionPolicyBinding"]
+        (found,) = [o for o in bindings if o["spec"]["policyName"] == kueue_guard.TRAINJOB_GPU_POLICY]
         assert found["spec"]["validationActions"] == ["Deny"]
         assert found["spec"]["matchResources"]["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": team.name}}

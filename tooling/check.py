@@ -20,6 +20,7 @@ from typing import Any
 
 import yaml
 
+from components import kueue_owners
 from components.base import CONFIG_DIGEST_ANNOTATION
 from components.gateway import GOOGLE_LB_RANGES
 from components.images import ImageSite, image_sites, image_transform
@@ -636,6 +637,33 @@ def images_mirrored(platform: Platform) -> Iterator[Violation]:
         )
 
 
+OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer")
+"""The installs whose controllers make objects owned by jobs Kueue queues (components/kueue_owners.py)."""
+
+
+def owner_guard_controllers(platform: Platform) -> Iterator[Violation]:
+    """The owner guard lets the JobSet, KubeRay and Trainer controllers make what it refuses to
+    others, by their service accounts' names: a controller running as another account (an overlay
+    renamed it) would have its jobs' pods and JobSets refused."""
+    guard = next((o for o in platform.of_kind("ValidatingAdmissionPolicy") if o.key[3] == kueue_owners.OWNED_GPU_PODS), None)
+    if guard is None:
+        return
+    allowed = " ".join(str(v.get("expression", "")) for v in (guard.obj.get("spec") or {}).get("validations") or [])
+    for deployment in platform.of_kind("Deployment"):
+        if deployment.source not in OWNER_GUARD_CONTROLLERS:
+            continue
+        pod = ((deployment.obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+        account = f"system:serviceaccount:{deployment.key[2]}:{pod.get('serviceAccountName') or 'default'}"
+        if f"'{account}'" not in allowed:
+            yield Violation(
+                "kueue",
+                label(deployment),
+                deployment.source,
+                f"runs as {account}, which ValidatingAdmissionPolicy {kueue_owners.OWNED_GPU_PODS} does not let make pods and workloads "
+                "owned by jobs Kueue queues (components/kueue_owners.py): its jobs' pods would be refused; keep the chart's service account name",
+            )
+
+
 def kueue_rules(platform: Platform) -> Iterator[Violation]:
     """Objects Kueue manages obey Kueue v0.19.2's rules: every queue and flavor named exists,
     and a managed RayCluster does not autoscale (its webhook rejects that unless it is an
@@ -659,6 +687,7 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
         for check in list(spec.get("admissionChecks") or []) + [c.get("name") for c in strategy]:
             if check not in checks:
                 yield Violation("kueue", label(queue), queue.source, f"AdmissionCheck {check} does not exist")
+    yield from owner_guard_controllers(platform)
     for cluster in platform.of_kind("RayCluster"):
         meta = cluster.obj.get("metadata") or {}
         queue_name = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)

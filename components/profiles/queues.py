@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from args.teams import TeamArgs
+from components import kueue_owners
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE, namespace_selector
 from facts.node_labels import GPU_RESOURCE
@@ -112,9 +113,11 @@ def local_queue(team: TeamConfig) -> dict[str, Any]:
 
 
 def queue_objects(args: TeamArgs) -> list[dict[str, Any]]:
-    """The team's queues, and where Kueue runs GPU runtimes the guard's binding in its namespace
-    (runtimes/kueue_guard.py)."""
+    """The team's queues, the owner guard's bindings (components/kueue_owners.py), and where Kueue
+    runs GPU runtimes the GPU-accounting guard's binding in its namespace (runtimes/kueue_guard.py)."""
     objects = [cluster_queue(args), local_queue(args.team)]
+    if args.kueue:
+        objects += kueue_owners.bindings(args.team.name)
     if args.kueue and kueue_guard.gpu_runtimes(args.gpu_pools):
         objects.append(kueue_guard.binding(args.team.name))
     return objects

@@ -1,0 +1,44 @@
+"""The owner guard (components/kueue_owners.py): which owners it judges, whom it lets make them,
+where it is bound. What it admits and refuses is the API server's to say:
+tests/envtest/test_kueue_owners.py has a real one enforce it as a team editor and as controllers."""
+
+from __future__ import annotations
+
+from args.components import kueue_args
+from args.teams import team_args
+from components import kueue_owners
+from components.kueue import FRAMEWORKS
+from components.profiles import team_objects
+from stacks.config import load, validate
+from tests.conftest import base_gke, with_changes
+
+DEV = load("dev")
+
+
+def test_every_framework_kueue_runs_here_is_an_owner_the_guard_judges() -> None:
+    """A framework added to Kueue's configuration without its kind would leave its pods unguarded."""
+    owners = {(k.group, k.kind) for k in kueue_owners.managed_kinds(FRAMEWORKS, kuberay_chart=True)}
+    assert owners == {("batch", "Job"), ("jobset.x-k8s.io", "JobSet"), ("trainer.kubeflow.org", "TrainJob"), ("ray.io", "RayJob"), ("ray.io", "RayCluster"), ("", "Pod")}
+    condition = kueue_owners.policies(FRAMEWORKS, True)[0]["spec"]["matchConditions"][0]["expression"]
+    for group, kind in owners:
+        assert f"'{group}/{kind}'" in condition
+
+
+def test_every_team_namespace_binds_both_policies() -> None:
+    for team in DEV.teams:
+        bindings = [o for o in team_objects(team_args(DEV, team)) if o["kind"] == "ValidatingAdmissionPolicyBinding"]
+        ours = {o["spec"]["policyName"]: o for o in bindings if o["spec"]["policyName"] in kueue_owners.POLICIES}
+        assert sorted(ours) == ["kueue-owned-gpu-pods", "kueue-owned-workloads"]
+        for found in ours.values():
+            assert found["spec"]["validationActions"] == ["Deny"]
+            assert found["spec"]["matchResources"]["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": team.name}}
+
+
+def test_with_gkes_ray_add_on_the_ray_kinds_are_left_out() -> None:
+    """GKE does not document its managed operator's identity: guarding Ray owners would refuse its pods."""
+    addon = validate(with_changes(base_gke(), {"mlplatform:components.kuberay": {"source": "gke-addon"}}), "test")
+    args = kueue_args(addon)
+    assert not args.kuberay_chart and kueue_args(DEV).kuberay_chart
+    for policy in kueue_owners.policies(FRAMEWORKS, args.kuberay_chart):
+        assert "ray.io" not in policy["spec"]["matchConditions"][0]["expression"]
+        assert "kuberay" not in policy["spec"]["validations"][0]["expression"]
