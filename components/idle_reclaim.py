@@ -39,6 +39,7 @@ from components.base import CONFIG_DIGEST_ANNOTATION, PlatformComponent, apply_m
 from components.installation import Installation
 from components.monitoring import NAMESPACE, datasource_url_of
 from components.readiness import Readiness
+from facts.admission import deny_binding
 from facts.labels import IDLE_RECLAIM_LABEL, PROFILE_NAMESPACE_LABEL
 from facts.versions import PYTHON_IMAGE, image
 from infra.cluster import Cluster
@@ -133,17 +134,7 @@ def exemption_policy() -> list[dict[str, Any]]:
         },
     }
     key, value = PROFILE_NAMESPACE_LABEL
-    binding = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": name},
-        "spec": {
-            "policyName": name,
-            "validationActions": ["Deny"],
-            "matchResources": {"namespaceSelector": {"matchLabels": {key: value}}},
-        },
-    }
-    return [policy, binding]
+    return [policy, deny_binding(name, name, {"matchLabels": {key: value}})]
 
 
 def objects(args: IdleReclaimArgs) -> list[dict[str, Any]]:

@@ -40,7 +40,7 @@ from typing import Any
 
 from components import jobset, kuberay, trainer
 from components.kueue_pods import POD_FRAMEWORK, names_gpus
-from facts.labels import namespace_selector
+from facts.admission import team_binding
 
 
 @dataclass(frozen=True)
@@ -199,12 +199,4 @@ def policies(frameworks: tuple[str, ...], kuberay_chart: bool) -> list[dict[str,
 
 def bindings(namespace: str) -> list[dict[str, Any]]:
     """Both policies in force in one team namespace."""
-    return [
-        {
-            "apiVersion": "admissionregistration.k8s.io/v1",
-            "kind": "ValidatingAdmissionPolicyBinding",
-            "metadata": {"name": f"{namespace}-{name}"},
-            "spec": {"policyName": name, "validationActions": ["Deny"], "matchResources": {"namespaceSelector": namespace_selector(namespace)}},
-        }
-        for name in POLICIES
-    ]
+    return [team_binding(name, namespace) for name in POLICIES]

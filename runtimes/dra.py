@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from facts.admission import team_binding
 from facts.dra import CLAIM_NAME, claim_template_name
-from facts.labels import namespace_selector
 from facts.node_labels import GPU_RESOURCE
 from stacks.schema import GpuPool
 
@@ -84,13 +84,4 @@ def policy(runtimes: Sequence[str]) -> dict[str, Any] | None:
 
 def binding(namespace: str) -> dict[str, Any]:
     """The policy in force in one team namespace."""
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": f"{namespace}-{TRAINJOB_DRA_POLICY}"},
-        "spec": {
-            "policyName": TRAINJOB_DRA_POLICY,
-            "validationActions": ["Deny"],
-            "matchResources": {"namespaceSelector": namespace_selector(namespace)},
-        },
-    }
+    return team_binding(TRAINJOB_DRA_POLICY, namespace)

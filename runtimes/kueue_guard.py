@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from facts.labels import namespace_selector
+from facts.admission import team_binding
 from facts.node_labels import GPU_RESOURCE
 from facts.versions import KUEUE_CHART, KUEUE_TRAINER_LIBRARY, TRAINER_CHART
 from runtimes.catalog import RUNTIMES, runtime_name
@@ -142,13 +142,4 @@ def policy(gpu_pools: Sequence[GpuPool]) -> dict[str, Any] | None:
 
 def binding(namespace: str) -> dict[str, Any]:
     """The policy in force in one team namespace."""
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": f"{namespace}-{TRAINJOB_GPU_POLICY}"},
-        "spec": {
-            "policyName": TRAINJOB_GPU_POLICY,
-            "validationActions": ["Deny"],
-            "matchResources": {"namespaceSelector": namespace_selector(namespace)},
-        },
-    }
+    return team_binding(TRAINJOB_GPU_POLICY, namespace)
