@@ -46,12 +46,16 @@ def refusals(environ: Mapping[str, str]) -> list[str]:
 
 ENVTEST_SUITE = Path(__file__).resolve().parent / "envtest"
 """The tests against a real API server: `make envtest` (`pytest tests/envtest`), which `make test` runs too."""
+PACKAGE_SUITE = Path(__file__).resolve().parent / "package"
+"""The package built and installed as a user would: `make wheel-test` (`pytest tests/package`),
+which `make test` runs too."""
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
-    """A run over the whole of tests/ (the unit suite, `pytest -n 2`) leaves tests/envtest/ to
-    its own target, which keeps the unit suite's time; named on the command line, it runs."""
-    return True if collection_path == ENVTEST_SUITE else None
+    """A run over the whole of tests/ (the unit suite, `pytest -n 2`) leaves tests/envtest/ and
+    tests/package/ to their own targets, which keeps the unit suite's time; named on the command
+    line, they run."""
+    return True if collection_path in (ENVTEST_SUITE, PACKAGE_SUITE) else None
 
 
 def pytest_configure(config: pytest.Config) -> None:

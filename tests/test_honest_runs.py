@@ -53,10 +53,12 @@ def test_ci_without_the_mirror_fails_the_run_naming_mlplatform_mirror(tmp_path: 
     assert "in CI the envtest suite (`make envtest`) must run, not skip" in output
 
 
-def test_make_test_runs_the_envtest_suite_which_the_unit_run_leaves_out() -> None:
+def test_make_test_runs_the_suites_which_the_unit_run_leaves_out() -> None:
     makefile = (REPO / "Makefile").read_text()
     test_target = makefile.split("\ntest: $(INSTALLED)\n", 1)[1].split("\n\n", 1)[0]
-    assert test_target.rstrip().endswith("@$(MAKE) --no-print-directory envtest")
+    assert test_target.rstrip().endswith("@$(MAKE) --no-print-directory wheel-test\n\t@$(MAKE) --no-print-directory envtest")
     assert "envtest: $(INSTALLED)\n\t@$(PYTHON) -m pytest tests/envtest;" in makefile
+    assert "wheel-test: $(INSTALLED)\n\t@$(PYTHON) -m pytest tests/package;" in makefile
     assert pytest_ignore_collect(REPO / "tests" / "envtest", None) is True  # type: ignore[arg-type]
+    assert pytest_ignore_collect(REPO / "tests" / "package", None) is True  # type: ignore[arg-type]
     assert pytest_ignore_collect(REPO / "tests" / "test_quantity.py", None) is None  # type: ignore[arg-type]
