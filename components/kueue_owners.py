@@ -31,6 +31,14 @@ both on CREATE, and on UPDATE when a controller reference to such an owner is ne
 request comes from a controller that makes these objects (CONTROLLERS). Without Kueue-managed
 owners nothing changes: a CPU-only pod is never Kueue's (components/kueue_pods.py), and the
 references nobody forges (a pipeline step's Workflow, a notebook's StatefulSet) are not matched.
+
+A third, ADMISSION_GATE: a GPU pod Kueue queues (a notebook's, a pipeline step's) waits behind
+the scheduling gate `kueue.x-k8s.io/admission` until Kueue admits it. Kubernetes lets whoever
+may update the pod remove a scheduling gate (kubeflow-edit grants `update` and `patch` on pods),
+and Kueue's pod webhook does not refuse it (kueue v0.19.2 pkg/controller/jobs/pod/pod_webhook.go
+`ValidateUpdate`, lines 218-242: queue name, prebuilt workload, group name and annotations, never
+spec.schedulingGates): the pod would start on GPUs while its Workload still waits. So an UPDATE
+of a pod that drops that gate is refused unless it comes from Kueue's controller (KUEUE_CONTROLLER).
 """
 
 from __future__ import annotations
@@ -108,9 +116,17 @@ TRAINER_CONTROLLER = _account(trainer.NAMESPACE, "kubeflow-trainer-controller-ma
 """Creates a TrainJob's JobSet (kubeflow-trainer chart 2.3.0 templates/manager/deployment.yaml
 serviceAccountName, release `kubeflow-trainer`)."""
 
+KUEUE_CONTROLLER = _account("kueue-system", "kueue-controller-manager")
+"""Lifts the admission gate once a pod's Workload is admitted (kueue chart 0.19.2
+templates/manager/manager.yaml serviceAccountName `{{ include "kueue.fullname" . }}-controller-manager`,
+release `kueue` in components/kueue.py NAMESPACE, which imports this module)."""
+ADMISSION_GATE_NAME = "kueue.x-k8s.io/admission"
+"""Kueue's scheduling gate on the pods it queues (kueue v0.19.2 pkg/controller/jobs/pod/constants/constants.go SchedulingGateName)."""
+
 OWNED_GPU_PODS = "kueue-owned-gpu-pods"
 OWNED_WORKLOADS = "kueue-owned-workloads"
-POLICIES = (OWNED_GPU_PODS, OWNED_WORKLOADS)
+ADMISSION_GATE = "kueue-admission-gate"
+POLICIES = (OWNED_GPU_PODS, OWNED_WORKLOADS, ADMISSION_GATE)
 
 
 def controllers(kuberay_chart: bool) -> tuple[str, ...]:
@@ -180,8 +196,39 @@ def _policy(name: str, rules: list[dict[str, Any]], conditions: list[dict[str, s
     }
 
 
+def _has_gate(pod: str) -> str:
+    return f"(has({pod}.spec.schedulingGates) && {pod}.spec.schedulingGates.exists(g, g.name == '{ADMISSION_GATE_NAME}'))"
+
+
+def gate_policy() -> dict[str, Any]:
+    """Only Kueue's controller may lift its admission gate; any other change to a gated pod passes."""
+    message = (
+        f"only Kueue removes the scheduling gate {ADMISSION_GATE_NAME}, when the team's queue admits the pod: "
+        "removed by anyone else the pod would take GPUs no queue counts. Wait for the queue; "
+        "`kubectl get workloads` in the namespace shows why the pod waits (its QuotaReserved condition and Pending events)"
+    )
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "ValidatingAdmissionPolicy",
+        "metadata": {"name": ADMISSION_GATE},
+        "spec": {
+            "failurePolicy": "Fail",
+            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["*"], "operations": ["UPDATE"], "resources": ["pods"]}]},
+            "matchConditions": [{"name": "removes-kueues-admission-gate", "expression": f"{_has_gate('oldObject')} && !{_has_gate('object')}"}],
+            "validations": [
+                {
+                    "expression": f"request.userInfo.username == '{KUEUE_CONTROLLER}'",
+                    "message": message,
+                    "messageExpression": "'Pod ' + object.metadata.name + ': ' + '" + message.replace("'", "\\'") + "'",
+                    "reason": "Forbidden",
+                }
+            ],
+        },
+    }
+
+
 def policies(frameworks: tuple[str, ...], kuberay_chart: bool) -> list[dict[str, Any]]:
-    """The two policies (empty when no framework Kueue runs here owns pods)."""
+    """The three policies (empty when no framework Kueue runs here owns pods)."""
     kinds = managed_kinds(frameworks, kuberay_chart)
     if not kinds:
         return []
@@ -194,9 +241,10 @@ def policies(frameworks: tuple[str, ...], kuberay_chart: bool) -> list[dict[str,
     return [
         _policy(OWNED_GPU_PODS, _rules((POD,)), [owner, gpus], allowed, "a pod asking for GPUs"),
         _policy(OWNED_WORKLOADS, _rules(WALKED_KINDS), [owner], allowed, "a workload"),
+        *([gate_policy()] if POD_FRAMEWORK in frameworks else []),
     ]
 
 
 def bindings(namespace: str) -> list[dict[str, Any]]:
-    """Both policies in force in one team namespace."""
+    """The policies in force in one team namespace."""
     return [team_binding(name, namespace) for name in POLICIES]

@@ -552,6 +552,17 @@ def test_kueue_rule_catches_a_controller_the_owner_guard_would_refuse(name: str,
     assert [(v.source, v.message.split(",")[0]) for v in found] == [(source, f"runs as system:serviceaccount:{source.split('/')[0]}-system:renamed")]
 
 
+def test_kueue_rule_catches_a_kueue_controller_the_gate_guard_would_refuse() -> None:
+    """Renamed, Kueue's controller could not lift its own gate: no queued pod would start."""
+
+    def renamed(obj: dict[str, Any]) -> None:
+        obj["spec"]["template"]["spec"]["serviceAccountName"] = "renamed"
+
+    found = violations(edited(rendered("dev"), "Deployment", "kueue-controller-manager", renamed), "kueue")
+    assert [(v.source, v.message.split(",")[0]) for v in found] == [("kueue/kueue", "runs as system:serviceaccount:kueue-system:renamed")]
+    assert "kueue-admission-gate does not let lift Kueue's scheduling gate" in found[0].message
+
+
 def test_kueue_rule_catches_a_queue_on_a_missing_flavor() -> None:
     broken = with_objects(rendered("dev"), lambda objects: [o for o in objects if not (o.obj["kind"] == "ResourceFlavor" and o.key[3] == "l4")])
     assert {v.message for v in violations(broken, "kueue")} == {"ResourceFlavor l4 does not exist"}

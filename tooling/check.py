@@ -639,29 +639,40 @@ def images_mirrored(platform: Platform) -> Iterator[Violation]:
 
 OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer")
 """The installs whose controllers make objects owned by jobs Kueue queues (components/kueue_owners.py)."""
+GUARDED_CONTROLLERS = {
+    kueue_owners.OWNED_GPU_PODS: (
+        OWNER_GUARD_CONTROLLERS,
+        "does not let make pods and workloads owned by jobs Kueue queues (components/kueue_owners.py): its jobs' pods would be refused",
+    ),
+    kueue_owners.ADMISSION_GATE: (
+        ("kueue/kueue",),
+        "does not let lift Kueue's scheduling gate (components/kueue_owners.py): no pod Kueue queues would ever start",
+    ),
+}
+"""Each guard and the installs whose controllers it lets through by their service accounts' names."""
 
 
 def owner_guard_controllers(platform: Platform) -> Iterator[Violation]:
     """The owner guard lets the JobSet, KubeRay and Trainer controllers make what it refuses to
-    others, by their service accounts' names: a controller running as another account (an overlay
-    renamed it) would have its jobs' pods and JobSets refused."""
-    guard = next((o for o in platform.of_kind("ValidatingAdmissionPolicy") if o.key[3] == kueue_owners.OWNED_GPU_PODS), None)
-    if guard is None:
-        return
-    allowed = " ".join(str(v.get("expression", "")) for v in (guard.obj.get("spec") or {}).get("validations") or [])
-    for deployment in platform.of_kind("Deployment"):
-        if deployment.source not in OWNER_GUARD_CONTROLLERS:
+    others, and the gate guard lets Kueue's controller lift its gate, by their service accounts'
+    names: a controller running as another account (an overlay renamed it) would be refused."""
+    for name, (sources, refused) in GUARDED_CONTROLLERS.items():
+        guard = next((o for o in platform.of_kind("ValidatingAdmissionPolicy") if o.key[3] == name), None)
+        if guard is None:
             continue
-        pod = ((deployment.obj.get("spec") or {}).get("template") or {}).get("spec") or {}
-        account = f"system:serviceaccount:{deployment.key[2]}:{pod.get('serviceAccountName') or 'default'}"
-        if f"'{account}'" not in allowed:
-            yield Violation(
-                "kueue",
-                label(deployment),
-                deployment.source,
-                f"runs as {account}, which ValidatingAdmissionPolicy {kueue_owners.OWNED_GPU_PODS} does not let make pods and workloads "
-                "owned by jobs Kueue queues (components/kueue_owners.py): its jobs' pods would be refused; keep the chart's service account name",
-            )
+        allowed = " ".join(str(v.get("expression", "")) for v in (guard.obj.get("spec") or {}).get("validations") or [])
+        for deployment in platform.of_kind("Deployment"):
+            if deployment.source not in sources:
+                continue
+            pod = ((deployment.obj.get("spec") or {}).get("template") or {}).get("spec") or {}
+            account = f"system:serviceaccount:{deployment.key[2]}:{pod.get('serviceAccountName') or 'default'}"
+            if f"'{account}'" not in allowed:
+                yield Violation(
+                    "kueue",
+                    label(deployment),
+                    deployment.source,
+                    f"runs as {account}, which ValidatingAdmissionPolicy {name} {refused}; keep the chart's service account name",
+                )
 
 
 def kueue_rules(platform: Platform) -> Iterator[Violation]:

@@ -3,7 +3,9 @@ stack's RBAC: a team editor may create pods and Jobs, yet not a GPU pod nor a Jo
 is a kind Kueue manages (Kueue would leave it unqueued); the controllers that make such objects
 (the Job controller, KubeRay's operator, JobSet's controller, each as its service account) still
 may, and a CPU-only pod with such an owner, never Kueue's, is admitted. Every request a dry run:
-nothing is stored, no owner needs to exist (the policy reads the reference, not the owner)."""
+nothing is stored, no owner needs to exist (the policy reads the reference, not the owner).
+The gate guard: of a stored pod gated as Kueue gates it, an editor may change a label but not
+remove the gate `kueue.x-k8s.io/admission`; Kueue's controller may (dry-run updates)."""
 
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ TEAM, EDITOR = "vision", "ana@acme.com"
 JOB_CONTROLLER = "system:serviceaccount:kube-system:job-controller"
 KUBERAY = "system:serviceaccount:kuberay-system:kuberay-operator"
 JOBSET = "system:serviceaccount:jobset-system:jobset-controller"
+KUEUE = "system:serviceaccount:kueue-system:kueue-controller-manager"
 """Written out, not read from the module: the identities the charts and the controller manager use."""
 PODS, JOBS = f"/api/v1/namespaces/{TEAM}/pods", f"/apis/batch/v1/namespaces/{TEAM}/jobs"
 RAYCLUSTER = ("ray.io/v1", "RayCluster")
@@ -72,7 +75,7 @@ def dev_world(cluster: Cluster) -> Iterator[None]:
     objects = [o.obj for o in rendered("dev").objects]
     guard = [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] in kueue_owners.POLICIES]
     guard += [o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] in kueue_owners.POLICIES]
-    assert len(guard) == 2 + 2 * 3  # two policies, bound in each of the three team namespaces
+    assert len(guard) == 3 + 3 * 3  # three policies, bound in each of the three team namespaces
     account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": TEAM}}  # no controller makes it here
     with kept(cluster, [*rbac_of(objects), account, *guard]):
 
@@ -117,3 +120,54 @@ def test_a_workload_of_an_editors_naming_a_queued_owner_is_refused(cluster: Clus
     message = refusal(cluster, JOBS, job([owner(RAYCLUSTER)]), EDITOR)
     assert message is not None and f"ValidatingAdmissionPolicy '{kueue_owners.OWNED_WORKLOADS}'" in message
     assert refusal(cluster, JOBS, job([]), EDITOR) is None
+
+
+GATE = "kueue.x-k8s.io/admission"
+
+
+def update(cluster: Cluster, stored: dict[str, Any], user: str) -> str | None:
+    """None when the API server would take `stored` (changed) as an update from `user` (a dry run), else its message."""
+    try:
+        cluster.request("PUT", f"{PODS}/{stored['metadata']['name']}", stored, [("dryRun", "All")], as_user=user)
+    except ApiException as error:
+        return api_message(error)
+    return None
+
+
+def ungated(stored: dict[str, Any]) -> dict[str, Any]:
+    return {**stored, "spec": {**stored["spec"], "schedulingGates": [g for g in stored["spec"]["schedulingGates"] if g["name"] != GATE]}}
+
+
+@pytest.fixture(scope="module")
+def gated(cluster: Cluster) -> Iterator[dict[str, Any]]:
+    """A GPU pod as Kueue's webhook leaves it (gated; no scheduler runs here), stored until the module ends."""
+    body = pod([], GPU)
+    body["spec"]["schedulingGates"] = [{"name": GATE}, {"name": "example.com/other"}]
+    stored = cluster.request("POST", PODS, body)
+    try:
+
+        def pending() -> list[str]:
+            found = update(cluster, ungated(stored), EDITOR)
+            return [] if found and "Wait for the queue" in found else [f"the gate guard is not in force yet ({found})"]
+
+        wait_for("the gate guard", pending, timeout=60, interval=0.1)
+        yield stored
+    finally:
+        cluster.request("DELETE", f"{PODS}/{stored['metadata']['name']}", None, [("gracePeriodSeconds", "0")])
+
+
+def test_an_editor_removing_kueues_gate_is_refused_with_what_to_do(cluster: Cluster, gated: dict[str, Any]) -> None:
+    message = update(cluster, ungated(gated), EDITOR)
+    assert message is not None and f"ValidatingAdmissionPolicy '{kueue_owners.ADMISSION_GATE}'" in message
+    assert f"Pod {gated['metadata']['name']}: only Kueue removes the scheduling gate {GATE}" in message and "kubectl get workloads" in message
+
+
+def test_kueues_controller_lifts_the_gate(cluster: Cluster, gated: dict[str, Any]) -> None:
+    assert update(cluster, ungated(gated), KUEUE) is None
+
+
+def test_an_editor_may_change_the_rest_of_a_gated_pod(cluster: Cluster, gated: dict[str, Any]) -> None:
+    labelled = {**gated, "metadata": {**gated["metadata"], "labels": {"purpose": "eval"}}}
+    assert update(cluster, labelled, EDITOR) is None
+    other = {**gated, "spec": {**gated["spec"], "schedulingGates": [{"name": GATE}]}}  # another gate removed: not Kueue's
+    assert update(cluster, other, EDITOR) is None
