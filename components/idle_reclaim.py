@@ -39,7 +39,7 @@ from components.base import CONFIG_DIGEST_ANNOTATION, PlatformComponent, apply_m
 from components.installation import Installation
 from components.monitoring import NAMESPACE, datasource_url_of
 from components.readiness import Readiness
-from facts.admission import deny_binding
+from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import IDLE_RECLAIM_LABEL, PROFILE_NAMESPACE_LABEL
 from facts.versions import PYTHON_IMAGE, image
 from infra.cluster import Cluster
@@ -110,29 +110,20 @@ OWNER = f"authorizer.group('{RBAC}').resource('rolebindings').namespace(object.m
 def exemption_policy() -> list[dict[str, Any]]:
     """Only a team owner sets, changes or removes a Notebook's exemption label."""
     name = EXEMPTION_POLICY
-    policy = {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": name},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
-                    {"apiGroups": ["kubeflow.org"], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"], "resources": ["notebooks"]}
-                ]
-            },
-            "matchConditions": [{"name": "exemption-label-set-or-changed", "expression": LABEL_CHANGED}],
-            "variables": [{"name": "mayManageAccess", "expression": OWNER}],
-            "validations": [
-                {
-                    "expression": "variables.mayManageAccess",
-                    "message": f"only a team owner (who may manage the namespace's RoleBindings) sets, changes or removes the label "
-                    f"{IDLE_RECLAIM_LABEL} of a Notebook: it exempts the notebook from the idle reclaim (docs/teams.md)",
-                    "reason": "Forbidden",
-                }
-            ],
-        },
-    }
+    policy = fail_closed_policy(
+        name,
+        [{"apiGroups": ["kubeflow.org"], "apiVersions": ["*"], "operations": ["CREATE", "UPDATE"], "resources": ["notebooks"]}],
+        [{"name": "exemption-label-set-or-changed", "expression": LABEL_CHANGED}],
+        [
+            {
+                "expression": "variables.mayManageAccess",
+                "message": f"only a team owner (who may manage the namespace's RoleBindings) sets, changes or removes the label "
+                f"{IDLE_RECLAIM_LABEL} of a Notebook: it exempts the notebook from the idle reclaim (docs/teams.md)",
+                "reason": "Forbidden",
+            }
+        ],
+        variables=[{"name": "mayManageAccess", "expression": OWNER}],
+    )
     key, value = PROFILE_NAMESPACE_LABEL
     return [policy, deny_binding(name, name, {"matchLabels": {key: value}})]
 

@@ -48,7 +48,7 @@ from typing import Any
 
 from components import jobset, kuberay, trainer
 from components.kueue_pods import POD_FRAMEWORK, names_gpus
-from facts.admission import team_binding
+from facts.admission import cel_list, fail_closed_policy, team_binding
 
 
 @dataclass(frozen=True)
@@ -140,14 +140,10 @@ def managed_kinds(frameworks: tuple[str, ...], kuberay_chart: bool) -> tuple[Kin
     return tuple(k for k in kinds if kuberay_chart or k.group != "ray.io")
 
 
-def _cel_list(values: list[str]) -> str:
-    return "[" + ", ".join("'" + v + "'" for v in values) + "]"
-
-
 def _managed(ref: str, kinds: tuple[Kind, ...]) -> str:
     """True for an ownerReference `ref` that names a controller of one of `kinds`."""
     group = f"({ref}.apiVersion.contains('/') ? {ref}.apiVersion.split('/')[0] : '')"
-    return f"has({ref}.controller) && {ref}.controller && ({group} + '/' + {ref}.kind) in {_cel_list([f'{k.group}/{k.kind}' for k in kinds])}"
+    return f"has({ref}.controller) && {ref}.controller && ({group} + '/' + {ref}.kind) in {cel_list([f'{k.group}/{k.kind}' for k in kinds])}"
 
 
 def _new_managed_owner(kinds: tuple[Kind, ...]) -> str:
@@ -175,25 +171,20 @@ def _policy(name: str, rules: list[dict[str, Any]], conditions: list[dict[str, s
         "queue instead: a TrainJob, RayJob or RayCluster of your own (the Kubeflow SDK makes them), or a pod without that "
         "ownerReference (Kueue queues it in the namespace's default LocalQueue)"
     )
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": name},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {"resourceRules": rules},
-            "matchConditions": conditions,
-            "validations": [
-                {
-                    "expression": f"request.userInfo.username in {_cel_list(list(allowed))}",
-                    "message": message,
-                    "messageExpression": f"object.kind + ' ' + object.metadata.name + ' (controller: ' + {_owner_text()} + '): ' + "
-                    + "'" + message.replace("'", "\\'") + "'",
-                    "reason": "Forbidden",
-                }
-            ],
-        },
-    }
+    return fail_closed_policy(
+        name,
+        rules,
+        conditions,
+        [
+            {
+                "expression": f"request.userInfo.username in {cel_list(allowed)}",
+                "message": message,
+                "messageExpression": f"object.kind + ' ' + object.metadata.name + ' (controller: ' + {_owner_text()} + '): ' + "
+                + "'" + message.replace("'", "\\'") + "'",
+                "reason": "Forbidden",
+            }
+        ],
+    )
 
 
 def _has_gate(pod: str) -> str:
@@ -207,24 +198,19 @@ def gate_policy() -> dict[str, Any]:
         "removed by anyone else the pod would take GPUs no queue counts. Wait for the queue; "
         "`kubectl get workloads` in the namespace shows why the pod waits (its QuotaReserved condition and Pending events)"
     )
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": ADMISSION_GATE},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {"resourceRules": [{"apiGroups": [""], "apiVersions": ["*"], "operations": ["UPDATE"], "resources": ["pods"]}]},
-            "matchConditions": [{"name": "removes-kueues-admission-gate", "expression": f"{_has_gate('oldObject')} && !{_has_gate('object')}"}],
-            "validations": [
-                {
-                    "expression": f"request.userInfo.username == '{KUEUE_CONTROLLER}'",
-                    "message": message,
-                    "messageExpression": "'Pod ' + object.metadata.name + ': ' + '" + message.replace("'", "\\'") + "'",
-                    "reason": "Forbidden",
-                }
-            ],
-        },
-    }
+    return fail_closed_policy(
+        ADMISSION_GATE,
+        [{"apiGroups": [""], "apiVersions": ["*"], "operations": ["UPDATE"], "resources": ["pods"]}],
+        [{"name": "removes-kueues-admission-gate", "expression": f"{_has_gate('oldObject')} && !{_has_gate('object')}"}],
+        [
+            {
+                "expression": f"request.userInfo.username == '{KUEUE_CONTROLLER}'",
+                "message": message,
+                "messageExpression": "'Pod ' + object.metadata.name + ': ' + '" + message.replace("'", "\\'") + "'",
+                "reason": "Forbidden",
+            }
+        ],
+    )
 
 
 def policies(frameworks: tuple[str, ...], kuberay_chart: bool) -> list[dict[str, Any]]:

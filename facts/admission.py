@@ -1,12 +1,40 @@
-"""The binding that puts one of our ValidatingAdmissionPolicies in force: every policy the
-platform writes denies (no warn or audit), in the namespaces a selector picks (one team's, or
-every team's)."""
+"""Our ValidatingAdmissionPolicies and the bindings that put them in force. Every policy the
+platform writes fails closed (an expression that cannot be evaluated refuses) and every binding
+denies (no warn or audit), in the namespaces a selector picks (one team's, or every team's).
+With the quoting of the values the policies' CEL names."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from facts.labels import namespace_selector
+
+
+def cel_string(value: str) -> str:
+    """`value` as a CEL string literal."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def cel_list(values: Iterable[str]) -> str:
+    """`values` as a CEL list of string literals."""
+    return "[" + ", ".join(cel_string(v) for v in values) + "]"
+
+
+def fail_closed_policy(
+    name: str,
+    rules: list[dict[str, Any]],
+    conditions: list[dict[str, str]],
+    validations: list[dict[str, str]],
+    variables: list[dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    """A ValidatingAdmissionPolicy `name` over the requests `rules` match and `conditions` select,
+    refusing what one of `validations` finds false (`variables` named for them)."""
+    spec: dict[str, Any] = {"failurePolicy": "Fail", "matchConstraints": {"resourceRules": rules}, "matchConditions": conditions}
+    if variables:
+        spec["variables"] = variables
+    spec["validations"] = validations
+    return {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicy", "metadata": {"name": name}, "spec": spec}
 
 
 def deny_binding(name: str, policy: str, selector: dict[str, Any]) -> dict[str, Any]:

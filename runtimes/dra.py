@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from facts.admission import team_binding
+from facts.admission import cel_list, fail_closed_policy, team_binding
 from facts.dra import CLAIM_NAME, claim_template_name
 from facts.node_labels import GPU_RESOURCE
 from stacks.schema import GpuPool
@@ -47,39 +47,30 @@ def policy(runtimes: Sequence[str]) -> dict[str, Any] | None:
     hold the team's quota and never start. None without DRA variants."""
     if not runtimes:
         return None
-    names = "[" + ", ".join(f"'{name}'" for name in runtimes) + "]"
+    names = cel_list(runtimes)
     resources = "object.spec.trainer.resourcesPerNode"
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": TRAINJOB_DRA_POLICY},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
-                    {"apiGroups": ["trainer.kubeflow.org"], "apiVersions": ["v1alpha1"], "operations": ["CREATE", "UPDATE"], "resources": ["trainjobs"]}
-                ]
-            },
-            "matchConditions": [
-                {
-                    "name": "on-a-platform-dra-runtime",
-                    "expression": "(!has(object.spec.runtimeRef.kind) || object.spec.runtimeRef.kind == 'ClusterTrainingRuntime') && "
-                    f"object.spec.runtimeRef.name in {names}",
-                }
-            ],
-            "validations": [
-                {
-                    "expression": f"!(has(object.spec.trainer) && has({resources})) || "
-                    f"!((has({resources}.limits) && '{GPU_RESOURCE}' in {resources}.limits) || "
-                    f"(has({resources}.requests) && '{GPU_RESOURCE}' in {resources}.requests))",
-                    "message": f"this runtime's GPUs come through DRA (a ResourceClaim of the node's GPUs); its nodes have no "
-                    f"{GPU_RESOURCE}, so a job asking for it would never start: leave the GPUs out of resourcesPerNode "
-                    "(the SDK: resources_per_node without \"gpu\")",
-                    "reason": "Invalid",
-                }
-            ],
-        },
-    }
+    return fail_closed_policy(
+        TRAINJOB_DRA_POLICY,
+        [{"apiGroups": ["trainer.kubeflow.org"], "apiVersions": ["v1alpha1"], "operations": ["CREATE", "UPDATE"], "resources": ["trainjobs"]}],
+        [
+            {
+                "name": "on-a-platform-dra-runtime",
+                "expression": "(!has(object.spec.runtimeRef.kind) || object.spec.runtimeRef.kind == 'ClusterTrainingRuntime') && "
+                f"object.spec.runtimeRef.name in {names}",
+            }
+        ],
+        [
+            {
+                "expression": f"!(has(object.spec.trainer) && has({resources})) || "
+                f"!((has({resources}.limits) && '{GPU_RESOURCE}' in {resources}.limits) || "
+                f"(has({resources}.requests) && '{GPU_RESOURCE}' in {resources}.requests))",
+                "message": f"this runtime's GPUs come through DRA (a ResourceClaim of the node's GPUs); its nodes have no "
+                f"{GPU_RESOURCE}, so a job asking for it would never start: leave the GPUs out of resourcesPerNode "
+                "(the SDK: resources_per_node without \"gpu\")",
+                "reason": "Invalid",
+            }
+        ],
+    )
 
 
 def binding(namespace: str) -> dict[str, Any]:

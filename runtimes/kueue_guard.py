@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from facts.admission import team_binding
+from facts.admission import cel_list, cel_string, fail_closed_policy, team_binding
 from facts.node_labels import GPU_RESOURCE
 from facts.versions import KUEUE_CHART, KUEUE_TRAINER_LIBRARY, TRAINER_CHART
 from runtimes.catalog import RUNTIMES, runtime_name
@@ -60,18 +60,14 @@ def gpu_runtimes(gpu_pools: Sequence[GpuPool]) -> dict[str, int]:
     return {runtime_name(spec, pool): pool.gpus_per_node for pool in gpu_pools if not pool.dra for spec in RUNTIMES}
 
 
-def _cel_string(value: str) -> str:
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-
-
 def policy(gpu_pools: Sequence[GpuPool]) -> dict[str, Any] | None:
     """The ValidatingAdmissionPolicy, or None without GPU pools (no runtime to guard)."""
     runtimes = gpu_runtimes(gpu_pools)
     if not runtimes:
         return None
-    names = "[" + ", ".join(_cel_string(name) for name in runtimes) + "]"
-    gpus = "{" + ", ".join(f"{_cel_string(name)}: {count}" for name, count in runtimes.items()) + "}"
-    gpu = _cel_string(GPU_RESOURCE)
+    names = cel_list(runtimes)
+    gpus = "{" + ", ".join(f"{cel_string(name)}: {count}" for name, count in runtimes.items()) + "}"
+    gpu = cel_string(GPU_RESOURCE)
     runtime = "object.spec.runtimeRef.name"
     count = f"string(variables.gpusPerNode[{runtime}])"
     kueue, trainer = f"Kueue {KUEUE_CHART.version} (built with Trainer {KUEUE_TRAINER_LIBRARY})", f"Trainer {TRAINER_CHART.version}"
@@ -84,60 +80,46 @@ def policy(gpu_pools: Sequence[GpuPool]) -> dict[str, Any] | None:
         "{..., \"gpu\": ' + " + count + " + '}), or leave resourcesPerNode out. Lifted with "
         f"{KUEUE_FIXED_IN}.'"
     )
-    return {
-        "apiVersion": "admissionregistration.k8s.io/v1",
-        "kind": "ValidatingAdmissionPolicy",
-        "metadata": {"name": TRAINJOB_GPU_POLICY},
-        "spec": {
-            "failurePolicy": "Fail",
-            "matchConstraints": {
-                "resourceRules": [
-                    {
-                        "apiGroups": [TRAINER_API_GROUP],
-                        "apiVersions": ["v1alpha1"],
-                        "operations": ["CREATE", "UPDATE"],
-                        "resources": ["trainjobs"],
-                    }
-                ]
+    return fail_closed_policy(
+        TRAINJOB_GPU_POLICY,
+        [{"apiGroups": [TRAINER_API_GROUP], "apiVersions": ["v1alpha1"], "operations": ["CREATE", "UPDATE"], "resources": ["trainjobs"]}],
+        [
+            {
+                "name": "on-a-platform-gpu-runtime",
+                "expression": f"(!has(object.spec.runtimeRef.kind) || object.spec.runtimeRef.kind == "
+                f"{cel_string(CLUSTER_TRAINING_RUNTIME)}) && {runtime} in {names}",
             },
-            "matchConditions": [
-                {
-                    "name": "on-a-platform-gpu-runtime",
-                    "expression": f"(!has(object.spec.runtimeRef.kind) || object.spec.runtimeRef.kind == "
-                    f"{_cel_string(CLUSTER_TRAINING_RUNTIME)}) && {runtime} in {names}",
-                },
-                {
-                    # Kueue rewrites whole TrainJobs when it starts and stops them: a job admitted
-                    # before this policy existed must keep running, so only a new or changed
-                    # spec.trainer is judged.
-                    "name": "trainer-new-or-changed",
-                    "expression": "request.operation == 'CREATE' || !has(oldObject.spec.trainer) || "
-                    "!has(object.spec.trainer) || oldObject.spec.trainer != object.spec.trainer",
-                },
-            ],
-            "variables": [
-                {
-                    "name": "namesResources",
-                    "expression": f"{_HAS_RESOURCES} && (has({_RESOURCES}.limits) || has({_RESOURCES}.requests))",
-                },
-                {
-                    "name": "namesGpus",
-                    "expression": f"{_HAS_RESOURCES} && ((has({_RESOURCES}.limits) && {gpu} in {_RESOURCES}.limits) || "
-                    f"(has({_RESOURCES}.requests) && {gpu} in {_RESOURCES}.requests))",
-                },
-                {"name": "gpusPerNode", "expression": gpus},
-            ],
-            "validations": [
-                {
-                    "expression": "!variables.namesResources || variables.namesGpus",
-                    "message": f"spec.trainer.resourcesPerNode of a TrainJob on a GPU runtime must name {GPU_RESOURCE} "
-                    f"({kueue} would not count the runtime's GPUs): add it, or leave resourcesPerNode out",
-                    "messageExpression": message,
-                    "reason": "Invalid",
-                }
-            ],
-        },
-    }
+            {
+                # Kueue rewrites whole TrainJobs when it starts and stops them: a job admitted
+                # before this policy existed must keep running, so only a new or changed
+                # spec.trainer is judged.
+                "name": "trainer-new-or-changed",
+                "expression": "request.operation == 'CREATE' || !has(oldObject.spec.trainer) || "
+                "!has(object.spec.trainer) || oldObject.spec.trainer != object.spec.trainer",
+            },
+        ],
+        [
+            {
+                "expression": "!variables.namesResources || variables.namesGpus",
+                "message": f"spec.trainer.resourcesPerNode of a TrainJob on a GPU runtime must name {GPU_RESOURCE} "
+                f"({kueue} would not count the runtime's GPUs): add it, or leave resourcesPerNode out",
+                "messageExpression": message,
+                "reason": "Invalid",
+            }
+        ],
+        variables=[
+            {
+                "name": "namesResources",
+                "expression": f"{_HAS_RESOURCES} && (has({_RESOURCES}.limits) || has({_RESOURCES}.requests))",
+            },
+            {
+                "name": "namesGpus",
+                "expression": f"{_HAS_RESOURCES} && ((has({_RESOURCES}.limits) && {gpu} in {_RESOURCES}.limits) || "
+                f"(has({_RESOURCES}.requests) && {gpu} in {_RESOURCES}.requests))",
+            },
+            {"name": "gpusPerNode", "expression": gpus},
+        ],
+    )
 
 
 def binding(namespace: str) -> dict[str, Any]:
