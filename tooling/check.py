@@ -12,7 +12,7 @@ import ipaddress
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from functools import cached_property
@@ -50,7 +50,7 @@ from facts.versions import PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks import quantity
 from stacks.schema import GkeClusterConfig
-from tooling import cluster_version, support
+from tooling import advisories, cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -140,11 +140,17 @@ class Platform:
         """Every image and hub every object names (components/images.py, the one inventory)."""
         return [(o, site) for o in self.objects for site in image_sites(o.obj)]
 
+    @cached_property
+    def _identities(self) -> ImagePolicy:
+        """The image policy without the patch releases: a reference's identity is the tag it
+        really names, so an image the rewrite missed shows at the tag its chart or tree ships."""
+        return replace(self.images, patched={})
+
     def source_of(self, reference: str) -> ImageRef | None:
         """The image a reference stands for wherever it is pulled from: its mirror copy's
         source, a retired registry's successor; None if it is no image reference."""
         try:
-            return parse(self.images.source(self.images.origin(reference) or reference))
+            return parse(self._identities.source(self.images.origin(reference) or reference))
         except ValueError:
             return None
 
@@ -1166,6 +1172,12 @@ def kubernetes_range(platform: Platform) -> Iterator[Violation]:
         yield Violation("kubernetes-range", obj, where, message)
 
 
+def advisories_fixed(platform: Platform) -> Iterator[Violation]:
+    """No upstream in the request path below the fix of an advisory known on the check date."""
+    for obj, where, message in advisories.open_advisories(deployed(platform), platform.on):
+        yield Violation("advisory", obj, where, message)
+
+
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("null", "no null where an object's schema wants a value", no_nulls),
@@ -1188,6 +1200,7 @@ RULES: tuple[Rule, ...] = (
     Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
+    Rule("advisory", "no request-path component below the fix of an advisory known on the check date", advisories_fixed),
 )
 
 
@@ -1196,6 +1209,12 @@ def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = N
     with few_collections():  # the rules build many small objects beside a whole render
         platform = Platform(render, on)
         return [v for rule in rules for v in rule.check(platform)]
+
+
+def notes(render: FullRender, on: date | None = None) -> list[str]:
+    """What `check` says on the day `on` without failing (tooling/advisories.py notes)."""
+    platform = Platform(render, on)
+    return advisories.notes(deployed(platform), platform.on)
 
 
 def pinned_tags() -> dict[str, dict[str, Pin]]:
