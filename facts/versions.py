@@ -136,10 +136,22 @@ DCGM_EXPORTER = Pin(
     kind=PinKind.HELM,
     version="4.8.2",
     location="https://nvidia.github.io/dcgm-exporter/helm-charts",
-    source="NVIDIA/dcgm-exporter deployment/ Helm chart, published in the repo's gh-pages index",
+    source="NVIDIA/dcgm-exporter deployment/ Helm chart, published in the repo's gh-pages index. The newest release "
+    "whose chart could be read: the stored snapshot's tags end at 4.5.3-4.8.2 (main at d5e5f51, 2026-05-12) and "
+    "../shared/upstream holds only this chart; 4.8.3 (2026-07-15) and 4.8.4 are published (their release notes: YAML "
+    "configuration, DRA resource.k8s.io/v1 ResourceSlices, MIG pod labels, the `Hostname` label renamed `hostname`), "
+    "their charts not read (docs/versions.md)",
     # values.yaml image: nvcr.io/nvidia/k8s/dcgm-exporter, tag 4.5.3-4.8.2-distroless (DCGM 4.5.3, exporter 4.8.2).
     deploys=(Deployed(("nvidia/k8s/dcgm-exporter",), "4.5.3-{version}-distroless"),),
 )
+DCGM_METRIC_NAMES = (4, 8)
+"""The DCGM exporter minor whose default metric names and units the platform's queries read
+(alerts, dashboards, GPU-hours, the idle reclaim: DCGM_FI_DEV_GPU_UTIL in percent, ...). 4.9.0
+renames the 23 default and profiling fields DCGM 4.7 deprecates and changes 11 units
+(utilisation to a 0-1 ratio, clocks to hertz, energy to joules, memory to bytes) and its Helm
+values' format (its release notes, newreleases.io/project/github/NVIDIA/dcgm-exporter/release/
+4.9.0, read 2026-12-05). `check` (rule `dcgm-metric-names`) refuses a newer exporter until the
+queries are migrated and this says so."""
 GMP_FRONTEND = Pin(
     name="gke.gcr.io/prometheus-engine/frontend",
     kind=PinKind.IMAGE,

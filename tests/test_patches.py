@@ -193,3 +193,25 @@ def test_versions_shows_every_patch_with_its_evidence() -> None:
     for pin in (p for p in PINS if p.patch):
         assert pin.patch is not None and f"| {pin.name} | `{pin.version}` | `{pin.patch.release}` | {pin.patch.why} | {pin.patch.manifests} |" in patches
     assert "ISTIO-SECURITY-2026-006" in patches and "e906d004" in patches
+
+
+# --- DCGM: the newest 4.8 whose chart could be read; 4.9 refused until the queries move ----------
+
+
+def _dcgm_at(tag: str, obj: dict[str, Any]) -> None:
+    for c in obj["spec"]["template"]["spec"]["containers"]:
+        c["image"] = re.sub(r":[^:]+$", f":{tag}", c["image"])
+
+
+@mirror.needed
+def test_check_refuses_a_dcgm_exporter_that_renamed_the_metrics() -> None:
+    render = rendered("prod")
+    rule = [r for r in lint.RULES if r.name == "dcgm-metric-names"]
+    assert lint.check(render, rule, on=ON) == [], "4.8.2: the names the queries read"
+    newer = edited(render, "DaemonSet", "dcgm-exporter", lambda obj: _dcgm_at("4.7.0-4.9.0-distroless", obj))
+    (found,) = lint.check(newer, rule, on=ON)
+    assert found.object == "DaemonSet.apps dcgm-exporter/dcgm-exporter"
+    assert "runs dcgm-exporter 4.9, which renames the default fields to DCGM 4.7's names" in found.message
+    assert "stay on 4.8.x until they are migrated" in found.message
+    patch = edited(render, "DaemonSet", "dcgm-exporter", lambda obj: _dcgm_at("4.6.1-4.8.4-distroless", obj))
+    assert lint.check(patch, rule, on=ON) == [], "a 4.8 patch keeps the names"

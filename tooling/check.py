@@ -46,7 +46,7 @@ from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESP
 from facts.node_labels import GPU_RESOURCE
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
-from facts.versions import PINS, Pin, PinKind
+from facts.versions import DCGM_EXPORTER, DCGM_METRIC_NAMES, PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks import quantity
 from stacks.schema import GkeClusterConfig
@@ -1172,6 +1172,29 @@ def kubernetes_range(platform: Platform) -> Iterator[Violation]:
         yield Violation("kubernetes-range", obj, where, message)
 
 
+DCGM_EXPORTER_TAG = re.compile(r"^\d+(?:\.\d+)*-(?P<major>\d+)\.(?P<minor>\d+)\.\d+")
+"""`<DCGM>-<exporter>[-<variant>]`, the dcgm-exporter image's tags (4.5.3-4.8.2-distroless)."""
+
+
+def dcgm_metric_names(platform: Platform) -> Iterator[Violation]:
+    """The DCGM exporter names its metrics as the platform's queries read them: none newer
+    than facts/versions.py DCGM_METRIC_NAMES (4.9 renames them and changes their units)."""
+    (repository,) = DCGM_EXPORTER.image_tags()
+    for o, site in platform.image_sites:
+        identity = platform.source_of(site.reference)
+        found = DCGM_EXPORTER_TAG.match(identity.tag or "") if identity and identity.repository == repository else None
+        if found and (int(found["major"]), int(found["minor"])) > DCGM_METRIC_NAMES:
+            yield Violation(
+                "dcgm-metric-names", label(o), o.source,
+                f"{_site(site)} runs dcgm-exporter {found['major']}.{found['minor']}, which renames the default fields "
+                "to DCGM 4.7's names and changes their units (utilisation a 0-1 ratio, not percent) from 4.9.0; the "
+                "platform's alerts (components/alerts.py), dashboards (components/dashboards/), GPU-hours "
+                "(components/gpu_hours.py) and idle reclaim (components/idle_reclaim_job.py) read the "
+                f"{DCGM_METRIC_NAMES[0]}.{DCGM_METRIC_NAMES[1]} names and would see nothing or wrong values: stay on "
+                f"{DCGM_METRIC_NAMES[0]}.{DCGM_METRIC_NAMES[1]}.x until they are migrated (facts/versions.py DCGM_METRIC_NAMES)",
+            )
+
+
 def advisories_fixed(platform: Platform) -> Iterator[Violation]:
     """No upstream in the request path below the fix of an advisory known on the check date."""
     for obj, where, message in advisories.open_advisories(deployed(platform), platform.on):
@@ -1201,6 +1224,7 @@ RULES: tuple[Rule, ...] = (
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
     Rule("advisory", "no request-path component below the fix of an advisory known on the check date", advisories_fixed),
+    Rule("dcgm-metric-names", "the DCGM exporter names its metrics as the platform's queries read them", dcgm_metric_names),
 )
 
 
