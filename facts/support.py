@@ -328,17 +328,17 @@ UPSTREAMS: tuple[Upstream, ...] = (
     ),
     Upstream(
         "NVIDIA DRA driver",
-        image=r"(^|/)nvidia/k8s-dra-driver-gpu:",
+        image=r"(^|/)(nvidia/k8s-dra-driver-gpu|dra-driver-nvidia/dra-driver-nvidia-gpu):",
         lines=(
             Line(
                 "*",
                 Ends(),
-                Source("NVIDIA/k8s-dra-driver-gpu v25.12.0 deployments/helm/nvidia-dra-driver-gpu/Chart.yaml kubeVersion "
-                       ">=1.32.0-0; no support policy read"),
+                Source("kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 deployments/helm/dra-driver-nvidia-gpu/Chart.yaml "
+                       "kubeVersion >=1.32.0-0 (as NVIDIA/k8s-dra-driver-gpu v25.12.0's before it); no support policy read"),
                 ("1.32", None),
             ),
         ),
-        pins=("nvidia-dra-driver-gpu",),
+        pins=("dra-driver-nvidia-gpu",),
     ),
     Upstream(
         "DCGM exporter",

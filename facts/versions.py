@@ -524,18 +524,19 @@ KUEUE_CHART = Pin(
 )
 
 NVIDIA_DRA_DRIVER_CHART = Pin(
-    name="nvidia-dra-driver-gpu",
+    name="dra-driver-nvidia-gpu",
     kind=PinKind.HELM,
-    version="25.12.0",
-    location="https://helm.ngc.nvidia.com/nvidia",
-    source="NVIDIA/k8s-dra-driver-gpu tag v25.12.0 (0882da87, 2026-02-12) deployments/helm/nvidia-dra-driver-gpu/"
-    "Chart.yaml: version and appVersion 25.12.0, kubeVersion >=1.32.0-0; the chart GKE's DRA guide installs from "
-    "this repository (docs.cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra, read Dec 2026). The newest tag "
-    "of that name in the repository read 2026-12-04; its v0.4.0 (2026-05-15) renames the chart dra-driver-nvidia-gpu, "
-    "whose chart repository was not read. The repository's index (digest) was not reachable here: `make mirror` "
-    "checks it",
-    # templates/_helpers.tpl nvidia-dra-driver-gpu.fullimage: v<appVersion>, values.yaml image.repository.
-    deploys=(Deployed(("nvidia/k8s-dra-driver-gpu",), "v{version}"),),
+    version="0.4.1",
+    location="oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+    source="kubernetes-sigs/dra-driver-nvidia-gpu tag v0.4.1 (764900e7, 2026-06-30) deployments/helm/dra-driver-nvidia-gpu: "
+    "Chart.yaml version and appVersion 0.4.1, kubeVersion >=1.32.0-0; published at this OCI repository (docs/upgrade.md "
+    "and docs/install.md at the tag). NVIDIA's DRA driver moved there from NVIDIA/k8s-dra-driver-gpu at v0.4.0 "
+    "(2026-05-15), renaming the chart from nvidia-dra-driver-gpu (25.12.0, GKE's DRA guide's) and its images to "
+    "registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu; v0.4.1 stops injecting an implicit time-slicing config "
+    "(67ad0a71 \"Stop injecting implicit TimeSlicing and reset on unprepare\"). Upgrades are forward-only (v0.4.0's "
+    "checkpoint format). ../shared/upstream/charts/dra-driver-nvidia-gpu-0.4.1.tgz is packaged from the tag",
+    # templates/_helpers.tpl dra-driver-nvidia-gpu.fullimage: v<appVersion>, values.yaml image.repository.
+    deploys=(Deployed(("dra-driver-nvidia/dra-driver-nvidia-gpu",), "v{version}"),),
 )
 
 KUEUE_TRAINER_LIBRARY = "2.2.1"

@@ -5,6 +5,7 @@ the request path and says when the Kubeflow release's own support lapsed."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import date
 from typing import Any
@@ -215,3 +216,45 @@ def test_check_refuses_a_dcgm_exporter_that_renamed_the_metrics() -> None:
     assert "stay on 4.8.x until they are migrated" in found.message
     patch = edited(render, "DaemonSet", "dcgm-exporter", lambda obj: _dcgm_at("4.6.1-4.8.4-distroless", obj))
     assert lint.check(patch, rule, on=ON) == [], "a 4.8 patch keeps the names"
+
+
+# --- the DRA driver from its new home ----------------------------------------------------------
+
+
+@mirror.needed
+def test_the_dra_driver_runs_the_kubernetes_sigs_release_and_its_files_are_there() -> None:
+    """kubernetes-sigs/dra-driver-nvidia-gpu 0.4.1 as the platform installs it: its image, and every
+    file its containers are told to read mounted or in the image (the prestart script is the
+    image's; its init container is given the kubelet directories but does not read them; the
+    metrics server's METRICS_PATH is an HTTP path). No shipped stack has a DRA pool, so its chart
+    is put beside the kind render's objects."""
+    from components.sources import MIRROR_CHARTS
+    from facts.versions import NVIDIA_DRA_DRIVER_CHART
+    from tests.support import previous_pins
+    from tests.support.renders import with_objects
+    from tooling.fullrender import Rendered
+    from tooling.mirror import MANIFEST
+
+    chart = mirror.MIRROR / MIRROR_CHARTS / f"{NVIDIA_DRA_DRIVER_CHART.name}-{NVIDIA_DRA_DRIVER_CHART.version}.tgz"
+    if not chart.is_file():  # a fork's mirror without a DRA stack leaves the optional chart out, saying so
+        left_out = json.loads((mirror.MIRROR / MANIFEST).read_text())["notFetched"]
+        assert f"{MIRROR_CHARTS}/{chart.name}" in [p["path"] for p in left_out]
+        return
+    objects = previous_pins.dra_driver(mirror.MIRROR)
+    (plugin,) = [o for o in objects if o["kind"] == "DaemonSet"]
+    images = {c["image"] for key in ("containers", "initContainers") for c in plugin["spec"]["template"]["spec"][key]}
+    assert images == {"registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu:v0.4.1"}
+    added = [Rendered(o, "nvidia-dra-driver/nvidia-dra-driver-gpu", "urn:dra", True, original=o) for o in objects]
+    render = with_objects(rendered("kind"), lambda existing: [*existing, *added])
+    rules = [r for r in lint.RULES if r.name in ("files-provided", "image-pin")]
+    assert [str(v) for v in lint.check(render, rules, on=ON) if "nvidia-dra-driver-gpu" in v.object] == []
+
+    def without_mounts(obj: dict[str, Any]) -> None:
+        for c in obj["spec"]["template"]["spec"]["containers"]:
+            c["volumeMounts"] = [m for m in c.get("volumeMounts") or [] if m["mountPath"] != "/var/lib/kubelet/plugins_registry"]
+
+    unmounted = edited(render, "DaemonSet", "nvidia-dra-driver-gpu-kubelet-plugin", without_mounts)
+    found = [str(v) for v in lint.check(unmounted, rules, on=ON) if "nvidia-dra-driver-gpu" in v.object]
+    assert found and all("env KUBELET_REGISTRAR_DIRECTORY_PATH names /var/lib/kubelet/plugins_registry" in f for f in found), (
+        "the plugin itself reads the directory: unmounted, it is named"
+    )

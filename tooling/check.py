@@ -30,7 +30,7 @@ from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
 from facts import fabric_pods
 from facts.config_reload import reloads
-from facts.image_files import image_provides
+from facts.image_files import ENV_NOT_READ, image_provides
 from facts.image_refs import (
     FLOATING_TAGS,
     ImagePolicy,
@@ -62,9 +62,12 @@ FILE_KEY = re.compile(r"(?i)(file|dir|cert|key|logo|ca|certificate)$|^(data|logs
 """Keys of a configuration that name a file or directory to read (cert_file, tlsCert, caFile,
 custom_sign_in_logo, authenticated_emails_file; Grafana's [paths] data, logs, plugins,
 provisioning)."""
-FILE_ENV = re.compile(r"(?<!LIBRARY)_(FILE|PATH|DIR)$|^GF_PATHS_")
+FILE_ENV = re.compile(r"(?<!LIBRARY)(?<!METRICS)(?<!PPROF)_(FILE|PATH|DIR)$|^GF_PATHS_")
 """Environment variables that name a file or directory to read (VIEWER_..._SPEC_PATH,
-GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path)."""
+GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path, nor METRICS_PATH and PPROF_PATH, the HTTP
+paths a metrics server answers on: kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
+templates/kubeletplugin.yaml and controller.yaml, "HTTP_ENDPOINT and METRICS_PATH are used to
+configure the metrics HTTP server")."""
 POD_SPEC_KEYS = frozenset({"workingDir", "mountPath"})
 """Keys of a pod spec a configuration carries for pods it starts (a viewer's, a step's): not
 files of the process that reads it."""
@@ -987,10 +990,12 @@ def files_provided(platform: Platform) -> Iterator[Violation]:
         for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
             mounts = container.get("volumeMounts") or []
             named = list(_flag_paths([*(container.get("command") or [])[1:], *(container.get("args") or [])]))
+            program = next((str(w) for w in [*(container.get("command") or []), *(container.get("args") or [])] if str(w).startswith("/")), "")
+            unread, _ = ENV_NOT_READ.get(program, (frozenset(), ""))
             named += [
                 (path, f"env {var['name']}")
                 for var in container.get("env") or []
-                if FILE_ENV.search(str(var.get("name", ""))) and (path := _absolute(var.get("value")))
+                if FILE_ENV.search(str(var.get("name", ""))) and var.get("name") not in unread and (path := _absolute(var.get("value")))
             ]
             for mount in mounts:
                 volume = volumes.get(mount.get("name"))
