@@ -480,7 +480,7 @@ ISTIO = Pin(
         why="ISTIO-SECURITY-2026-006 (istio.io news/security/istio-security-2026-006, 2026-08-26; 13 Envoy CVEs, among them "
         "CVE-2026-73547 and CVE-2026-50572 in ext_authz, which the oauth2-proxy gateway runs, and CVE-2026-73553, an RBAC "
         "bypass; fixed in 1.30.4, news/releases/1.30.x/announcing-1.30.4, 2026-08-26) and ISTIO-SECURITY-2026-005 (fixed in "
-        "1.30.2, 2026-06-23/24); 1.30.5 (announcing-1.30.5, 2026-09-21) is the newest 1.30 patch, bug fixes only",
+        "1.30.2, 2026-06-23/24); 1.30.5 (announcing-1.30.5, 2026-09-21), the newest 1.30 patch in the stored announcements: bug fixes, and istioctl analyze no longer runs exec plugins of remote-cluster secrets",
         manifests="istio/istio `git diff 1.30.1 1.30.3 -- manifests/` changes a ValidatingAdmissionPolicy rule and the "
         "node-untaint controller's env, neither rendered by the Kubeflow tree, and no CRD; `git diff 1.30.3 release-1.30 -- "
         "manifests/` (branch head b9a2bbd2, 2026-08-21; tags 1.30.4 and 1.30.5 are not in the stored snapshot) is empty. "
