@@ -150,13 +150,13 @@ def test_secure_cookies_behind_https_only() -> None:
 
 
 def test_the_mesh_runs_the_patch_release_the_pin_names() -> None:
-    """The pinned tree renders Istio 1.30.1; its images and the injector's sidecars run ISTIO.version."""
+    """The pinned tree renders Istio 1.30.1; its images and the injector's sidecars run the patch release."""
     render = rendered("dev")
     images = {c["image"] for o in render.objects if o.key[2] in ("istio-system", "kube-system") and o.key[1] in ("Deployment", "DaemonSet") for c in o.obj["spec"]["template"]["spec"]["containers"]}
-    assert {i.rsplit(":", 1)[1] for i in images if "/istio/" in i} == {ISTIO.version}
+    assert {i.rsplit(":", 1)[1] for i in images if "/istio/" in i} == {ISTIO.runs} == {"1.30.5"}
     injector = json.loads(_one(render, "ConfigMap", "istio-sidecar-injector")["data"]["values"])
-    assert injector["global"]["tag"] == ISTIO.version
-    assert _one(render, "ConfigMap", "istio-cni-config")["data"]["CURRENT_AGENT_VERSION"] == ISTIO.version
+    assert injector["global"]["tag"] == ISTIO.runs
+    assert _one(render, "ConfigMap", "istio-cni-config")["data"]["CURRENT_AGENT_VERSION"] == ISTIO.runs
     assert yaml.safe_load(_one(render, "ConfigMap", "istio", "istio-system")["data"]["mesh"])["pathNormalization"]
 
 

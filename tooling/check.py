@@ -12,7 +12,7 @@ import ipaddress
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from functools import cached_property
@@ -30,7 +30,7 @@ from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
 from facts import fabric_pods
 from facts.config_reload import reloads
-from facts.image_files import image_provides
+from facts.image_files import ENV_NOT_READ, image_provides
 from facts.image_refs import (
     FLOATING_TAGS,
     ImagePolicy,
@@ -46,11 +46,11 @@ from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESP
 from facts.node_labels import GPU_RESOURCE
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
-from facts.versions import PINS, Pin, PinKind
+from facts.versions import DCGM_EXPORTER, DCGM_METRIC_NAMES, PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks import quantity
 from stacks.schema import GkeClusterConfig
-from tooling import cluster_version, support
+from tooling import advisories, cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -62,9 +62,12 @@ FILE_KEY = re.compile(r"(?i)(file|dir|cert|key|logo|ca|certificate)$|^(data|logs
 """Keys of a configuration that name a file or directory to read (cert_file, tlsCert, caFile,
 custom_sign_in_logo, authenticated_emails_file; Grafana's [paths] data, logs, plugins,
 provisioning)."""
-FILE_ENV = re.compile(r"(?<!LIBRARY)_(FILE|PATH|DIR)$|^GF_PATHS_")
+FILE_ENV = re.compile(r"(?<!LIBRARY)(?<!METRICS)(?<!PPROF)_(FILE|PATH|DIR)$|^GF_PATHS_")
 """Environment variables that name a file or directory to read (VIEWER_..._SPEC_PATH,
-GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path)."""
+GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path, nor METRICS_PATH and PPROF_PATH, the HTTP
+paths a metrics server answers on: kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
+templates/kubeletplugin.yaml and controller.yaml, "HTTP_ENDPOINT and METRICS_PATH are used to
+configure the metrics HTTP server")."""
 POD_SPEC_KEYS = frozenset({"workingDir", "mountPath"})
 """Keys of a pod spec a configuration carries for pods it starts (a viewer's, a step's): not
 files of the process that reads it."""
@@ -140,11 +143,17 @@ class Platform:
         """Every image and hub every object names (components/images.py, the one inventory)."""
         return [(o, site) for o in self.objects for site in image_sites(o.obj)]
 
+    @cached_property
+    def _identities(self) -> ImagePolicy:
+        """The image policy without the patch releases: a reference's identity is the tag it
+        really names, so an image the rewrite missed shows at the tag its chart or tree ships."""
+        return replace(self.images, patched={})
+
     def source_of(self, reference: str) -> ImageRef | None:
         """The image a reference stands for wherever it is pulled from: its mirror copy's
         source, a retired registry's successor; None if it is no image reference."""
         try:
-            return parse(self.images.source(self.images.origin(reference) or reference))
+            return parse(self._identities.source(self.images.origin(reference) or reference))
         except ValueError:
             return None
 
@@ -981,10 +990,12 @@ def files_provided(platform: Platform) -> Iterator[Violation]:
         for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
             mounts = container.get("volumeMounts") or []
             named = list(_flag_paths([*(container.get("command") or [])[1:], *(container.get("args") or [])]))
+            program = next((str(w) for w in [*(container.get("command") or []), *(container.get("args") or [])] if str(w).startswith("/")), "")
+            unread, _ = ENV_NOT_READ.get(program, (frozenset(), ""))
             named += [
                 (path, f"env {var['name']}")
                 for var in container.get("env") or []
-                if FILE_ENV.search(str(var.get("name", ""))) and (path := _absolute(var.get("value")))
+                if FILE_ENV.search(str(var.get("name", ""))) and var.get("name") not in unread and (path := _absolute(var.get("value")))
             ]
             for mount in mounts:
                 volume = volumes.get(mount.get("name"))
@@ -1166,6 +1177,35 @@ def kubernetes_range(platform: Platform) -> Iterator[Violation]:
         yield Violation("kubernetes-range", obj, where, message)
 
 
+DCGM_EXPORTER_TAG = re.compile(r"^\d+(?:\.\d+)*-(?P<major>\d+)\.(?P<minor>\d+)\.\d+")
+"""`<DCGM>-<exporter>[-<variant>]`, the dcgm-exporter image's tags (4.5.3-4.8.2-distroless)."""
+
+
+def dcgm_metric_names(platform: Platform) -> Iterator[Violation]:
+    """The DCGM exporter names its metrics as the platform's queries read them: none newer
+    than facts/versions.py DCGM_METRIC_NAMES (4.9 renames them and changes their units)."""
+    (repository,) = DCGM_EXPORTER.image_tags()
+    for o, site in platform.image_sites:
+        identity = platform.source_of(site.reference)
+        found = DCGM_EXPORTER_TAG.match(identity.tag or "") if identity and identity.repository == repository else None
+        if found and (int(found["major"]), int(found["minor"])) > DCGM_METRIC_NAMES:
+            yield Violation(
+                "dcgm-metric-names", label(o), o.source,
+                f"{_site(site)} runs dcgm-exporter {found['major']}.{found['minor']}, which renames the default fields "
+                "to DCGM 4.7's names and changes their units (utilisation a 0-1 ratio, not percent) from 4.9.0; the "
+                "platform's alerts (components/alerts.py), dashboards (components/dashboards/), GPU-hours "
+                "(components/gpu_hours.py) and idle reclaim (components/idle_reclaim_job.py) read the "
+                f"{DCGM_METRIC_NAMES[0]}.{DCGM_METRIC_NAMES[1]} names and would see nothing or wrong values: stay on "
+                f"{DCGM_METRIC_NAMES[0]}.{DCGM_METRIC_NAMES[1]}.x until they are migrated (facts/versions.py DCGM_METRIC_NAMES)",
+            )
+
+
+def advisories_fixed(platform: Platform) -> Iterator[Violation]:
+    """No upstream in the request path below the fix of an advisory known on the check date."""
+    for obj, where, message in advisories.open_advisories(deployed(platform), platform.on):
+        yield Violation("advisory", obj, where, message)
+
+
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("null", "no null where an object's schema wants a value", no_nulls),
@@ -1188,6 +1228,8 @@ RULES: tuple[Rule, ...] = (
     Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
+    Rule("advisory", "no request-path component below the fix of an advisory known on the check date", advisories_fixed),
+    Rule("dcgm-metric-names", "the DCGM exporter names its metrics as the platform's queries read them", dcgm_metric_names),
 )
 
 
@@ -1196,6 +1238,12 @@ def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = N
     with few_collections():  # the rules build many small objects beside a whole render
         platform = Platform(render, on)
         return [v for rule in rules for v in rule.check(platform)]
+
+
+def notes(render: FullRender, on: date | None = None) -> list[str]:
+    """What `check` says on the day `on` without failing (tooling/advisories.py notes)."""
+    platform = Platform(render, on)
+    return advisories.notes(deployed(platform), platform.on)
 
 
 def pinned_tags() -> dict[str, dict[str, Pin]]:
