@@ -34,6 +34,11 @@ GKE_NVIDIA_HOST_PATH = "/home/kubernetes/bin/nvidia"
 NVIDIA_MOUNT_PATH = "/usr/local/nvidia"
 NVIDIA_LIBRARY_PATH = f"{NVIDIA_MOUNT_PATH}/lib64"
 NVIDIA_VOLUME = "nvidia-install-dir-host"
+COLLECT_INTERVAL_SECONDS = 30
+"""How often the exporter reads DCGM: its default, which neither the chart (values.yaml
+`arguments`) nor these values change (dcgm-exporter 4.5.3-4.8.2 pkg/cmd/app.go:138-142,
+CLICollectInterval, 30000 ms, env DCGM_EXPORTER_INTERVAL). The idle reclaim's and GPU-hours'
+windows hold at least one collection each."""
 # The chart's default metrics list (values.yaml extraConfigMapVolumes/extraVolumeMounts);
 # repeated because setting extraVolumeMounts replaces the chart's list.
 METRICS_VOLUME_MOUNT = {
