@@ -88,6 +88,10 @@ def dcgm_exporter_values(args: DcgmExporterArgs) -> dict[str, Any]:
         # pod-resources socket the chart mounts from kubeletPath.
         "kubeletPath": "/var/lib/kubelet/pod-resources",
         "priorityClassName": PRIORITY_CLASS,
+        # Off, and an overlay may not switch it on: facts/dra.py DCGM_DRA_ATTRIBUTION_OFF (chart 4.8.2
+        # templates/daemonset.yaml:159 sets KUBERNETES_ENABLE_DRA from it, clusterrole.yaml:1 adds
+        # list/watch of pods and resourceslices).
+        "kubernetesDRA": {"enabled": False},
     }
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from facts import gpu_fabric, networks, regions
 from facts.allocatable import allocatable
+from facts.dra import DCGM_DRA_RESOURCE_SLICES
 from facts.gpu_catalog import ACCELERATORS
 from facts.limits import PERSISTENT_DISK_MAX_BYTES, QUEUED_POOL_READY_MIN_SECONDS
 from facts.naming import (
@@ -1639,11 +1640,29 @@ def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
             )
 
 
+def _gpu_metrics_of_dra_pools_carry_no_team(config: PlatformConfig) -> Found:
+    """At the pinned DCGM exporter the GPUs of a DRA pool get no pod attribution (facts/dra.py
+    DCGM_DRA_ATTRIBUTION_OFF): their metrics reach Prometheus without pod or team, so the per-team
+    dashboards, GPU-hours and the idle-GPU alert leave them out. Said, as the pools still work."""
+    if not config.enabled(DCGM_EXPORTER):
+        return
+    for i, pool in enumerate(_pools(config)):
+        if pool.dra:
+            yield (
+                f"{POOLS}[{i}].gpuAllocation",
+                f"pool {pool.name}'s GPUs are given through DRA, and the DCGM exporter of this release attributes DRA GPUs to "
+                f"pods only through {DCGM_DRA_RESOURCE_SLICES} ResourceSlices, which GKE does not serve: their metrics carry "
+                "no pod or team, so per-team dashboards, GPU-hours and the idle-GPU alert leave this pool's work out "
+                "(docs/observability.md, \"GPUs through DRA\"); use gpuAllocation: device-plugin where that matters",
+            )
+
+
 WARNINGS: tuple[Rule, ...] = (
     Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
     Rule("topology-labels-unused", "A GPU pool whose nodes carry GKE's topology labels is one Kueue can place by them.", _topology_labels_unused, (POOLS, KUEUE.path)),
     Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE.path)),
     Rule("ray-gpu-workers-scale-to-zero", "With the idle reclaim on, team Ray clusters let idle GPU workers go.", _ray_gpu_workers_scale_to_zero, (TEAMS, ENABLED[0])),
+    Rule("gpu-metrics-of-dra-pools-carry-no-team", "A DRA pool's GPU metrics carry no pod or team at the pinned DCGM exporter.", _gpu_metrics_of_dra_pools_carry_no_team, ENABLED),
 )
 
 

@@ -172,6 +172,16 @@ def test_rule_reports_exactly_its_problem(case: Case) -> None:
 
 
 WARNING_CASES = [
+    Case(
+        "a dra pool's gpu metrics without a team",
+        {f"{C}.autoprovisioning": {"enabled": False}, f"{P0}.gpuAllocation": "dra", f"{K}.dcgmExporter": {"enabled": True}},
+        f"{C}.gpuPools[0].gpuAllocation",
+        "pool l4's GPUs are given through DRA, and the DCGM exporter of this release attributes DRA GPUs to pods only through "
+        "resource.k8s.io/v1beta1 ResourceSlices, which GKE does not serve: their metrics carry no pod or team, so per-team "
+        "dashboards, GPU-hours and the idle-GPU alert leave this pool's work out (docs/observability.md, \"GPUs through DRA\"); "
+        "use gpuAllocation: device-plugin where that matters",
+        rule="gpu-metrics-of-dra-pools-carry-no-team",
+    ),
     Case("a cohort no other team names", {T: [{**TEAM, "cohort": "reserch"}, {**TEAM, "name": "nlp", "owner": "b@acme.com", "cohort": "research"}, {**TEAM, "name": "cv", "owner": "b@acme.com", "cohort": "research"}]}, f"{T}[0].cohort", "no other team names cohort 'reserch', so team vision borrows from and lends to nobody (a typo of another team's cohort?)", rule="cohort-shared"),
     Case("a ray cluster that keeps idle gpu workers", {**OIDC, f"{K}.monitoring": {"enabled": True}, f"{K}.dcgmExporter": {"enabled": True}, T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "minWorkers": 1}}]}, f"{T}[0].ray.minWorkers", "team vision's Ray cluster keeps 1 GPU worker(s) of pool l4 even when idle, while the idle reclaim gives idle notebook GPUs back; set minWorkers: 0 for its autoscaler to remove idle GPU workers (Ray then starts them again for the next task)", rule="ray-gpu-workers-scale-to-zero"),
     Case("a labelled pool kueue cannot place by topology", {f"{P0}.accelerator": "nvidia-h100-mega-80gb", f"{P0}.machineType": "a3-megagpu-8g", "mlplatform:cluster.autoprovisioning": {"enabled": False}}, "mlplatform:cluster.gpuPools[0]", "pool l4's a3-megagpu-8g nodes carry GKE's topology labels, but its nodes come only for pods Kueue has admitted and Kueue's topology-aware scheduling counts only nodes that exist: its jobs are placed without topology. For block and sub-block placement set min equal to max (a fixed pool, e.g. on a reservation) or provisioning: queued", rule="topology-labels-unused"),
