@@ -32,8 +32,9 @@ POOL = "label_mlplatform_dev_gpu_pool"
 # GPU_I_ID and GPU_I_PROFILE: dcgm-exporter 4.5.3-4.8.2 internal/pkg/rendermetrics/render_metrics.go:47)
 # GPU_UTIL reads 0 or is absent (dcgm-exporter#216, #430: "not supported for MIG configurations",
 # use DCGM_FI_PROF_GR_ENGINE_ACTIVE, "reported for MIG devices"), so the slice's graphics-engine
-# activity, a ratio, times 100. The chart's default metric list collects both (dcgm-exporter
-# chart 4.8.2 templates/metrics-configmap.yaml, "DCP metrics" and "Utilization").
+# activity, a ratio, times 100. The chart's default metric list, which the exporter reads as
+# /etc/dcgm-exporter/default-counters.csv (values.yaml:171-182), collects both (dcgm-exporter
+# chart 4.8.2 templates/metrics-configmap.yaml:36 and :82).
 GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
 MIG_ACTIVITY = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
 MIG_INSTANCE = "GPU_I_ID"
