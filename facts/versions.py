@@ -440,8 +440,9 @@ CERT_MANAGER = Pin(
         "in gitlab.com/sylva-projects/sylva-core MR 9292; no CVE identifier in the part read. Released after 2026-08-21 (not "
         "on release-1.21 at the stored head 378ef0e2) and by 2026-09-17 (a stored guide lists it as current that day)",
         manifests="images only: cert-manager/cert-manager `git diff v1.21.1 release-1.21 -- deploy/` (head 378ef0e2, "
-        "2026-08-21) is empty (chart templates, values and CRDs unchanged), and the release notes as read name no chart "
-        "change. The v1.21.2 tag is not in the stored snapshot, so the commits between 2026-08-21 and it were not read; "
+        "2026-08-21) is empty (chart templates, values and CRDs unchanged), the release notes as read name no chart "
+        "change, and the ACME and Vault fixes they describe change no file under deploy/ where they were merged (master: "
+        "#8977 b906bd20, #9010 70e1c91c, #9035 6f4f2710, 2026-07-16..23). The v1.21.2 tag is not in the stored snapshot, so the commits between 2026-08-21 and it were not read; "
         "../shared/upstream holds the v1.21.1 chart only (docs/versions.md)",
     ),
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import date
 from typing import Any
 
@@ -14,10 +15,11 @@ import pytest
 
 from facts import advisories
 from facts.advisories import ADVISORIES, Advisory
-from facts.versions import PINS
+from facts.versions import ISTIO, PINS
 from tests.support import mirror
 from tests.support.renders import edited, rendered
 from tooling import check as lint
+from tooling.advisories import patch_summary
 from tooling.cli import versions_table
 from tooling.fullrender import FullRender
 
@@ -158,6 +160,19 @@ def test_check_notes_the_kubeflow_window_and_what_the_platform_patches() -> None
     assert not [n for n in lint.notes(rendered("kind"), on=date(2026, 12, 4)) if n.startswith("Kubeflow 26")], "not lapsed the day before"
     (pipelines,) = [n for n in notes if n.startswith("Kubeflow Pipelines 2.16.1")]
     assert "GHSA-j53r-x5f5-j4hr" in pipelines and "not in the request path" in pipelines
+
+
+def test_the_kubeflow_note_names_only_the_advisories_a_patch_closes() -> None:
+    """A patch release still below a fix does not close that advisory: Istio's images at 1.30.3
+    close ISTIO-SECURITY-2026-005 (fixed in 1.30.2), not -006 (fixed in 1.30.4; the `advisory`
+    rule fails that one)."""
+    assert ISTIO.patch is not None
+    assert patch_summary(ISTIO, ON) == "istio 1.30.1 -> 1.30.5 (ISTIO-SECURITY-2026-005, ISTIO-SECURITY-2026-006)"
+    back = replace(ISTIO, patch=replace(ISTIO.patch, release="1.30.3"))
+    assert patch_summary(back, ON) == "istio 1.30.1 -> 1.30.3 (ISTIO-SECURITY-2026-005)"
+    assert patch_summary(back, BEFORE_006) == "istio 1.30.1 -> 1.30.3 (ISTIO-SECURITY-2026-005)"
+    unfixed = replace(ISTIO, patch=replace(ISTIO.patch, release="1.30.1"))
+    assert patch_summary(unfixed, ON) == "istio 1.30.1 -> 1.30.1"
 
 
 # --- the facts ------------------------------------------------------------------------------

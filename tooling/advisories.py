@@ -70,7 +70,11 @@ def kubeflow_support(found: Iterable[Deployed], on: date) -> Iterator[str]:
 
 def patch_summary(pin: Pin, on: date) -> str:
     """`istio 1.30.1 -> 1.30.5 (ISTIO-SECURITY-2026-005, ...)`: a patched pin and the advisories
-    published by `on` that the release its chart or tree ships is below."""
+    published by `on` that it closes: the release its chart or tree ships is below their fix, the
+    release it runs is not (one it runs below a fix is the `advisory` rule's, not a closed one)."""
     upstream = upstream_of_pin(pin.name)
-    fixes = [a.id for a, _ in advisories.of(upstream.name, pin.version, on)] if upstream else []
+    fixes: list[str] = []
+    if upstream is not None:
+        still_open = {a.id for a, _ in advisories.of(upstream.name, pin.runs, on)}
+        fixes = [a.id for a, _ in advisories.of(upstream.name, pin.version, on) if a.id not in still_open]
     return f"{pin.name} {pin.version} -> {pin.runs}" + (f" ({', '.join(fixes)})" if fixes else "")
