@@ -675,6 +675,29 @@ def owner_guard_controllers(platform: Platform) -> Iterator[Violation]:
                 )
 
 
+def resource_group_problems(groups: list[dict[str, Any]]) -> Iterator[str]:
+    """What Kueue v0.19.2's ClusterQueue webhook refuses of the resource groups (pkg/webhooks/
+    clusterqueue_webhook.go `validateResourceGroups`: a resource or a flavor in two groups is a
+    duplicate; `validateFlavorQuotas`: each flavor names the group's covered resources, in
+    order: "must match the name in coveredResources"); the CRD's own rule (a flavor lists as
+    many resources as the group covers) the API server evaluates."""
+    resources: set[str] = set()
+    named: set[str] = set()
+    for i, group in enumerate(groups):
+        covered = list(group.get("coveredResources") or [])
+        for name in covered:
+            if name in resources:
+                yield f"resourceGroups[{i}]: resource {name} is covered by another group too (Kueue refuses a duplicate)"
+            resources.add(name)
+        for flavor in group.get("flavors") or []:
+            if flavor.get("name") in named:
+                yield f"resourceGroups[{i}]: flavor {flavor.get('name')} is in another group too (Kueue refuses a duplicate)"
+            named.add(flavor.get("name"))
+            listed = [r.get("name") for r in flavor.get("resources") or []]
+            if listed != covered:
+                yield f"resourceGroups[{i}]: flavor {flavor.get('name')} lists {listed}, not the group's coveredResources {covered} in order"
+
+
 def kueue_rules(platform: Platform) -> Iterator[Violation]:
     """Objects Kueue manages obey Kueue v0.19.2's rules: every queue and flavor named exists,
     and a managed RayCluster does not autoscale (its webhook rejects that unless it is an
@@ -694,6 +717,8 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
             for flavor in group.get("flavors") or []:
                 if flavor.get("name") not in flavors:
                     yield Violation("kueue", label(queue), queue.source, f"ResourceFlavor {flavor.get('name')} does not exist")
+        for problem in resource_group_problems(spec.get("resourceGroups") or []):
+            yield Violation("kueue", label(queue), queue.source, problem)
         strategy = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
         for check in list(spec.get("admissionChecks") or []) + [c.get("name") for c in strategy]:
             if check not in checks:
