@@ -28,6 +28,7 @@ from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
+from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from facts import fabric_pods
 from facts.config_reload import reloads
 from facts.image_files import image_provides
@@ -44,6 +45,8 @@ from facts.image_refs import (
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.node_labels import GPU_RESOURCE
+from facts.pod_overhead import pipeline_step_pods
+from facts.pod_resources import as_admitted, pod_requests
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import PINS, Pin, PinKind
@@ -1090,12 +1093,33 @@ def gpu_pods_queued(platform: Platform, namespace: str) -> bool:
     return webhook is not None and webhook.get("failurePolicy") == "Fail" and selects(webhook.get("namespaceSelector") or {}, labels)
 
 
+def argo_executor(platform: Platform) -> dict[str, Any] | None:
+    """The resources Argo gives its executor containers, as the render configures them
+    (components/pipelines.py); None without Pipelines, {} when unset."""
+    config = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[3] == WORKFLOW_CONTROLLER_CONFIG), None)
+    if config is None:
+        return None
+    return (yaml.safe_load((config.get("data") or {}).get(EXECUTOR_KEY) or "") or {}).get("resources") or {}
+
+
+def pipeline_step(platform: Platform, namespace: str, executor: dict[str, Any]) -> dict[str, Decimal]:
+    """CPU and memory of one CPU-only pipeline step in `namespace` with its driver pod (facts/
+    pod_overhead.py pipeline_step_pods), the namespace's LimitRanges applied as the API server does."""
+    limit_ranges = [o.obj for o in platform.of_kind("LimitRange") if o.key[2] == namespace]
+    total: dict[str, Decimal] = {}
+    for spec in pipeline_step_pods(executor).values():
+        for name, value in pod_requests(as_admitted(spec, limit_ranges)).items():
+            total[name] = total.get(name, Decimal(0)) + value
+    return total
+
+
 def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     """A team namespace's ResourceQuota (its Profile's resourceQuotaSpec) admits everything its
     ClusterQueue may admit at once (nominal quota and what it may borrow) plus what Kueue does
-    not count: the mesh sidecar the injector adds to each queued Ray pod, and one notebook at
+    not count: the mesh sidecar the injector adds to each queued Ray pod, one notebook at
     the form's default with its sidecar (CPU-only notebooks are not queued; GPU ones wait at
-    Kueue's gate already created). A job Kueue admits whose pods the ResourceQuota refuses
+    Kueue's gate already created) and, with Pipelines, one CPU-only pipeline step with its driver
+    pod and Argo's executor containers at the render's size. A job Kueue admits whose pods the ResourceQuota refuses
     never becomes ready and is requeued for ever.
 
     GPUs: where Kueue queues the namespace's GPU pods (gpu_pods_queued) the ResourceQuota must
@@ -1111,6 +1135,7 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     )
     defaults = (form or {}).get("spawnerFormDefaults") or {}
     notebook = {name: _amount(str(defaults[name]["value"])) for name in ("cpu", "memory") if name in defaults}
+    executor = argo_executor(platform)
     limits = queue_limits(platform)
     for o in platform.of_kind("Profile"):
         team = o.key[3]
@@ -1155,7 +1180,8 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                     f"give the Profile requests.{GPU_RESOURCE}",
                 )
                 continue
-            unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0))
+            step = pipeline_step(platform, team, executor) if executor is not None else {}
+            unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0)) + step.get(resource, Decimal(0))
             need = admits.get(resource, Decimal(0)) + unqueued
             have = _amount(have_text) if have_text is not None else None
             if have is not None and have < need:
@@ -1163,7 +1189,7 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                     "quota-admits-queue", label(o), o.source,
                     f"its namespace's ResourceQuota admits {resource} {have_text}, but ClusterQueue {queue} may admit "
                     f"{quantity.text(admits.get(resource, Decimal(0)))} (nominal and borrowed) and Kueue does not count "
-                    f"{quantity.text(unqueued)} (a notebook at the form's default, mesh sidecars): a job admitted then has "
+                    f"{quantity.text(unqueued)} (a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars): a job admitted then has "
                     f"its pods refused; give the Profile at least {quantity.text(need)} (components/profiles/namespace.py profile)",
                 )
 

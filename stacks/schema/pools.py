@@ -391,17 +391,13 @@ class GpuPool(Model):
     @rule("dra-pool-as-kueue-admits")
     def _dra_as_kueue_admits(self) -> GpuPool:
         """What Kueue v0.19.2 cannot run on a DRA pool (docs/gke-cluster.md says why refused):
-        - queued provisioning: Kueue's ProvisioningRequest check asks for nodes only for pod sets
-          whose containers request a managed resource (pkg/controller/admissionchecks/provisioning/
-          controller.go `reqIsNeeded` -> `podUses`, managedResources nvidia.com/gpu), and a DRA pod
-          asks through its claim: the check turns Ready with `NoRequestNeeded`, no request is made,
-          the pool never grows, and waitForPodsReady evicts the job again and again;
-        - topology-aware placement: "No DRA + Topology Aware Scheduling" (site/content/en/docs/
-          concepts/dynamic_resource_allocation.md, Limitations): topology placement sizes pods from
-          container requests (pkg/scheduler/flavorassigner/tas_flavorassigner.go
-          `podSetTopologyRequest`, resources.NewRequestsFromPodSpec) and could put several
-          8-GPU pods on one host. Only a pool Kueue would not otherwise refuse is judged here
-          (topology_aware follows from queued provisioning on these machines)."""
+        - queued provisioning: its ProvisioningRequest check asks for nodes only for pod sets whose
+          containers request a managed resource (pkg/controller/admissionchecks/provisioning/
+          controller.go `reqIsNeeded` -> `podUses`), and a DRA pod asks through its claim: Ready
+          with `NoRequestNeeded`, no request made, the pool never grows;
+        - topology: "No DRA + Topology Aware Scheduling" (site/content/en/docs/concepts/
+          dynamic_resource_allocation.md, Limitations): TAS sizes pods from container requests
+          (pkg/scheduler/flavorassigner/tas_flavorassigner.go `podSetTopologyRequest`)."""
         if self.gpu_allocation is not GpuAllocation.DRA:
             return self
         found: list[tuple[str, str]] = []
