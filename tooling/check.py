@@ -53,7 +53,7 @@ from facts.versions import PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks import quantity
 from stacks.schema import GkeClusterConfig
-from tooling import cluster_version, support
+from tooling import admission, cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -153,6 +153,11 @@ class Platform:
 
     def of_kind(self, *kinds: str) -> list[Rendered]:
         return [o for o in self.objects if o.obj.get("kind") in kinds]
+
+    @cached_property
+    def verdicts(self) -> list[admission.Verdict]:
+        """Per team and workload, Kueue's verdict (tooling/admission.py)."""
+        return admission.verdicts(self.render)
 
     @cached_property
     def namespaces(self) -> dict[str, dict[str, str]]:
@@ -1039,27 +1044,13 @@ def _amount(value: Any) -> Decimal:
 
 def queue_limits(platform: Platform) -> dict[str, dict[str, Decimal]]:
     """ClusterQueue -> resource -> the most it admits at once, over its flavors: nominal quota
-    plus what it may borrow (its borrowingLimit, at most what the other queues of its cohort
-    lend: their lendingLimit, else their nominal quota)."""
-    queues = {o.key[3]: o.obj.get("spec") or {} for o in platform.of_kind("ClusterQueue")}
-
-    def quotas(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        for group in spec.get("resourceGroups") or []:
-            for flavor in group.get("flavors") or []:
-                for resource in flavor.get("resources") or []:
-                    yield flavor.get("name", ""), resource.get("name", ""), resource
-
+    plus what it may borrow (tooling/admission.py queue_reach, per flavor)."""
+    reach = admission.queue_reach({o.key[3]: o.obj.get("spec") or {} for o in platform.of_kind("ClusterQueue")})
     limits: dict[str, dict[str, Decimal]] = {}
-    for name, spec in queues.items():
-        peers = [s for n, s in queues.items() if n != name and spec.get("cohortName") and s.get("cohortName") == spec.get("cohortName")]
+    for name, per_flavor in reach.items():
         total: dict[str, Decimal] = {}
-        for flavor, resource, quota in quotas(spec):
-            lent = sum(
-                (_amount(q.get("lendingLimit", q.get("nominalQuota", 0))) for peer in peers for f, r, q in quotas(peer) if (f, r) == (flavor, resource)),
-                Decimal(0),
-            )
-            borrow = min(lent, _amount(quota["borrowingLimit"])) if "borrowingLimit" in quota else lent
-            total[resource] = total.get(resource, Decimal(0)) + _amount(quota.get("nominalQuota", 0)) + borrow
+        for (_, resource), value in per_flavor.items():
+            total[resource] = total.get(resource, Decimal(0)) + value
         limits[name] = total
     return limits
 
@@ -1194,6 +1185,17 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                 )
 
 
+def admissible(platform: Platform) -> Iterator[Violation]:
+    """Every workload the platform offers each team can be admitted by Kueue v0.19.2's own rules,
+    built as the controllers build it (tooling/admission.py); a team without quota of what a
+    workload asks for is listed, not refused."""
+    queues = {o.key[3]: o for o in platform.of_kind("ClusterQueue")}
+    for verdict in platform.verdicts:
+        if verdict.status is admission.Status.REFUSED:
+            queue = queues[verdict.queue]
+            yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} is never admitted: {verdict.detail}")
+
+
 def deployed(platform: Platform) -> list[support.Deployed]:
     """The upstream versions the render deploys (facts/support.py), from its images (each as
     its upstream source, wherever the stack's mirror pulls it from) and its installs."""
@@ -1236,6 +1238,7 @@ RULES: tuple[Rule, ...] = (
     Rule("data-kept", "every volume claim protected and retained", data_kept),
     Rule("files-provided", "every file a process is told to read is mounted or in its image", files_provided),
     Rule("quota-admits-queue", "every team namespace's quota admits what its queue may admit and what Kueue does not count", quota_admits_queue),
+    Rule("admissible", "every workload the platform offers each team is admissible by Kueue's own rules", admissible),
     Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
@@ -1244,9 +1247,14 @@ RULES: tuple[Rule, ...] = (
 
 def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = None) -> list[Violation]:
     """Every violation of `rules`; the support rules judge the day `on` (default today)."""
+    return run(render, rules, on)[0]
+
+
+def run(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = None) -> tuple[list[Violation], Platform]:
+    """`check`, and the Platform the rules read (its admission verdicts, for the report)."""
     with few_collections():  # the rules build many small objects beside a whole render
         platform = Platform(render, on)
-        return [v for rule in rules for v in rule.check(platform)]
+        return [v for rule in rules for v in rule.check(platform)], platform
 
 
 def pinned_tags() -> dict[str, dict[str, Pin]]:

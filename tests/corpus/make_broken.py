@@ -292,7 +292,7 @@ CORPUS: tuple[Broken, ...] = (
     Broken("fast-socket-no-gvnic", "Fast Socket with gVNIC off", (f"{P1}.fastSocket",), edit("prod", ("        fastSocket: true\n", "        fastSocket: true\n        gvnic: false\n"))),
     Broken("compact-on-t4", "compact placement on T4 (N1) machines", (f"{P0}.compactPlacement",), edit("dev", (DEV_POOL, "      - {name: t4, accelerator: nvidia-tesla-t4, machineType: n1-standard-8, max: 4, compactPlacement: true, zones: [us-central1-a]}\n"), ("nvidia-l4: 24}", "nvidia-l4: 24, nvidia-tesla-t4: 4}"), ("pool: l4,", "pool: t4,"))),
     Broken("queued-min-one", "a queued pool that keeps a node", (f"{P1}.min",), edit("prod", ("        max: 2\n", "        max: 2\n        min: 1\n"))),
-    Broken("nap-misses-h100", "NAP limits without the H100 pool's accelerator", (f"{C}.autoprovisioning.limits.nvidia-h100-80gb",), edit("prod", (", nvidia-h100-80gb: 16}", "}"))),
+    Broken("nap-misses-h100", "NAP limits without the H100 pool's accelerator", (f"{C}.autoprovisioning.limits.nvidia-h100-80gb",), edit("prod", ("nvidia-l4: 48, nvidia-h100-80gb: 16}", "nvidia-l4: 48}"))),
     Broken("owner-also-contributor", "the owner listed as a contributor too", (f"{T}[0].contributors[0].email",), edit("prod", ("contributors: [{email: ana@acme.com, role: edit}]", "contributors: [{email: lead@acme.com, role: edit}]"))),
     Broken("mirror-s3", "a chart mirror on S3", ("mlplatform:sources.charts",), append("dev", "  mlplatform:sources: {charts: s3://acme-charts}\n")),
     Broken("sources-typo", "sources.chart for sources.charts", ("mlplatform:sources.chart",), append("kind", "  mlplatform:sources: {chart: oci://europe-docker.pkg.dev/acme/charts}\n")),
