@@ -4,6 +4,7 @@ a case of Kueue's own tests at the tag (named on the test), then the rule on the
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 from typing import Any
 
@@ -250,3 +251,19 @@ def test_a_gpu_notebook_the_form_offers_on_a_topology_aware_pool_is_refused() ->
     (found,) = violations(edited(render, "ConfigMap", name, offer_h100), "admissible")
     assert found.message.startswith("GPU notebook (gpu-pool-h100) of team vision is never admitted: pod set main: no flavor for cpu, memory, nvidia.com/gpu")
     assert 'Flavor "h100" supports only TopologyAwareScheduling' in found.message
+
+
+@mirror.needed
+def test_check_prints_the_verdict_of_every_team_and_workload(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from tooling import cli
+
+    render = rendered("dev")
+    monkeypatch.setattr(cli, "full_render_for", lambda *args: render)
+    assert cli.main(["check", "dev"]) == 0
+    out = capsys.readouterr().out
+    assert "admission, per team and workload (Kueue's rules; rule admissible):" in out
+    assert "  nlp: RayCluster ray (workers at maxReplicas): admissible: head x1 on default, l4 x2 on l4\n" in out
+    assert "  vision: notebook (CPU): not queued: Kueue does not queue it (no GPUs); the namespace's ResourceQuota counts it\n" in out
+    assert cli.main(["check", "dev", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)["admission"]
+    assert {"team": "research", "workload": "TrainJob torch-distributed-l4", "status": "admissible", "detail": "node x1 on l4"} in listed
