@@ -410,8 +410,8 @@ def explicit_topology(pod_set: PodSet) -> bool:
 
 def topology_mismatch(pod_set: PodSet, requests: Requests, flavor: Flavor, group: Group, kueue: Kueue, queue: Queue) -> str | None:
     """Topology only where every flavor of the pod set has one (kueue v0.19.2 pkg/scheduler/
-    flavorassigner/tas_flavorassigner.go:184-232 checkPodSetAndFlavorMatchForTAS): a pod set that
-    asks for a topology (or any, on a queue whose flavors all have one: isTASImplied) takes a
+    flavorassigner/tas_flavorassigner.go:166-217 checkPodSetAndFlavorMatchForTAS and
+    hasOverlapWithPodRequestedResources): a pod set that asks for a topology (or any, on a queue whose flavors all have one: isTASImplied) takes a
     flavor without one only for a group that covers nothing it requests; a flavor with a topology
     takes only such pod sets, and only with the requested level."""
     tas_only = all(kueue.flavors[f].topology for g in queue.groups for f in g.flavors if f in kueue.flavors)
