@@ -39,7 +39,8 @@ from facts.naming import (
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from facts.prices import SHAPES
 from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
-from stacks import quantity
+from facts.versions import KUEUE_CHART
+from stacks import quantity, team_quota
 from stacks.schema import (
     CHART_VALUES_KIND,
     DCGM_EXPORTER,
@@ -838,6 +839,24 @@ def _team_ray_pool_serves_gpus(config: PlatformConfig, i: int) -> Found:
         )
 
 
+def _team_ray_pool_not_topology_aware(config: PlatformConfig, i: int) -> Found:
+    """Kueue admits the team RayCluster as an elastic job (components/profiles/ray.py), and a
+    topology-aware pool's flavor takes only pod sets that ask for a topology
+    (kueue v0.19.2 pkg/scheduler/flavorassigner/tas_flavorassigner.go checkPodSetAndFlavorMatchForTAS,
+    "supports only TopologyAwareScheduling"); elastic jobs with a topology need Kueue's
+    ElasticJobsViaWorkloadSlicesWithTAS, alpha and off in 0.19.2 (pkg/features/kube_features.go:716-718):
+    its workers would never be admitted."""
+    ray = config.teams[i].ray
+    pool = next((p for p in _pools(config) if ray and p.name == ray.pool), None)
+    if pool is not None and pool.topology_aware and config.enabled(KUEUE):
+        yield (
+            f"{_team(i)}.ray.pool",
+            f"Kueue places pool {pool.name}'s {pool.machine_type} nodes by GKE's topology (docs/gke-cluster.md, "
+            f"Topology-aware scheduling), and Kueue {KUEUE_CHART.version} admits an elastic RayCluster's workers there only with an alpha "
+            "feature the platform leaves off: they would wait for ever; pick a pool Kueue does not place by topology",
+        )
+
+
 def _team_ray_needs_kuberay(config: PlatformConfig, i: int) -> Found:
     if config.teams[i].ray and not config.components[KUBERAY].enabled:
         yield f"{_team(i)}.ray", "a team Ray cluster needs the kuberay component; enable it"
@@ -993,32 +1012,59 @@ def _team_ray_fits_a_node(config: PlatformConfig, i: int) -> Found:
         )
 
 
+def _quota_reach(config: PlatformConfig, i: int, pool: str | None) -> tuple[dict[str, Decimal], str]:
+    """The most CPU and memory one pod of team `i` may take, and what that is, for the output:
+    with Kueue, the part of the team's quota on the flavor the pod gets (`pool`'s, else the
+    default flavor's: stacks/team_quota.py) and what its cohort may lend of that part; without
+    Kueue, the team's whole quota (its namespace's ResourceQuota)."""
+    team = config.teams[i]
+    if not config.enabled(KUEUE):
+        return {"cpu": quantity.parse(team.quota.cpu), "memory": quantity.parse(team.quota.memory)}, "the team's whole quota"
+    pools = _pools(config)
+    peers = [t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name]
+    reach = {name: Decimal(0) for name in team_quota.RESOURCES}
+    for member in (team, *peers):
+        part = team_quota.shares(member, pools).of(pool if pool in {p.name for p in pools} else None)
+        for name in team_quota.RESOURCES:
+            reach[name] += part[name]
+    flavor = f"flavor {pool}" if pool else "default flavor"
+    return reach, f"the team's quota on Kueue's {flavor}{' with what its cohort lends' if peers else ''} (stacks/team_quota.py)"
+
+
 def _team_ray_head_within_quota(config: PlatformConfig, i: int) -> Found:
-    """The head is a pod of the namespace too: its requests count against the Profile's
-    ResourceQuota, and a head the quota cannot admit never starts the cluster."""
+    """The head is a pod of the namespace too: a head larger than the quota Kueue gives it (the
+    default flavor's part) or, without Kueue, than the namespace's ResourceQuota, never starts
+    the cluster."""
     team = config.teams[i]
     if team.ray is None:
         return
     cpu, memory = quantity.parse(team.ray.head_cpu), quantity.parse(team.ray.head_memory)
+    reach, what = _quota_reach(config, i, None)
     ray_path = f"{_team(i)}.ray"
-    if cpu > quantity.parse(team.quota.cpu):
-        yield f"{ray_path}.headCpu", f"a Ray head of {cpu} CPUs is more than the team's whole quota.cpu {team.quota.cpu}; lower headCpu or raise the quota"
-    if memory > quantity.parse(team.quota.memory):
-        yield f"{ray_path}.headMemory", f"a Ray head of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower headMemory or raise the quota"
+    if cpu > reach["cpu"]:
+        yield f"{ray_path}.headCpu", f"a Ray head of {cpu} CPUs is more than {what}, {quantity.text(reach['cpu'])}; lower headCpu or raise quota.cpu"
+    if memory > reach["memory"]:
+        yield f"{ray_path}.headMemory", f"a Ray head of {_gib(memory)} is more than {what}, {_gib(reach['memory'])}; lower headMemory or raise quota.memory"
 
 
 def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
-    """The namespace's ResourceQuota (the Profile's, a hard limit: no borrowing) must admit
-    one worker, or the Ray cluster never grows."""
+    """The team's quota must admit one worker (on its pool's flavor with Kueue, stacks/
+    team_quota.py; the namespace's ResourceQuota without), or the Ray cluster never grows."""
     team, size = config.teams[i], _worker_size(config, i)
     if team.ray is None or size is None:
         return
     cpu, memory = size
     ray_path = f"{_team(i)}.ray"
-    if cpu > quantity.parse(team.quota.cpu):
-        yield f"{ray_path}.workerCpu", f"a Ray worker of {cpu} CPUs is more than the team's whole quota.cpu {team.quota.cpu}; lower workerCpu or raise the quota"
-    if memory > quantity.parse(team.quota.memory):
-        yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower workerMemory or raise the quota"
+    reach, what = _quota_reach(config, i, team.ray.pool)
+    if team.ray.pool is not None and reach["cpu"] == 0:
+        reach = {}  # the team has no GPUs of the pool: the pool's own problem below says so
+    pool_node = next((allocatable(p.machine_type) for p in _pools(config) if p.name == team.ray.pool), None)
+    if reach and pool_node is not None and (cpu > pool_node.cpu or memory > pool_node.memory):
+        reach = {}  # larger than a node of its pool: team-ray-fits-a-node says so (a part is at most its nodes)
+    if reach and cpu > reach["cpu"]:
+        yield f"{ray_path}.workerCpu", f"a Ray worker of {cpu} CPUs is more than {what}, {quantity.text(reach['cpu'])}; lower workerCpu or raise quota.cpu"
+    if reach and memory > reach["memory"]:
+        yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} is more than {what}, {_gib(reach['memory'])}; lower workerMemory or raise quota.memory"
     pool = next((p for p in _pools(config) if p.name == team.ray.pool), None)
     if pool is None:
         return
@@ -1543,10 +1589,11 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique, (TEAMS, KIND, PROJECT)),
     TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit, (TEAMS,)),
     TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node, (TEAMS, CLUSTER)),
-    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory).", _team_ray_head_within_quota, (TEAMS,)),
-    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory) on its flavor.", _team_ray_head_within_quota, (TEAMS, POOLS, KUEUE.path)),
+    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node) on its flavor.", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS, KUEUE.path)),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists, (TEAMS, KIND, POOLS)),
     TeamRule("team-ray-pool-advertises-gpus", "A team Ray cluster's pool gives GPUs through the device plugin its workers ask (not DRA).", _team_ray_pool_serves_gpus, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-pool-not-topology-aware", "A team Ray cluster's workers are not on a pool Kueue places by topology.", _team_ray_pool_not_topology_aware, (TEAMS, KIND, POOLS, KUEUE.path)),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY.path)),
     Rule("gpu-fabric-installed", "A GPU pool with network tcpxo or rdma has the gpuFabric component installing its Networks and NCCL plugin.", _gpu_fabric_installed, (POOLS, GPU_FABRIC.path)),
     Rule("gpu-fabric-has-fabric-pools", "The gpuFabric component is switched on only where a GPU pool has network tcpxo or rdma.", _gpu_fabric_has_fabric_pools, (KIND, POOLS, GPU_FABRIC.path)),

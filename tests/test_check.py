@@ -568,6 +568,58 @@ def test_kueue_rule_catches_a_queue_on_a_missing_flavor() -> None:
     assert {v.message for v in violations(broken, "kueue")} == {"ResourceFlavor l4 does not exist"}
 
 
+def _group(flavors: dict[str, list[str]], covered: list[str] | None = None) -> dict[str, Any]:
+    """A resource group as Kueue's test wrapper MakeFlavorQuotas(...).Resource(...) builds it:
+    coveredResources from the first flavor's resources unless given."""
+    first = next(iter(flavors.values()))
+    return {
+        "coveredResources": covered or first,
+        "flavors": [{"name": name, "resources": [{"name": r, "nominalQuota": "0"} for r in resources]} for name, resources in flavors.items()],
+    }
+
+
+# kueue v0.19.2 pkg/webhooks/clusterqueue_webhook_test.go TestValidateClusterQueue: each case and
+# the one error Kueue's webhook gives it.
+@pytest.mark.parametrize(
+    ("case", "groups", "found"),
+    [
+        (
+            "resources in a flavor in different order",
+            [_group({"alpha": ["cpu", "memory"], "beta": ["memory", "cpu"]})],
+            ["resourceGroups[0]: flavor beta lists ['memory', 'cpu'], not the group's coveredResources ['cpu', 'memory'] in order"],
+        ),
+        (
+            "resource in more than one resource group",
+            [_group({"alpha": ["cpu", "memory"]}), _group({"beta": ["memory"]})],
+            ["resourceGroups[1]: resource memory is covered by another group too (Kueue refuses a duplicate)"],
+        ),
+        (
+            "flavor in more than one resource group",
+            [_group({"alpha": ["cpu"], "beta": ["cpu"]}), _group({"beta": ["memory"]})],
+            ["resourceGroups[1]: flavor beta is in another group too (Kueue refuses a duplicate)"],
+        ),
+        (
+            "several resource groups (valid)",
+            [_group({"alpha": ["cpu", "memory"], "beta": ["cpu", "memory"]}), _group({"gamma": ["example.com/gpu"], "omega": ["example.com/gpu"]})],
+            [],
+        ),
+    ],
+)
+def test_kueue_rule_refuses_the_resource_groups_kueues_webhook_refuses(case: str, groups: list[dict[str, Any]], found: list[str]) -> None:
+    assert list(lint.resource_group_problems(groups)) == found, case
+
+
+def test_kueue_rule_catches_a_queue_whose_flavor_names_a_resource_its_group_does_not_cover() -> None:
+    def gpu_first(obj: dict[str, Any]) -> None:
+        flavor = obj["spec"]["resourceGroups"][0]["flavors"][1]
+        flavor["resources"] = [flavor["resources"][2], *flavor["resources"][:2]]
+
+    found = violations(edited(rendered("dev"), "ClusterQueue", "vision", gpu_first), "kueue")
+    assert [v.message for v in found] == [
+        "resourceGroups[0]: flavor l4 lists ['nvidia.com/gpu', 'cpu', 'memory'], not the group's coveredResources ['cpu', 'memory', 'nvidia.com/gpu'] in order"
+    ]
+
+
 def test_upstream_secret_rule_catches_the_release_cookie_secret() -> None:
     render = rendered("kind")
     proxy = next(o for o in render.objects if o.obj["kind"] == "Secret" and o.key[2] == "oauth2-proxy")

@@ -113,6 +113,16 @@ def test_jupyter_web_app_offers_the_platform_notebook_images(shipped_plan: Calla
         assert tolerations["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
 
 
+def test_the_notebook_form_offers_no_pool_a_gpu_notebook_could_not_be_admitted_to(shipped_plan: Callable[[str], Plan]) -> None:
+    # prod: l4 (device plugin, no topology) and h100 (a3-highgpu-8g, queued: topology-aware,
+    # whose Kueue flavor takes only pod sets that ask for a topology, which a notebook does not).
+    form = _spawner_form(shipped_plan("prod"))
+    assert [o["configKey"] for o in form["affinityConfig"]["options"]] == ["gpu-pool-l4"]
+    assert [o["groupKey"] for o in form["tolerationGroup"]["options"]] == ["gpu-pool-l4"]
+    # dev-fabric: both pools are topology-aware: no GPU pool in the form at all.
+    assert _spawner_form(shipped_plan("dev-fabric")).get("affinityConfig", {}).get("options", []) == []
+
+
 def test_kind_notebooks_come_from_the_locally_loaded_images(shipped_plan: Callable[[str], Plan]) -> None:
     form = _spawner_form(shipped_plan("kind"))
     assert form["image"]["value"] == f"localhost/mlplatform/notebook:{notebook_tag()}"

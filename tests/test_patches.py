@@ -151,13 +151,13 @@ def test_the_shipped_stacks_pass_the_advisory_rule_on_the_day(stack: str) -> Non
 
 @mirror.needed
 def test_check_notes_the_kubeflow_window_and_what_the_platform_patches() -> None:
-    notes = lint.notes(rendered("kind"), on=ON)
+    notes = lint.notes(lint.Platform(rendered("kind"), ON))
     (kubeflow,) = [n for n in notes if n.startswith("Kubeflow 26.03.1 ")]
     assert "lapsed 2026-12-05, and the `support` rule fails it from 2027-03-05" in kubeflow
     assert "istio 1.30.1 -> 1.30.5 (ISTIO-SECURITY-2026-005, ISTIO-SECURITY-2026-006)" in kubeflow
     assert "oauth2-proxy v7.15.2 -> v7.15.3 (oauth2-proxy v7.15.3 security fixes)" in kubeflow
     assert "cert-manager v1.21.1 -> v1.21.2" in kubeflow
-    assert not [n for n in lint.notes(rendered("kind"), on=date(2026, 12, 4)) if n.startswith("Kubeflow 26")], "not lapsed the day before"
+    assert not [n for n in lint.notes(lint.Platform(rendered("kind"), date(2026, 12, 4))) if n.startswith("Kubeflow 26")], "not lapsed the day before"
     (pipelines,) = [n for n in notes if n.startswith("Kubeflow Pipelines 2.16.1")]
     assert "GHSA-j53r-x5f5-j4hr" in pipelines and "not in the request path" in pipelines
 

@@ -11,9 +11,10 @@ plan <stack> --against F   what it would delete of F (a `pulumi stack export`, a
 render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --full also
                            DIR/platform.yaml (every object, charts and trees rendered for
                            real) and DIR/index.yaml (which install each object comes from)
-check <stack> [--json]     lint the full render; exit 1 on violations; --on YYYY-MM-DD: the
-                           support and advisory rules (facts/support.py, facts/advisories.py)
-                           on that day instead of today; notes what is known but not failed
+check <stack> [--json]     lint the full render, and list per team and workload whether Kueue can
+                           admit it; exit 1 on violations; --on YYYY-MM-DD: the support and
+                           advisory rules (facts/support.py, facts/advisories.py) on that day
+                           instead of today; notes what is known but not failed
 diff OLD NEW [--json]      what a move changes: two `render --full` directories, or two git
                            refs rendered in temporary worktrees (--stack NAME, --mirror DIR);
                            flags each change Kubernetes refuses in place with what pulumi up
@@ -308,16 +309,22 @@ def check_command(
     on: date | None = None,
     allow_unmirrored: bool = False,
 ) -> int:
-    from tooling.check import RULES, check, notes
+    from tooling.check import RULES, notes, run
 
     render = full_render_for(name_or_path, mirror, esc_files, allow_unmirrored)
     day = on or date.today()
-    found = check(render, on=day)
-    said = notes(render, on=day)
+    found, platform = run(render, on=day)
+    said = notes(platform)
+    verdicts = platform.verdicts
     if as_json:
-        document = {"stack": render.stack, "on": day.isoformat(), "violations": [v.as_dict() for v in found], "notes": said}
+        admission = [{"team": v.team, "workload": v.workload, "status": v.status.value, "detail": v.detail} for v in verdicts]
+        document = {"stack": render.stack, "on": day.isoformat(), "violations": [v.as_dict() for v in found], "admission": admission, "notes": said}
         print(json.dumps(document, indent=2))
     else:
+        if verdicts:
+            print("admission, per team and workload (Kueue's rules; rule admissible):")
+            for verdict in verdicts:
+                print(f"  {verdict}")
         for violation in found:
             print(violation)
         for note in said:
