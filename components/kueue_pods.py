@@ -28,8 +28,9 @@ How, read at kubernetes-sigs/kueue v0.19.2:
   CPU-only pods its webhook sees.)
 - The notebook form's GPU pool choice (components/kubeflow.py, a required node affinity per pool)
   is what Kueue's flavor assignment follows; a GPU notebook without it gets the first pool flavor
-  with room, and Kueue adds that flavor's node labels and tolerations to the pod when it lifts
-  the gate. The team ClusterQueues preempt nothing (no `preemption`), so an admitted notebook
+  with room, and Kueue adds that flavor's node labels and tolerations (the pool's own taints';
+  GKE adds the GPU taint's to a pod asking for nvidia.com/gpu: components/kueue.py
+  flavor_tolerations) to the pod when it lifts the gate. The team ClusterQueues preempt nothing (no `preemption`), so an admitted notebook
   is never stopped for a job; `waitForPodsReady` applies to it as to a job (a notebook not
   ready within the timeout is deleted by Kueue and its StatefulSet queues a new pod).
 - `managedJobsNamespaceSelector` (apis/config/v1beta2/configuration_types.go: a strong exemption

@@ -94,7 +94,9 @@ def pool_selector(pool: Pool) -> dict[str, str]:
 def pool_taints(pool: Pool) -> list[Taint]:
     """Taints on the pool's nodes, ours first, then the stack's own for the pool; pods must
     tolerate them all to land there, and everything of the platform that targets the pool
-    (runtimes, Kueue flavors, Ray workers, notebooks, DCGM) tolerates exactly these."""
+    (runtimes, Ray workers, notebooks, DCGM) tolerates exactly these (a Kueue flavor, for the
+    pods it admits, only the stack's own unless Kueue places the pool by topology:
+    components/kueue.py flavor_tolerations)."""
     return [GPU_TAINT, *pool.extra_taints]
 
 

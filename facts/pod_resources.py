@@ -38,16 +38,18 @@ def amount(text: Any) -> Decimal:
 
 
 def container_defaults(limit_ranges: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(default limits, default requests) of every `Container` item of the namespace's LimitRanges."""
+    """(default limits, default requests) of every `Container` item of the namespace's LimitRanges,
+    as the API server stores them (pkg/apis/core/v1/defaults.go SetDefaults_LimitRangeItem, which
+    Kueue and the LimitRanger read): a `max` without a `default` is the default limit, a default
+    limit without a `defaultRequest` the default request, and a `min` without either the request."""
     limits: dict[str, Any] = {}
     requests: dict[str, Any] = {}
     for limit_range in limit_ranges:
         for item in (limit_range.get("spec") or {}).get("limits") or []:
             if item.get("type") == "Container":
-                limits.update(item.get("default") or {})
-                # A default limit without a default request is the request too (the API server's
-                # defaulting of the LimitRange: pkg/apis/core/v1/defaults.go SetDefaults_LimitRangeItem).
-                requests.update({**(item.get("default") or {}), **(item.get("defaultRequest") or {})})
+                default = {**(item.get("max") or {}), **(item.get("default") or {})}
+                limits.update(default)
+                requests.update({**(item.get("min") or {}), **default, **(item.get("defaultRequest") or {})})
     return limits, requests
 
 

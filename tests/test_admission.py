@@ -75,6 +75,33 @@ def test_an_untolerated_taint_skips_the_flavor_and_the_flavors_own_toleration_co
     assert admission.flavor_mismatch(_pod_set({"cpu": "1"}), _flavor("taint_and_toleration", taints=[TAINT], tolerations=[toleration])) is None
 
 
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+GPU_TOLERATION = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+
+
+def test_a_pod_set_without_gpus_that_a_gpu_pools_flavor_would_take_is_named() -> None:
+    # TestAssignFlavors "single flavor, fits tainted flavor with toleration" (the flavor's own
+    # toleration lets any pod set in) and "multiple flavors, fits while skipping tainted flavor"
+    # (an untolerated taint keeps it out), on a queue whose pool flavor holds CPU too: once the
+    # default flavor is full, Kueue moves on to it (shouldTryNextFlavor) and the CPU-only pod set
+    # runs on the pool's GPU nodes.
+    pool = GpuPool.model_validate({"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2})
+    queue = _queue([(("cpu", "nvidia.com/gpu"), {"default": {"cpu": "4"}, "l4": {"cpu": "4", "nvidia.com/gpu": "2"}})])
+    tolerating = _kueue(PLAIN, _flavor("l4", {"pool": "l4"}, [GPU_TAINT], [GPU_TOLERATION]), pools={"l4": pool})
+    status, detail = admission.judge(Workload("w", (_pod_set({"cpu": "3"}),)), queue, tolerating, "ns")
+    assert status is Status.ON_GPU_NODES
+    assert detail == (
+        "pod set main asks for no GPUs, yet once the default flavor is full Kueue gives it flavor l4 "
+        "(it tolerates the flavor's taints through the flavor's own tolerations), and it runs on pool l4's GPU nodes"
+    )
+    tainted = _kueue(PLAIN, _flavor("l4", {"pool": "l4"}, [GPU_TAINT]), pools={"l4": pool})
+    assert admission.judge(Workload("w", (_pod_set({"cpu": "3"}),)), queue, tainted, "ns") == (Status.ADMISSIBLE, "main x1 on default")
+    gpu_job = _pod_set({"cpu": "1", "nvidia.com/gpu": "2"}, tolerations=[GPU_TOLERATION], nodeSelector={"pool": "l4"})
+    assert admission.judge(Workload("w", (gpu_job,)), queue, tainted, "ns") == (Status.ADMISSIBLE, "main x1 on l4")
+    too_big = _pod_set({"cpu": "5"})  # more than the pool flavor holds: Kueue never gives it that flavor
+    assert admission.gpu_pool_takes_cpu_work(too_big, {"cpu": Decimal(5)}, queue.groups[0], tolerating, queue) is None
+
+
 def test_a_node_selector_picks_the_flavor_with_its_labels_and_ignores_other_keys() -> None:
     # TestAssignFlavors "multiple flavors, fits a node selector": nodeSelector {type: two, ignored1: foo}.
     pod_set = _pod_set({"cpu": "1"}, nodeSelector={"type": "two", "ignored1": "foo"})

@@ -14,7 +14,8 @@ from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config
 from facts import versions
 from facts.image_set import notebook_tag
-from stacks.schema import KubeflowAuth, PipelinesConfig
+from stacks.schema import GpuPool, KubeflowAuth, PipelinesConfig
+from stacks.schema.pools import PoolTaint
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders
 from tests.support.mirror import MIRROR
@@ -186,6 +187,23 @@ def test_one_flavor_per_gpu_pool_from_the_pool_labels(shipped_plan: Callable[[st
     assert h100["nodeTaints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
     spot = flavors["l4"]["spec"]["nodeLabels"]
     assert "cloud.google.com/gke-spot" not in spot  # prod's L4 pool is on-demand
+
+
+def test_only_a_topology_aware_pools_flavor_tolerates_the_gpu_taint() -> None:
+    """A flavor's tolerations let any pod set Kueue admits onto its pool (components/kueue.py
+    flavor_tolerations): a CPU-only job, once the default flavor is full, would run on GPU nodes.
+    The pool's own taints stay tolerated; a TAS flavor takes only pod sets asking for a topology."""
+    from components.kueue import resource_flavors
+
+    l4 = GpuPool.model_validate({"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2})
+    dedicated = l4.model_copy(update={"name": "l4d", "taints": [PoolTaint(key="acme.com/dedicated", value="llm")]})
+    h100 = GpuPool.model_validate({"name": "h100", "accelerator": "nvidia-h100-80gb", "machineType": "a3-highgpu-8g", "max": 2, "provisioning": "queued"})
+    assert h100.topology_aware
+    specs = {f["metadata"]["name"]: f["spec"] for f in resource_flavors([l4, dedicated, h100])}
+    gpu_taint = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    assert specs["l4"]["nodeTaints"] == [gpu_taint] and "tolerations" not in specs["l4"]
+    assert specs["l4d"]["tolerations"] == [{"key": "acme.com/dedicated", "operator": "Equal", "value": "llm", "effect": "NoSchedule"}]
+    assert specs["h100"]["tolerations"] == [{**gpu_taint, "operator": "Equal"}]
 
 
 def _kueue_objects(plan: Plan, kind: str) -> dict[str, dict[str, Any]]:

@@ -96,3 +96,14 @@ def test_kueue_uses_limits_as_missing_requests() -> None:
     # TestAdjustResources, "Apply limits to requests", pod set b: request cpu 2, limits cpu 3 and memory 1Gi.
     spec = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}, "limits": {"cpu": "3", "memory": "1Gi"}}}]}
     assert as_kueue_counts(spec, [])["containers"][0]["resources"]["requests"] == {"cpu": "2", "memory": "1Gi"}
+
+
+def test_a_limit_ranges_max_and_min_default_its_limit_and_request_as_the_api_server_stores_it() -> None:
+    # kubernetes pkg/apis/core/v1/defaults_test.go TestSetDefaultLimitRangeItem: a Container item with
+    # max cpu 100m and min memory 100Mi is stored with default cpu 100m, defaultRequest cpu 100m and
+    # memory 100Mi; a container naming nothing gets those (LimitRanger, Kueue's handlePodLimitRange).
+    limit_range = {"spec": {"limits": [{"type": "Container", "max": {"cpu": "100m"}, "min": {"memory": "100Mi"}}]}}
+    expected = {"limits": {"cpu": "100m"}, "requests": {"cpu": "100m", "memory": "100Mi"}}
+    spec: dict[str, Any] = {"containers": [{"name": "c"}]}
+    assert as_admitted(spec, [limit_range])["containers"][0]["resources"] == expected
+    assert as_kueue_counts(spec, [limit_range])["containers"][0]["resources"] == expected

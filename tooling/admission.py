@@ -552,11 +552,40 @@ def gpus_not_as_pool_offers(pod_set: PodSet, flavor: Flavor, kueue: Kueue) -> st
     return None
 
 
+def gpu_pool_takes_cpu_work(pod_set: PodSet, requests: Requests, group: Group, kueue: Kueue, queue: Queue) -> str | None:
+    """A pod set that asks for no GPUs can never be given a GPU pool's flavor. Kueue tries a
+    group's flavors in order and, with the ClusterQueue's default flavorFungibility
+    (whenCanPreempt: TryNextFlavor, kueue v0.19.2 apis/kueue/v1beta2/clusterqueue_types.go:460-479)
+    and no preemption, goes on to the next flavor whenever the first one is full
+    (flavorassigner.go:1259-1276 shouldTryNextFlavor); a flavor's taints keep a pod set off only
+    if neither the pod nor the flavor's own tolerations tolerate them (:1239), and the admitted
+    pods get the flavor's node labels and tolerations (pkg/podset/podset.go:78-91 FromAssignment).
+    A CPU-only job given a pool's flavor therefore runs on that pool's GPU nodes: GKE scales a GPU
+    node up for it, and on a queued pool, whose nodes come only for ProvisioningRequests, Kueue
+    makes none for it (no_provisioning_request) and it waits for ever."""
+    if GPU_RESOURCE in requests or pod_set.spec.get("resourceClaims"):
+        return None
+    wanted = {name: value * pod_set.count for name, value in requests.items() if name in group.covered}
+    for name in group.flavors:
+        pool, flavor = kueue.pools.get(name), kueue.flavors.get(name)
+        if pool is None or flavor is None:
+            continue
+        if topology_mismatch(pod_set, requests, flavor, group, kueue, queue) or flavor_mismatch(pod_set, flavor):
+            continue
+        if all(value <= queue.reach.get((name, r), Decimal(0)) for r, value in wanted.items()):
+            return (
+                f"pod set {pod_set.name} asks for no GPUs, yet once the default flavor is full Kueue gives it flavor {name} "
+                f"(it tolerates the flavor's taints through the flavor's own tolerations), and it runs on pool {pool.name}'s GPU nodes"
+            )
+    return None
+
+
 class Status(str, Enum):
     ADMISSIBLE = "admissible"
     NOT_QUEUED = "not queued"
     NO_QUOTA = "no quota"
     REFUSED = "not admissible"
+    ON_GPU_NODES = "admissible on GPU nodes"
 
 
 @dataclass(frozen=True)
@@ -580,11 +609,13 @@ def others_hold(kueue: Kueue, flavor: str, resource: str) -> bool:
 def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tuple[Status, str]:
     """Kueue's verdict on `workload` in an empty cluster, pod set by pod set in order (each takes,
     per resource group, the first flavor that matches and fits: flavorassigner.go
-    findFlavorForPodSets), then what Kueue admits but never runs."""
+    findFlavorForPodSets), then what Kueue admits but never runs, and what it could place on a GPU
+    pool's nodes without asking for GPUs (gpu_pool_takes_cpu_work)."""
     if not workload.queued:
         return Status.NOT_QUEUED, "Kueue does not queue it (no GPUs); the namespace's ResourceQuota counts it"
     used: dict[tuple[str, str], Decimal] = {}
     placed: list[str] = []
+    misplaced: list[str] = []
     for pod_set in workload.pod_sets:
         one, problem = requests_of(pod_set, kueue, namespace)
         problem = problem or uncovered(one, queue)
@@ -621,7 +652,10 @@ def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tup
             problem = dra_with_topology(pod_set, chosen) or no_provisioning_request(pod_set, chosen, kueue, queue) or gpus_not_as_pool_offers(pod_set, chosen, kueue)
             if problem:
                 return Status.REFUSED, problem
+            misplaced.append(gpu_pool_takes_cpu_work(pod_set, one, group, kueue, queue) or "")
             placed.append(f"{pod_set.name} x{pod_set.count} on {chosen.name}")
+    if any(misplaced):
+        return Status.ON_GPU_NODES, "; ".join(m for m in misplaced if m)
     return Status.ADMISSIBLE, ", ".join(dict.fromkeys(placed)) or "asks for nothing"
 
 

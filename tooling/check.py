@@ -1198,13 +1198,15 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
 
 def admissible(platform: Platform) -> Iterator[Violation]:
     """Every workload the platform offers each team can be admitted by Kueue v0.19.2's own rules,
-    built as the controllers build it (tooling/admission.py); a team without quota of what a
-    workload asks for is listed, not refused."""
+    built as the controllers build it (tooling/admission.py), and none that asks for no GPUs can be
+    given a GPU pool's flavor; a team without quota of what a workload asks for is listed, not refused."""
     queues = {o.key[3]: o for o in platform.of_kind("ClusterQueue")}
     for verdict in platform.verdicts:
+        queue = queues[verdict.queue]
         if verdict.status is admission.Status.REFUSED:
-            queue = queues[verdict.queue]
             yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} is never admitted: {verdict.detail}")
+        elif verdict.status is admission.Status.ON_GPU_NODES:
+            yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} can be admitted onto GPU nodes: {verdict.detail}")
 
 
 def deployed(platform: Platform) -> list[support.Deployed]:
