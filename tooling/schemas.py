@@ -12,12 +12,10 @@ hold other versions beside them.
 from __future__ import annotations
 
 import copy
-import hashlib
-import marshal
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,7 +27,7 @@ import yaml
 
 from facts.support import minor, minor_label
 from facts.versions import CRD_SOURCES, KIND_NODE_IMAGE
-from tooling.tools import write_whole
+from tooling import render_cache
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlplatform" / "crds"
@@ -148,38 +146,36 @@ def load_all(text: str) -> list[dict[str, Any]]:
 
 
 _PARSED: dict[str, tuple[dict[str, Any], ...]] = {}
-SHARED_PARSES: Path | None = None
-"""A directory where processes share what they parsed (the test suite's workers do: helm
-and kustomize output, the pinned CRDs; parsing is most of a render's time, reading it back
-is 40x faster); None: each process parses for itself."""
+
+
+@cache
+def _parser() -> str:
+    return render_cache.parser_version(sys.modules[__name__])
 
 
 def parsed(text: str) -> tuple[dict[str, Any], ...]:
     """The non-empty mapping documents of `text` (load_all), parsed once per process (shipped
-    stacks share most installs) or read from SHARED_PARSES. Callers never mutate them:
+    stacks share most installs) and kept in the render cache (tooling/render_cache.py: parsing is
+    most of a render's time, reading it back is 40x faster). Callers never mutate them:
     normalizing and transforms build new dicts."""
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    if digest in _PARSED:
-        return _PARSED[digest]
-    # marshal holds plain data only (no code runs on reading, unlike pickle); a Python-version
-    # format, so the version is in the name.
-    path = SHARED_PARSES / f"{digest}.py{sys.version_info[0]}{sys.version_info[1]}.marshal" if SHARED_PARSES else None
-    if path is not None and path.is_file():
-        docs: tuple[dict[str, Any], ...] = marshal.loads(path.read_bytes())
-    else:
-        docs = tuple(load_all(text))
-        if path is not None:
-            _share(path, docs)
-    _PARSED[digest] = docs
+    return parsed_output(render_cache.digest(text.encode()), lambda: text)
+
+
+def parsed_output(output: str, text: Callable[[], str | None]) -> tuple[dict[str, Any], ...]:
+    """parsed() of the text whose digest is `output`; `text` gives it when no cache holds its
+    documents (a render cache hit needs no text at all)."""
+    if output in _PARSED:
+        return _PARSED[output]
+    cache_ = render_cache.current()
+    docs = cache_.documents(output, _parser()) if cache_ is not None else None
+    if docs is None:
+        source = text()
+        assert source is not None, f"no text for the output {output}"
+        docs = tuple(load_all(source))
+        if cache_ is not None:
+            cache_.keep_documents(output, _parser(), docs)
+    _PARSED[output] = docs
     return docs
-
-
-def _share(path: Path, docs: tuple[dict[str, Any], ...]) -> None:
-    try:
-        data = marshal.dumps(docs)
-    except ValueError:  # a YAML timestamp (datetime) is not plain data: parsed by each process
-        return
-    write_whole(path, data)
 
 
 SHARED_CRD_ROOTS = (REPO.parent / "shared" / "crds", REPO.parent / "shared" / "crds-next")
