@@ -357,7 +357,7 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
 
     monkeypatch.setattr(fullrender, "render_output", render_output)
     monkeypatch.setattr(fullrender, "_EARLY", {})
-    monkeypatch.setattr(fullrender, "_DIGESTS", None)  # what this plan's early renders leave for a full render
+    monkeypatch.setattr(fullrender, "_SESSION", None)  # what this plan's early renders leave for a full render
     config = load("kind")
     kube_version = cluster_version.kubernetes_version(config)
     with fullrender.rendering_early(config) as early:

@@ -39,7 +39,7 @@ def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> RenderCache:
     """A cache of the test's own, and this process's memory of outputs and parses forgotten."""
     monkeypatch.setenv(render_cache.ENV, str(tmp_path / "cache"))
     forget(monkeypatch)
-    monkeypatch.setattr(fullrender, "_DIGESTS", None)
+    monkeypatch.setattr(fullrender, "_SESSION", None)
     found = render_cache.current()
     assert found is not None
     return found

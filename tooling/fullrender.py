@@ -42,8 +42,8 @@ import pulumi
 import yaml
 
 from components.base import child_name, child_type, moved_aliases, transform_name
-from components.sources import PREPARED_TREES, is_local, is_prepared, remote_bases_of
-from components.trees import PrepareError, prepare_all
+from components.sources import PREPARED_TREES, PreparedTree, is_local, is_prepared, prepared_tree, remote_bases_of
+from components.trees import PrepareError, prepare, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.support import minor, minor_label
 from facts.versions import RELEASE_MANIFESTS
@@ -465,8 +465,16 @@ def _early_key(install: Install, capabilities: list[str], kube_version: str) -> 
 
 _EARLY: dict[str, Future[Output]] = {}
 _EARLY_LOCK = threading.Lock()
-_DIGESTS: Digests | None = None
-"""The file and folder digests of the early renders, for the full render that follows them."""
+@dataclass
+class _Session:
+    """What the early renders of a plan leave for the full render that follows them: the file
+    and folder digests they computed, the prepared trees they wrote."""
+
+    digests: Digests = field(default_factory=Digests)
+    prepared: set[PreparedTree] = field(default_factory=set)
+
+
+_SESSION: _Session | None = None
 
 
 @contextmanager
@@ -481,9 +489,9 @@ def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], Non
     is rendered. A chart that waits for an install registered before it (the program registers
     what it needs first) is left to the full render: it would see that install's CRDs, and its
     render without them would be thrown away."""
-    global _DIGESTS
+    global _SESSION
     kube_version = cluster_version.kubernetes_version(config)
-    digests = _DIGESTS = Digests()
+    session = _SESSION = _Session()
     registered: dict[str, Recorded] = {}
     child_urns: dict[str, list[str]] = {}
 
@@ -495,22 +503,46 @@ def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], Non
                 child_urns.setdefault(resource.parent, []).append(resource.urn)
             if install is None or install.kind == "manifest":
                 return
-            # A prepared tree (remote bases from a mirror) is written by the full render first.
+            render = partial(render_output, install, [], kube_version, config.sources, session.digests)
             if install.kind == "kustomize" and is_prepared(install.target):
-                return
+                # A prepared tree (remote bases from a mirror) is written first (the full render
+                # finds it current); one whose copy this cannot tell is left to the full render.
+                tree = _prepared_tree(install.target, config.sources)
+                if tree is None:
+                    return
+                render = partial(_prepared_then, tree, render, session)
             if install.kind == "helm":
                 waits = waiting_for(resource.dependencies, registered, child_urns)
                 if any(registered[urn].type in (HELM_CHART, KUSTOMIZE) for urn in waits if urn in registered):
                     return
             key = _early_key(install, [], kube_version)
             if key not in _EARLY:
-                _EARLY[key] = pool.submit(render_output, install, [], kube_version, config.sources, digests)
+                _EARLY[key] = pool.submit(render)
 
     pool = ThreadPoolExecutor(max_workers=4)
     try:
         yield start
     finally:
         pool.shutdown(wait=False)
+
+
+def _prepared_tree(directory: str, sources: Sources) -> PreparedTree | None:
+    """The prepared copy a kustomize directory is read from (`.mlplatform/trees/<copy>/<path>`),
+    as the program named it (components.sources.kubeflow_tree); None if the sources name no such copy."""
+    parts = directory.split("/", 3)
+    if len(parts) < 4:
+        return None
+    tree = prepared_tree(parts[3], sources)
+    return tree if tree is not None and tree.path(parts[3]) == directory else None
+
+
+def _prepared_then(tree: PreparedTree, render: Callable[[], Output], session: _Session) -> Output:
+    try:
+        prepare(tree, REPO)
+    except PrepareError as err:
+        raise RenderError(f"preparing the Kubeflow trees that name remote bases: {err}") from err
+    session.prepared.add(tree)
+    return render()
 
 
 def is_namespaced(obj: dict[str, Any], custom: dict[tuple[str, str], bool]) -> bool | None:
@@ -559,10 +591,13 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
         raise Unmirrored(unmirrored_message(left_out))
     found = [i for i in found if i not in left_out]
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
+    global _SESSION
+    session, _SESSION = _SESSION or _Session(), None
     # Trees whose remote bases a local mirror holds are read from their prepared copies:
-    # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
+    # written here (unless the plan's early renders did), as `python -m stacks prepare` does
+    # before `pulumi up` (components/trees.py).
     try:
-        prepare_all(plan.record.prepared_trees.values(), REPO)
+        prepare_all((t for t in plan.record.prepared_trees.values() if t not in session.prepared), REPO)
     except PrepareError as err:
         raise RenderError(f"preparing the Kubeflow trees that name remote bases: {err}") from err
 
@@ -582,8 +617,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
     # state none. The "-0" admits GKE's `-gke.<build>` pre-release form.
     kube_version = cluster_version.kubernetes_version(plan.config)
     sources = plan.config.sources if plan.config is not None else Sources()
-    global _DIGESTS
-    digests, _DIGESTS = _DIGESTS or Digests(), None
+    digests = session.digests
     urns = {i.resource.urn for i in found}
     needs = {i.resource.urn: plan.waits_for(i.resource) & urns if i.kind == "helm" else frozenset() for i in found}
     pending = {i.resource.urn: i for i in found}
@@ -596,8 +630,13 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
 
         def start(install: Install, render: Callable[[], Output], early_key: str | None) -> None:
             with _EARLY_LOCK:
-                early = _EARLY.get(early_key) if early_key is not None else None
-            future = early if early is not None else pool.submit(render)
+                future = _EARLY.get(early_key) if early_key is not None else None
+                # One the early pool has not started is this pool's to schedule (a heavy tree the
+                # plan registered last waited behind the early queue otherwise).
+                if future is None or future.cancel():
+                    future = pool.submit(render)
+                    if early_key is not None:
+                        _EARLY[early_key] = future
             running.setdefault(future, []).append(install)
 
         def start_what_can_run() -> None:
