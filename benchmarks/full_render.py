@@ -8,7 +8,7 @@ Each run is an interpreter of its own, so nothing carries over but the render ca
 (tooling/render_cache.py), a temporary directory per repeat. Cold: the plan under mocks, the
 render (helm, kustomize, parsing, transforms) and the check, then, in the same process, "raw":
 `helm template` and `kubectl kustomize` of the same installs with the same inputs (chart values,
-namespace, capabilities, tree), four at a time as the render runs them, their output thrown
+namespace, capabilities, tree), as many at a time as the render runs them (four on two cores), their output thrown
 away, as a shell runs them (Go's default collector); then again as `check` runs them, with
 fewer collections (tooling.fullrender.GO_GC_PERCENT), printed beside. The ratio
 (plan + render + check) / raw is what `check` costs over the tools it cannot do without. Warm: the same stack file with its first team's CPU quota one higher (a one-line edit
@@ -99,7 +99,7 @@ if raw_too:
     for name, gc_percent in (("raw", "100"), ("raw_as_check", fullrender.GO_GC_PERCENT)):
         fullrender.GO_GC_PERCENT = gc_percent
         raw_start = time.perf_counter()
-        with ThreadPoolExecutor(max_workers=4) as pool:
+        with ThreadPoolExecutor(max_workers=fullrender.TOOLS) as pool:
             list(pool.map(raw, render.installs))
         result[name] = time.perf_counter() - raw_start
 print(json.dumps(result))

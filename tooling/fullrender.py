@@ -290,11 +290,17 @@ def unmirrored_message(left_out: Iterable[Install]) -> str:
 # --- running helm and kustomize ---------------------------------------------------------
 
 
-TOOLS_AT_ONCE = threading.BoundedSemaphore(4)
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the machine's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+TOOLS = max(4, _cores())
 """helm and kubectl processes at once in this process, those started while the plan is
-evaluated and the full render's together: four, as the full render's pool runs them. More
-(the early pool's four beside the render's four) took the cores from the thread that parses
-their output, which the render waits for."""
+evaluated and the full render's together, as each pool runs them: one per core, at least four
+(on two cores, four keep both busy while the plan and the parsing take their turns; eight took
+the cores from the thread that parses their output, which the render waits for)."""
+TOOLS_AT_ONCE = threading.BoundedSemaphore(TOOLS)
 
 
 GO_GC_PERCENT = "400"
@@ -489,7 +495,7 @@ _SESSION: _Session | None = None
 def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], None]]:
     """For a plan's evaluation (`evaluate(config, ..., on_record=<what this yields>)`): each
     install starts rendering the moment the program registers it (from the render cache when it
-    holds its output), four at a time in the background, while the plan's Python runs on. A tree's
+    holds its output), TOOLS at a time in the background, while the plan's Python runs on. A tree's
     output depends on its directory alone. A chart is rendered with no capabilities, its
     render kept under the inputs it had: the full render takes it only where the chart's
     capabilities turn out to be none (it waits for no other install's CRDs), and renders the
@@ -527,7 +533,7 @@ def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], Non
             if key not in _EARLY:
                 _EARLY[key] = pool.submit(render)
 
-    pool = ThreadPoolExecutor(max_workers=4)
+    pool = ThreadPoolExecutor(max_workers=TOOLS)
     try:
         yield start
     finally:
@@ -615,7 +621,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
             progress(f"[{len(raw)}/{len(found)}] {install.kind} {install.label}: {len(raw[install.resource.urn])} objects{reused}")
 
     # A chart sees the CRDs of the installs it waits for as capabilities, so it renders once
-    # they are parsed; a tree needs nothing. helm and kubectl run four at a time, each install
+    # they are parsed; a tree needs nothing. helm and kubectl run TOOLS at a time, each install
     # as soon as what it needs is there; their output is parsed here, in one thread, as each
     # finishes (parsing in worker threads was GIL-bound and slower). Charts also see the
     # Kubernetes version the stack's cluster is created at. Every chart's kubeVersion
@@ -630,9 +636,9 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
     needs = {i.resource.urn: plan.waits_for(i.resource) & urns if i.kind == "helm" else frozenset() for i in found}
     pending = {i.resource.urn: i for i in found}
     timings: dict[str, Timing] = {}
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    with ThreadPoolExecutor(max_workers=TOOLS) as pool:
         # An install started while the plan was evaluated is waited for where it runs, not
-        # from a worker of this pool: the pool's four run what is left, a chart the moment
+        # from a worker of this pool: the pool runs what is left, a chart the moment
         # what it needs is parsed.
         running: dict[Future[Output], list[Install]] = {}
 
