@@ -534,6 +534,11 @@ def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], Non
                 _EARLY[key] = pool.submit(render)
 
     pool = ThreadPoolExecutor(max_workers=TOOLS)
+    # The checkout the trees are in, digested while the plan's Python runs (its first install
+    # registers a second in), not when its first tree waits for it.
+    manifests = config.sources.kubeflow_manifests
+    if manifests is not None and is_local(manifests) and (REPO / manifests).is_dir():
+        pool.submit(session.digests.of, (REPO / manifests).resolve())
     try:
         yield start
     finally:
