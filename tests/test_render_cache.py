@@ -249,6 +249,28 @@ def test_an_install_rendered_early_is_not_rendered_again(tmp_path: Path, cache: 
     assert len(list((cache.root / "installs").iterdir())) == 2
 
 
+def test_a_plan_that_fails_leaves_nothing_for_the_next_render(tmp_path: Path, cache: RenderCache, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its early renders and digests are of files as they were: the next render, after an edit,
+    computes its own."""
+    plan = probe_plan(tmp_path)
+    assert plan.config is not None
+    config = plan.config
+
+    def failing_plan() -> None:
+        with fullrender.rendering_early(config) as early:
+            for resource in plan.resources:
+                early(resource)
+            raise RuntimeError("the program stopped")
+
+    with pytest.raises(RuntimeError, match="the program stopped"):
+        failing_plan()
+    assert fullrender._SESSION is None
+    write_tree(tmp_path / "release", data="edited")
+    with fullrender.rendering_early(plan.config):
+        assert not fullrender._EARLY
+    assert data(full_render(plan), "tree")["value"] == "edited"
+
+
 def test_no_cache_neither_reads_nor_writes_it(tmp_path: Path, cache: RenderCache, monkeypatch: pytest.MonkeyPatch) -> None:
     full_render(probe_plan(tmp_path))
     before = sorted(p.relative_to(cache.root) for p in cache.root.rglob("*"))

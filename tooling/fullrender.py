@@ -506,6 +506,8 @@ def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], Non
     global _SESSION
     kube_version = cluster_version.kubernetes_version(config)
     session = _SESSION = _Session()
+    with _EARLY_LOCK:  # a plan that failed before its full render left its renders: none of ours
+        _EARLY.clear()
     registered: dict[str, Recorded] = {}
     child_urns: dict[str, list[str]] = {}
 
@@ -541,6 +543,9 @@ def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], Non
         pool.submit(session.digests.of, (REPO / manifests).resolve())
     try:
         yield start
+    except BaseException:
+        _SESSION = None  # no full render follows this plan
+        raise
     finally:
         pool.shutdown(wait=False)
 
