@@ -478,7 +478,10 @@ def _early_key(install: Install, capabilities: list[str], kube_version: str) -> 
 
 
 _EARLY: dict[str, Future[Output]] = {}
+"""The renders started while the plan is evaluated, by _early_key; the full render takes them."""
 _EARLY_LOCK = threading.Lock()
+
+
 @dataclass
 class _Session:
     """What the early renders of a plan leave for the full render that follows them: the file
@@ -489,6 +492,7 @@ class _Session:
 
 
 _SESSION: _Session | None = None
+"""The session of the plan evaluated last under rendering_early, until its full render takes it."""
 
 
 @contextmanager
