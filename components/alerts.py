@@ -1,7 +1,8 @@
 """GPU and queue alerts, as the spec of a PrometheusRule (monitoring.coreos.com/v1) we author.
 
 Thresholds come from MonitoringConfig. Metric names: NVIDIA/dcgm-exporter default counters
-(DCGM_FI_DEV_GPU_UTIL %, DCGM_FI_DEV_GPU_TEMP C, DCGM_FI_DEV_XID_ERRORS "value of the last
+(DCGM_FI_DEV_GPU_UTIL %, on MIG slices DCGM_FI_PROF_GR_ENGINE_ACTIVE: dashboards/common.py gpu_activity;
+DCGM_FI_DEV_GPU_TEMP C, DCGM_FI_DEV_XID_ERRORS "value of the last
 XID error encountered"); kubernetes-sigs/kueue pkg/metrics (kueue_pending_workloads).
 """
 
@@ -10,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from components.dashboards.common import NODE, WORKLOAD_NAMESPACE, WORKLOAD_POD
+from components.dashboards.common import NODE, WORKLOAD_NAMESPACE, WORKLOAD_POD, gpu_activity
 from components.gpu_hours import recording_group
 from stacks.schema import MonitoringConfig
 
 GROUP = "mlplatform-gpu"
+ALERT_WINDOW_SECONDS = 60
+"""The idle alert reads each GPU's busiest sample of the last minute (gpu_activity)."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ def alerts(config: MonitoringConfig) -> list[Alert]:
     return [
         Alert(
             name="GpuAllocatedButIdle",
-            expr=f"avg by ({WORKLOAD_NAMESPACE}) (DCGM_FI_DEV_GPU_UTIL{{{held}}}) < {config.idle_gpu_threshold}",
+            expr=f"avg by ({WORKLOAD_NAMESPACE}) ({gpu_activity(held, ALERT_WINDOW_SECONDS)}) < {config.idle_gpu_threshold}",
             for_=f"{config.idle_gpu_minutes}m",
             severity="warning",
             summary=f"GPUs of {{{{ $labels.{WORKLOAD_NAMESPACE} }}}} are allocated but idle",

@@ -34,6 +34,11 @@ GKE_NVIDIA_HOST_PATH = "/home/kubernetes/bin/nvidia"
 NVIDIA_MOUNT_PATH = "/usr/local/nvidia"
 NVIDIA_LIBRARY_PATH = f"{NVIDIA_MOUNT_PATH}/lib64"
 NVIDIA_VOLUME = "nvidia-install-dir-host"
+COLLECT_INTERVAL_SECONDS = 30
+"""How often the exporter reads DCGM: its default, which neither the chart (values.yaml
+`arguments`) nor these values change (dcgm-exporter 4.5.3-4.8.2 pkg/cmd/app.go:138-142,
+CLICollectInterval, 30000 ms, env DCGM_EXPORTER_INTERVAL). The idle reclaim's and GPU-hours'
+windows hold at least one collection each."""
 # The chart's default metrics list (values.yaml extraConfigMapVolumes/extraVolumeMounts);
 # repeated because setting extraVolumeMounts replaces the chart's list.
 METRICS_VOLUME_MOUNT = {
@@ -83,6 +88,10 @@ def dcgm_exporter_values(args: DcgmExporterArgs) -> dict[str, Any]:
         # pod-resources socket the chart mounts from kubeletPath.
         "kubeletPath": "/var/lib/kubelet/pod-resources",
         "priorityClassName": PRIORITY_CLASS,
+        # Off, and an overlay may not switch it on: facts/dra.py DCGM_DRA_ATTRIBUTION_OFF (chart 4.8.2
+        # templates/daemonset.yaml:159 sets KUBERNETES_ENABLE_DRA from it, clusterrole.yaml:1 adds
+        # list/watch of pods and resourceslices).
+        "kubernetesDRA": {"enabled": False},
     }
 
 

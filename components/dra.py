@@ -1,20 +1,30 @@
 """NVIDIA's DRA driver for GPUs, for the GPU pools with `gpuAllocation: dra`: its Helm chart,
 set up as GKE's DRA guide installs it (docs.cloud.google.com/kubernetes-engine/docs/how-to/
-set-up-dra, read Dec 2026: the chart from NVIDIA's repository, `nvidiaDriverRoot` GKE's driver
-path, `gpuResourcesEnabledOverride`, no ComputeDomains).
+set-up-dra, read Dec 2026: `nvidiaDriverRoot` GKE's driver path, `gpuResourcesEnabledOverride`,
+no ComputeDomains), from the driver's home since v0.4.0, kubernetes-sigs/dra-driver-nvidia-gpu
+(facts/versions.py NVIDIA_DRA_DRIVER_CHART; the guide still names NVIDIA's chart of before).
 
-Chart keys: NVIDIA/k8s-dra-driver-gpu@v25.12.0 deployments/helm/nvidia-dra-driver-gpu/values.yaml
-and templates/ (kubeletplugin.yaml, deviceclass-gpu.yaml, validation.yaml, controller.yaml).
+Chart keys: kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 deployments/helm/dra-driver-nvidia-gpu/
+values.yaml and templates/ (kubeletplugin.yaml, deviceclass-gpu.yaml, validation.yaml,
+controller.yaml), the keys NVIDIA's 25.12.0 chart had, with the same meaning.
+- `nameOverride`: the chart's old name. The chart was renamed from nvidia-dra-driver-gpu, and its
+  objects' names and the kubelet plugin's selector label derive from the name (templates/
+  _helpers.tpl `name`, `selectorLabels`); the project's docs/upgrade.md (v0.4.1) sets
+  `nameOverride=nvidia-dra-driver-gpu` so that the move keeps every object, and so do we, on every
+  install: one set of names, upgraded or new (tests/test_upgrade_path.py holds them to the record
+  of 25.12.0's).
 - `resources.gpus.enabled` is the chart's default; its validation.yaml fails the render unless
   `gpuResourcesEnabledOverride` says the device plugin is off on those nodes, which GKE's
   `gke-no-default-nvidia-gpu-device-plugin` label on the DRA pools does (facts/node_labels.py).
 - `resources.computeDomains.enabled: false`: ComputeDomains are multi-node NVLink (GB200); their
-  controller (controller.yaml) also asks for control-plane nodes, which GKE does not show.
+  controller (controller.yaml) also prefers control-plane nodes, which GKE does not show.
 - `resourceApiVersion`: set, so the DeviceClass has the same API offline and on the cluster.
 - The kubelet plugin (a DaemonSet) lands on the DRA pools' nodes, which carry `nvidia.com/gpu.present`
-  (its own affinity, values.yaml kubeletPlugin.affinity), and tolerates their taints; it runs at
+  (its own affinity, values.yaml kubeletPlugin.affinity), and tolerates their taints (our list
+  replaces the chart's default, `nvidia.com/gpu` NoSchedule, which GKE's taint is one case of); it runs at
   `system-node-critical`, which GKE admits outside kube-system only under a ResourceQuota scoped
-  to that class (components/dcgm.py critical_pods_quota).
+  to that class (components/dcgm.py critical_pods_quota). Its metrics endpoint (values.yaml
+  kubeletPlugin.metrics, new since 25.12.0: `:8080` in the pod, no Service) is left as the chart sets it.
 
 The NVIDIA driver itself: GKE installs none on a DRA pool (`gpu_driver_version` disabled,
 infra/gke.py), and GKE's guide applies Google's driver installer for COS then
@@ -47,6 +57,7 @@ from stacks import schema
 NAMESPACE = "nvidia-dra-driver-gpu"
 """GKE's guide's namespace (the chart refuses `default`: templates/validation.yaml)."""
 RELEASE = "nvidia-dra-driver-gpu"
+"""The release, and the chart's name its objects keep (`nameOverride`: NVIDIA's chart's name)."""
 PLUGIN_LABEL = "nvidia.com/gpu.present"
 DRIVER_INSTALLER = "nvidia-driver-installer"
 """The DaemonSet of NVIDIA_DRIVER_INSTALLER_COS (metadata.name at the pinned commit)."""
@@ -56,6 +67,7 @@ def nvidia_dra_driver_values(args: NvidiaDraDriverArgs) -> dict[str, Any]:
     """The chart's values for GKE's DRA pools (module docstring)."""
     taints = dict.fromkeys(t for pool in args.dra_pools for t in pool_taints(pool))
     return {
+        "nameOverride": RELEASE,
         "nvidiaDriverRoot": GKE_DRIVER_ROOT,
         "gpuResourcesEnabledOverride": True,
         "resourceApiVersion": RESOURCE_API_VERSION,

@@ -7,9 +7,10 @@ dashboard and `python -m stacks cost <stack> --usage` (tooling/usage.py) sum the
   pod's `node`; kube_pod_status_phase), on the node's pool and accelerator (kube_node_labels, whose
   allow-listed labels components/monitoring.py sets). A GPU counts while its pod holds it, used
   or not: what the team kept from others.
-- Busy: those of the team's GPUs whose DCGM utilisation (DCGM_FI_DEV_GPU_UTIL, the idle-GPU
-  alert's signal, components/alerts.py) is at or above the stack's idle threshold
-  (monitoring.idleGpuThreshold). Idle GPU-hours are allocated minus busy.
+- Busy: those of the team's GPUs (and MIG slices) whose activity (components/dashboards/common.py
+  gpu_activity: DCGM_FI_DEV_GPU_UTIL, on a MIG slice DCGM_FI_PROF_GR_ENGINE_ACTIVE; the idle-GPU
+  alert's and the idle reclaim's signal) reached the stack's idle threshold
+  (monitoring.idleGpuThreshold) in the rule's interval. Idle GPU-hours are allocated minus busy.
 
 Each rule is evaluated every INTERVAL_SECONDS (the group's `interval`), so one recorded sample
 stands for that many GPU-seconds: `sum_over_time(rule[range]) * INTERVAL_SECONDS / 3600` is the
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.dashboards.common import NODE, POOL, WORKLOAD_NAMESPACE
+from components.dashboards.common import NODE, POOL, WORKLOAD_NAMESPACE, gpu_activity
 from stacks.schema import MonitoringConfig
 
 GROUP = "mlplatform-gpu-hours"
@@ -50,7 +51,8 @@ def allocated_expr() -> str:
 
 
 def busy_expr(threshold: int) -> str:
-    working = f'label_replace(DCGM_FI_DEV_GPU_UTIL{{{WORKLOAD_NAMESPACE}!=""}} >= {threshold}, "namespace", "$1", "{WORKLOAD_NAMESPACE}", "(.*)")'
+    activity = gpu_activity(f'{WORKLOAD_NAMESPACE}!=""', INTERVAL_SECONDS)
+    working = f'label_replace({activity} >= {threshold}, "namespace", "$1", "{WORKLOAD_NAMESPACE}", "(.*)")'
     held = f"{working} * on ({NODE}) group_left ({POOL}, {ACCELERATOR}) {_NODE_POOLS}"
     return f"count by ({', '.join(LABELS)}) ({_named(held)})"
 

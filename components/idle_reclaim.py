@@ -44,12 +44,14 @@ from facts.labels import IDLE_RECLAIM_LABEL, PROFILE_NAMESPACE_LABEL
 from facts.versions import PYTHON_IMAGE, image
 from infra.cluster import Cluster
 from stacks import schema
+from stacks.schema.idle_reclaim import RUN_INTERVAL_SECONDS, STEP_SECONDS
 
 NAME = "idle-reclaim"
 CLUSTER_ROLE = "mlplatform-idle-reclaim"
 EXEMPTION_POLICY = "mlplatform-idle-reclaim-exemption"
-SCHEDULE = "*/10 * * * *"
-"""Every 10 minutes: a notebook is stopped at most that long after its period ends."""
+SCHEDULE = f"*/{RUN_INTERVAL_SECONDS // 60} * * * *"
+"""Every 10 minutes: a notebook is warned at least one run before it is stopped, and stopped at
+most that long after its period ends."""
 SCRIPT = Path(job.__file__).name
 """The job's own labels and annotations are literals there (it runs alone, from the ConfigMap);
 tests/test_idle_reclaim.py holds them equal to facts/labels.py."""
@@ -69,6 +71,7 @@ def settings(args: IdleReclaimArgs) -> job.Settings:
         period_seconds=args.settings.period_seconds,
         warning_seconds=args.settings.warning_seconds,
         threshold=float(args.threshold),
+        step_seconds=STEP_SECONDS,
     )
 
 

@@ -1,13 +1,16 @@
 """The idle reclaim's job: what runs every few minutes in the cluster (a CronJob of
 components/idle_reclaim.py, this very file from a ConfigMap, on the pinned Python image). Standard
-library only. It reads the GPU utilisation of every running GPU notebook's pod from Prometheus
-(DCGM_FI_DEV_GPU_UTIL, per pod the busiest of its GPUs), decides per notebook (`decide`, a pure
-function the tests run on recorded DCGM samples) and acts as the notebook UI does:
+library only. It reads how busy every running GPU notebook's pod's GPUs are from Prometheus
+(`utilisation_query`: DCGM_FI_DEV_GPU_UTIL, on a MIG slice DCGM_FI_PROF_GR_ENGINE_ACTIVE; per pod
+the busiest of its GPUs), decides per notebook (`decide`, a pure function the tests run on
+recorded DCGM samples) and acts as the notebook UI does:
 
 - stop: the annotation `kubeflow-resource-stopped` with the time (the UI's JSON merge patch,
   kubeflow/notebooks v1.11.0 crud-web-apps/jupyter/backend/apps/common/routes/patch.py): the
   notebook controller scales the StatefulSet to 0, the volumes stay, Start brings it back;
 - warn, once, `warning` ahead: a Warning event on the Notebook, which the UI lists with its events;
+  a notebook is never stopped by the run that would first warn it (its idle time grows by a run's
+  interval between two runs): that run warns, the next one stops;
 - both recorded on the Notebook (annotations ANNOTATION_RECLAIMED, ANNOTATION_WARNED, which
   kube-state-metrics exports to Grafana) and logged, one JSON line per notebook judged.
 
@@ -169,6 +172,8 @@ def plan(notebooks: Iterable[Mapping[str, Any]], series: Mapping[tuple[str, str]
         exempt = (meta.get("labels") or {}).get(EXEMPT_LABEL) == EXEMPT_VALUE
         decision = decide(series.get((namespace, f"{name}-0"), ()), now, settings, exempt, parsed(annotations.get(ANNOTATION_RECLAIMED)))
         warned = ANNOTATION_WARNED in annotations
+        if decision.action is Action.STOP and not warned:
+            decision = Decision(Action.WARN, f"{decision.reason}: stopped at the reclaim's next run", decision.idle_seconds)
         patch: dict[str, Any] | None = None
         event = None
         if decision.action is Action.STOP:
@@ -203,11 +208,20 @@ def series_of(answer: Mapping[str, Any]) -> dict[tuple[str, str], list[tuple[flo
     return found
 
 
-def utilisation_query(namespaces: Sequence[str]) -> str:
-    """Per pod of the team namespaces, its busiest GPU (the DCGM exporter's pod labels, as
-    Prometheus renames them: components/dashboards/common.py WORKLOAD_NAMESPACE, WORKLOAD_POD)."""
+def utilisation_query(namespaces: Sequence[str], step_seconds: int) -> str:
+    """Per pod of the team namespaces, its busiest GPU in % (the DCGM exporter's pod labels, as
+    Prometheus renames them: components/dashboards/common.py WORKLOAD_NAMESPACE, WORKLOAD_POD).
+    Each step reads the busiest sample of its own window (max_over_time over the step): the
+    exporter collects every 30 s, so a plain query at a 60 s step would read one collection in
+    two. A whole GPU by DCGM_FI_DEV_GPU_UTIL; a MIG slice (a series with GPU_I_ID), where that
+    reads 0 or is absent, by DCGM_FI_PROF_GR_ENGINE_ACTIVE x 100 (components/dashboards/common.py
+    gpu_activity, which tests/test_idle_reclaim.py holds this equal to)."""
     teams = "|".join(namespaces)
-    return f'max by (exported_namespace, exported_pod) (DCGM_FI_DEV_GPU_UTIL{{exported_namespace=~"{teams}"}})'
+    selector = f'exported_namespace=~"{teams}"'
+    window = f"[{step_seconds}s]"
+    whole = f'max_over_time(DCGM_FI_DEV_GPU_UTIL{{{selector}, GPU_I_ID=""}}{window})'
+    slices = f'100 * max_over_time(DCGM_FI_PROF_GR_ENGINE_ACTIVE{{{selector}, GPU_I_ID!=""}}{window})'
+    return f"max by (exported_namespace, exported_pod) (({whole} or {slices}))"
 
 
 class Cluster:
@@ -262,7 +276,7 @@ def prometheus_range(settings: Settings, now: float) -> dict[str, Any]:
     """The samples of the last period and a bit (two steps, to see the gap before it)."""
     query = urllib.parse.urlencode(
         {
-            "query": utilisation_query(settings.namespaces),
+            "query": utilisation_query(settings.namespaces, settings.step_seconds),
             "start": f"{now - settings.period_seconds - 2 * settings.step_seconds:.0f}",
             "end": f"{now:.0f}",
             "step": str(settings.step_seconds),

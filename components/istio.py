@@ -1,8 +1,9 @@
 """Istio (CRDs, istiod, CNI, ingress gateway with oauth2-proxy ext-authz) from the pinned
 Kubeflow release: 1.30.1 in 26.03.1 (common/istio/istio-install/base/install.yaml, charts and
 images at 1.30.1), its images at the patch release the pin table names (facts/versions.py
-ISTIO: the security fixes live in the images; the manifests of the patch are the tree's, as
-the pin's source shows). On GKE two things differ: GKE mounts /opt/cni/bin read-only, so the CNI
+ISTIO.patch: the security fixes live in the images) and the one template change of those
+patches the tree lacks (`with_escaped_annotations`; the pin's patch says how the rest of the
+manifests were checked). On GKE two things differ: GKE mounts /opt/cni/bin read-only, so the CNI
 binaries go to /home/kubernetes/bin (the release's own `gke` overlay); and behind a GKE
 Ingress (components/gateway.py) the gateway Service is its backend (a transform)."""
 
@@ -20,7 +21,7 @@ from components.base import PlatformComponent, PropsTransform, config_digest, wi
 from components.installation import Installation
 from components.readiness import Readiness
 from facts.image_refs import parse
-from facts.versions import ISTIO, ISTIO_TREE_VERSION
+from facts.versions import ISTIO
 from infra.cluster import Cluster
 from stacks import schema
 
@@ -139,16 +140,63 @@ def with_patch_release(props: dict[str, Any], tree: str, release: str) -> dict[s
     return {**props, "data": data} if data != (props.get("data") or {}) else None
 
 
+INJECTOR = ("ConfigMap", GATEWAY_NAMESPACE, "istio-sidecar-injector")
+"""The injection templates istiod renders sidecars and gateways from (key `config`: YAML with
+`templates`, each a Go template; install.yaml of the tree)."""
+INJECTOR_TEMPLATES_KEY = "config"
+_ANNOTATION = "annotation .ObjectMeta `sidecar.istio.io/{name}` {default}"
+_PROXY_IMAGE = _ANNOTATION.format(name="proxyImage", default=".Values.global.proxy.image")
+_INIT_IMAGE = _ANNOTATION.format(name="proxyImage", default=".Values.global.proxy_init.image")
+_LOG_LEVEL = _ANNOTATION.format(name="logLevel", default=".Values.global.proxy.logLevel")
+_COMPONENT_LOG_LEVEL = _ANNOTATION.format(name="componentLogLevel", default=".Values.global.proxy.componentLogLevel")
+_AGENT_LOG_LEVEL = _ANNOTATION.format(name="agentLogLevel", default=".Values.global.logging.level")
+_BOOTSTRAP = _ANNOTATION.format(name="bootstrapOverride", default='""')
+ESCAPED_ANNOTATIONS: tuple[tuple[str, str], ...] = (
+    (f'image: "{{{{ {_PROXY_IMAGE} }}}}"', f"image: {{{{ {_PROXY_IMAGE} | quote }}}}"),
+    (f'image: "{{{{ {_INIT_IMAGE} }}}}"', f"image: {{{{ {_INIT_IMAGE} | quote }}}}"),
+    (f"- --proxyLogLevel={{{{ {_LOG_LEVEL} }}}}", f'- {{{{ printf "--proxyLogLevel=%s" ({_LOG_LEVEL}) | quote }}}}'),
+    (
+        f"- --proxyComponentLogLevel={{{{ {_COMPONENT_LOG_LEVEL} }}}}",
+        f'- {{{{ printf "--proxyComponentLogLevel=%s" ({_COMPONENT_LOG_LEVEL}) | quote }}}}',
+    ),
+    (f'- "--log_output_level={{{{ {_AGENT_LOG_LEVEL} }}}}"', f'- {{{{ printf "--log_output_level=%s" ({_AGENT_LOG_LEVEL}) | quote }}}}'),
+    (f"- --log_output_level={{{{ {_AGENT_LOG_LEVEL} }}}}", f'- {{{{ printf "--log_output_level=%s" ({_AGENT_LOG_LEVEL}) | quote }}}}'),
+    (f"name: {{{{ {_BOOTSTRAP} }}}}", f"name: {{{{ {_BOOTSTRAP} | quote }}}}"),
+)
+"""The 1.30.4 security fix of the injection templates (its notes: the `sidecar.istio.io/` annotations
+proxyImage, bootstrapOverride, logLevel, componentLogLevel and agentLogLevel were interpolated
+without escaping, so a crafted value could add fields to the pod or deployment spec), as
+istio/istio master e906d004 (#61215) makes it in manifests/charts/istio-control/istio-discovery/
+files/{injection-template,gateway-injection-template,grpc-agent,kube-gateway,waypoint}.yaml: each
+line before -> after. `quote` and `printf` are sprig's, which istiod's template engine has at
+1.30 (pkg/kube/inject/inject.go: sprig.TxtFuncMap). The tree's templates are 1.30.1's, equal to
+1.30.3's and to release-1.30's stored head in these lines."""
+
+
+def with_escaped_annotations(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The injector's templates with the annotations escaped as 1.30.4 escapes them; None for
+    other objects."""
+    metadata = props.get("metadata", {})
+    if (props.get("kind"), metadata.get("namespace"), metadata.get("name")) != INJECTOR:
+        return None
+    text = props["data"][INJECTOR_TEMPLATES_KEY]
+    for before, after in ESCAPED_ANNOTATIONS:
+        text = text.replace(before, after)
+    return {**props, "data": {**props["data"], INJECTOR_TEMPLATES_KEY: text}}
+
+
 def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
-    """The args as transforms of the Istio objects they concern, and the mesh's path normalization."""
+    """The args as transforms of the Istio objects they concern, the mesh's path normalization,
+    and the pinned patch release."""
     annotations = gateway_annotations(args)
     with_annotations = (partial(with_gateway_annotations, annotations=annotations),) if annotations else ()
     patch: tuple[PropsTransform, ...] = ()
-    if ISTIO.version != ISTIO_TREE_VERSION:
+    if ISTIO.patch is not None:
         patch = (
-            partial(with_patch_release, tree=ISTIO_TREE_VERSION, release=ISTIO.version),
+            partial(with_patch_release, tree=ISTIO.version, release=ISTIO.runs),
+            with_escaped_annotations,
             # The CNI agent reads its ConfigMap (AGENT_VERSION_KEY among it) as env, at start.
-            partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(ISTIO.version)),
+            partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(ISTIO.runs)),
         )
     return (with_path_normalization, *patch, *with_annotations)
 

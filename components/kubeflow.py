@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -49,7 +50,7 @@ from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
 from infra.component import type_token
 from stacks import schema
-from stacks.schema import DEX_DEFAULT_SCOPES, AuthKind, GroupSource, KubeflowAuth, OidcGroups
+from stacks.schema import DEX_DEFAULT_SCOPES, AuthKind, GpuPool, GroupSource, KubeflowAuth, OidcGroups
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
@@ -156,21 +157,34 @@ def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
 #   `allowCustomImage` stays on for anything else;
 # - configurations: the teams' PodDefault preselected by its label (the form's values are
 #   PodDefault labels; a namespace without that PodDefault just gets an unused label);
-# - affinityConfig / tolerationGroup: per GPU pool a node affinity to the pool and its
-#   taints, so a GPU notebook lands on the pool its user picks.
+# - affinityConfig / tolerationGroup: per GPU pool a GPU notebook can run on (notebook_pools)
+#   a node affinity to the pool and its taints, so a GPU notebook lands on the pool its user picks.
 # The web app reads the file on every form request (kubeflow/notebooks v1.11.0 components/
 # crud-web-apps/jupyter/backend/apps/common/utils.py load_spawner_ui_config), so a changed
 # ConfigMap (it keeps kustomize's name) reaches it without a restart.
 SPAWNER_CONFIG_KEY = "spawner_ui_config.yaml"
 
 
+def notebook_pools(pools: Sequence[GpuPool]) -> list[GpuPool]:
+    """The GPU pools the notebook form offers: those a GPU notebook's pod can be admitted to and
+    run on. Not a DRA pool: the form asks for `nvidia.com/gpu` (its `gpus` field), which a DRA
+    pool's nodes do not advertise (runtimes/dra.py). Not a topology-aware pool: Kueue gives a
+    flavor with a topology only to a pod set that asks for one (kueue v0.19.2 pkg/scheduler/
+    flavorassigner/tas_flavorassigner.go `checkPodSetAndFlavorMatchForTAS`, "supports only
+    TopologyAwareScheduling"), and a notebook's pod carries no topology request (the form has
+    no field that writes one, and its team queue has the default flavor too, so Kueue does not
+    imply one: `isTASImplied`)."""
+    return [pool for pool in pools if not pool.dra and not pool.topology_aware]
+
+
 def spawner_form(upstream: dict[str, Any], args: KubeflowArgs) -> dict[str, Any]:
-    """`spawnerFormDefaults` with the platform's images, PodDefault and GPU pools."""
+    """`spawnerFormDefaults` with the platform's images, PodDefault and the GPU pools a notebook can use."""
     form = dict(upstream)
     images = args.notebook_images
     form["image"] = {**form.get("image", {}), "value": images.cpu, "options": [images.cpu, images.gpu]}
     form["configurations"] = {**form.get("configurations", {}), "value": [TEAM_POD_DEFAULT]}
-    if args.gpu_pools:
+    offered = notebook_pools(args.gpu_pools)
+    if offered:
         form["affinityConfig"] = {
             **form.get("affinityConfig", {}),
             "options": [
@@ -192,7 +206,7 @@ def spawner_form(upstream: dict[str, Any], args: KubeflowArgs) -> dict[str, Any]
                         }
                     },
                 }
-                for pool in args.gpu_pools
+                for pool in offered
             ],
         }
         form["tolerationGroup"] = {
@@ -203,7 +217,7 @@ def spawner_form(upstream: dict[str, Any], args: KubeflowArgs) -> dict[str, Any]
                     "displayName": f"GPU pool {pool.name} ({pool.accelerator})",
                     "tolerations": [taint.toleration() for taint in pool_taints(pool)],
                 }
-                for pool in args.gpu_pools
+                for pool in offered
             ],
         }
     return form

@@ -33,7 +33,7 @@ from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_po
 from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.dra import DEVICE_CLASS
-from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
+from facts.node_labels import GPU_RESOURCE, GPU_TAINT, pool_selector, pool_taints
 from facts.topology import LEVELS, TOPOLOGY_NAME
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
@@ -176,12 +176,30 @@ def topologies(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     ]
 
 
+def flavor_tolerations(pool: GpuPool) -> list[dict[str, str]]:
+    """What a pool's flavor tolerates for the pods Kueue admits to it: the pool's own taints, but
+    on a pool Kueue does not place by topology not the GPU taint. Kueue lets a pod set take a
+    flavor whose taints it or the flavor's tolerations tolerate (kueue v0.19.2 pkg/scheduler/
+    flavorassigner/flavorassigner.go:1239 checkFlavorForPodSets) and adds those tolerations and the
+    flavor's node labels to its pods (pkg/podset/podset.go:78-91 FromAssignment); every flavor of a
+    team queue holds CPU and memory (components/profiles/queues.py), and a queue goes on to the next
+    flavor when the default one is full (flavorFungibility whenCanPreempt: TryNextFlavor by default,
+    apis/kueue/v1beta2/clusterqueue_types.go:471-479). So a flavor tolerating the GPU taint put a
+    CPU-only job on the pool's GPU nodes. GPU pods tolerate it themselves: the runtimes and Ray
+    workers (pool_taints), the notebook form's toleration group, and GKE adds it to any pod asking
+    for nvidia.com/gpu (its ExtendedResourceToleration admission plugin). A topology-aware pool's
+    flavor keeps it: it takes only pod sets that ask for a topology (tas_flavorassigner.go:199-200),
+    and the CRD keeps a TAS flavor's tolerations as they are (resourceflavor_types.go:50)."""
+    return [t.toleration() for t in pool_taints(pool) if pool.topology_aware or t != GPU_TAINT]
+
+
 def resource_flavors(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     """The default flavor plus one per GPU pool, as manifests (kueue.x-k8s.io/v1beta2); a
     topology-aware pool's names GKE's Topology (its nodeLabels, the pool selector, are never
     empty, as the CRD asks of a TAS flavor). The CRD lets an update add topologyName but not
     remove it, and keeps nodeLabels and tolerations as they are once it is set: a pool that
-    stops being topology-aware needs its flavor deleted first (docs/gke-cluster.md)."""
+    stops being topology-aware needs its flavor deleted first (docs/gke-cluster.md). Each
+    flavor's taints are its pool's, its tolerations `flavor_tolerations`."""
     flavors: list[dict[str, Any]] = [
         {"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": DEFAULT_FLAVOR}, "spec": {}}
     ]
@@ -189,8 +207,10 @@ def resource_flavors(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
         spec: dict[str, Any] = {
             "nodeLabels": pool_selector(pool),
             "nodeTaints": [{"key": t.key, "value": t.value, "effect": t.effect} for t in pool_taints(pool)],
-            "tolerations": [t.toleration() for t in pool_taints(pool)],
         }
+        tolerations = flavor_tolerations(pool)
+        if tolerations:
+            spec["tolerations"] = tolerations
         if pool.topology_aware:
             spec["topologyName"] = TOPOLOGY_NAME
         flavors.append({"apiVersion": API_VERSION, "kind": "ResourceFlavor", "metadata": {"name": pool.name}, "spec": spec})

@@ -21,8 +21,9 @@ GPUs outside every quota. The same through a ReplicaSet, Deployment, StatefulSet
 own naming such an owner (Kueue walks through them; their controllers then make the pods).
 
 Two ValidatingAdmissionPolicies, bound in each team namespace (components/profiles/queues.py):
-- OWNED_GPU_PODS: a pod asking for GPUs (any container or init container, requests or limits)
-  whose controller is of a kind Kueue manages here (MANAGED_KINDS: the frameworks of
+- OWNED_GPU_PODS: a pod asking for GPUs (any container or init container, requests or limits,
+  or a DRA resource claim: components/kueue_pods.py asks_for_gpus) whose controller is of a kind
+  Kueue manages here (MANAGED_KINDS: the frameworks of
   components/kueue.py);
 - OWNED_WORKLOADS: a Deployment, ReplicaSet, StatefulSet, Job, JobSet, RayCluster, RayJob,
   RayService or TrainJob (the kinds Kueue walks through that a team namespace can hold) whose
@@ -47,7 +48,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from components import jobset, kuberay, trainer
-from components.kueue_pods import POD_FRAMEWORK, names_gpus
+from components.kueue_pods import POD_FRAMEWORK, asks_for_gpus
 from facts.admission import cel_list, fail_closed_policy, team_binding
 
 
@@ -220,10 +221,7 @@ def policies(frameworks: tuple[str, ...], kuberay_chart: bool) -> list[dict[str,
         return []
     allowed = controllers(kuberay_chart)
     owner = {"name": "a-new-controller-kueue-manages", "expression": _new_managed_owner(kinds)}
-    gpus = {
-        "name": "asks-for-gpus",
-        "expression": f"{names_gpus('object.spec.containers')} || (has(object.spec.initContainers) && {names_gpus('object.spec.initContainers')})",
-    }
+    gpus = {"name": "asks-for-gpus", "expression": asks_for_gpus("object")}
     return [
         _policy(OWNED_GPU_PODS, _rules((POD,)), [owner, gpus], allowed, "a pod asking for GPUs"),
         _policy(OWNED_WORKLOADS, _rules(WALKED_KINDS), [owner], allowed, "a workload"),

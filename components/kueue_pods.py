@@ -16,8 +16,8 @@ How, read at kubernetes-sigs/kueue v0.19.2:
   argo_workflow.md) are each one Workload.
 - v1beta2 has no `podOptions` (apis/config/v1beta1/configuration_conversion.go drops it) and no
   per-pod opt-out: with the pod integration on, LocalQueueDefaulting would queue *every* pod of
-  a team namespace. So Kueue's pod webhooks are called only for pods that ask for GPUs (or name
-  a queue themselves): a `matchConditions` CEL expression on the chart's `mpod.kb.io` and
+  a team namespace. So Kueue's pod webhooks are called only for pods that ask for GPUs, through
+  `nvidia.com/gpu` or a DRA resource claim (or name a queue themselves): a `matchConditions` CEL expression on the chart's `mpod.kb.io` and
   `vpod.kb.io` (admissionregistration.k8s.io/v1 webhook matchConditions, GA since Kubernetes
   1.30, so on every GKE minor the platform allows and on kind). A CPU-only pod never reaches
   Kueue: not labelled, not gated, started at once, counted by the namespace's ResourceQuota as
@@ -28,8 +28,9 @@ How, read at kubernetes-sigs/kueue v0.19.2:
   CPU-only pods its webhook sees.)
 - The notebook form's GPU pool choice (components/kubeflow.py, a required node affinity per pool)
   is what Kueue's flavor assignment follows; a GPU notebook without it gets the first pool flavor
-  with room, and Kueue adds that flavor's node labels and tolerations to the pod when it lifts
-  the gate. The team ClusterQueues preempt nothing (no `preemption`), so an admitted notebook
+  with room, and Kueue adds that flavor's node labels and tolerations (the pool's own taints';
+  GKE adds the GPU taint's to a pod asking for nvidia.com/gpu: components/kueue.py
+  flavor_tolerations) to the pod when it lifts the gate. The team ClusterQueues preempt nothing (no `preemption`), so an admitted notebook
   is never stopped for a job; `waitForPodsReady` applies to it as to a job (a notebook not
   ready within the timeout is deleted by Kueue and its StatefulSet queues a new pod).
 - `managedJobsNamespaceSelector` (apis/config/v1beta2/configuration_types.go: a strong exemption
@@ -75,14 +76,26 @@ def names_gpus(containers: str) -> str:
     )
 
 
-GPU_POD_EXPRESSION = (
-    f"(has(object.metadata.labels) && '{KUEUE_QUEUE_LABEL}' in object.metadata.labels) || "
-    f"{names_gpus('object.spec.containers')} || "
-    f"(has(object.spec.initContainers) && {names_gpus('object.spec.initContainers')})"
-)
-"""True for a pod that asks for GPUs in any container (requests or limits: the API server
-defaults an extended resource's request from its limit before admission), or that names a Kueue
-queue itself (an explicit opt-in stays Kueue's, as its docs promise)."""
+def asks_for_gpus(pod: str) -> str:
+    """CEL: the pod `pod` asks for GPUs, through the device plugin in any container or init
+    container (requests or limits: the API server defaults an extended resource's request from its
+    limit before admission), or through Dynamic Resource Allocation: any resource claim (the only
+    devices the platform offers by claim are the DRA pools' GPUs, facts/dra.py; Kueue counts the
+    devices of a claim made from a ResourceClaimTemplate against its deviceClassMappings, kueue
+    v0.19.2 pkg/dra/claims.go `GetResourceRequestsForResourceClaimTemplates`, and leaves a pod
+    that names a ResourceClaim directly, or a claim of a device class it does not map,
+    inadmissible rather than uncounted: site/content/en/docs/concepts/dynamic_resource_allocation.md,
+    Limitations)."""
+    return (
+        f"{names_gpus(f'{pod}.spec.containers')} || "
+        f"(has({pod}.spec.initContainers) && {names_gpus(f'{pod}.spec.initContainers')}) || "
+        f"(has({pod}.spec.resourceClaims) && size({pod}.spec.resourceClaims) > 0)"
+    )
+
+
+GPU_POD_EXPRESSION = f"(has(object.metadata.labels) && '{KUEUE_QUEUE_LABEL}' in object.metadata.labels) || {asks_for_gpus('object')}"
+"""True for a pod that asks for GPUs (asks_for_gpus), or that names a Kueue queue itself (an
+explicit opt-in stays Kueue's, as its docs promise)."""
 
 
 def managed_namespaces() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from facts.dra import DCGM_DRA_ATTRIBUTION_OFF
 from facts.versions import (
     CERT_MANAGER,
     DCGM_EXPORTER,
@@ -266,6 +267,7 @@ HINTS: dict[str, tuple[Hint, ...]] = {
         Hint(("extraEnv",), "the exporter finds GKE's NVIDIA libraries and matches GPUs to pods by device name so"),
         Hint(("kubeletPath",), "pod attribution reads the kubelet's pod-resources socket there"),
         Hint(("priorityClassName",), "GKE admits the exporter's pods under the namespace's critical-pods quota"),
+        Hint(("kubernetesDRA",), DCGM_DRA_ATTRIBUTION_OFF),
     ),
 }
 """Per chart: why the platform sets the keys under each `key` (the longest match wins), and the

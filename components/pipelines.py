@@ -22,6 +22,9 @@ What the release gets wrong for us, and what changes here (each transform has on
   the tree's MySQL runs no replica there.
 - data: the volumes of MySQL and SeaweedFS are protected and retained like team data (components/base.py `keep`),
   sized from the stack.
+- Argo's executor containers (`init`, `wait` of every pipeline pod) have no resources: each took
+  the team namespace's LimitRange default; Argo's configuration gives them its documented size
+  (`with_executor_resources`).
 
 The API server's own store (pipeline packages it uploads, and the UI's reads of it) stays the
 in-cluster SeaweedFS on every cluster: its S3 client cannot talk to GCS (KFP "Configure object
@@ -33,6 +36,7 @@ in SeaweedFS at its start: `with_team_identities`) in the cluster otherwise.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -40,6 +44,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
+import yaml
 
 from args.components import PipelineKeysArgs, PipelinesArgs, pipelines_args
 from components.base import (
@@ -62,6 +67,7 @@ from components.team_pipelines import (
     ObjectStoreKeys,
     team_prefix,
 )
+from facts.pod_overhead import ARGO_EXECUTOR_RESOURCES
 from facts.resource_types import RANDOM_PASSWORD
 from infra.cloudsql import CloudSqlDatabase
 from infra.cluster import Cluster
@@ -151,6 +157,27 @@ def initdb_sql() -> str:
     them, nothing else (the image created the user from MYSQL_USER/MYSQL_PASSWORD before)."""
     lines = [f"CREATE DATABASE IF NOT EXISTS `{db}`;\nGRANT ALL PRIVILEGES ON `{db}`.* TO '{DB_USER}'@'%';" for db in DATABASES]
     return "\n".join(lines) + "\n"
+
+
+WORKFLOW_CONTROLLER_CONFIG = "workflow-controller-configmap"
+"""Argo's configuration in the Pipelines tree (third-party/argo), read by the workflow controller
+named by its `--configmap` flag; the controller watches it and applies a change without a restart
+(argoproj/argo-workflows v3.7.3 workflow/controller/controller.go:459-490 runConfigMapWatcher ->
+UpdateConfig)."""
+EXECUTOR_KEY = "executor"
+
+
+def with_executor_resources(props: dict[str, Any]) -> dict[str, Any] | None:
+    """Argo's configuration with requests and limits for its executor containers (the `init` and
+    `wait` of every pipeline pod: facts/pod_overhead.py ARGO_EXECUTOR_RESOURCES), which the tree
+    leaves without: each then took the team namespace's LimitRange default, and a running CPU step
+    with its driver pod cost about 3 CPUs and 6Gi of the team's quota."""
+    if not matches(props, "ConfigMap", WORKFLOW_CONTROLLER_CONFIG):
+        return None
+    data = props.get("data") or {}
+    executor = yaml.safe_load(data.get(EXECUTOR_KEY) or "") or {}
+    executor["resources"] = copy.deepcopy(ARGO_EXECUTOR_RESOURCES)
+    return {**props, "data": {**data, EXECUTOR_KEY: yaml.safe_dump(executor, sort_keys=False)}}
 
 
 def with_mysql_user(props: dict[str, Any]) -> dict[str, Any] | None:
@@ -266,6 +293,7 @@ def pipelines_transforms(
         partial(with_database_credentials, password=password, root_password=root_password),
         partial(with_object_store_keys, access_key=access_key, secret_key=secret_key),
         with_mysql_user,
+        with_executor_resources,
         partial(not_running, kind=METACONTROLLER[0], name=METACONTROLLER[1], why=hook),
         partial(not_running, kind=PROFILE_HOOK[0], name=PROFILE_HOOK[1], why=hook),
         partial(with_volume_size, sizes={name: getattr(settings, field) for name, field in VOLUMES.items()}),

@@ -20,6 +20,12 @@ RELOADED: dict[tuple[str, str], str] = {
     ): "the program changes only mesh-wide fields of it (components/istio.py pathNormalization), which "
     "istiod watches (istio 1.30.1 pilot/pkg/bootstrap/mesh.go getMeshConfiguration, meshwatcher) and "
     "pushes to the gateway's Envoy over xDS; the gateway itself reads only defaultConfig at start",
+    (
+        "workflow-controller",
+        "ConfigMap/workflow-controller-configmap",
+    ): "argoproj/argo-workflows v3.7.3 workflow/controller/controller.go:459-490 runConfigMapWatcher: the "
+    "controller watches its ConfigMap through the API and calls UpdateConfig on every change (the executor "
+    "settings apply to the pods it creates next)",
 }
 """(workload name, kind/name of the ConfigMap it reads) -> why a change reaches the process
 without a restart, with the source read at the pinned tag."""

@@ -16,9 +16,14 @@ from gpudirect-tcpxo/README.md (release Jan 9, 2026, "NCCL configs").
 RDMA (A3 Ultra, A4): gpudirect-rdma/nccl-test-a4.yaml: the host's NVIDIA directory at
 /usr/local/nvidia and the gIB directory (what nccl-rdma-installer.yaml copies to
 /home/kubernetes/bin/gib) at /usr/local/gib, LD_LIBRARY_PATH, and NCCL's settings from
-`source /usr/local/gib/scripts/set_nccl_env.sh`, a script of the plugin's release on the node
-whose values are not published beside it (runtimes/fabric.py writes what it sets into an
-NCCL configuration file instead of copying values we cannot check).
+`source /usr/local/gib/scripts/set_nccl_env.sh` in the workload container's own shell (its
+lines 76 and 136), a script of the plugin's release on the node whose values are not published
+beside it, so they are never copied here. The trainer's bash sources it through BASH_ENV
+(runtimes/fabric.py), as the example's container does: its exports win over whatever the image
+or the job set before, which an NCCL configuration file (NCCL_CONF_FILE) could not do: NCCL reads
+that file with setenv(name, value, 0), never over a variable already set (NVIDIA/nccl v2.29.7-1
+src/misc/param.cc setEnvFile, src/os/linux.cc:58 ncclOsSetEnv), and NCCL before 2.23 does not
+read NCCL_CONF_FILE at all (v2.21.5-1 has no such variable; v2.23.4-1 src/misc/param.cc:53).
 """
 
 from __future__ import annotations
@@ -139,15 +144,22 @@ RDMA_LIBRARY_PATH = "/usr/local/nvidia/lib64"
 """nccl-test-a4.yaml's LD_LIBRARY_PATH: the installer copies the gIB NCCL build into the
 host's /home/kubernetes/bin/nvidia/lib64 (nccl-rdma-installer.yaml)."""
 GIB_ENV_SCRIPT = "/usr/local/gib/scripts/set_nccl_env.sh"
-"""What nccl-test-a4.yaml sources before NCCL runs."""
-NCCL_CONF_VOLUME = "nccl-conf"
-NCCL_CONF_DIR = "/etc/mlplatform-nccl"
-NCCL_CONF_FILE = f"{NCCL_CONF_DIR}/nccl.conf"
-"""NCCL reads `KEY=VALUE` lines from the file $NCCL_CONF_FILE names (NCCL 2.23 and later;
-docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html, read 2026-12-04), in every process
-that inherits the variable: a setting no command line can lose."""
-GIB_CONF_INIT = "gib-nccl-env"
-"""The init container that sources GIB_ENV_SCRIPT in the pod (its network namespace: the
-script sees the pod's RDMA interfaces) and writes the NCCL_* variables it exports to
-NCCL_CONF_FILE, in the trainer's own image (bash)."""
-GIB_CONF_SCRIPT = f'set -euo pipefail\nsource {GIB_ENV_SCRIPT}\nenv | grep "^NCCL_" > {NCCL_CONF_FILE}\ncat {NCCL_CONF_FILE}\n'
+"""What nccl-test-a4.yaml sources in the workload container before NCCL runs: "all the necessary
+environment variables for NCCL/gIB", which Google "expects to update in future NCCL/gIB releases"
+(Google Cloud's gIB page, "Enable NCCL/gIB", read 2026-12-04)."""
+BASH_ENV = "BASH_ENV"
+"""The file a non-interactive bash reads and runs before its command (bash(1), INVOCATION: "When
+bash is started non-interactively, to run a shell script, ... it looks for the variable BASH_ENV
+in the environment ... and uses the expanded value as the name of a file to read and execute"):
+every command the Kubeflow SDK gives a trainer is `bash -c ...` (kubeflow 0.5.0
+trainer/constants/constants.py DEFAULT_COMMAND, TORCH_COMMAND; MPI_COMMAND runs each rank as
+`bash -c ...`), so the script is sourced in the trainer's shell and every rank's, before the
+training code, as GKE's example sources it."""
+GIB_READY_INIT = "gib-ready"
+"""An init container that waits for nothing and copies nothing: it fails the pod, naming the
+file, while the gIB installer has not put the plugin's script on the node (the trainer's bash
+would otherwise start without the plugin's settings, BASH_ENV naming a missing file)."""
+GIB_READY_SCRIPT = (
+    f'test -r {GIB_ENV_SCRIPT} || {{ echo "{GIB_ENV_SCRIPT} is not on this node: the gIB NCCL plugin installer '
+    f'(nccl-rdma-installer) has not run here yet" >&2; exit 1; }}\n'
+)

@@ -81,6 +81,9 @@ class MachineFabric:
     minor below the first is refused, later minors than the last are all fine."""
     driver: str
     """The NVIDIA driver branch the GPUs need (GKE installs it by default at min_versions)."""
+    default_driver_from: str | None = None
+    """The first GKE version whose default driver installation (`driverVersion: DEFAULT`) is
+    `driver`; before it only LATEST installs it (None: GKE's default always fits)."""
 
 
 @dataclass(frozen=True)
@@ -141,8 +144,8 @@ FABRICS: Mapping[str, Fabric] = MappingProxyType(
             kind=RDMA,
             title="GPUDirect RDMA over RoCE",
             machines={
-                "a3-ultragpu-8g": MachineFabric("a3-ultragpu-8g", ("1.31.4-gke.1183000",), "R550"),
-                "a4-highgpu-8g": MachineFabric("a4-highgpu-8g", ("1.32.2-gke.1475000",), "R570"),
+                "a3-ultragpu-8g": MachineFabric("a3-ultragpu-8g", ("1.31.4-gke.1183000",), "R550", "1.31.5-gke.1169000"),
+                "a4-highgpu-8g": MachineFabric("a4-highgpu-8g", ("1.32.2-gke.1475000",), "R570", "1.32.1-gke.1729000"),
             },
             gpu_nics=8,
             gvnic_nics=1,
@@ -155,6 +158,19 @@ FABRICS: Mapping[str, Fabric] = MappingProxyType(
         ),
     }
 )
+
+def machine_fabric(machine_type: str) -> MachineFabric | None:
+    """What a machine type's fabric and GPUs need, or None for a machine without a fabric."""
+    fabric = fabric_of(machine_type)
+    return fabric.machines[machine_type] if fabric else None
+
+
+def default_driver_problem(machine: MachineFabric, version: str) -> str | None:
+    """Why GKE's default driver installation on `version` is too old for the machine's GPUs, or None."""
+    if machine.default_driver_from is None:
+        return None
+    return version_problem(MachineFabric(machine.machine_type, (machine.default_driver_from,), machine.driver), version)
+
 
 def fabric_of(machine_type: str) -> Fabric | None:
     """The fabric a machine type takes, or None."""

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 
 from facts.registries import RETIRED_REGISTRIES, RetiredRegistry
-from facts.versions import UPSTREAM_FLOATING_IMAGES, Pin, image
+from facts.versions import PATCHED_TAGS, UPSTREAM_FLOATING_IMAGES, Pin, image
 
 DOCKER_HUB = "docker.io"
 DOCKER_HUB_ALIASES = ("index.docker.io", "registry-1.docker.io")
@@ -161,7 +161,8 @@ def _replace_prefix(name: str, retired: RetiredRegistry) -> str:
 @dataclass(frozen=True)
 class ImagePolicy:
     """Where the platform pulls every image from: upstream's floating references replaced by
-    their pins, retired registries by their successors, and, with a mirror, everything
+    their pins, a patched pin's images at the release it runs instead of the one its chart or
+    tree names, retired registries by their successors, and, with a mirror, everything
     through the mirror (the path scheme in the module docstring). Pure and idempotent:
     applied twice, or to what it already rewrote, it changes nothing."""
 
@@ -169,13 +170,17 @@ class ImagePolicy:
     """`mlplatform:images.mirror`: a registry prefix, no scheme, no tag."""
     retired: tuple[RetiredRegistry, ...] = RETIRED_REGISTRIES
     floating_pins: dict[str, Pin] = field(default_factory=lambda: dict(UPSTREAM_FLOATING_IMAGES))
+    patched: dict[str, dict[str, str]] = field(default_factory=lambda: dict(PATCHED_TAGS))
+    """Repository -> {tag a chart or tree names: the patch release's tag} (facts/versions.py
+    Pin.patch): wherever the image is pulled from, by tag, never by digest."""
 
     def in_mirror(self, reference: str) -> bool:
         return self.mirror is not None and reference.startswith(self.mirror + "/")
 
     def source(self, reference: str) -> str:
         """Where `reference` is pulled from without a mirror: the pinned image for a floating
-        upstream reference, the successor for a retired registry; otherwise as written."""
+        upstream reference, a patched pin's release for the tag its chart or tree names, the
+        successor for a retired registry; otherwise as written."""
         if not parses(reference) or self.in_mirror(reference):
             return reference
         ref = parse(reference)
@@ -184,8 +189,15 @@ class ImagePolicy:
             return image(pin)
         for retired in self.retired:
             if ref.name.startswith(retired.prefix + "/"):
-                return _replace_prefix(ref.name, retired) + ref.suffix
-        return reference
+                moved = _replace_prefix(ref.name, retired) + ref.suffix
+                return self._patched(parse(moved)) or moved
+        return self._patched(ref) or reference
+
+    def _patched(self, ref: ImageRef) -> str | None:
+        """`ref` at its patch release, if it names a patched pin's image by the tag its chart
+        or tree ships; else None."""
+        release = self.patched.get(ref.repository, {}).get(ref.tag or "") if not ref.digest else None
+        return str(ImageRef(registry=ref.registry, path=ref.path, tag=release)) if release is not None else None
 
     def image(self, reference: str) -> str:
         """What the cluster pulls for `reference` (unchanged when it does not parse, is under

@@ -44,8 +44,9 @@ class Taint:
 # pool's nodes run NVIDIA's GPU DRA driver, so it scales a pool from zero for pods with
 # ResourceClaims (the same label in GKE's DRA examples: GoogleCloudPlatform/ai-on-gke and
 # llm-d's GKE guide, read Dec 2026); NVIDIA's DRA driver: its kubelet plugin's node affinity
-# (NVIDIA/k8s-dra-driver-gpu@v25.12.0 deployments/helm/nvidia-dra-driver-gpu/values.yaml
-# kubeletPlugin.affinity; GKE nodes have no NFD labels, so this is the term that matches).
+# (kubernetes-sigs/dra-driver-nvidia-gpu@v0.4.1 deployments/helm/dra-driver-nvidia-gpu/values.yaml
+# kubeletPlugin.affinity, as NVIDIA/k8s-dra-driver-gpu@v25.12.0's; GKE nodes have no NFD labels, so
+# this is the term that matches).
 DRA_NODE_LABELS: Mapping[str, str] = {
     "gke-no-default-nvidia-gpu-device-plugin": "true",
     "cloud.google.com/gke-nvidia-gpu-dra-driver": "true",
@@ -93,7 +94,9 @@ def pool_selector(pool: Pool) -> dict[str, str]:
 def pool_taints(pool: Pool) -> list[Taint]:
     """Taints on the pool's nodes, ours first, then the stack's own for the pool; pods must
     tolerate them all to land there, and everything of the platform that targets the pool
-    (runtimes, Kueue flavors, Ray workers, notebooks, DCGM) tolerates exactly these."""
+    (runtimes, Ray workers, notebooks, DCGM) tolerates exactly these (a Kueue flavor, for the
+    pods it admits, only the stack's own unless Kueue places the pool by topology:
+    components/kueue.py flavor_tolerations)."""
     return [GPU_TAINT, *pool.extra_taints]
 
 

@@ -53,6 +53,12 @@ class Ends:
             return self.expected
         return None
 
+    def lapsed(self, day: date) -> date | None:
+        """The day support ended or was expected to end, if `day` is past it (no grace): what
+        `check` notes before it fails an estimate."""
+        end = self.on or self.expected
+        return end if end is not None and end <= day else None
+
     def describe(self) -> str:
         if self.on is not None:
             return f"ends {self.on.isoformat()}"
@@ -322,17 +328,17 @@ UPSTREAMS: tuple[Upstream, ...] = (
     ),
     Upstream(
         "NVIDIA DRA driver",
-        image=r"(^|/)nvidia/k8s-dra-driver-gpu:",
+        image=r"(^|/)(nvidia/k8s-dra-driver-gpu|dra-driver-nvidia/dra-driver-nvidia-gpu):",
         lines=(
             Line(
                 "*",
                 Ends(),
-                Source("NVIDIA/k8s-dra-driver-gpu v25.12.0 deployments/helm/nvidia-dra-driver-gpu/Chart.yaml kubeVersion "
-                       ">=1.32.0-0; no support policy read"),
+                Source("kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1 deployments/helm/dra-driver-nvidia-gpu/Chart.yaml "
+                       "kubeVersion >=1.32.0-0 (as NVIDIA/k8s-dra-driver-gpu v25.12.0's before it); no support policy read"),
                 ("1.32", None),
             ),
         ),
-        pins=("nvidia-dra-driver-gpu",),
+        pins=("dra-driver-nvidia-gpu",),
     ),
     Upstream(
         "DCGM exporter",
@@ -349,6 +355,13 @@ UPSTREAMS: tuple[Upstream, ...] = (
         "oauth2-proxy",
         image=r"(^|/)oauth2-proxy/oauth2-proxy:",
         lines=(Line("*", Ends(), _none_published("oauth2-proxy/oauth2-proxy (v7.14.3 in Kubeflow 26.03, v7.15.2 in 26.03.1-rc.2)")),),
+        pins=("oauth2-proxy",),
+    ),
+    Upstream(
+        "Kubeflow Pipelines",
+        image=r"(^|/)kubeflow/kfp-api-server:",
+        lines=(Line("*", Ends(), _none_published("kubeflow/pipelines (2.16.1 in Kubeflow 26.03.1-rc.2; its manifests name no kubeVersion)")),),
+        pins=("kubeflow/pipelines",),
     ),
 )
 

@@ -38,18 +38,44 @@ class Deployed:
 
 
 @dataclass(frozen=True)
+class Patch:
+    """A release the platform runs ahead of the chart or tree it installs: the pin's workload
+    images (its `deploys`) at `release`, the manifests as the pinned chart or tree ships them
+    plus what `manifests` says was carried. How a fork takes a security release before the
+    chart, Kubeflow's tree or this platform moves (docs/upgrading.md, "A security patch")."""
+
+    release: str
+    """The release the images run (`{version}` of the pin's `deploys`)."""
+    why: str
+    """The advisory or release notes that call for it, with their date (facts/advisories.py
+    holds the advisories `check` judges by)."""
+    manifests: str
+    """What that release did to the chart's templates or the tree's manifests, as read at its
+    tag or branch: that they did not change, or what the platform carries (and where)."""
+
+
+@dataclass(frozen=True)
 class Pin:
     """One upstream artefact at one version, and where that fact was checked."""
 
     name: str
     kind: PinKind
     version: str
+    """The artefact installed: the chart's version, the tree's release, the image's tag."""
     location: str
     source: str
     deploys: tuple[Deployed, ...] = ()
     """The workload images this chart or tree deploys and the tag each must carry: the
     `image-pin` check fails when the render's images and the pin disagree, so a bump of
     one without the other cannot pass (tooling/check.py)."""
+    patch: Patch | None = None
+    """Images at a later release than the chart or tree ships (components/images.py rewrites
+    them; `python -m stacks versions` lists each with its evidence)."""
+
+    @property
+    def runs(self) -> str:
+        """The release its workloads run: the patch's, else the pin's version."""
+        return self.patch.release if self.patch else self.version
 
     @property
     def label(self) -> str:
@@ -57,6 +83,11 @@ class Pin:
 
     def image_tags(self) -> dict[str, str]:
         """Repository -> the tag this pin says it runs at."""
+        return {repository: d.tag.format(version=self.runs) for d in self.deploys for repository in d.repositories}
+
+    def shipped_tags(self) -> dict[str, str]:
+        """Repository -> the tag the chart or tree itself names (differs from `image_tags`
+        only for a patched pin)."""
         return {repository: d.tag.format(version=self.version) for d in self.deploys for repository in d.repositories}
 
 
@@ -105,10 +136,22 @@ DCGM_EXPORTER = Pin(
     kind=PinKind.HELM,
     version="4.8.2",
     location="https://nvidia.github.io/dcgm-exporter/helm-charts",
-    source="NVIDIA/dcgm-exporter deployment/ Helm chart, published in the repo's gh-pages index",
+    source="NVIDIA/dcgm-exporter deployment/ Helm chart, published in the repo's gh-pages index. The newest release "
+    "whose chart could be read: the stored snapshot's tags end at 4.5.3-4.8.2 (main at d5e5f51, 2026-05-12) and "
+    "../shared/upstream holds only this chart; 4.8.3 (2026-07-15) and 4.8.4 are published (their release notes: YAML "
+    "configuration, DRA resource.k8s.io/v1 ResourceSlices, MIG pod labels, the `Hostname` label renamed `hostname`), "
+    "their charts not read (docs/versions.md)",
     # values.yaml image: nvcr.io/nvidia/k8s/dcgm-exporter, tag 4.5.3-4.8.2-distroless (DCGM 4.5.3, exporter 4.8.2).
     deploys=(Deployed(("nvidia/k8s/dcgm-exporter",), "4.5.3-{version}-distroless"),),
 )
+DCGM_METRIC_NAMES = (4, 8)
+"""The DCGM exporter minor whose default metric names and units the platform's queries read
+(alerts, dashboards, GPU-hours, the idle reclaim: DCGM_FI_DEV_GPU_UTIL in percent, ...). 4.9.0
+renames the 23 default and profiling fields DCGM 4.7 deprecates and changes 11 units
+(utilisation to a 0-1 ratio, clocks to hertz, energy to joules, memory to bytes) and its Helm
+values' format (its release notes, newreleases.io/project/github/NVIDIA/dcgm-exporter/release/
+4.9.0, read 2026-12-05). `check` (rule `dcgm-metric-names`) refuses a newer exporter until the
+queries are migrated and this says so."""
 GMP_FRONTEND = Pin(
     name="gke.gcr.io/prometheus-engine/frontend",
     kind=PinKind.IMAGE,
@@ -389,25 +432,63 @@ CERT_MANAGER = Pin(
     deploys=(
         Deployed(tuple(f"jetstack/cert-manager-{name}" for name in ("controller", "cainjector", "webhook", "acmesolver"))),
     ),
+    patch=Patch(
+        release="v1.21.2",
+        why="cert-manager v1.21.2 release notes (\"All users should upgrade\": controller and webhook panics, data races, the "
+        "ACME and Vault issuers no longer copy untrusted HTTP response bodies into status conditions and Events, ambient AWS "
+        "credentials gated for namespaced Vault Issuers, Go and dependencies updated for reported vulnerabilities), as quoted "
+        "in gitlab.com/sylva-projects/sylva-core MR 9292; no CVE identifier in the part read. Released after 2026-08-21 (not "
+        "on release-1.21 at the stored head 378ef0e2) and by 2026-09-17 (a stored guide lists it as current that day)",
+        manifests="images only: cert-manager/cert-manager `git diff v1.21.1 release-1.21 -- deploy/` (head 378ef0e2, "
+        "2026-08-21) is empty (chart templates, values and CRDs unchanged), the release notes as read name no chart "
+        "change, and the ACME and Vault fixes they describe change no file under deploy/ where they were merged (master: "
+        "#8977 b906bd20, #9010 70e1c91c, #9035 6f4f2710, 2026-07-16..23). The v1.21.2 tag is not in the stored snapshot, so the commits between 2026-08-21 and it were not read; "
+        "../shared/upstream holds the v1.21.1 chart only (docs/versions.md)",
+    ),
 )
-ISTIO_TREE_VERSION = "1.30.1"
-"""The Istio release the pinned Kubeflow tree renders: its charts (base/istiod/cni/istio-ingress
-1.30.1), CRDs and injector templates, as common/istio/istio-install/base/install.yaml has them."""
+OAUTH2_PROXY = Pin(
+    name="oauth2-proxy",
+    kind=PinKind.KUSTOMIZE,
+    version="v7.15.2",
+    location="kubeflow/community-distribution 26.03.1-rc.2: common/oauth2-proxy",
+    source="what the pinned Kubeflow tree ships: common/oauth2-proxy/base/deployment.yaml image "
+    "quay.io/oauth2-proxy/oauth2-proxy:v7.15.2 (the gateway's ext_authz service and sign-in: components/access.py)",
+    deploys=(Deployed(("oauth2-proxy/oauth2-proxy",)),),
+    patch=Patch(
+        release="v7.15.3",
+        why="oauth2-proxy v7.15.3 (tag 66b3a17d, 2026-06-09) CHANGELOG.md: Go 1.26.4 and all dependencies upgraded, 11 CVEs "
+        "addressed (CVE-2026-33811, -33814, -39820, -39836, -42499, -42504, -39823, -39826, -39825, -27145, -42507); "
+        "no breaking changes",
+        manifests="images only: the Kubeflow tree's configuration (oauth2_proxy.cfg, the Deployment's arguments) is read by "
+        "v7.15.3 as by v7.15.2: oauth2-proxy/oauth2-proxy `git diff v7.15.2 v7.15.3 -- pkg/apis/options` changes only "
+        "reflect.Ptr to reflect.Pointer in load.go; the one other change, #3477, moves the upstream reverse proxy to Go "
+        "1.26's Rewrite API (pkg/upstream/http.go), which the tree's `upstreams = [ \"static://200\" ]` does not use",
+    ),
+)
 ISTIO = Pin(
     name="istio",
     kind=PinKind.KUSTOMIZE,
-    version="1.30.3",
+    version="1.30.1",
     location="kubeflow/community-distribution 26.03.1-rc.2: common/istio",
-    source="the pinned Kubeflow tree's Istio 1.30.1 (ISTIO_TREE_VERSION; images pilot, proxyv2, install-cni) with its "
-    "images at the patch release 1.30.3 (components/istio.py with_patch_release). 1.30.2 is the security release "
-    "ISTIO-SECURITY-2026-005 (CVE-2026-47205, a use-after-free in the ext_authz filter the oauth2-proxy gateway uses; "
-    "istio.io news/releases/1.30.x/announcing-1.30.2); istio/istio `git diff 1.30.1 1.30.3 -- manifests/` changes only "
-    "a ValidatingAdmissionPolicy rule and the node-untaint controller's env, neither rendered by the Kubeflow tree, and "
-    "no CRD. 1.30.4 and 1.30.5 (security: ISTIO-SECURITY-2026-006 and two more ext_authz CVEs; 1.30.4's notes also "
-    "escape annotations in the injection templates) are not in the stored istio/istio tags, so their manifests could "
-    "not be read: a bump to them reads them first. "
-    "Istio 1.30.0 release notes: supported on Kubernetes 1.32 to 1.36",
+    source="the Istio release the pinned Kubeflow tree renders: its charts (base/istiod/cni/istio-ingress 1.30.1), CRDs "
+    "and injector templates, as common/istio/istio-install/base/install.yaml has them (images pilot, proxyv2, "
+    "install-cni). Istio 1.30.0 release notes: supported on Kubernetes 1.32 to 1.36",
     deploys=(Deployed(("istio/pilot", "istio/proxyv2", "istio/install-cni")),),
+    # components/istio.py with_patch_release moves the images, the injector's tag and the CNI
+    # agent's version; with_escaped_annotations carries the 1.30.4 template change.
+    patch=Patch(
+        release="1.30.5",
+        why="ISTIO-SECURITY-2026-006 (istio.io news/security/istio-security-2026-006, 2026-08-26; 13 Envoy CVEs, among them "
+        "CVE-2026-73547 and CVE-2026-50572 in ext_authz, which the oauth2-proxy gateway runs, and CVE-2026-73553, an RBAC "
+        "bypass; fixed in 1.30.4, news/releases/1.30.x/announcing-1.30.4, 2026-08-26) and ISTIO-SECURITY-2026-005 (fixed in "
+        "1.30.2, 2026-06-23/24); 1.30.5 (announcing-1.30.5, 2026-09-21), the newest 1.30 patch in the stored announcements: bug fixes, and istioctl analyze no longer runs exec plugins of remote-cluster secrets",
+        manifests="istio/istio `git diff 1.30.1 1.30.3 -- manifests/` changes a ValidatingAdmissionPolicy rule and the "
+        "node-untaint controller's env, neither rendered by the Kubeflow tree, and no CRD; `git diff 1.30.3 release-1.30 -- "
+        "manifests/` (branch head b9a2bbd2, 2026-08-21; tags 1.30.4 and 1.30.5 are not in the stored snapshot) is empty. "
+        "1.30.4's notes also escape five sidecar.istio.io annotations in the injection templates: carried from istio/istio "
+        "master e906d004 (#61215, 2026-08-14; its release note is the 1.30.4 note word for word), not yet on release-1.30 at "
+        "its stored head. 1.30.5's notes name no chart or template change; its commits after 2026-08-21 were not readable here",
+    ),
 )
 JOBSET_CHART = Pin(
     name="jobset",
@@ -444,18 +525,19 @@ KUEUE_CHART = Pin(
 )
 
 NVIDIA_DRA_DRIVER_CHART = Pin(
-    name="nvidia-dra-driver-gpu",
+    name="dra-driver-nvidia-gpu",
     kind=PinKind.HELM,
-    version="25.12.0",
-    location="https://helm.ngc.nvidia.com/nvidia",
-    source="NVIDIA/k8s-dra-driver-gpu tag v25.12.0 (0882da87, 2026-02-12) deployments/helm/nvidia-dra-driver-gpu/"
-    "Chart.yaml: version and appVersion 25.12.0, kubeVersion >=1.32.0-0; the chart GKE's DRA guide installs from "
-    "this repository (docs.cloud.google.com/kubernetes-engine/docs/how-to/set-up-dra, read Dec 2026). The newest tag "
-    "of that name in the repository read 2026-12-04; its v0.4.0 (2026-05-15) renames the chart dra-driver-nvidia-gpu, "
-    "whose chart repository was not read. The repository's index (digest) was not reachable here: `make mirror` "
-    "checks it",
-    # templates/_helpers.tpl nvidia-dra-driver-gpu.fullimage: v<appVersion>, values.yaml image.repository.
-    deploys=(Deployed(("nvidia/k8s-dra-driver-gpu",), "v{version}"),),
+    version="0.4.1",
+    location="oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu",
+    source="kubernetes-sigs/dra-driver-nvidia-gpu tag v0.4.1 (764900e7, 2026-06-30) deployments/helm/dra-driver-nvidia-gpu: "
+    "Chart.yaml version and appVersion 0.4.1, kubeVersion >=1.32.0-0; published at this OCI repository (docs/upgrade.md "
+    "and docs/install.md at the tag). NVIDIA's DRA driver moved there from NVIDIA/k8s-dra-driver-gpu at v0.4.0 "
+    "(2026-05-15), renaming the chart from nvidia-dra-driver-gpu (25.12.0, GKE's DRA guide's) and its images to "
+    "registry.k8s.io/dra-driver-nvidia/dra-driver-nvidia-gpu; v0.4.1 stops injecting an implicit time-slicing config "
+    "(67ad0a71 \"Stop injecting implicit TimeSlicing and reset on unprepare\"). Upgrades are forward-only (v0.4.0's "
+    "checkpoint format). ../shared/upstream/charts/dra-driver-nvidia-gpu-0.4.1.tgz is packaged from the tag",
+    # templates/_helpers.tpl dra-driver-nvidia-gpu.fullimage: v<appVersion>, values.yaml image.repository.
+    deploys=(Deployed(("dra-driver-nvidia/dra-driver-nvidia-gpu",), "v{version}"),),
 )
 
 KUEUE_TRAINER_LIBRARY = "2.2.1"
@@ -846,7 +928,7 @@ CRD_SOURCES: tuple[CrdFiles, ...] = (
     ),
     # A multi-document file, kept whole: every CRD document in a file is read.
     CrdFiles(
-        f"istio-{ISTIO_TREE_VERSION}",
+        f"istio-{ISTIO.version}",
         _github(KUBEFLOW_MANIFESTS),
         KUBEFLOW_MANIFESTS.version,
         ("common/istio/istio-crds/base/crd.yaml",),
@@ -894,6 +976,7 @@ PINS: tuple[Pin, ...] = (
     ARGO_WORKFLOWS,
     CERT_MANAGER,
     ISTIO,
+    OAUTH2_PROXY,
     JOBSET_CHART,
     TRAINER_CHART,
     KUBERAY_CHART,
@@ -933,3 +1016,22 @@ PINS: tuple[Pin, ...] = (
     TCPXO_DAEMON_IMAGE,
     UBUNTU_IMAGE,
 )
+
+
+def patched_tags(pins: tuple[Pin, ...] = PINS) -> dict[str, dict[str, str]]:
+    """Repository -> {the tag its chart or tree names: the tag of the release the pin runs},
+    for every patched pin (Pin.patch): what the image rewrite moves (facts/image_refs.py
+    ImagePolicy)."""
+    found: dict[str, dict[str, str]] = {}
+    for pin in pins:
+        if pin.patch is None:
+            continue
+        runs = pin.image_tags()
+        for repository, shipped in pin.shipped_tags().items():
+            if runs[repository] != shipped:
+                found.setdefault(repository, {})[shipped] = runs[repository]
+    return found
+
+
+PATCHED_TAGS = patched_tags()
+

@@ -167,7 +167,7 @@ def _gpu_pool_nodes(stack: StackView) -> Iterator[tuple[str, str]]:
         if not unknown(taints) and taint not in taints:
             yield pool.urn, (
                 f"pool {name}: nodes need taint {GPU_TAINT.key}={GPU_TAINT.value}:{GPU_TAINT.effect} "
-                "(runtimes and Kueue flavors tolerate exactly it)"
+                "(runtimes tolerate exactly it, Kueue flavors list it)"
             )
         if flavors:  # Kueue is installed: each GPU pool needs its flavor, matching the nodes
             flavor = flavors.get(name)
@@ -177,9 +177,17 @@ def _gpu_pool_nodes(stack: StackView) -> Iterator[tuple[str, str]]:
             selected = get(flavor.props, "spec.nodeLabels") or {}
             if not unknown(selected) and selected.get(POOL_LABEL) != name:
                 yield flavor.urn, f"flavor {name}: nodeLabels must select {POOL_LABEL}={name}"
+            # Kueue keeps a pod set off a flavor only by a taint neither the pod nor the flavor
+            # tolerates: a flavor tolerating the GPU taint takes CPU-only jobs onto GPU nodes,
+            # except a topology-aware one (components/kueue.py flavor_tolerations).
+            gpu_taint = {"key": GPU_TAINT.key, "value": GPU_TAINT.value, "effect": GPU_TAINT.effect}
+            flavor_taints = get(flavor.props, "spec.nodeTaints") or []
+            if not unknown(flavor_taints) and gpu_taint not in flavor_taints:
+                yield flavor.urn, f"flavor {name}: nodeTaints must list {GPU_TAINT.key}={GPU_TAINT.value}:{GPU_TAINT.effect}, or Kueue gives it CPU-only jobs"
             tolerated = get(flavor.props, "spec.tolerations") or []
-            if not unknown(tolerated) and GPU_TAINT.toleration() not in tolerated:
-                yield flavor.urn, f"flavor {name}: must tolerate {GPU_TAINT.key}={GPU_TAINT.value}:{GPU_TAINT.effect}"
+            topology = get(flavor.props, "spec.topologyName")
+            if not unknown(tolerated) and not unknown(topology) and not topology and GPU_TAINT.toleration() in tolerated:
+                yield flavor.urn, f"flavor {name}: must not tolerate {GPU_TAINT.key}={GPU_TAINT.value}:{GPU_TAINT.effect}, or Kueue gives it CPU-only jobs"
 
 
 def _environment_known(stack: StackView) -> Iterator[tuple[str, str]]:

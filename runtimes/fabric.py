@@ -13,9 +13,13 @@ the launcher, runLauncherAsNode), on the `node` container (the trainer; the SDK 
   plain second container, as Google's single-pod example has it, would keep every Job pod
   running after training ends, and the TrainJob would never complete; the injector's device
   annotation keyed by its name.
-- RDMA: an init container that sources the gIB plugin's own settings script in the pod and
-  writes them to an NCCL configuration file the trainer's NCCL reads (NCCL_CONF_FILE): the
-  values are the plugin release's, on the node, never copied here.
+- RDMA: the gIB plugin's own settings script, sourced by the trainer's own bash before the
+  training code (BASH_ENV; every command the SDK gives is `bash -c ...`), as GKE's example
+  sources it in the workload container: its exports win over the image's and the job's, and the
+  values stay the plugin release's, on the node, never copied here. (An NCCL configuration file
+  written by an init container would lose to any variable already set: NCCL reads it with
+  setenv(..., 0), facts/fabric_pods.py.) An init container fails the pod while the script is
+  not on the node yet.
 - MPI: mpirun starts the ranks of other pods over ssh, where the container's environment is
   not; Open MPI forwards the variables `OMPI_MCA_mca_base_env_list` names (`;`-separated) from
   the launcher to every rank (open-mpi ompi v4.1.x orte/orted/orted_submit.c and prrte's
@@ -70,7 +74,7 @@ def trainer_env(fabric: RuntimeFabric) -> tuple[tuple[str, str], ...]:
     """The trainer container's environment for the fabric."""
     if fabric.network == TCPXO:
         return pods.tcpxo_nccl_env(tuple(i for i, _ in fabric.nics))
-    return (("LD_LIBRARY_PATH", pods.RDMA_LIBRARY_PATH), ("NCCL_CONF_FILE", pods.NCCL_CONF_FILE))
+    return (("LD_LIBRARY_PATH", pods.RDMA_LIBRARY_PATH), (pods.BASH_ENV, pods.GIB_ENV_SCRIPT))
 
 
 def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -83,7 +87,7 @@ def _unique(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def pod_template(template: dict[str, Any], fabric: RuntimeFabric, *, image: str, mpi: bool) -> dict[str, Any]:
     """A replicated job's pod template (`{metadata, spec}`) on `fabric`: a new dict.
-    `image`: the trainer's (RDMA's init container runs bash in it); `mpi`: forward the
+    `image`: the trainer's (RDMA's init container runs its shell); `mpi`: forward the
     trainer's fabric environment to the ranks mpirun starts."""
     metadata = dict(template.get("metadata") or {})
     metadata["annotations"] = {**(metadata.get("annotations") or {}), **pod_annotations(fabric)}
@@ -109,18 +113,18 @@ def pod_template(template: dict[str, Any], fabric: RuntimeFabric, *, image: str,
         extra_volumes = _volumes(volumes)
         extra_mounts = _mounts(trainer_mounts)
     else:
-        conf = {"name": pods.NCCL_CONF_VOLUME, "mountPath": pods.NCCL_CONF_DIR}
+        gib = [m for m in pods.RDMA_MOUNTS if pods.GIB_ENV_SCRIPT.startswith(m.mount_path + "/")]
         init = [
             {
-                "name": pods.GIB_CONF_INIT,
+                "name": pods.GIB_READY_INIT,
                 "image": image,
-                "command": ["/bin/bash", "-c"],
-                "args": [pods.GIB_CONF_SCRIPT],
-                "volumeMounts": [*_mounts(pods.RDMA_MOUNTS), conf],
+                "command": ["/bin/sh", "-c"],
+                "args": [pods.GIB_READY_SCRIPT],
+                "volumeMounts": _mounts(tuple(gib)),
             }
         ]
-        extra_volumes = [*_volumes(pods.RDMA_MOUNTS), {"name": pods.NCCL_CONF_VOLUME, "emptyDir": {}}]
-        extra_mounts = [*_mounts(pods.RDMA_MOUNTS), conf]
+        extra_volumes = _volumes(pods.RDMA_MOUNTS)
+        extra_mounts = _mounts(pods.RDMA_MOUNTS)
     containers = []
     for container in spec["containers"]:
         container = dict(container)

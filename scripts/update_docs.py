@@ -32,7 +32,8 @@ REFERENCE_HEADER = (
 def main() -> int:
     REFERENCE.write_text(REFERENCE_HEADER + reference() + "\n")
     text = VERSIONS.read_text()
-    VERSIONS.write_text(re.sub(r"\| upstream \| kind \| version \| from \|\n(\|.*\|\n)+", versions_table() + "\n", text))
+    table = r"\| upstream \| kind \| version \| from \|\n(\|.*\|\n)+(\n\| patched \|.*\|\n(\|.*\|\n)+)?"
+    VERSIONS.write_text(re.sub(table, lambda _: versions_table() + "\n", text))
     text = ARCHITECTURE.read_text()
     diagram = mermaid(plan_for(str(DIAGRAM_STACK)))
     ARCHITECTURE.write_text(re.sub(r"```mermaid\n.*?```", lambda _: diagram, text, count=1, flags=re.S))

@@ -20,8 +20,9 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from facts import networks, regions
+from facts import gpu_fabric, networks, regions
 from facts.allocatable import allocatable
+from facts.dra import DCGM_DRA_RESOURCE_SLICES
 from facts.gpu_catalog import ACCELERATORS
 from facts.limits import PERSISTENT_DISK_MAX_BYTES, QUEUED_POOL_READY_MIN_SECONDS
 from facts.naming import (
@@ -38,7 +39,8 @@ from facts.naming import (
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from facts.prices import SHAPES
 from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
-from stacks import quantity
+from facts.versions import KUEUE_CHART
+from stacks import quantity, team_quota
 from stacks.schema import (
     CHART_VALUES_KIND,
     DCGM_EXPORTER,
@@ -55,6 +57,7 @@ from stacks.schema import (
     NVIDIA_DRA_DRIVER,
     PIPELINES,
     RESERVED_POOL_NAMES,
+    RETENTION_SECONDS,
     AuthKind,
     ComponentSpec,
     DcgmSource,
@@ -68,8 +71,10 @@ from stacks.schema import (
     PlatformConfig,
     Provisioning,
     RaySource,
+    SharingStrategy,
     zone_region,
 )
+from stacks.schema.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
 from stacks.schema.pools import DRA_SOURCE
 from stacks.schema.sources import artifact_registry_location
 
@@ -223,6 +228,29 @@ def _gpu_drivers_installed(config: PlatformConfig) -> Found:
             )
 
 
+def _gpu_drivers_fit_the_gke_version(config: PlatformConfig) -> Found:
+    """A pool asking for GKE's DEFAULT driver where that default is older than the branch its GPUs
+    need (facts/gpu_fabric.py MachineFabric.default_driver_from: A3 Ultra's H200 take R550, GKE's
+    default from 1.31.5-gke.1169000; before it only LATEST installs it): the nodes would come up
+    with a driver the GPUs do not run on."""
+    gke = _gke(config)
+    if gke is None:
+        return
+    version, where = gke.effective_version()
+    for i, pool in enumerate(gke.gpu_pools):
+        machine = gpu_fabric.machine_fabric(pool.machine_type)
+        if pool.driver_version is not DriverVersion.DEFAULT or machine is None:
+            continue
+        problem = gpu_fabric.default_driver_problem(machine, version)
+        if problem:
+            yield (
+                f"{POOLS}[{i}].driverVersion",
+                f"pool {pool.name}'s {pool.accelerator} GPUs need driver {machine.driver}, which GKE's DEFAULT installation "
+                f"{problem.replace('needs', 'gives only on')}; the cluster is created at {version} ({where}): use "
+                "driverVersion: LATEST (the default; remove the key) or raise minMasterVersion",
+            )
+
+
 DRA_MIN_GKE = (1, 34)
 """GKE runs DRA, with the resource.k8s.io/v1 API GPUs use, from 1.34 (DRA_SOURCE, Requirements)."""
 
@@ -257,6 +285,23 @@ def _dra_pools_gke_allows(config: PlatformConfig) -> Found:
                 f"pool {pool.name}'s GPUs are allocated by NVIDIA's DRA driver, which {NVIDIA_DRA_DRIVER.path}.enabled: "
                 "false leaves out; remove that line or use gpuAllocation: device-plugin",
             )
+
+
+def _dra_driver_has_dra_pools(config: PlatformConfig) -> Found:
+    """nvidiaDraDriver switched on where no pool allocates GPUs through DRA: GKE's driver installer
+    would run on no node, its DaemonSet's required node affinity an empty nodeSelectorTerms list
+    (components/dra.py on_pool_nodes over no pool), which the API server refuses at `pulumi up`
+    ("must have at least one node selector term": Kubernetes pkg/apis/core/validation
+    validateNodeSelector; the envtest API server v1.36.2 answers so); kind has no GPUs at all."""
+    if config.components[NVIDIA_DRA_DRIVER].enabled is not True or any(pool.dra for pool in _pools(config)):
+        return
+    where = "this kind cluster has no GPUs" if _gke(config) is None else "no GPU pool has gpuAllocation: dra"
+    yield (
+        f"{NVIDIA_DRA_DRIVER.path}.enabled",
+        f"NVIDIA's DRA driver and GKE's driver installer serve the pools with gpuAllocation: dra, and {where}: the "
+        "installer's DaemonSet would select no node, which the API server refuses; remove nvidiaDraDriver.enabled (it is "
+        "on by itself where a pool has gpuAllocation: dra)",
+    )
 
 
 def _prod_cluster_private(config: PlatformConfig) -> Found:
@@ -429,6 +474,19 @@ def _gpu_fabric_installed(config: PlatformConfig) -> Found:
             )
 
 
+def _gpu_fabric_has_fabric_pools(config: PlatformConfig) -> Found:
+    """gpuFabric switched on where no pool has a GPUDirect network installs nothing
+    (args/fabric.py gpu_fabric_args gives None): said, not ignored."""
+    if config.components[GPU_FABRIC].enabled is not True or any(p.fabric_kind != "none" for p in _pools(config)):
+        return
+    where = "this kind cluster has no GPU pools" if _gke(config) is None else "no GPU pool has network tcpxo or rdma"
+    yield (
+        f"{GPU_FABRIC.path}.enabled",
+        f"the GPU fabric (multi-networking objects, NCCL plugin installers) is for pools with network tcpxo or rdma, and "
+        f"{where}, so it would install nothing; remove gpuFabric.enabled (it is on by itself where a pool has a fabric)",
+    )
+
+
 def _ray_addon_on_gke(config: PlatformConfig) -> Found:
     if config.components[KUBERAY].source is RaySource.GKE_ADDON and _gke(config) is None:
         yield f"{KUBERAY.path}.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator"
@@ -492,6 +550,44 @@ def _idle_reclaim_can_judge(config: PlatformConfig) -> Found:
     missing = [f"{spec.name} ({why})" for spec, why in needs if not config.enabled(spec)]
     if missing:
         yield f"{IDLE_RECLAIM.path}.enabled", f"idle reclaim needs {' and '.join(missing)}; enable them or remove idleReclaim.enabled"
+
+
+def _idle_reclaim_period_within_retention(config: PlatformConfig) -> Found:
+    """The reclaim reads a notebook's samples of the whole period and two steps before it
+    (components/idle_reclaim_job.py prometheus_range); a Prometheus of the stack that keeps less
+    never holds a stretch that long, and no notebook would ever be stopped. GKE's managed
+    Prometheus keeps 24 months."""
+    monitoring, reclaim = config.components[MONITORING], config.components[IDLE_RECLAIM]
+    if not config.enabled(IDLE_RECLAIM) or monitoring.backend is not MetricsBackend.KUBE_PROMETHEUS_STACK:
+        return
+    kept = int(Decimal(monitoring.retention[:-1]) * RETENTION_SECONDS[monitoring.retention[-1]])
+    needed = reclaim.period_seconds + 2 * IDLE_RECLAIM_STEP_SECONDS
+    if needed > kept:
+        yield (
+            f"{IDLE_RECLAIM.path}.period",
+            f"the idle reclaim judges {reclaim.period} of samples (and {2 * IDLE_RECLAIM_STEP_SECONDS // 60} minutes before "
+            f"them), and the stack's Prometheus keeps {monitoring.retention} (monitoring.retention): no notebook could ever "
+            "be idle that long to it; shorten idleReclaim.period or lengthen monitoring.retention",
+        )
+
+
+def _idle_reclaim_reads_mig_slices(config: PlatformConfig) -> Found:
+    """On a MIG slice DCGM's utilisation reads 0 or is absent (dcgm-exporter#216, #430); the reclaim
+    judges slices by DCGM_FI_PROF_GR_ENGINE_ACTIVE, which the chart's exporter collects per slice
+    (components/dashboards/common.py gpu_activity). Which fields GKE's managed DCGM collection
+    reports per slice is not confirmed here (docs/teams.md, "GPU notebooks"), so the reclaim is
+    not run on MIG pools on it: off by default there, refused when switched on."""
+    if config.components[IDLE_RECLAIM].enabled is not True or config.components[DCGM_EXPORTER].source is not DcgmSource.GKE_MANAGED:
+        return
+    for i, pool in enumerate(_pools(config)):
+        if pool.sharing is not None and pool.sharing.strategy is SharingStrategy.MIG:
+            yield (
+                f"{POOLS}[{i}].sharing",
+                f"pool {pool.name}'s GPUs are MIG slices, whose utilisation the idle reclaim reads from "
+                "DCGM_FI_PROF_GR_ENGINE_ACTIVE, which GKE's managed DCGM collection is not known to report per slice: it "
+                "could stop a busy notebook or never an idle one; use dcgmExporter.source: chart, or remove "
+                "idleReclaim.enabled (it is off by default on such a stack)",
+            )
 
 
 def _gateway_exposed_on_gke(config: PlatformConfig) -> Found:
@@ -726,6 +822,41 @@ def _team_ray_pool_exists(config: PlatformConfig, i: int) -> Found:
         yield f"{_team(i)}.ray.pool", f"no GPU pool named {ray.pool!r}; use one of: {known}"
 
 
+def _team_ray_pool_serves_gpus(config: PlatformConfig, i: int) -> Found:
+    """A team Ray cluster's GPU workers request `nvidia.com/gpu` (components/profiles/ray.py), which
+    a DRA pool's nodes do not advertise (GKE's device plugin is off there:
+    `gke-no-default-nvidia-gpu-device-plugin`, facts/node_labels.py DRA_NODE_LABELS): the workers
+    would never be scheduled."""
+    ray = config.teams[i].ray
+    pool = next((p for p in _pools(config) if ray and p.name == ray.pool), None)
+    if ray and pool is not None and pool.dra:
+        others = ", ".join(p.name for p in _pools(config) if not p.dra) or "none in this stack"
+        yield (
+            f"{_team(i)}.ray.pool",
+            f"pool {pool.name} gives its GPUs through DRA claims, and the Ray workers ask for nvidia.com/gpu, which its "
+            f"nodes do not advertise (GKE's device plugin is off on a DRA pool): they would never start; use a pool with "
+            f"gpuAllocation: device-plugin ({others})",
+        )
+
+
+def _team_ray_pool_not_topology_aware(config: PlatformConfig, i: int) -> Found:
+    """Kueue admits the team RayCluster as an elastic job (components/profiles/ray.py), and a
+    topology-aware pool's flavor takes only pod sets that ask for a topology
+    (kueue v0.19.2 pkg/scheduler/flavorassigner/tas_flavorassigner.go checkPodSetAndFlavorMatchForTAS,
+    "supports only TopologyAwareScheduling"); elastic jobs with a topology need Kueue's
+    ElasticJobsViaWorkloadSlicesWithTAS, alpha and off in 0.19.2 (pkg/features/kube_features.go:716-718):
+    its workers would never be admitted."""
+    ray = config.teams[i].ray
+    pool = next((p for p in _pools(config) if ray and p.name == ray.pool), None)
+    if pool is not None and pool.topology_aware and config.enabled(KUEUE):
+        yield (
+            f"{_team(i)}.ray.pool",
+            f"Kueue places pool {pool.name}'s {pool.machine_type} nodes by GKE's topology (docs/gke-cluster.md, "
+            f"Topology-aware scheduling), and Kueue {KUEUE_CHART.version} admits an elastic RayCluster's workers there only with an alpha "
+            "feature the platform leaves off: they would wait for ever; pick a pool Kueue does not place by topology",
+        )
+
+
 def _team_ray_needs_kuberay(config: PlatformConfig, i: int) -> Found:
     if config.teams[i].ray and not config.components[KUBERAY].enabled:
         yield f"{_team(i)}.ray", "a team Ray cluster needs the kuberay component; enable it"
@@ -881,32 +1012,59 @@ def _team_ray_fits_a_node(config: PlatformConfig, i: int) -> Found:
         )
 
 
+def _quota_reach(config: PlatformConfig, i: int, pool: str | None) -> tuple[dict[str, Decimal], str]:
+    """The most CPU and memory one pod of team `i` may take, and what that is, for the output:
+    with Kueue, the part of the team's quota on the flavor the pod gets (`pool`'s, else the
+    default flavor's: stacks/team_quota.py) and what its cohort may lend of that part; without
+    Kueue, the team's whole quota (its namespace's ResourceQuota)."""
+    team = config.teams[i]
+    if not config.enabled(KUEUE):
+        return {"cpu": quantity.parse(team.quota.cpu), "memory": quantity.parse(team.quota.memory)}, "the team's whole quota"
+    pools = _pools(config)
+    peers = [t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name]
+    reach = {name: Decimal(0) for name in team_quota.RESOURCES}
+    for member in (team, *peers):
+        part = team_quota.shares(member, pools).of(pool if pool in {p.name for p in pools} else None)
+        for name in team_quota.RESOURCES:
+            reach[name] += part[name]
+    flavor = f"flavor {pool}" if pool else "default flavor"
+    return reach, f"the team's quota on Kueue's {flavor}{' with what its cohort lends' if peers else ''} (stacks/team_quota.py)"
+
+
 def _team_ray_head_within_quota(config: PlatformConfig, i: int) -> Found:
-    """The head is a pod of the namespace too: its requests count against the Profile's
-    ResourceQuota, and a head the quota cannot admit never starts the cluster."""
+    """The head is a pod of the namespace too: a head larger than the quota Kueue gives it (the
+    default flavor's part) or, without Kueue, than the namespace's ResourceQuota, never starts
+    the cluster."""
     team = config.teams[i]
     if team.ray is None:
         return
     cpu, memory = quantity.parse(team.ray.head_cpu), quantity.parse(team.ray.head_memory)
+    reach, what = _quota_reach(config, i, None)
     ray_path = f"{_team(i)}.ray"
-    if cpu > quantity.parse(team.quota.cpu):
-        yield f"{ray_path}.headCpu", f"a Ray head of {cpu} CPUs is more than the team's whole quota.cpu {team.quota.cpu}; lower headCpu or raise the quota"
-    if memory > quantity.parse(team.quota.memory):
-        yield f"{ray_path}.headMemory", f"a Ray head of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower headMemory or raise the quota"
+    if cpu > reach["cpu"]:
+        yield f"{ray_path}.headCpu", f"a Ray head of {cpu} CPUs is more than {what}, {quantity.text(reach['cpu'])}; lower headCpu or raise quota.cpu"
+    if memory > reach["memory"]:
+        yield f"{ray_path}.headMemory", f"a Ray head of {_gib(memory)} is more than {what}, {_gib(reach['memory'])}; lower headMemory or raise quota.memory"
 
 
 def _team_ray_worker_within_quota(config: PlatformConfig, i: int) -> Found:
-    """The namespace's ResourceQuota (the Profile's, a hard limit: no borrowing) must admit
-    one worker, or the Ray cluster never grows."""
+    """The team's quota must admit one worker (on its pool's flavor with Kueue, stacks/
+    team_quota.py; the namespace's ResourceQuota without), or the Ray cluster never grows."""
     team, size = config.teams[i], _worker_size(config, i)
     if team.ray is None or size is None:
         return
     cpu, memory = size
     ray_path = f"{_team(i)}.ray"
-    if cpu > quantity.parse(team.quota.cpu):
-        yield f"{ray_path}.workerCpu", f"a Ray worker of {cpu} CPUs is more than the team's whole quota.cpu {team.quota.cpu}; lower workerCpu or raise the quota"
-    if memory > quantity.parse(team.quota.memory):
-        yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} is more than the team's whole quota.memory {team.quota.memory}; lower workerMemory or raise the quota"
+    reach, what = _quota_reach(config, i, team.ray.pool)
+    if team.ray.pool is not None and reach["cpu"] == 0:
+        reach = {}  # the team has no GPUs of the pool: the pool's own problem below says so
+    pool_node = next((allocatable(p.machine_type) for p in _pools(config) if p.name == team.ray.pool), None)
+    if reach and pool_node is not None and (cpu > pool_node.cpu or memory > pool_node.memory):
+        reach = {}  # larger than a node of its pool: team-ray-fits-a-node says so (a part is at most its nodes)
+    if reach and cpu > reach["cpu"]:
+        yield f"{ray_path}.workerCpu", f"a Ray worker of {cpu} CPUs is more than {what}, {quantity.text(reach['cpu'])}; lower workerCpu or raise quota.cpu"
+    if reach and memory > reach["memory"]:
+        yield f"{ray_path}.workerMemory", f"a Ray worker of {_gib(memory)} is more than {what}, {_gib(reach['memory'])}; lower workerMemory or raise quota.memory"
     pool = next((p for p in _pools(config) if p.name == team.ray.pool), None)
     if pool is None:
         return
@@ -1365,6 +1523,13 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("dra-pools-as-gke-allows", "A DRA GPU pool is one GKE runs: no autoprovisioning, GKE 1.34+, NVIDIA's DRA driver installed.", _dra_pools_gke_allows, (KIND, POOLS, NAP, f"{CLUSTER}.minMasterVersion", NVIDIA_DRA_DRIVER.path)),
     Rule("gpu-drivers-installed", "Every GPU pool gets GKE's NVIDIA driver installation.", _gpu_drivers_installed, (KIND, POOLS)),
     Rule(
+        "gpu-drivers-fit-the-gke-version",
+        "A pool on GKE's DEFAULT driver gets the driver branch its GPUs need at the cluster's GKE version.",
+        _gpu_drivers_fit_the_gke_version,
+        (KIND, POOLS, f"{CLUSTER}.minMasterVersion", f"{CLUSTER}.releaseChannel"),
+    ),
+    Rule("dra-driver-has-dra-pools", "NVIDIA's DRA driver is switched on only where a GPU pool has gpuAllocation: dra.", _dra_driver_has_dra_pools, (KIND, POOLS, NVIDIA_DRA_DRIVER.path)),
+    Rule(
         "prod-cluster-private",
         "A prod cluster has private nodes and a control plane only the listed ranges reach, never 0.0.0.0/0.",
         _prod_cluster_private,
@@ -1399,6 +1564,13 @@ RULES: tuple[Rule | TeamRule, ...] = (
     Rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", _managed_backend_needs_managed_prometheus, (MONITORING.path, KIND, MANAGED_PROMETHEUS)),
     Rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", _gpu_metrics_reach_prometheus, ENABLED),
     Rule("idle-reclaim-can-judge", "The idle reclaim runs only where notebooks, Prometheus and GPU metrics are.", _idle_reclaim_can_judge, ENABLED),
+    Rule(
+        "idle-reclaim-period-within-retention",
+        "The idle reclaim's period fits in the samples the stack's Prometheus keeps.",
+        _idle_reclaim_period_within_retention,
+        (*ENABLED, IDLE_RECLAIM.path, MONITORING.path),
+    ),
+    Rule("idle-reclaim-reads-mig-slices", "The idle reclaim runs on MIG pools only with the chart's DCGM exporter, which reports each slice.", _idle_reclaim_reads_mig_slices, (POOLS, IDLE_RECLAIM.path, DCGM_EXPORTER.path)),
     Rule("gateway-exposed-on-gke", "A public hostname and IAP for the Kubeflow gateway only on GKE.", _gateway_exposed_on_gke, (f"{KUBEFLOW.path}.auth", KIND)),
     Rule("teams-need-kubeflow", "Teams are Kubeflow profiles, so they need the kubeflow component.", _teams_need_kubeflow, (TEAMS, KUBEFLOW.path)),
     Rule("teams-need-kueue", "Teams get Kueue queues, so they need the kueue component.", _teams_need_kueue, (TEAMS, KUEUE.path)),
@@ -1417,11 +1589,14 @@ RULES: tuple[Rule | TeamRule, ...] = (
     TeamRule("team-bucket-names-unique", "No two teams get one bucket name (bucket names are global).", _team_bucket_names_unique, (TEAMS, KIND, PROJECT)),
     TeamRule("contributor-binding-names-fit", "KFAM's binding name of every contributor is a valid Kubernetes name (at most 253 characters).", _contributor_binding_names_fit, (TEAMS,)),
     TeamRule("team-ray-fits-a-node", "A team Ray worker fits the allocatable CPU and memory of a node it can land on.", _team_ray_fits_a_node, (TEAMS, CLUSTER)),
-    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory).", _team_ray_head_within_quota, (TEAMS,)),
-    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node).", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-head-within-quota", "The team's quota admits the Ray head (CPU, memory) on its flavor.", _team_ray_head_within_quota, (TEAMS, POOLS, KUEUE.path)),
+    TeamRule("team-ray-worker-within-quota", "The team's quota admits one Ray worker (CPU, memory, the GPUs of a node) on its flavor.", _team_ray_worker_within_quota, (TEAMS, KIND, POOLS, KUEUE.path)),
     TeamRule("team-ray-pool-exists", "A team Ray cluster's pool is one of the stack's GPU pools.", _team_ray_pool_exists, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-pool-advertises-gpus", "A team Ray cluster's pool gives GPUs through the device plugin its workers ask (not DRA).", _team_ray_pool_serves_gpus, (TEAMS, KIND, POOLS)),
+    TeamRule("team-ray-pool-not-topology-aware", "A team Ray cluster's workers are not on a pool Kueue places by topology.", _team_ray_pool_not_topology_aware, (TEAMS, KIND, POOLS, KUEUE.path)),
     TeamRule("team-ray-needs-kuberay", "A team Ray cluster needs the kuberay component.", _team_ray_needs_kuberay, (TEAMS, KUBERAY.path)),
     Rule("gpu-fabric-installed", "A GPU pool with network tcpxo or rdma has the gpuFabric component installing its Networks and NCCL plugin.", _gpu_fabric_installed, (POOLS, GPU_FABRIC.path)),
+    Rule("gpu-fabric-has-fabric-pools", "The gpuFabric component is switched on only where a GPU pool has network tcpxo or rdma.", _gpu_fabric_has_fabric_pools, (KIND, POOLS, GPU_FABRIC.path)),
     Rule("grafana-signs-in-through-kubeflow", "Grafana trusts the Kubeflow gateway's identity, so monitoring needs kubeflow.", _grafana_signs_in_through_kubeflow, (MONITORING.path, KUBEFLOW.path)),
     Rule("dex-has-static-users", "With Dex, someone can sign in: at least one static user.", _dex_has_static_users, (KUBEFLOW.path,)),
     Rule("dex-password-envs-unique", "Every Dex static user reads its password hash from an environment variable of its own.", _dex_password_envs_unique, (f"{KUBEFLOW.path}.auth",)),
@@ -1512,11 +1687,29 @@ def _ray_gpu_workers_scale_to_zero(config: PlatformConfig) -> Found:
             )
 
 
+def _gpu_metrics_of_dra_pools_carry_no_team(config: PlatformConfig) -> Found:
+    """At the pinned DCGM exporter the GPUs of a DRA pool get no pod attribution (facts/dra.py
+    DCGM_DRA_ATTRIBUTION_OFF): their metrics reach Prometheus without pod or team, so the per-team
+    dashboards, GPU-hours and the idle-GPU alert leave them out. Said, as the pools still work."""
+    if not config.enabled(DCGM_EXPORTER):
+        return
+    for i, pool in enumerate(_pools(config)):
+        if pool.dra:
+            yield (
+                f"{POOLS}[{i}].gpuAllocation",
+                f"pool {pool.name}'s GPUs are given through DRA, and the DCGM exporter of this release attributes DRA GPUs to "
+                f"pods only through {DCGM_DRA_RESOURCE_SLICES} ResourceSlices, which GKE does not serve: their metrics carry "
+                "no pod or team, so per-team dashboards, GPU-hours and the idle-GPU alert leave this pool's work out "
+                "(docs/observability.md, \"GPUs through DRA\"); use gpuAllocation: device-plugin where that matters",
+            )
+
+
 WARNINGS: tuple[Rule, ...] = (
     Rule("cohort-shared", "A team's Kueue cohort is named by another team too.", _cohort_shared, (TEAMS,)),
     Rule("topology-labels-unused", "A GPU pool whose nodes carry GKE's topology labels is one Kueue can place by them.", _topology_labels_unused, (POOLS, KUEUE.path)),
     Rule("queued-pools-can-get-ready", "Kueue's pods-ready timeout leaves a queued pool's nodes time to come up.", _queued_pools_can_get_ready, (POOLS, KUEUE.path)),
     Rule("ray-gpu-workers-scale-to-zero", "With the idle reclaim on, team Ray clusters let idle GPU workers go.", _ray_gpu_workers_scale_to_zero, (TEAMS, ENABLED[0])),
+    Rule("gpu-metrics-of-dra-pools-carry-no-team", "A DRA pool's GPU metrics carry no pod or team at the pinned DCGM exporter.", _gpu_metrics_of_dra_pools_carry_no_team, ENABLED),
 )
 
 

@@ -361,8 +361,11 @@ def registered() -> dict[str, set[type]]:
     """Type token -> the classes that registered it, over the shipped stacks, and for each
     component of the list none of them installs (one off by default), the kind stack with it
     enabled: a new component plans with `enabled: true` alone. The GPU fabric installs only for
-    GPUDirect pools, which only a gke stack has: its fixture (dev-fabric) is planned too."""
+    GPUDirect pools, which only a gke stack has: its fixture (dev-fabric) is planned too; and NVIDIA's
+    DRA driver only for DRA pools (the loader refuses it elsewhere, dra-driver-has-dra-pools): the
+    small gke stack with its pool on DRA, as tests/test_dra.py plans it."""
     from stacks.config import load, read_stack_file, stack_file, validate
+    from tests.conftest import base_gke, with_changes
     from tooling.plan import evaluate
 
     seen: dict[str, set[type]] = {}
@@ -374,8 +377,9 @@ def registered() -> dict[str, set[type]]:
 
     pulumi.ComponentResource.__init__ = recording  # type: ignore[method-assign]
     try:
-        stacks = ("kind", "dev", "prod", "dev-fabric")  # dev-fabric: the GPUDirect pools' components
-        configs = [load(stack) for stack in stacks]
+        dra_pool = {"mlplatform:cluster.gpuPools.0.gpuAllocation": "dra", "mlplatform:cluster.autoprovisioning": {"enabled": False}}
+        stacks = ("kind", "dev", "prod", "dev-fabric", "dra")  # dev-fabric: the GPUDirect pools' components
+        configs = [load(stack) for stack in stacks[:-1]] + [validate(with_changes(base_gke(), dra_pool), "dra")]
         for config, stack in zip(configs, stacks, strict=True):
             evaluate(config, stack)
         for spec in configs[0].components.specs:

@@ -17,7 +17,6 @@ from components.images import image_sites
 from facts.image_set import notebook_tag
 from facts.versions import (
     ISTIO,
-    ISTIO_TREE_VERSION,
     KUBE_PROMETHEUS_STACK,
     KUBEFLOW_MANIFESTS,
     RAY_GPU_IMAGE,
@@ -340,29 +339,30 @@ def test_the_mesh_runs_what_the_istio_pin_says_from_docker_hub() -> None:
         assert "gcr.io/istio-release" not in text and "registry.istio.io" not in text, stack
         istiod = _one(render, "Deployment", "istio-system", "istiod")
         (container,) = istiod["spec"]["template"]["spec"]["containers"]
-        assert container["image"] == f"docker.io/istio/pilot:{ISTIO.version}"
+        assert container["image"] == f"docker.io/istio/pilot:{ISTIO.runs}"
         injector = _one(render, "ConfigMap", "istio-system", "istio-sidecar-injector")
         values = json.loads(injector["data"]["values"])["global"]
-        assert (values["hub"], values["tag"]) == ("docker.io/istio", ISTIO.version)
+        assert (values["hub"], values["tag"]) == ("docker.io/istio", ISTIO.runs)
     original = next(o.original for o in rendered("kind").objects if o.key[1:] == ("Deployment", "istio-system", "istiod"))
     assert original is not None and "registry.istio.io/release/pilot:" in json.dumps(original), "the tree still names it"
 
 
 def test_image_pin_rule_fails_a_pin_bumped_without_the_images(monkeypatch: pytest.MonkeyPatch) -> None:
-    bumped = replace(ISTIO, version="1.31.0")
+    assert ISTIO.patch is not None
+    bumped = replace(ISTIO, patch=replace(ISTIO.patch, release="1.31.0"))
     monkeypatch.setattr(lint, "PINS", tuple(bumped if p is ISTIO else p for p in lint.PINS))
     found = violations(rendered("kind"), "image-pin")
     objects = {v.object for v in found}
     assert {"Deployment.apps istio-system/istiod", "DaemonSet.apps kube-system/istio-cni-node", "ConfigMap istio-system/istio-sidecar-injector"} <= objects
     istiod = next(v for v in found if v.object == "Deployment.apps istio-system/istiod")
-    assert f"image 'docker.io/istio/pilot:{ISTIO.version}' is not at the pinned tag 1.31.0 (pin table: istio 1.31.0 (1.31.0))" in istiod.message
+    assert f"image 'docker.io/istio/pilot:{ISTIO.runs}' is not at the pinned tag 1.31.0 (pin table: istio {ISTIO.version} (1.31.0))" in istiod.message
     assert "bump the pin in facts/versions.py with the install, or the install with the pin" in istiod.message
 
 
 def test_image_pin_rule_fails_images_bumped_without_the_pin() -> None:
     broken = edited(rendered("kind"), "Deployment", "istiod", lambda o: _container_image(o, "docker.io/istio/pilot:1.31.0"))
     (found,) = violations(broken, "image-pin")
-    assert found.object == "Deployment.apps istio-system/istiod" and f"not at the pinned tag {ISTIO.version}" in found.message
+    assert found.object == "Deployment.apps istio-system/istiod" and f"not at the pinned tag {ISTIO.runs}" in found.message
 
 
 def test_image_pin_rule_covers_charts_and_our_own_images() -> None:
@@ -388,7 +388,7 @@ def test_image_pin_rule_fails_a_deployed_image_the_render_lost() -> None:
 
 
 def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewrite() -> None:
-    """The tree's own istiod and injector values (Istio ISTIO_TREE_VERSION), before the platform's transforms."""
+    """The tree's own istiod and injector values (Istio ISTIO.version, the tree's), before the platform's transforms."""
     render = rendered("kind")
 
     def untransformed(objects: list[Rendered]) -> list[Rendered]:
@@ -398,10 +398,10 @@ def test_retired_registry_rule_catches_an_image_and_a_hub_that_escaped_the_rewri
     found = violations(with_objects(render, untransformed), "retired-registry")
     messages = {(v.object, v.message.split(" is from ")[0]) for v in found}
     assert messages == {
-        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO_TREE_VERSION}'"),
+        ("Deployment.apps istio-system/istiod", f"spec.template.spec.containers[0].image: image 'registry.istio.io/release/pilot:{ISTIO.version}'"),
         ("ConfigMap istio-system/istio-sidecar-injector", "data.values global hub: hub 'registry.istio.io/release'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO_TREE_VERSION}'"),
-        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO_TREE_VERSION}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
+        ("ConfigMap istio-system/istio-sidecar-injector", f"data.values global.proxy_init.image (global.hub, global.tag): image 'registry.istio.io/release/proxyv2:{ISTIO.version}'"),
     }
     istiod = next(v.message for v in found if v.object.startswith("Deployment"))
     assert "is from registry.istio.io/release, which stops serving images on 2027-01-01; use docker.io/istio" in istiod
@@ -429,7 +429,7 @@ def test_image_list_names_every_platform_image_once() -> None:
     assert {
         "registry.k8s.io/kueue/kueue:v0.19.2",
         f"quay.io/prometheus-operator/prometheus-config-reloader:{reloader_tag()}",  # an operator argument
-        f"docker.io/istio/proxyv2:{ISTIO.version}",  # the injector's sidecar
+        f"docker.io/istio/proxyv2:{ISTIO.runs}",  # the injector's sidecar
         image(RAY_GPU_IMAGE),  # a RayCluster's workers
         f"ghcr.io/{codeserver}:{KUBEFLOW_MANIFESTS.image_tags()[codeserver]}",  # offered by the notebook form
         "nvcr.io/nvidia/jax:25.10-py3",  # a training runtime
@@ -471,7 +471,7 @@ def test_the_copy_list_is_the_render_images_once_each() -> None:
     assert len({d for _, d in pairs}) == len(pairs)
     for source, destination in pairs:
         assert destination == f"{mirror}/{source}" and not source.startswith(mirror)
-    assert (f"docker.io/istio/pilot:{ISTIO.version}", f"{mirror}/docker.io/istio/pilot:{ISTIO.version}") in pairs
+    assert (f"docker.io/istio/pilot:{ISTIO.runs}", f"{mirror}/docker.io/istio/pilot:{ISTIO.runs}") in pairs
 
 
 def test_images_command_prints_pairs_json_and_refuses_a_copy_list_without_a_mirror(capsys: pytest.CaptureFixture[str]) -> None:
@@ -484,7 +484,7 @@ def test_images_command_prints_pairs_json_and_refuses_a_copy_list_without_a_mirr
     assert images_command(rendered("dev", image_mirror=True), copy_list=False, as_json=True) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["mirror"] == renders.IMAGE_MIRROR
-    pilot = next(i for i in document["images"] if i["source"] == f"docker.io/istio/pilot:{ISTIO.version}")
+    pilot = next(i for i in document["images"] if i["source"] == f"docker.io/istio/pilot:{ISTIO.runs}")
     assert pilot["destination"] == pilot["image"] and "Deployment.apps istio-system/istiod" in pilot["objects"]
     assert images_command(rendered("dev"), copy_list=True, as_json=False) == EXIT_CONFIG_ERROR
     assert "mlplatform:images.mirror is not set" in capsys.readouterr().err
@@ -492,10 +492,10 @@ def test_images_command_prints_pairs_json_and_refuses_a_copy_list_without_a_mirr
 
 def test_image_mirror_rule_names_an_image_that_bypasses_the_mirror() -> None:
     render = rendered("dev", image_mirror=True)
-    broken = edited(render, "Deployment", "istiod", lambda o: _container_image(o, f"docker.io/istio/pilot:{ISTIO.version}"))
+    broken = edited(render, "Deployment", "istiod", lambda o: _container_image(o, f"docker.io/istio/pilot:{ISTIO.runs}"))
     (found,) = violations(broken, "image-mirror")
     assert found.object == "Deployment.apps istio-system/istiod"
-    assert f"is not pulled through the mirror {renders.IMAGE_MIRROR}; it should be '{renders.IMAGE_MIRROR}/docker.io/istio/pilot:{ISTIO.version}'" in found.message
+    assert f"is not pulled through the mirror {renders.IMAGE_MIRROR}; it should be '{renders.IMAGE_MIRROR}/docker.io/istio/pilot:{ISTIO.runs}'" in found.message
 
 
 def test_kueue_rule_catches_an_autoscaling_ray_cluster_that_is_not_elastic() -> None:
@@ -529,6 +529,58 @@ def test_kueue_rule_catches_a_kueue_controller_the_gate_guard_would_refuse() -> 
 def test_kueue_rule_catches_a_queue_on_a_missing_flavor() -> None:
     broken = with_objects(rendered("dev"), lambda objects: [o for o in objects if not (o.obj["kind"] == "ResourceFlavor" and o.key[3] == "l4")])
     assert {v.message for v in violations(broken, "kueue")} == {"ResourceFlavor l4 does not exist"}
+
+
+def _group(flavors: dict[str, list[str]], covered: list[str] | None = None) -> dict[str, Any]:
+    """A resource group as Kueue's test wrapper MakeFlavorQuotas(...).Resource(...) builds it:
+    coveredResources from the first flavor's resources unless given."""
+    first = next(iter(flavors.values()))
+    return {
+        "coveredResources": covered or first,
+        "flavors": [{"name": name, "resources": [{"name": r, "nominalQuota": "0"} for r in resources]} for name, resources in flavors.items()],
+    }
+
+
+# kueue v0.19.2 pkg/webhooks/clusterqueue_webhook_test.go TestValidateClusterQueue: each case and
+# the one error Kueue's webhook gives it.
+@pytest.mark.parametrize(
+    ("case", "groups", "found"),
+    [
+        (
+            "resources in a flavor in different order",
+            [_group({"alpha": ["cpu", "memory"], "beta": ["memory", "cpu"]})],
+            ["resourceGroups[0]: flavor beta lists ['memory', 'cpu'], not the group's coveredResources ['cpu', 'memory'] in order"],
+        ),
+        (
+            "resource in more than one resource group",
+            [_group({"alpha": ["cpu", "memory"]}), _group({"beta": ["memory"]})],
+            ["resourceGroups[1]: resource memory is covered by another group too (Kueue refuses a duplicate)"],
+        ),
+        (
+            "flavor in more than one resource group",
+            [_group({"alpha": ["cpu"], "beta": ["cpu"]}), _group({"beta": ["memory"]})],
+            ["resourceGroups[1]: flavor beta is in another group too (Kueue refuses a duplicate)"],
+        ),
+        (
+            "several resource groups (valid)",
+            [_group({"alpha": ["cpu", "memory"], "beta": ["cpu", "memory"]}), _group({"gamma": ["example.com/gpu"], "omega": ["example.com/gpu"]})],
+            [],
+        ),
+    ],
+)
+def test_kueue_rule_refuses_the_resource_groups_kueues_webhook_refuses(case: str, groups: list[dict[str, Any]], found: list[str]) -> None:
+    assert list(lint.resource_group_problems(groups)) == found, case
+
+
+def test_kueue_rule_catches_a_queue_whose_flavor_names_a_resource_its_group_does_not_cover() -> None:
+    def gpu_first(obj: dict[str, Any]) -> None:
+        flavor = obj["spec"]["resourceGroups"][0]["flavors"][1]
+        flavor["resources"] = [flavor["resources"][2], *flavor["resources"][:2]]
+
+    found = violations(edited(rendered("dev"), "ClusterQueue", "vision", gpu_first), "kueue")
+    assert [v.message for v in found] == [
+        "resourceGroups[0]: flavor l4 lists ['nvidia.com/gpu', 'cpu', 'memory'], not the group's coveredResources ['cpu', 'memory', 'nvidia.com/gpu'] in order"
+    ]
 
 
 def test_upstream_secret_rule_catches_the_release_cookie_secret() -> None:

@@ -150,13 +150,13 @@ def test_secure_cookies_behind_https_only() -> None:
 
 
 def test_the_mesh_runs_the_patch_release_the_pin_names() -> None:
-    """The pinned tree renders Istio 1.30.1; its images and the injector's sidecars run ISTIO.version."""
+    """The pinned tree renders Istio 1.30.1; its images and the injector's sidecars run the patch release."""
     render = rendered("dev")
     images = {c["image"] for o in render.objects if o.key[2] in ("istio-system", "kube-system") and o.key[1] in ("Deployment", "DaemonSet") for c in o.obj["spec"]["template"]["spec"]["containers"]}
-    assert {i.rsplit(":", 1)[1] for i in images if "/istio/" in i} == {ISTIO.version}
+    assert {i.rsplit(":", 1)[1] for i in images if "/istio/" in i} == {ISTIO.runs} == {"1.30.5"}
     injector = json.loads(_one(render, "ConfigMap", "istio-sidecar-injector")["data"]["values"])
-    assert injector["global"]["tag"] == ISTIO.version
-    assert _one(render, "ConfigMap", "istio-cni-config")["data"]["CURRENT_AGENT_VERSION"] == ISTIO.version
+    assert injector["global"]["tag"] == ISTIO.runs
+    assert _one(render, "ConfigMap", "istio-cni-config")["data"]["CURRENT_AGENT_VERSION"] == ISTIO.runs
     assert yaml.safe_load(_one(render, "ConfigMap", "istio", "istio-system")["data"]["mesh"])["pathNormalization"]
 
 
@@ -177,13 +177,34 @@ def test_quota_rule_catches_a_namespace_quota_equal_to_the_queue_nominal_quota()
     render = edited(edited(rendered("dev"), "Profile", "nlp", nominal_only), "ClusterQueue", "nlp", unlimited)
     found = violations(render, "quota-admits-queue")
     # nlp's Ray cluster has a head and up to 2 workers, each with a 10m/40Mi sidecar, and a notebook at
-    # the form's 0.5 CPU/1Gi with its own: 540m and 1184Mi Kueue never sees.
-    unqueued = "(a notebook at the form's default, mesh sidecars): a job admitted then has its pods refused; give the Profile at least"
+    # the form's 0.5 CPU/1Gi with its own: 540m and 1184Mi; and a CPU pipeline step: its driver pod
+    # (Argo's init 100m/64Mi, or wait 100m/64Mi and the driver 100m/64Mi: 200m, 128Mi) and its
+    # executor pod (init 100m/64Mi or kfp-launcher 100m/256Mi; wait 100m/64Mi and main at the
+    # LimitRange's 1 CPU/2Gi: 1100m, 2112Mi), 1300m and 2240Mi: 1840m and 3424Mi Kueue never sees.
+    unqueued = "(a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars): a job admitted then has its pods refused; give the Profile at least"
     assert [v.message for v in found] == [
-        f"its namespace's ResourceQuota admits cpu 32, but ClusterQueue nlp may admit 64 (nominal and borrowed) and Kueue does not count 540m {unqueued} 64540m (components/profiles/namespace.py profile)",
-        f"its namespace's ResourceQuota admits memory 128Gi, but ClusterQueue nlp may admit 256Gi (nominal and borrowed) and Kueue does not count 1184Mi {unqueued} 263328Mi (components/profiles/namespace.py profile)",
+        f"its namespace's ResourceQuota admits cpu 32, but ClusterQueue nlp may admit 64 (nominal and borrowed) and Kueue does not count 1840m {unqueued} 65840m (components/profiles/namespace.py profile)",
+        f"its namespace's ResourceQuota admits memory 128Gi, but ClusterQueue nlp may admit 256Gi (nominal and borrowed) and Kueue does not count 3424Mi {unqueued} 265568Mi (components/profiles/namespace.py profile)",
         "its namespace's ResourceQuota limits nvidia.com/gpu to 4, but Kueue admits every GPU pod there and a pod waiting at its gate "
         "counts against the ResourceQuota from its creation: waiting pods would hold room Kueue gives to the next admitted workload, "
         "whose pods are then refused; leave GPUs to the queue (components/profiles/namespace.py profile)",
     ]
     assert {v.object for v in found} == {"Profile.kubeflow.org nlp"}
+
+
+def test_quota_rule_catches_argo_executor_containers_left_at_the_namespace_defaults() -> None:
+    """The Pipelines tree as shipped: Argo's init and wait containers without resources take the
+    LimitRange's 1 CPU/2Gi each, a CPU step with its driver then costs 3100m and 6208Mi, more
+    memory than the two steps of room each dev team keeps (2 x 2240Mi) with its notebooks."""
+
+    def shipped_executor(obj: dict[str, Any]) -> None:
+        executor = yaml.safe_load(obj["data"]["executor"])
+        executor.pop("resources")
+        obj["data"]["executor"] = yaml.safe_dump(executor)
+
+    assert violations(rendered("dev"), "quota-admits-queue") == []
+    found = violations(edited(rendered("dev"), "ConfigMap", "workflow-controller-configmap", shipped_executor), "quota-admits-queue")
+    assert {(v.object, v.message.split(",")[0]) for v in found} == {
+        (f"Profile.kubeflow.org {team}", "its namespace's ResourceQuota admits memory " + hard)
+        for team, hard in (("vision", "268752Mi"), ("nlp", "268872Mi"), ("research", "268752Mi"))
+    }

@@ -14,7 +14,8 @@ from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config
 from facts import versions
 from facts.image_set import notebook_tag
-from stacks.schema import KubeflowAuth, PipelinesConfig
+from stacks.schema import GpuPool, KubeflowAuth, PipelinesConfig
+from stacks.schema.pools import PoolTaint
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders
 from tests.support.mirror import MIRROR
@@ -113,6 +114,16 @@ def test_jupyter_web_app_offers_the_platform_notebook_images(shipped_plan: Calla
         assert tolerations["tolerations"] == [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]
 
 
+def test_the_notebook_form_offers_no_pool_a_gpu_notebook_could_not_be_admitted_to(shipped_plan: Callable[[str], Plan]) -> None:
+    # prod: l4 (device plugin, no topology) and h100 (a3-highgpu-8g, queued: topology-aware,
+    # whose Kueue flavor takes only pod sets that ask for a topology, which a notebook does not).
+    form = _spawner_form(shipped_plan("prod"))
+    assert [o["configKey"] for o in form["affinityConfig"]["options"]] == ["gpu-pool-l4"]
+    assert [o["groupKey"] for o in form["tolerationGroup"]["options"]] == ["gpu-pool-l4"]
+    # dev-fabric: both pools are topology-aware: no GPU pool in the form at all.
+    assert _spawner_form(shipped_plan("dev-fabric")).get("affinityConfig", {}).get("options", []) == []
+
+
 def test_kind_notebooks_come_from_the_locally_loaded_images(shipped_plan: Callable[[str], Plan]) -> None:
     form = _spawner_form(shipped_plan("kind"))
     assert form["image"]["value"] == f"localhost/mlplatform/notebook:{notebook_tag()}"
@@ -176,6 +187,23 @@ def test_one_flavor_per_gpu_pool_from_the_pool_labels(shipped_plan: Callable[[st
     assert h100["nodeTaints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
     spot = flavors["l4"]["spec"]["nodeLabels"]
     assert "cloud.google.com/gke-spot" not in spot  # prod's L4 pool is on-demand
+
+
+def test_only_a_topology_aware_pools_flavor_tolerates_the_gpu_taint() -> None:
+    """A flavor's tolerations let any pod set Kueue admits onto its pool (components/kueue.py
+    flavor_tolerations): a CPU-only job, once the default flavor is full, would run on GPU nodes.
+    The pool's own taints stay tolerated; a TAS flavor takes only pod sets asking for a topology."""
+    from components.kueue import resource_flavors
+
+    l4 = GpuPool.model_validate({"name": "l4", "accelerator": "nvidia-l4", "machineType": "g2-standard-24", "max": 2})
+    dedicated = l4.model_copy(update={"name": "l4d", "taints": [PoolTaint(key="acme.com/dedicated", value="llm")]})
+    h100 = GpuPool.model_validate({"name": "h100", "accelerator": "nvidia-h100-80gb", "machineType": "a3-highgpu-8g", "max": 2, "provisioning": "queued"})
+    assert h100.topology_aware
+    specs = {f["metadata"]["name"]: f["spec"] for f in resource_flavors([l4, dedicated, h100])}
+    gpu_taint = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    assert specs["l4"]["nodeTaints"] == [gpu_taint] and "tolerations" not in specs["l4"]
+    assert specs["l4d"]["tolerations"] == [{"key": "acme.com/dedicated", "operator": "Equal", "value": "llm", "effect": "NoSchedule"}]
+    assert specs["h100"]["tolerations"] == [{**gpu_taint, "operator": "Equal"}]
 
 
 def _kueue_objects(plan: Plan, kind: str) -> dict[str, dict[str, Any]]:

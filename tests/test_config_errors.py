@@ -188,6 +188,7 @@ CASES = [
     Case("team in kind's storage namespace", {T: [{**TEAM, "name": "local-path-storage"}]}, f"{T}[0].name", "'local-path-storage' is a namespace kind (its local-path storage provisioner) owns; pick another team name"),
     Case("team in a GKE namespace", {T: [{**TEAM, "name": "gke-managed-cim"}]}, f"{T}[0].name", "'gke-managed-cim' is a namespace GKE (its system and managed-service namespaces) owns; pick another team name"),
     Case("team in GKE's Prometheus namespace", {T: [{**TEAM, "name": "gmp-public"}]}, f"{T}[0].name", "'gmp-public' is a namespace GKE (Managed Service for Prometheus) owns; pick another team name"),
+    Case("team in the DRA driver's namespace", {T: [{**TEAM, "name": "nvidia-dra-driver-gpu"}]}, f"{T}[0].name", "'nvidia-dra-driver-gpu' is a namespace the platform owns; pick another team name"),
     # --- places and shapes ----------------------------------------------------------------
     Case("provider region empty", {"gcp:region": ""}, "gcp:region", "'' is not a GCP region such as us-central1"),
     Case("provider region a zone", {"gcp:region": "us-central1-a"}, "gcp:region", "'us-central1-a' is not a GCP region such as us-central1; 'us-central1-a' is a zone, its region is us-central1"),
@@ -270,6 +271,7 @@ CASES = [
     Case("artifact registry charts without a repository", {"mlplatform:sources": {"charts": "oci://europe-docker.pkg.dev/acme-ml"}}, "mlplatform:sources.charts", "name the repository, europe-docker.pkg.dev/<project>/<repository>"),
     Case("manifests as an scp remote", {"mlplatform:sources": {"kubeflowManifests": "git@github.com:acme/manifests.git"}}, "mlplatform:sources.kubeflowManifests", "is git's scp-like remote, which the tools read as a local directory; write it as a URL: 'ssh://git@github.com/acme/manifests.git'"),
     Case("manifests as a web page", {"mlplatform:sources": {"kubeflowManifests": "https://github.com/acme/manifests/tree/v1.10.0"}}, "mlplatform:sources.kubeflowManifests", "is a web page of the repository (tree), not its git remote; give the repository's URL, 'https://github.com/acme/manifests'"),
+    Case("release manifests as a web page", {"mlplatform:sources": {"releaseManifests": "https://github.com/acme/mirrors/tree/main/manifests"}}, "mlplatform:sources.releaseManifests", "is a web page of the repository (tree), not a location that serves the files themselves at <owner>/<repo>/<commit>/<path>: give the raw files' location (raw.githubusercontent.com/<owner>/<repo>/<ref>/<folder> for a GitHub repository; 'https://github.com/acme/mirrors' is the repository)"),
     # Cloud SQL for Pipelines (facts/cloud_sql.py).
     Case("cloud sql tier of no vcpus", {f"{K}.pipelines": {"enabled": False, "cloudSql": {"tier": "db-custom-0-3840"}}}, f"{K}.pipelines.cloudSql.tier", "0 vCPUs: Cloud SQL's custom tiers have 1 or an even number of vCPUs up to 96"),
     Case("cloud sql tier of too little memory", {f"{K}.pipelines": {"enabled": False, "cloudSql": {"tier": "db-custom-2-1024"}}}, f"{K}.pipelines.cloudSql.tier", "1024 MiB for 2 vCPUs: Cloud SQL takes a multiple of 256 MiB, 0.9 to 6.5 GiB per vCPU and at least 3840 MiB, here 3840 to 13312"),
@@ -287,6 +289,9 @@ CASES = [
     Case("a zonal kms key", {f"{C}.secretsEncryption": {"key": "projects/acme-sec/locations/us-central1-a/keyRings/gke/cryptoKeys/ml"}}, f"{C}.secretsEncryption.key", "us-central1-a is a zone, and Cloud KMS has no zonal locations"),
     Case("override of no zone", {"mlplatform:overrides": {"zones": ["us-central1"]}}, "mlplatform:overrides.zones", "'us-central1' is not a zone name such as us-central1-a"),
     Case("override of no gke version", {"mlplatform:overrides": {"gkeVersions": ["latest"]}}, "mlplatform:overrides.gkeVersions", "'latest' is not a GKE version such as 1.35"),
+    # What Kueue cannot run on a DRA pool (stacks/schema/pools.py dra-pool-as-kueue-admits).
+    Case("dra with queued provisioning", {f"{P0}.gpuAllocation": "dra", f"{P0}.provisioning": "queued", f"{C}.autoprovisioning": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "Kueue asks GKE for a queued pool's nodes only for pods whose containers request nvidia.com/gpu, and a DRA pod asks through a ResourceClaim: no ProvisioningRequest would be made and the pool would never grow"),
+    Case("dra on a topology-aware pool", {f"{P0}.gpuAllocation": "dra", f"{P0}.accelerator": "nvidia-h100-80gb", f"{P0}.machineType": "a3-highgpu-8g", f"{P0}.min": 2, f"{P0}.max": 2, f"{C}.autoprovisioning": {"enabled": False}}, f"{C}.gpuPools[0].gpuAllocation", "Kueue places this pool's a3-highgpu-8g nodes by GKE's topology (its size is fixed, min = max), and Kueue does not support DRA with topology-aware scheduling"),
     # Chart values overlays.
     Case("a password in chart values", {f"{K}.monitoring": {"enabled": True, "grafanaValues": {"grafana.ini": {"security": {"admin_password": "hunter2"}}}}}, f"{K}.monitoring.grafanaValues.grafana.ini.security.admin_password", "'admin_password' holds a secret, and a stack file holds none in plain text; put it in a Kubernetes Secret and give the chart that Secret's name"),
     Case("a null in chart values", {f"{K}.kueue": {"values": {"controllerManager": {"manager": {"resources": None}}}}}, f"{K}.kueue.values.controllerManager.manager.resources", "null: Helm would drop the chart's default here, but Pulumi need not pass a null on to Helm as the offline render does"),
@@ -444,3 +449,12 @@ def test_hyperdisk_balanced_bounds_of_a_gpu_pools_disk_are_taken() -> None:
     for size in (50, HYPERDISK_BALANCED_MAX_GB):
         a4 = pool(accelerator="nvidia-b200", machineType="a4-highgpu-8g", diskSizeGb=size)
         validate(with_changes(base_gke(), {f"{C}.gpuPools": [a4], f"{C}.autoprovisioning": {"enabled": False}}), "ok")
+
+
+def test_every_namespace_the_platform_installs_into_is_no_team_name() -> None:
+    """A team (a Profile) of one of these names would take the namespace over."""
+    from components import cert_manager, dcgm, dra, gateway, jobset, kubeflow, kuberay, kueue, monitoring, trainer
+    from stacks.schema import RESERVED_NAMESPACES
+
+    installed = {m.NAMESPACE for m in (cert_manager, dcgm, dra, gateway, jobset, kubeflow, kuberay, kueue, monitoring, trainer)}
+    assert installed | {kubeflow.DEX_NAMESPACE} <= set(RESERVED_NAMESPACES)

@@ -72,6 +72,7 @@ def test_a_device_plugin_pool_keeps_gkes_driver_and_no_dra_label() -> None:
 
 def test_the_chart_values_are_gkes_dra_recipe() -> None:
     values = nvidia_dra_driver_values(nvidia_dra_driver_args(CONFIG))
+    assert values["nameOverride"] == "nvidia-dra-driver-gpu", "the objects keep NVIDIA's chart's names (docs/upgrade.md at v0.4.1)"
     assert values["nvidiaDriverRoot"] == "/home/kubernetes/bin/nvidia"
     assert values["gpuResourcesEnabledOverride"] is True
     assert values["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}}
@@ -90,7 +91,7 @@ def test_the_driver_installer_and_the_chart_are_installed_in_that_order() -> Non
         "nvidia-driver-installer/cos/daemonset-preloaded.yaml"
     )
     chart = PLAN.one("kubernetes:helm.sh/v4:Chart", "nvidia-dra-driver-gpu")
-    assert chart.inputs["chart"].endswith("nvidia-dra-driver-gpu-25.12.0.tgz") or chart.inputs["chart"] == "nvidia-dra-driver-gpu"
+    assert (chart.inputs["chart"], chart.inputs["version"]) == ("oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu", "0.4.1")
     assert installer.urn in chart.dependencies
 
 

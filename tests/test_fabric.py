@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
+from kubeflow.trainer.constants import constants as sdk_constants
 
 from args.components import training_runtimes_args
 from args.fabric import fabric_pools
@@ -197,7 +200,7 @@ def test_tcpxo_runtimes_run_the_daemon_as_a_native_sidecar_with_the_nccl_environ
 
 
 def test_mpi_runtimes_forward_the_fabric_environment_to_every_rank() -> None:
-    for name, forwarded in (("deepspeed-distributed-h100", "NCCL_FASTRAK_IFNAME"), ("mlx-distributed-b200", "NCCL_CONF_FILE")):
+    for name, forwarded in (("deepspeed-distributed-h100", "NCCL_FASTRAK_IFNAME"), ("mlx-distributed-b200", "BASH_ENV")):
         for job, template in pod_templates(runtimes()[name]):
             (node,) = template["spec"]["containers"]
             variables = env(node)
@@ -220,16 +223,53 @@ def test_rdma_runtimes_take_the_gib_plugins_own_settings_and_attach_the_rdma_nic
             spec = template["spec"]
             (init,) = spec["initContainers"]
             assert "restartPolicy" not in init, "runs to completion before the trainer"
-            assert "source /usr/local/gib/scripts/set_nccl_env.sh" in init["args"][0]
-            assert "> /etc/mlplatform-nccl/nccl.conf" in init["args"][0]
+            assert init["args"][0].startswith("test -r /usr/local/gib/scripts/set_nccl_env.sh || ")
             (node,) = spec["containers"]
             assert init["image"] == node["image"]
-            assert env(node)["NCCL_CONF_FILE"] == "/etc/mlplatform-nccl/nccl.conf"
+            # nccl-test-a4.yaml sources the plugin's script in the workload container: the trainer's bash does.
+            assert env(node)["BASH_ENV"] == "/usr/local/gib/scripts/set_nccl_env.sh"
+            assert "NCCL_CONF_FILE" not in env(node)
             volumes = {v["name"]: v for v in spec["volumes"]}
             paths = {m["mountPath"]: volumes[m["name"]] for m in node["volumeMounts"]}
             assert paths["/usr/local/gib"]["hostPath"]["path"] == "/home/kubernetes/bin/gib"
             assert paths["/usr/local/nvidia"]["hostPath"]["path"] == "/home/kubernetes/bin/nvidia"
-            assert paths["/etc/mlplatform-nccl"] == {"name": "nccl-conf", "emptyDir": {}}
+            assert [volumes[m["name"]]["hostPath"]["path"] for m in init["volumeMounts"]] == ["/home/kubernetes/bin/gib"]
+
+
+GIB_SCRIPT = "export NCCL_NET=gIB\nexport NCCL_CROSS_NIC=0\n"
+"""A stand-in for the plugin's set_nccl_env.sh (its values are the release's, on the node): two
+exports, one of which the image or the job already sets otherwise."""
+SHOW = "import os; print(os.environ.get('NCCL_NET'), os.environ.get('NCCL_CROSS_NIC'))"
+
+
+def _trainer_run(tmp_path: Path, variables: dict[str, str], command: list[str]) -> str:
+    """Run `command` as the trainer container would: its environment, the node's gIB directory at
+    the path the pod mounts it (here under tmp_path), python on PATH."""
+    gib = tmp_path / "gib" / "scripts"
+    gib.mkdir(parents=True, exist_ok=True)
+    (gib / "set_nccl_env.sh").write_text(GIB_SCRIPT)
+    mapped = {k: v.replace("/usr/local/gib", str(tmp_path / "gib")) for k, v in variables.items()}
+    path = f"{Path(sys.executable).parent}:/usr/bin:/bin"
+    done = subprocess.run(command, env={"PATH": path, **mapped}, cwd=tmp_path, capture_output=True, text=True, timeout=60, check=True)
+    return done.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("name", ["torch-distributed-b200", "deepspeed-distributed-b200"])
+def test_the_gib_settings_reach_the_training_process_over_what_was_set_before(name: str, tmp_path: Path) -> None:
+    """The SDK's command is `bash -c <script>` (kubeflow 0.5.0 constants DEFAULT_COMMAND; torchrun
+    and MPI ranks alike): run by a real bash with the trainer's environment plus an
+    NCCL_CROSS_NIC the image set, the training code sees the plugin script's values. An NCCL
+    configuration file could not do that: NCCL reads it with setenv(..., 0)."""
+    command = list(sdk_constants.DEFAULT_COMMAND)
+    command[-1] = command[-1].format(func_code=SHOW, func_file="train.py")
+    for job, template in pod_templates(runtimes()[name]):
+        (node,) = template["spec"]["containers"]
+        variables = {**env(node), "NCCL_CROSS_NIC": "1", "NCCL_NET": "Socket"}
+        assert _trainer_run(tmp_path, variables, command) == "gIB 0", (name, job)
+        forwarded = variables.get("OMPI_MCA_mca_base_env_list")
+        if forwarded:  # a rank on another pod: mpirun's ssh gives it only what the launcher forwards
+            only = {k: variables[k] for k in forwarded.split(";")}
+            assert _trainer_run(tmp_path, only, command) == "gIB 0", (name, job)
 
 
 def test_runtimes_of_pools_without_a_fabric_are_unchanged() -> None:

@@ -154,6 +154,27 @@ def test_existing_fabric_networks_are_counted_and_distinct() -> None:
     assert f"{C}.gpuPools[0].fabric.existing[7].network" in problems({f"{C}.gpuPools": [{**A3MEGA, "fabric": {"existing": twice}}]})
 
 
+def test_existing_fabric_subnetworks_are_distinct() -> None:
+    """Eight TCPXO VPCs that all name one subnetwork: a subnetwork belongs to one VPC, and a VM's
+    NICs are on distinct subnets; RDMA's RoCE subnets likewise."""
+    one_subnet = [{"network": f"gpu{i}", "subnetwork": "gpu-sub"} for i in range(8)]
+    found = problems({f"{C}.gpuPools": [{**A3MEGA, "fabric": {"existing": one_subnet}}]})
+    assert list(found) == [f"{C}.gpuPools[0].fabric.existing[{i}].subnetwork" for i in range(1, 8)]
+    assert found[f"{C}.gpuPools[0].fabric.existing[7].subnetwork"] == [
+        "gpu-sub is existing[0]'s subnetwork too; each NIC needs a subnetwork of its own (a subnetwork belongs to one VPC, "
+        "and a VM's NICs are on distinct subnets)"
+    ]
+    roce = [{"network": "a4-gvnic", "subnetwork": "a4-gvnic"}] + [{"network": "a4-roce", "subnetwork": "a4-roce"} for _ in range(8)]
+    assert len(problems({f"{C}.gpuPools": [{**A4, "fabric": {"existing": roce}}]})) == 7
+
+
+def test_no_extra_nic_on_the_clusters_own_network() -> None:
+    """TCPXO's eight VPCs and RDMA's gVNIC alike: an extra NIC is on another VPC than the node's."""
+    own = [{"network": "shared-vpc", "subnetwork": "a4-gvnic"}] + [{"network": "a4-roce", "subnetwork": f"a4-roce-{i}"} for i in range(8)]
+    found = problems({f"{C}.network": {"existing": SHARED}, f"{C}.gpuPools": [{**A4, "fabric": {"existing": own}}]})
+    assert found == {f"{C}.gpuPools[0].fabric.existing[0].network": ["shared-vpc is the cluster's own network; each extra NIC needs a VPC of its own"]}
+
+
 def test_fabric_ranges_must_not_overlap_the_cluster_or_each_other() -> None:
     found = problems({f"{C}.gpuPools": [{**A3MEGA, "fabric": {"cidr": "10.16.0.0/20"}}, {**A4, "fabric": {"cidr": "10.16.0.0/16"}}]})
     assert found[f"{C}.gpuPools[0].fabric.cidr"] == ["10.16.0.0/20 overlaps network.podsCidr 10.16.0.0/14; pick a disjoint range"]

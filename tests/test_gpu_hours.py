@@ -35,7 +35,8 @@ def test_the_recording_rules_parse_and_read_requests_and_dcgm() -> None:
     rules = {r["record"]: r["expr"] for r in group["rules"]}
     assert set(rules) == RECORDED
     assert metric_names(parse(rules[gpu_hours.ALLOCATED])) == {"kube_pod_container_resource_requests", "kube_pod_status_phase", "kube_node_labels"}
-    assert metric_names(parse(rules[gpu_hours.BUSY])) == {"DCGM_FI_DEV_GPU_UTIL", "kube_node_labels"}
+    # Whole GPUs by their utilisation, MIG slices by their graphics-engine activity (gpu_activity).
+    assert metric_names(parse(rules[gpu_hours.BUSY])) == {"DCGM_FI_DEV_GPU_UTIL", "DCGM_FI_PROF_GR_ENGINE_ACTIVE", "kube_node_labels"}
     assert ">= 15" in rules[gpu_hours.BUSY]  # the stack's idle threshold, the idle-GPU alert's
     for expr in rules.values():
         assert expr.startswith(("sum by (namespace, pool, accelerator)", "count by (namespace, pool, accelerator)"))

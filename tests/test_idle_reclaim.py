@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import promql_parser
 import pytest
 
-from components import idle_reclaim, idle_reclaim_job
+from args.components import idle_reclaim_args
+from components import dcgm, idle_reclaim, idle_reclaim_job
+from components.dashboards.common import gpu_activity
 from components.idle_reclaim_job import (
     ANNOTATION_RECLAIMED,
     ANNOTATION_WARNED,
@@ -33,8 +37,10 @@ from facts import labels
 from facts.versions import PYTHON_IMAGE, image
 from stacks.config import ConfigError, load, validate
 from stacks.schema import MONITORING, MonitoringConfig
-from tests.conftest import base_kind, with_changes
+from stacks.schema.idle_reclaim import STEP_SECONDS
+from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import mirror
+from tests.support.promql import parse
 from tests.support.renders import rendered
 from tooling.fullrender import FullRender
 from tooling.plan import Plan
@@ -75,12 +81,14 @@ def test_busy_keeps_idle_past_the_period_stops_exempt_keeps() -> None:
     )
     assert {name: s.decision.action for name, s in found.items()} == {
         "training": Action.KEEP,
-        "left-open": Action.STOP,
+        "left-open": Action.WARN,  # past the period but never warned: warned now, stopped by the next run
         "pinned": Action.KEEP,
         "winding-down": Action.WARN,
         "unseen": Action.KEEP,
     }
     assert found["left-open"].decision.idle_seconds == 4 * 3600 + 2 * 60  # every sample of the window below 10%
+    warned = steps(notebook("vision", "left-open", annotations={ANNOTATION_WARNED: "2026-12-01T15:50:00Z"}))["left-open"]
+    assert warned.decision.action is Action.STOP
     assert found["pinned"].decision.reason == "exempt (label mlplatform.dev/idle-reclaim=exempt)"
     assert found["winding-down"].decision.reason == "GPUs below 10% for 3h34m, stopped in 0h26m"
     assert found["unseen"].decision.reason == "idle for 1h59m, under the period"  # judged since it was seen again
@@ -100,6 +108,17 @@ def test_a_stop_is_the_notebook_uis_stop_with_an_event_and_the_time_recorded() -
     }
     assert step.event is not None and step.event[0] == "IdleGpuReclaimed"
     assert "GPUs below 10% for 4h02m (the stack's idle period is 4h00m). Its volumes are kept" in step.event[1]
+
+
+def test_a_notebook_is_never_stopped_by_the_run_that_first_sees_it_past_the_period() -> None:
+    """With runs every 10 minutes a notebook may go from under `period - warning` to past the
+    period between two runs (a warning shorter than a run's interval, or a run missed): that run
+    warns it, with the event, and the next one stops it."""
+    first = steps(notebook("vision", "left-open"))["left-open"]
+    assert first.decision.action is Action.WARN
+    assert first.decision.reason == "GPUs below 10% for 4h02m: stopped at the reclaim's next run"
+    assert first.patch == {"metadata": {"annotations": {ANNOTATION_WARNED: "2026-12-01T16:00:00Z"}}}
+    assert first.event is not None and first.event[0] == "IdleGpuReclaimWarning"
 
 
 def test_a_warning_is_given_once_and_taken_back_when_the_gpus_work_again() -> None:
@@ -133,6 +152,35 @@ def test_without_evidence_nothing_is_stopped(samples: list[tuple[float, float]],
     assert (decision.action, decision.reason) == (Action.KEEP, expected)
 
 
+def test_each_step_reads_every_collection_of_its_window_and_mig_slices_by_their_engine_activity() -> None:
+    """The exporter collects every 30 s and the job steps every 60 s: a plain instant read at
+    each step would see one collection in two, so each step is the busiest sample of its own
+    minute. Whole GPUs by DCGM_FI_DEV_GPU_UTIL; MIG slices (GPU_I_ID set), where it reads 0 or is
+    absent (dcgm-exporter#216, #430), by DCGM_FI_PROF_GR_ENGINE_ACTIVE x 100. The job spells it
+    itself (it runs alone); the dashboards' helper is the platform's one spelling."""
+    query = idle_reclaim_job.utilisation_query(TEAMS, STEP_SECONDS)
+    teams = 'exported_namespace=~"vision|nlp|research"'
+    assert query == f"max by (exported_namespace, exported_pod) ({gpu_activity(teams, STEP_SECONDS)})"
+    windows, reads = [], []
+
+    def visit(node: promql_parser.Expr) -> bool:
+        if isinstance(node, promql_parser.MatrixSelector):
+            windows.append((node.vector_selector.name, str(node.vector_selector.matchers), node.range))
+        if isinstance(node, promql_parser.VectorSelector):
+            reads.append(node.name)
+        return True
+
+    promql_parser.walk(parse(query), pre_visit=visit)
+    step = timedelta(seconds=STEP_SECONDS)
+    assert sorted(windows) == [
+        ("DCGM_FI_DEV_GPU_UTIL", '{exported_namespace=~"vision|nlp|research",GPU_I_ID=""}', step),
+        ("DCGM_FI_PROF_GR_ENGINE_ACTIVE", '{exported_namespace=~"vision|nlp|research",GPU_I_ID!=""}', step),
+    ]
+    assert len(reads) == len(windows)  # no instant read outside a window
+    assert dcgm.COLLECT_INTERVAL_SECONDS <= STEP_SECONDS == SETTINGS.step_seconds
+    assert idle_reclaim.settings(idle_reclaim_args(load("dev"))).step_seconds == STEP_SECONDS
+
+
 def test_the_job_speaks_the_platforms_labels_and_annotations() -> None:
     """It runs alone from its ConfigMap, so it spells them itself."""
     assert idle_reclaim_job.STOP_ANNOTATION == labels.NOTEBOOK_STOPPED_ANNOTATION
@@ -148,6 +196,20 @@ def test_on_in_dev_off_on_prod_by_default(shipped_plan: Callable[[str], Plan]) -
     assert not load("kind").enabled_components()["idleReclaim"]  # no GPU metrics to judge by
 
 
+def test_off_by_default_on_mig_pools_read_through_gkes_managed_dcgm() -> None:
+    """Which fields GKE's managed DCGM reports per MIG slice is not confirmed (rule
+    idle-reclaim-reads-mig-slices); with the chart's exporter the reclaim runs on MIG pools."""
+    mig = {"mlplatform:cluster.gpuPools.0.accelerator": "nvidia-tesla-a100", "mlplatform:cluster.gpuPools.0.machineType": "a2-highgpu-1g",
+           "mlplatform:cluster.gpuPools.0.sharing": {"strategy": "mig", "partitionSize": "1g.5gb"},
+           "mlplatform:cluster.autoprovisioning.limits": {"cpu": 256, "memory": 1024, "nvidia-tesla-a100": 12}}
+    managed = {"mlplatform:cluster.managedPrometheus": True, "mlplatform:components.monitoring": {"enabled": True, "backend": "gke-managed"},
+               "mlplatform:components.dcgmExporter": {"source": "gke-managed"}}
+    chart = {"mlplatform:components.monitoring": {"enabled": True}, "mlplatform:components.dcgmExporter": {}}
+    assert not validate(with_changes(base_gke(), {**mig, **managed}), "mig").enabled_components()["idleReclaim"]
+    assert validate(with_changes(base_gke(), {**mig, **chart}), "mig").enabled_components()["idleReclaim"]
+    assert validate(with_changes(base_gke(), managed), "whole").enabled_components()["idleReclaim"]
+
+
 def test_switched_on_where_it_cannot_judge_is_refused_with_the_path() -> None:
     raw = with_changes(base_kind(), {"mlplatform:components": {"idleReclaim": {"enabled": True}}})
     with pytest.raises(ConfigError) as err:
@@ -161,6 +223,7 @@ def test_switched_on_where_it_cannot_judge_is_refused_with_the_path() -> None:
         ({"period": "10m"}, "idleReclaim.period", "outside 30m..168h"),
         ({"period": "4h", "warning": "4h"}, "idleReclaim.warning", "not shorter than period 4h"),
         ({"period": "four hours"}, "idleReclaim.period", "not a duration such as 4h"),
+        ({"warning": "5m"}, "idleReclaim.warning", "shorter than the 10 minutes between two runs of the reclaim"),
     ],
 )
 def test_bad_periods_are_refused(settings: dict[str, str], path: str, message: str) -> None:

@@ -92,7 +92,7 @@ def test_every_retired_registry_has_a_successor_a_date_and_a_source() -> None:
     ("reference", "pulled"),
     [
         ("gcr.io/istio-release/pilot:1.28.0", "docker.io/istio/pilot:1.28.0"),
-        ("registry.istio.io/release/proxyv2:1.30.1", "docker.io/istio/proxyv2:1.30.1"),
+        ("registry.istio.io/release/proxyv2:1.30.0", "docker.io/istio/proxyv2:1.30.0"),
         ("k8s.gcr.io/pause:3.9", "registry.k8s.io/pause:3.9"),
         ("gcr.io/istio-release-other/x:1.0.0", "gcr.io/istio-release-other/x:1.0.0"),
         ("busybox:1.28", "library/busybox:1.28.4"),
@@ -101,6 +101,34 @@ def test_every_retired_registry_has_a_successor_a_date_and_a_source() -> None:
 )
 def test_without_a_mirror_only_retired_registries_and_floating_upstream_images_change(reference: str, pulled: str) -> None:
     assert ImagePolicy().image(reference) == pulled
+
+
+PATCHED = {"istio/pilot": {"1.30.1": "1.30.5"}, "oauth2-proxy/oauth2-proxy": {"v7.15.2": "v7.15.3"}}
+
+
+@pytest.mark.parametrize(
+    ("reference", "pulled"),
+    [
+        ("quay.io/oauth2-proxy/oauth2-proxy:v7.15.2", "quay.io/oauth2-proxy/oauth2-proxy:v7.15.3"),
+        ("registry.istio.io/release/pilot:1.30.1", "docker.io/istio/pilot:1.30.5"),  # the successor's path is the pin's
+        ("pilot:1.30.1", "pilot:1.30.1"),  # library/pilot: another image
+        ("quay.io/oauth2-proxy/oauth2-proxy:v7.14.3", "quay.io/oauth2-proxy/oauth2-proxy:v7.14.3"),  # not the tag the tree ships
+        ("quay.io/oauth2-proxy/oauth2-proxy:v7.15.2@sha256:" + "b" * 64, "quay.io/oauth2-proxy/oauth2-proxy:v7.15.2@sha256:" + "b" * 64),
+    ],
+)
+def test_a_patched_pins_image_runs_its_patch_release_by_tag_only(reference: str, pulled: str) -> None:
+    policy = ImagePolicy(patched=PATCHED)
+    assert policy.image(reference) == pulled
+    assert policy.image(pulled) == pulled, "idempotent"
+    assert ImagePolicy(mirror=MIRROR, patched=PATCHED).image(reference) == f"{MIRROR}/{parse(pulled).normalized()}"
+
+
+def test_the_pin_tables_patches_are_what_the_policy_moves() -> None:
+    """Each patched pin's images, as its chart or tree names them, move to the release it runs."""
+    moved = {(repository, shipped): runs for repository, tags in ImagePolicy().patched.items() for shipped, runs in tags.items()}
+    assert moved[("istio/pilot", "1.30.1")] == "1.30.5"
+    assert moved[("oauth2-proxy/oauth2-proxy", "v7.15.2")] == "v7.15.3"
+    assert moved[("jetstack/cert-manager-controller", "v1.21.1")] == "v1.21.2"
 
 
 def test_retired_hubs_move_to_their_successor() -> None:

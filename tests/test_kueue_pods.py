@@ -97,6 +97,15 @@ def pipeline_step_pod(gpus: int | None) -> dict[str, Any]:
     }
 
 
+def dra_pod() -> dict[str, Any]:
+    """A pod that gets its GPUs through DRA, as a DRA pool's runtime variant asks (runtimes/dra.py):
+    a pod claim made from the pool's ResourceClaimTemplate, the container using it; no nvidia.com/gpu."""
+    pod = notebook_pod(None)
+    pod["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "l4-gpus"}]
+    pod["spec"]["containers"][0]["resources"]["claims"] = [{"name": "gpus"}]
+    return pod
+
+
 @pytest.fixture(scope="module")
 def dev() -> FullRender:
     return rendered("dev")
@@ -123,6 +132,7 @@ def test_kueue_runs_the_pod_integration_in_the_team_namespaces_only(dev: FullRen
         ("CPU-only notebook", notebook_pod(None), False),
         ("GPU pipeline step", pipeline_step_pod(2), True),
         ("CPU-only pipeline step", pipeline_step_pod(None), False),
+        ("GPUs through a DRA claim", dra_pod(), True),
     ],
 )
 def test_kueue_sees_a_pod_exactly_when_it_asks_for_gpus(dev: FullRender, webhook_name: str, case: str, pod: dict[str, Any], queued: bool) -> None:

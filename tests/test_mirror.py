@@ -64,7 +64,7 @@ WITH_UNSERVED = dataclasses.replace(PART, charts=(*PART.charts, NVIDIA_DRA_DRIVE
 chart, the TCPXO installer manifest."""
 FORK_STACKS = REPO / "tests" / "data" / "fork"
 """A stacks/ whose one stack (`make fork-trial`'s) enables Kueue and DCGM, not the fabric or DRA."""
-DRA_CHART = f"{MIRROR_CHARTS}/nvidia-dra-driver-gpu-{NVIDIA_DRA_DRIVER_CHART.version}.tgz"
+DRA_CHART = f"{MIRROR_CHARTS}/{NVIDIA_DRA_DRIVER_CHART.name}-{NVIDIA_DRA_DRIVER_CHART.version}.tgz"
 TCPXO_INSTALLER = f"manifests/GoogleCloudPlatform/container-engine-accelerators/{GPUDIRECT_MANIFESTS.version}/gpudirect-tcpxo/nccl-tcpxo-installer.yaml"
 
 
@@ -107,8 +107,8 @@ def test_make_mirror_builds_from_loopback_sources_exactly_what_they_serve(tmp_pa
         assert main(["--into", str(into), "--sources", str(unserved(sources, WITH_UNSERVED, tmp_path)), *stacks], WITH_UNSERVED) == 0
     # What the sources did not serve is optional (the fork's stack enables neither component): named, why, and left out.
     out = capsys.readouterr().out
-    assert f'  {DRA_CHART}: not fetched: nvidia-dra-driver-gpu {NVIDIA_DRA_DRIVER_CHART.version} from http://127.0.0.1:' in out
-    assert 'chart "nvidia-dra-driver-gpu" matching 25.12.0 not found in repository0 index' in out
+    assert f'  {DRA_CHART}: not fetched: dra-driver-nvidia-gpu {NVIDIA_DRA_DRIVER_CHART.version} from http://127.0.0.1:' in out
+    assert 'chart "dra-driver-nvidia-gpu" matching 0.4.1 not found in repository0 index' in out
     assert "Optional: no stack enables nvidiaDraDriver; a stack that does stops at render naming this file and `make mirror`" in out
     assert f"  {TCPXO_INSTALLER}: not fetched: " in out and "HTTP Error 404" in out
     assert "Optional: no stack enables nvidiaDraDriver or gpuFabric;" in out
@@ -116,7 +116,7 @@ def test_make_mirror_builds_from_loopback_sources_exactly_what_they_serve(tmp_pa
     assert not (into / DRA_CHART).exists() and not (into / "manifests").exists()
     left_out = json.loads((into / MANIFEST).read_text())["notFetched"]
     assert [(p["path"], p["pin"], p["components"]) for p in left_out] == [
-        (DRA_CHART, "nvidia-dra-driver-gpu 25.12.0", ["nvidiaDraDriver"]),
+        (DRA_CHART, "dra-driver-nvidia-gpu 0.4.1", ["nvidiaDraDriver"]),
         (TCPXO_INSTALLER, f"GoogleCloudPlatform/container-engine-accelerators {GPUDIRECT_MANIFESTS.version}", ["nvidiaDraDriver", "gpuFabric"]),
     ]
 

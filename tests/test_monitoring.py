@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from args.components import dcgm_exporter_args
 from components import dcgm, kueue, monitoring
 from components.dashboards import DCGM as DCGM_DASHBOARD_FILE
 from components.dashboards import dashboards
+from facts.dra import DCGM_DRA_ATTRIBUTION_READ_AT, DCGM_DRA_RESOURCE_SLICES
 from facts.versions import DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from stacks.config import validate as validate_config
 from stacks.schema import MonitoringConfig
@@ -371,6 +373,25 @@ def test_dcgm_attributes_metrics_to_pods_and_nodes() -> None:
     # which the dashboards and alerts group by.
     assert monitor["honorLabels"] is False
     assert {"sourceLabels": ["__meta_kubernetes_pod_node_name"], "targetLabel": "node"} in monitor["relabelings"]
+
+
+def test_dcgm_leaves_dra_attribution_off_until_the_exporter_reads_resource_v1() -> None:
+    """Chart 4.8.2's kubernetesDRA.enabled sets KUBERNETES_ENABLE_DRA (templates/daemonset.yaml:159);
+    the exporter of that tag then lists resource.k8s.io/v1beta1 ResourceSlices and waits for them
+    before it serves (internal/pkg/transformation/dra.go:43, kubernetes.go:142), an API a GKE 1.34+
+    cluster does not serve (the envtest API server v1.36.2 serves resource.k8s.io/v1 only), and
+    matches DRA GPUs by UUID, these values pods by device name: so off, on a stack with DRA pools
+    too. A bump of the exporter fails here until its DRA attribution is read again."""
+    raw = with_changes(base_gke(), {"mlplatform:cluster.gpuPools.0.gpuAllocation": "dra", "mlplatform:cluster.autoprovisioning": {"enabled": False}, f"{C}.dcgmExporter": {}})
+    args = dcgm_exporter_args(validate_config(raw, "dra"))
+    assert args is not None and any(pool.dra for pool in args.gpu_pools)
+    values = dcgm.dcgm_exporter_values(args)
+    assert values["kubernetesDRA"] == {"enabled": False}
+    assert {"name": "DCGM_EXPORTER_KUBERNETES_GPU_ID_TYPE", "value": "device-name"} in values["extraEnv"]
+    assert (DCGM_EXPORTER.version, DCGM_DRA_RESOURCE_SLICES) == (DCGM_DRA_ATTRIBUTION_READ_AT, "resource.k8s.io/v1beta1"), (
+        "the DCGM exporter moved: read its internal/pkg/transformation/dra.go and kubernetes.go at the new tag (which "
+        "ResourceSlice API, which GPU id the DRA mapping is keyed by) and update facts/dra.py and components/dcgm.py"
+    )
 
 
 @needs_crds

@@ -95,3 +95,28 @@ def test_list_indexes_names_a_file_per_pin(capsys: pytest.CaptureFixture[str]) -
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert ["git-github.com_istio_istio.txt", "https://github.com/istio/istio", "istio"] in rows
     assert all(len(r) == 3 for r in rows)
+
+
+def test_outdated_lists_the_advisories_a_pin_runs_below_request_path_first_in_the_exit_code() -> None:
+    """The request path below a fix is what `check` fails (exit 1); an advisory elsewhere is a
+    fix to take (exit 5), listed with its identifiers."""
+    day = date(2026, 12, 5)
+    pipelines = pin("kubeflow/pipelines", PinKind.KUSTOMIZE, "2.16.1", "kubeflow/community-distribution 26.03.1-rc.2: applications/pipeline")
+    [status] = outdated.outdated([pipelines], INDEXES, day)
+    assert [(a.id, fixed) for a, fixed in status.advisories] == [("Kubeflow Pipelines 2.18.1 security fixes", "2.18.1")]
+    assert outdated.exit_code([status]) == outdated.EXIT_NEWER
+    assert "    advisory: Kubeflow Pipelines 2.18.1 security fixes, fixed in 2.18.1 (not in the request path) — GHSA-j53r-x5f5-j4hr" in outdated.report([status], day)
+    proxy = pin("oauth2-proxy", PinKind.KUSTOMIZE, "v7.15.2", "kubeflow/community-distribution 26.03.1-rc.2: common/oauth2-proxy")
+    [old] = outdated.outdated([proxy], INDEXES, day)
+    assert [a.id for a, _ in old.advisories] == ["oauth2-proxy v7.15.3 security fixes"] and old.in_request_path
+    assert outdated.exit_code([old]) == outdated.EXIT_SUPPORT_ENDED
+    [before] = outdated.outdated([proxy], INDEXES, date(2026, 6, 8))
+    assert before.advisories == [], "not known before it was published"
+
+
+def test_a_patched_pin_is_judged_at_the_release_it_runs() -> None:
+    from facts.versions import OAUTH2_PROXY
+
+    [status] = outdated.outdated([OAUTH2_PROXY], INDEXES, date(2026, 12, 5))
+    assert status.advisories == [] and status.as_dict()["runs"] == "v7.15.3" and status.as_dict()["version"] == "v7.15.2"
+    assert outdated.report([status], date(2026, 12, 5))[0].startswith("oauth2-proxy v7.15.2 (images v7.15.3) (kustomize tree): ")

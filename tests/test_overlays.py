@@ -139,6 +139,8 @@ CASES = [
     # Lists the platform sets: the overlay's replaces them whole.
     Case("KubeRay's env without the platform's", values("kuberay", {"env": [{"name": "CLUSTER_DOMAIN", "value": "cluster.local"}]}), f"{K}.kuberay.values.env",
          "this list leaves out [{\"name\": \"ENABLE_INIT_CONTAINER_INJECTION\", \"value\": \"false\"}], which the platform sets (components/kuberay.py kuberay_values)"),
+    Case("the exporter's DRA attribution switched on", values("dcgmExporter", {"kubernetesDRA": {"enabled": True}}), f"{K}.dcgmExporter.values.kubernetesDRA.enabled",
+         "the pinned exporter (4.8.2) attributes DRA GPUs to pods only through resource.k8s.io/v1beta1 ResourceSlices"),
     Case("the exporter's tolerations replaced", values("dcgmExporter", {"tolerations": [{"key": "acme.com/dedicated", "operator": "Exists"}]}), f"{K}.dcgmExporter.values.tolerations",
          "set mlplatform:cluster.gpuPools[].taints instead"),
     # A word where a number goes (the chart's values.yaml, or its values.schema.json).

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
-from args.teams import TeamPipelines
+from args.teams import TeamPipelines, team_args
 from components import pipelines as kfp
 from components import team_pipelines
 from components.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
+from components.profiles.namespace import profile as team_profile
 from components.sources import mirror_sources, prepared_tree
 from facts import mysql_auth
 from facts.versions import (
@@ -119,6 +120,29 @@ def test_metacontroller_and_the_upstream_hook_run_no_replica() -> None:
         assert obj["spec"]["replicas"] == 0
         assert "team_pipelines" in obj["metadata"]["annotations"][kfp.NOT_RUNNING_ANNOTATION]
     assert "replicas" not in _one(render, "Deployment", "mysql")["spec"]  # kind: the tree's MySQL runs
+
+
+@needs_mirror
+def test_argos_executor_containers_get_argos_documented_size_and_the_rest_of_its_settings_stay() -> None:
+    # argoproj/argo-workflows v3.7.3 docs/workflow-controller-configmap.yaml, `executor` example:
+    # requests 0.1 CPU / 64Mi, limits 0.5 CPU / 512Mi. The tree sets a pull policy and a security context.
+    executor = yaml.safe_load(_one(rendered("kind"), "ConfigMap", kfp.WORKFLOW_CONTROLLER_CONFIG)["data"]["executor"])
+    assert executor["resources"] == {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
+    assert executor["imagePullPolicy"] == "IfNotPresent" and executor["securityContext"]["runAsNonRoot"] is True
+
+
+def test_a_team_running_pipelines_keeps_room_for_its_cpu_steps() -> None:
+    # Each step: its driver pod (Argo's init 100m/64Mi, or wait 100m/64Mi and the driver 100m/64Mi)
+    # and its executor pod (Argo's init, or kfp-launcher 100m/256Mi; wait and main at the LimitRange's
+    # 1 CPU/2Gi): 200m/128Mi + 1100m/2112Mi. Three steps: 3900m and 6720Mi beyond the queue's 32
+    # CPUs and 128Gi, one notebook (500m, 1Gi) and its sidecar (10m, 40Mi).
+    team = {**TEAM, "quota": {"cpu": "32", "memory": "128Gi", "notebooks": 1, "pipelineSteps": 3}}
+    with_pipelines = with_changes(base_kind(), {f"{K}.pipelines": {"enabled": True}, f"{K}.kueue": {"enabled": True}, T: [team]})
+    config = validate(with_pipelines, "test")
+    hard = team_profile(team_args(config, config.teams[0]))["spec"]["resourceQuotaSpec"]["hard"]
+    assert hard == {"cpu": "36410m", "memory": f"{128 * 1024 + 1024 + 40 + 6720}Mi"}
+    without = validate(with_changes(with_pipelines, {f"{K}.pipelines": {"enabled": False}}), "test")
+    assert team_profile(team_args(without, without.teams[0]))["spec"]["resourceQuotaSpec"]["hard"] == {"cpu": "32510m", "memory": f"{128 * 1024 + 1024 + 40}Mi"}
 
 
 @needs_mirror

@@ -132,6 +132,19 @@ def test_gpu_pool_without_kueue_flavor(shipped_plan: Callable[[str], Plan]) -> N
     assert "no ResourceFlavor 'l4'" in violation.message
 
 
+def test_a_gpu_pool_flavor_that_tolerates_the_gpu_taint_or_lists_none(shipped_plan: Callable[[str], Plan]) -> None:
+    # Kueue counts a flavor's own tolerations as the pod's (components/kueue.py flavor_tolerations):
+    # the l4 flavor of a recorded plan edited as it was before the review of issue 39, then untainted.
+    toleration = {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}
+    tolerating = edit(stack_view(shipped_plan("dev")), kind_of("ResourceFlavor", "l4"), lambda p: p["spec"].update(tolerations=[toleration]))
+    [violation] = only(check(tolerating), "gpu-pool-nodes")
+    assert violation.message == "flavor l4: must not tolerate nvidia.com/gpu=present:NoSchedule, or Kueue gives it CPU-only jobs"
+    untainted = edit(stack_view(shipped_plan("dev")), kind_of("ResourceFlavor", "l4"), lambda p: p["spec"].update(nodeTaints=[]))
+    [violation] = only(check(untainted), "gpu-pool-nodes")
+    assert violation.message == "flavor l4: nodeTaints must list nvidia.com/gpu=present:NoSchedule, or Kueue gives it CPU-only jobs"
+    assert "gpu-pool-nodes" not in rules_hit(check(stack_view(shipped_plan("prod"))))  # its TAS h100 flavor keeps the toleration
+
+
 # --- environment and prod hardening -----------------------------------------------------
 
 

@@ -100,10 +100,26 @@ CASES = [
     Case("ray worker of a whole machine", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerCpu": "24"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 24 CPUs never fits a g2-standard-24 node of pool l4: GKE leaves 23.87 of its CPUs to pods; lower workerCpu or use a larger machine type", rule="team-ray-fits-a-node"),
     Case("ray worker memory above the node", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerMemory": "90Gi"}}]}, f"{T}[0].ray.workerMemory", "a Ray worker of 90.0Gi never fits a g2-standard-24 node of pool l4: GKE leaves 88.5Gi of its memory to pods; lower workerMemory or use a larger machine type", rule="team-ray-fits-a-node"),
     Case("cpu ray worker above autoprovisioning", {T: [{**TEAM, "quota": {"cpu": "300"}, "ray": {"workerCpu": "280"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 280 CPUs exceeds autoprovisioning's cluster-wide limit of 256; lower workerCpu", rule="team-ray-fits-a-node"),
-    Case("ray head above the team quota", {T: [{**TEAM, "quota": {"cpu": "8", "memory": "4Gi"}, "ray": {"workerCpu": "1", "workerMemory": "1Gi"}}]}, f"{T}[0].ray.headMemory", "a Ray head of 8.0Gi is more than the team's whole quota.memory 4Gi; lower headMemory or raise the quota", rule="team-ray-head-within-quota"),
-    Case("ray worker above the team quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "ray": {}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 4 CPUs is more than the team's whole quota.cpu 2; lower workerCpu or raise the quota", rule="team-ray-worker-within-quota"),
+    Case("ray head above the team quota", {T: [{**TEAM, "quota": {"cpu": "8", "memory": "4Gi"}, "ray": {"workerCpu": "1", "workerMemory": "1Gi"}}]}, f"{T}[0].ray.headMemory", "a Ray head of 8.0Gi is more than the team's quota on Kueue's default flavor (stacks/team_quota.py), 4.0Gi; lower headMemory or raise quota.memory", rule="team-ray-head-within-quota"),
+    Case("ray worker above the team quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "ray": {}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 4 CPUs is more than the team's quota on Kueue's default flavor (stacks/team_quota.py), 2; lower workerCpu or raise quota.cpu", rule="team-ray-worker-within-quota"),
     Case("ray gpus above the team quota", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 1}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes all 2 GPUs of a node, more than the team's nvidia-l4 quota of 1; raise quota.gpus.nvidia-l4 or pick another pool", rule="team-ray-worker-within-quota"),
     Case("ray on a gpu the team has no quota for", {f"{C}.autoprovisioning.limits.nvidia-h100-80gb": 8, T: [{**TEAM, "quota": {"gpus": {"nvidia-h100-80gb": 8}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes 2 nvidia-l4 GPUs, and the team's quota has none of that accelerator (quota.gpus: nvidia-h100-80gb), so no worker is ever admitted; add quota.gpus.nvidia-l4 or pick a pool of an accelerator the team has", rule="team-ray-worker-within-quota"),
+    Case(
+        "ray on a topology-aware pool",
+        {
+            f"{P0}.accelerator": "nvidia-h100-80gb",
+            f"{P0}.machineType": "a3-highgpu-8g",
+            f"{P0}.provisioning": "queued",
+            f"{P0}.zones": ["us-central1-a"],
+            f"{C}.autoprovisioning": {"enabled": False},
+            f"{K}.kueue": {"enabled": True},
+            f"{K}.kuberay": {"enabled": True},
+            T: [{**TEAM, "quota": {"gpus": {"nvidia-h100-80gb": 8}, "cpu": "256", "memory": "2048Gi"}, "ray": {"pool": "l4"}}],
+        },
+        f"{T}[0].ray.pool",
+        "Kueue places pool l4's a3-highgpu-8g nodes by GKE's topology (docs/gke-cluster.md, Topology-aware scheduling), and Kueue 0.19.2 admits an elastic RayCluster's workers there only with an alpha feature the platform leaves off: they would wait for ever; pick a pool Kueue does not place by topology",
+        rule="team-ray-pool-not-topology-aware",
+    ),
     Case("ray on a missing pool", {T: [{**TEAM, "ray": {"pool": "h100"}}]}, f"{T}[0].ray.pool", "no GPU pool named 'h100'; use one of: l4", rule="team-ray-pool-exists"),
     Case("ray without kuberay", {f"{K}.kuberay": {"enabled": False}, T: [{**TEAM, "ray": {}}]}, f"{T}[0].ray", "a team Ray cluster needs the kuberay component; enable it", rule="team-ray-needs-kuberay"),
     Case("monitoring without kubeflow", {f"{K}.kubeflow": {"enabled": False}, f"{K}.monitoring": {"enabled": True}}, f"{K}.monitoring.enabled", "Grafana signs people in with the identity the Kubeflow gateway asserts and has no login of its own; enable kubeflow or disable monitoring", rule="grafana-signs-in-through-kubeflow"),
@@ -134,6 +150,29 @@ CASES = [
     Case("a ray cluster named like the object store's secret", {T: [{**TEAM, "ray": {"name": "mlpipeline-minio-artifact"}}]}, f"{T}[0].ray.name", "KubeRay names the Ray cluster's token Secret after the cluster, and 'mlpipeline-minio-artifact' is the Secret with the team's keys to Pipelines' in-cluster object store (components/team_pipelines.py OBJECT_STORE_SECRET, the name KFP's launcher and Argo read) in every team namespace: one would overwrite the other; pick another name, e.g. ray", base="kind", rule="team-ray-name-free"),
     Case("kind's notebook registry on gke", {f"{K}.kubeflow.notebookRegistry": "localhost/mlplatform"}, f"{K}.kubeflow.notebookRegistry", "'localhost/mlplatform' is a registry on the machine itself (kind's `make notebook-images` loads images there); a GKE node would ask itself for the image; remove the key to use the stack's Artifact Registry repository, or name a registry the nodes reach", rule="notebook-registry-reachable"),
     Case("a mirror in a region that does not exist", {"mlplatform:images": {"mirror": "europe-west99-docker.pkg.dev/acme-ml/mirror"}}, "mlplatform:images.mirror", "'europe-west99' is not a Google Cloud region facts/regions.py knows (as of 2026-12-01) (did you mean europe-west9 or europe-west8?): check the spelling against `gcloud compute regions list`; if Google opened it since, add it to facts/regions.py, or take it knowingly with mlplatform:overrides: {regions: [europe-west99]}", rule="regions-known"),
+    Case("dra driver without a dra pool", {f"{K}.nvidiaDraDriver": {"enabled": True}}, f"{K}.nvidiaDraDriver.enabled", "NVIDIA's DRA driver and GKE's driver installer serve the pools with gpuAllocation: dra, and no GPU pool has gpuAllocation: dra: the installer's DaemonSet would select no node, which the API server refuses; remove nvidiaDraDriver.enabled (it is on by itself where a pool has gpuAllocation: dra)", rule="dra-driver-has-dra-pools"),
+    Case("dra driver on kind", {f"{K}.nvidiaDraDriver": {"enabled": True}}, f"{K}.nvidiaDraDriver.enabled", "NVIDIA's DRA driver and GKE's driver installer serve the pools with gpuAllocation: dra, and this kind cluster has no GPUs: the installer's DaemonSet would select no node, which the API server refuses; remove nvidiaDraDriver.enabled (it is on by itself where a pool has gpuAllocation: dra)", base="kind", rule="dra-driver-has-dra-pools"),
+    Case("gpu fabric without a fabric pool", {f"{K}.gpuFabric": {"enabled": True}}, f"{K}.gpuFabric.enabled", "the GPU fabric (multi-networking objects, NCCL plugin installers) is for pools with network tcpxo or rdma, and no GPU pool has network tcpxo or rdma, so it would install nothing; remove gpuFabric.enabled (it is on by itself where a pool has a fabric)", rule="gpu-fabric-has-fabric-pools"),
+    Case("gpu fabric on kind", {f"{K}.gpuFabric": {"enabled": True}}, f"{K}.gpuFabric.enabled", "the GPU fabric (multi-networking objects, NCCL plugin installers) is for pools with network tcpxo or rdma, and this kind cluster has no GPU pools, so it would install nothing; remove gpuFabric.enabled (it is on by itself where a pool has a fabric)", base="kind", rule="gpu-fabric-has-fabric-pools"),
+    Case("ray on a dra pool", {f"{C}.autoprovisioning": {"enabled": False}, f"{P0}.gpuAllocation": "dra", T: [{**TEAM, "ray": {"pool": "l4"}, "quota": L4_GPUS}]}, f"{T}[0].ray.pool", "pool l4 gives its GPUs through DRA claims, and the Ray workers ask for nvidia.com/gpu, which its nodes do not advertise (GKE's device plugin is off on a DRA pool): they would never start; use a pool with gpuAllocation: device-plugin (none in this stack)", rule="team-ray-pool-advertises-gpus"),
+    Case(
+        "a3 ultra on gke's default driver before it is r550",
+        {f"{C}.autoprovisioning": {"enabled": False}, f"{P0}.accelerator": "nvidia-h200-141gb", f"{P0}.machineType": "a3-ultragpu-8g", f"{P0}.driverVersion": "DEFAULT",
+         f"{C}.minMasterVersion": "1.31.4-gke.1200000", "mlplatform:overrides": {"gkeVersions": ["1.31.4-gke.1200000"]}},
+        f"{C}.gpuPools[0].driverVersion",
+        "pool l4's nvidia-h200-141gb GPUs need driver R550, which GKE's DEFAULT installation gives only on GKE 1.31.5-gke.1169000 or later in 1.31; the cluster is created at 1.31.4-gke.1200000 (minMasterVersion): use driverVersion: LATEST (the default; remove the key) or raise minMasterVersion",
+        rule="gpu-drivers-fit-the-gke-version",
+    ),
+    Case("idle period past the retention", {f"{K}.monitoring": {"enabled": True, "retention": "3h"}, f"{K}.dcgmExporter": {}, f"{K}.idleReclaim": {"enabled": True}}, f"{K}.idleReclaim.period", "the idle reclaim judges 4h of samples (and 2 minutes before them), and the stack's Prometheus keeps 3h (monitoring.retention): no notebook could ever be idle that long to it; shorten idleReclaim.period or lengthen monitoring.retention", rule="idle-reclaim-period-within-retention"),
+    Case(
+        "idle reclaim on mig slices through gke's managed dcgm",
+        {f"{C}.managedPrometheus": True, f"{K}.monitoring": {"enabled": True, "backend": "gke-managed"}, f"{K}.dcgmExporter": {"source": "gke-managed"}, f"{K}.idleReclaim": {"enabled": True},
+         f"{P0}.accelerator": "nvidia-tesla-a100", f"{P0}.machineType": "a2-highgpu-1g", f"{P0}.sharing": {"strategy": "mig", "partitionSize": "1g.5gb"},
+         f"{C}.autoprovisioning.limits": {"cpu": 256, "memory": 1024, "nvidia-tesla-a100": 12}},
+        f"{C}.gpuPools[0].sharing",
+        "pool l4's GPUs are MIG slices, whose utilisation the idle reclaim reads from DCGM_FI_PROF_GR_ENGINE_ACTIVE, which GKE's managed DCGM collection is not known to report per slice: it could stop a busy notebook or never an idle one; use dcgmExporter.source: chart, or remove idleReclaim.enabled (it is off by default on such a stack)",
+        rule="idle-reclaim-reads-mig-slices",
+    ),
     Case("idle reclaim on kind", {f"{K}.idleReclaim": {"enabled": True}}, f"{K}.idleReclaim.enabled", "idle reclaim needs monitoring (the Prometheus it reads) and dcgmExporter (the GPUs' utilisation; kind has no GPUs); enable them or remove idleReclaim.enabled", base="kind", rule="idle-reclaim-can-judge"),
     Case("team pushes images without the registry", {f"{C}.imageRegistry": {"enabled": False}, f"{K}.kubeflow.notebookRegistry": "ghcr.io/acme/ml", T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", rule="team-push-images-needs-registry"),
 ]
@@ -149,6 +188,16 @@ def test_rule_reports_exactly_its_problem(case: Case) -> None:
 
 
 WARNING_CASES = [
+    Case(
+        "a dra pool's gpu metrics without a team",
+        {f"{C}.autoprovisioning": {"enabled": False}, f"{P0}.gpuAllocation": "dra", f"{K}.dcgmExporter": {"enabled": True}},
+        f"{C}.gpuPools[0].gpuAllocation",
+        "pool l4's GPUs are given through DRA, and the DCGM exporter of this release attributes DRA GPUs to pods only through "
+        "resource.k8s.io/v1beta1 ResourceSlices, which GKE does not serve: their metrics carry no pod or team, so per-team "
+        "dashboards, GPU-hours and the idle-GPU alert leave this pool's work out (docs/observability.md, \"GPUs through DRA\"); "
+        "use gpuAllocation: device-plugin where that matters",
+        rule="gpu-metrics-of-dra-pools-carry-no-team",
+    ),
     Case("a cohort no other team names", {T: [{**TEAM, "cohort": "reserch"}, {**TEAM, "name": "nlp", "owner": "b@acme.com", "cohort": "research"}, {**TEAM, "name": "cv", "owner": "b@acme.com", "cohort": "research"}]}, f"{T}[0].cohort", "no other team names cohort 'reserch', so team vision borrows from and lends to nobody (a typo of another team's cohort?)", rule="cohort-shared"),
     Case("a ray cluster that keeps idle gpu workers", {**OIDC, f"{K}.monitoring": {"enabled": True}, f"{K}.dcgmExporter": {"enabled": True}, T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "minWorkers": 1}}]}, f"{T}[0].ray.minWorkers", "team vision's Ray cluster keeps 1 GPU worker(s) of pool l4 even when idle, while the idle reclaim gives idle notebook GPUs back; set minWorkers: 0 for its autoscaler to remove idle GPU workers (Ray then starts them again for the next task)", rule="ray-gpu-workers-scale-to-zero"),
     Case("a labelled pool kueue cannot place by topology", {f"{P0}.accelerator": "nvidia-h100-mega-80gb", f"{P0}.machineType": "a3-megagpu-8g", "mlplatform:cluster.autoprovisioning": {"enabled": False}}, "mlplatform:cluster.gpuPools[0]", "pool l4's a3-megagpu-8g nodes carry GKE's topology labels, but its nodes come only for pods Kueue has admitted and Kueue's topology-aware scheduling counts only nodes that exist: its jobs are placed without topology. For block and sub-block placement set min equal to max (a fixed pool, e.g. on a reservation) or provisioning: queued", rule="topology-labels-unused"),

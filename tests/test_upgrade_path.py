@@ -2,10 +2,12 @@
 to today's, as `pulumi up` will do it: what the previous release created keeps its Pulumi
 resource (same URN, or an alias where it moved between installs), so nothing is deleted and
 created again and no create collides with a live object; the one workload whose selector
-changes is named; and the render stops on a transform whose upstream object is gone."""
+changes is named; NVIDIA's DRA driver keeps its objects across its chart's move to
+kubernetes-sigs; and the render stops on a transform whose upstream object is gone."""
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -15,10 +17,13 @@ import pytest
 from args.components import kubeflow_args
 from components.base import InstallRecord, child_name, child_type, matches
 from components.kubeflow import GCS_FUSE_WEBHOOK_CONFIGURATION, dashboard_links, dashboard_menu
+from components.sources import MIRROR_CHARTS
 from facts.resource_types import KUSTOMIZE
+from facts.versions import NVIDIA_DRA_DRIVER_CHART
 from tests.support import mirror, previous_pins, renders
 from tooling import fullrender
 from tooling.fullrender import FullRender, RenderError
+from tooling.mirror import MANIFEST
 from tooling.plan import Plan, Recorded
 from tooling.removals import stackless
 
@@ -97,6 +102,23 @@ def test_the_dashboard_menu_reaches_the_renamed_configmap(stack: str) -> None:
     (config,) = [o for o in render.objects if matches(o.obj, "ConfigMap", "dashboard-config")]
     assert render.plan.config is not None
     assert config.obj["data"]["links"] == dashboard_links(dashboard_menu(kubeflow_args(render.plan.config, {})))
+
+
+def test_the_dra_driver_keeps_every_object_and_selector_across_its_chart_move() -> None:
+    """nvidia-dra-driver-gpu 25.12.0 (NVIDIA's) -> dra-driver-nvidia-gpu 0.4.1 (kubernetes-sigs): with
+    `nameOverride` every object keeps its name, so its Pulumi resource (release, namespace/name), and
+    the kubelet plugin's immutable selector stays; the record is 25.12.0's, rendered before the move."""
+    chart = mirror.MIRROR / MIRROR_CHARTS / f"{NVIDIA_DRA_DRIVER_CHART.name}-{NVIDIA_DRA_DRIVER_CHART.version}.tgz"
+    if not chart.is_file():  # a fork's mirror whose stacks have no DRA pool leaves the optional chart out, saying so
+        left_out = json.loads((mirror.MIRROR / MANIFEST).read_text())["notFetched"]
+        assert f"{MIRROR_CHARTS}/{chart.name}" in [p["path"] for p in left_out]
+        return
+    before = previous_pins.load(previous_pins.DRA_RECORD)
+    now = previous_pins.chart_record(previous_pins.dra_driver(mirror.MIRROR))
+    assert now["objects"] == before["objects"]
+    assert now["selectors"] == before["selectors"] == {
+        "apps/v1 DaemonSet nvidia-dra-driver-gpu/nvidia-dra-driver-gpu-kubelet-plugin": {"matchLabels": {"nvidia-dra-driver-gpu-component": "kubelet-plugin"}}
+    }
 
 
 def test_child_resources_are_named_as_pulumi_kubernetes_names_them() -> None:

@@ -13,7 +13,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 from functools import cached_property
@@ -29,9 +29,10 @@ from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
+from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from facts import fabric_pods
 from facts.config_reload import reloads
-from facts.image_files import image_provides
+from facts.image_files import ENV_NOT_READ, image_provides
 from facts.image_refs import (
     FLOATING_TAGS,
     ImagePolicy,
@@ -45,13 +46,15 @@ from facts.image_refs import (
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.node_labels import GPU_RESOURCE
+from facts.pod_overhead import pipeline_step_pods
+from facts.pod_resources import as_admitted, pod_requests
 from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
-from facts.versions import PINS, Pin, PinKind
+from facts.versions import DCGM_EXPORTER, DCGM_METRIC_NAMES, PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from stacks import quantity
 from stacks.schema import GkeClusterConfig
-from tooling import cluster_version, support
+from tooling import admission, advisories, cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -63,9 +66,12 @@ FILE_KEY = re.compile(r"(?i)(file|dir|cert|key|logo|ca|certificate)$|^(data|logs
 """Keys of a configuration that name a file or directory to read (cert_file, tlsCert, caFile,
 custom_sign_in_logo, authenticated_emails_file; Grafana's [paths] data, logs, plugins,
 provisioning)."""
-FILE_ENV = re.compile(r"(?<!LIBRARY)_(FILE|PATH|DIR)$|^GF_PATHS_")
+FILE_ENV = re.compile(r"(?<!LIBRARY)(?<!METRICS)(?<!PPROF)_(FILE|PATH|DIR)$|^GF_PATHS_")
 """Environment variables that name a file or directory to read (VIEWER_..._SPEC_PATH,
-GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path)."""
+GF_PATHS_DATA; not LD_LIBRARY_PATH, a search path, nor METRICS_PATH and PPROF_PATH, the HTTP
+paths a metrics server answers on: kubernetes-sigs/dra-driver-nvidia-gpu v0.4.1
+templates/kubeletplugin.yaml and controller.yaml, "HTTP_ENDPOINT and METRICS_PATH are used to
+configure the metrics HTTP server")."""
 POD_SPEC_KEYS = frozenset({"workingDir", "mountPath"})
 """Keys of a pod spec a configuration carries for pods it starts (a viewer's, a step's): not
 files of the process that reads it."""
@@ -141,16 +147,27 @@ class Platform:
         """Every image and hub every object names (components/images.py, the one inventory)."""
         return [(o, site) for o in self.objects for site in image_sites(o.obj)]
 
+    @cached_property
+    def _identities(self) -> ImagePolicy:
+        """The image policy without the patch releases: a reference's identity is the tag it
+        really names, so an image the rewrite missed shows at the tag its chart or tree ships."""
+        return replace(self.images, patched={})
+
     def source_of(self, reference: str) -> ImageRef | None:
         """The image a reference stands for wherever it is pulled from: its mirror copy's
         source, a retired registry's successor; None if it is no image reference."""
         try:
-            return parse(self.images.source(self.images.origin(reference) or reference))
+            return parse(self._identities.source(self.images.origin(reference) or reference))
         except ValueError:
             return None
 
     def of_kind(self, *kinds: str) -> list[Rendered]:
         return [o for o in self.objects if o.obj.get("kind") in kinds]
+
+    @cached_property
+    def verdicts(self) -> list[admission.Verdict]:
+        """Per team and workload, Kueue's verdict (tooling/admission.py)."""
+        return admission.verdicts(self.render)
 
     @cached_property
     def namespaces(self) -> dict[str, dict[str, str]]:
@@ -676,6 +693,29 @@ def owner_guard_controllers(platform: Platform) -> Iterator[Violation]:
                 )
 
 
+def resource_group_problems(groups: list[dict[str, Any]]) -> Iterator[str]:
+    """What Kueue v0.19.2's ClusterQueue webhook refuses of the resource groups (pkg/webhooks/
+    clusterqueue_webhook.go `validateResourceGroups`: a resource or a flavor in two groups is a
+    duplicate; `validateFlavorQuotas`: each flavor names the group's covered resources, in
+    order: "must match the name in coveredResources"); the CRD's own rule (a flavor lists as
+    many resources as the group covers) the API server evaluates."""
+    resources: set[str] = set()
+    named: set[str] = set()
+    for i, group in enumerate(groups):
+        covered = list(group.get("coveredResources") or [])
+        for name in covered:
+            if name in resources:
+                yield f"resourceGroups[{i}]: resource {name} is covered by another group too (Kueue refuses a duplicate)"
+            resources.add(name)
+        for flavor in group.get("flavors") or []:
+            if flavor.get("name") in named:
+                yield f"resourceGroups[{i}]: flavor {flavor.get('name')} is in another group too (Kueue refuses a duplicate)"
+            named.add(flavor.get("name"))
+            listed = [r.get("name") for r in flavor.get("resources") or []]
+            if listed != covered:
+                yield f"resourceGroups[{i}]: flavor {flavor.get('name')} lists {listed}, not the group's coveredResources {covered} in order"
+
+
 def kueue_rules(platform: Platform) -> Iterator[Violation]:
     """Objects Kueue manages obey Kueue v0.19.2's rules: every queue and flavor named exists,
     and a managed RayCluster does not autoscale (its webhook rejects that unless it is an
@@ -695,6 +735,8 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
             for flavor in group.get("flavors") or []:
                 if flavor.get("name") not in flavors:
                     yield Violation("kueue", label(queue), queue.source, f"ResourceFlavor {flavor.get('name')} does not exist")
+        for problem in resource_group_problems(spec.get("resourceGroups") or []):
+            yield Violation("kueue", label(queue), queue.source, problem)
         strategy = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
         for check in list(spec.get("admissionChecks") or []) + [c.get("name") for c in strategy]:
             if check not in checks:
@@ -982,10 +1024,12 @@ def files_provided(platform: Platform) -> Iterator[Violation]:
         for container in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
             mounts = container.get("volumeMounts") or []
             named = list(_flag_paths([*(container.get("command") or [])[1:], *(container.get("args") or [])]))
+            program = next((str(w) for w in [*(container.get("command") or []), *(container.get("args") or [])] if str(w).startswith("/")), "")
+            unread, _ = ENV_NOT_READ.get(program, (frozenset(), ""))
             named += [
                 (path, f"env {var['name']}")
                 for var in container.get("env") or []
-                if FILE_ENV.search(str(var.get("name", ""))) and (path := _absolute(var.get("value")))
+                if FILE_ENV.search(str(var.get("name", ""))) and var.get("name") not in unread and (path := _absolute(var.get("value")))
             ]
             for mount in mounts:
                 volume = volumes.get(mount.get("name"))
@@ -1012,27 +1056,13 @@ def _amount(value: Any) -> Decimal:
 
 def queue_limits(platform: Platform) -> dict[str, dict[str, Decimal]]:
     """ClusterQueue -> resource -> the most it admits at once, over its flavors: nominal quota
-    plus what it may borrow (its borrowingLimit, at most what the other queues of its cohort
-    lend: their lendingLimit, else their nominal quota)."""
-    queues = {o.key[3]: o.obj.get("spec") or {} for o in platform.of_kind("ClusterQueue")}
-
-    def quotas(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        for group in spec.get("resourceGroups") or []:
-            for flavor in group.get("flavors") or []:
-                for resource in flavor.get("resources") or []:
-                    yield flavor.get("name", ""), resource.get("name", ""), resource
-
+    plus what it may borrow (tooling/admission.py queue_reach, per flavor)."""
+    reach = admission.queue_reach({o.key[3]: o.obj.get("spec") or {} for o in platform.of_kind("ClusterQueue")})
     limits: dict[str, dict[str, Decimal]] = {}
-    for name, spec in queues.items():
-        peers = [s for n, s in queues.items() if n != name and spec.get("cohortName") and s.get("cohortName") == spec.get("cohortName")]
+    for name, per_flavor in reach.items():
         total: dict[str, Decimal] = {}
-        for flavor, resource, quota in quotas(spec):
-            lent = sum(
-                (_amount(q.get("lendingLimit", q.get("nominalQuota", 0))) for peer in peers for f, r, q in quotas(peer) if (f, r) == (flavor, resource)),
-                Decimal(0),
-            )
-            borrow = min(lent, _amount(quota["borrowingLimit"])) if "borrowingLimit" in quota else lent
-            total[resource] = total.get(resource, Decimal(0)) + _amount(quota.get("nominalQuota", 0)) + borrow
+        for (_, resource), value in per_flavor.items():
+            total[resource] = total.get(resource, Decimal(0)) + value
         limits[name] = total
     return limits
 
@@ -1066,12 +1096,33 @@ def gpu_pods_queued(platform: Platform, namespace: str) -> bool:
     return webhook is not None and webhook.get("failurePolicy") == "Fail" and selects(webhook.get("namespaceSelector") or {}, labels)
 
 
+def argo_executor(platform: Platform) -> dict[str, Any] | None:
+    """The resources Argo gives its executor containers, as the render configures them
+    (components/pipelines.py); None without Pipelines, {} when unset."""
+    config = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[3] == WORKFLOW_CONTROLLER_CONFIG), None)
+    if config is None:
+        return None
+    return (yaml.safe_load((config.get("data") or {}).get(EXECUTOR_KEY) or "") or {}).get("resources") or {}
+
+
+def pipeline_step(platform: Platform, namespace: str, executor: dict[str, Any]) -> dict[str, Decimal]:
+    """CPU and memory of one CPU-only pipeline step in `namespace` with its driver pod (facts/
+    pod_overhead.py pipeline_step_pods), the namespace's LimitRanges applied as the API server does."""
+    limit_ranges = [o.obj for o in platform.of_kind("LimitRange") if o.key[2] == namespace]
+    total: dict[str, Decimal] = {}
+    for spec in pipeline_step_pods(executor).values():
+        for name, value in pod_requests(as_admitted(spec, limit_ranges)).items():
+            total[name] = total.get(name, Decimal(0)) + value
+    return total
+
+
 def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     """A team namespace's ResourceQuota (its Profile's resourceQuotaSpec) admits everything its
     ClusterQueue may admit at once (nominal quota and what it may borrow) plus what Kueue does
-    not count: the mesh sidecar the injector adds to each queued Ray pod, and one notebook at
+    not count: the mesh sidecar the injector adds to each queued Ray pod, one notebook at
     the form's default with its sidecar (CPU-only notebooks are not queued; GPU ones wait at
-    Kueue's gate already created). A job Kueue admits whose pods the ResourceQuota refuses
+    Kueue's gate already created) and, with Pipelines, one CPU-only pipeline step with its driver
+    pod and Argo's executor containers at the render's size. A job Kueue admits whose pods the ResourceQuota refuses
     never becomes ready and is requeued for ever.
 
     GPUs: where Kueue queues the namespace's GPU pods (gpu_pods_queued) the ResourceQuota must
@@ -1087,6 +1138,7 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     )
     defaults = (form or {}).get("spawnerFormDefaults") or {}
     notebook = {name: _amount(str(defaults[name]["value"])) for name in ("cpu", "memory") if name in defaults}
+    executor = argo_executor(platform)
     limits = queue_limits(platform)
     for o in platform.of_kind("Profile"):
         team = o.key[3]
@@ -1131,7 +1183,8 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                     f"give the Profile requests.{GPU_RESOURCE}",
                 )
                 continue
-            unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0))
+            step = pipeline_step(platform, team, executor) if executor is not None else {}
+            unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0)) + step.get(resource, Decimal(0))
             need = admits.get(resource, Decimal(0)) + unqueued
             have = _amount(have_text) if have_text is not None else None
             if have is not None and have < need:
@@ -1139,9 +1192,22 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                     "quota-admits-queue", label(o), o.source,
                     f"its namespace's ResourceQuota admits {resource} {have_text}, but ClusterQueue {queue} may admit "
                     f"{quantity.text(admits.get(resource, Decimal(0)))} (nominal and borrowed) and Kueue does not count "
-                    f"{quantity.text(unqueued)} (a notebook at the form's default, mesh sidecars): a job admitted then has "
+                    f"{quantity.text(unqueued)} (a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars): a job admitted then has "
                     f"its pods refused; give the Profile at least {quantity.text(need)} (components/profiles/namespace.py profile)",
                 )
+
+
+def admissible(platform: Platform) -> Iterator[Violation]:
+    """Every workload the platform offers each team can be admitted by Kueue v0.19.2's own rules,
+    built as the controllers build it (tooling/admission.py), and none that asks for no GPUs can be
+    given a GPU pool's flavor; a team without quota of what a workload asks for is listed, not refused."""
+    queues = {o.key[3]: o for o in platform.of_kind("ClusterQueue")}
+    for verdict in platform.verdicts:
+        queue = queues[verdict.queue]
+        if verdict.status is admission.Status.REFUSED:
+            yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} is never admitted: {verdict.detail}")
+        elif verdict.status is admission.Status.ON_GPU_NODES:
+            yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} can be admitted onto GPU nodes: {verdict.detail}")
 
 
 def deployed(platform: Platform) -> list[support.Deployed]:
@@ -1167,6 +1233,35 @@ def kubernetes_range(platform: Platform) -> Iterator[Violation]:
         yield Violation("kubernetes-range", obj, where, message)
 
 
+DCGM_EXPORTER_TAG = re.compile(r"^\d+(?:\.\d+)*-(?P<major>\d+)\.(?P<minor>\d+)\.\d+")
+"""`<DCGM>-<exporter>[-<variant>]`, the dcgm-exporter image's tags (4.5.3-4.8.2-distroless)."""
+
+
+def dcgm_metric_names(platform: Platform) -> Iterator[Violation]:
+    """The DCGM exporter names its metrics as the platform's queries read them: none newer
+    than facts/versions.py DCGM_METRIC_NAMES (4.9 renames them and changes their units)."""
+    (repository,) = DCGM_EXPORTER.image_tags()
+    for o, site in platform.image_sites:
+        identity = platform.source_of(site.reference)
+        found = DCGM_EXPORTER_TAG.match(identity.tag or "") if identity and identity.repository == repository else None
+        if found and (int(found["major"]), int(found["minor"])) > DCGM_METRIC_NAMES:
+            yield Violation(
+                "dcgm-metric-names", label(o), o.source,
+                f"{_site(site)} runs dcgm-exporter {found['major']}.{found['minor']}, which renames the default fields "
+                "to DCGM 4.7's names and changes their units (utilisation a 0-1 ratio, not percent) from 4.9.0; the "
+                "platform's alerts (components/alerts.py), dashboards (components/dashboards/), GPU-hours "
+                "(components/gpu_hours.py) and idle reclaim (components/idle_reclaim_job.py) read the "
+                f"{DCGM_METRIC_NAMES[0]}.{DCGM_METRIC_NAMES[1]} names and would see nothing or wrong values: stay on "
+                f"{DCGM_METRIC_NAMES[0]}.{DCGM_METRIC_NAMES[1]}.x until they are migrated (facts/versions.py DCGM_METRIC_NAMES)",
+            )
+
+
+def advisories_fixed(platform: Platform) -> Iterator[Violation]:
+    """No upstream in the request path below the fix of an advisory known on the check date."""
+    for obj, where, message in advisories.open_advisories(deployed(platform), platform.on):
+        yield Violation("advisory", obj, where, message)
+
+
 RULES: tuple[Rule, ...] = (
     Rule("schema", "every object valid against its schema", schema_valid),
     Rule("null", "no null where an object's schema wants a value", no_nulls),
@@ -1186,15 +1281,25 @@ RULES: tuple[Rule, ...] = (
     Rule("data-kept", "every volume claim protected and retained", data_kept),
     Rule("files-provided", "every file a process is told to read is mounted or in its image", files_provided),
     Rule("quota-admits-queue", "every team namespace's quota admits what its queue may admit and what Kueue does not count", quota_admits_queue),
+    Rule("admissible", "every workload the platform offers each team is admissible by Kueue's own rules", admissible),
     Rule("config-rolls", "configuration the program writes rolls the pods that read it at start", config_rolls),
     Rule("support", "every component and kind's Kubernetes inside its support window on the check date", support_ended),
     Rule("kubernetes-range", "the cluster's Kubernetes minor inside every component's supported range", kubernetes_range),
+    Rule("advisory", "no request-path component below the fix of an advisory known on the check date", advisories_fixed),
+    Rule("dcgm-metric-names", "the DCGM exporter names its metrics as the platform's queries read them", dcgm_metric_names),
 )
 
 
 def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = None, seconds: dict[str, float] | None = None) -> list[Violation]:
     """Every violation of `rules`; the support rules judge the day `on` (default today).
     `seconds`, when given, receives each rule's time (the benchmark prints where it goes)."""
+    return run(render, rules, on, seconds)[0]
+
+
+def run(
+    render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = None, seconds: dict[str, float] | None = None
+) -> tuple[list[Violation], Platform]:
+    """`check`, and the Platform the rules read (its admission verdicts, for the report)."""
     found: list[Violation] = []
     with few_collections():  # the rules build many small objects beside a whole render
         platform = Platform(render, on)
@@ -1203,7 +1308,12 @@ def check(render: FullRender, rules: Iterable[Rule] = RULES, on: date | None = N
             found += rule.check(platform)
             if seconds is not None:
                 seconds[rule.name] = time.perf_counter() - start
-    return found
+    return found, platform
+
+
+def notes(platform: Platform) -> list[str]:
+    """What `check` says on the platform's day without failing (tooling/advisories.py notes)."""
+    return advisories.notes(deployed(platform), platform.on)
 
 
 def pinned_tags() -> dict[str, dict[str, Pin]]:

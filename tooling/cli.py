@@ -11,8 +11,10 @@ plan <stack> --against F   what it would delete of F (a `pulumi stack export`, a
 render <stack> --out DIR   write DIR/objects.yaml and DIR/upstream.yaml; with --full also
                            DIR/platform.yaml (every object, charts and trees rendered for
                            real) and DIR/index.yaml (which install each object comes from)
-check <stack> [--json]     lint the full render; exit 1 on violations; --on YYYY-MM-DD: the
-                           support rules (facts/support.py) on that day instead of today
+check <stack> [--json]     lint the full render, and list per team and workload whether Kueue can
+                           admit it; exit 1 on violations; --on YYYY-MM-DD: the support and
+                           advisory rules (facts/support.py, facts/advisories.py) on that day
+                           instead of today; notes what is known but not failed
 diff OLD NEW [--json]      what a move changes: two `render --full` directories, or two git
                            refs rendered in temporary worktrees (--stack NAME, --mirror DIR);
                            flags each change Kubernetes refuses in place with what pulumi up
@@ -30,7 +32,8 @@ policy <stack>             run the policy pack's rules offline; exit 1 on violat
 cost <stack>               idle and full-autoscale cost per hour, from facts/prices.py; --usage:
                            last week's GPU-hours and idle GPU-hours per team, priced
 dashboards --out DIR       write our Grafana dashboards as JSON, for review or import
-versions                   print docs/versions.md's version table from the pin table
+versions                   print docs/versions.md's version table from the pin table, and every
+                           patch (images ahead of their chart or tree) with its evidence
 reference                  print docs/reference.md, the stack-file reference, from the schema
 diagram [<stack>]          print the architecture as a Mermaid flowchart (default: prod)
 smoke <stack>              on the live cluster: nvidia-smi and a TrainJob per GPU pool, DCGM metrics
@@ -77,6 +80,7 @@ from tooling.mirror import mirror_for, outdated
 from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
 
 if TYPE_CHECKING:
+    from facts.versions import Pin
     from tooling.fullrender import FullRender
 
 EXIT_VIOLATIONS = 1
@@ -185,10 +189,16 @@ def plan_json(plan: Plan) -> str:
 
 
 def versions_table() -> str:
+    """The pin table, and each patch (images ahead of their chart or tree) with its evidence."""
     from facts.versions import PINS
 
+    def version(pin: Pin) -> str:
+        return f"`{pin.version}`, images `{pin.runs}` (patched)" if pin.patch else f"`{pin.version}`"
+
     lines = ["| upstream | kind | version | from |", "|---|---|---|---|"]
-    lines += [f"| {p.name} | {p.kind.value} | `{p.version}` | {p.location} |" for p in PINS]
+    lines += [f"| {p.name} | {p.kind.value} | {version(p)} | {p.location} |" for p in PINS]
+    lines += ["", "| patched | ships | runs | why | manifests |", "|---|---|---|---|---|"]
+    lines += [f"| {p.name} | `{p.version}` | `{p.patch.release}` | {p.patch.why} | {p.patch.manifests} |" for p in PINS if p.patch]
     return "\n".join(lines)
 
 
@@ -302,16 +312,26 @@ def check_command(
     on: date | None = None,
     allow_unmirrored: bool = False,
 ) -> int:
-    from tooling.check import RULES, check
+    from tooling.check import RULES, notes, run
 
     render = full_render_for(name_or_path, mirror, esc_files, allow_unmirrored)
     day = on or date.today()
-    found = check(render, on=day)
+    found, platform = run(render, on=day)
+    said = notes(platform)
+    verdicts = platform.verdicts
     if as_json:
-        print(json.dumps({"stack": render.stack, "on": day.isoformat(), "violations": [v.as_dict() for v in found]}, indent=2))
+        admission = [{"team": v.team, "workload": v.workload, "status": v.status.value, "detail": v.detail} for v in verdicts]
+        document = {"stack": render.stack, "on": day.isoformat(), "violations": [v.as_dict() for v in found], "admission": admission, "notes": said}
+        print(json.dumps(document, indent=2))
     else:
+        if verdicts:
+            print("admission, per team and workload (Kueue's rules; rule admissible):")
+            for verdict in verdicts:
+                print(f"  {verdict}")
         for violation in found:
             print(violation)
+        for note in said:
+            print(f"note: {note}")
         reused = sum(t.reused for t in render.timings.values())
         cached = f" ({reused} from the render cache)" if reused else ""
         summary = f"stack {render.stack}: {len(render.objects)} objects from {len(render.installs)} installs{cached}, {len(RULES)} rules on {day.isoformat()}"
@@ -373,7 +393,7 @@ def parser() -> argparse.ArgumentParser:
     check_cmd = command("check", "lint the whole platform the cluster will receive")
     check_cmd.add_argument("--json", action="store_true", help="the violations as JSON")
     check_cmd.add_argument(
-        "--on", type=check_date, metavar="YYYY-MM-DD", help="the day the support rules judge (default today)"
+        "--on", type=check_date, metavar="YYYY-MM-DD", help="the day the support and advisory rules judge (default today)"
     )
     images_cmd = command("images", "every image the platform runs, one per line")
     images_format = images_cmd.add_mutually_exclusive_group()

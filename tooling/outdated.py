@@ -26,6 +26,7 @@ from typing import Any
 
 import yaml
 
+from facts import advisories
 from facts.support import upstream_of_pin
 from facts.versions import PINS, Pin, PinKind
 
@@ -35,13 +36,14 @@ SHOWN = 5
 """Newer releases listed per pin in the human output (newest first)."""
 
 # Pins whose upstream releases are not where `location` points, or not in a form the
-# location's index gives: Istio comes inside Kubeflow's tree (its releases are istio/istio's
-# tags); cert-manager's chart versions are its repository's tags (make/manifests.mk packages
+# location's index gives: Istio and oauth2-proxy come inside Kubeflow's tree (their releases
+# are their repositories' tags); cert-manager's chart versions are its repository's tags (make/manifests.mk packages
 # the chart as `git describe`); the kind tool is released as kind's tags; Kubeflow's
 # pre-release tag (26.03.1-rc.2) is read with its repository's other tags; the render tools
 # are a PyPI package.
 GIT_RELEASES = {
     "istio": "https://github.com/istio/istio",
+    "oauth2-proxy": "https://github.com/oauth2-proxy/oauth2-proxy",
     "cert-manager": "https://github.com/cert-manager/cert-manager",
     "kind": "https://github.com/kubernetes-sigs/kind",
     "kubeflow/community-distribution": "https://github.com/kubeflow/community-distribution",
@@ -252,16 +254,25 @@ class PinStatus:
     support: str = ""
     support_ended: bool = False
     error: str = ""
+    advisories: list[tuple[advisories.Advisory, str]] = field(default_factory=list)
+    """(advisory, its fix) of every advisory known on the day that the release the pin runs is below."""
+
+    @property
+    def in_request_path(self) -> bool:
+        """An open advisory of the request path: what `check` fails."""
+        return any(a.request_path for a, _ in self.advisories)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.pin.name,
             "kind": self.pin.kind.value,
             "version": self.pin.version,
+            "runs": self.pin.runs,
             "index": self.index.url if self.index else None,
             "newer": self.newer,
             "support": self.support,
             "supportEnded": self.support_ended,
+            "advisories": [{"id": a.id, "fixedIn": fixed, "requestPath": a.request_path} for a, fixed in self.advisories],
             "error": self.error,
         }
 
@@ -270,7 +281,7 @@ def support_of(pin: Pin, on: date) -> tuple[str, bool]:
     upstream = upstream_of_pin(pin.name)
     if upstream is None:
         return "", False
-    version = pin.version.split("@", 1)[0]
+    version = pin.runs.split("@", 1)[0]
     line = upstream.line_of(version)
     if line is None:
         return f"{upstream.name}: no support fact for {version} (facts/support.py)", False
@@ -287,9 +298,11 @@ def outdated(pins: Sequence[Pin] = PINS, saved: Path | None = None, on: date | N
         index = index_of(pin)
         status = PinStatus(pin, index)
         status.support, status.support_ended = support_of(pin, day)
+        upstream = upstream_of_pin(pin.name)
+        status.advisories = advisories.of(upstream.name, pin.runs, day) if upstream else []
         if index is not None:
             try:
-                status.newer = newer(pin.version, read(index, saved), python=index.kind == "pypi")
+                status.newer = newer(pin.runs, read(index, saved), python=index.kind == "pypi")
             except UnreadIndex as err:
                 status.error = str(err)
         result.append(status)
@@ -302,11 +315,12 @@ EXIT_UNREAD = 6
 
 
 def exit_code(statuses: Sequence[PinStatus]) -> int:
-    """1: a pinned line is out of support; 5: newer releases exist; 6: an index could not be
-    read (and nothing else to report); 0: every pin is current."""
-    if any(s.support_ended for s in statuses):
+    """1: a pinned line is out of support, or a request-path pin is below an advisory's fix (what
+    `check` fails); 5: newer releases exist, or a fix of an advisory outside the request path;
+    6: an index could not be read (and nothing else to report); 0: every pin is current."""
+    if any(s.support_ended or s.in_request_path for s in statuses):
         return EXIT_SUPPORT_ENDED
-    if any(s.newer for s in statuses):
+    if any(s.newer or s.advisories for s in statuses):
         return EXIT_NEWER
     if any(s.error for s in statuses):
         return EXIT_UNREAD
@@ -316,7 +330,8 @@ def exit_code(statuses: Sequence[PinStatus]) -> int:
 def report(statuses: Sequence[PinStatus], on: date) -> list[str]:
     lines = []
     for s in statuses:
-        head = f"{s.pin.name} {s.pin.version} ({s.pin.kind.value})"
+        runs = f" (images {s.pin.runs})" if s.pin.patch else ""
+        head = f"{s.pin.name} {s.pin.version}{runs} ({s.pin.kind.value})"
         if s.index is None:
             state = "no release index (pinned to a commit or a file)"
         elif s.error:
@@ -328,8 +343,15 @@ def report(statuses: Sequence[PinStatus], on: date) -> list[str]:
         lines.append(f"{head}: {state}")
         if s.support:
             lines.append(f"    support: {s.support}")
+        for advisory, fixed in s.advisories:
+            where = "request path: `check` fails it" if advisory.request_path else "not in the request path"
+            lines.append(f"    advisory: {advisory.id}, fixed in {fixed} ({where}) — {', '.join(advisory.identifiers[:3])}{' …' if len(advisory.identifiers) > 3 else ''}")
     ended = sum(1 for s in statuses if s.support_ended)
     behind = sum(1 for s in statuses if s.newer)
+    advised = sum(1 for s in statuses if s.advisories)
     unread = sum(1 for s in statuses if s.error)
-    lines.append(f"{len(statuses)} pins on {on.isoformat()}: {behind} with newer releases, {ended} out of support, {unread} indexes not read")
+    lines.append(
+        f"{len(statuses)} pins on {on.isoformat()}: {behind} with newer releases, {ended} out of support, "
+        f"{advised} below an advisory's fix, {unread} indexes not read"
+    )
     return lines

@@ -28,6 +28,28 @@ WORKLOAD_POD = "exported_pod"
 NODE = "node"
 POOL = "label_mlplatform_dev_gpu_pool"
 
+# How busy a GPU is, in %: a whole GPU's DCGM_FI_DEV_GPU_UTIL; on a MIG slice (its series carry
+# GPU_I_ID and GPU_I_PROFILE: dcgm-exporter 4.5.3-4.8.2 internal/pkg/rendermetrics/render_metrics.go:47)
+# GPU_UTIL reads 0 or is absent (dcgm-exporter#216, #430: "not supported for MIG configurations",
+# use DCGM_FI_PROF_GR_ENGINE_ACTIVE, "reported for MIG devices"), so the slice's graphics-engine
+# activity, a ratio, times 100. The chart's default metric list, which the exporter reads as
+# /etc/dcgm-exporter/default-counters.csv (values.yaml:171-182), collects both (dcgm-exporter
+# chart 4.8.2 templates/metrics-configmap.yaml:36 and :82).
+GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL"
+MIG_ACTIVITY = "DCGM_FI_PROF_GR_ENGINE_ACTIVE"
+MIG_INSTANCE = "GPU_I_ID"
+
+
+def gpu_activity(selector: str, window_seconds: int) -> str:
+    """Per GPU or MIG slice matching `selector` (label matchers, without braces), its busiest
+    sample of the last `window_seconds` in %: every sample counts, whatever the step a query or
+    rule is evaluated at."""
+    window = f"[{window_seconds}s]"
+    whole = f'max_over_time({GPU_UTIL}{{{selector}, {MIG_INSTANCE}=""}}{window})'
+    slices = f'100 * max_over_time({MIG_ACTIVITY}{{{selector}, {MIG_INSTANCE}!=""}}{window})'
+    return f"({whole} or {slices})"
+
+
 DATASOURCE_VARIABLE = "datasource"
 DATASOURCE = DataSourceRef(type_val="prometheus", uid="${" + DATASOURCE_VARIABLE + "}")
 

@@ -23,7 +23,13 @@ from components.profiles.queues import queue_admits
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import kfam_binding_name
 from facts.node_labels import GPU_RESOURCE
-from facts.pod_overhead import ISTIO_SIDECAR_REQUESTS, NOTEBOOK_FORM_REQUESTS
+from facts.pod_overhead import (
+    ARGO_EXECUTOR_RESOURCES,
+    ISTIO_SIDECAR_REQUESTS,
+    NOTEBOOK_FORM_REQUESTS,
+    pipeline_step_pods,
+)
+from facts.pod_resources import as_admitted, pod_requests
 from stacks import quantity
 from stacks.schema import Role
 from stacks.schema import Team as TeamConfig
@@ -44,16 +50,33 @@ NAMESPACE_LABELS = {
 }
 
 
+def pipeline_step_requests(team: TeamConfig) -> dict[str, Decimal]:
+    """CPU and memory of one running CPU-only pipeline step in the team's namespace: its driver pod
+    and its executor pod with Argo's executor containers at the platform's size and its own
+    container at the namespace's container defaults (facts/pod_overhead.py pipeline_step_pods;
+    the LimitRange as the API server applies it, facts/pod_resources.py)."""
+    total = {name: Decimal(0) for name in ("cpu", "memory")}
+    for spec in pipeline_step_pods(ARGO_EXECUTOR_RESOURCES).values():
+        requests = pod_requests(as_admitted(spec, [limit_range(team)]))
+        total = {name: total[name] + requests.get(name, Decimal(0)) for name in total}
+    return total
+
+
 def unqueued_requests(args: TeamArgs) -> dict[str, Decimal]:
     """CPU and memory the team's pods request beyond what its queue admits: the mesh sidecar of
-    every queued Ray pod (injected when the pod is created; runtimes opt out) and the room for
-    `quota.notebooks` notebooks at the form's default size with their sidecars
-    (facts/pod_overhead.py): CPU-only notebooks, which Kueue does not queue, and GPU ones while
-    they wait at Kueue's gate (a pod counts against the ResourceQuota from its creation)."""
+    every queued Ray pod (injected when the pod is created; runtimes opt out), the room for
+    `quota.notebooks` notebooks at the form's default size with their sidecars and, with
+    Pipelines, for `quota.pipelineSteps` CPU-only steps (pipeline_step_requests)
+    (facts/pod_overhead.py): CPU-only notebooks and steps, which Kueue does not queue, and GPU
+    ones while they wait at Kueue's gate (a pod counts against the ResourceQuota from its creation)."""
     team = args.team
     sidecars = (1 + team.ray.max_workers if team.ray else 0) + team.quota.notebooks
+    steps = team.quota.pipeline_steps if args.pipelines is not None else 0
+    step = pipeline_step_requests(team)
     return {
-        name: sidecars * quantity.parse(ISTIO_SIDECAR_REQUESTS[name]) + team.quota.notebooks * quantity.parse(NOTEBOOK_FORM_REQUESTS[name])
+        name: sidecars * quantity.parse(ISTIO_SIDECAR_REQUESTS[name])
+        + team.quota.notebooks * quantity.parse(NOTEBOOK_FORM_REQUESTS[name])
+        + steps * step[name]
         for name in ("cpu", "memory")
     }
 

@@ -1,4 +1,4 @@
-"""A team's Kueue queues: its ClusterQueue (the quota, per pool flavor) and the `default`
+"""A team's Kueue queues: its ClusterQueue (the quota, per flavor) and the `default`
 LocalQueue every job of the namespace lands in, and the GPU-accounting guard's binding."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE, namespace_selector
 from facts.node_labels import GPU_RESOURCE
 from runtimes import kueue_guard
-from stacks import quantity
+from stacks import quantity, team_quota
 from stacks.schema import GpuPool
 from stacks.schema import Team as TeamConfig
 
@@ -21,14 +21,15 @@ LOCAL_QUEUE = KUEUE_DEFAULT_LOCAL_QUEUE
 
 
 def nominal_quota(team: TeamConfig, gpu_pools: Sequence[GpuPool]) -> dict[tuple[str, str], Decimal]:
-    """(flavor, resource) -> the team's nominal quota: CPU and memory on the default flavor,
-    GPUs per pool flavor. An accelerator's quota goes to its first pool; later pools of it get
-    none of their own (they borrow)."""
-    quota = {(DEFAULT_FLAVOR, "cpu"): quantity.parse(team.quota.cpu), (DEFAULT_FLAVOR, "memory"): quantity.parse(team.quota.memory)}
-    seen: set[str] = set()
+    """(flavor, resource) -> the team's nominal quota: its CPU and memory shared among the
+    `default` flavor and the flavors of the pools it has GPUs of, its GPUs per pool flavor
+    (stacks/team_quota.py says how; the parts add up to the stack's figures)."""
+    split = team_quota.shares(team, gpu_pools)
+    quota = {(DEFAULT_FLAVOR, name): split.default[name] for name in team_quota.RESOURCES}
     for pool in gpu_pools:
-        quota[(pool.name, GPU_RESOURCE)] = Decimal(team.quota.gpus.get(pool.accelerator, 0) if pool.accelerator not in seen else 0)
-        seen.add(pool.accelerator)
+        part = split.pools[pool.name]
+        quota.update({(pool.name, name): part[name] for name in team_quota.RESOURCES})
+        quota[(pool.name, GPU_RESOURCE)] = part["gpus"]
     return quota
 
 
@@ -51,10 +52,17 @@ def _resource(flavor: str, name: str, nominal: Decimal, borrowing: dict[tuple[st
     return resource
 
 
+def covered_resources(gpu_pools: Sequence[GpuPool]) -> list[str]:
+    """The one resource group's resources: CPU and memory, and GPUs where there are GPU pools."""
+    return [*team_quota.RESOURCES, *([GPU_RESOURCE] if gpu_pools else [])]
+
+
 def cluster_queue(args: TeamArgs) -> dict[str, Any]:
-    """CPU/memory in one resource group (default flavor), GPUs in another (one flavor per
-    pool), so a GPU pod takes its CPU from the team's CPU quota and its GPUs from a pool
-    (nominal_quota); in a cohort, what it may borrow written out (borrowing_limits).
+    """One resource group of CPU, memory and GPUs: the `default` flavor first (CPU-only work),
+    then one flavor per GPU pool, each with its part of the team's quota (nominal_quota), so a
+    GPU pod takes its CPU, memory and GPUs from its pool's flavor, as a pod set on a
+    topology-aware pool must (stacks/team_quota.py cites Kueue); in a cohort, what it may
+    borrow written out (borrowing_limits).
 
     A workload given a queued pool's flavor is admitted only once its ProvisioningRequest
     is provisioned: the pool's AdmissionCheck (components/kueue.py) runs on that flavor
@@ -63,26 +71,18 @@ def cluster_queue(args: TeamArgs) -> dict[str, Any]:
     team = args.team
     nominal = nominal_quota(team, args.gpu_pools)
     borrowing = borrowing_limits(args) if team.cohort else {}
-    groups: list[dict[str, Any]] = [
-        {
-            "coveredResources": ["cpu", "memory"],
-            "flavors": [
-                {
-                    "name": DEFAULT_FLAVOR,
-                    "resources": [_resource(DEFAULT_FLAVOR, name, nominal[(DEFAULT_FLAVOR, name)], borrowing) for name in ("cpu", "memory")],
-                }
-            ],
-        }
-    ]
-    gpu_flavors = [
-        {"name": pool.name, "resources": [_resource(pool.name, GPU_RESOURCE, nominal[(pool.name, GPU_RESOURCE)], borrowing)]}
-        for pool in args.gpu_pools
-    ]
-    if gpu_flavors:
-        groups.append({"coveredResources": [GPU_RESOURCE], "flavors": gpu_flavors})
+    covered = covered_resources(args.gpu_pools)
+    flavors = [DEFAULT_FLAVOR, *(pool.name for pool in args.gpu_pools)]
+    group = {
+        "coveredResources": covered,
+        "flavors": [
+            {"name": flavor, "resources": [_resource(flavor, name, nominal[(flavor, name)] if (flavor, name) in nominal else Decimal(0), borrowing) for name in covered]}
+            for flavor in flavors
+        ],
+    }
     spec: dict[str, Any] = {
         "namespaceSelector": namespace_selector(team.name),
-        "resourceGroups": groups,
+        "resourceGroups": [group],
     }
     if team.cohort:
         spec["cohortName"] = team.cohort

@@ -91,6 +91,7 @@ RESERVED_NAMESPACES: dict[str, str] = {
     "jobset-system": _PLATFORM,
     "monitoring": _PLATFORM,
     "dcgm-exporter": _PLATFORM,
+    "nvidia-dra-driver-gpu": _PLATFORM,  # NVIDIA's DRA driver (components/dra.py NAMESPACE)
     "gpu-operator": "NVIDIA's GPU operator",
     # kind's: its default StorageClass, the local-path provisioner (kubernetes-sigs/kind
     # v0.32.0 and v0.33.0-alpha pkg/build/nodeimage/const_storage.go; v0.33.0 is the pin).

@@ -19,7 +19,7 @@ class NvidiaDraDriverConfig(Model):
     installer on the DRA pools' nodes. Default: on exactly when a GPU pool has gpuAllocation: dra."""
 
     enabled: StrictBool | None = Field(default=None, description="Default: on when a GPU pool has gpuAllocation: dra, off otherwise.")
-    values: ChartValues = chart_values_field("NVIDIA's nvidia-dra-driver-gpu chart")
+    values: ChartValues = chart_values_field("the DRA driver's dra-driver-nvidia-gpu chart (kubernetes-sigs)")
 
 
 def dra_pools(config: Any) -> bool:

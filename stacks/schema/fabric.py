@@ -191,6 +191,21 @@ def _fabric_source_problems(self: _Pool, kind: str) -> list[tuple[str, str]]:
             )
     if source.existing is not None:
         nics = source.existing
+        # A subnetwork's name is unique in its project and region, and belongs to one VPC: a name
+        # given twice is one subnet on two NICs, which Compute Engine refuses (a VM's NICs are on
+        # distinct subnets; for TCPXO on distinct VPCs too, so at most one of them names its
+        # subnet's VPC). pulumi up would fail creating the node pool, after the cluster.
+        named: dict[str, int] = {}
+        for i, nic in enumerate(nics):
+            if nic.subnetwork in named:
+                found.append(
+                    (
+                        f"existing[{i}].subnetwork",
+                        f"{nic.subnetwork} is existing[{named[nic.subnetwork]}]'s subnetwork too; each NIC needs a subnetwork "
+                        "of its own (a subnetwork belongs to one VPC, and a VM's NICs are on distinct subnets)",
+                    )
+                )
+            named.setdefault(nic.subnetwork, i)
         if len(nics) != fabric.nics:
             what = "eight VPCs, one per GPU NIC" if fabric.gpu_vpc_per_nic else "the gVNIC's network, then the RoCE VPC's eight subnets"
             found.append(("existing", f"{kind} takes {fabric.nics} networks ({what}); {len(nics)} given"))
@@ -246,7 +261,10 @@ def cluster_fabric_problems(self: _Cluster) -> list[tuple[str, str]]:
         source = pool.fabric
         if source is None:
             continue
-        if source.existing is not None and existing is not None and fabric.gpu_vpc_per_nic:
+        # Every extra NIC is on a VPC other than the node's primary NIC's (GKE multi-networking: an
+        # additional node network is another VPC; TCPXO's eight and RDMA's gVNIC alike, and a RoCE
+        # VPC takes only RDMA NICs), so none of them may name the cluster's own network.
+        if source.existing is not None and existing is not None:
             for j, nic in enumerate(source.existing):
                 if nic.network == existing.network:
                     found.append(

@@ -13,10 +13,16 @@ from facts import versions
 from stacks.schema.cluster import Environment
 from stacks.schema.common import DURATION, Model, problem, rule
 from stacks.schema.component import ComponentSpec, Need, What
-from stacks.schema.components import DCGM_EXPORTER, KUBEFLOW, MONITORING
+from stacks.schema.components import DCGM_EXPORTER, KUBEFLOW, MONITORING, DcgmSource
+from stacks.schema.pools import SharingStrategy
 
-PERIOD_MIN_SECONDS = 30 * 60
-"""Three runs of the reclaim (every 10 minutes) at least: a notebook is never judged on one sample."""
+RUN_INTERVAL_SECONDS = 10 * 60
+"""The reclaim runs every 10 minutes (components/idle_reclaim.py SCHEDULE is made from this)."""
+STEP_SECONDS = 60
+"""The reclaim's sample step (components/idle_reclaim_job.py Settings.step_seconds): each step is
+the busiest sample of its minute; it reads two steps before the period besides."""
+PERIOD_MIN_SECONDS = 3 * RUN_INTERVAL_SECONDS
+"""Three runs of the reclaim at least: a notebook is never judged on one sample."""
 PERIOD_MAX_SECONDS = 7 * 24 * 3600
 """A week: Prometheus must still hold the samples the reclaim reads (monitoring.retention, 15d by default)."""
 
@@ -68,6 +74,15 @@ class IdleReclaimConfig(Model):
             raise problem("period", f"period {self.period} is outside 30m..168h: the reclaim runs every 10 minutes and reads a week of samples at most")
         if seconds(self.warning) >= period:
             raise problem("warning", f"warning {self.warning} is not shorter than period {self.period}; warn within the period, e.g. 30m")
+        if seconds(self.warning) < RUN_INTERVAL_SECONDS:
+            # A notebook's idle time grows by one interval between two runs: a warning window
+            # shorter than that holds no run for some notebooks, which would go from "under the
+            # period" straight to stopped (the job then warns first and stops a run later).
+            raise problem(
+                "warning",
+                f"warning {self.warning} is shorter than the {RUN_INTERVAL_SECONDS // 60} minutes between two runs of the "
+                f"reclaim, so many notebooks would see no run inside it; use {RUN_INTERVAL_SECONDS // 60}m or more",
+            )
         return self
 
     @property
@@ -79,13 +94,23 @@ class IdleReclaimConfig(Model):
         return seconds(self.warning)
 
 
+def _mig_on_managed_dcgm(config: Any) -> bool:
+    """A MIG pool whose slices GKE's managed DCGM collection reports (not known to carry each
+    slice's activity: stacks/rules.py idle-reclaim-reads-mig-slices)."""
+    managed = config.components[DCGM_EXPORTER].source is DcgmSource.GKE_MANAGED
+    pools = getattr(config.cluster, "gpu_pools", ())
+    return managed and any(p.sharing is not None and p.sharing.strategy is SharingStrategy.MIG for p in pools)
+
+
 def _where_it_can_judge(config: Any) -> bool:
-    """On where it can judge (GPU metrics in the Prometheus it reads, notebooks to stop), off on prod."""
+    """On where it can judge (GPU metrics in the Prometheus it reads, notebooks to stop, each MIG
+    slice's activity), off on prod."""
     return (
         config.environment is not Environment.PROD
         and config.enabled(DCGM_EXPORTER)
         and config.enabled(MONITORING)
         and config.enabled(KUBEFLOW)
+        and not _mig_on_managed_dcgm(config)
     )
 
 

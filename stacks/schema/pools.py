@@ -387,6 +387,42 @@ class GpuPool(Model):
             raise problems(found)
         return self
 
+    @model_validator(mode="after")
+    @rule("dra-pool-as-kueue-admits")
+    def _dra_as_kueue_admits(self) -> GpuPool:
+        """What Kueue v0.19.2 cannot run on a DRA pool (docs/gke-cluster.md says why refused):
+        - queued provisioning: its ProvisioningRequest check asks for nodes only for pod sets whose
+          containers request a managed resource (pkg/controller/admissionchecks/provisioning/
+          controller.go `reqIsNeeded` -> `podUses`), and a DRA pod asks through its claim: Ready
+          with `NoRequestNeeded`, no request made, the pool never grows;
+        - topology: "No DRA + Topology Aware Scheduling" (site/content/en/docs/concepts/
+          dynamic_resource_allocation.md, Limitations): TAS sizes pods from container requests
+          (pkg/scheduler/flavorassigner/tas_flavorassigner.go `podSetTopologyRequest`)."""
+        if self.gpu_allocation is not GpuAllocation.DRA:
+            return self
+        found: list[tuple[str, str]] = []
+        if self.provisioning is Provisioning.QUEUED:
+            found.append(
+                (
+                    "provisioning",
+                    "Kueue asks GKE for a queued pool's nodes only for pods whose containers request nvidia.com/gpu, and a DRA "
+                    "pod asks through a ResourceClaim: no ProvisioningRequest would be made and the pool would never grow; use "
+                    "provisioning: flex-start, on-demand, spot or reservation, or gpuAllocation: device-plugin",
+                )
+            )
+        elif self.topology_aware:
+            found.append(
+                (
+                    "gpuAllocation",
+                    f"Kueue places this pool's {self.machine_type} nodes by GKE's topology (its size is fixed, min = max), and "
+                    "Kueue does not support DRA with topology-aware scheduling (it sizes pods from container requests, not "
+                    "claims); use gpuAllocation: device-plugin, or let the pool grow (min below max)",
+                )
+            )
+        if found:
+            raise problems(found)
+        return self
+
     @property
     def dra(self) -> bool:
         return self.gpu_allocation is GpuAllocation.DRA

@@ -104,6 +104,23 @@ SCP_REMOTE = re.compile(r"^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!//)")
 WEB_PAGE = re.compile(r"/(-/)?(tree|blob|src|commit|commits|releases|archive|raw)(/|$)")
 
 
+def _not_a_web_page(value: str | None, instead: str, pages: re.Pattern[str] = WEB_PAGE) -> None:
+    """A remote URL that is one of a forge's web pages of a repository (`/tree/<ref>`, ...): the
+    page's HTML, not what the tools read there. `instead` says what to give, `{root}` the URL up
+    to the page's part."""
+    page = pages.search(value.split("://", 1)[1]) if value is not None and REMOTE_SCHEME.match(value) else None
+    if value is not None and page is not None:
+        root = value[: value.index(page[0], len(value.split("://", 1)[0]) + 3)]
+        raise ValueError(
+            f"{value!r} is a web page of the repository ({page[0].strip('/')}), not {instead.format(root=repr(root))}"
+        )
+
+
+RELEASE_WEB_PAGE = re.compile(r"/(-/)?(tree|blob|src|commit|commits|releases|archive)(/|$)")
+"""WEB_PAGE but for raw/: a forge's raw/ path serves the files themselves (GitLab's /-/raw/,
+GitHub's raw/ by a redirect to raw.githubusercontent.com)."""
+
+
 def _not_scp(value: str, remote: str) -> None:
     if SCP_REMOTE.match(value):
         user_host, _, path = value.partition(":")
@@ -159,6 +176,12 @@ class Sources(Model):
         )
         if value is not None and ("?" in value or "#" in value):
             raise ValueError(f"{value!r}: give the location without a query or fragment; the files' paths come from the pin table")
+        _not_a_web_page(
+            value,
+            "a location that serves the files themselves at <owner>/<repo>/<commit>/<path>: give the raw files' location "
+            "(raw.githubusercontent.com/<owner>/<repo>/<ref>/<folder> for a GitHub repository; {root} is the repository)",
+            RELEASE_WEB_PAGE,
+        )
         return value
 
     @field_validator("charts")
@@ -207,13 +230,7 @@ class Sources(Model):
         )
         if value is not None and ("?" in value or "#" in value or "//" in value.split("://", 1)[-1]):
             raise ValueError(f"{value!r}: give the repository root; the tag and paths come from the pin table")
-        page = WEB_PAGE.search(value.split("://", 1)[1]) if value is not None and REMOTE_SCHEME.match(value) else None
-        if value is not None and page is not None:
-            root = value[: value.index(page[0], len(value.split("://", 1)[0]) + 3)]
-            raise ValueError(
-                f"{value!r} is a web page of the repository ({page[0].strip('/')}), not its git remote; give the "
-                f"repository's URL, {root!r} (the tag comes from the pin table)"
-            )
+        _not_a_web_page(value, "its git remote; give the repository's URL, {root} (the tag comes from the pin table)")
         return value
 
     @field_validator("remote_bases")

@@ -107,10 +107,18 @@ class TeamQuota(Model):
         ge=1,
         le=1000,
         description="Notebooks of the form's default size (0.5 CPU, 1Gi) the namespace keeps room for beside what its "
-        "queue admits: CPU-only notebooks and pipeline steps are not queued, and GPU ones count against the "
-        "namespace's quota while they wait in the queue. The namespace's ResourceQuota is the queue's nominal CPU "
-        "and memory, plus what its cohort lends, plus this room and the mesh sidecars of queued Ray pods; GPUs "
-        "are the queue's alone (Kueue admits every GPU pod of the namespace).",
+        "queue admits: CPU-only notebooks are not queued, and GPU ones count against the namespace's quota while "
+        "they wait in the queue. The namespace's ResourceQuota is the queue's nominal CPU and memory, plus what its "
+        "cohort lends, plus this room, pipelineSteps' and the mesh sidecars of queued Ray pods; GPUs are the queue's "
+        "alone (Kueue admits every GPU pod of the namespace).",
+    )
+    pipeline_steps: StrictInt = Field(
+        default=2,
+        ge=0,
+        le=1000,
+        description="With pipelines: CPU-only pipeline steps running at once the namespace keeps room for beside what "
+        "its queue admits, each with its driver pod and Argo's executor containers, its own container at "
+        "containerDefaults (Kueue queues only GPU steps). Steps beyond it take room the queue counts on.",
     )
 
 

@@ -101,6 +101,13 @@ def test_gpus_in_requests_or_in_an_init_container_are_refused_too(cluster: Clust
     assert refusal(cluster, PODS, pod([owner(RAYCLUSTER)], GPU, init=True), EDITOR)
 
 
+def test_gpus_claimed_through_dra_are_refused_too(cluster: Cluster) -> None:
+    claimed = pod([owner(RAYCLUSTER)], {"claims": [{"name": "gpus"}]})
+    claimed["spec"]["resourceClaims"] = [{"name": "gpus", "resourceClaimTemplateName": "l4-gpus"}]
+    message = refusal(cluster, PODS, claimed, EDITOR)
+    assert message is not None and f"ValidatingAdmissionPolicy '{kueue_owners.OWNED_GPU_PODS}'" in message
+
+
 def test_what_kueue_queues_or_never_sees_is_admitted_from_an_editor(cluster: Cluster) -> None:
     assert refusal(cluster, PODS, pod([owner(RAYCLUSTER)], {"limits": {"cpu": "1"}}), EDITOR) is None  # CPU only
     assert refusal(cluster, PODS, pod([], GPU), EDITOR) is None  # no owner: Kueue queues it

@@ -61,7 +61,7 @@ def git_remote(tree: Path, ref: str, git_dir: Path, paths: Iterable[str] = (".",
 def chart_repository(mirror: Path, request: Request, directory: Path) -> Path:
     """The mirror's archive of each requested chart, with the index `helm repo index` writes; a
     chart the mirror lacks is not in the index, as in a company's repository that does not carry
-    it (../shared/upstream holds no nvidia-dra-driver-gpu: `make mirror` leaves it out where no
+    it (a fork's mirror holds no dra-driver-nvidia-gpu: `make mirror` leaves it out where no
     stack needs it, tooling/mirror.py)."""
     directory.mkdir(parents=True)
     for pin in request.charts:

@@ -9,6 +9,12 @@ cert-manager v1.19.4 from its tree, Istio 1.28/1.29): made from `python -m stack
 --full` of main at d2a1159 and that commit's golden plan (tests/snapshots/plans/<stack>.json),
 kind (no cloud) and prod (GKE: the HTTPS gateway, DCGM, GPU pools) between them hold every install.
 After the next move, record the release it replaces: `python -m tests.support.previous_pins`.
+
+`dra-driver.yaml` records NVIDIA's DRA driver chart before its move to kubernetes-sigs (chart
+nvidia-dra-driver-gpu 25.12.0 -> dra-driver-nvidia-gpu 0.4.1, issue 40): its objects and
+workload selectors as the platform installs it for a GKE stack with one DRA pool (`dra_driver`),
+made at b8983ba (the pins before the move) with `python -m tests.support.previous_pins dra` (no shipped stack has a DRA
+pool, so the kind and prod records hold none of it).
 """
 
 from __future__ import annotations
@@ -62,6 +68,38 @@ def urns(recorded: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+DRA_RECORD = "dra-driver"
+
+
+def dra_driver(mirror: Path) -> list[dict[str, Any]]:
+    """The DRA driver's chart as helm renders it with the platform's values, from `mirror`, for
+    the base GKE stack with its L4 pool on DRA (tests/test_dra.py's stack)."""
+    from components.dra import RELEASE
+    from components.sources import mirror_sources
+    from facts.resource_types import HELM_CHART
+    from stacks.config import validate
+    from tests.conftest import base_gke, with_changes
+    from tooling import fullrender
+    from tooling.plan import evaluate
+
+    raw = with_changes(
+        base_gke(), {"mlplatform:cluster.gpuPools.0.gpuAllocation": "dra", "mlplatform:cluster.autoprovisioning": {"enabled": False}}
+    )
+    plan = evaluate(validate(raw, "dra").model_copy(update={"sources": mirror_sources(mirror)}), "dra")
+    (chart,) = [r for r in plan.resources if r.type == HELM_CHART and r.name == RELEASE]
+    install = fullrender.install_of(chart, "nvidia-dra-driver")
+    assert install is not None
+    return [o for o in yaml.safe_load_all(fullrender.helm_template(install, [], "1.36.0")) if o]
+
+
+def chart_record(objects: list[dict[str, Any]]) -> dict[str, Any]:
+    """The record of one chart's objects: their keys and the workloads' selectors."""
+    return {
+        "objects": sorted(object_key(o) for o in objects),
+        "selectors": {object_key(o): o["spec"].get("selector") for o in objects if o.get("kind") in WORKLOADS},
+    }
+
+
 def load(stack: str) -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load((RECORDS / f"{stack}.yaml").read_text())
     return data
@@ -76,6 +114,12 @@ def write(stack: str, render: FullRender) -> Path:
 
 if __name__ == "__main__":
     from tests.support import renders
+    from tests.support.mirror import MIRROR
 
     for name in sys.argv[1:] or ["kind", "prod"]:
-        print(write(name, renders.rendered(name)))
+        if name == "dra":
+            path = RECORDS / f"{DRA_RECORD}.yaml"
+            path.write_text(yaml.safe_dump(chart_record(dra_driver(MIRROR)), sort_keys=True, width=400))
+            print(path)
+        else:
+            print(write(name, renders.rendered(name)))

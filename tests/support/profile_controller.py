@@ -1,9 +1,10 @@
-"""RBAC that Kubeflow's profile controller creates at run time for each Profile, which no render
+"""What Kubeflow's profile controller creates at run time for each Profile, which no render
 holds, modelled from its code (kubeflow/dashboard v2.0.0 components/profile-controller/
 controllers/profile_controller.go, Reconcile and updateServiceAccount): the owner (the
 Profile's `spec.owner` subject) bound as `namespaceAdmin` to kubeflow-admin, and the
 namespace's service accounts `default-editor` (what notebooks and pipelines run as) to
-kubeflow-edit and `default-viewer` to kubeflow-view, each by a RoleBinding of its own name."""
+kubeflow-edit and `default-viewer` to kubeflow-view, each by a RoleBinding of its own name;
+and the namespace's ResourceQuota `kf-resource-quota` of the Profile's resourceQuotaSpec."""
 
 from __future__ import annotations
 
@@ -36,3 +37,18 @@ def profile_bindings(owners: Mapping[str, str]) -> list[dict[str, Any]]:
 def profile_owners(objects: list[dict[str, Any]]) -> dict[str, str]:
     """Profile (its namespace) -> owner, from a render's objects."""
     return {o["metadata"]["name"]: o["spec"]["owner"]["name"] for o in objects if o["kind"] == "Profile"}
+
+
+RESOURCE_QUOTA = "kf-resource-quota"
+
+
+def profile_quota(profile: Mapping[str, Any]) -> dict[str, Any]:
+    """The ResourceQuota the controller makes in the Profile's namespace from its
+    `resourceQuotaSpec` (Reconcile: the quota named kf-resource-quota, its spec that one)."""
+    name = profile["metadata"]["name"]
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": RESOURCE_QUOTA, "namespace": name},
+        "spec": dict(profile["spec"]["resourceQuotaSpec"]),
+    }
