@@ -330,7 +330,7 @@ import sys
 from pathlib import Path
 from tooling.render_cache import RenderCache
 cache, text = RenderCache(Path(sys.argv[1])), "x: " + "y" * 2_000_000 + "\\n"
-for _ in range(40):
+for _ in range(15):
     digest = cache.record("key", text)
     cache.keep_documents(digest, "parser", ({"x": "y" * 2_000_000},))
 """
