@@ -20,10 +20,10 @@ from components.overlays import overlay_verdict
 from components.platform import install
 from infra.cloud_identity import read_members
 from infra.cluster import build_cluster
-from stacks.config import ConfigError, Problem
-from stacks.rules import AUTH, cross_checks, with_read_members
-from stacks.schema import KUBEFLOW, GroupSource, PlatformConfig
-from stacks.secrets import NAMESPACE, SecretKey, required_secrets
+from stackmodel.config import ConfigError, Problem
+from stackmodel.rules import AUTH, cross_checks, with_read_members
+from stackmodel.schema import KUBEFLOW, GroupSource, PlatformConfig
+from stackmodel.secrets import NAMESPACE, SecretKey, required_secrets
 
 
 def build(config: PlatformConfig) -> InstallRecord:

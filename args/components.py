@@ -14,7 +14,7 @@ import pulumi
 from args.fabric import fabric_pools
 from args.infra import image_registry_args
 from facts.image_set import LOCAL_REGISTRY, notebook_image
-from stacks.schema import (
+from stackmodel.schema import (
     CERT_MANAGER,
     DCGM_EXPORTER,
     IDLE_RECLAIM,
@@ -40,10 +40,10 @@ from stacks.schema import (
     Sources,
     WaitForPodsReady,
 )
-from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
+from stackmodel.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
 
 Secrets = Mapping[SecretKey, pulumi.Output[Any]]
-"""The secrets a stack needs (stacks.secrets.required_secrets), each a Pulumi secret; a
+"""The secrets a stack needs (stackmodel.secrets.required_secrets), each a Pulumi secret; a
 component fails on a secret it needs but did not get."""
 NO_SECRETS: Secrets = MappingProxyType({})
 """What a component that reads no secret is handed by default."""
@@ -339,7 +339,7 @@ def istio_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> IstioAr
 def notebook_registry(config: PlatformConfig) -> str:
     """Where the stack's notebook images come from: `kubeflow.notebookRegistry`, else the
     stack's Artifact Registry repository, else (kind) the local name `make notebook-images`
-    loads into the cluster. A gke stack with neither is refused (stacks/rules.py)."""
+    loads into the cluster. A gke stack with neither is refused (stackmodel/rules.py)."""
     explicit = config.components[KUBEFLOW].notebook_registry
     if explicit:
         return explicit

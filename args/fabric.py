@@ -15,7 +15,7 @@ from types import MappingProxyType
 from facts import gpu_fabric
 from facts.gpu_fabric import FabricNic
 from facts.node_labels import Taint, pool_selector, pool_taints
-from stacks.schema import GkeClusterConfig, PlatformConfig
+from stackmodel.schema import GkeClusterConfig, PlatformConfig
 
 
 @dataclass(frozen=True)

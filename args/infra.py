@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from args.fabric import FabricPoolArgs, fabric_pools
-from stacks.schema import (
+from stackmodel.schema import (
     DCGM_EXPORTER,
     KUBERAY,
     DcgmSource,

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from args.components import gpu_pools
 from facts.naming import team_bucket_name
-from stacks.schema import (
+from stackmodel.schema import (
     IDLE_RECLAIM,
     KUBEFLOW,
     KUEUE,
@@ -38,7 +38,7 @@ class TeamPipelines:
     """The team runs Kubeflow Pipelines (components/team_pipelines.py): where its artifacts go."""
 
     bucket: str | None
-    """gke: the team's own bucket, its pipeline root (stacks/rules.py makes every such team have
+    """gke: the team's own bucket, its pipeline root (stackmodel/rules.py makes every such team have
     one); None: the team's prefix of the in-cluster object store."""
 
 
@@ -108,7 +108,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
 
 
 def team_groups(auth: KubeflowAuth, team: Team) -> tuple[TeamGroup, ...]:
-    """The team's group contributors with their definitions (stacks/rules.py makes every group
+    """The team's group contributors with their definitions (stackmodel/rules.py makes every group
     one auth.groups defines)."""
     defined = {g.name: g for g in auth.groups}
     return tuple(

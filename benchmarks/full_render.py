@@ -42,7 +42,7 @@ import json, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from components.sources import mirror_sources
 from tooling.check import check
-from stacks.config import load
+from stackmodel.config import load
 from tooling import cluster_version, fullrender
 from tooling.fullrender import api_versions, rendering_early, full_render, helm_template
 from tooling.graph import stages_after_cluster

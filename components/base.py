@@ -21,7 +21,7 @@ from facts import resource_types
 from facts.versions import Pin, ReleaseManifest
 from infra.cluster import Cluster
 from infra.component import Component
-from stacks.schema import Sources
+from stackmodel.schema import Sources
 
 PropsTransform = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 """A change to one rendered object, on plain data: the object's properties in, the changed
@@ -39,7 +39,7 @@ def overlay_values(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[
     """A chart's values with the stack's overlay (`mlplatform:components.<name>.values`) over
     them, last: mappings merge key by key, all the way down; anything else the overlay gives
     (a list, a string, a number, a boolean) replaces the value whole. The schema refuses
-    null (stacks/schema.py CHART_VALUES_RULE)."""
+    null (stackmodel/schema.py CHART_VALUES_RULE)."""
     merged = dict(base)
     for key, value in overlay.items():
         below = merged.get(key)
@@ -344,9 +344,9 @@ def workload_identity_account(
 
 def required(secret: pulumi.Output[Any] | None, what: str) -> pulumi.Output[Any]:
     """A secret the component needs. program.py reads every secret the stack's choices need
-    (stacks.secrets.required_secrets), so a None here is a bug in that list."""
+    (stackmodel.secrets.required_secrets), so a None here is a bug in that list."""
     if secret is None:
-        raise ValueError(f"{what} was not read; stacks.secrets.required_secrets must list it")
+        raise ValueError(f"{what} was not read; stackmodel.secrets.required_secrets must list it")
     return secret
 
 

@@ -26,7 +26,7 @@ from components.readiness import Readiness
 from facts.versions import CERT_MANAGER
 from infra.cluster import Cluster
 from infra.component import type_token
-from stacks import schema
+from stackmodel import schema
 
 NAMESPACE = "cert-manager"
 RELEASE = "cert-manager"

@@ -23,8 +23,8 @@ from components.readiness import Readiness
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT, pool_taints
 from facts.versions import DCGM_EXPORTER
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import GpuPool
+from stackmodel import schema
+from stackmodel.schema import GpuPool
 
 NAMESPACE = "dcgm-exporter"
 RELEASE = "dcgm-exporter"

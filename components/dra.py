@@ -52,7 +52,7 @@ from facts.dra import GKE_DRIVER_ROOT, RESOURCE_API_VERSION
 from facts.node_labels import DRA_NODE_LABELS, pool_selector, pool_taints
 from facts.versions import NVIDIA_DRA_DRIVER_CHART, NVIDIA_DRIVER_INSTALLER_COS
 from infra.cluster import Cluster
-from stacks import schema
+from stackmodel import schema
 
 NAMESPACE = "nvidia-dra-driver-gpu"
 """GKE's guide's namespace (the chart refuses `default`: templates/validation.yaml)."""

@@ -33,8 +33,8 @@ from components.readiness import Readiness
 from facts.gpu_fabric import RDMA, TCPXO
 from facts.versions import NCCL_RDMA_INSTALLER, NCCL_TCPXO_INSTALLER, NRI_DEVICE_INJECTOR, ReleaseManifest
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import PlatformConfig, Sources
+from stackmodel import schema
+from stackmodel.schema import PlatformConfig, Sources
 
 GROUP = "networking.gke.io"
 API_VERSION = f"{GROUP}/v1"

@@ -25,7 +25,7 @@ from components.istio import BACKEND_CONFIG, GATEWAY_NAMESPACE, GATEWAY_SERVICE
 from components.network import ip_peer, network_policy
 from infra.cluster import Cluster
 from infra.network import ClusterNetwork
-from stacks.schema import KubeflowAuth
+from stackmodel.schema import KubeflowAuth
 
 NAMESPACE = GATEWAY_NAMESPACE
 """Beside the gateway Service they front."""

@@ -43,8 +43,8 @@ from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import IDLE_RECLAIM_LABEL, PROFILE_NAMESPACE_LABEL
 from facts.versions import PYTHON_IMAGE, image
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema.idle_reclaim import RUN_INTERVAL_SECONDS, STEP_SECONDS
+from stackmodel import schema
+from stackmodel.schema.idle_reclaim import RUN_INTERVAL_SECONDS, STEP_SECONDS
 
 NAME = "idle-reclaim"
 CLUSTER_ROLE = "mlplatform-idle-reclaim"

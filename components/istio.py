@@ -23,7 +23,7 @@ from components.readiness import Readiness
 from facts.image_refs import parse
 from facts.versions import ISTIO
 from infra.cluster import Cluster
-from stacks import schema
+from stackmodel import schema
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"

@@ -10,7 +10,7 @@ from components.installation import ChartValues, Installation
 from components.readiness import Readiness
 from facts.versions import JOBSET_CHART
 from infra.cluster import Cluster
-from stacks import schema
+from stackmodel import schema
 
 NAMESPACE = "jobset-system"
 

@@ -49,8 +49,8 @@ from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
 from infra.component import type_token
-from stacks import schema
-from stacks.schema import DEX_DEFAULT_SCOPES, AuthKind, GpuPool, GroupSource, KubeflowAuth, OidcGroups
+from stackmodel import schema
+from stackmodel.schema import DEX_DEFAULT_SCOPES, AuthKind, GpuPool, GroupSource, KubeflowAuth, OidcGroups
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
@@ -357,7 +357,7 @@ def dex_secret_data(args: KubeflowArgs) -> dict[str, pulumi.Output[str]]:
     hashes = required(args.dex_password_hashes, "the Dex password hashes")
 
     def hash_of(email: str) -> pulumi.Output[str]:
-        # A user without a hash stops `pulumi up` before this runs (stacks.secrets.secret_problems).
+        # A user without a hash stops `pulumi up` before this runs (stackmodel.secrets.secret_problems).
         return pulumi.Output.secret(hashes.apply(lambda h: str(h.get(email, ""))))
 
     return {dex_password_env(e): hash_of(e) for e in auth.static_users}

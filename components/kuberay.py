@@ -21,7 +21,7 @@ from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import KUBERAY_CHART
 from infra.cluster import Cluster
-from stacks import schema
+from stackmodel import schema
 
 NAMESPACE = "kuberay-system"
 

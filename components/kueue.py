@@ -37,8 +37,8 @@ from facts.node_labels import GPU_RESOURCE, GPU_TAINT, pool_selector, pool_taint
 from facts.topology import LEVELS, TOPOLOGY_NAME
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import GpuPool, Provisioning, WaitForPodsReady
+from stackmodel import schema
+from stackmodel.schema import GpuPool, Provisioning, WaitForPodsReady
 
 NAMESPACE = "kueue-system"
 CONFIG_MAP = "kueue-manager-config"

@@ -38,8 +38,8 @@ from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import MetricsBackend, MonitoringConfig
+from stackmodel import schema
+from stackmodel.schema import MetricsBackend, MonitoringConfig
 
 NAMESPACE = "monitoring"
 # Helm release names; fullnameOverride pins the object names to them, so the service

@@ -39,7 +39,7 @@ from components.installation import installation
 from components.overlay_facts import EMBEDDED_YAML, HINTS, INT_OR_STRING, RELIED, Hint, Key
 from components.sources import chart_source, is_local
 from facts.versions import GRAFANA, Pin
-from stacks.schema import Sources
+from stackmodel.schema import Sources
 
 PROJECT = Path(__file__).resolve().parents[1]
 """What a relative local chart mirror (`mlplatform:sources.charts`) is relative to."""

@@ -72,7 +72,7 @@ from facts.resource_types import RANDOM_PASSWORD
 from infra.cloudsql import CloudSqlDatabase
 from infra.cluster import Cluster
 from infra.component import Component, type_token
-from stacks import schema
+from stackmodel import schema
 
 TREE = "applications/pipeline/overlays"
 INSTALL = "pipelines"

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from facts.versions import KUBEFLOW_MANIFESTS, REMOTE_BASES, Pin, PinKind, ReleaseManifest, RemoteBase
-from stacks.schema import Sources
+from stackmodel.schema import Sources
 
 MIRROR_CHARTS = "charts"
 MIRROR_MANIFESTS = "kubeflow-manifests"

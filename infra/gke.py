@@ -24,7 +24,7 @@ from infra.component import Component
 from infra.fabric import GpuFabric
 from infra.network import ClusterNetwork
 from infra.registry import READER as ARTIFACT_REGISTRY_READER
-from stacks.schema import (
+from stackmodel.schema import (
     GkeClusterConfig,
     GpuPool,
     GpuSharing,

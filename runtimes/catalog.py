@@ -50,7 +50,7 @@ from facts.versions import (
     image,
 )
 from runtimes import dra, fabric, topology
-from stacks.schema import GpuPool
+from stackmodel.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 KIND = "ClusterTrainingRuntime"

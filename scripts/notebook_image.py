@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from args.components import notebook_images
-from stacks.config import ConfigError, load
+from stackmodel.config import ConfigError, load
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 this module is the component's (its settings' model, its spec, its Args and their builder, its
 ComponentResource and its Installation), and the list it joins is the one the stack is parsed
 with (here handed to the schema as a validation context, where a fork adds one line to
-stacks/schema/registry.py COMPONENTS). No other file of the program names it, yet the schema
+stackmodel/schema/registry.py COMPONENTS). No other file of the program names it, yet the schema
 takes its key, the stack check holds it to its needs, the plan installs it after what it needs,
 and the full render and `check` see its objects.
 
@@ -27,9 +27,9 @@ from components.installation import Installation
 from components.readiness import Readiness
 from components.sources import mirror_sources
 from infra.cluster import Cluster
-from stacks.config import ConfigError
-from stacks.rules import cross_checks
-from stacks.schema import (
+from stackmodel.config import ConfigError
+from stackmodel.rules import cross_checks
+from stackmodel.schema import (
     CERT_MANAGER,
     COMPONENTS,
     SPECS,
@@ -40,7 +40,7 @@ from stacks.schema import (
     What,
     settings_model,
 )
-from stacks.schema.common import problem, rule
+from stackmodel.schema.common import problem, rule
 from tests.conftest import base_kind, with_changes
 from tests.support import mirror
 from tooling import check, fullrender
@@ -170,7 +170,7 @@ def test_its_own_rules_come_with_it(tree: Path) -> None:
 
 
 def test_without_the_list_entry_its_key_is_unknown(tree: Path) -> None:
-    from stacks.config import validate
+    from stackmodel.config import validate
 
     with pytest.raises(ConfigError, match=r"mlplatform:components.hello: unknown key; known keys here: certManager, istio"):
         validate(hello_stack(tree), "hello")

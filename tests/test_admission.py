@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import load
-from stacks.schema import GpuPool
+from stackmodel.config import load
+from stackmodel.schema import GpuPool
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations
 from tests.support.sdk import fake_sdk

@@ -28,7 +28,7 @@ SKIPPED = {"tests"}
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("facts", ("facts",)),
-    ("stack model", ("stacks",)),
+    ("stack model", ("stackmodel",)),
     ("args", ("args",)),
     ("infra", ("infra",)),
     ("components", ("components",)),
@@ -36,12 +36,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("composition", ("components.platform",)),
     ("program", ("program", "__main__")),
     ("policy", ("policy",)),
-    ("tools", ("tooling", "stacks.__main__")),
+    ("tools", ("tooling",)),
+    ("command line", ("mlplatform", "stacks.__main__")),
     ("scripts", ("scripts", "benchmarks", "examples")),
 )
 """Bottom to top; a module is in the layer of its longest listed prefix, and imports only
-from its own layer or lower ones. `python -m stacks` (stacks/__main__.py) is the tools'
-command line, so it sits with the tools, not with the stack model."""
+from its own layer or lower ones. The command line, `python -m mlplatform` (mlplatform/) and
+its alias `python -m stacks` (stacks/__main__.py, beside the stack files), runs the tools."""
 
 SLICED = ("infra", "components", "runtimes")
 """Code that gets its own Args and never reads the stack itself."""
@@ -280,10 +281,10 @@ def stack_reads(tree: ast.Module, name: str) -> Iterator[str]:
             named = {alias.name for alias in node.names}
             if "PlatformConfig" in named and not (builders and node in tree.body):
                 yield f"{where} imports PlatformConfig (take an Args of args/ instead)"
-            if node.module == "stacks.config" or (node.module == "stacks" and "config" in named):
-                yield f"{where} imports the stack loader stacks.config"
-        elif isinstance(node, ast.Import) and any(alias.name == "stacks.config" for alias in node.names):
-            yield f"{where} imports the stack loader stacks.config"
+            if node.module == "stackmodel.config" or (node.module == "stackmodel" and "config" in named):
+                yield f"{where} imports the stack loader stackmodel.config"
+        elif isinstance(node, ast.Import) and any(alias.name == "stackmodel.config" for alias in node.names):
+            yield f"{where} imports the stack loader stackmodel.config"
         elif isinstance(node, ast.Name) and node.id == "PlatformConfig" and builders:
             yield f"{where} uses PlatformConfig outside the Args builder its Installation names"
         elif isinstance(node, ast.Attribute) and node.attr == "PlatformConfig":
@@ -364,7 +365,7 @@ def registered() -> dict[str, set[type]]:
     GPUDirect pools, which only a gke stack has: its fixture (dev-fabric) is planned too; and NVIDIA's
     DRA driver only for DRA pools (the loader refuses it elsewhere, dra-driver-has-dra-pools): the
     small gke stack with its pool on DRA, as tests/test_dra.py plans it."""
-    from stacks.config import load, read_stack_file, stack_file, validate
+    from stackmodel.config import load, read_stack_file, stack_file, validate
     from tests.conftest import base_gke, with_changes
     from tooling.plan import evaluate
 
@@ -445,7 +446,7 @@ def test_the_size_rule_names_a_long_module_without_a_reason() -> None:
 def test_only_a_components_args_builder_reads_the_stack_model() -> None:
     """The rule's one exception is the function an Installation names as its Args builder."""
     source = """
-from stacks.schema import PlatformConfig
+from stackmodel.schema import PlatformConfig
 
 def kserve_args(config: PlatformConfig, secrets):
     return KServeArgs(config.components[KSERVE].values)

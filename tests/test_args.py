@@ -19,9 +19,9 @@ from args.components import (
 from args.infra import GkeClusterArgs, KindClusterArgs
 from args.platform import PlatformArgs
 from program import args_of as platform_args
-from stacks.config import load, validate
-from stacks.schema import DCGM_EXPORTER, ISTIO, JOBSET, KUBEFLOW, KUBERAY, KUEUE, TRAINER
-from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET
+from stackmodel.config import load, validate
+from stackmodel.schema import DCGM_EXPORTER, ISTIO, JOBSET, KUBEFLOW, KUBERAY, KUEUE, TRAINER
+from stackmodel.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET
 from tests.conftest import base_gke, base_kind, with_changes
 
 C = "mlplatform:components"

@@ -24,7 +24,7 @@ from facts.versions import (
     image,
 )
 from runtimes import kueue_guard
-from stacks.config import load
+from stackmodel.config import load
 from tests.support import mirror, renders, snapshots
 from tests.support.renders import edited, violations, with_objects
 from tooling import check as lint
@@ -661,7 +661,7 @@ def test_the_snapshot_files_hold_what_the_index_says(stack: str) -> None:
 def test_the_full_render_reports_each_install_as_it_is_done() -> None:
     """A large stack renders for a while: one progress line per install, counted."""
     from components.sources import mirror_sources
-    from stacks.config import validate
+    from stackmodel.config import validate
     from tests.conftest import base_kind, with_changes
     from tooling.plan import evaluate
 

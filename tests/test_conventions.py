@@ -14,7 +14,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
-CODE = [p for d in ("args", "components", "infra", "runtimes", "stacks", "policy") for p in (REPO / d).rglob("*.py")]
+CODE = [p for d in ("args", "components", "infra", "runtimes", "stackmodel", "policy") for p in (REPO / d).rglob("*.py")]
 CODE.append(REPO / "program.py")
 VERSION = re.compile(r"(?<![\d.])v?\d+\.\d+\.\d+(?![\d.])")
 
@@ -66,7 +66,7 @@ def test_gcp_resources_are_built_from_typed_args() -> None:
 def test_every_component_of_the_list_has_its_installation() -> None:
     """A component the schema offers but nothing installs would be a silent no-op."""
     from components.installation import installation
-    from stacks.schema import COMPONENTS
+    from stackmodel.schema import COMPONENTS
 
     assert [installation(spec).spec for spec in COMPONENTS] == list(COMPONENTS)
 

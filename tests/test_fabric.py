@@ -24,8 +24,8 @@ from components import fabric
 from components.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources, release_manifest_source
 from facts.versions import GPUDIRECT_MANIFESTS, RELEASE_MANIFESTS, ReleaseManifest
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import ConfigError, load, read_stack_file, stack_file, validate
-from stacks.schema import Sources
+from stackmodel.config import ConfigError, load, read_stack_file, stack_file, validate
+from stackmodel.schema import Sources
 from tests.support.sdk import fake_sdk
 from tooling import fullrender
 from tooling.check import Platform, fabric_attached

@@ -10,7 +10,7 @@ from args.teams import team_args
 from components.profiles import team_objects
 from runtimes import kueue_guard
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import load, validate
+from stackmodel.config import load, validate
 from tests.conftest import base_kind, with_changes
 
 DEV = load("dev")

@@ -9,7 +9,7 @@ from args.teams import team_args
 from components import kueue_owners
 from components.kueue import FRAMEWORKS
 from components.profiles import team_objects
-from stacks.config import load, validate
+from stackmodel.config import load, validate
 from tests.conftest import base_gke, with_changes
 
 DEV = load("dev")

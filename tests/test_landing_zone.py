@@ -16,7 +16,7 @@ from components.base import overlay_values
 from components.dcgm import dcgm_exporter_values
 from components.gateway import GATEWAY_PORTS, GOOGLE_LB_RANGES
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
-from stacks.config import load
+from stackmodel.config import load
 from tests.conftest import base_gke, with_changes
 from tests.support import mirror
 from tooling.plan import MOCK_PROJECT_NUMBER, Plan, evaluate

@@ -11,7 +11,16 @@ import pytest
 
 from components.profiles import team
 from components.readiness import Need, Readiness, What, WiringError
-from stacks.schema import CERT_MANAGER, COMPONENTS, ISTIO, KUBEFLOW, KUBERAY, ComponentSpec, IstioConfig, install_order
+from stackmodel.schema import (
+    CERT_MANAGER,
+    COMPONENTS,
+    ISTIO,
+    KUBEFLOW,
+    KUBERAY,
+    ComponentSpec,
+    IstioConfig,
+    install_order,
+)
 from tooling.plan import Plan
 
 
@@ -68,7 +77,7 @@ def test_a_team_object_of_a_kind_without_needs_is_an_error() -> None:
 
 
 def test_every_kind_a_shipped_team_renders_says_what_it_waits_for(shipped_plan: Callable[[str], Plan]) -> None:
-    from stacks.config import load
+    from stackmodel.config import load
     from tooling.render import authored_objects
 
     for stack in ("kind", "dev", "prod"):

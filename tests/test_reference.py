@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stacks.schema import COMPONENTS, Components, PlatformConfig, settings_model
+from stackmodel.schema import COMPONENTS, Components, PlatformConfig, settings_model
 from tooling.reference import models, reference
 
 MODELS = models()

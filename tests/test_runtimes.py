@@ -25,8 +25,8 @@ from facts.versions import (
 from runtimes import catalog
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes
-from stacks.config import validate
-from stacks.schema import GpuPool, PlatformConfig
+from stackmodel.config import validate
+from stackmodel.schema import GpuPool, PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.sdk import fake_sdk

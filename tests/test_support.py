@@ -15,8 +15,8 @@ import pytest
 from facts import support as facts
 from facts.resource_types import HELM_CHART
 from facts.versions import PINS
-from stacks.config import ConfigError, load, stack_file
-from stacks.schema import GkeClusterConfig, ReleaseChannel
+from stackmodel.config import ConfigError, load, stack_file
+from stackmodel.schema import GkeClusterConfig, ReleaseChannel
 from tooling import check as lint
 from tooling import cluster_version
 from tooling.fullrender import FullRender, Install, Rendered, RenderError, full_render

@@ -51,8 +51,8 @@ from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import DCGM_EXPORTER, DCGM_METRIC_NAMES, PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
-from stacks import quantity
-from stacks.schema import GkeClusterConfig
+from stackmodel import quantity
+from stackmodel.schema import GkeClusterConfig
 from tooling import admission, advisories, cluster_version, support
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import SECRET, few_collections

@@ -1,6 +1,6 @@
 # Long by design: one entry point, one short function per command, each handing off to its tool
 # (a comment, not the docstring, which is the command's --help).
-"""`python -m stacks …` (or `mlplatform …`): the tools that act on a stack, offline, for people and CI.
+"""`python -m mlplatform …` (or `mlplatform …`; `python -m stacks …` is its alias): the tools that act on a stack, offline, for people and CI.
 
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
 plan <stack> --against F   what it would delete of F (a `pulumi stack export`, a plan JSON, or
@@ -70,8 +70,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from stacks.config import ConfigError, Problem, load_stack, stack_file
-from stacks.schema import PlatformConfig
+from stackmodel.config import ConfigError, Problem, load_stack, stack_file
+from stackmodel.schema import PlatformConfig
 from tooling.mirror import mirror_for, outdated
 from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
 
@@ -355,9 +355,14 @@ def add_esc_file(command: argparse.ArgumentParser) -> None:
     )
 
 
-def parser() -> argparse.ArgumentParser:
+PROG = "python -m mlplatform"
+"""The command line's name in its usage: the package mlplatform/ runs it (so does the
+`mlplatform` command); stacks/__main__.py, the alias kept, passes its own."""
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m stacks",
+        prog=prog,
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -451,8 +456,8 @@ def write_dashboards(out: Path) -> list[Path]:
     return paths
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+    args = parser(prog).parse_args(argv)
 
     if args.command == "versions":
         print(versions_table())
@@ -530,7 +535,7 @@ def duplicate_urn(err: DuplicateUrnError) -> int:
     stack known to lead there, so this is a gap in its rules: said plainly, without a traceback."""
     print(
         f"the program stopped where `pulumi up` would: {err}. The stack file passed the loader's checks, "
-        "so this is a bug of the loader (stacks/rules.py): please report it with the stack file",
+        "so this is a bug of the loader (stackmodel/rules.py): please report it with the stack file",
         file=sys.stderr,
     )
     return EXIT_VIOLATIONS
@@ -663,10 +668,10 @@ def images_command(render: FullRender, copy_list: bool, as_json: bool) -> int:
     return 0
 
 
-def run() -> None:
+def run(prog: str = PROG) -> None:
     """The process entry point: exit with main's code."""
     try:
-        sys.exit(main())
+        sys.exit(main(prog=prog))
     except BrokenPipeError:  # `python -m stacks plan dev | head`: the reader left; not an error
         sys.stderr.close()
         sys.exit(0)

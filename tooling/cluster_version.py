@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from facts.support import GKE_CHANNEL_DEFAULTS, minor
 from facts.versions import KIND_NODE_IMAGE
-from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
+from stackmodel.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
 
 
 @dataclass(frozen=True)

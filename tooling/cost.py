@@ -28,7 +28,7 @@ from facts.prices import (
     machine_price,
     vcpus,
 )
-from stacks.schema import PIPELINES, GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
+from stackmodel.schema import PIPELINES, GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
 
 __all__ = ["CostLine", "CostView", "PriceError", "cost_lines", "cost_view"]
 

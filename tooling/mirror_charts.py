@@ -21,7 +21,7 @@ import yaml
 
 from components.sources import ChartSource, chart_source
 from facts.versions import Pin
-from stacks.schema import Sources
+from stackmodel.schema import Sources
 from tooling import tools
 from tooling.mirror_fetch import MirrorError, Unavailable, run_tool, sha256, tried
 

@@ -35,7 +35,7 @@ from pulumi.runtime import mocks, rpc
 from components.base import InstallRecord
 from facts import resource_types
 from policy.rules import SECRET  # the plan masks secrets with the leaf the policy rules read
-from stacks.schema import PlatformConfig
+from stackmodel.schema import PlatformConfig
 from tooling.sdk_adapter import no_source_positions
 
 PROJECT = "mlplatform"
@@ -468,7 +468,7 @@ def evaluate(
     `on_record` hears each resource as it is recorded, on the registering thread (the full render
     starts helm and kustomize meanwhile). Raises DuplicateUrnError where the engine would stop on
     a duplicate URN."""
-    from stacks.secrets import offline_config
+    from stackmodel.secrets import offline_config
 
     if build is None:
         import program

@@ -12,7 +12,7 @@ import annotated_types
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from stacks import schema
+from stackmodel import schema
 
 
 def _kind(metadata: Any) -> str | None:
@@ -78,7 +78,7 @@ def _inner_models(annotation: Any) -> list[type[BaseModel]]:
 
 def models() -> list[type[BaseModel]]:
     """Every model of the stack file, each after the one that names it (its fields in order);
-    `mlplatform:components` as the list of components makes it (stacks/schema/registry.py)."""
+    `mlplatform:components` as the list of components makes it (stackmodel/schema/registry.py)."""
     found: list[type[BaseModel]] = []
 
     def visit(model: type[BaseModel]) -> None:

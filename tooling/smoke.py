@@ -31,7 +31,7 @@ from facts.image_refs import ImagePolicy
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from runtimes import catalog
-from stacks.schema import (
+from stackmodel.schema import (
     DCGM_EXPORTER,
     MONITORING,
     DcgmSource,

@@ -23,7 +23,7 @@ from facts.support import (
     minor,
     minor_label,
 )
-from stacks.schema import KindClusterConfig, PlatformConfig
+from stackmodel.schema import KindClusterConfig, PlatformConfig
 from tooling.cluster_version import ClusterMinor, cluster_minors
 
 if TYPE_CHECKING:

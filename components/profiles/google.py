@@ -17,7 +17,7 @@ from components.profiles.pod_default import bucket_name
 from facts import naming
 from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from infra.registry import WRITER, ImageRegistry
-from stacks.schema import Team as TeamConfig
+from stackmodel.schema import Team as TeamConfig
 
 
 def team_service_account_id(team: TeamConfig) -> str:
@@ -80,7 +80,7 @@ def google_identity(
             opts=child(),
         )
     if team.push_images:
-        if registry is None:  # stacks/rules.py team-push-images-needs-registry refuses such a stack
+        if registry is None:  # stackmodel/rules.py team-push-images-needs-registry refuses such a stack
             raise ValueError(f"team {team.name} pushes images but the stack has no image registry")
         registry.member(
             f"{team.name}-image-pusher",

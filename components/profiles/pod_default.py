@@ -13,7 +13,7 @@ from components.profiles.ray import ray_head_host, ray_token_env
 from components.team_pipelines import pipeline_token_access
 from facts import naming
 from facts.naming import TEAM_POD_DEFAULT
-from stacks.schema import Team as TeamConfig
+from stackmodel.schema import Team as TeamConfig
 
 
 def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:

@@ -28,7 +28,7 @@ from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_ELASTIC_JOB_GATE, K
 from facts.naming import ray_dashboard_path, ray_serve_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY, RAY_DASHBOARD_AUTH_PROXY_IMAGE, RAY_GPU_IMAGE, RAY_IMAGE, image
-from stacks.schema import Team as TeamConfig
+from stackmodel.schema import Team as TeamConfig
 
 # Ray ports pinned for Istio (Ray's Istio guide): same on head and workers.
 RAY_PORTS = {

@@ -25,7 +25,7 @@ from components.readiness import Need, Readiness, What, WiringError
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
 from infra.component import type_token
-from stacks.schema import ISTIO, KUBEFLOW, KUBEFLOW_POD_DEFAULTS, KUBERAY, KUEUE
+from stackmodel.schema import ISTIO, KUBEFLOW, KUBEFLOW_POD_DEFAULTS, KUBERAY, KUEUE
 
 
 def team_objects(

@@ -19,7 +19,7 @@ from kubernetes.client.exceptions import ApiException
 from args.components import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from runtimes.kueue_guard import TRAINJOB_GPU_POLICY
-from stacks.config import load
+from stackmodel.config import load
 from tests.envtest.conftest import kept
 from tests.support import mirror
 from tests.support.apiserver import Cluster, api_message

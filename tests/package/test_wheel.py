@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tests.support.checkout import REPO, copy_working_tree
 
-PACKAGES = ("args", "components", "facts", "infra", "policy", "runtimes", "stacks", "tooling")
+PACKAGES = ("args", "components", "facts", "infra", "mlplatform", "policy", "runtimes", "stackmodel", "tooling")
 """The top-level packages of the design's layout (and of pyproject.toml's packages.find)."""
 
 IMPORT_ALL = """
@@ -71,7 +71,7 @@ def test_the_wheel_installs_alone_and_imports_every_module(tmp_path: Path) -> No
     assert outside == [], f"imported from elsewhere than the installed wheel: {outside}"
 
     usage = _run(venv / "bin" / "mlplatform", "--help", cwd=tmp_path)
-    assert usage.startswith("usage: python -m stacks") and " plan " in usage and " check " in usage
+    assert usage.startswith("usage: python -m mlplatform") and " plan " in usage and " check " in usage
     # The version from the installed metadata (no pyproject.toml beside the installed tooling/).
     version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert _run(venv / "bin" / "mlplatform", "--version", cwd=tmp_path) == f"mlplatform {version}\n"

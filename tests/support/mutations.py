@@ -31,9 +31,9 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from stacks import schema
-from stacks.config import stack_file, stack_names
-from stacks.stackfile import load_yaml
+from stackmodel import schema
+from stackmodel.config import stack_file, stack_names
+from stackmodel.stackfile import load_yaml
 
 Path_ = tuple[str | int, ...]
 DROP = object()
@@ -305,7 +305,7 @@ def overlay_mutations(stack: str) -> list[Mutation]:
     overlays.py `overlays`), changed in the component's overlay: each must be refused."""
     from components.overlays import overlays
     from program import args_of as platform_args
-    from stacks.config import validate
+    from stackmodel.config import validate
 
     found = []
     for overlay in overlays(platform_args(validate(shipped_config(stack), stack), {})):

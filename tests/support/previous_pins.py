@@ -77,7 +77,7 @@ def dra_driver(mirror: Path) -> list[dict[str, Any]]:
     from components.dra import RELEASE
     from components.sources import mirror_sources
     from facts.resource_types import HELM_CHART
-    from stacks.config import validate
+    from stackmodel.config import validate
     from tests.conftest import base_gke, with_changes
     from tooling import fullrender
     from tooling.plan import evaluate

@@ -6,7 +6,7 @@ from typing import Any
 
 from args.teams import team_args
 from components.profiles import team_objects
-from stacks.config import validate
+from stackmodel.config import validate
 
 TEAM = {
     "name": "vision",

@@ -20,9 +20,9 @@ from pydantic import (
 from facts import versions
 from facts.gpu_catalog import ACCELERATORS
 from facts.limits import GO_DURATION_MAX_SECONDS
-from stacks.schema.auth import KubeflowAuth
-from stacks.schema.cluster import GkeClusterConfig
-from stacks.schema.common import (
+from stackmodel.schema.auth import KubeflowAuth
+from stackmodel.schema.cluster import GkeClusterConfig
+from stackmodel.schema.common import (
     DURATION,
     REGISTRY_PATH,
     RETENTION,
@@ -34,7 +34,7 @@ from stacks.schema.common import (
     _unique,
     problems,
 )
-from stacks.schema.component import ComponentSpec, Need, Ready, Toggle, What
+from stackmodel.schema.component import ComponentSpec, Need, Ready, Toggle, What
 
 # --- chart values overlays (the escape hatch) ----------------------------------------
 # Key names that hold a secret in the charts' own values (password, adminPassword, apiKey,

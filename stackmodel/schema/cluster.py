@@ -21,7 +21,7 @@ from pydantic import (
 from facts import gpu_fabric
 from facts.networks import AUTHORIZED_NETWORKS_MAX
 from facts.support import GKE_CHANNEL_DEFAULTS
-from stacks.schema.common import (
+from stackmodel.schema.common import (
     GCP_PROJECT_ID,
     GCP_REGION,
     GCP_ZONE,
@@ -38,9 +38,9 @@ from stacks.schema.common import (
     rule,
     zone_region,
 )
-from stacks.schema.fabric import cluster_fabric_problems
-from stacks.schema.network import AuthorizedNetwork, ImageRegistryConfig, NetworkConfig
-from stacks.schema.pools import Autoprovisioning, GpuPool, SystemPool
+from stackmodel.schema.fabric import cluster_fabric_problems
+from stackmodel.schema.network import AuthorizedNetwork, ImageRegistryConfig, NetworkConfig
+from stackmodel.schema.pools import Autoprovisioning, GpuPool, SystemPool
 
 # --- cluster ------------------------------------------------------------------------
 
@@ -435,7 +435,7 @@ class GkeClusterConfig(Model):
     @model_validator(mode="after")
     @rule("gpu-pool-fabric-fits-cluster")
     def _fabric_fits_cluster(self) -> GkeClusterConfig:
-        """A fabric pool's needs of the cluster (stacks/schema/fabric.py cluster_fabric_problems)."""
+        """A fabric pool's needs of the cluster (stackmodel/schema/fabric.py cluster_fabric_problems)."""
         found = cluster_fabric_problems(self)
         if found:
             raise problems(found)

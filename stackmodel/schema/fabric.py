@@ -13,8 +13,8 @@ from typing import Annotated, Protocol
 from pydantic import Field, model_validator
 
 from facts import gpu_fabric, networks
-from stacks.schema.common import Cidr, Model, problem, rule
-from stacks.schema.network import _compute_name
+from stackmodel.schema.common import Cidr, Model, problem, rule
+from stackmodel.schema.network import _compute_name
 
 
 class FabricNetwork(str, Enum):
@@ -66,7 +66,7 @@ class FabricConfig(Model):
 
 
 class _Pool(Protocol):
-    """What the fabric rules read of a GPU pool (stacks/schema/pools.py GpuPool)."""
+    """What the fabric rules read of a GPU pool (stackmodel/schema/pools.py GpuPool)."""
 
     @property
     def name(self) -> str: ...
@@ -89,7 +89,7 @@ class _Pool(Protocol):
 
 
 class _Network(Protocol):
-    """What the fabric rules read of the cluster's network (stacks/schema/network.py NetworkConfig)."""
+    """What the fabric rules read of the cluster's network (stackmodel/schema/network.py NetworkConfig)."""
 
     @property
     def existing(self) -> _Existing | None: ...
@@ -113,7 +113,7 @@ class _Existing(Protocol):
 
 
 class _Cluster(Protocol):
-    """What the fabric rules read of a GKE cluster (stacks/schema/cluster.py GkeClusterConfig)."""
+    """What the fabric rules read of a GKE cluster (stackmodel/schema/cluster.py GkeClusterConfig)."""
 
     @property
     def private_nodes(self) -> bool: ...

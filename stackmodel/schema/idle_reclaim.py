@@ -10,11 +10,11 @@ from typing import Any
 from pydantic import Field, StrictBool, field_validator, model_validator
 
 from facts import versions
-from stacks.schema.cluster import Environment
-from stacks.schema.common import DURATION, Model, problem, rule
-from stacks.schema.component import ComponentSpec, Need, What
-from stacks.schema.components import DCGM_EXPORTER, KUBEFLOW, MONITORING, DcgmSource
-from stacks.schema.pools import SharingStrategy
+from stackmodel.schema.cluster import Environment
+from stackmodel.schema.common import DURATION, Model, problem, rule
+from stackmodel.schema.component import ComponentSpec, Need, What
+from stackmodel.schema.components import DCGM_EXPORTER, KUBEFLOW, MONITORING, DcgmSource
+from stackmodel.schema.pools import SharingStrategy
 
 RUN_INTERVAL_SECONDS = 10 * 60
 """The reclaim runs every 10 minutes (components/idle_reclaim.py SCHEDULE is made from this)."""
@@ -96,7 +96,7 @@ class IdleReclaimConfig(Model):
 
 def _mig_on_managed_dcgm(config: Any) -> bool:
     """A MIG pool whose slices GKE's managed DCGM collection reports (not known to carry each
-    slice's activity: stacks/rules.py idle-reclaim-reads-mig-slices)."""
+    slice's activity: stackmodel/rules.py idle-reclaim-reads-mig-slices)."""
     managed = config.components[DCGM_EXPORTER].source is DcgmSource.GKE_MANAGED
     pools = getattr(config.cluster, "gpu_pools", ())
     return managed and any(p.sharing is not None and p.sharing.strategy is SharingStrategy.MIG for p in pools)
@@ -120,7 +120,7 @@ IDLE_RECLAIM = ComponentSpec(
     "Stop GPU notebooks whose GPUs stayed idle; needs kubeflow, monitoring and GPU metrics.",
     installed_by="components.idle_reclaim:INSTALLATION",
     # It runs in the monitoring namespace, beside the Prometheus it reads. Monitoring is required,
-    # with kubeflow and GPU metrics: stacks/rules.py idle-reclaim-can-judge says so with the reasons,
+    # with kubeflow and GPU metrics: stackmodel/rules.py idle-reclaim-can-judge says so with the reasons,
     # so the need is not also the component-needs rule's.
     needs=(Need(MONITORING, What.NAMESPACE, optional=True),),
     on_by_default=_where_it_can_judge,

@@ -12,7 +12,7 @@ from pydantic import (
 )
 
 from facts import registry_names as names
-from stacks.schema.common import (
+from stackmodel.schema.common import (
     GCP_PROJECT_ID,
     GCP_REGION,
     GCP_ZONE,

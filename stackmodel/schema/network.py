@@ -16,7 +16,7 @@ from pydantic import (
 )
 
 from facts import networks
-from stacks.schema.common import (
+from stackmodel.schema.common import (
     COMPUTE_NAME,
     GCP_PROJECT_ID,
     GCP_REGION,

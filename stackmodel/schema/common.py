@@ -22,7 +22,7 @@ from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from facts.limits import INT64_MAX
-from stacks import quantity
+from stackmodel import quantity
 
 DNS_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # Prometheus --storage.tsdb.retention.time units we accept (prometheus.io/docs, "Storage").
@@ -138,7 +138,7 @@ def problem(field: str, message: str) -> PydanticCustomError:
 
 def problems(found: Sequence[tuple[str, str]]) -> PydanticCustomError:
     """Every problem a validator found at once, each (field, message) attributed to its field
-    of the model that raises it (stacks/config.py reports them one by one)."""
+    of the model that raises it (stackmodel/config.py reports them one by one)."""
     field, message = found[0]
     return PydanticCustomError("config", message, {"field": field, "more": list(found[1:])})
 
@@ -286,7 +286,7 @@ def _text(what: str, spaces: bool = False) -> AfterValidator:
 #   '*' as a wildcard (istio/istio 1.29.0 pilot/pkg/security/authz/matcher/header.go
 #   HeaderMatcher: StringMatcherExact(v, false)).
 # So an address is kept exactly as written (case and all), two spellings of one address
-# are refused (stacks/rules.py identities-spelled-alike), and the characters are those an
+# are refused (stackmodel/rules.py identities-spelled-alike), and the characters are those an
 # identity provider puts in an account's address: ASCII letters, digits, '.', '_', '-',
 # "'" (Google Workspace usernames, support.google.com/a/answer/9193374) and '+' (Dex static
 # users, sub-addresses); no '*' (a wildcard to Istio), ',' or '#' (oauth2-proxy's file), no

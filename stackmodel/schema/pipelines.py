@@ -14,9 +14,9 @@ from pydantic import (
 )
 
 from facts import cloud_sql, versions
-from stacks.schema.common import Model, VolumeSize, problem, rule
-from stacks.schema.component import ComponentSpec, Need, Toggle, What
-from stacks.schema.components import CERT_MANAGER, ISTIO, KUBEFLOW
+from stackmodel.schema.common import Model, VolumeSize, problem, rule
+from stackmodel.schema.component import ComponentSpec, Need, Toggle, What
+from stackmodel.schema.components import CERT_MANAGER, ISTIO, KUBEFLOW
 
 # --- Kubeflow Pipelines (components/pipelines.py) -----------------------------------------
 

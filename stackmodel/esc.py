@@ -33,9 +33,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stacks import stackfile
-from stacks.secrets import SECRET_KEYS
-from stacks.stackfile import Found
+from stackmodel import stackfile
+from stackmodel.secrets import SECRET_KEYS
+from stackmodel.stackfile import Found
 
 PROJECT_NAMESPACE = "mlplatform"
 """What a pulumiConfig key without a namespace belongs to (the project's name, Pulumi.yaml)."""

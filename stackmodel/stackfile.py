@@ -75,7 +75,7 @@ class StackFile:
     config: dict[str, Any] = field(default_factory=dict)
     """The `config:` mapping, entries with non-string keys dropped."""
     environment: Any = None
-    """The `environment:` value as written (ESC imports; stacks/esc.py reads it)."""
+    """The `environment:` value as written (ESC imports; stackmodel/esc.py reads it)."""
     problems: Found = field(default_factory=list)
     fatal: bool = False
     """Nothing in the file can be read (encoding, YAML syntax, not a mapping)."""

@@ -1,5 +1,5 @@
 """The stack file's NVIDIA DRA driver (components/dra.py): GPUs through Dynamic Resource
-Allocation on the pools that ask for it (`gpuAllocation: dra`, stacks/schema/pools.py)."""
+Allocation on the pools that ask for it (`gpuAllocation: dra`, stackmodel/schema/pools.py)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 from pydantic import Field, StrictBool
 
 from facts import versions
-from stacks.schema.cluster import GkeClusterConfig
-from stacks.schema.common import Model
-from stacks.schema.component import ComponentSpec
-from stacks.schema.components import ChartValues, chart_values_field
+from stackmodel.schema.cluster import GkeClusterConfig
+from stackmodel.schema.common import Model
+from stackmodel.schema.component import ComponentSpec
+from stackmodel.schema.components import ChartValues, chart_values_field
 
 
 class NvidiaDraDriverConfig(Model):

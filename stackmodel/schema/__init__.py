@@ -7,12 +7,12 @@ replaces live infrastructure says so in its description ("replaces ...").
 
 Checks that span one model raise `problem(field, message)` so that the path names the
 field; checks that span the whole stack (pools vs autoprovisioning, teams vs pools)
-are the rules of stacks/rules.py and run once every part has its type.
+are the rules of stackmodel/rules.py and run once every part has its type.
 
 One schema, one module per domain: `common` (the base model, names, quantities, e-mail
 addresses), `pools` (and `fabric`, a pool's GPUDirect networking), `network` and `cluster`, `teams`, `components`, `auth` (the sign-in and its groups),
 `pipelines`, `sources`
-(mirrors and overrides), and here the whole stack file. Every name is importable from `stacks.schema` as
+(mirrors and overrides), and here the whole stack file. Every name is importable from `stackmodel.schema` as
 before.
 """
 
@@ -22,7 +22,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, field_validator
 
-from stacks.schema.auth import (
+from stackmodel.schema.auth import (
     DEX_DEFAULT_SCOPES,
     DISCOVERY_PATH,
     GOOGLE_ISSUER,
@@ -35,7 +35,7 @@ from stacks.schema.auth import (
     OidcGroups,
     _email_domain,
 )
-from stacks.schema.cluster import (
+from stackmodel.schema.cluster import (
     EXCLUSIONS_MAX,
     KMS_KEY,
     NO_UPGRADES_MAX_DAYS,
@@ -59,7 +59,7 @@ from stacks.schema.cluster import (
     _utc_text,
     _utc_time,
 )
-from stacks.schema.common import (
+from stackmodel.schema.common import (
     _KUBERNETES,
     _PLATFORM,
     BUCKET_DUAL_REGIONS,
@@ -119,9 +119,9 @@ from stacks.schema.common import (
     problems,
     zone_region,
 )
-from stacks.schema.component import COMPONENTS as COMPONENTS_KEY
-from stacks.schema.component import ComponentSpec, Need, Ready, Toggle, What, install_order
-from stacks.schema.components import (
+from stackmodel.schema.component import COMPONENTS as COMPONENTS_KEY
+from stackmodel.schema.component import ComponentSpec, Need, Ready, Toggle, What, install_order
+from stackmodel.schema.components import (
     CERT_MANAGER,
     CHART_VALUES_KIND,
     CHART_VALUES_RULE,
@@ -156,11 +156,11 @@ from stacks.schema.components import (
     chart_values_field,
     gpu_stack,
 )
-from stacks.schema.dra import NVIDIA_DRA_DRIVER, NvidiaDraDriverConfig
-from stacks.schema.fabric import FabricConfig, FabricNetwork, FabricNic
-from stacks.schema.gpu_fabric import GPU_FABRIC, GpuFabricConfig
-from stacks.schema.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
-from stacks.schema.network import (
+from stackmodel.schema.dra import NVIDIA_DRA_DRIVER, NvidiaDraDriverConfig
+from stackmodel.schema.fabric import FabricConfig, FabricNetwork, FabricNic
+from stackmodel.schema.gpu_fabric import GPU_FABRIC, GpuFabricConfig
+from stackmodel.schema.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
+from stackmodel.schema.network import (
     COMPUTE_RESOURCE_NAME,
     CREATED_RANGES,
     AuthorizedNetwork,
@@ -169,14 +169,14 @@ from stacks.schema.network import (
     NetworkConfig,
     _compute_name,
 )
-from stacks.schema.pipelines import (
+from stackmodel.schema.pipelines import (
     CLOUD_SQL_TIER,
     HOUR_MINUTE,
     PIPELINES,
     PipelinesCloudSql,
     PipelinesConfig,
 )
-from stacks.schema.pools import (
+from stackmodel.schema.pools import (
     LABEL_NAME,
     LABEL_VALUE_MAX,
     Autoprovisioning,
@@ -194,14 +194,14 @@ from stacks.schema.pools import (
     _label_value_problem,
     _node_labels,
 )
-from stacks.schema.registry import COMPONENTS, SPECS, Components, settings_model
-from stacks.schema.sources import (
+from stackmodel.schema.registry import COMPONENTS, SPECS, Components, settings_model
+from stackmodel.schema.sources import (
     Images,
     Overrides,
     Sources,
     _mirror_location,
 )
-from stacks.schema.teams import (
+from stackmodel.schema.teams import (
     PERSON_ROLES,
     ContainerDefaults,
     Contributor,

@@ -10,7 +10,7 @@ from pydantic import AfterValidator, Field, StrictBool, field_validator, model_v
 from pydantic_core import PydanticCustomError
 
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
-from stacks.schema.common import (
+from stackmodel.schema.common import (
     EMAIL_DOMAIN,
     REMOTE_SCHEME,
     Email,

@@ -40,8 +40,8 @@ from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from facts.prices import SHAPES
 from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
 from facts.versions import KUEUE_CHART
-from stacks import quantity, team_quota
-from stacks.schema import (
+from stackmodel import quantity, team_quota
+from stackmodel.schema import (
     CHART_VALUES_KIND,
     DCGM_EXPORTER,
     DNS_SUBDOMAIN_MAX,
@@ -74,9 +74,9 @@ from stacks.schema import (
     SharingStrategy,
     zone_region,
 )
-from stacks.schema.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
-from stacks.schema.pools import DRA_SOURCE
-from stacks.schema.sources import artifact_registry_location
+from stackmodel.schema.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
+from stackmodel.schema.pools import DRA_SOURCE
+from stackmodel.schema.sources import artifact_registry_location
 
 Found = Iterator[tuple[str, str]]
 """(config path, message) per problem, the path as the stack file spells it."""
@@ -100,7 +100,7 @@ def overlaps(a: str, b: str) -> bool:
 class Rule:
     """A rule over the whole stack. `reads`: the config paths its check looks at (through the
     helpers it calls too), so it still runs, and only then, when the schema refused parts of
-    the stack elsewhere (stacks/config.py)."""
+    the stack elsewhere (stackmodel/config.py)."""
 
     name: str
     description: str
@@ -1015,7 +1015,7 @@ def _team_ray_fits_a_node(config: PlatformConfig, i: int) -> Found:
 def _quota_reach(config: PlatformConfig, i: int, pool: str | None) -> tuple[dict[str, Decimal], str]:
     """The most CPU and memory one pod of team `i` may take, and what that is, for the output:
     with Kueue, the part of the team's quota on the flavor the pod gets (`pool`'s, else the
-    default flavor's: stacks/team_quota.py) and what its cohort may lend of that part; without
+    default flavor's: stackmodel/team_quota.py) and what its cohort may lend of that part; without
     Kueue, the team's whole quota (its namespace's ResourceQuota)."""
     team = config.teams[i]
     if not config.enabled(KUEUE):
@@ -1028,7 +1028,7 @@ def _quota_reach(config: PlatformConfig, i: int, pool: str | None) -> tuple[dict
         for name in team_quota.RESOURCES:
             reach[name] += part[name]
     flavor = f"flavor {pool}" if pool else "default flavor"
-    return reach, f"the team's quota on Kueue's {flavor}{' with what its cohort lends' if peers else ''} (stacks/team_quota.py)"
+    return reach, f"the team's quota on Kueue's {flavor}{' with what its cohort lends' if peers else ''} (stackmodel/team_quota.py)"
 
 
 def _team_ray_head_within_quota(config: PlatformConfig, i: int) -> Found:
@@ -1157,7 +1157,7 @@ def _addresses(config: PlatformConfig) -> Iterator[tuple[str, str]]:
 
 def _identities_spelled_alike(config: PlatformConfig) -> Found:
     """Dex and oauth2-proxy take `Ana@acme.com` and `ana@acme.com` for one account, but the
-    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (stacks/schema/common.py,
+    profile controller, KFAM and Istio compare the kubeflow-userid header exactly (stackmodel/schema/common.py,
     "e-mail addresses"): only the spelling the identity provider sends reaches the team. So
     one person is spelled one way throughout the stack."""
     first: dict[str, tuple[str, str]] = {}
@@ -1288,7 +1288,7 @@ def _chart_values_reach_a_chart(config: PlatformConfig) -> Found:
 
 def _components_needed(config: PlatformConfig) -> Found:
     """A component the stack installs has what it needs installed too (its spec's needs that are
-    not optional: stacks/schema/component.py)."""
+    not optional: stackmodel/schema/component.py)."""
     for spec in config.components.specs:
         if not config.enabled(spec):
             continue

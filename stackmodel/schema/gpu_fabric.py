@@ -10,8 +10,8 @@ from pydantic import Field, StrictBool
 
 from facts import versions
 from facts.gpu_fabric import NONE
-from stacks.schema.common import Model
-from stacks.schema.component import ComponentSpec
+from stackmodel.schema.common import Model
+from stackmodel.schema.component import ComponentSpec
 
 
 class GpuFabricConfig(Model):

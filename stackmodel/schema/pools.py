@@ -19,7 +19,7 @@ from pydantic import (
 from facts.gpu_catalog import ACCELERATORS, describe_machine_types
 from facts.node_labels import Taint, reserved_key
 from facts.topology import LABELLED_MACHINE_TYPES
-from stacks.schema.common import (
+from stackmodel.schema.common import (
     DNS_SUBDOMAIN,
     DNS_SUBDOMAIN_MAX,
     GCP_REGION,
@@ -35,7 +35,7 @@ from stacks.schema.common import (
     problems,
     rule,
 )
-from stacks.schema.fabric import FabricConfig, FabricNetwork, pool_fabric_problems
+from stackmodel.schema.fabric import FabricConfig, FabricNetwork, pool_fabric_problems
 
 
 class Provisioning(str, Enum):
@@ -362,7 +362,7 @@ class GpuPool(Model):
     @rule("dra-pool-as-gke-allows")
     def _dra_as_gke_allows(self) -> GpuPool:
         """What GKE refuses of a DRA pool itself (DRA_SOURCE); autoprovisioning and the GKE version
-        are the stack's (stacks/rules.py dra-pools-without-autoprovisioning, dra-pools-gke-version)."""
+        are the stack's (stackmodel/rules.py dra-pools-without-autoprovisioning, dra-pools-gke-version)."""
         if self.gpu_allocation is not GpuAllocation.DRA:
             return self
         found: list[tuple[str, str]] = []

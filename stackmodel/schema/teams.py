@@ -15,8 +15,8 @@ from pydantic import (
 )
 
 from facts.naming import bucket_name_problem
-from stacks import quantity
-from stacks.schema.common import (
+from stackmodel import quantity
+from stackmodel.schema.common import (
     BUCKET_DUAL_REGIONS,
     BUCKET_MULTI_REGIONS,
     DNS_SUBDOMAIN,

@@ -3,10 +3,10 @@ validate it into a `PlatformConfig`, or fail with every problem listed at once.
 
 Both roads end in `validate`, so `python -m stacks plan` and `pulumi up` reject the
 same stack files with the same messages. Before the schema, the loader judges what the
-schema cannot see: the file itself (stacks/stackfile.py: encoding, duplicate and
+schema cannot see: the file itself (stackmodel/stackfile.py: encoding, duplicate and
 non-string keys, the top level), the config keys (a namespace nothing reads drops the
-key silently), secrets written in plain text (stacks/secrets.py), and the ESC
-environments the stack imports (stacks/esc.py: resolved from local files, or reported as
+key silently), secrets written in plain text (stackmodel/secrets.py), and the ESC
+environments the stack imports (stackmodel/esc.py: resolved from local files, or reported as
 not resolved offline, never as missing).
 """
 
@@ -23,9 +23,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from stacks import esc, stackfile
-from stacks.rules import cross_checks, missing_keys, warnings
-from stacks.schema import (
+from stackmodel import esc, stackfile
+from stackmodel.rules import cross_checks, missing_keys, warnings
+from stackmodel.schema import (
     COMPONENTS,
     KUBEFLOW,
     WEEKDAYS,
@@ -37,9 +37,9 @@ from stacks.schema import (
     settings_model,
 )
 
-STACKS_DIR = Path(__file__).resolve().parent
-"""Where a stack name (`dev`) is looked up: the project's stack files, beside the schema
-(Pulumi.yaml `stackConfigDir: stacks`). The tests look names up in their own fixtures
+STACKS_DIR = Path(__file__).resolve().parents[1] / "stacks"
+"""Where a stack name (`dev`) is looked up: the project's stack files, `stacks/` beside this
+package (Pulumi.yaml `stackConfigDir: stacks`). The tests look names up in their own fixtures
 instead (tests/support/fixtures.py), so a fork's stacks/ may hold anything."""
 NAMESPACE = "mlplatform"
 # Config keys of other namespaces that the schema reads; everything else in them is
@@ -87,7 +87,7 @@ class Loaded:
     notes: tuple[Problem, ...] = ()
     """Not errors: keys that may come from ESC environments not resolved offline, groups read at `pulumi up`."""
     warnings: tuple[Problem, ...] = ()
-    """Not errors: what may be meant but usually is not (stacks/rules.py WARNINGS)."""
+    """Not errors: what may be meant but usually is not (stackmodel/rules.py WARNINGS)."""
 
 
 def stack_file(name_or_path: str) -> Path:
@@ -160,14 +160,14 @@ def key_problems(config: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def encrypted_plain_keys(config: Mapping[str, Any]) -> list[str]:
     """Keys the schema reads that are encrypted in the file, so unreadable offline."""
-    from stacks.secrets import SECRET_CONFIG_KEYS, is_encrypted
+    from stackmodel.secrets import SECRET_CONFIG_KEYS, is_encrypted
 
     return [k for k, v in config.items() if _ours(k) and k not in SECRET_CONFIG_KEYS and is_encrypted(v)]
 
 
 def file_secret_problems(config: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Secret keys in plain text in a stack file, and encrypted values the schema cannot read."""
-    from stacks.secrets import SECRET_CONFIG_KEYS, is_encrypted, plaintext_secrets
+    from stackmodel.secrets import SECRET_CONFIG_KEYS, is_encrypted, plaintext_secrets
 
     found = plaintext_secrets(config, lambda _key, value: is_encrypted(value))
     found += [
@@ -221,7 +221,7 @@ def _validate(
     how: Callable[[str], str],
 ) -> tuple[PlatformConfig, list[Problem]]:
     """validate, and the notes on keys that may come from elsewhere."""
-    from stacks.secrets import SECRET_CONFIG_KEYS
+    from stackmodel.secrets import SECRET_CONFIG_KEYS
 
     ours = {k: v for k, v in config.items() if _ours(k) and k not in SECRET_CONFIG_KEYS}
     missing: list[Problem] = []
@@ -269,7 +269,7 @@ def running_stack_config() -> PlatformConfig:
     import pulumi
     from pulumi.runtime import config as runtime_config
 
-    from stacks.secrets import plaintext_secrets, secret_problems
+    from stackmodel.secrets import plaintext_secrets, secret_problems
 
     source = f"stack {pulumi.get_stack()}"
     earlier: list[Problem] = []
@@ -312,7 +312,7 @@ def load_stack(name_or_path: str, esc_files: Mapping[str, Path] | None = None) -
                 f"{'they set' if plural else 'it sets'} are not in this view; {resolved.how()}",
             )
         )
-    from stacks.secrets import SECRET_CONFIG_KEYS  # offline, every secret is a placeholder anyway
+    from stackmodel.secrets import SECRET_CONFIG_KEYS  # offline, every secret is a placeholder anyway
 
     notes += [
         Problem(key, f"set by {resolved.origin(key)} to an expression the offline tools do not evaluate; not in this view")

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from facts.allocatable import allocatable
-from stacks import quantity
-from stacks.schema import GpuPool, Team
+from stackmodel import quantity
+from stackmodel.schema import GpuPool, Team
 
 RESOURCES = ("cpu", "memory")
 STEPS = {"cpu": (Decimal(1), Decimal("0.001")), "memory": (quantity.GI, quantity.MI)}

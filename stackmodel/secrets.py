@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stacks.schema import KUBEFLOW, AuthKind, PlatformConfig
+from stackmodel.schema import KUBEFLOW, AuthKind, PlatformConfig
 
 NAMESPACE = "mlplatform"
 

@@ -1,7 +1,7 @@
 """What the stack model knows of a component: its key of `mlplatform:components`, the model of
 its settings, what it needs of other components, whether a stack that says nothing installs it,
 its pins, and where it is installed from. One `ComponentSpec` per component, beside its model;
-the ordered list of them (stacks/schema/registry.py) is the one place a component is added, and
+the ordered list of them (stackmodel/schema/registry.py) is the one place a component is added, and
 the schema root, the dependency check, the install order, the reference and the plan's waits
 are derived from it (docs/development.md, "Adding a component").
 
@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 from pydantic import Field, StrictBool
 
 from facts.versions import Pin
-from stacks.schema.common import Model
+from stackmodel.schema.common import Model
 
 COMPONENTS = "mlplatform:components"
 
@@ -93,7 +93,7 @@ class ComponentSpec(Ready, Generic[M]):
     a fork that merges a release switches a new one on itself."""
     unused_overlays: Callable[[Any], dict[str, str]] | None = None
     """For settings (its model) that install some chart of its elsewhere or not at all: which of
-    its chart-values fields reach no chart, and why (stacks/rules.py chart-values-reach-a-chart)."""
+    its chart-values fields reach no chart, and why (stackmodel/rules.py chart-values-reach-a-chart)."""
     parts: tuple[Ready, ...] = ()
     """Parts of it others wait for apart from the whole (recorded as nothing where the stack
     does not install it)."""
