@@ -6,8 +6,8 @@ import program
 from args.components import pipelines_args
 from components.pipelines import prepared_trees
 from components.trees import unprepared
+from stackmodel.components.pipelines import PIPELINES
 from stackmodel.config import running_stack_config
-from stackmodel.schema import PIPELINES
 
 config = running_stack_config()
 # A tree read from a local mirror of remote kustomize bases must be prepared before (the

@@ -20,10 +20,12 @@ from components.overlays import overlay_verdict
 from components.platform import install
 from infra.cloud_identity import read_members
 from infra.cluster import build_cluster
+from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.config import ConfigError, Problem
 from stackmodel.rules import AUTH, cross_checks, with_read_members
-from stackmodel.schema import KUBEFLOW, GroupSource, PlatformConfig
+from stackmodel.schema import GroupSource
 from stackmodel.secrets import NAMESPACE, SecretKey, required_secrets
+from stackmodel.stack import PlatformConfig
 
 
 def build(config: PlatformConfig) -> InstallRecord:

@@ -14,33 +14,20 @@ import pulumi
 from args.fabric import fabric_pools
 from args.infra import image_registry_args
 from facts.image_set import LOCAL_REGISTRY, notebook_image
-from stackmodel.schema import (
-    CERT_MANAGER,
-    DCGM_EXPORTER,
-    IDLE_RECLAIM,
-    JOBSET,
-    KUBEFLOW,
-    KUBERAY,
-    KUEUE,
-    MONITORING,
-    NVIDIA_DRA_DRIVER,
-    PIPELINES,
-    TRAINER,
-    DcgmSource,
-    GkeClusterConfig,
-    GpuPool,
-    IdleReclaimConfig,
-    KubeflowAuth,
-    MetricsBackend,
-    MonitoringConfig,
-    PipelinesCloudSql,
-    PipelinesConfig,
-    PlatformConfig,
-    RaySource,
-    Sources,
-    WaitForPodsReady,
-)
+from stackmodel.components.cert_manager import CERT_MANAGER
+from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
+from stackmodel.components.dra import NVIDIA_DRA_DRIVER
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM, IdleReclaimConfig
+from stackmodel.components.jobset import JOBSET
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY, RaySource
+from stackmodel.components.kueue import KUEUE, WaitForPodsReady
+from stackmodel.components.monitoring import MONITORING, MetricsBackend, MonitoringConfig
+from stackmodel.components.pipelines import PIPELINES, PipelinesCloudSql, PipelinesConfig
+from stackmodel.components.trainer import TRAINER
+from stackmodel.schema import GkeClusterConfig, GpuPool, KubeflowAuth, Sources
 from stackmodel.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET, OIDC_CLIENT_SECRET, SecretKey
+from stackmodel.stack import PlatformConfig
 
 Secrets = Mapping[SecretKey, pulumi.Output[Any]]
 """The secrets a stack needs (stackmodel.secrets.required_secrets), each a Pulumi secret; a

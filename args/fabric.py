@@ -15,7 +15,8 @@ from types import MappingProxyType
 from facts import gpu_fabric
 from facts.gpu_fabric import FabricNic
 from facts.node_labels import Taint, pool_selector, pool_taints
-from stackmodel.schema import GkeClusterConfig, PlatformConfig
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,10 @@ import re
 from dataclasses import dataclass
 
 from args.fabric import FabricPoolArgs, fabric_pools
-from stackmodel.schema import (
-    DCGM_EXPORTER,
-    KUBERAY,
-    DcgmSource,
-    Environment,
-    ExistingNetwork,
-    GkeClusterConfig,
-    KindClusterConfig,
-    NetworkConfig,
-    PlatformConfig,
-    RaySource,
-)
+from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
+from stackmodel.components.kuberay import KUBERAY, RaySource
+from stackmodel.schema import Environment, ExistingNetwork, GkeClusterConfig, KindClusterConfig, NetworkConfig
+from stackmodel.stack import PlatformConfig
 
 
 @dataclass(frozen=True)

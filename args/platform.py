@@ -11,7 +11,8 @@ from args.components import Secrets
 from args.infra import ClusterArgs, cluster_args
 from args.teams import TeamArgs, teams_args
 from facts.image_refs import ImagePolicy
-from stackmodel.schema import ComponentSpec, PlatformConfig
+from stackmodel.components.spec import ComponentSpec
+from stackmodel.stack import PlatformConfig
 
 A = TypeVar("A")
 T = TypeVar("T")
@@ -35,7 +36,7 @@ class ComponentArgs:
 class PlatformArgs:
     cluster: ClusterArgs
     specs: tuple[ComponentSpec[Any], ...]
-    """Every component of the stack's list, in install order (stackmodel/schema/component.py install_order)."""
+    """Every component of the stack's list, in install order (stackmodel/components/spec.py install_order)."""
     components: tuple[ComponentArgs, ...]
     """The components the stack installs here, in install order, each with its Args."""
     teams: tuple[TeamArgs, ...]

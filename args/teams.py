@@ -6,19 +6,12 @@ from dataclasses import dataclass
 
 from args.components import gpu_pools
 from facts.naming import team_bucket_name
-from stackmodel.schema import (
-    IDLE_RECLAIM,
-    KUBEFLOW,
-    KUEUE,
-    PIPELINES,
-    GkeClusterConfig,
-    GpuPool,
-    GroupSource,
-    KubeflowAuth,
-    PlatformConfig,
-    Role,
-    Team,
-)
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kueue import KUEUE
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.schema import GkeClusterConfig, GpuPool, GroupSource, KubeflowAuth, Role, Team
+from stackmodel.stack import PlatformConfig
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import pulumi
 from pulumi.runtime import mocks
 
 from stackmodel.config import load, read_stack_file, stack_file, validate
-from stackmodel.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tooling.graph import short, stages_after_cluster
 from tooling.plan import Plan, evaluate, under_mocks
 

@@ -23,10 +23,10 @@ from args.components import CertManagerArgs, cert_manager_args
 from components.base import KUSTOMIZE_TYPE, Moved, PlatformComponent, install_child_urn
 from components.installation import ChartValues, Installation, built_by
 from components.readiness import Readiness
-from facts.versions import CERT_MANAGER
+from facts.versions import CERT_MANAGER as CHART
 from infra.cluster import Cluster
 from infra.component import type_token
-from stackmodel import schema
+from stackmodel.components.cert_manager import CERT_MANAGER
 
 NAMESPACE = "cert-manager"
 RELEASE = "cert-manager"
@@ -66,7 +66,7 @@ class CertManager(PlatformComponent):
         )
         namespace = self.create_namespace(NAMESPACE, NAMESPACE_LABELS, aliases=[old_namespace])
         chart = self.chart(
-            RELEASE, CERT_MANAGER, NAMESPACE, cert_manager_values(), [namespace], moves=[moved], overlay=args.values
+            RELEASE, CHART, NAMESPACE, cert_manager_values(), [namespace], moves=[moved], overlay=args.values
         )
         # The issuer is validated by cert-manager's webhook: the tree waits for the whole chart,
         # so for the webhook's Deployment to be ready.
@@ -87,8 +87,8 @@ def _install(args: CertManagerArgs, cluster: Cluster, ready: Readiness) -> Platf
 
 
 INSTALLATION = Installation(
-    schema.CERT_MANAGER,
+    CERT_MANAGER,
     cert_manager_args,
     _install,
-    charts=(ChartValues("values", CERT_MANAGER, lambda args: cert_manager_values(), lambda args: args.values, built_by(cert_manager_values)),),
+    charts=(ChartValues("values", CHART, lambda args: cert_manager_values(), lambda args: args.values, built_by(cert_manager_values)),),
 )

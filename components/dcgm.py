@@ -21,9 +21,9 @@ from components.base import PlatformComponent
 from components.installation import ChartValues, Installation, built_by
 from components.readiness import Readiness
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT, pool_taints
-from facts.versions import DCGM_EXPORTER
+from facts.versions import DCGM_EXPORTER as CHART
 from infra.cluster import Cluster
-from stackmodel import schema
+from stackmodel.components.dcgm import DCGM_EXPORTER
 from stackmodel.schema import GpuPool
 
 NAMESPACE = "dcgm-exporter"
@@ -173,7 +173,7 @@ class DcgmExporter(PlatformComponent):
             spec=critical_pods_quota(),
             opts=self.child([ns]),
         )
-        self.ready = self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), [ns, quota], overlay=args.values)
+        self.ready = self.chart(RELEASE, CHART, NAMESPACE, dcgm_exporter_values(args), [ns, quota], overlay=args.values)
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
@@ -184,8 +184,8 @@ def _install(args: DcgmExporterArgs, cluster: Cluster, ready: Readiness) -> Plat
 
 # With GKE's managed DCGM metrics dcgm_exporter_args gives None: infra/gke.py enables GKE's exporter.
 INSTALLATION = Installation(
-    schema.DCGM_EXPORTER,
+    DCGM_EXPORTER,
     dcgm_exporter_args,
     _install,
-    charts=(ChartValues("values", DCGM_EXPORTER, dcgm_exporter_values, lambda args: args.values, built_by(dcgm_exporter_values)),),
+    charts=(ChartValues("values", CHART, dcgm_exporter_values, lambda args: args.values, built_by(dcgm_exporter_values)),),
 )

@@ -52,7 +52,7 @@ from facts.dra import GKE_DRIVER_ROOT, RESOURCE_API_VERSION
 from facts.node_labels import DRA_NODE_LABELS, pool_selector, pool_taints
 from facts.versions import NVIDIA_DRA_DRIVER_CHART, NVIDIA_DRIVER_INSTALLER_COS
 from infra.cluster import Cluster
-from stackmodel import schema
+from stackmodel.components.dra import NVIDIA_DRA_DRIVER
 
 NAMESPACE = "nvidia-dra-driver-gpu"
 """GKE's guide's namespace (the chart refuses `default`: templates/validation.yaml)."""
@@ -110,7 +110,7 @@ def _install(args: NvidiaDraDriverArgs, cluster: Cluster, ready: Readiness) -> P
 
 
 INSTALLATION = Installation(
-    schema.NVIDIA_DRA_DRIVER,
+    NVIDIA_DRA_DRIVER,
     nvidia_dra_driver_args,
     _install,
     charts=(

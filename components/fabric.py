@@ -33,8 +33,9 @@ from components.readiness import Readiness
 from facts.gpu_fabric import RDMA, TCPXO
 from facts.versions import NCCL_RDMA_INSTALLER, NCCL_TCPXO_INSTALLER, NRI_DEVICE_INJECTOR, ReleaseManifest
 from infra.cluster import Cluster
-from stackmodel import schema
-from stackmodel.schema import PlatformConfig, Sources
+from stackmodel.components.fabric import GPU_FABRIC
+from stackmodel.schema import Sources
+from stackmodel.stack import PlatformConfig
 
 GROUP = "networking.gke.io"
 API_VERSION = f"{GROUP}/v1"
@@ -144,4 +145,4 @@ def _install(args: GpuFabricArgs, cluster: Cluster, ready: Readiness) -> Platfor
     return GpuFabric("gpu-fabric", args, cluster)
 
 
-INSTALLATION = Installation(schema.GPU_FABRIC, gpu_fabric_args, _install)
+INSTALLATION = Installation(GPU_FABRIC, gpu_fabric_args, _install)

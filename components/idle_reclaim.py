@@ -43,8 +43,7 @@ from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import IDLE_RECLAIM_LABEL, PROFILE_NAMESPACE_LABEL
 from facts.versions import PYTHON_IMAGE, image
 from infra.cluster import Cluster
-from stackmodel import schema
-from stackmodel.schema.idle_reclaim import RUN_INTERVAL_SECONDS, STEP_SECONDS
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM, RUN_INTERVAL_SECONDS, STEP_SECONDS
 
 NAME = "idle-reclaim"
 CLUSTER_ROLE = "mlplatform-idle-reclaim"
@@ -200,7 +199,7 @@ class IdleReclaim(PlatformComponent):
 
 
 def _install(args: IdleReclaimArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    return IdleReclaim("idle-reclaim", args, cluster, ready.resources(schema.IDLE_RECLAIM.needs, "the idle reclaim"))
+    return IdleReclaim("idle-reclaim", args, cluster, ready.resources(IDLE_RECLAIM.needs, "the idle reclaim"))
 
 
-INSTALLATION = Installation(schema.IDLE_RECLAIM, idle_reclaim_args, _install)
+INSTALLATION = Installation(IDLE_RECLAIM, idle_reclaim_args, _install)

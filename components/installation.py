@@ -1,5 +1,5 @@
 """How a component is installed: the other half of its entry in the list of components
-(stackmodel/schema/registry.py). The spec (stackmodel/schema/component.py) is what the stack model
+(stackmodel/registry.py). The spec (stackmodel/components/spec.py) is what the stack model
 knows; the `Installation`, in the module that installs the component, is what the program
 does: the pure function that cuts its Args from the stack model, the installer that takes
 them, and the charts whose values a stack may overlay. The spec names it (`installed_by`)
@@ -19,7 +19,7 @@ from components.base import PlatformComponent
 from components.readiness import Readiness, WiringError
 from facts.versions import Pin
 from infra.cluster import Cluster
-from stackmodel.schema.component import ComponentSpec
+from stackmodel.components.spec import ComponentSpec
 
 A = TypeVar("A")
 

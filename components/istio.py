@@ -21,9 +21,9 @@ from components.base import PlatformComponent, PropsTransform, config_digest, wi
 from components.installation import Installation
 from components.readiness import Readiness
 from facts.image_refs import parse
-from facts.versions import ISTIO
+from facts.versions import ISTIO as PIN
 from infra.cluster import Cluster
-from stackmodel import schema
+from stackmodel.components.istio import ISTIO
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
@@ -191,12 +191,12 @@ def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
     annotations = gateway_annotations(args)
     with_annotations = (partial(with_gateway_annotations, annotations=annotations),) if annotations else ()
     patch: tuple[PropsTransform, ...] = ()
-    if ISTIO.patch is not None:
+    if PIN.patch is not None:
         patch = (
-            partial(with_patch_release, tree=ISTIO.version, release=ISTIO.runs),
+            partial(with_patch_release, tree=PIN.version, release=PIN.runs),
             with_escaped_annotations,
             # The CNI agent reads its ConfigMap (AGENT_VERSION_KEY among it) as env, at start.
-            partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(ISTIO.runs)),
+            partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(PIN.runs)),
         )
     return (with_path_normalization, *patch, *with_annotations)
 
@@ -227,7 +227,7 @@ class Istio(PlatformComponent):
 
 
 def _install(args: IstioArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    return Istio("istio", args, cluster, ready.resources(schema.ISTIO.needs, "Istio"))
+    return Istio("istio", args, cluster, ready.resources(ISTIO.needs, "Istio"))
 
 
-INSTALLATION = Installation(schema.ISTIO, istio_args, _install)
+INSTALLATION = Installation(ISTIO, istio_args, _install)

@@ -10,7 +10,7 @@ from components.installation import ChartValues, Installation
 from components.readiness import Readiness
 from facts.versions import JOBSET_CHART
 from infra.cluster import Cluster
-from stackmodel import schema
+from stackmodel.components.jobset import JOBSET
 
 NAMESPACE = "jobset-system"
 
@@ -37,7 +37,7 @@ def _install(args: JobSetArgs, cluster: Cluster, ready: Readiness) -> PlatformCo
 
 
 INSTALLATION = Installation(
-    schema.JOBSET,
+    JOBSET,
     jobset_args,
     _install,
     charts=(ChartValues("values", JOBSET_CHART, lambda args: {}, lambda args: args.values, "components/jobset.py: no values of its own"),),

@@ -49,7 +49,9 @@ from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
 from infra.cluster import Cluster
 from infra.component import type_token
-from stackmodel import schema
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kubeflow_parts import KUBEFLOW_HTTPS_GATEWAY, KUBEFLOW_NAMESPACES, KUBEFLOW_POD_DEFAULTS
 from stackmodel.schema import DEX_DEFAULT_SCOPES, AuthKind, GpuPool, GroupSource, KubeflowAuth, OidcGroups
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
@@ -617,23 +619,23 @@ class Kubeflow(PlatformComponent):
 def _prepare(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     """Kubeflow's namespaces, before every component: Istio and Trainer put objects into them."""
     namespaces = KubeflowNamespaces("kubeflow-namespaces", args.namespaces, cluster)
-    ready.record(schema.KUBEFLOW_NAMESPACES, namespaces.ready)
+    ready.record(KUBEFLOW_NAMESPACES, namespaces.ready)
     return namespaces
 
 
-GATEWAY_NEEDS = (Need(schema.ISTIO, What.CONTROLLER),)
+GATEWAY_NEEDS = (Need(ISTIO, What.CONTROLLER),)
 """The Ingress sends to Istio's ingress gateway, which serves Kubeflow's sign-in (and so waits for Kubeflow too)."""
 
 
 def _install(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(schema.KUBEFLOW.needs, "Kubeflow"))
-    ready.record(schema.KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
+    kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(KUBEFLOW.needs, "Kubeflow"))
+    ready.record(KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
     gateway = None
     if args.https_gateway is not None:
         needs = [*ready.resources(GATEWAY_NEEDS, "the HTTPS gateway"), kubeflow.ready]
         gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, needs)
-    ready.record(schema.KUBEFLOW_HTTPS_GATEWAY, gateway)
+    ready.record(KUBEFLOW_HTTPS_GATEWAY, gateway)
     return kubeflow
 
 
-INSTALLATION = Installation(schema.KUBEFLOW, kubeflow_install_args, _install, prepare=_prepare)
+INSTALLATION = Installation(KUBEFLOW, kubeflow_install_args, _install, prepare=_prepare)

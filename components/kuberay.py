@@ -21,7 +21,7 @@ from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import KUBERAY_CHART
 from infra.cluster import Cluster
-from stackmodel import schema
+from stackmodel.components.kuberay import KUBERAY
 
 NAMESPACE = "kuberay-system"
 
@@ -62,7 +62,7 @@ def _install(args: KubeRayArgs, cluster: Cluster, ready: Readiness) -> PlatformC
 
 # With GKE's managed operator (source gke-addon) kuberay_args gives None: infra/gke.py turns the add-on on.
 INSTALLATION = Installation(
-    schema.KUBERAY,
+    KUBERAY,
     kuberay_args,
     _install,
     charts=(ChartValues("values", KUBERAY_CHART, lambda args: kuberay_values(), lambda args: args.values, built_by(kuberay_values)),),

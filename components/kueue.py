@@ -37,8 +37,8 @@ from facts.node_labels import GPU_RESOURCE, GPU_TAINT, pool_selector, pool_taint
 from facts.topology import LEVELS, TOPOLOGY_NAME
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
-from stackmodel import schema
-from stackmodel.schema import GpuPool, Provisioning, WaitForPodsReady
+from stackmodel.components.kueue import KUEUE, WaitForPodsReady
+from stackmodel.schema import GpuPool, Provisioning
 
 NAMESPACE = "kueue-system"
 CONFIG_MAP = "kueue-manager-config"
@@ -303,7 +303,7 @@ def _install(args: KueueArgs, cluster: Cluster, ready: Readiness) -> PlatformCom
 
 
 INSTALLATION = Installation(
-    schema.KUEUE,
+    KUEUE,
     kueue_args,
     _install,
     charts=(

@@ -38,8 +38,7 @@ from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
-from stackmodel import schema
-from stackmodel.schema import MetricsBackend, MonitoringConfig
+from stackmodel.components.monitoring import MONITORING, MetricsBackend, MonitoringConfig
 
 NAMESPACE = "monitoring"
 # Helm release names; fullnameOverride pins the object names to them, so the service
@@ -493,7 +492,7 @@ def gmp_frontend_spec(project: str) -> dict[str, Any]:
     }
 
 
-INSTALLATION = Installation(schema.MONITORING, monitoring_args, lambda args, cluster, ready: Monitoring("monitoring", args, cluster, ready.resources(schema.MONITORING.needs, "Grafana")), charts=(
+INSTALLATION = Installation(MONITORING, monitoring_args, lambda args, cluster, ready: Monitoring("monitoring", args, cluster, ready.resources(MONITORING.needs, "Grafana")), charts=(
     ChartValues("values", KUBE_PROMETHEUS_STACK, lambda args: prometheus_stack_values(args.settings, args.notebook_metrics), lambda args: args.settings.values,
                 built_by(prometheus_stack_values), installed=lambda args: args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK),
     ChartValues("grafanaValues", GRAFANA, grafana_values, lambda args: args.settings.grafana_values, built_by(grafana_values)),

@@ -72,7 +72,7 @@ from facts.resource_types import RANDOM_PASSWORD
 from infra.cloudsql import CloudSqlDatabase
 from infra.cluster import Cluster
 from infra.component import Component, type_token
-from stackmodel import schema
+from stackmodel.components.pipelines import PIPELINES
 
 TREE = "applications/pipeline/overlays"
 INSTALL = "pipelines"
@@ -432,7 +432,7 @@ def _install(args: PipelinesArgs, cluster: Cluster, ready: Readiness) -> Platfor
     teams = args.in_cluster_teams
     keys = PipelineKeys("pipeline-keys", PipelineKeysArgs(teams)).keys if teams else {}
     # Its team keys reach the teams through its record (PlatformComponent.installs).
-    return Pipelines("pipelines", args, cluster, ready.resources(schema.PIPELINES.needs, "Kubeflow Pipelines"), keys)
+    return Pipelines("pipelines", args, cluster, ready.resources(PIPELINES.needs, "Kubeflow Pipelines"), keys)
 
 
-INSTALLATION = Installation(schema.PIPELINES, pipelines_args, _install)
+INSTALLATION = Installation(PIPELINES, pipelines_args, _install)

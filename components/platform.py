@@ -1,4 +1,4 @@
-"""The composition: every component of the stack's list (stackmodel/schema/registry.py) installed by
+"""The composition: every component of the stack's list (stackmodel/registry.py) installed by
 its own Installation (components/installation.py), each after what its spec says it needs; then
 what ties two components, the training runtimes and the teams. It names no component of the
 list itself, except where two meet (the Ties) and the rooms above the components (runtimes/,
@@ -34,7 +34,12 @@ from components.ties import Tie
 from infra.cluster import Cluster
 from infra.component import type_token
 from runtimes.component import TrainingRuntimes
-from stackmodel.schema import DCGM_EXPORTER, ISTIO, KUBEFLOW_HTTPS_GATEWAY, KUEUE, MONITORING, TRAINER
+from stackmodel.components.dcgm import DCGM_EXPORTER
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow_parts import KUBEFLOW_HTTPS_GATEWAY
+from stackmodel.components.kueue import KUEUE
+from stackmodel.components.monitoring import MONITORING
+from stackmodel.components.trainer import TRAINER
 
 RUNTIMES_NEEDS = (Need(TRAINER, What.CRDS), Need(TRAINER, What.WEBHOOKS))
 """Our ClusterTrainingRuntimes (not the chart's hook) are Trainer's kind, checked by its webhook."""

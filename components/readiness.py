@@ -1,6 +1,6 @@
 """What one component makes ready for another, typed: the composition (components/platform.py)
 records each component's readiness under its spec (a `Ready`: the component, or a part of one)
-as it installs it, and everything that waits names a `Need` (stackmodel/schema/component.py): whose
+as it installs it, and everything that waits names a `Need` (stackmodel/components/spec.py): whose
 readiness, and which part of it (its CRDs, its admission webhooks, its namespaces, its running
 controller). A key nobody has recorded yet is an error at plan time (an installer ordered after
 its user), never a dependency silently dropped.
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import pulumi
 
-from stackmodel.schema import Need, Ready, What
+from stackmodel.components.spec import Need, Ready, What
 
 __all__ = ["Need", "Readiness", "Ready", "What", "WiringError"]
 

@@ -21,7 +21,7 @@ from components.readiness import Readiness
 from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import TRAINER_CHART
 from infra.cluster import Cluster
-from stackmodel import schema
+from stackmodel.components.trainer import TRAINER
 
 NAMESPACE = "kubeflow-system"
 WEBHOOK_PORT = 9443
@@ -99,14 +99,14 @@ class Trainer(PlatformComponent):
 
 
 def _install(args: TrainerInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    jobset, namespace = schema.TRAINER.needs
+    jobset, namespace = TRAINER.needs
     needs = ready.resources((jobset,), "Trainer")
     return Trainer("trainer", args.trainer, cluster, needs, namespace=ready.get(namespace.on))
 
 
 # Our ClusterTrainingRuntimes (runtimes/) follow the controller: the composition installs them.
 INSTALLATION = Installation(
-    schema.TRAINER,
+    TRAINER,
     trainer_install_args,
     _install,
     charts=(ChartValues("values", TRAINER_CHART, lambda args: trainer_values(), lambda args: args.trainer.values, built_by(trainer_values)),),

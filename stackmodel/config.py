@@ -24,18 +24,11 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from stackmodel import esc, stackfile
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.registry import COMPONENTS, Components, settings_model
 from stackmodel.rules import cross_checks, missing_keys, warnings
-from stackmodel.schema import (
-    COMPONENTS,
-    KUBEFLOW,
-    WEEKDAYS,
-    Components,
-    GkeClusterConfig,
-    GroupSource,
-    KindClusterConfig,
-    PlatformConfig,
-    settings_model,
-)
+from stackmodel.schema import WEEKDAYS, GkeClusterConfig, GroupSource, KindClusterConfig
+from stackmodel.stack import PlatformConfig
 
 STACKS_DIR = Path(__file__).resolve().parents[1] / "stacks"
 """Where a stack name (`dev`) is looked up: the project's stack files, `stacks/` beside this

@@ -41,42 +41,39 @@ from facts.prices import SHAPES
 from facts.support import GKE_CHANNEL_MINORS, GKE_CHANNEL_MINORS_SOURCE
 from facts.versions import KUEUE_CHART
 from stackmodel import quantity, team_quota
+from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
+from stackmodel.components.dra import NVIDIA_DRA_DRIVER
+from stackmodel.components.fabric import GPU_FABRIC
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM
+from stackmodel.components.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY, RaySource
+from stackmodel.components.kueue import KUEUE
+from stackmodel.components.monitoring import MONITORING, MetricsBackend
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.spec import ComponentSpec
 from stackmodel.schema import (
-    CHART_VALUES_KIND,
-    DCGM_EXPORTER,
     DNS_SUBDOMAIN_MAX,
     GCP_REGION,
     GCP_ZONE,
     GOOGLE_ISSUER,
-    GPU_FABRIC,
-    IDLE_RECLAIM,
-    KUBEFLOW,
-    KUBERAY,
-    KUEUE,
-    MONITORING,
-    NVIDIA_DRA_DRIVER,
-    PIPELINES,
     RESERVED_POOL_NAMES,
     RETENTION_SECONDS,
     AuthKind,
-    ComponentSpec,
-    DcgmSource,
     DriverVersion,
     Environment,
     GkeClusterConfig,
     GpuPool,
     GroupDefinition,
     GroupSource,
-    MetricsBackend,
-    PlatformConfig,
     Provisioning,
-    RaySource,
     SharingStrategy,
     zone_region,
 )
-from stackmodel.schema.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
+from stackmodel.schema.chart_values import CHART_VALUES_KIND
 from stackmodel.schema.pools import DRA_SOURCE
 from stackmodel.schema.sources import artifact_registry_location
+from stackmodel.stack import PlatformConfig
 
 Found = Iterator[tuple[str, str]]
 """(config path, message) per problem, the path as the stack file spells it."""
@@ -1288,7 +1285,7 @@ def _chart_values_reach_a_chart(config: PlatformConfig) -> Found:
 
 def _components_needed(config: PlatformConfig) -> Found:
     """A component the stack installs has what it needs installed too (its spec's needs that are
-    not optional: stackmodel/schema/component.py)."""
+    not optional: stackmodel/components/spec.py)."""
     for spec in config.components.specs:
         if not config.enabled(spec):
             continue

@@ -11,7 +11,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from stackmodel.schema import KUBEFLOW, AuthKind, PlatformConfig
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.schema import AuthKind
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "mlplatform"
 

@@ -15,7 +15,7 @@ import pytest
 # The program and the tooling are imported where used: pytest-xdist's controller, which runs
 # no test, loads this file too, and the workers start only once it has (1.5 s sooner).
 if TYPE_CHECKING:
-    from stackmodel.schema import PlatformConfig
+    from stackmodel.stack import PlatformConfig
     from tooling.plan import Plan
 
 

@@ -2,7 +2,7 @@
 this module is the component's (its settings' model, its spec, its Args and their builder, its
 ComponentResource and its Installation), and the list it joins is the one the stack is parsed
 with (here handed to the schema as a validation context, where a fork adds one line to
-stackmodel/schema/registry.py COMPONENTS). No other file of the program names it, yet the schema
+stackmodel/registry.py COMPONENTS). No other file of the program names it, yet the schema
 takes its key, the stack check holds it to its needs, the plan installs it after what it needs,
 and the full render and `check` see its objects.
 
@@ -27,20 +27,13 @@ from components.installation import Installation
 from components.readiness import Readiness
 from components.sources import mirror_sources
 from infra.cluster import Cluster
+from stackmodel.components.cert_manager import CERT_MANAGER
+from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.config import ConfigError
+from stackmodel.registry import COMPONENTS, SPECS, settings_model
 from stackmodel.rules import cross_checks
-from stackmodel.schema import (
-    CERT_MANAGER,
-    COMPONENTS,
-    SPECS,
-    ComponentSpec,
-    Need,
-    PlatformConfig,
-    Toggle,
-    What,
-    settings_model,
-)
 from stackmodel.schema.common import problem, rule
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_kind, with_changes
 from tests.support import mirror
 from tooling import check, fullrender

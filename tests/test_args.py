@@ -19,8 +19,14 @@ from args.components import (
 from args.infra import GkeClusterArgs, KindClusterArgs
 from args.platform import PlatformArgs
 from program import args_of as platform_args
+from stackmodel.components.dcgm import DCGM_EXPORTER
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.jobset import JOBSET
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY
+from stackmodel.components.kueue import KUEUE
+from stackmodel.components.trainer import TRAINER
 from stackmodel.config import load, validate
-from stackmodel.schema import DCGM_EXPORTER, ISTIO, JOBSET, KUBEFLOW, KUBERAY, KUEUE, TRAINER
 from stackmodel.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET
 from tests.conftest import base_gke, base_kind, with_changes
 

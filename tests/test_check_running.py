@@ -16,8 +16,8 @@ from components.base import CONFIG_DIGEST_ANNOTATION
 from components.kubeflow import OAUTH2_PROXY_CONFIG_KEY, OAUTH2_PROXY_EMAILS_KEY
 from facts.config_reload import KUSTOMIZE_HASH_SUFFIX
 from facts.versions import ISTIO
+from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.config import load
-from stackmodel.schema import KUBEFLOW
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations
 from tooling import check as lint

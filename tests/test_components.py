@@ -14,7 +14,8 @@ from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config
 from facts import versions
 from facts.image_set import notebook_tag
-from stackmodel.schema import GpuPool, KubeflowAuth, PipelinesConfig
+from stackmodel.components.pipelines import PipelinesConfig
+from stackmodel.schema import GpuPool, KubeflowAuth
 from stackmodel.schema.pools import PoolTaint
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders

@@ -15,8 +15,9 @@ from components.dra import nvidia_dra_driver_values
 from components.kueue import manager_config
 from runtimes.catalog import cluster_training_runtimes
 from runtimes.kueue_guard import gpu_runtimes
+from stackmodel.components.dra import NVIDIA_DRA_DRIVER
 from stackmodel.config import validate
-from stackmodel.schema import NVIDIA_DRA_DRIVER, PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, with_changes
 from tests.support import crds
 from tests.support.validation import validate as validate_object

@@ -35,9 +35,9 @@ from components.monitoring import prometheus_stack_values
 from components.notebook_metrics import NOTEBOOK_METRIC_PREFIX, NOTEBOOK_METRICS
 from facts import labels
 from facts.versions import PYTHON_IMAGE, image
+from stackmodel.components.idle_reclaim import STEP_SECONDS
+from stackmodel.components.monitoring import MONITORING, MonitoringConfig
 from stackmodel.config import ConfigError, load, validate
-from stackmodel.schema import MONITORING, MonitoringConfig
-from stackmodel.schema.idle_reclaim import STEP_SECONDS
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import mirror
 from tests.support.promql import parse

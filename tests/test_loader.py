@@ -15,8 +15,8 @@ import tooling.cli
 from stackmodel import config as stack_config
 from stackmodel.config import ConfigError, Problem, load_stack, read_stack
 from stackmodel.esc import merge
-from stackmodel.schema import PlatformConfig
 from stackmodel.secrets import is_encrypted
+from stackmodel.stack import PlatformConfig
 from tooling.cli import EXIT_CONFIG_ERROR, main
 from tooling.plan import Plan
 

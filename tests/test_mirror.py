@@ -32,7 +32,7 @@ from facts.versions import (
     NVIDIA_DRA_DRIVER_CHART,
     REMOTE_BASES,
 )
-from stackmodel.schema.registry import COMPONENTS
+from stackmodel.registry import COMPONENTS
 from tests.support import mirror
 from tests.support.loopback import CHARTS, serving
 from tooling import mirror as make_mirror

@@ -16,8 +16,8 @@ from components.dashboards import DCGM as DCGM_DASHBOARD_FILE
 from components.dashboards import dashboards
 from facts.dra import DCGM_DRA_ATTRIBUTION_READ_AT, DCGM_DRA_RESOURCE_SLICES
 from facts.versions import DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
+from stackmodel.components.monitoring import MonitoringConfig
 from stackmodel.config import validate as validate_config
-from stackmodel.schema import MonitoringConfig
 from stackmodel.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders

@@ -19,8 +19,8 @@ from components.overlays import _expand, chart_archive, ini_variable, overlays, 
 from components.sources import mirror_sources
 from facts.versions import PINS
 from program import args_of as platform_args
+from stackmodel.components.monitoring import MONITORING
 from stackmodel.config import ConfigError, load, validate
-from stackmodel.schema import MONITORING
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import mirror
 from tests.support.cases import Case

@@ -33,8 +33,8 @@ from facts.versions import (
     PINS,
     image,
 )
+from stackmodel.components.pipelines import PIPELINES
 from stackmodel.config import ConfigError, load, validate
-from stackmodel.schema import PIPELINES
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.renders import MIRROR, rendered
 from tooling import check as lint

@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 
 from stackmodel import quantity
+from stackmodel.components.monitoring import MONITORING
 from stackmodel.config import ConfigError, validate
-from stackmodel.schema import MONITORING
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 

@@ -11,16 +11,12 @@ import pytest
 
 from components.profiles import team
 from components.readiness import Need, Readiness, What, WiringError
-from stackmodel.schema import (
-    CERT_MANAGER,
-    COMPONENTS,
-    ISTIO,
-    KUBEFLOW,
-    KUBERAY,
-    ComponentSpec,
-    IstioConfig,
-    install_order,
-)
+from stackmodel.components.cert_manager import CERT_MANAGER
+from stackmodel.components.istio import ISTIO, IstioConfig
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY
+from stackmodel.components.spec import ComponentSpec, install_order
+from stackmodel.registry import COMPONENTS
 from tooling.plan import Plan
 
 

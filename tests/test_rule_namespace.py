@@ -16,8 +16,9 @@ from pydantic import BaseModel
 
 from policy import rules as policy
 from stackmodel import rules as loader
-from stackmodel.schema import COMPONENTS, PlatformConfig, settings_model
+from stackmodel.registry import COMPONENTS, settings_model
 from stackmodel.schema.common import rule_id
+from stackmodel.stack import PlatformConfig
 from tooling import check
 
 

@@ -26,7 +26,8 @@ from runtimes import catalog
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes
 from stackmodel.config import validate
-from stackmodel.schema import GpuPool, PlatformConfig
+from stackmodel.schema import GpuPool
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.sdk import fake_sdk

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.config import load
-from stackmodel.schema import KUBEFLOW
 from stackmodel.secrets import (
     DEX_PASSWORD_HASHES,
     GRAFANA_ADMIN_PASSWORD,

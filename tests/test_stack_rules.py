@@ -7,7 +7,7 @@ import pytest
 
 from stackmodel.config import ConfigError, validate
 from stackmodel.rules import RULES, WARNINGS, cross_checks, warnings
-from stackmodel.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 

@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING
 import yaml
 
 from stackmodel.config import ConfigError, Problem, load_stack, stack_file
-from stackmodel.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tooling.mirror import mirror_for, outdated
 from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
 

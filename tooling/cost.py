@@ -28,7 +28,9 @@ from facts.prices import (
     machine_price,
     vcpus,
 )
-from stackmodel.schema import PIPELINES, GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.schema import GkeClusterConfig, GpuPool, Provisioning
+from stackmodel.stack import PlatformConfig
 
 __all__ = ["CostLine", "CostView", "PriceError", "cost_lines", "cost_view"]
 

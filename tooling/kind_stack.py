@@ -22,8 +22,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.config import read_stack_file, stack_file, validate
-from stackmodel.schema import KUBEFLOW
 from stackmodel.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 
 STACK = "kind"

@@ -86,9 +86,9 @@ from facts.versions import (
     ReleaseManifest,
     RemoteBase,
 )
+from stackmodel.components.spec import ComponentSpec
 from stackmodel.config import STACKS_DIR, ConfigError, load_stack
-from stackmodel.schema.component import ComponentSpec
-from stackmodel.schema.registry import COMPONENTS
+from stackmodel.registry import COMPONENTS
 from tooling import tools
 from tooling.mirror_charts import fetch_charts
 from tooling.mirror_fetch import MirrorError, Unavailable, run_tool, sha256, tried

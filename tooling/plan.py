@@ -35,7 +35,7 @@ from pulumi.runtime import mocks, rpc
 from components.base import InstallRecord
 from facts import resource_types
 from policy.rules import SECRET  # the plan masks secrets with the leaf the policy rules read
-from stackmodel.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tooling.sdk_adapter import no_source_positions
 
 PROJECT = "mlplatform"

@@ -23,7 +23,8 @@ from facts.support import (
     minor,
     minor_label,
 )
-from stackmodel.schema import KindClusterConfig, PlatformConfig
+from stackmodel.schema import KindClusterConfig
+from stackmodel.stack import PlatformConfig
 from tooling.cluster_version import ClusterMinor, cluster_minors
 
 if TYPE_CHECKING:

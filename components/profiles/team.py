@@ -25,7 +25,11 @@ from components.readiness import Need, Readiness, What, WiringError
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
 from infra.component import type_token
-from stackmodel.schema import ISTIO, KUBEFLOW, KUBEFLOW_POD_DEFAULTS, KUBERAY, KUEUE
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kubeflow_parts import KUBEFLOW_POD_DEFAULTS
+from stackmodel.components.kuberay import KUBERAY
+from stackmodel.components.kueue import KUEUE
 
 
 def team_objects(

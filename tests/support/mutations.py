@@ -33,6 +33,8 @@ from pydantic.fields import FieldInfo
 
 from stackmodel import schema
 from stackmodel.config import stack_file, stack_names
+from stackmodel.registry import COMPONENTS, Components, settings_model
+from stackmodel.stack import PlatformConfig
 from stackmodel.stackfile import load_yaml
 
 Path_ = tuple[str | int, ...]
@@ -157,14 +159,14 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any], bool]:
 
 def _model_field(model: type[BaseModel], key: str) -> FieldInfo | None:
     """The field of `model` at `key`; the components' root has one per component of the list."""
-    model = schema.settings_model(schema.COMPONENTS) if model is schema.Components else model
+    model = settings_model(COMPONENTS) if model is Components else model
     return next((f for n, f in model.model_fields.items() if (f.alias or n) == key), None)
 
 
 def place(config: dict[str, Any], path: Path_) -> tuple[Any, FieldInfo | None]:
     """The schema's annotation at `path` of a raw config, and the field it belongs to (None
     for a list entry or a map value); (None, None) where the schema has nothing."""
-    annotation: Any = schema.PlatformConfig
+    annotation: Any = PlatformConfig
     field: FieldInfo | None = None
     raw: Any = config
     for part in path:

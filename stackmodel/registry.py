@@ -2,7 +2,7 @@
 "Adding a component"). The schema root (`mlplatform:components`), the check that a stack
 installs what its components need, the install order, the stack-file reference and with them
 the architecture diagram are derived from it; each entry is the component's spec, written
-beside its settings' model (stackmodel/schema/component.py ComponentSpec).
+beside its settings' model in its module of stackmodel/components/ (spec.py ComponentSpec).
 
 The order is the reference's; the install order follows the specs' needs (install_order).
 """
@@ -16,23 +16,21 @@ from typing import Any, TypeVar
 from pydantic import ConfigDict, Field, PrivateAttr, ValidationInfo, create_model, model_validator
 from pydantic.functional_validators import ModelWrapValidatorHandler
 
+from stackmodel.components.cert_manager import CERT_MANAGER
+from stackmodel.components.dcgm import DCGM_EXPORTER
+from stackmodel.components.dra import NVIDIA_DRA_DRIVER
+from stackmodel.components.fabric import GPU_FABRIC
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.jobset import JOBSET
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY
+from stackmodel.components.kueue import KUEUE
+from stackmodel.components.monitoring import MONITORING
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.spec import ComponentSpec, install_order
+from stackmodel.components.trainer import TRAINER
 from stackmodel.schema.common import Model
-from stackmodel.schema.component import ComponentSpec, install_order
-from stackmodel.schema.components import (
-    CERT_MANAGER,
-    DCGM_EXPORTER,
-    ISTIO,
-    JOBSET,
-    KUBEFLOW,
-    KUBERAY,
-    KUEUE,
-    MONITORING,
-    TRAINER,
-)
-from stackmodel.schema.dra import NVIDIA_DRA_DRIVER
-from stackmodel.schema.gpu_fabric import GPU_FABRIC
-from stackmodel.schema.idle_reclaim import IDLE_RECLAIM
-from stackmodel.schema.pipelines import PIPELINES
 
 COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     CERT_MANAGER,
@@ -56,7 +54,7 @@ M = TypeVar("M", bound=Model)
 
 SPECS = "components"
 """The key of a validation context that gives the list of components to parse
-`mlplatform:components` with (default: stackmodel/schema/registry.py COMPONENTS); a test adds one
+`mlplatform:components` with (default: stackmodel/registry.py COMPONENTS); a test adds one
 this way (tests/test_adding_a_component.py)."""
 
 
@@ -101,7 +99,7 @@ def settings_model(specs: tuple[ComponentSpec[Any], ...]) -> type[Model]:
 
 
 class Components(Model):
-    """In-cluster components, one key each: the list of stackmodel/schema/registry.py, in its order.
+    """In-cluster components, one key each: the list of stackmodel/registry.py, in its order.
     Each is on or off by default as the table says; a component a release adds is off."""
 
     model_config = ConfigDict(extra="allow")
@@ -124,14 +122,14 @@ class Components(Model):
         return self._specs
 
     def installed_in_order(self) -> tuple[ComponentSpec[Any], ...]:
-        """The components, each after what it needs (stackmodel/schema/component.py install_order)."""
+        """The components, each after what it needs (stackmodel/components/spec.py install_order)."""
         return install_order(self._specs)
 
     def __getitem__(self, spec: ComponentSpec[M]) -> M:
         """The settings of `spec`'s component."""
         value = (self.__pydantic_extra__ or {}).get(spec.name)
         if not isinstance(value, spec.model):
-            raise KeyError(f"{spec.name} is not a component of this stack's list (stackmodel/schema/registry.py)")
+            raise KeyError(f"{spec.name} is not a component of this stack's list (stackmodel/registry.py)")
         return value
 
     def replaced(self, spec: ComponentSpec[M], settings: M) -> Components:

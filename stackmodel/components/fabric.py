@@ -10,8 +10,8 @@ from pydantic import Field, StrictBool
 
 from facts import versions
 from facts.gpu_fabric import NONE
+from stackmodel.components.spec import ComponentSpec
 from stackmodel.schema.common import Model
-from stackmodel.schema.component import ComponentSpec
 
 
 class GpuFabricConfig(Model):
@@ -36,7 +36,6 @@ GPU_FABRIC = ComponentSpec(
     "gpuFabric",
     GpuFabricConfig,
     "GPUDirect networking in the cluster for GPU pools with network tcpxo or rdma: multi-networking objects, NCCL plugin installers.",
-    installed_by="components.fabric:INSTALLATION",
     needs=(),
     on_by_default=_fabric_pools,
     pins=(versions.GPUDIRECT_MANIFESTS,),

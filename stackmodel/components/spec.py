@@ -1,14 +1,15 @@
 """What the stack model knows of a component: its key of `mlplatform:components`, the model of
 its settings, what it needs of other components, whether a stack that says nothing installs it,
-its pins, and where it is installed from. One `ComponentSpec` per component, beside its model;
-the ordered list of them (stackmodel/schema/registry.py) is the one place a component is added, and
-the schema root, the dependency check, the install order, the reference and the plan's waits
-are derived from it (docs/development.md, "Adding a component").
+its pins, and where it is installed from. One `ComponentSpec` per component, beside its model
+in its own module of stackmodel/components/; the ordered list of them (stackmodel/registry.py)
+is the one place a component is added, and the schema root, the dependency check, the install
+order, the reference and the plan's waits are derived from it (docs/development.md, "Adding a
+component").
 
 The spec lives in the stack model because the loader needs it (the schema root and its checks
-are built from it) and the layers point down: it names the module that installs the component
-(`installed_by`, resolved by components/installation.py) instead of importing it
-(docs/architecture.md, "Components").
+are built from it) and the layers point down: the module that installs the component is the
+one of components/ with its settings module's name (`installed_by`), which the composition's
+plumbing imports (docs/architecture.md, "Components").
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ class Toggle(Model):
 
 M = TypeVar("M", bound=Model)
 
+SETTINGS_PACKAGE = "stackmodel.components."
+"""Where each component's settings and spec are, a module per component."""
+INSTALLERS_PACKAGE = "components"
+"""Where each component's installer is: the module of the same name."""
+
 
 @dataclass(frozen=True, eq=False)
 class ComponentSpec(Ready, Generic[M]):
@@ -81,9 +87,6 @@ class ComponentSpec(Ready, Generic[M]):
     """The model of its settings; a `Toggle` (or a model with its own `enabled`)."""
     summary: str
     """One line for the reference's table: what it is, and who needs it."""
-    installed_by: str
-    """`<module>:<name>` of its components.installation.Installation: the Args it takes and the
-    installer, in the module that installs it."""
     needs: tuple[Need, ...] = ()
     """What of other components it waits for; a need that is not optional is also a need of the
     stack: a stack that enables this component and disables that one is refused."""
@@ -98,7 +101,22 @@ class ComponentSpec(Ready, Generic[M]):
     """Parts of it others wait for apart from the whole (recorded as nothing where the stack
     does not install it)."""
     pins: tuple[Pin, ...] = field(default=())
-    """Its upstreams in the pin table (facts/versions.py), which holds the support facts too."""
+    """Its upstreams in the pin table (facts/versions.py), each with its support facts (facts/support.py)."""
+    installed_by: str = ""
+    """`<module>:<name>` of its Installation (the Args it takes and its installer). Left out, as
+    every shipped component does: `components.<name>:INSTALLATION`, where
+    `stackmodel/components/<name>.py` holds its settings, for a component's two modules share
+    their name. A component kept whole in one module elsewhere (a test's) names it."""
+
+    def __post_init__(self) -> None:
+        if not self.installed_by:
+            module = self.model.__module__
+            if not module.startswith(SETTINGS_PACKAGE):
+                raise ValueError(
+                    f"component {self.name}: its settings are in {module}, not in stackmodel/components/: name "
+                    "the module that installs it (installed_by)"
+                )
+            object.__setattr__(self, "installed_by", f"{INSTALLERS_PACKAGE}.{module.removeprefix(SETTINGS_PACKAGE)}:INSTALLATION")
 
     def __repr__(self) -> str:
         return f"ComponentSpec({self.name!r})"

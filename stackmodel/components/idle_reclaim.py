@@ -10,10 +10,12 @@ from typing import Any
 from pydantic import Field, StrictBool, field_validator, model_validator
 
 from facts import versions
+from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.monitoring import MONITORING
+from stackmodel.components.spec import ComponentSpec, Need, What
 from stackmodel.schema.cluster import Environment
 from stackmodel.schema.common import DURATION, Model, problem, rule
-from stackmodel.schema.component import ComponentSpec, Need, What
-from stackmodel.schema.components import DCGM_EXPORTER, KUBEFLOW, MONITORING, DcgmSource
 from stackmodel.schema.pools import SharingStrategy
 
 RUN_INTERVAL_SECONDS = 10 * 60
@@ -118,7 +120,6 @@ IDLE_RECLAIM = ComponentSpec(
     "idleReclaim",
     IdleReclaimConfig,
     "Stop GPU notebooks whose GPUs stayed idle; needs kubeflow, monitoring and GPU metrics.",
-    installed_by="components.idle_reclaim:INSTALLATION",
     # It runs in the monitoring namespace, beside the Prometheus it reads. Monitoring is required,
     # with kubeflow and GPU metrics: stackmodel/rules.py idle-reclaim-can-judge says so with the reasons,
     # so the need is not also the component-needs rule's.

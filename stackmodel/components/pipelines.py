@@ -14,9 +14,11 @@ from pydantic import (
 )
 
 from facts import cloud_sql, versions
+from stackmodel.components.cert_manager import CERT_MANAGER
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.schema.common import Model, VolumeSize, problem, rule
-from stackmodel.schema.component import ComponentSpec, Need, Toggle, What
-from stackmodel.schema.components import CERT_MANAGER, ISTIO, KUBEFLOW
 
 # --- Kubeflow Pipelines (components/pipelines.py) -----------------------------------------
 
@@ -113,7 +115,6 @@ PIPELINES = ComponentSpec(
     "pipelines",
     PipelinesConfig,
     "Kubeflow Pipelines; needs kubeflow, certManager and istio.",
-    installed_by="components.pipelines:INSTALLATION",
     needs=(
         Need(KUBEFLOW, What.CONTROLLER),  # its objects live in Kubeflow's namespace, beside its profile controller
         Need(CERT_MANAGER, What.CRDS),  # its cache webhook's certificate

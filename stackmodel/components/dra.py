@@ -8,10 +8,10 @@ from typing import Any
 from pydantic import Field, StrictBool
 
 from facts import versions
+from stackmodel.components.spec import ComponentSpec
+from stackmodel.schema.chart_values import ChartValues, chart_values_field
 from stackmodel.schema.cluster import GkeClusterConfig
 from stackmodel.schema.common import Model
-from stackmodel.schema.component import ComponentSpec
-from stackmodel.schema.components import ChartValues, chart_values_field
 
 
 class NvidiaDraDriverConfig(Model):
@@ -32,7 +32,6 @@ NVIDIA_DRA_DRIVER = ComponentSpec(
     "nvidiaDraDriver",
     NvidiaDraDriverConfig,
     "NVIDIA's DRA driver, for GPU pools with gpuAllocation: dra.",
-    installed_by="components.dra:INSTALLATION",
     on_by_default=dra_pools,
     # The chart, and GKE's COS driver installer (versions.NVIDIA_DRIVER_INSTALLER_COS), a file of
     # the GPUDirect manifests' commit: `make mirror` needs both where a stack enables the driver.
