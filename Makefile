@@ -54,7 +54,7 @@ test: $(INSTALLED)
 	@# Our own modules' bytecode, once: where PYTHONDONTWRITEBYTECODE is set (CI images often do)
 	@# nothing else writes it, and every test worker and every `python -m mlplatform` a test starts
 	@# would compile them again (about 10 s of the unit suite's CPU on two cores).
-	@$(PYTHON) -m compileall -q -j 2 args components facts infra mlplatform policy runtimes stackmodel tooling tests program.py
+	@$(PYTHON) -m compileall -q -j 2 components facts infra mlplatform plumbing policy runtimes stackmodel tooling tests program.py
 	@# Two workers, one per core; a file's tests share one worker (and its full renders).
 	@# Files go out in collection order, not largest-first by test count: tests/test_check.py
 	@# (the full renders, ~18 s) starts at once on one worker while the other takes the rest.

@@ -3,9 +3,8 @@
 import pulumi
 
 import program
-from args.components import pipelines_args
-from components.pipelines import prepared_trees
-from components.trees import unprepared
+from components.pipelines import pipelines_args, prepared_trees
+from plumbing.trees import unprepared
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.config import running_stack_config
 

@@ -40,7 +40,7 @@ RATIO_STACK = "dev"
 ONE_STACK = """
 import json, sys, time
 from concurrent.futures import ThreadPoolExecutor
-from components.sources import mirror_sources
+from plumbing.sources import mirror_sources
 from tooling.check import check
 from stackmodel.config import load
 from tooling import cluster_version, fullrender

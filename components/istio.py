@@ -10,20 +10,23 @@ Ingress (components/gateway.py) the gateway Service is its backend (a transform)
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import pulumi
 import yaml
 
-from args.components import IstioArgs, istio_args
-from components.base import PlatformComponent, PropsTransform, config_digest, with_config_digest
-from components.installation import Installation
-from components.readiness import Readiness
 from facts.image_refs import parse
 from facts.versions import ISTIO as PIN
 from infra.cluster import Cluster
+from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, config_digest, with_config_digest
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
 from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow import behind_gke_ingress
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
@@ -42,6 +45,14 @@ GATEWAY_SERVICE = "istio-ingressgateway"
 """The ingress gateway Service of the Kubeflow install (in GATEWAY_NAMESPACE)."""
 BACKEND_CONFIG = "kubeflow-gateway"
 """The GKE BackendConfig (made by components/gateway.py) of the gateway Service."""
+
+
+@dataclass(frozen=True)
+class IstioArgs(UpstreamArgs):
+    gke: bool
+    """On GKE (its CNI bin directory)."""
+    gke_ingress: bool
+    """The ingress gateway Service is the backend of a GKE Ingress (see behind_gke_ingress)."""
 
 
 def install_tree(args: IstioArgs) -> str:
@@ -224,6 +235,12 @@ class Istio(PlatformComponent):
         self.ready = self.kustomize("istio", install_tree(args), depends_on=[namespace], transforms=istio_transforms(args))
         self.gateway_service = pulumi.Output.from_input(f"{GATEWAY_NAMESPACE}/{GATEWAY_SERVICE}")
         self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})
+
+
+def istio_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> IstioArgs:
+    return IstioArgs(
+        sources=config.sources, gke=isinstance(config.cluster, GkeClusterConfig), gke_ingress=behind_gke_ingress(config)
+    )
 
 
 def _install(args: IstioArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:

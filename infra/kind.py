@@ -13,8 +13,8 @@ import pulumi
 import pulumi_command as command
 import yaml
 
-from args.infra import KindClusterArgs
 from facts.versions import KIND_NODE_IMAGE, image
+from infra.args import KindClusterArgs
 from infra.component import Component
 from stackmodel.schema import KindClusterConfig
 

@@ -473,7 +473,7 @@ def _gpu_fabric_installed(config: PlatformConfig) -> Found:
 
 def _gpu_fabric_has_fabric_pools(config: PlatformConfig) -> Found:
     """gpuFabric switched on where no pool has a GPUDirect network installs nothing
-    (args/fabric.py gpu_fabric_args gives None): said, not ignored."""
+    (infra/args.py gpu_fabric_args gives None): said, not ignored."""
     if config.components[GPU_FABRIC].enabled is not True or any(p.fabric_kind != "none" for p in _pools(config)):
         return
     where = "this kind cluster has no GPU pools" if _gke(config) is None else "no GPU pool has network tcpxo or rdma"

@@ -16,6 +16,7 @@ from stackmodel.schema import (
     ClusterConfig,
     Environment,
     GkeClusterConfig,
+    GpuPool,
     Images,
     Model,
     Overrides,
@@ -102,6 +103,11 @@ class PlatformConfig(Model):
             return bool(enabled)
         default = spec.on_by_default
         return default if isinstance(default, bool) else default(self)
+
+    @property
+    def gpu_pools(self) -> tuple[GpuPool, ...]:
+        """The stack's GPU pools; a kind cluster has none."""
+        return tuple(self.cluster.gpu_pools) if isinstance(self.cluster, GkeClusterConfig) else ()
 
     def enabled_components(self) -> dict[str, bool]:
         """Which components this stack installs, by key, in the list's order."""

@@ -21,12 +21,11 @@ import pulumi_kubernetes as k8s
 import pytest
 from pydantic import Field, ValidationError, model_validator
 
-from args.components import Secrets
-from components.base import PlatformComponent
-from components.installation import Installation
-from components.readiness import Readiness
-from components.sources import mirror_sources
 from infra.cluster import Cluster
+from plumbing.base import PlatformComponent
+from plumbing.installation import Installation, Secrets
+from plumbing.readiness import Readiness
+from plumbing.sources import mirror_sources
 from stackmodel.components.cert_manager import CERT_MANAGER
 from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.config import ConfigError
@@ -205,8 +204,8 @@ def test_the_reference_lists_the_shipped_components_only() -> None:
 
 
 def test_a_spec_naming_no_installation_is_a_wiring_error() -> None:
-    from components.installation import installation
-    from components.readiness import WiringError
+    from plumbing.installation import installation
+    from plumbing.readiness import WiringError
 
     missing = ComponentSpec("nothing", HelloConfig, "Nothing.", installed_by="components.nothing:INSTALLATION")
     with pytest.raises(WiringError, match=r"^component nothing: installed_by 'components.nothing:INSTALLATION' names nothing importable"):

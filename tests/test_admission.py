@@ -221,7 +221,7 @@ def test_the_trainjob_the_rule_judges_is_the_one_the_sdk_creates() -> None:
 
 
 def cluster_training_runtimes_of(stack: str) -> list[dict[str, Any]]:
-    from args.components import training_runtimes_args
+    from runtimes.args import training_runtimes_args
 
     return cluster_training_runtimes(training_runtimes_args(load(stack)))
 

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 import yaml
 
-from components.images import image_sites
 from facts.image_set import notebook_tag
 from facts.versions import (
     ISTIO,
@@ -23,6 +22,7 @@ from facts.versions import (
     RAY_IMAGE,
     image,
 )
+from plumbing.images import image_sites
 from runtimes import kueue_guard
 from stackmodel.config import load
 from tests.support import mirror, renders, snapshots
@@ -660,7 +660,7 @@ def test_the_snapshot_files_hold_what_the_index_says(stack: str) -> None:
 
 def test_the_full_render_reports_each_install_as_it_is_done() -> None:
     """A large stack renders for a while: one progress line per install, counted."""
-    from components.sources import mirror_sources
+    from plumbing.sources import mirror_sources
     from stackmodel.config import validate
     from tests.conftest import base_kind, with_changes
     from tooling.plan import evaluate

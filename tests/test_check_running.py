@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 import yaml
 
-from components.base import CONFIG_DIGEST_ANNOTATION
 from components.kubeflow import OAUTH2_PROXY_CONFIG_KEY, OAUTH2_PROXY_EMAILS_KEY
 from facts.config_reload import KUSTOMIZE_HASH_SUFFIX
 from facts.versions import ISTIO
+from plumbing.base import CONFIG_DIGEST_ANNOTATION
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.config import load
 from tests.support import mirror

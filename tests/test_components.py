@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from components.base import apply_transforms, matches
 from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config
 from facts import versions
 from facts.image_set import notebook_tag
+from plumbing.base import apply_transforms, matches
 from stackmodel.components.pipelines import PipelinesConfig
 from stackmodel.schema import GpuPool, KubeflowAuth
 from stackmodel.schema.pools import PoolTaint
@@ -359,8 +359,7 @@ def test_no_public_gateway_without_hostname(shipped_plan: Callable[[str], Plan])
 
 
 def test_gateway_service_gets_neg_and_backend_config_on_gke_with_hostname() -> None:
-    from args.components import istio_args
-    from components.istio import gateway_annotations, with_gateway_annotations
+    from components.istio import gateway_annotations, istio_args, with_gateway_annotations
     from stackmodel.config import load
 
     annotations = gateway_annotations(istio_args(load("prod")))
@@ -379,8 +378,7 @@ def test_gateway_service_gets_neg_and_backend_config_on_gke_with_hostname() -> N
 def test_dashboard_menu_links_team_ray_dashboards() -> None:
     import json
 
-    from args.components import kubeflow_args
-    from components.kubeflow import dashboard_links, dashboard_menu
+    from components.kubeflow import dashboard_links, dashboard_menu, kubeflow_args
     from stackmodel.config import load
 
     links = json.loads(dashboard_links(dashboard_menu(kubeflow_args(load("kind"), {}))))
@@ -396,8 +394,7 @@ def test_dashboard_menu_links_team_ray_dashboards() -> None:
 def test_without_pipelines_the_menu_has_no_pipelines_section() -> None:
     import json
 
-    from args.components import kubeflow_args
-    from components.kubeflow import dashboard_links, dashboard_menu
+    from components.kubeflow import dashboard_links, dashboard_menu, kubeflow_args
     from stackmodel.config import load
 
     config = load("kind")

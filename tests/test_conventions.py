@@ -16,7 +16,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
-CODE = [p for d in ("args", "components", "infra", "runtimes", "stackmodel", "policy") for p in (REPO / d).rglob("*.py")]
+CODE = [p for d in ("components", "infra", "plumbing", "runtimes", "stackmodel", "policy") for p in (REPO / d).rglob("*.py")]
 CODE.append(REPO / "program.py")
 VERSION = re.compile(r"(?<![\d.])v?\d+\.\d+\.\d+(?![\d.])")
 
@@ -67,7 +67,7 @@ def test_gcp_resources_are_built_from_typed_args() -> None:
 
 def test_every_component_of_the_list_has_its_installation() -> None:
     """A component the schema offers but nothing installs would be a silent no-op."""
-    from components.installation import installation
+    from plumbing.installation import installation
     from stackmodel.registry import COMPONENTS
 
     assert [installation(spec).spec for spec in COMPONENTS] == list(COMPONENTS)
@@ -76,7 +76,7 @@ def test_every_component_of_the_list_has_its_installation() -> None:
 def test_each_component_is_two_modules_of_one_name() -> None:
     """Its settings and spec in stackmodel/components/<name>.py, its Installation in
     components/<name>.py: who installs a component is the module of its settings' name."""
-    from components.installation import installation
+    from plumbing.installation import installation
     from stackmodel.registry import COMPONENTS
 
     for spec in COMPONENTS:

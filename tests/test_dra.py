@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 import yaml
 
-from args.components import nvidia_dra_driver_args, training_runtimes_args
 from components import kueue_owners
-from components.dra import nvidia_dra_driver_values
+from components.dra import nvidia_dra_driver_args, nvidia_dra_driver_values
 from components.kueue import manager_config
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from runtimes.kueue_guard import gpu_runtimes
 from stackmodel.components.dra import NVIDIA_DRA_DRIVER

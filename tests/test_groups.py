@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from args.teams import team_args
 from components.istio import MESH_CONFIG
 from components.kubeflow import dex_config
+from components.profiles.args import team_args
 from components.profiles.team import team_objects
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.config import load, validate

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_REMOTE
 from facts.versions import (
     ARGO_WORKFLOWS,
     DCGM_EXPORTER,
@@ -32,6 +31,7 @@ from facts.versions import (
     NVIDIA_DRA_DRIVER_CHART,
     REMOTE_BASES,
 )
+from plumbing.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_REMOTE
 from stackmodel.registry import COMPONENTS
 from tests.support import mirror
 from tests.support.loopback import CHARTS, serving

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from args.components import dcgm_exporter_args
 from components import dcgm, kueue, monitoring
 from components.dashboards import DCGM as DCGM_DASHBOARD_FILE
 from components.dashboards import dashboards
+from components.dcgm import dcgm_exporter_args
 from facts.dra import DCGM_DRA_ATTRIBUTION_READ_AT, DCGM_DRA_RESOURCE_SLICES
 from facts.versions import DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
 from stackmodel.components.monitoring import MonitoringConfig
@@ -430,8 +430,7 @@ def test_the_moved_monitors_keep_their_live_objects() -> None:
 def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_plan: Callable[[str], Plan]) -> None:
     import json as json_
 
-    from args.components import kubeflow_args
-    from components.kubeflow import dashboard_links, dashboard_menu
+    from components.kubeflow import dashboard_links, dashboard_menu, kubeflow_args
     from stackmodel.config import load
 
     plan = shipped_plan("kind")

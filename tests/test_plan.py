@@ -385,7 +385,7 @@ def _evaluation(plan: Plan) -> tuple[Any, ...]:
     """What one evaluation gave, comparable: its resources and exports, and its install's record
     (each install's transforms by name, moves and kept objects, the prepared trees, the
     transforms of every object, the teams given keys)."""
-    from components.base import transform_name
+    from plumbing.base import transform_name
     from tooling.cli import plan_json
 
     record = plan.record

@@ -297,7 +297,7 @@ def test_kustomize_branch_ref_is_not_a_pin() -> None:
 
 
 def test_plain_kubeconfig_output(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
-    from args.infra import cluster_args
+    from infra.args import cluster_args
     from infra.cluster import build_cluster
     from stackmodel.config import validate
 

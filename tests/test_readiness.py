@@ -1,4 +1,4 @@
-"""Typed wiring (components/readiness.py): every wait between components is a Need naming what
+"""Typed wiring (plumbing/readiness.py): every wait between components is a Need naming what
 it is for, a component asked for before it is installed is an error at plan time, and so is a
 team object whose kind says nothing about what it waits for."""
 
@@ -10,7 +10,7 @@ import pulumi
 import pytest
 
 from components.profiles import team
-from components.readiness import Need, Readiness, What, WiringError
+from plumbing.readiness import Need, Readiness, What, WiringError
 from stackmodel.components.cert_manager import CERT_MANAGER
 from stackmodel.components.istio import ISTIO, IstioConfig
 from stackmodel.components.kubeflow import KUBEFLOW

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from args.teams import team_args
 from components.access import GATEWAY_PRINCIPAL
+from components.profiles.args import team_args
 from components.profiles.namespace import contributor_objects
 from components.profiles.namespace import profile as team_profile
 from facts.naming import kfam_binding_name

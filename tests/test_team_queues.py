@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from args.teams import team_args
+from components.profiles.args import team_args
 from components.profiles.queues import cluster_queue
 from stackmodel import quantity
 from stackmodel.config import load

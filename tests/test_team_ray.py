@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from args.teams import team_args
-from components.profiles import team_objects
+from components.profiles.args import team_args
+from components.profiles.team import team_objects
 from facts.image_set import dockerfile, notebook_end, problems
 from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stackmodel.config import validate

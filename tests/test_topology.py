@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from args.components import training_runtimes_args
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from stackmodel.config import load, validate
 from stackmodel.rules import WARNINGS

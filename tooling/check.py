@@ -21,9 +21,7 @@ from typing import Any
 import yaml
 
 from components import kueue_owners
-from components.base import CONFIG_DIGEST_ANNOTATION
 from components.gateway import GOOGLE_LB_RANGES
-from components.images import ImageSite, image_sites, image_transform
 from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
@@ -51,6 +49,8 @@ from facts.resource_types import GCP_FIREWALL
 from facts.support import minor, minor_label
 from facts.versions import DCGM_EXPORTER, DCGM_METRIC_NAMES, PINS, Pin, PinKind
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
+from plumbing.base import CONFIG_DIGEST_ANNOTATION
+from plumbing.images import ImageSite, image_sites, image_transform
 from stackmodel import quantity
 from stackmodel.schema import GkeClusterConfig
 from tooling import admission, advisories, cluster_version, support
@@ -143,7 +143,7 @@ class Platform:
 
     @cached_property
     def image_sites(self) -> list[tuple[Rendered, ImageSite]]:
-        """Every image and hub every object names (components/images.py, the one inventory)."""
+        """Every image and hub every object names (plumbing/images.py, the one inventory)."""
         return [(o, site) for o in self.objects for site in image_sites(o.obj)]
 
     @cached_property
@@ -611,7 +611,7 @@ def image_pins(platform: Platform) -> Iterator[Violation]:
 
 def no_retired_registry(platform: Platform) -> Iterator[Violation]:
     """No image or hub from a retired registry (facts/registries.py): the image rewrite
-    (components/images.py) replaces them, so one that is left escaped it."""
+    (plumbing/images.py) replaces them, so one that is left escaped it."""
     for o, site in platform.image_sites:
         try:
             name = normalized_hub(site.reference) if site.hub else parse(site.reference).name
@@ -650,7 +650,7 @@ def images_mirrored(platform: Platform) -> Iterator[Violation]:
             o.source,
             f"{_site(site)} is not pulled through the mirror {mirror}; it should be "
             f"{platform.images.hub(reference) if site.hub else platform.images.image(reference)!r} "
-            "(the platform's image rewrite, components/images.py, does this for every object it installs)",
+            "(the platform's image rewrite, plumbing/images.py, does this for every object it installs)",
         )
 
 
@@ -873,10 +873,10 @@ def no_upstream_secrets(platform: Platform) -> Iterator[Violation]:
 def data_kept(platform: Platform) -> Iterator[Violation]:
     """Every PersistentVolumeClaim the platform installs (a database's, an object store's) is
     protected and retained: a config mistake or a refactor stops `pulumi up` at it instead of
-    deleting the volume and its data (components/base.py `keep`)."""
+    deleting the volume and its data (plumbing/base.py `keep`)."""
     for o in platform.of_kind("PersistentVolumeClaim"):
         if not o.kept:
-            yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it components.base.keep() (protect, retainOnDelete)")
+            yield Violation("data-kept", label(o), o.source, "holds data but Pulumi may delete it; give it plumbing.base.keep() (protect, retainOnDelete)")
 
 
 def config_refs(pod_spec: dict[str, Any]) -> set[tuple[str, str]]:
@@ -913,7 +913,7 @@ def written_by_program(o: Rendered) -> bool:
 def config_rolls(platform: Platform) -> Iterator[Violation]:
     """Configuration the program writes or changes reaches the processes that read it: a
     workload reading such a ConfigMap or Secret at start (environment variables, a subPath
-    mount, a process that loads its config once) carries components.base CONFIG_DIGEST_ANNOTATION
+    mount, a process that loads its config once) carries plumbing.base CONFIG_DIGEST_ANNOTATION
     on its pod template, so a change rolls its pods; exceptions are processes known to reload
     (facts/config_reload.py)."""
     configs = {(o.key[1], o.key[2], o.key[3]): o for o in platform.of_kind("ConfigMap", "Secret")}
@@ -935,7 +935,7 @@ def config_rolls(platform: Platform) -> Iterator[Violation]:
             yield Violation(
                 "config-rolls", label(o), o.source,
                 f"reads {kind} {name}, which the program {what}, but nothing rolls its pods when it changes; "
-                f"give its pod template a digest of what the program writes (components.base.with_config_digest)",
+                f"give its pod template a digest of what the program writes (plumbing.base.with_config_digest)",
             )
 
 

@@ -99,13 +99,13 @@ EscFiles = Mapping[str, Path]
 def load(name_or_path: str, esc_files: EscFiles | None = None, mirror: Path | None = None) -> PlatformConfig:
     """The validated stack, its chart overlays judged too (against the charts of `mirror`, else
     of the mirror the full render reads); what the offline view cannot see of it is noted on stderr."""
-    from components.overlays import overlay_verdict
-    from components.sources import mirror_sources
+    from plumbing.overlays import overlay_verdict
+    from plumbing.sources import mirror_sources
     from program import args_of
 
     loaded = load_stack(name_or_path, esc_files)
     directory = mirror_for(mirror)
-    verdict = overlay_verdict(args_of(loaded.config, {}), [mirror_sources(directory)] if directory else [])
+    verdict = overlay_verdict(args_of(loaded.config, {}).components, [mirror_sources(directory)] if directory else [])
     for note in [*loaded.notes, *(Problem(path, why) for path, why in verdict.unchecked)]:
         print(f"note: {note}", file=sys.stderr)
     if verdict.problems:
@@ -214,10 +214,10 @@ def policy(plan: Plan) -> int:
 
 
 def prepare(plan: Plan) -> int:
-    """Write the prepared copies of the trees the plan reads (components/trees.py); 3 when one
+    """Write the prepared copies of the trees the plan reads (plumbing/trees.py); 3 when one
     cannot be (a missing mirror, a remote base the pin table does not list)."""
-    from components.trees import PrepareError
-    from components.trees import prepare as prepare_tree
+    from plumbing.trees import PrepareError
+    from plumbing.trees import prepare as prepare_tree
 
     trees = list(plan.record.prepared_trees.values())
     if not trees:
@@ -270,7 +270,7 @@ def full_render_for(
 ) -> FullRender:
     """The stack's full render; a mirror replaces the stack's sources. `allow_unmirrored`: render
     what the mirror holds and leave out the release manifests it lacks (FullRender.left_out)."""
-    from components.sources import mirror_sources
+    from plumbing.sources import mirror_sources
     from tooling.cluster_version import kubernetes_version
     from tooling.fullrender import full_render, rendering_early
 

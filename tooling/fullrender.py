@@ -39,12 +39,12 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.base import child_name, child_type, moved_aliases, transform_name
-from components.sources import is_local, is_prepared
-from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.support import minor, minor_label
 from facts.versions import RELEASE_MANIFESTS
+from plumbing.base import child_name, child_type, moved_aliases, transform_name
+from plumbing.sources import is_local, is_prepared
+from plumbing.trees import PrepareError, prepare_all
 from tooling import cluster_version, tools
 from tooling.plan import SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
@@ -149,7 +149,7 @@ class Rendered:
     aliases: tuple[str, ...] = ()
     """the URNs it had before (a move between installs, a rename), as `aliases` give them"""
     kept: bool = False
-    """protected and retained: Pulumi never deletes it on its own (components.base.keep)"""
+    """protected and retained: Pulumi never deletes it on its own (plumbing.base.keep)"""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -490,7 +490,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
     found = [i for i in found if i not in left_out]
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
     # Trees whose remote bases a local mirror holds are read from their prepared copies:
-    # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
+    # written here, as `python -m stacks prepare` does before `pulumi up` (plumbing/trees.py).
     try:
         prepare_all(plan.record.prepared_trees.values(), REPO)
     except PrepareError as err:
@@ -578,7 +578,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
                     final = result
                     matched.add(number)
             # Then the stack's transforms, which concern every object (the engine's order:
-            # the install's own, then the stack's; components.base.InstallRecord.platform_transforms).
+            # the install's own, then the stack's; plumbing.base.InstallRecord.platform_transforms).
             for transform in plan.record.platform_transforms:
                 result = transform(final)
                 if result is not None:

@@ -10,13 +10,13 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from args.teams import GoogleCloud
-from components.base import workload_identity_account
+from components.profiles.args import GoogleCloud
 from components.profiles.namespace import EDITOR_SA
 from components.profiles.pod_default import bucket_name
 from facts import naming
 from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from infra.registry import WRITER, ImageRegistry
+from plumbing.base import workload_identity_account
 from stackmodel.schema import Team as TeamConfig
 
 

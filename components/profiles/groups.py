@@ -32,9 +32,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from args.teams import TeamArgs, TeamGroup
 from components.access import GATEWAY_PRINCIPALS, USER_HEADER, LiveGrant, identities, team_gateway_policy
 from components.istio import GATEWAY_NAMESPACE
+from components.profiles.args import TeamArgs, TeamGroup
 from components.profiles.namespace import CLUSTER_ROLES, RBAC
 from facts.naming import contributor_binding_name, kfam_binding_name, ray_dashboard_path
 from stackmodel.schema import Role

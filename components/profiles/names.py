@@ -7,7 +7,7 @@ from typing import Any
 
 import pulumi
 
-from components.base import child_type, component_child_urn
+from plumbing.base import child_type, component_child_urn
 from stackmodel.schema import Team as TeamConfig
 
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from args.teams import TeamArgs
 from components.access import GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL, USER_HEADER
+from components.profiles.args import TeamArgs
 from components.profiles.queues import queue_admits
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import kfam_binding_name

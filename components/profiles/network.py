@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.network import SAME_NAMESPACE, namespace_peer, network_policy
+from plumbing.network import SAME_NAMESPACE, namespace_peer, network_policy
 from stackmodel.schema import Team as TeamConfig
 
 # Namespaces whose traffic a team namespace accepts: the gateway, Kubeflow's web apps and

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from args.teams import TeamArgs
 from components import kueue_owners
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
+from components.profiles.args import TeamArgs
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE, namespace_selector
 from facts.node_labels import GPU_RESOURCE
 from runtimes import kueue_guard

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from args.teams import TeamArgs
 from components.access import (
     KUBEFLOW_GATEWAY,
     RAY_DASHBOARD_AUTH_PROXY_PORT,
@@ -21,6 +20,7 @@ from components.access import (
     ray_dashboard_proxy_policy,
     ray_policy,
 )
+from components.profiles.args import TeamArgs
 from components.profiles.groups import writers
 from components.profiles.namespace import EDITOR_SA
 from components.profiles.queues import LOCAL_QUEUE

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import Field, field_validator
 
 from facts import versions
@@ -10,6 +12,7 @@ from stackmodel.components.istio import ISTIO
 from stackmodel.components.kubeflow_parts import KUBEFLOW_HTTPS_GATEWAY, KUBEFLOW_NAMESPACES, KUBEFLOW_POD_DEFAULTS
 from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.schema.auth import KubeflowAuth
+from stackmodel.schema.cluster import GkeClusterConfig
 from stackmodel.schema.common import REGISTRY_PATH
 
 
@@ -48,3 +51,8 @@ KUBEFLOW = ComponentSpec(
     parts=(KUBEFLOW_NAMESPACES, KUBEFLOW_POD_DEFAULTS, KUBEFLOW_HTTPS_GATEWAY),
     pins=(versions.KUBEFLOW_MANIFESTS,),
 )
+
+
+def behind_gke_ingress(config: Any) -> bool:
+    """Whether Kubeflow's gateway has a public hostname behind a GKE Ingress (HttpsGateway)."""
+    return isinstance(config.cluster, GkeClusterConfig) and bool(config.components[KUBEFLOW].auth.hostname)

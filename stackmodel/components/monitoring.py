@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from enum import Enum
+from typing import Any
 
 from pydantic import Field, StrictInt, field_validator
 
@@ -89,3 +90,10 @@ MONITORING = ComponentSpec(
     pins=(versions.KUBE_PROMETHEUS_STACK, versions.GRAFANA),
     unused_overlays=_monitoring_overlays,
 )
+
+
+def service_monitor_enabled(config: Any) -> bool:
+    """Whether ServiceMonitors work here: they need the Prometheus Operator's CRDs and a
+    Prometheus that scrapes them, i.e. monitoring on with kube-prometheus-stack."""
+    monitoring = config.components[MONITORING]
+    return bool(monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK)

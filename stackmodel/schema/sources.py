@@ -133,7 +133,7 @@ def _not_scp(value: str, remote: str) -> None:
 class Sources(Model):
     """Where upstream software is installed from: the public upstreams of the pin table
     (default), or a mirror for air-gapped and private-registry installs. `pulumi up` and
-    the offline render resolve both the same way (components/sources.py)."""
+    the offline render resolve both the same way (plumbing/sources.py)."""
 
     charts: str | None = Field(
         default=None,

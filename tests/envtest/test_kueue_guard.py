@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from args.components import training_runtimes_args
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from runtimes.kueue_guard import TRAINJOB_GPU_POLICY
 from stackmodel.config import load

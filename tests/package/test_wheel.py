@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tests.support.checkout import REPO, copy_working_tree
 
-PACKAGES = ("args", "components", "facts", "infra", "mlplatform", "policy", "runtimes", "stackmodel", "tooling")
+PACKAGES = ("components", "facts", "infra", "mlplatform", "plumbing", "policy", "runtimes", "stackmodel", "tooling")
 """The top-level packages of the design's layout (and of pyproject.toml's packages.find)."""
 
 IMPORT_ALL = """

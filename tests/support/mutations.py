@@ -305,12 +305,12 @@ def _changed(value: Any) -> Any:
 def overlay_mutations(stack: str) -> list[Mutation]:
     """Each chart key the program sets for the stack (its values builders' output, components/
     overlays.py `overlays`), changed in the component's overlay: each must be refused."""
-    from components.overlays import overlays
+    from plumbing.overlays import overlays
     from program import args_of as platform_args
     from stackmodel.config import validate
 
     found = []
-    for overlay in overlays(platform_args(validate(shipped_config(stack), stack), {})):
+    for overlay in overlays(platform_args(validate(shipped_config(stack), stack), {}).components):
         _, component, field = overlay.field.rsplit(".", 2)
         for path, value in _places(dict(overlay.platform)):
             if path and not (isinstance(value, dict) and value) and all(isinstance(p, str) for p in path):

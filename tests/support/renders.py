@@ -16,9 +16,9 @@ from typing import Any
 
 from filelock import FileLock
 
-from components.base import InstallRecord
-from components.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources
 from facts.versions import RELEASE_MANIFESTS
+from plumbing.base import InstallRecord
+from plumbing.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources
 from stackmodel.config import load
 from stackmodel.schema import Images
 from tests.support.fixtures import fixture

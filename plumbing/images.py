@@ -3,7 +3,7 @@
 sends every image through the stack's ImagePolicy (retired registries replaced, upstream
 floating references pinned, the mirror of `mlplatform:images.mirror`). Pure functions on
 plain data: `pulumi up` applies `image_transform` to every object the stack registers (a
-stack transform, components/base.py), the offline render to every object it renders.
+stack transform, plumbing/base.py), the offline render to every object it renders.
 
 Where images are named (each checked in the 26.03 tree and the pinned charts):
 - pod specs wherever they sit (Deployments, DaemonSets, Jobs, and custom resources that
@@ -35,9 +35,9 @@ from typing import Any
 
 import yaml
 
-from components.base import PropsTransform
-from components.kubeflow import SPAWNER_CONFIG_KEY
 from facts.image_refs import ImagePolicy
+from facts.image_set import SPAWNER_CONFIG_KEY
+from plumbing.base import PropsTransform
 
 CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 IMAGE_ARGS = ("--prometheus-config-reloader", "--thanos-default-base-image", "--acme-http01-solver-image", "--executor-image")

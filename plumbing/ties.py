@@ -6,13 +6,36 @@ the other: Kueue's whole chart no longer waits for Monitoring's CRDs, nor Monito
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import pulumi
 
-from args.components import TieArgs, Tied
-from components.base import PlatformComponent, apply_manifest, child_type
 from infra.cluster import Cluster
+from plumbing.base import PlatformComponent, apply_manifest, child_type
+
+
+@dataclass(frozen=True)
+class Tied:
+    """One object that ties two components, and where an earlier release of the program made it."""
+
+    manifest: Mapping[str, Any]
+    name: str
+    """Its Pulumi resource name."""
+    was_under: tuple[str, ...] = ()
+    """The type tokens of the parents it had before (outermost first: a component, maybe a
+    chart of it), when it moved here; its old name is `was_named`."""
+    was_named: str = ""
+
+
+@dataclass(frozen=True)
+class TieArgs:
+    """Objects that tie two components (a monitor of one component's metrics, in the other's
+    custom kind; a route of one through the other's gateway), built by those components' pure
+    functions in the composition (components/platform.py)."""
+
+    objects: tuple[Tied, ...]
 
 
 def old_urn(tied: Tied) -> str:
@@ -24,6 +47,9 @@ def old_urn(tied: Tied) -> str:
 
 class Tie(PlatformComponent):
     """Objects that need two components, made once both are ready enough, outside both."""
+
+    room: ClassVar[str] = "components"
+    """Its token's room where Ties were first made: the token is part of each tied object's URN."""
 
     def __init__(
         self,

@@ -15,12 +15,11 @@ import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from components.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree, release_manifest_source
-from components.team_pipelines import ObjectStoreKeys
 from facts import resource_types
 from facts.versions import Pin, ReleaseManifest
 from infra.cluster import Cluster
 from infra.component import Component
+from plumbing.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree, release_manifest_source
 from stackmodel.schema import Sources
 
 PropsTransform = Callable[[dict[str, Any]], "dict[str, Any] | None"]
@@ -33,6 +32,33 @@ is gone or renamed). Give it a name: a named function, or a `functools.partial` 
 HELM_CHART_TYPE = resource_types.HELM_CHART
 KUSTOMIZE_TYPE = resource_types.KUSTOMIZE
 CONFIG_FILE_TYPE = resource_types.CONFIG_FILE
+
+
+@dataclass(frozen=True)
+class UpstreamArgs:
+    """What every component that installs upstream software needs."""
+
+    sources: Sources
+    """Where its charts and Kubeflow trees come from (`mlplatform:sources`)."""
+
+
+@dataclass(frozen=True)
+class ChartArgs(UpstreamArgs):
+    """A component installed from a Helm chart: the Args of one that needs nothing else
+    (cert-manager, JobSet, KubeRay, Trainer's chart), the base of the others'."""
+
+    values: Mapping[str, Any] = field(default_factory=dict, kw_only=True)
+    """The stack's overlay of the chart's values (`mlplatform:components.<name>.values`),
+    merged over the platform's last (overlay_values)."""
+
+
+@dataclass(frozen=True)
+class ObjectStoreKeys:
+    """A team's key pair for an object store a component keeps for the teams (Pipelines' in-cluster
+    store: components/pipelines.py makes them, the team's namespace holds them), Pulumi secrets."""
+
+    access_key: pulumi.Input[str]
+    secret_key: pulumi.Input[str]
 
 
 def overlay_values(base: Mapping[str, Any], overlay: Mapping[str, Any]) -> dict[str, Any]:
@@ -153,11 +179,11 @@ class InstallRecord:
     kept: dict[tuple[str, str], Callable[[dict[str, Any]], bool]] = field(default_factory=dict)
     """(resource type, name) of each chart or tree -> which of its objects get `keep()`."""
     prepared_trees: dict[str, PreparedTree] = field(default_factory=dict)
-    """Directory of each prepared tree an install reads (components/sources.py PreparedTree) -> what
-    it is prepared from; the offline render writes them before it builds (components/trees.py)."""
+    """Directory of each prepared tree an install reads (plumbing/sources.py PreparedTree) -> what
+    it is prepared from; the offline render writes them before it builds (plumbing/trees.py)."""
     platform_transforms: list[PropsTransform] = field(default_factory=list)
     """Transforms of every Kubernetes object the stack installs: each chart's and tree's objects
-    and our own (the image rewrite, components/images.py), in the order registered. `pulumi up`
+    and our own (the image rewrite, plumbing/images.py), in the order registered. `pulumi up`
     runs them as stack transforms; the offline plan records our objects through them and the
     full render applies them to every rendered object, after an install's own transforms (the
     engine's order: a resource's own transforms, its parents', then the stack's; pulumi/pulumi
@@ -358,7 +384,7 @@ class PlatformComponent(Component):
     installs: InstallRecord
     """What its charts and trees hand the offline tools; the composition gathers it (InstallRecord)."""
     ready: pulumi.Resource
-    """Done when the component is ready for what waits for it (components/readiness.py): set by
+    """Done when the component is ready for what waits for it (plumbing/readiness.py): set by
     every component an installer of components/platform.py returns."""
 
     def __init__(

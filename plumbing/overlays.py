@@ -8,8 +8,9 @@ depend on. It may not:
   pass to their charts), so it cannot drift from the program; a list the program sets may
   only grow (the overlay's list replaces it whole), and a YAML document it writes into a
   string (Kueue's controller configuration) must keep every key the program writes in it;
-- change a key the platform relies on without setting it (RELIED, components/overlay_facts.py:
-  the charts' own defaults it needs, each with its source);
+- change a key the platform relies on without setting it (each chart's `relied`, declared
+  with the chart in its component's Installation, plumbing/charts.py: the charts' own
+  defaults it needs, each with its source);
 - give a value of another type than the chart takes: against the chart's values.schema.json
   (jsonschema) where it ships one, else a number where its values.yaml has a number.
 
@@ -22,7 +23,6 @@ key to use instead (or that none exists: the key is the platform's). The offline
 from __future__ import annotations
 
 import json
-import re
 import tarfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -33,12 +33,11 @@ from typing import Any
 import jsonschema
 import yaml
 
-from args.platform import PlatformArgs
-from components.base import overlay_values
-from components.installation import installation
-from components.overlay_facts import EMBEDDED_YAML, HINTS, INT_OR_STRING, RELIED, Hint, Key
-from components.sources import chart_source, is_local
-from facts.versions import GRAFANA, Pin
+from facts.versions import Pin
+from plumbing.base import overlay_values
+from plumbing.charts import INT_OR_STRING, ChartValues, Hint, Key
+from plumbing.installation import ComponentArgs, installation
+from plumbing.sources import chart_source, is_local
 from stackmodel.schema import Sources
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -60,16 +59,18 @@ class Overlay:
     builder: str
     """Where they are built, for messages (`components/kueue.py kueue_values`)."""
     values: Mapping[str, Any]
+    chart: ChartValues[Any]
+    """The chart as its component declares it: what the platform relies on, its hints."""
 
 
-def overlays(args: PlatformArgs) -> list[Overlay]:
+def overlays(components: Sequence[ComponentArgs]) -> list[Overlay]:
     """Every chart the stack installs, with the values the program builds for it and the stack's
     overlay (maybe empty): the charts each component's Installation declares, their values built
     by the functions the components call (the plan records each chart's values, and
     tests/test_overlays.py holds them to these)."""
     return [
-        Overlay(f"{component.spec.path}.{chart.field}", chart.pin, chart.values(component.args), chart.builder, chart.overlay(component.args))
-        for component in args.components
+        Overlay(f"{component.spec.path}.{chart.field}", chart.pin, chart.values(component.args), chart.builder, chart.overlay(component.args), chart)
+        for component in components
         for chart in installation(component.spec).charts
         if chart.installed(component.args)
     ]
@@ -93,7 +94,7 @@ class Chart:
 
 def chart_archive(pin: Pin, sources: Sequence[Sources]) -> Path | None:
     """The pinned chart's archive in the first of `sources` whose charts are a local directory
-    (components/sources.py chart_source) that holds it."""
+    (plumbing/sources.py chart_source) that holds it."""
     for candidate in sources:
         if candidate.charts is None or not is_local(candidate.charts):
             continue
@@ -137,12 +138,13 @@ class Verdict:
     """(config path, note): overlays whose types could not be checked (no copy of the chart)."""
 
 
-def overlay_verdict(args: PlatformArgs, charts: Sequence[Sources] = ()) -> Verdict:
-    """Every problem of every overlay of the stack; the charts' types from the first of the
-    stack's own sources and `charts` (a mirror) that holds the pinned archive locally."""
+def overlay_verdict(components: Sequence[ComponentArgs], charts: Sequence[Sources] = ()) -> Verdict:
+    """Every problem of every overlay of the stack (its components' Args, as the composition
+    gets them); the charts' types from the first of the stack's own sources and `charts` (a
+    mirror) that holds the pinned archive locally."""
     verdict = Verdict()
-    sources = [*_sources(args), *charts]
-    for overlay in (o for o in overlays(args) if o.values):
+    sources = [*_sources(components), *charts]
+    for overlay in (o for o in overlays(components) if o.values):
         verdict.problems.extend(_platform_keys(overlay))
         verdict.problems.extend(_relied_keys(overlay))
         archive = chart_archive(overlay.pin, sources)
@@ -159,9 +161,9 @@ def overlay_verdict(args: PlatformArgs, charts: Sequence[Sources] = ()) -> Verdi
     return verdict
 
 
-def _sources(args: PlatformArgs) -> list[Sources]:
+def _sources(components: Sequence[ComponentArgs]) -> list[Sources]:
     """The stack's sources (every component that installs upstream software carries the same)."""
-    for component in args.components:
+    for component in components:
         found = getattr(component.args, "sources", None)
         if isinstance(found, Sources):
             return [found]
@@ -178,13 +180,13 @@ def shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _hint(overlay: Overlay, keys: Key) -> Hint:
+def hint_of(overlay: Overlay, keys: Key) -> Hint:
     """The longest hint of the chart whose key starts `keys`, else the builder's own word."""
-    hints = [h for h in HINTS.get(overlay.pin.name, ()) if keys[: len(h.key)] == h.key]
+    hints = [h for h in overlay.chart.hints if keys[: len(h.key)] == h.key]
     return max(hints, key=lambda h: len(h.key), default=Hint((), f"the platform sets it ({overlay.builder})"))
 
 
-def _instead(stack_key: str | None, relied: bool = False) -> str:
+def instead(stack_key: str | None, relied: bool = False) -> str:
     if stack_key:
         return f"set {stack_key} instead"
     if relied:
@@ -219,7 +221,7 @@ def _whole(key: str, ours: Mapping[str, Any]) -> bool:
 
 
 def clashes(platform: Mapping[str, Any], given: Mapping[str, Any], embedded: frozenset[Key] = frozenset(), keys: Key = ()) -> Iterator[Clash]:
-    """Where `given` (an overlay, merged over `platform` by components/base.py overlay_values)
+    """Where `given` (an overlay, merged over `platform` by plumbing/base.py overlay_values)
     changes what `platform` sets."""
     for key, value in given.items():
         if key not in platform:
@@ -258,30 +260,30 @@ def _document(ours: str, given: Any, keys: Key) -> Iterator[Clash]:
 
 
 def _platform_keys(overlay: Overlay) -> Iterator[tuple[str, str]]:
-    embedded = EMBEDDED_YAML.get(overlay.pin.name, frozenset())
     documents: dict[Key, list[Clash]] = {}
-    for clash in clashes(overlay.platform, overlay.values, embedded):
+    for clash in clashes(overlay.platform, overlay.values, overlay.chart.documents):
         if clash.inner:
             documents.setdefault(clash.keys, []).append(clash)
             continue
-        hint = _hint(overlay, clash.keys)
+        hint = hint_of(overlay, clash.keys)
         where = path_of(overlay, clash.keys)
         if isinstance(clash.ours, list) and isinstance(clash.given, list):
             missing = [item for item in clash.ours if item not in clash.given]
             yield (
                 where,
                 f"this list leaves out {shown(missing)}, which the platform sets ({overlay.builder}): {hint.why}. "
-                f"A list in the overlay replaces the platform's whole: keep its items and add yours; {_instead(hint.stack_key)}",
+                f"A list in the overlay replaces the platform's whole: keep its items and add yours; {instead(hint.stack_key)}",
             )
         else:
             yield (
                 where,
                 f"{shown(clash.given)}: the platform sets {shown(clash.ours)} here ({overlay.builder}): {hint.why}; "
-                f"{_instead(hint.stack_key)}",
+                f"{instead(hint.stack_key)}",
             )
     for keys, found in documents.items():
         yield path_of(overlay, keys), _document_message(overlay, keys, found)
-    yield from _environment(overlay)
+    for check in overlay.chart.checks:
+        yield from check(overlay)
 
 
 def _document_message(overlay: Overlay, keys: Key, found: list[Clash]) -> str:
@@ -289,47 +291,15 @@ def _document_message(overlay: Overlay, keys: Key, found: list[Clash]) -> str:
     parts = []
     for clash in found:
         inner = ".".join(clash.inner)
-        hint = _hint(overlay, (*keys, *clash.inner))
+        hint = hint_of(overlay, (*keys, *clash.inner))
         what = f"leaves out {inner}" if clash.given is MISSING else f"sets {inner} to {shown(clash.given)}"
         because = f" ({hint.why}; set {hint.stack_key} instead)" if hint.stack_key else f" ({hint.why})" if hint.key != keys else ""
         parts.append(f"{what}, which the platform writes as {shown(clash.ours)}{because}")
     return (
-        f"this document replaces the one the platform writes here ({overlay.builder}: {_hint(overlay, keys).why}) whole, and it "
+        f"this document replaces the one the platform writes here ({overlay.builder}: {hint_of(overlay, keys).why}) whole, and it "
         + "; ".join(parts)
         + ". Keep every key the platform writes, with its value (you may add others), or leave the key to the platform"
     )
-
-
-def ini_variable(section: str, key: str) -> str:
-    """The environment variable Grafana reads over grafana.ini's `[section] key` (Grafana 13
-    docs, setup-grafana/configure-grafana "Override configuration with environment variables":
-    GF_<SectionName>_<KeyName>, upper case, dots and dashes as underscores)."""
-    return re.sub(r"[.-]", "_", f"GF_{section}_{key}").upper()
-
-
-def _environment(overlay: Overlay) -> Iterator[tuple[str, str]]:
-    """Grafana: an environment variable of the overlay (`env`, `envValueFrom`: the container's
-    env, grafana chart 12.11.1 templates/_pod.tpl) that overrides a grafana.ini key the platform sets."""
-    ini = overlay.platform.get("grafana.ini")
-    if overlay.pin.name != GRAFANA.name or not isinstance(ini, Mapping):
-        return
-    variables = {
-        ini_variable(section, key): (section, key, value)
-        for section, keys in ini.items()
-        if isinstance(keys, Mapping)
-        for key, value in keys.items()
-    }
-    for name in ("env", "envValueFrom"):
-        given = overlay.values.get(name)
-        for variable in given if isinstance(given, Mapping) else ():
-            if str(variable).upper() in variables and variable not in (overlay.platform.get(name) or {}):
-                section, key, value = variables[str(variable).upper()]
-                hint = _hint(overlay, ("grafana.ini", section, key))
-                yield (
-                    path_of(overlay, (name, str(variable))),
-                    f"Grafana reads {variable} over grafana.ini's [{section}] {key}, which the platform sets to "
-                    f"{shown(value)} ({overlay.builder}): {hint.why}; {_instead(hint.stack_key)}",
-                )
 
 
 # --- keys the platform relies on --------------------------------------------------------------
@@ -348,13 +318,13 @@ def _expand(node: Any, pattern: Key, keys: Key = ()) -> Iterator[tuple[Key, Any]
 
 
 def _relied_keys(overlay: Overlay) -> Iterator[tuple[str, str]]:
-    for relied in RELIED.get(overlay.pin.name, ()):
+    for relied in overlay.chart.relied:
         for keys, value in _expand(overlay.values, relied.key):
             if not relied.keeps(value):
                 yield (
                     path_of(overlay, keys),
                     f"{shown(value)}: the platform relies on {relied.needs} ({overlay.pin.label} {relied.source}): "
-                    f"{relied.why}; {_instead(relied.stack_key, relied=True)}",
+                    f"{relied.why}; {instead(relied.stack_key, relied=True)}",
                 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from args.components import gpu_pools
+from components.team_pipelines import TeamPipelines
 from facts.naming import team_bucket_name
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.kubeflow import KUBEFLOW
@@ -24,15 +24,6 @@ class GoogleCloud:
     deletion_protection: bool
     gcs_fuse: bool = True
     """GKE's GCS Fuse CSI driver is on: the team's PodDefault mounts its bucket."""
-
-
-@dataclass(frozen=True)
-class TeamPipelines:
-    """The team runs Kubeflow Pipelines (components/team_pipelines.py): where its artifacts go."""
-
-    bucket: str | None
-    """gke: the team's own bucket, its pipeline root (stackmodel/rules.py makes every such team have
-    one); None: the team's prefix of the in-cluster object store."""
 
 
 @dataclass(frozen=True)
@@ -90,7 +81,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
     auth = config.components[KUBEFLOW].auth
     return TeamArgs(
         team=team,
-        gpu_pools=gpu_pools(config),
+        gpu_pools=config.gpu_pools,
         kueue=config.enabled(KUEUE),
         google=google,
         pipelines=pipelines,

@@ -25,7 +25,7 @@ from pathlib import Path, PurePosixPath
 
 import yaml
 
-from components.sources import MIRROR_REMOTE, PreparedTree, RemoteReference, remote_reference
+from plumbing.sources import MIRROR_REMOTE, PreparedTree, RemoteReference, remote_reference
 
 REPO = Path(__file__).resolve().parents[1]
 KUSTOMIZATION_FILES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
