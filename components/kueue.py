@@ -351,7 +351,7 @@ HINTS = (
     Hint(("managerConfig", "controllerManagerConfigYaml", "internalCertManagement"), "Kueue makes its own webhook certificate"),
     Hint(("managerConfig", "controllerManagerConfigYaml", "metrics"), "the dashboards read Kueue's cluster-queue metrics from this endpoint"),
     Hint(("enablePrometheus",), "the chart's ServiceMonitor is a kind of Monitoring's and would make Kueue wait for it; the platform's "
-         "own monitor ties the two (components/ties.py)"),
+         "own monitor ties the two (plumbing/ties.py)"),
 )
 # kueue 0.19.2 templates/manager/manager-config.yaml: `controllerManagerConfigYaml | fromYaml`,
 # the whole Configuration in one string.
