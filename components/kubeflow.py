@@ -667,7 +667,7 @@ class Kubeflow(PlatformComponent):
 def notebook_registry(config: PlatformConfig) -> str:
     """Where the stack's notebook images come from: `kubeflow.notebookRegistry`, else the
     stack's Artifact Registry repository, else (kind) the local name `make notebook-images`
-    loads into the cluster. A gke stack with neither is refused (stackmodel/rules.py)."""
+    loads into the cluster. A gke stack with neither is refused (stackmodel/rules/)."""
     explicit = config.components[KUBEFLOW].notebook_registry
     if explicit:
         return explicit

@@ -68,7 +68,7 @@ class TeamPipelines:
     """The team runs Kubeflow Pipelines: where its artifacts go."""
 
     bucket: str | None
-    """gke: the team's own bucket, its pipeline root (stackmodel/rules.py makes every such team have
+    """gke: the team's own bucket, its pipeline root (stackmodel/rules/ makes every such team have
     one); None: the team's prefix of the in-cluster object store."""
 
 

@@ -80,7 +80,7 @@ class Loaded:
     notes: tuple[Problem, ...] = ()
     """Not errors: keys that may come from ESC environments not resolved offline, groups read at `pulumi up`."""
     warnings: tuple[Problem, ...] = ()
-    """Not errors: what may be meant but usually is not (stackmodel/rules.py WARNINGS)."""
+    """Not errors: what may be meant but usually is not (stackmodel/rules/warning_rules.py)."""
 
 
 def stack_file(name_or_path: str) -> Path:

@@ -164,7 +164,7 @@ def test_prod_cluster_without_shielded_nodes(shipped_plan: Callable[[str], Plan]
 
 def test_the_pipelines_database_is_private_and_backed_up(shipped_plan: Callable[[str], Plan]) -> None:
     # infra/cloudsql.py always makes it so: weakened in a recorded plan. Its deletion protection
-    # follows the stack's, which the loader keeps on in prod (stackmodel/rules.py prod-deletion-protected).
+    # follows the stack's, which the loader keeps on in prod (stackmodel/rules/ prod-deletion-protected).
     instance = "gcp:sql/databaseInstance:DatabaseInstance"
     assert [v for v in check(stack_view(shipped_plan("prod"))) if v.rule == "databases-kept"] == []
 

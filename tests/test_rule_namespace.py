@@ -1,6 +1,6 @@
 """One rule namespace (docs/development.md, "Where a rule goes"): every rule has an ID, the IDs
 are unique across the three homes, and each home holds only its kind of rule: facts of the
-stack file in the loader (the schema's model validators and stackmodel/rules.py), facts only Pulumi
+stack file in the loader (the schema's model validators and stackmodel/rules/), facts only Pulumi
 knows in the policy pack (policy/rules.py), facts only the full render shows in `check`
 (tooling/check.py)."""
 
@@ -60,7 +60,7 @@ def homes() -> dict[str, list[str]]:
     """Every rule ID, by home."""
     return {
         "schema (stackmodel/schema/)": [rid or where for rid, where in schema_rules()],
-        "loader (stackmodel/rules.py)": [r.name for r in (*loader.RULES, *loader.WARNINGS)],
+        "loader (stackmodel/rules/)": [r.name for r in (*loader.RULES, *loader.WARNINGS)],
         "policy pack (policy/rules.py)": [r.name for r in policy.RULES],
         "check (tooling/check.py)": [r.name for r in check.RULES],
     }
@@ -98,7 +98,7 @@ def test_each_home_holds_only_its_kind() -> None:
     wrong = [
         f"{home}: {r.name} reads {first_parameter(r.check)}, not {kind.__name__}"
         for home, table, kind in (
-            ("stackmodel/rules.py", (*loader.RULES, *loader.WARNINGS), PlatformConfig),
+            ("stackmodel/rules/", (*loader.RULES, *loader.WARNINGS), PlatformConfig),
             ("policy/rules.py", policy.RULES, policy.StackView),
             ("tooling/check.py", check.RULES, check.Platform),
         )
@@ -111,4 +111,4 @@ def test_each_home_holds_only_its_kind() -> None:
 def test_the_autoprovisioning_limits_are_judged_once_from_the_stack() -> None:
     """Written twice until now (a loader rule and a policy rule over the plan): a fact of the stack file."""
     found = {home for home, ids in homes().items() if "autoprovisioning-covers-gpus" in ids}
-    assert found == {"loader (stackmodel/rules.py)"}
+    assert found == {"loader (stackmodel/rules/)"}

@@ -1,4 +1,4 @@
-"""Each rule of stackmodel/rules.py, broken by a minimal stack: exactly its problem, with
+"""Each rule of stackmodel/rules/, broken by a minimal stack: exactly its problem, with
 the exact path and message, and nothing else."""
 
 from __future__ import annotations
@@ -274,9 +274,9 @@ def test_two_static_users_of_one_password_variable_are_refused(monkeypatch: pyte
     other characters one `_`)."""
     import re
 
-    import stackmodel.rules
+    import stackmodel.rules.auth
 
-    monkeypatch.setattr(stackmodel.rules, "dex_password_env", lambda e: "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", e.upper()))
+    monkeypatch.setattr(stackmodel.rules.auth, "dex_password_env", lambda e: "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", e.upper()))
     stack = with_changes(base_kind(), {f"{K}.kubeflow": {"auth": {"staticUsers": ["ana.b@x.com", "ana-b@x.com"]}}})
     rule = next(r for r in RULES if r.name == "dex-password-envs-unique")
     assert rule.problems(PlatformConfig.model_validate(stack)) == [

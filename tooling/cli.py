@@ -545,7 +545,7 @@ def duplicate_urn(err: DuplicateUrnError) -> int:
     stack known to lead there, so this is a gap in its rules: said plainly, without a traceback."""
     print(
         f"the program stopped where `pulumi up` would: {err}. The stack file passed the loader's checks, "
-        "so this is a bug of the loader (stackmodel/rules.py): please report it with the stack file",
+        "so this is a bug of the loader (stackmodel/rules/): please report it with the stack file",
         file=sys.stderr,
     )
     return EXIT_VIOLATIONS

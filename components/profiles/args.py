@@ -92,7 +92,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
 
 
 def team_groups(auth: KubeflowAuth, team: Team) -> tuple[TeamGroup, ...]:
-    """The team's group contributors with their definitions (stackmodel/rules.py makes every group
+    """The team's group contributors with their definitions (stackmodel/rules/ makes every group
     one auth.groups defines)."""
     defined = {g.name: g for g in auth.groups}
     return tuple(

@@ -80,7 +80,7 @@ def google_identity(
             opts=child(),
         )
     if team.push_images:
-        if registry is None:  # stackmodel/rules.py team-push-images-needs-registry refuses such a stack
+        if registry is None:  # stackmodel/rules/ team-push-images-needs-registry refuses such a stack
             raise ValueError(f"team {team.name} pushes images but the stack has no image registry")
         registry.member(
             f"{team.name}-image-pusher",

@@ -86,7 +86,7 @@ def group_objects(team: TeamConfig, group: TeamGroup) -> list[dict[str, Any]]:
 def member_bindings(team: TeamConfig, groups: Sequence[TeamGroup]) -> list[dict[str, Any]]:
     """A RoleBinding per member and role, named as KFAM names a person's, in the order members
     first appear. Left out: the owner (kubeflow-admin already), and a person the team lists with
-    that very role, whose own binding has that name: stackmodel/rules.py refuses it for a stack's
+    that very role, whose own binding has that name: stackmodel/rules/ refuses it for a stack's
     groups, and a cloudIdentity group's members, read at `pulumi up`, are not the stack's to edit."""
     people = _person_roles(team)
     granted: dict[tuple[str, Role], list[str]] = {}

@@ -98,7 +98,7 @@ class IdleReclaimConfig(Model):
 
 def _mig_on_managed_dcgm(config: Any) -> bool:
     """A MIG pool whose slices GKE's managed DCGM collection reports (not known to carry each
-    slice's activity: stackmodel/rules.py idle-reclaim-reads-mig-slices)."""
+    slice's activity: stackmodel/rules/ idle-reclaim-reads-mig-slices)."""
     managed = config.components[DCGM_EXPORTER].source is DcgmSource.GKE_MANAGED
     pools = getattr(config.cluster, "gpu_pools", ())
     return managed and any(p.sharing is not None and p.sharing.strategy is SharingStrategy.MIG for p in pools)
@@ -121,7 +121,7 @@ IDLE_RECLAIM = ComponentSpec(
     IdleReclaimConfig,
     "Stop GPU notebooks whose GPUs stayed idle; needs kubeflow, monitoring and GPU metrics.",
     # It runs in the monitoring namespace, beside the Prometheus it reads. Monitoring is required,
-    # with kubeflow and GPU metrics: stackmodel/rules.py idle-reclaim-can-judge says so with the reasons,
+    # with kubeflow and GPU metrics: stackmodel/rules/ idle-reclaim-can-judge says so with the reasons,
     # so the need is not also the component-needs rule's.
     needs=(Need(MONITORING, What.NAMESPACE, optional=True),),
     on_by_default=_where_it_can_judge,

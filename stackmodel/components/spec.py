@@ -96,7 +96,7 @@ class ComponentSpec(Ready, Generic[M]):
     a fork that merges a release switches a new one on itself."""
     unused_overlays: Callable[[Any], dict[str, str]] | None = None
     """For settings (its model) that install some chart of its elsewhere or not at all: which of
-    its chart-values fields reach no chart, and why (stackmodel/rules.py chart-values-reach-a-chart)."""
+    its chart-values fields reach no chart, and why (stackmodel/rules/ chart-values-reach-a-chart)."""
     parts: tuple[Ready, ...] = ()
     """Parts of it others wait for apart from the whole (recorded as nothing where the stack
     does not install it)."""

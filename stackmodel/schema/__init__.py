@@ -7,7 +7,7 @@ replaces live infrastructure says so in its description ("replaces ...").
 
 Checks that span one model raise `problem(field, message)` so that the path names the
 field; checks that span the whole stack (pools vs autoprovisioning, teams vs pools)
-are the rules of stackmodel/rules.py and run once every part has its type.
+are the rules of stackmodel/rules/ and run once every part has its type.
 
 One schema, one module per domain: `common` (the base model, names, quantities, e-mail
 addresses), `pools` (and `fabric`, a pool's GPUDirect networking), `network` and `cluster`,

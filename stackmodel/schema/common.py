@@ -286,7 +286,7 @@ def _text(what: str, spaces: bool = False) -> AfterValidator:
 #   '*' as a wildcard (istio/istio 1.29.0 pilot/pkg/security/authz/matcher/header.go
 #   HeaderMatcher: StringMatcherExact(v, false)).
 # So an address is kept exactly as written (case and all), two spellings of one address
-# are refused (stackmodel/rules.py identities-spelled-alike), and the characters are those an
+# are refused (stackmodel/rules/ identities-spelled-alike), and the characters are those an
 # identity provider puts in an account's address: ASCII letters, digits, '.', '_', '-',
 # "'" (Google Workspace usernames, support.google.com/a/answer/9193374) and '+' (Dex static
 # users, sub-addresses); no '*' (a wildcard to Istio), ',' or '#' (oauth2-proxy's file), no

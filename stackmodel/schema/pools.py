@@ -362,7 +362,7 @@ class GpuPool(Model):
     @rule("dra-pool-as-gke-allows")
     def _dra_as_gke_allows(self) -> GpuPool:
         """What GKE refuses of a DRA pool itself (DRA_SOURCE); autoprovisioning and the GKE version
-        are the stack's (stackmodel/rules.py dra-pools-without-autoprovisioning, dra-pools-gke-version)."""
+        are the stack's (stackmodel/rules/ dra-pools-without-autoprovisioning, dra-pools-gke-version)."""
         if self.gpu_allocation is not GpuAllocation.DRA:
             return self
         found: list[tuple[str, str]] = []
