@@ -2,7 +2,7 @@
 supports and the day its support ends, each with the place it was read and when.
 
 `python -m stacks check` judges the platform against these (the `support` and
-`kubernetes-range` rules, tooling/check.py) and `python -m stacks outdated` shows them per
+`kubernetes-range` rules, tooling/check/upstreams.py) and `python -m stacks outdated` shows them per
 pin. Nothing here is inferred: a window upstream does not publish is `NOT_STATED`, and an
 upstream's own estimate ("~Nov 2026 (Expected)", "best effort for 6 months") is kept apart
 from a firm date (`Ends.expected`). Re-read each source on a bump and add the new line

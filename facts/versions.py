@@ -67,7 +67,7 @@ class Pin:
     deploys: tuple[Deployed, ...] = ()
     """The workload images this chart or tree deploys and the tag each must carry: the
     `image-pin` check fails when the render's images and the pin disagree, so a bump of
-    one without the other cannot pass (tooling/check.py)."""
+    one without the other cannot pass (tooling/check/images.py image-pin)."""
     patch: Patch | None = None
     """Images at a later release than the chart or tree ships (plumbing/images.py rewrites
     them; `python -m stacks versions` lists each with its evidence)."""

@@ -28,7 +28,8 @@ from stackmodel.config import ConfigError, load, read_stack_file, stack_file, va
 from stackmodel.schema import Sources
 from tests.support.sdk import fake_sdk
 from tooling import fullrender
-from tooling.check import Platform, fabric_attached
+from tooling.check import Platform
+from tooling.check.network import fabric_attached
 from tooling.fullrender import FullRender, Rendered, Unmirrored
 from tooling.mirror import MirrorError, Request, build
 from tooling.plan import Plan, Recorded, evaluate

@@ -2,7 +2,7 @@
 are unique across the three homes, and each home holds only its kind of rule: facts of the
 stack file in the loader (the schema's model validators and stackmodel/rules/), facts only Pulumi
 knows in the policy pack (policy/rules.py), facts only the full render shows in `check`
-(tooling/check.py)."""
+(tooling/check/)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def homes() -> dict[str, list[str]]:
         "schema (stackmodel/schema/)": [rid or where for rid, where in schema_rules()],
         "loader (stackmodel/rules/)": [r.name for r in (*loader.RULES, *loader.WARNINGS)],
         "policy pack (policy/rules.py)": [r.name for r in policy.RULES],
-        "check (tooling/check.py)": [r.name for r in check.RULES],
+        "check (tooling/check/)": [r.name for r in check.RULES],
     }
 
 
@@ -100,7 +100,7 @@ def test_each_home_holds_only_its_kind() -> None:
         for home, table, kind in (
             ("stackmodel/rules/", (*loader.RULES, *loader.WARNINGS), PlatformConfig),
             ("policy/rules.py", policy.RULES, policy.StackView),
-            ("tooling/check.py", check.RULES, check.Platform),
+            ("tooling/check/", check.RULES, check.Platform),
         )
         for r in table
         if first_parameter(r.check) is not kind

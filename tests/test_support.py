@@ -18,7 +18,8 @@ from facts.versions import PINS
 from stackmodel.config import ConfigError, load, stack_file
 from stackmodel.schema import GkeClusterConfig, ReleaseChannel
 from tooling import check as lint
-from tooling import cluster_version
+from tooling import cluster_version, support
+from tooling.check.upstreams import deployed
 from tooling.fullrender import FullRender, Install, Rendered, RenderError, full_render
 from tooling.plan import Plan, Recorded
 
@@ -167,7 +168,7 @@ def test_kind_node_image_outside_a_components_range(monkeypatch: pytest.MonkeyPa
     minor = facts.minor(cluster_version.KIND_NODE_IMAGE.version)
     lowest = facts.minor_label((minor[0], minor[1] + 1))
     too_new = facts.Upstream("Probe", (facts.Line("*", facts.Ends(), facts.Source("test"), (lowest, None)),), image=r"probe:")
-    monkeypatch.setattr(lint.support, "UPSTREAMS", (*facts.UPSTREAMS, too_new))
+    monkeypatch.setattr(support, "UPSTREAMS", (*facts.UPSTREAMS, too_new))
     [found] = violations(render("kind", "example.com/probe:1.0"), "kubernetes-range")
     assert f"supports Kubernetes {lowest} or later; the cluster runs {facts.minor_label(minor)} (kind node image kindest/node:" in found
 
@@ -182,7 +183,7 @@ def test_versions_come_from_what_the_render_deploys_images_trees_and_charts() ->
         install("helm", "/mirror/charts/kube-prometheus-stack-88.5.3.tgz"),
         install("helm", "kube-prometheus-stack", "81.6.9"),
     ]
-    found = {(d.upstream.name, d.version) for d in lint.deployed(lint.Platform(render("kind", "ghcr.io/dexidp/dex:v2.45.1@sha256:ab", installs=installs)))}
+    found = {(d.upstream.name, d.version) for d in deployed(lint.Platform(render("kind", "ghcr.io/dexidp/dex:v2.45.1@sha256:ab", installs=installs)))}
     assert found == {("Kubeflow", "26.03.1-rc.2"), ("Kubeflow", "26.03"), ("kube-prometheus-stack", "88.5.3"), ("kube-prometheus-stack", "81.6.9"), ("Dex", "v2.45.1")}
 
 

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tooling.fullrender import Install
 
 Finding = tuple[str, str, str]
-"""(object, where, message) of one violation; tooling/check.py names the rule."""
+"""(object, where, message) of one violation; tooling/check/upstreams.py names the rule."""
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,6 @@ from stackmodel.stack import PlatformConfig
 
 AREAS: tuple[ModuleType, ...] = (components, pools, cluster, auth, teams, team_ray, warning_rules)
 """The modules that hold the rules, in the order a rule none of REPORTED lists is reported in."""
-
 REPORTED: tuple[str, ...] = (
     "component-needs", "pool-names-free", "autoprovisioning-covers-gpus", "autoprovisioning-covers-pools",
     "gpu-pools-scale-to-zero", "dra-pools-as-gke-allows", "gpu-drivers-installed", "gpu-drivers-fit-the-gke-version",
@@ -80,7 +79,6 @@ RULES: tuple[Rule | TeamRule, ...] = tuple(_RULES)
 """Every rule of the loader (exit 2: config path and fix)."""
 WARNINGS: tuple[Rule, ...] = tuple(_WARNINGS)
 """Every warning (exit 0, printed with the path)."""
-
 __all__ = ["AUTH", "RULES", "WARNINGS", "Rule", "TeamRule", "cross_checks", "missing_keys", "overlaps", "warnings", "with_read_members"]
 
 

@@ -1,4 +1,5 @@
-"""Who may sign in: the sign-in's settings, its groups and where their members come from, the people the stack names.
+"""Who may sign in: the sign-in's settings, its groups and where their members come from, the
+people the stack names.
 
 Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
 declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);

@@ -1,4 +1,5 @@
-"""The cluster and its landing zone: prod's protections, the regions, zones, machine types and GKE versions it names, its network and keys.
+"""The cluster and its landing zone: prod's protections, the regions, zones, machine types and GKE
+versions it names, its network and keys.
 
 Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
 declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);

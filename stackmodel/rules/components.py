@@ -1,4 +1,5 @@
-"""The components the stack installs, beside the cluster and one another: what each needs, where it runs, what its settings reach.
+"""The components the stack installs, beside the cluster and one another: what each needs, where it
+runs, what its settings reach.
 
 Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
 declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);

@@ -1,4 +1,5 @@
-"""The GPU pools beside autoprovisioning, the GKE version, the drivers, DRA, Kueue and the fabric component.
+"""The GPU pools beside autoprovisioning, the GKE version, the drivers, DRA, Kueue and the fabric
+component.
 
 Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
 declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);

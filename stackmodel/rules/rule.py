@@ -24,12 +24,8 @@ from stackmodel.stack import PlatformConfig
 
 Found = Iterator[tuple[str, str]]
 """(config path, message) per problem, the path as the stack file spells it."""
-
-
 CLUSTER = "mlplatform:cluster"
 COMPONENTS = "mlplatform:components"
-
-
 EVERYTHING = ""
 """A rule's `reads` that overlaps every path: the rule needs the whole stack parsed."""
 
@@ -71,7 +67,6 @@ class TeamRule:
 
 
 F = TypeVar("F", bound=Callable[..., Found])
-
 DECLARED = "loader_rule"
 """The attribute a rule's function carries its declaration in (the decorators below)."""
 

@@ -1,4 +1,5 @@
-"""A team's Ray cluster: its pool, its size against the nodes and the team's quota, its operator and its token's name.
+"""A team's Ray cluster: its pool, its size against the nodes and the team's quota, its operator
+and its token's name.
 
 Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
 declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);

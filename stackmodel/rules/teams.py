@@ -1,4 +1,5 @@
-"""The teams: what they need installed, their names, contributors and groups, buckets, Google identities, quotas and images.
+"""The teams: what they need installed, their names, contributors and groups, buckets, Google
+identities, quotas and images.
 
 Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
 declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
