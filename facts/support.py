@@ -358,6 +358,32 @@ UPSTREAMS: tuple[Upstream, ...] = (
         pins=("oauth2-proxy",),
     ),
     Upstream(
+        "Python",
+        image=r"(^|/)library/python:",
+        lines=(
+            Line(
+                "3.13",
+                Ends(expected=date(2029, 10, 1), when="2029-10"),
+                Source("python/devguide include/release-cycle.json: 3.13 end_of_life \"2029-10\" (PEP 719); no Kubernetes range (a language runtime)"),
+            ),
+        ),
+        pins=("python",),
+    ),
+    Upstream(
+        "GPUDirect installers",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                _none_published(
+                    "GoogleCloudPlatform/container-engine-accelerators (README.md: \"This is not an official Google product\"; "
+                    "the GPUDirect manifests at the pinned commit name no GKE or Kubernetes range)"
+                ),
+            ),
+        ),
+        pins=("GoogleCloudPlatform/container-engine-accelerators",),
+    ),
+    Upstream(
         "Kubeflow Pipelines",
         image=r"(^|/)kubeflow/kfp-api-server:",
         lines=(Line("*", Ends(), _none_published("kubeflow/pipelines (2.16.1 in Kubeflow 26.03.1-rc.2; its manifests name no kubeVersion)")),),

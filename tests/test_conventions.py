@@ -88,6 +88,15 @@ def test_each_component_is_two_modules_of_one_name() -> None:
         assert importlib.import_module(installer).INSTALLATION is installation(spec)
 
 
+def test_every_pin_a_component_names_is_in_the_pin_table() -> None:
+    """`make mirror`, the version table and `outdated` read PINS: a pin left out of it would be
+    installed but never mirrored, listed or watched."""
+    from facts.versions import PINS
+    from stackmodel.registry import COMPONENTS
+
+    assert [f"{spec.name}: {pin.label}" for spec in COMPONENTS for pin in spec.pins if pin not in PINS] == []
+
+
 def test_a_spec_outside_stackmodel_components_names_its_installation() -> None:
     from stackmodel.components.spec import ComponentSpec
     from stackmodel.schema import Model

@@ -16,6 +16,7 @@ from facts import support as facts
 from facts.resource_types import HELM_CHART
 from facts.versions import PINS
 from stackmodel.config import ConfigError, load, stack_file
+from stackmodel.registry import COMPONENTS
 from stackmodel.schema import GkeClusterConfig, ReleaseChannel
 from tooling import check as lint
 from tooling import cluster_version, support
@@ -217,6 +218,22 @@ def test_kubernetes_minors_of_both_clusters_have_facts() -> None:
     for version in ("1.34", "1.35", "1.36"):
         assert facts.KUBERNETES.line_of(version) is not None
     assert set(facts.GKE_CHANNEL_DEFAULTS) == {c.value for c in ReleaseChannel} == {"RAPID", "REGULAR", "STABLE"}
+
+
+def test_every_pin_of_every_component_has_its_support_facts() -> None:
+    """A component's pins (its spec's `pins`, from the list) each stand beside their upstream's
+    support facts: a pin added without them fails here, and `check` fails a stack that installs it."""
+    missing = [f"{spec.name}: {pin.label}" for spec in COMPONENTS for pin in spec.pins if facts.upstream_of_pin(pin.name) is None]
+    assert missing == []
+
+
+def test_check_fails_an_installed_component_whose_pin_has_no_support_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(facts, "UPSTREAMS", tuple(u for u in facts.UPSTREAMS if u.name != "JobSet"))
+    [found] = violations(render("kind"), "support")
+    assert found == (
+        "support: jobset 0.12.0 [mlplatform:components.jobset]: no support facts for jobset 0.12.0 in facts/support.py: add its "
+        "upstream with its release lines, each with where it was read (or that upstream publishes none), and name the pin in its `pins`"
+    )
 
 
 def test_every_pin_a_fact_names_exists() -> None:
