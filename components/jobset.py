@@ -24,11 +24,7 @@ class JobSet(PlatformComponent):
 
     def __init__(self, name: str, args: ChartArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
-        namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart(
-            "jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace], overlay=args.values
-        )
-        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.ready, self.namespace = self.chart_in_its_namespace(NAMESPACE, "jobset", JOBSET_CHART, {}, args.values)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 

@@ -45,15 +45,11 @@ class KubeRay(PlatformComponent):
 
     def __init__(self, name: str, args: ChartArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
-        namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart(
-            "kuberay-operator", KUBERAY_CHART, namespace.metadata.name, kuberay_values(), [namespace], overlay=args.values
-        )
+        self.ready, self.namespace = self.chart_in_its_namespace(NAMESPACE, "kuberay-operator", KUBERAY_CHART, kuberay_values(), args.values)
         child = self.child()
         cluster_role("kubeflow-kuberay-admin", ("kubeflow-admin",), opts=child)
         cluster_role("kubeflow-kuberay-edit", ("kubeflow-edit", "kubeflow-admin"), EDIT_RULES, opts=child)
         cluster_role("kubeflow-kuberay-view", ("kubeflow-view",), VIEW_RULES, opts=child)
-        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 

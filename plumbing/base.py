@@ -409,6 +409,15 @@ class PlatformComponent(Component):
             opts=self.child(**options),
         )
 
+    def chart_in_its_namespace(
+        self, namespace: str, release: str, pin: Pin, values: dict[str, Any], overlay: Mapping[str, Any]
+    ) -> tuple[k8s.helm.v4.Chart, pulumi.Output[str]]:
+        """A pinned chart in a namespace of its own, which is made first: the chart (what waits
+        for the component waits for it), and the namespace's name as an output."""
+        created = self.create_namespace(namespace)
+        chart = self.chart(release, pin, created.metadata.name, values, [created], overlay=overlay)
+        return chart, created.metadata.apply(lambda m: m.name or namespace)
+
     def _install_options(
         self,
         type_: str,

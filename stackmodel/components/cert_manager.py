@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 from facts import versions
-from stackmodel.components.spec import ComponentSpec, Toggle
-from stackmodel.schema.chart_values import ChartValues, chart_values_field
+from stackmodel.components.spec import chart_component
 
-
-class CertManagerConfig(Toggle):
-    """cert-manager from its own chart, with the issuer and NetworkPolicies the pinned Kubeflow release adds (webhook certificates)."""
-
-    values: ChartValues = chart_values_field("the cert-manager chart")
-
-
-CERT_MANAGER = ComponentSpec(
-    "certManager",
-    CertManagerConfig,
-    "Webhook certificates; kubeflow needs it.",
-    on_by_default=True,
-    pins=(versions.CERT_MANAGER,),
+CERT_MANAGER = chart_component(
+    "certManager", "Webhook certificates; kubeflow needs it.", module=__name__, on_by_default=True, pins=(versions.CERT_MANAGER,),
+    settings=("CertManagerConfig", "cert-manager from its own chart, with the issuer and NetworkPolicies the pinned Kubeflow release adds (webhook certificates).", "the cert-manager chart"),
 )
+CertManagerConfig = CERT_MANAGER.model
+"""Its settings' model, by the name it has (the reference's; a pickled stack finds it here)."""

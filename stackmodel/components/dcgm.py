@@ -9,7 +9,7 @@ from pydantic import Field, StrictBool
 
 from facts import versions
 from facts.gpu_catalog import ACCELERATORS
-from stackmodel.components.spec import ComponentSpec
+from stackmodel.components.spec import ComponentSpec, unused_when
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
 from stackmodel.schema.cluster import GkeClusterConfig
 from stackmodel.schema.common import Model
@@ -38,17 +38,11 @@ def gpu_stack(config: Any) -> bool:
     )
 
 
-def _dcgm_overlays(settings: DcgmExporterConfig) -> dict[str, str]:
-    if settings.source is DcgmSource.GKE_MANAGED:
-        return {"values": "source gke-managed is GKE's DCGM metrics, not NVIDIA's chart"}
-    return {}
-
-
 DCGM_EXPORTER = ComponentSpec(
     "dcgmExporter",
     DcgmExporterConfig,
     "GPU metrics per pod.",
     on_by_default=gpu_stack,
     pins=(versions.DCGM_EXPORTER,),
-    unused_overlays=_dcgm_overlays,
+    unused_overlays=unused_when("source", DcgmSource.GKE_MANAGED, values="source gke-managed is GKE's DCGM metrics, not NVIDIA's chart"),
 )

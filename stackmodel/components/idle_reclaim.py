@@ -3,8 +3,6 @@ nothing for a while are stopped as the notebook UI stops them."""
 
 from __future__ import annotations
 
-import re
-from decimal import Decimal
 from typing import Any
 
 from pydantic import Field, StrictBool, field_validator, model_validator
@@ -15,7 +13,7 @@ from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.monitoring import MONITORING
 from stackmodel.components.spec import ComponentSpec, Need, What
 from stackmodel.schema.cluster import Environment
-from stackmodel.schema.common import DURATION, Model, problem, rule
+from stackmodel.schema.common import DURATION, Model, duration_seconds, problem, rule
 from stackmodel.schema.pools import SharingStrategy
 
 RUN_INTERVAL_SECONDS = 10 * 60
@@ -31,7 +29,7 @@ PERIOD_MAX_SECONDS = 7 * 24 * 3600
 
 def seconds(duration: str) -> int:
     """A duration such as 4h or 1h30m in seconds."""
-    return int(sum(Decimal(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", duration)))
+    return int(duration_seconds(duration))
 
 
 def _duration(value: str) -> str:

@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 from facts import versions
-from stackmodel.components.spec import ComponentSpec, Toggle
-from stackmodel.schema.chart_values import ChartValues, chart_values_field
+from stackmodel.components.spec import chart_component
 
-
-class JobSetConfig(Toggle):
-    """JobSet, installed once (Trainer's own copy is switched off)."""
-
-    values: ChartValues = chart_values_field("the JobSet chart")
-
-
-JOBSET = ComponentSpec(
-    "jobset",
-    JobSetConfig,
-    "JobSet, which TrainJobs run as; trainer needs it.",
-    on_by_default=True,
-    pins=(versions.JOBSET_CHART,),
+JOBSET = chart_component(
+    "jobset", "JobSet, which TrainJobs run as; trainer needs it.", module=__name__, on_by_default=True, pins=(versions.JOBSET_CHART,),
+    settings=("JobSetConfig", "JobSet, installed once (Trainer's own copy is switched off).", "the JobSet chart"),
 )
+JobSetConfig = JOBSET.model
+"""Its settings' model, by the name it has (the reference's; a pickled stack finds it here)."""

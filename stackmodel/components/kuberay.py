@@ -7,7 +7,7 @@ from enum import Enum
 from pydantic import Field
 
 from facts import versions
-from stackmodel.components.spec import ComponentSpec, Toggle
+from stackmodel.components.spec import ComponentSpec, Toggle, unused_when
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
 
 
@@ -26,17 +26,11 @@ class KubeRayConfig(Toggle):
     values: ChartValues = chart_values_field("the kuberay-operator chart (source operator)")
 
 
-def _kuberay_overlays(settings: KubeRayConfig) -> dict[str, str]:
-    if settings.source is RaySource.GKE_ADDON:
-        return {"values": "source gke-addon is GKE's managed Ray operator, not the chart"}
-    return {}
-
-
 KUBERAY = ComponentSpec(
     "kuberay",
     KubeRayConfig,
     "Ray operator; team Ray clusters need it.",
     on_by_default=True,
     pins=(versions.KUBERAY_CHART,),
-    unused_overlays=_kuberay_overlays,
+    unused_overlays=unused_when("source", RaySource.GKE_ADDON, values="source gke-addon is GKE's managed Ray operator, not the chart"),
 )

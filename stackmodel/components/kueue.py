@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import re
-from decimal import Decimal
-
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from facts import versions
 from facts.limits import GO_DURATION_MAX_SECONDS
 from stackmodel.components.spec import ComponentSpec, Toggle
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
-from stackmodel.schema.common import DURATION, Model
+from stackmodel.schema.common import DURATION, Model, duration_seconds
 
 
 class WaitForPodsReady(Model):
@@ -43,10 +40,7 @@ class WaitForPodsReady(Model):
     def _timeout(cls, value: str) -> str:
         if not DURATION.match(value) or not any(c.isdigit() and c != "0" for c in value):
             raise ValueError(f"{value!r} is not a duration such as 20m or 1h30m: positive numbers with h, m or s")
-        seconds = sum(
-            Decimal(number) * {"h": 3600, "m": 60, "s": 1}[unit] for number, unit in re.findall(r"([0-9]+)([hms])", value)
-        )
-        if seconds > GO_DURATION_MAX_SECONDS:
+        if duration_seconds(value) > GO_DURATION_MAX_SECONDS:
             raise ValueError(
                 f"{value!r} is longer than a Go duration holds (about 292 years): Kueue reads it with Go's "
                 "time.ParseDuration, which refuses it; use a timeout such as 1h"

@@ -11,7 +11,7 @@ from pydantic import Field, StrictInt, field_validator
 from facts import versions
 from facts.limits import GO_DURATION_MAX_SECONDS
 from stackmodel.components.istio import ISTIO
-from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
+from stackmodel.components.spec import ComponentSpec, Need, Toggle, What, unused_when
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
 from stackmodel.schema.common import RETENTION, RETENTION_SECONDS, Email, VolumeSize, _unique
 
@@ -73,12 +73,6 @@ class MonitoringConfig(Toggle):
         return admins
 
 
-def _monitoring_overlays(settings: MonitoringConfig) -> dict[str, str]:
-    if settings.backend is MetricsBackend.GKE_MANAGED:
-        return {"values": "backend gke-managed installs no kube-prometheus-stack (grafanaValues still reach Grafana)"}
-    return {}
-
-
 # Nothing waits for Monitoring: its monitors of others are Ties (components/platform.py).
 MONITORING = ComponentSpec(
     "monitoring",
@@ -88,7 +82,7 @@ MONITORING = ComponentSpec(
     needs=(Need(ISTIO, What.WEBHOOKS, optional=True),),
     on_by_default=True,
     pins=(versions.KUBE_PROMETHEUS_STACK, versions.GRAFANA),
-    unused_overlays=_monitoring_overlays,
+    unused_overlays=unused_when("backend", MetricsBackend.GKE_MANAGED, values="backend gke-managed installs no kube-prometheus-stack (grafanaValues still reach Grafana)"),
 )
 
 

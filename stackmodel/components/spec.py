@@ -19,9 +19,10 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Generic, TypeVar
 
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, create_model
 
 from facts.versions import Pin
+from stackmodel.schema.chart_values import ChartValues, chart_values_field
 from stackmodel.schema.common import Model
 
 COMPONENTS = "mlplatform:components"
@@ -160,3 +161,39 @@ def install_order(specs: tuple[ComponentSpec[Any], ...]) -> tuple[ComponentSpec[
     for spec in specs:
         place(spec)
     return tuple(placed)
+
+
+class ChartToggle(Toggle):
+    """The settings of a component that is one Helm chart and has nothing else to say: on or
+    off, and the stack's overlay of the chart's values (chart_component)."""
+
+    values: ChartValues = Field(default_factory=dict)
+
+
+def chart_component(name: str, summary: str, settings: tuple[str, str, str], module: str, **spec: Any) -> ComponentSpec[ChartToggle]:
+    """The spec of a component that is one Helm chart and has nothing else to say, with its
+    settings' model made here: `settings` is (the model's name, its description, the chart as
+    the `values` field's description names it); `module`, the settings module it stands in
+    (`__name__`: its installer is the module of components/ of that name); `spec`, the rest of
+    the spec (needs, on_by_default, pins, ...)."""
+    model_name, description, chart = settings
+    model = create_model(model_name, __base__=ChartToggle, __doc__=description, __module__=module, values=(ChartValues, chart_values_field(chart)))
+    return ComponentSpec(name, model, summary, **spec)
+
+
+@dataclass(frozen=True)
+class UnusedWhen:
+    """A spec's `unused_overlays`: where the settings' `field` is `value`, the chart-values
+    fields `why` names reach no chart (it is installed elsewhere or not at all), each with why."""
+
+    field: str
+    value: Any
+    why: tuple[tuple[str, str], ...]
+
+    def __call__(self, settings: Any) -> dict[str, str]:
+        return dict(self.why) if getattr(settings, self.field) == self.value else {}
+
+
+def unused_when(field: str, value: Any, **why: str) -> UnusedWhen:
+    """`unused_overlays=unused_when("source", RaySource.GKE_ADDON, values="...")`."""
+    return UnusedWhen(field, value, tuple(why.items()))

@@ -1,37 +1,16 @@
 """Who may sign in: the sign-in's settings, its groups and where their members come from, the
-people the stack names.
-
-Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
-declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
-stackmodel/rules/__init__.py gathers them."""
+people the stack names."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 
-from facts.naming import (
-    SECRET_KEY_MAX,
-    dex_password_env,
-)
+from facts.naming import SECRET_KEY_MAX, dex_password_env
 from facts.oidc_issuers import PUBLISHED as PUBLISHED_ISSUERS
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.monitoring import MONITORING
-from stackmodel.rules.rule import (
-    AUTH,
-    CLUSTER,
-    KIND,
-    OVERRIDES,
-    TEAMS,
-    Found,
-    gke_cluster,
-    stack_rule,
-    team_path,
-)
-from stackmodel.schema import (
-    GOOGLE_ISSUER,
-    AuthKind,
-    GroupSource,
-)
+from stackmodel.rules.rule import AUTH, CLUSTER, KIND, OVERRIDES, TEAMS, Found, gke_cluster, stack_rule, team_path
+from stackmodel.schema import GOOGLE_ISSUER, AuthKind, GroupSource
 from stackmodel.stack import PlatformConfig
 
 

@@ -1,9 +1,5 @@
 """The cluster and its landing zone: prod's protections, the regions, zones, machine types and GKE
-versions it names, its network and keys.
-
-Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
-declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
-stackmodel/rules/__init__.py gathers them."""
+versions it names, its network and keys."""
 
 from __future__ import annotations
 
@@ -26,12 +22,7 @@ from stackmodel.rules.rule import (
     stack_rule,
     team_path,
 )
-from stackmodel.schema import (
-    GCP_REGION,
-    GCP_ZONE,
-    Environment,
-    zone_region,
-)
+from stackmodel.schema import GCP_REGION, GCP_ZONE, Environment, zone_region
 from stackmodel.schema.sources import artifact_registry_location
 from stackmodel.stack import PlatformConfig
 

@@ -1,9 +1,5 @@
 """The components the stack installs, beside the cluster and one another: what each needs, where it
-runs, what its settings reach.
-
-Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
-declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
-stackmodel/rules/__init__.py gathers them."""
+runs, what its settings reach."""
 
 from __future__ import annotations
 
@@ -32,10 +28,7 @@ from stackmodel.rules.rule import (
     gpu_pools_of,
     stack_rule,
 )
-from stackmodel.schema import (
-    RETENTION_SECONDS,
-    SharingStrategy,
-)
+from stackmodel.schema import RETENTION_SECONDS, SharingStrategy
 from stackmodel.schema.chart_values import CHART_VALUES_KIND
 from stackmodel.stack import PlatformConfig
 

@@ -1,9 +1,5 @@
 """The GPU pools beside autoprovisioning, the GKE version, the drivers, DRA, Kueue and the fabric
-component.
-
-Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
-declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
-stackmodel/rules/__init__.py gathers them."""
+component."""
 
 from __future__ import annotations
 
@@ -14,23 +10,8 @@ from facts.prices import SHAPES
 from stackmodel.components.dra import NVIDIA_DRA_DRIVER
 from stackmodel.components.fabric import GPU_FABRIC
 from stackmodel.components.kueue import KUEUE
-from stackmodel.rules.rule import (
-    CLUSTER,
-    KIND,
-    NAP,
-    POOLS,
-    Found,
-    gke_cluster,
-    gpu_pools_of,
-    minor_number,
-    stack_rule,
-)
-from stackmodel.schema import (
-    RESERVED_POOL_NAMES,
-    DriverVersion,
-    Environment,
-    Provisioning,
-)
+from stackmodel.rules.rule import CLUSTER, KIND, NAP, POOLS, Found, gke_cluster, gpu_pools_of, minor_number, stack_rule
+from stackmodel.schema import RESERVED_POOL_NAMES, DriverVersion, Environment, Provisioning
 from stackmodel.schema.pools import DRA_SOURCE
 from stackmodel.stack import PlatformConfig
 

@@ -16,10 +16,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from stackmodel.components.kubeflow import KUBEFLOW
-from stackmodel.schema import (
-    GkeClusterConfig,
-    GpuPool,
-)
+from stackmodel.schema import GkeClusterConfig, GpuPool
 from stackmodel.stack import PlatformConfig
 
 Found = Iterator[tuple[str, str]]

@@ -1,33 +1,17 @@
 """A team's Ray cluster: its pool, its size against the nodes and the team's quota, its operator
-and its token's name.
-
-Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
-declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
-stackmodel/rules/__init__.py gathers them."""
+and its token's name."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 
 from facts.allocatable import allocatable
-from facts.naming import (
-    TEAM_NAMESPACE_SECRETS,
-)
+from facts.naming import TEAM_NAMESPACE_SECRETS
 from facts.versions import KUEUE_CHART
 from stackmodel import quantity, team_quota
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
-from stackmodel.rules.rule import (
-    CLUSTER,
-    KIND,
-    POOLS,
-    TEAMS,
-    Found,
-    gke_cluster,
-    gpu_pools_of,
-    team_path,
-    team_rule,
-)
+from stackmodel.rules.rule import CLUSTER, KIND, POOLS, TEAMS, Found, gke_cluster, gpu_pools_of, team_path, team_rule
 from stackmodel.stack import PlatformConfig
 
 

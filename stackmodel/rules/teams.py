@@ -1,9 +1,5 @@
 """The teams: what they need installed, their names, contributors and groups, buckets, Google
-identities, quotas and images.
-
-Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
-declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
-stackmodel/rules/__init__.py gathers them."""
+identities, quotas and images."""
 
 from __future__ import annotations
 
@@ -41,11 +37,7 @@ from stackmodel.rules.rule import (
     team_path,
     team_rule,
 )
-from stackmodel.schema import (
-    DNS_SUBDOMAIN_MAX,
-    GroupDefinition,
-    GroupSource,
-)
+from stackmodel.schema import DNS_SUBDOMAIN_MAX, GroupDefinition, GroupSource
 from stackmodel.stack import PlatformConfig
 
 

@@ -1,30 +1,15 @@
-"""Warnings: what may be meant but usually is not; printed with the path, exit 0.
-
-Each rule is a function of the PlatformConfig that yields (config path, message) per problem,
-declared with its ID, its description and the config paths it reads (stackmodel/rules/rule.py);
-stackmodel/rules/__init__.py gathers them."""
+"""Warnings: what may be meant but usually is not; printed with the path, exit 0."""
 
 from __future__ import annotations
-
-import re
 
 from facts.dra import DCGM_DRA_RESOURCE_SLICES
 from facts.limits import QUEUED_POOL_READY_MIN_SECONDS
 from stackmodel.components.dcgm import DCGM_EXPORTER
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.kueue import KUEUE
-from stackmodel.rules.rule import (
-    ENABLED,
-    POOLS,
-    TEAMS,
-    Found,
-    gpu_pools_of,
-    team_path,
-    warning_rule,
-)
-from stackmodel.schema import (
-    Provisioning,
-)
+from stackmodel.rules.rule import ENABLED, POOLS, TEAMS, Found, gpu_pools_of, team_path, warning_rule
+from stackmodel.schema import Provisioning
+from stackmodel.schema.common import duration_seconds
 from stackmodel.stack import PlatformConfig
 
 
@@ -53,8 +38,7 @@ def _queued_pools_can_get_ready(config: PlatformConfig) -> Found:
     if not queued or not kueue.enabled:
         return
     timeout = kueue.wait_for_pods_ready.timeout
-    seconds = sum(int(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", timeout))
-    if seconds < QUEUED_POOL_READY_MIN_SECONDS:
+    if duration_seconds(timeout) < QUEUED_POOL_READY_MIN_SECONDS:
         yield (
             f"{KUEUE.path}.waitForPodsReady.timeout",
             f"{timeout} is shorter than a queued pool ({', '.join(queued)}) can have its pods ready: its nodes boot, "

@@ -8,6 +8,7 @@ import ipaddress
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
@@ -40,6 +41,13 @@ REGISTRY_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]
 MIRROR_PATH = re.compile(r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?(:[0-9]+)?(/[a-z0-9]+([._-][a-z0-9]+)*)*$")
 # A Go time.Duration as Kueue's configuration reads it (metav1.Duration), in whole h, m, s.
 DURATION = re.compile(r"^([0-9]+h)?([0-9]+m)?([0-9]+s)?$")
+
+
+def duration_seconds(duration: str) -> Decimal:
+    """A DURATION such as 4h or 1h30m in seconds."""
+    return sum((Decimal(n) * {"h": 3600, "m": 60, "s": 1}[u] for n, u in re.findall(r"([0-9]+)([hms])", duration)), Decimal(0))
+
+
 # Smallest volume or memory we accept: anything below is a missing unit (a bare 50 is 50 bytes).
 MIN_VOLUME_BYTES = MIN_MEMORY_BYTES = 2**20
 # Compute Engine "Regions and zones" (cloud.google.com/compute/docs/regions-zones): a

@@ -1,30 +1,13 @@
 """Images: every image on a release tag or digest, pinned upstreams on the images their pins say,
-no retired registry, the mirror where the stack has one.
-
-Each rule is a pure function of the render (Platform) that yields its violations, declared
-with its ID and description (tooling/check/platform.py check_rule); tooling/check/__init__.py
-gathers them."""
+no retired registry, the mirror where the stack has one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from facts.image_refs import (
-    FLOATING_TAGS,
-    floating,
-    is_local,
-    normalized_hub,
-    parse,
-    retired_registry,
-)
+from facts.image_refs import FLOATING_TAGS, floating, is_local, normalized_hub, parse, retired_registry
 from facts.versions import PINS, Pin, PinKind
-from tooling.check.platform import (
-    Platform,
-    Violation,
-    check_rule,
-    image_site_label,
-    label,
-)
+from tooling.check.platform import Platform, Violation, check_rule, image_site_label, label
 
 
 @check_rule("image-tag", "every image on a release tag or digest, never a floating one")

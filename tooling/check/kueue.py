@@ -1,9 +1,5 @@
 """Kueue: the objects it manages obey its rules, each team's quota admits what its queue may admit,
-every workload the platform offers is admissible.
-
-Each rule is a pure function of the render (Platform) that yields its violations, declared
-with its ID and description (tooling/check/platform.py check_rule); tooling/check/__init__.py
-gathers them."""
+every workload the platform offers is admissible."""
 
 from __future__ import annotations
 
@@ -27,13 +23,7 @@ from facts.pod_overhead import pipeline_step_pods
 from facts.pod_resources import as_admitted, pod_requests
 from stackmodel import quantity
 from tooling import admission
-from tooling.check.platform import (
-    Platform,
-    Violation,
-    check_rule,
-    label,
-    selects,
-)
+from tooling.check.platform import Platform, Violation, check_rule, label, selects
 
 OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer")
 """The installs whose controllers make objects owned by jobs Kueue queues (components/kueue_owners.py)."""

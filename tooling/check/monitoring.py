@@ -1,9 +1,5 @@
 """Monitoring: every monitor and rule selected by a Prometheus, the DCGM exporter's metric names as
-the platform's queries read them.
-
-Each rule is a pure function of the render (Platform) that yields its violations, declared
-with its ID and description (tooling/check/platform.py check_rule); tooling/check/__init__.py
-gathers them."""
+the platform's queries read them."""
 
 from __future__ import annotations
 
@@ -11,14 +7,7 @@ import re
 from collections.abc import Iterator
 
 from facts.versions import DCGM_EXPORTER, DCGM_METRIC_NAMES
-from tooling.check.platform import (
-    Platform,
-    Violation,
-    check_rule,
-    image_site_label,
-    label,
-    selects,
-)
+from tooling.check.platform import Platform, Violation, check_rule, image_site_label, label, selects
 
 MONITOR_SELECTORS = {
     "ServiceMonitor": ("serviceMonitorSelector", "serviceMonitorNamespaceSelector"),

@@ -1,9 +1,5 @@
 """What reaches what: the control plane every webhook and aggregated API it calls, GKE's load
-balancer the NEG backends, pods the Networks of their GPU fabric.
-
-Each rule is a pure function of the render (Platform) that yields its violations, declared
-with its ID and description (tooling/check/platform.py check_rule); tooling/check/__init__.py
-gathers them."""
+balancer the NEG backends, pods the Networks of their GPU fabric."""
 
 from __future__ import annotations
 
@@ -13,13 +9,7 @@ from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
 from facts import fabric_pods
-from tooling.check.platform import (
-    Platform,
-    Violation,
-    admits,
-    check_rule,
-    label,
-)
+from tooling.check.platform import Platform, Violation, admits, check_rule, label, mappings_where
 from tooling.fullrender import Rendered
 
 
@@ -135,14 +125,7 @@ def load_balancer_admitted(platform: Platform) -> Iterator[Violation]:
 
 def _pod_templates(node: Any) -> Iterator[dict[str, Any]]:
     """Every pod template in an object (`{metadata, spec}` whose spec has a `containers` list)."""
-    if isinstance(node, dict):
-        if isinstance((node.get("spec") or {}).get("containers") if isinstance(node.get("spec"), dict) else None, list):
-            yield node
-        for value in node.values():
-            yield from _pod_templates(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _pod_templates(value)
+    return mappings_where(node, lambda m: isinstance(m.get("spec"), dict) and isinstance(m["spec"].get("containers"), list))
 
 
 def _fabric_problems(template: dict[str, Any], networks: dict[str, Rendered], param_sets: set[str]) -> Iterator[str]:

@@ -1,10 +1,6 @@
 """The objects themselves: each valid against its schema, none null where a value is wanted, none
 from two sources, CRDs and namespaces before their users, every volume claim kept, no credential
-an upstream release publishes.
-
-Each rule is a pure function of the render (Platform) that yields its violations, declared
-with its ID and description (tooling/check/platform.py check_rule); tooling/check/__init__.py
-gathers them."""
+an upstream release publishes."""
 
 from __future__ import annotations
 
@@ -14,13 +10,7 @@ from typing import Any
 
 from facts.support import minor, minor_label
 from tooling import cluster_version
-from tooling.check.platform import (
-    BUILTIN_NAMESPACES,
-    Platform,
-    Violation,
-    check_rule,
-    label,
-)
+from tooling.check.platform import BUILTIN_NAMESPACES, Platform, Violation, check_rule, label, mappings_where
 from tooling.fullrender import Rendered
 from tooling.plan import SECRET
 from tooling.schemas import GKE_PROVIDED_KINDS, Validator, is_builtin, schemas_of
@@ -131,14 +121,7 @@ def _strings(node: Any) -> Iterator[str]:
 
 def _pod_specs(node: Any) -> Iterator[dict[str, Any]]:
     """Every pod spec in an object (anything with a `containers` list: workloads and custom resources)."""
-    if isinstance(node, dict):
-        if isinstance(node.get("containers"), list):
-            yield node
-        for value in node.values():
-            yield from _pod_specs(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _pod_specs(value)
+    return mappings_where(node, lambda m: isinstance(m.get("containers"), list))
 
 
 @check_rule("upstream-secret", "no well-known, empty or superuser credential from an upstream release")

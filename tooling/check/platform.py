@@ -9,17 +9,13 @@ The modules of tooling/check/ hold the rules by area; tooling/check/__init__.py 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
 from functools import cached_property
 from typing import Any, TypeVar
 
-from facts.image_refs import (
-    ImagePolicy,
-    ImageRef,
-    parse,
-)
+from facts.image_refs import ImagePolicy, ImageRef, parse
 from facts.labels import NAMESPACE_NAME_LABEL
 from facts.resource_types import GCP_FIREWALL
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
@@ -169,6 +165,18 @@ class Platform:
                     low, _, high = str(port).partition("-")
                     ports |= set(range(int(low), int(high or low) + 1))
         return ports
+
+
+def mappings_where(node: Any, wanted: Callable[[dict[str, Any]], bool]) -> Iterator[dict[str, Any]]:
+    """Every mapping inside `node` (itself too), depth first, that `wanted` accepts."""
+    if isinstance(node, dict):
+        if wanted(node):
+            yield node
+        for value in node.values():
+            yield from mappings_where(value, wanted)
+    elif isinstance(node, list):
+        for value in node:
+            yield from mappings_where(value, wanted)
 
 
 SELECTOR_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist")

@@ -1,9 +1,5 @@
 """The platform as it runs: every file a process reads is in its pod, configuration read at start
-rolls its pods, critical pods only where GKE admits them.
-
-Each rule is a pure function of the render (Platform) that yields its violations, declared
-with its ID and description (tooling/check/platform.py check_rule); tooling/check/__init__.py
-gathers them."""
+rolls its pods, critical pods only where GKE admits them."""
 
 from __future__ import annotations
 
@@ -17,13 +13,7 @@ from facts.config_reload import reloads
 from facts.image_files import ENV_NOT_READ, image_provides
 from plumbing.base import CONFIG_DIGEST_ANNOTATION
 from plumbing.images import image_transform
-from tooling.check.platform import (
-    WORKLOAD_KINDS,
-    Platform,
-    Violation,
-    check_rule,
-    label,
-)
+from tooling.check.platform import WORKLOAD_KINDS, Platform, Violation, check_rule, label
 from tooling.fullrender import Rendered
 
 ABSOLUTE_PATH = re.compile(r"^/[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/?$")

@@ -1,20 +1,12 @@
 """The upstreams on the check's day: inside their support windows, the cluster's Kubernetes inside
-each one's range, no request-path component below an advisory's fix.
-
-Each rule is a pure function of the render (Platform) that yields its violations, declared
-with its ID and description (tooling/check/platform.py check_rule); tooling/check/__init__.py
-gathers them."""
+each one's range, no request-path component below an advisory's fix."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from tooling import advisories, support
-from tooling.check.platform import (
-    Platform,
-    Violation,
-    check_rule,
-)
+from tooling.check.platform import Platform, Violation, check_rule
 
 
 def deployed(platform: Platform) -> list[support.Deployed]:
