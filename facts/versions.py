@@ -291,6 +291,10 @@ KATIB = Pin(
                     "suggestion-darts",
                     "suggestion-pbt",
                     "earlystopping-medianstop",
+                    # the trial templates' trainers (components/trial-templates/trial-templates.yaml):
+                    # the UI offers them to everyone (components/katib.py keeps them on a TrainJob)
+                    "pytorch-mnist-cpu",
+                    "enas-cnn-cifar10-cpu",
                 )
             )
         ),
@@ -363,6 +367,9 @@ KUBEFLOW_FOLDERS: tuple[str, ...] = (
     "applications/dashboard",
     "applications/notebooks-v1",
     "applications/pipeline",
+    "applications/katib",
+    "applications/hub",
+    "applications/spark",
 )
 """The component folders of the pinned Kubeflow release that hold every tree the platform
 installs, whole (sibling overlays included): what the upstream mirror keeps of it (`make mirror`,
@@ -497,6 +504,17 @@ CLOUD_SQL_MYSQL = Pin(
     "ML Metadata 1.14.0 (KFP 2.16.1's metadata server) speaks mysql_native_password only. 8.0 is in Cloud SQL's "
     "extended support from 2026-07-01 (charged) until 2029-07-01 (db-versions). Database version enum: pulumi-gcp "
     "10.2.0 sql.DatabaseInstance database_version",
+)
+CLOUD_SQL_MYSQL_84 = Pin(
+    name="Cloud SQL for MySQL",
+    kind=PinKind.MANAGED,
+    version="MYSQL_8_4",
+    location="https://cloud.google.com/sql/docs/mysql/db-versions",
+    source="the Model Registry's database on GKE (components/model_registry.py): its MySQL client, go-sql-driver/mysql "
+    "v1.9.3, speaks the caching_sha2_password Cloud SQL for MySQL 8.4 gives the users its Admin API makes "
+    "(facts/mysql_auth.py), so it takes the LTS line in standard support rather than 8.0's extended support "
+    "(charged from 2026-07-01; db-versions, read 2026-12-02). Database version enum: pulumi-gcp 10.2.0 "
+    "sql.DatabaseInstance database_version",
 )
 CERT_MANAGER = Pin(
     name="cert-manager",
@@ -1111,6 +1129,7 @@ PINS: tuple[Pin, ...] = (
     BUSYBOX,
     MYSQL_IMAGE,
     CLOUD_SQL_MYSQL,
+    CLOUD_SQL_MYSQL_84,
     SMOKE_CUDA_IMAGE,
     RENDER_TOOLS,
     KUBEFLOW_DASHBOARD_CRDS,
