@@ -37,6 +37,7 @@ from functools import partial
 from typing import Any
 
 import pulumi
+import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from components.access import READ_METHODS, SECURITY_API
@@ -45,9 +46,17 @@ from components.pipelines import MYSQL_PORT, not_running
 from facts.versions import CLOUD_SQL_MYSQL_84
 from infra.cloudsql import CloudSqlArgs, CloudSqlDatabase, private_service_access
 from infra.cluster import Cluster
-from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, apply_manifest, config_digest, matches, with_config_digest
+from plumbing.base import (
+    PlatformComponent,
+    PropsTransform,
+    UpstreamArgs,
+    apply_manifest,
+    config_digest,
+    matches,
+    with_config_digest,
+)
 from plumbing.installation import NO_SECRETS, Installation, Secrets
-from plumbing.readiness import Readiness
+from plumbing.readiness import Need, Readiness, What
 from stackmodel.components.model_registry import MODEL_REGISTRY, RegistryDatabase
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.schema import GkeClusterConfig
@@ -88,6 +97,9 @@ class ModelRegistryArgs(UpstreamArgs):
     private_service_access: CloudSqlArgs | None = None
     """gke, cloudSql, no Pipelines making it: the network's Private Service Access the teams'
     instances need, made here once (infra/cloudsql.py private_service_access)."""
+    after_pipelines: bool = False
+    """gke, cloudSql, Pipelines on: Pipelines' instance makes the network's Private Service Access,
+    so the teams' instances (which wait for this component) wait for Pipelines: one stage more."""
 
 
 @dataclass(frozen=True)
@@ -252,7 +264,16 @@ def install_team_registry(
             f"{name}-db", registry.cloud_sql, cluster.network, DB_USER, password, (DATABASE,), opts=team.child(needs)
         )
         endpoints = database_endpoints(namespace, database.private_ip)
-        own.append(apply_manifest(f"{namespace}/{DB_SERVICE}", endpoints, team.child(needs)))
+        own.append(
+            k8s.discovery.v1.EndpointSlice(
+                f"{namespace}/{DB_SERVICE}",
+                metadata=endpoints["metadata"],
+                address_type=endpoints["addressType"],
+                ports=endpoints["ports"],
+                endpoints=endpoints["endpoints"],
+                opts=team.child(needs),
+            )
+        )
     return team.kustomize(
         name, TEAM_TREE, depends_on=[*needs, *own], transforms=team_registry_transforms(registry, password), kept=holds_data, namespace=namespace
     )
@@ -261,10 +282,10 @@ def install_team_registry(
 # --- the component -------------------------------------------------------------------------
 
 
-def registry_cloud_sql(config: PlatformConfig, team: str) -> CloudSqlArgs | None:
+def registry_cloud_sql_args(config: PlatformConfig, team: str) -> CloudSqlArgs | None:
     """cloudSql: the team's instance (`<cluster>-mr-<team>`); None for inCluster."""
     cluster, settings = config.cluster, config.components[MODEL_REGISTRY]
-    if not isinstance(cluster, GkeClusterConfig) or database_of(config) is not RegistryDatabase.CLOUD_SQL:
+    if not isinstance(cluster, GkeClusterConfig) or registry_database_args(config) is not RegistryDatabase.CLOUD_SQL:
         return None
     return CloudSqlArgs(
         project=config.project,
@@ -277,7 +298,7 @@ def registry_cloud_sql(config: PlatformConfig, team: str) -> CloudSqlArgs | None
     )
 
 
-def database_of(config: PlatformConfig) -> RegistryDatabase:
+def registry_database_args(config: PlatformConfig) -> RegistryDatabase:
     """The stack's choice, or the platform's: Cloud SQL on GKE, the in-cluster MySQL elsewhere."""
     chosen = config.components[MODEL_REGISTRY].database
     if chosen is not None:
@@ -285,23 +306,23 @@ def database_of(config: PlatformConfig) -> RegistryDatabase:
     return RegistryDatabase.CLOUD_SQL if isinstance(config.cluster, GkeClusterConfig) else RegistryDatabase.IN_CLUSTER
 
 
-def team_registry(config: PlatformConfig, team: str) -> TeamRegistry | None:
+def team_registry_args(config: PlatformConfig, team: str) -> TeamRegistry | None:
     """A team's registry (None: the stack installs no Model Registry)."""
     if not config.enabled(MODEL_REGISTRY):
         return None
     settings = config.components[MODEL_REGISTRY]
     return TeamRegistry(
         sources=config.sources,
-        database=database_of(config),
+        database=registry_database_args(config),
         database_storage=settings.database_storage,
-        cloud_sql=registry_cloud_sql(config, team),
+        cloud_sql=registry_cloud_sql_args(config, team),
     )
 
 
 def model_registry_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> ModelRegistryArgs:
     cluster = config.cluster
     psa = None
-    if isinstance(cluster, GkeClusterConfig) and database_of(config) is RegistryDatabase.CLOUD_SQL and not config.enabled(PIPELINES):
+    if isinstance(cluster, GkeClusterConfig) and registry_database_args(config) is RegistryDatabase.CLOUD_SQL and not config.enabled(PIPELINES):
         sql = config.components[MODEL_REGISTRY].cloud_sql
         wanted = sql.private_service_access if sql.private_service_access is not None else cluster.network.existing is None
         if wanted:
@@ -313,11 +334,18 @@ def model_registry_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -
                 deletion_protection=config.deletion_protection,
                 private_service_access=True,
             )
-    return ModelRegistryArgs(sources=config.sources, private_service_access=psa)
+    after = isinstance(cluster, GkeClusterConfig) and registry_database_args(config) is RegistryDatabase.CLOUD_SQL and config.enabled(PIPELINES)
+    return ModelRegistryArgs(sources=config.sources, private_service_access=psa, after_pipelines=after)
+
+
+AFTER_PIPELINES = (Need(PIPELINES, What.CONTROLLER),)
 
 
 def _install(args: ModelRegistryArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    return ModelRegistry("model-registry", args, cluster, ready.resources(MODEL_REGISTRY.needs, "the Model Registry"))
+    needs = ready.resources(MODEL_REGISTRY.needs, "the Model Registry")
+    if args.after_pipelines:
+        needs += ready.resources(AFTER_PIPELINES, "the Model Registry's Cloud SQL instances")
+    return ModelRegistry("model-registry", args, cluster, needs)
 
 
 INSTALLATION = Installation(MODEL_REGISTRY, model_registry_args, _install)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pulumi
 
 from infra.cluster import Cluster
-from plumbing.base import PlatformComponent, UpstreamArgs
+from plumbing.base import PlatformComponent, UpstreamArgs, apply_manifest
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
 from stackmodel.components.spark import SPARK
@@ -21,6 +21,29 @@ from stackmodel.stack import PlatformConfig
 
 TREE = "applications/spark/spark-operator/overlays/kubeflow"
 INSTALL = "spark-operator"
+SPARK_SERVICE_ACCOUNT = "spark-operator-spark"
+"""The driver's account in every job the Kubeflow SDK 0.5.0 submits (kubeflow/spark/backends/
+kubernetes/constants.py DEFAULT_SERVICE_ACCOUNT); each team namespace has it (components/profiles/spark.py)."""
+SPARK_ROLE = "mlplatform-spark-job"
+SPARK_RULES = (
+    {
+        "apiGroups": [""],
+        "resources": ["pods", "configmaps", "persistentvolumeclaims", "services"],
+        "verbs": ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"],
+    },
+)
+"""The chart's Role for a job namespace's Spark account (kubeflow/spark-operator v2.5.0
+charts/spark-operator-chart/templates/spark/rbac.yaml): the driver makes its executors, their
+Service, ConfigMaps and claims. One ClusterRole, bound in each team namespace."""
+
+
+def spark_role() -> dict[str, object]:
+    return {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": SPARK_ROLE},
+        "rules": [dict(rule) for rule in SPARK_RULES],
+    }
 
 
 class SparkOperator(PlatformComponent):
@@ -31,7 +54,8 @@ class SparkOperator(PlatformComponent):
 
     def __init__(self, name: str, args: UpstreamArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
-        self.ready = self.kustomize(INSTALL, TREE, depends_on=needs)
+        role = apply_manifest(SPARK_ROLE, spark_role(), self.child(needs))
+        self.ready = self.kustomize(INSTALL, TREE, depends_on=[*needs, role])
         self.register_outputs({"ready": self.ready.urn})
 
 

@@ -328,12 +328,6 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.batch.v1.CronJob(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ClusterRole":
         return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], opts=opts)
-    if kind == "Role":
-        return k8s.rbac.v1.Role(name, metadata=meta, rules=obj["rules"], opts=opts)
-    if kind == "EndpointSlice":
-        return k8s.discovery.v1.EndpointSlice(
-            name, metadata=meta, address_type=obj["addressType"], ports=obj["ports"], endpoints=obj["endpoints"], opts=opts
-        )
     if kind == "Secret":
         return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
     if kind == "ValidatingAdmissionPolicy":
@@ -475,11 +469,7 @@ class PlatformComponent(Component):
         kept: Callable[[dict[str, Any]], bool] = nothing,
         namespace: str | None = None,
     ) -> k8s.kustomize.v2.Directory:
-        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects,
-        `moves` say where some of them were before, `kept` which hold data (`keep()`);
-        `namespace`: where its namespaced objects that name none go (a tree installed once per
-        team: the Model Registry's), as pulumi-kubernetes' kustomize.v2.Directory `namespace`
-        does, and the full render with it (tooling/fullrender.py)."""
+        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects, `moves` say where some of them were before, `kept` which hold data (`keep()`), `namespace` where its unnamespaced objects go."""
         options = self._install_options(KUSTOMIZE_TYPE, name, transforms, moves, kept)
         directory = kubeflow_tree(path, self.sources)
         prepared = prepared_tree(path, self.sources)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.model_registry import TeamRegistry, team_registry
+from components.model_registry import TeamRegistry, team_registry_args
 from components.team_pipelines import TeamPipelines
 from facts.naming import team_bucket_name
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
@@ -101,7 +101,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         idle_reclaim=config.enabled(IDLE_RECLAIM),
         katib=config.components[KATIB].room if config.enabled(KATIB) else None,
         spark=config.enabled(SPARK),
-        model_registry=team_registry(config, team.name),
+        model_registry=team_registry_args(config, team.name),
     )
 
 

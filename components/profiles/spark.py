@@ -6,7 +6,8 @@ submits (kubeflow/spark/backends/kubernetes/constants.py DEFAULT_SERVICE_ACCOUNT
 other; Kubeflow's overlay of the operator makes none (it renders the chart for every namespace,
 `spark.jobNamespaces: [""]`, where the chart makes the account only per named namespace:
 kubeflow/spark-operator v2.5.0 charts/spark-operator-chart/templates/spark/serviceaccount.yaml,
-rbac.yaml). So each team namespace gets it, with the chart's Role for a job namespace; executors
+rbac.yaml). So each team namespace gets it, bound to the chart's rules for a job namespace (one
+ClusterRole, components/spark.py, bound in the namespace only); executors
 run as the driver's account (Spark on Kubernetes: spark.kubernetes.authenticate.executor.
 serviceAccountName falls back to the driver's)."""
 
@@ -17,24 +18,14 @@ from typing import Any
 import pulumi
 
 from components.profiles.namespace import RBAC
+from components.spark import SPARK_ROLE, SPARK_SERVICE_ACCOUNT
 from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from stackmodel.schema import Team as TeamConfig
 
-SPARK_SERVICE_ACCOUNT = "spark-operator-spark"
-SPARK_RULES = (
-    {
-        "apiGroups": [""],
-        "resources": ["pods", "configmaps", "persistentvolumeclaims", "services"],
-        "verbs": ["get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"],
-    },
-)
-"""The chart's Role for a job namespace's Spark account (templates/spark/rbac.yaml at v2.5.0): the
-driver makes its executors, their Service, ConfigMaps and claims."""
-
 
 def spark_objects(team: TeamConfig, gcp_service_account: pulumi.Input[str] | None) -> list[dict[str, Any]]:
-    """The team's Spark account, its Role and RoleBinding; on GKE the account acts as the team's
-    Google service account (the binding is made with the team's identity, components/profiles/google.py)."""
+    """The team's Spark account and its RoleBinding to the Spark role; on GKE the account acts as the
+    team's Google service account (the binding is made with the team's identity, components/profiles/google.py)."""
     meta: dict[str, Any] = {"name": SPARK_SERVICE_ACCOUNT, "namespace": team.name}
     if gcp_service_account:
         meta["annotations"] = {WORKLOAD_IDENTITY_ANNOTATION: gcp_service_account}
@@ -42,15 +33,9 @@ def spark_objects(team: TeamConfig, gcp_service_account: pulumi.Input[str] | Non
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": meta},
         {
             "apiVersion": f"{RBAC}/v1",
-            "kind": "Role",
-            "metadata": {"name": SPARK_SERVICE_ACCOUNT, "namespace": team.name},
-            "rules": [dict(rule) for rule in SPARK_RULES],
-        },
-        {
-            "apiVersion": f"{RBAC}/v1",
             "kind": "RoleBinding",
             "metadata": {"name": SPARK_SERVICE_ACCOUNT, "namespace": team.name},
-            "roleRef": {"apiGroup": RBAC, "kind": "Role", "name": SPARK_SERVICE_ACCOUNT},
+            "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": SPARK_ROLE},
             "subjects": [{"kind": "ServiceAccount", "name": SPARK_SERVICE_ACCOUNT, "namespace": team.name}],
         },
     ]

@@ -9,8 +9,8 @@ from typing import Any
 import pulumi
 
 from components.access import team_policies
-from components.model_registry import install_team_registry
 from components.idle_reclaim import team_binding as idle_reclaim_binding
+from components.model_registry import install_team_registry
 from components.profiles.args import TeamArgs
 from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
@@ -83,7 +83,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
     "ResourceClaimTemplate": (),
-    "Role": (),
+    "EndpointSlice": (),  # a team registry's way to its Cloud SQL instance (components/model_registry.py)
     "Profile": (Need(KUBEFLOW, What.CRDS),),
     "AuthorizationPolicy": (Need(ISTIO, What.CRDS),),
     "VirtualService": (Need(ISTIO, What.CRDS),),

@@ -9,8 +9,8 @@ from pydantic import Field
 
 from facts import versions
 from stackmodel.components.istio import ISTIO
-from stackmodel.components.kubeflow import KUBEFLOW
-from stackmodel.components.pipelines import PIPELINES, PipelinesCloudSql
+from stackmodel.components.kubeflow_parts import KUBEFLOW_NAMESPACES
+from stackmodel.components.pipelines import PipelinesCloudSql
 from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.schema.common import VolumeSize
 
@@ -22,12 +22,6 @@ class RegistryDatabase(str, Enum):
     """The Hub tree's MySQL in the team's namespace (MySQL 8.4 LTS), on a volume of its own."""
     CLOUD_SQL = "cloudSql"
     """GKE: a Cloud SQL for MySQL 8.4 instance of the team's own, private IP."""
-
-
-class RegistryCloudSql(PipelinesCloudSql):
-    """GKE: each team's registry database, a Cloud SQL for MySQL instance of its own on the stack's
-    VPC (private IP only), with automated backups and point-in-time recovery; deletion-protected
-    where the stack is (one per team: a Cloud SQL user is not confined to one database, docs/model-registry.md)."""
 
 
 class ModelRegistryConfig(Toggle):
@@ -45,8 +39,10 @@ class ModelRegistryConfig(Toggle):
         description="inCluster: each team's MySQL volume (protected and retained). Grows where the storage class "
         "allows expansion; never shrinks.",
     )
-    cloud_sql: RegistryCloudSql = Field(
-        default=RegistryCloudSql(), description="cloudSql: each team's registry database on Cloud SQL for MySQL."
+    cloud_sql: PipelinesCloudSql = Field(
+        default=PipelinesCloudSql(),
+        description="cloudSql: each team's registry database, a Cloud SQL for MySQL 8.4 instance of its own (a Cloud SQL "
+        "user is not confined to one database, docs/model-registry.md), private IP, backups and point-in-time recovery.",
     )
 
 
@@ -55,11 +51,8 @@ MODEL_REGISTRY = ComponentSpec(
     ModelRegistryConfig,
     "A Model Registry per team (Kubeflow Hub) and its UI; needs kubeflow and istio.",
     needs=(
-        Need(KUBEFLOW, What.CONTROLLER),  # the UI lives in Kubeflow's namespace; the registries in profile namespaces
+        Need(KUBEFLOW_NAMESPACES, What.NAMESPACE),  # the UI lives in Kubeflow's namespace; the registries in profile namespaces
         Need(ISTIO, What.CRDS),  # the UI's route and every registry's policies
-        # gke: after Pipelines, whose Cloud SQL instance makes the network's Private Service Access
-        # the teams' instances use (components/model_registry.py model_registry_args).
-        Need(PIPELINES, What.CONTROLLER, optional=True),
     ),
     pins=(versions.KUBEFLOW_HUB,),
 )
