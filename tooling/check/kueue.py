@@ -201,7 +201,7 @@ def namespace_workloads(platform: Platform, namespace: str, sidecar: dict[str, D
         replicas = int(spec.get("replicas", 1))
         template = spec.get("template") or {}
         labels = {**((template.get("metadata") or {}).get("labels") or {}), **((template.get("metadata") or {}).get("annotations") or {})}
-        pod = [_requests((c.get("resources") or {})) for c in (template.get("spec") or {}).get("containers") or []]
+        pod = [_requests(c.get("resources") or {}) for c in (template.get("spec") or {}).get("containers") or []]
         if str(labels.get("sidecar.istio.io/inject", "")).lower() != "false":
             pod.append(sidecar)
         for name in total:
