@@ -316,3 +316,32 @@ def test_a_spark_executor_is_counted_with_sparks_memory_overhead() -> None:
     assert large["containers"][0]["resources"]["requests"]["memory"] == "9011Mi"
     assert admission.asks_for_gpus(small)
 
+
+
+@mirror.needed
+@pytest.mark.parametrize(("runtime", "placed"), [("torch-distributed", "node x1 on default"), ("torch-distributed-l4", "node x1 on l4")])
+def test_the_example_searchs_trials_are_workloads_of_each_teams_queue(runtime: str, placed: str) -> None:
+    """The Experiment examples/katib_mnist_search.py makes through the Kubeflow SDK, its trial as
+    Katib's trial controller creates it (a TrainJob with the suggested learning rate, owned by the
+    Trial): Kueue gives it the team's `default` queue and admits it there on the runtime's pool, so
+    a search takes no more than the team's quota."""
+    from tests.test_examples import load
+
+    search = load("katib_mnist_search").search
+    render = rendered("dev-groups")
+    kueue = admission.kueue_of(render)
+    runtimes = {o.key[3]: o.obj for o in render.objects if o.key[1] == "ClusterTrainingRuntime"}
+    with fake_sdk(list(runtimes.values()), client="optimizer") as (client, created):
+        search(client, runtime=runtime)
+    (experiment,) = created
+    experiment["metadata"]["namespace"] = "vision"
+    job = admission.katib_trial_job(experiment, {"lr": "0.0123"}, "search-abc-trial-1")
+    assert (job["kind"], job["metadata"]["ownerReferences"][0]["kind"]) == ("TrainJob", "Trial")
+    assert "'lr': '0.0123'" in " ".join(job["spec"]["trainer"]["command"]) and "trialParameters" not in json.dumps(job)
+    assert "labels" not in job["metadata"]  # no queue named: Kueue's default LocalQueue of the namespace
+    queues = admission.team_queues(render)
+    assert set(queues) == {"vision", "nlp", "research"}
+    for team, queue in queues.items():
+        workload = admission.trainjob_workload("trial", job, runtimes[runtime], kueue.limit_ranges.get(team, []))
+        assert admission.judge(workload, kueue.queues[queue], kueue, team) == (Status.ADMISSIBLE, placed), team
+        assert queue == team

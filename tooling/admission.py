@@ -26,6 +26,12 @@ The workloads, per team namespace (one whose `default` LocalQueue points at a Cl
 - the team's RayCluster, head and worker groups at their largest (Kueue's
   pkg/controller/jobs/raycluster/common.go BuildPodSets: the head with the autoscaler sidecar
   KubeRay adds, each worker group's replicas);
+- with Katib, each TrainJob trial template Katib offers every team, as its trial controller
+  creates the trial's TrainJob (katib_trial_job); Kueue gives it the namespace's `default`
+  LocalQueue like any TrainJob, its controller (the Trial) being no kind Kueue manages (kueue
+  v0.19.2 pkg/controller/jobframework/defaults.go defaultLocalQueueApplies,
+  integrationmanager.go IsOwnerManagedByKueueForObject);
+- with the Spark operator and a GPU pool, a Spark executor asking for a GPU (a plain pod);
 - no serving replica: the platform installs no serving component (Ray Serve runs on the team's
   RayCluster, judged with it).
 Each pod template gets the namespace's LimitRange defaults the way Kueue applies them to a
@@ -367,6 +373,34 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
     return found
 
 
+KATIB_TRIAL_PARAMETER = "${{trialParameters.{}}}"
+"""kubeflow/katib v0.19.0 pkg/controller.v1beta1/consts/const.go TrialTemplateParamReplaceFormat."""
+
+
+def katib_trial_job(experiment: dict[str, Any], assignments: dict[str, str], trial: str) -> dict[str, Any]:
+    """The job Katib's trial controller creates for one trial of `experiment` (`assignments`: the
+    suggestion's value per search parameter): the trial template's text with each trial
+    parameter's placeholder replaced by the value of the parameter it references, named after the
+    trial in the experiment's namespace (kubeflow/katib v0.19.0 pkg/controller.v1beta1/experiment/
+    manifest/generator.go GetRunSpecWithHyperParameters, applyParameters), the Trial its
+    controller (pkg/controller.v1beta1/trial/trial_controller.go reconcileJob,
+    SetControllerReference). Trial parameters that reference the trial's own metadata are not
+    modelled: a KeyError names them."""
+    template = experiment["spec"]["trialTemplate"]
+    text = json.dumps(template["trialSpec"])
+    for parameter in template.get("trialParameters") or []:
+        text = text.replace(KATIB_TRIAL_PARAMETER.format(parameter["name"]), assignments[parameter["reference"]])
+    job: dict[str, Any] = json.loads(text)
+    owner = {"apiVersion": "kubeflow.org/v1beta1", "kind": "Trial", "name": trial, "controller": True, "blockOwnerDeletion": True}
+    job["metadata"] = {**(job.get("metadata") or {}), "name": trial, "namespace": experiment["metadata"]["namespace"], "ownerReferences": [owner]}
+    return job
+
+
+def trainjob_workload(name: str, job: dict[str, Any], runtime: dict[str, Any], limit_ranges: list[dict[str, Any]]) -> Workload:
+    """A TrainJob on `runtime` as Kueue counts it (the JobSet Trainer builds: trainjob_pod_sets)."""
+    return Workload(name, tuple(PodSet(n, count, _kueue_template(t, limit_ranges)) for n, count, t in trainjob_pod_sets(runtime, job)))
+
+
 def katib_trials(objects: list[Rendered], limit_ranges: list[dict[str, Any]]) -> list[Workload]:
     """Each TrainJob trial template Katib offers every team (its ConfigMap `trial-templates`,
     components/katib.py), as the trial controller creates it: the template with the trial's
@@ -387,8 +421,7 @@ def katib_trials(objects: list[Rendered], limit_ranges: list[dict[str, Any]]) ->
             if runtime is None:
                 found.append(Workload(f"Katib trial {key} (no such runtime)", ()))
                 continue
-            pod_sets = tuple(PodSet(name, count, _kueue_template(t, limit_ranges)) for name, count, t in trainjob_pod_sets(runtime, job))
-            found.append(Workload(f"Katib trial {key} on {runtime['metadata']['name']}", pod_sets))
+            found.append(trainjob_workload(f"Katib trial {key} on {runtime['metadata']['name']}", job, runtime, limit_ranges))
     return found
 
 
