@@ -2,7 +2,8 @@
 (tests/test_pipelines.py): each client can sign in to the database it is given, on kind (the
 trees' MySQL 8.4 in the cluster) and on GKE (a team's Cloud SQL for MySQL 8.4, private IP,
 backed up); every credential is generated, none is the trees' public one, and no client signs in
-as root. The dev fixture keeps each team's registry in the cluster, dev-groups on Cloud SQL."""
+as root. The dev fixture keeps each team's registry in the cluster, dev-groups on Cloud SQL. And a
+team's Spark jobs act as the team on GKE (Workload Identity), as its notebooks do."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import pytest
 
 from components import katib
 from components import model_registry as registry
+from components.spark import SPARK_ROLE, SPARK_SERVICE_ACCOUNT
 from facts import mysql_auth
 from facts.versions import CLOUD_SQL_MYSQL_84
+from tests.conftest import base_gke, with_changes
 from tests.support import mirror
 from tests.support.renders import rendered
 from tooling.fullrender import FullRender
@@ -123,3 +126,18 @@ def test_pipelines_instance_is_left_on_mysql_80(stack: str, shipped_plan: Callab
     """The registries' 8.4 is theirs alone: Pipelines' instance stays on the line ML Metadata signs in to."""
     (pipelines,) = [r for r in shipped_plan(stack).of_type(INSTANCE) if r.inputs["name"].endswith("-pipelines")]
     assert mysql_auth.CLOUD_SQL_USER_PLUGIN[pipelines.inputs["databaseVersion"]] in mysql_auth.METADATA_CLIENT_PLUGINS
+
+
+def test_on_gke_a_teams_spark_jobs_run_as_its_spark_account_acting_as_the_team(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
+    """The account the Kubeflow SDK's Spark jobs run as, in the team namespace, bound to the Spark
+    job role there and acting as the team's Google service account (Workload Identity), like its
+    default-editor (tests/test_team_google.py)."""
+    team = {"name": "vision", "owner": "lead@acme.com", "quota": {"cpu": 8, "memory": "32Gi"}}
+    plan = plan_of(with_changes(base_gke(), {"mlplatform:components.spark": {"enabled": True}, "mlplatform:teams": [team]}))
+    member = plan.one("gcp:serviceaccount/iAMMember:IAMMember", f"vision-gsa-{SPARK_SERVICE_ACCOUNT}-workload-identity").inputs
+    assert member["role"] == "roles/iam.workloadIdentityUser"
+    assert member["member"] == f"serviceAccount:acme-test.svc.id.goog[vision/{SPARK_SERVICE_ACCOUNT}]"
+    account = plan.one("kubernetes:core/v1:ServiceAccount", f"vision/{SPARK_SERVICE_ACCOUNT}").inputs
+    assert account["metadata"]["annotations"]["iam.gke.io/gcp-service-account"] == "team-vision@acme-test.iam.gserviceaccount.com"
+    binding = plan.one("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"vision/{SPARK_SERVICE_ACCOUNT}").inputs
+    assert binding["roleRef"]["name"] == SPARK_ROLE and binding["subjects"] == [{"kind": "ServiceAccount", "name": SPARK_SERVICE_ACCOUNT, "namespace": "vision"}]
