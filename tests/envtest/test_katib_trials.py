@@ -5,7 +5,8 @@ Katib's trial controller creates from it (tooling/admission.py katib_trial_job),
 controller's own identity: its ClusterRole lets it create TrainJobs in the team namespace, and
 Trainer's CRD and the GPU-accounting policy (runtimes/kueue_guard.py) admit it, on a CPU and on a
 GPU runtime. That each trial is then a workload of the team's queue is Kueue's to decide, judged in
-tests/test_admission.py (test_the_example_searchs_trials_are_workloads_of_each_teams_queue)."""
+tests/test_admission.py (test_the_example_searchs_trials_are_workloads_of_each_teams_queue). And
+the kind fixture with the three on (kind-kubeflow-options, applied by test_apply.py) held to `check`."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from tests.support.apiserver import Cluster, api_message, service_account
 from tests.support.renders import rendered
 from tests.test_examples import load
 from tooling import admission
+from tooling import check as lint
 
 pytestmark = mirror.needed
 
@@ -81,3 +83,14 @@ def test_katibs_controller_may_create_both_trial_kinds_in_a_team_namespace(optim
     assert cluster.allows(controller, "create", "trainjobs", TEAM, "trainer.kubeflow.org")
     assert cluster.allows(controller, "create", "jobs", TEAM, "batch")
     assert not cluster.allows(service_account("kubeflow", "katib-ui"), "create", "trainjobs", TEAM, "trainer.kubeflow.org")
+
+
+def test_the_kind_fixture_with_the_three_on_passes_every_rule() -> None:
+    """kind-kubeflow-options (Katib, the Model Registry in the cluster, Spark), which test_apply.py
+    renders and applies anyway: held to `check` here, so the unit suite does not render it; each
+    team's Katib trial admissible on its own queue (dev-groups is checked in tests/test_groups.py)."""
+    render = rendered("kind-kubeflow-options")
+    assert [str(v) for v in lint.check(render)] == []
+    trials = {v.team: v for v in admission.verdicts(render) if v.workload.startswith("Katib trial ")}
+    assert sorted(trials) == ["nlp", "research", "vision"]
+    assert all(v.status is admission.Status.ADMISSIBLE and v.queue == team for team, v in trials.items())
