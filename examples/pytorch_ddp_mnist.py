@@ -25,9 +25,16 @@ def train_mnist_cnn(
     lr: float = 0.05,
     max_steps: int = 0,
     seed: int = 0,
+    save_to: str = "",
 ) -> list[float]:
     """Train the CNN; returns this process's loss per step. Self-contained (imports inside)
-    because the SDK ships this function's source to the training nodes."""
+    because the SDK ships this function's source to the training nodes.
+
+    Rank 0 ends with a `loss=<value>` line (the mean of its last ten steps): the metric a Katib
+    search over this function reads (examples/katib_mnist_search.py; Katib's StdOut collector
+    parses `name=value` lines). `lr` may come as text: a search hands its trials their
+    parameters through the command line. `save_to`: a path rank 0 saves the weights to
+    (examples/model_registry_mnist.py registers them)."""
     import os
 
     import torch
@@ -40,6 +47,7 @@ def train_mnist_cnn(
     world_size = int(os.environ.get("WORLD_SIZE", "1"))
     rank = int(os.environ.get("RANK", "0"))
     local_rank = int(os.environ.get("LOCAL_RANK", "0"))
+    lr = float(lr)
     use_cuda = torch.cuda.is_available()
     device = torch.device(f"cuda:{local_rank}" if use_cuda else "cpu")
     if world_size > 1:
@@ -82,6 +90,13 @@ def train_mnist_cnn(
                 break
     if rank == 0:
         print(f"rank 0 trained on {len(sampler)} of {num_samples} samples; last loss {losses[-1]:.4f}")
+        tail = losses[-10:]
+        print(f"loss={sum(tail) / len(tail):.6f}", flush=True)
+        if save_to:
+            os.makedirs(os.path.dirname(os.path.abspath(save_to)), exist_ok=True)
+            weights = model.module if world_size > 1 else model
+            torch.save(weights.state_dict(), save_to)
+            print(f"saved the weights to {save_to}")
     if world_size > 1:
         dist.destroy_process_group()
     return losses

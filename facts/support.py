@@ -389,6 +389,45 @@ UPSTREAMS: tuple[Upstream, ...] = (
         lines=(Line("*", Ends(), _none_published("kubeflow/pipelines (2.16.1 in Kubeflow 26.03.1-rc.2; its manifests name no kubeVersion)")),),
         pins=("kubeflow/pipelines",),
     ),
+    Upstream(
+        "Katib",
+        image=r"(^|/)kubeflow/katib/katib-controller:",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                _none_published("kubeflow/katib v0.19.0 (README.md and manifests/v1beta1 name no Kubernetes range; v0.19.0 in Kubeflow 26.03.1-rc.2)"),
+            ),
+        ),
+        pins=("kubeflow/katib",),
+    ),
+    Upstream(
+        "Kubeflow Hub (Model Registry)",
+        image=r"(^|/)kubeflow/(hub|model-registry)/server:",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                _none_published("kubeflow/hub v0.3.8 README.md and v0.3.9 manifests (applications/hub/upstream in Kubeflow 26.03.1-rc.2)"),
+            ),
+        ),
+        pins=("kubeflow/hub",),
+    ),
+    Upstream(
+        "Spark operator",
+        image=r"(^|/)kubeflow/spark-operator/controller:",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                Source(
+                    "kubeflow/spark-operator README.md @ v2.5.0 \"Version Matrix\": Kubernetes 1.16+ for v2.0.x to v2.3.x; "
+                    "no row for 2.4 or 2.5, no support window, and charts/spark-operator-chart/Chart.yaml names no kubeVersion"
+                ),
+            ),
+        ),
+        pins=("kubeflow/spark-operator",),
+    ),
 )
 
 

@@ -467,9 +467,9 @@ class PlatformComponent(Component):
         transforms: Sequence[PropsTransform] = (),
         moves: Sequence[Moved] = (),
         kept: Callable[[dict[str, Any]], bool] = nothing,
+        namespace: str | None = None,
     ) -> k8s.kustomize.v2.Directory:
-        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects,
-        `moves` say where some of them were before, `kept` which hold data (`keep()`)."""
+        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects, `moves` say where some of them were before, `kept` which hold data (`keep()`), `namespace` where its unnamespaced objects go."""
         options = self._install_options(KUSTOMIZE_TYPE, name, transforms, moves, kept)
         directory = kubeflow_tree(path, self.sources)
         prepared = prepared_tree(path, self.sources)
@@ -477,7 +477,7 @@ class PlatformComponent(Component):
             self.installs.prepared_trees[directory] = prepared
         return k8s.kustomize.v2.Directory(
             name,
-            k8s.kustomize.v2.DirectoryArgs(directory=directory),
+            k8s.kustomize.v2.DirectoryArgs(directory=directory, namespace=namespace),
             opts=self.child(depends_on, **options),
         )
 

@@ -23,11 +23,14 @@ from stackmodel.components.fabric import GPU_FABRIC
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.istio import ISTIO
 from stackmodel.components.jobset import JOBSET
+from stackmodel.components.katib import KATIB
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
+from stackmodel.components.model_registry import MODEL_REGISTRY
 from stackmodel.components.monitoring import MONITORING
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.spark import SPARK
 from stackmodel.components.spec import ComponentSpec, install_order
 from stackmodel.components.trainer import TRAINER
 from stackmodel.schema.common import Model
@@ -44,6 +47,9 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     DCGM_EXPORTER,
     NVIDIA_DRA_DRIVER,
     PIPELINES,
+    KATIB,
+    MODEL_REGISTRY,
+    SPARK,
     IDLE_RECLAIM,
     GPU_FABRIC,
 )

@@ -114,13 +114,26 @@ def admitted_pods(render: Any, limit_ranges: list[dict[str, Any]]) -> list[dict[
 def platform_pods(render: Any) -> list[dict[str, Any]]:
     """The pods Kueue does not count that the Profile keeps room for: quota.notebooks (2) CPU
     notebooks at the form's default with their mesh sidecars, quota.pipelineSteps (2) CPU steps,
-    each its driver and executor pods with Argo's executor containers as the render sizes them."""
+    each its driver and executor pods with Argo's executor containers as the render sizes them,
+    and the pods of the render's own workloads in the namespace (the team's Model Registry)."""
     config = next(o.obj for o in render.objects if o.key[1] == "ConfigMap" and o.key[3] == admission.WORKFLOW_CONTROLLER_CONFIG)
     executor = (admission.yaml.safe_load(config["data"][admission.EXECUTOR_KEY]) or {}).get("resources")
     notebook = admission.notebook_pod(admission._form(render.objects), admission._sidecar(render.objects), None)
     pods = [_pod(f"notebook-{i}", notebook) for i in range(2)]
     for step in range(2):
         pods += [_pod(f"step-{step}-{name}", spec) for name, spec in pipeline_step_pods(executor).items()]
+    # The render's own workloads in the namespace (the team's Model Registry: its server with the
+    # mesh sidecar, its MySQL without), as their Deployments make them.
+    sidecar = admission._sidecar(render.objects)
+    for o in render.objects:
+        if o.key[1] != "Deployment" or o.key[2] != TEAM:
+            continue
+        template = o.obj["spec"]["template"]
+        spec = copy.deepcopy(template["spec"])
+        spec.pop("serviceAccountName", None)  # not in this world; the quota counts containers only
+        if (template.get("metadata") or {}).get("labels", {}).get("sidecar.istio.io/inject") != "false" and sidecar is not None:
+            spec["containers"].append(copy.deepcopy(sidecar))
+        pods += [_pod(f"{o.key[3]}-{i}", spec) for i in range(int(o.obj["spec"].get("replicas", 1)))]
     return pods
 
 

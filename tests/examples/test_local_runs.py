@@ -26,7 +26,18 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kfp_pipeline"]
+NAMES = [
+    "pytorch_ddp_mnist",
+    "mlx_distributed",
+    "deepspeed_t5",
+    "ray_train_serve",
+    "jax_distributed",
+    "kfp_pipeline",
+    "katib_mnist_search",
+    "model_registry_mnist",
+    "spark_mnist_stats",
+]
+NO_LOCAL_RUN = {"spark_mnist_stats": "its job runs in the Spark image; PySpark's jars and a JVM for a dozen lines (its docstring)"}
 
 
 def test_every_example_is_covered() -> None:
@@ -35,7 +46,10 @@ def test_every_example_is_covered() -> None:
 
 REQUIREMENTS = (EXAMPLES / "requirements.txt").read_text()
 PINNED = {line.split("==")[0].split("[")[0] for line in REQUIREMENTS.splitlines() if line and not line.startswith("#")}
-CLUSTER_ONLY = {"deepspeed": "the deepspeed-runtime image; the local run trains without it"}
+CLUSTER_ONLY = {
+    "deepspeed": "the deepspeed-runtime image; the local run trains without it",
+    "pyspark": "the Spark image the SDK's Spark jobs run (facts/versions.py SPARK_IMAGE); the example has no local run",
+}
 COMES_WITH = {"numpy": "jax and torch"}
 LOCAL_NEEDS = {
     "pytorch_ddp_mnist": ("torch",),
@@ -44,6 +58,9 @@ LOCAL_NEEDS = {
     "ray_train_serve": ("ray", "torch"),
     "jax_distributed": ("jax",),
     "kfp_pipeline": ("kfp", "torch"),
+    "katib_mnist_search": ("torch",),
+    "model_registry_mnist": ("torch",),
+    "spark_mnist_stats": (),
 }
 
 
@@ -56,7 +73,8 @@ def imported_packages(name: str) -> set[str]:
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module.split(".")[0])
-    return {m for m in found if m not in sys.stdlib_module_names and m != "__future__"}
+    # A sibling example (the MNIST one, which the search and the registry examples train) is no package.
+    return {m for m in found if m not in sys.stdlib_module_names and m != "__future__" and m not in NAMES}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -108,6 +126,36 @@ def test_pytorch_ddp_learns_on_every_sample() -> None:
     output = run_local("pytorch_ddp_mnist")
     learned("pytorch_ddp_mnist", output)
     assert "rank 0 trained on 1000 of 1000 samples" in output  # one process: every sample
+    # The metric line a Katib search reads (Katib v0.19.0 StdOut collector: `name=value`).
+    assert re.search(r"^loss=[0-9.]+$", output, re.M)
+
+
+TRIAL = re.compile(r"^trial \d+: lr=(\S+) loss=(\S+)$", re.M)
+
+
+def test_the_learning_rate_search_runs_its_trials_and_tells_them_apart() -> None:
+    output = run_local("katib_mnist_search")
+    trials = [(float(lr), float(loss)) for lr, loss in TRIAL.findall(output)]
+    assert len(trials) == 4, output[-2000:]
+    assert all(0.001 <= lr <= 0.1 for lr, _ in trials)  # drawn from the search space
+    best = min(loss for _, loss in trials)
+    worst = max(loss for _, loss in trials)
+    assert best < worst, f"every learning rate gave the same loss: {trials}"
+    found = re.search(r"^best lr=(\S+) loss=(\S+);", output, re.M)
+    assert found and float(found[2]) == pytest.approx(best, abs=1e-4)
+
+
+def test_the_registry_example_trains_and_keeps_the_weights_it_would_register(tmp_path: Path) -> None:
+    needs("torch")
+    output = run_local("model_registry_mnist", "--out", str(tmp_path), "--version", "v3")
+    learned("model_registry_mnist", output)
+    weights = tmp_path / "mnist-cnn" / "v3" / "model.pt"
+    assert weights.is_file()
+    import torch
+
+    state = torch.load(weights)
+    assert state["0.weight"].shape == (16, 1, 3, 3)  # the example's first convolution
+    assert "not registered: no Model Registry runs outside the cluster" in output
 
 
 def test_mlx_learns_as_a_group_of_one() -> None:

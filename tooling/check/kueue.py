@@ -189,6 +189,26 @@ def pipeline_step(platform: Platform, namespace: str, executor: dict[str, Any]) 
     return total
 
 
+def namespace_workloads(platform: Platform, namespace: str, sidecar: dict[str, Decimal]) -> dict[str, Decimal]:
+    """CPU and memory of the pods the render's own workloads run in a team namespace (a team's
+    Model Registry server and MySQL: components/model_registry.py), each replica with the mesh
+    sidecar unless it opts out: always running, and never queued."""
+    total = {name: Decimal(0) for name in ("cpu", "memory")}
+    for o in platform.of_kind("Deployment", "StatefulSet"):
+        if o.key[2] != namespace:
+            continue
+        spec = o.obj.get("spec") or {}
+        replicas = int(spec.get("replicas", 1))
+        template = spec.get("template") or {}
+        labels = {**((template.get("metadata") or {}).get("labels") or {}), **((template.get("metadata") or {}).get("annotations") or {})}
+        pod = [_requests(c.get("resources") or {}) for c in (template.get("spec") or {}).get("containers") or []]
+        if str(labels.get("sidecar.istio.io/inject", "")).lower() != "false":
+            pod.append(sidecar)
+        for name in total:
+            total[name] += replicas * sum((r.get(name, Decimal(0)) for r in pod), Decimal(0))
+    return total
+
+
 @check_rule("quota-admits-queue", "every team namespace's quota admits what its queue may admit and what Kueue does not count")
 def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     """A team namespace's ResourceQuota (its Profile's resourceQuotaSpec) admits everything its
@@ -196,7 +216,8 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     not count: the mesh sidecar the injector adds to each queued Ray pod, one notebook at
     the form's default with its sidecar (CPU-only notebooks are not queued; GPU ones wait at
     Kueue's gate already created) and, with Pipelines, one CPU-only pipeline step with its driver
-    pod and Argo's executor containers at the render's size. A job Kueue admits whose pods the ResourceQuota refuses
+    pod and Argo's executor containers at the render's size, and the pods of the render's own
+    workloads in the namespace (a team's Model Registry). A job Kueue admits whose pods the ResourceQuota refuses
     never becomes ready and is requeued for ever.
 
     GPUs: where Kueue queues the namespace's GPU pods (gpu_pods_queued) the ResourceQuota must
@@ -258,7 +279,9 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                 )
                 continue
             step = pipeline_step(platform, team, executor) if executor is not None else {}
+            own = namespace_workloads(platform, team, sidecar)
             unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0)) + step.get(resource, Decimal(0))
+            unqueued += own.get(resource, Decimal(0))
             need = admits.get(resource, Decimal(0)) + unqueued
             have = _amount(have_text) if have_text is not None else None
             if have is not None and have < need:
@@ -266,7 +289,7 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                     "quota-admits-queue", label(o), o.source,
                     f"its namespace's ResourceQuota admits {resource} {have_text}, but ClusterQueue {queue} may admit "
                     f"{quantity.text(admits.get(resource, Decimal(0)))} (nominal and borrowed) and Kueue does not count "
-                    f"{quantity.text(unqueued)} (a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars): a job admitted then has "
+                    f"{quantity.text(unqueued)} (a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars, the namespace's own workloads): a job admitted then has "
                     f"its pods refused; give the Profile at least {quantity.text(need)} (components/profiles/namespace.py profile)",
                 )
 

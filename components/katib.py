@@ -1,0 +1,227 @@
+"""Katib v0.19.0, multi-user, from the pinned Kubeflow tree's own entry (kubeflow/community-
+distribution 26.03.1-rc.2 `applications/katib/upstream/installs/katib-with-kubeflow`, what its
+example/kustomization.yaml installs): the controller and its webhooks (cert-manager certificate),
+the database manager and MySQL, the UI at /katib/ behind the gateway (SubjectAccessReviews of the
+signed-in user), and the aggregated roles kubeflow-katib-admin/edit/view. docs/katib.md.
+
+What the release gets wrong for us, and what changes here (each transform has one target):
+- public credentials: the MySQL root password `test` (`katib-mysql-secrets`), which the database
+  manager signs in with as root. A generated root password, and a user of its own for the
+  database manager (DB_USER, KATIB_DB_USER; kubeflow/katib v0.19.0 pkg/db/v1beta1/mysql/mysql.go
+  getDbName reads DB_USER, default root), which the image creates with every right on the
+  `katib` database (docker-library/mysql entrypoint: MYSQL_USER, MYSQL_PASSWORD, MYSQL_DATABASE).
+- `mysql:8.0`, whose support ended: the platform's MySQL 8.4 LTS (facts/versions.py
+  UPSTREAM_FLOATING_IMAGES), which Katib's client speaks (facts/mysql_auth.py).
+- trial kinds the platform does not install (Training Operator v1's TFJob, PyTorchJob, MPIJob,
+  XGBoostJob in katib-config's trialResources): the controller watches only TrainJob and Job.
+- the mutating webhook on pods of every namespace labelled for metrics-collector injection (team
+  namespaces), failurePolicy Fail (unset): narrowed to pods a batch/v1 Job owns (a TrainJob's
+  pods and a Job trial's), so a Katib outage holds back no notebook, Ray or pipeline pod.
+- the trial templates the UI offers for everyone (ConfigMap `trial-templates` in kubeflow):
+  Kubeflow's `pytorchJobTemplate` is a Training Operator v1 PyTorchJob; a TrainJob template on
+  the platform's torch-distributed runtime stands in its place.
+- data: MySQL's volume is protected and retained (plumbing/base.py keep), sized from the stack.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import pulumi
+import pulumi_random as random
+import yaml
+
+from components.kubeflow import with_secrets
+from infra.cluster import Cluster
+from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, config_digest, matches, with_config_digest
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.katib import KATIB, KatibConfig
+from stackmodel.stack import PlatformConfig
+
+TREE = "applications/katib/upstream/installs/katib-with-kubeflow"
+INSTALL = "katib"
+NAMESPACE = "kubeflow"
+KATIB_CONFIG = "katib-config"
+KATIB_CONFIG_KEY = "katib-config.yaml"
+"""components/controller/katib-config.yaml at v0.19.0: the controller reads it at start (its
+--katib-config flag, cmd/katib-controller/v1beta1/main.go), so its pods roll when it changes."""
+TRIAL_RESOURCES = ("TrainJob.v1alpha1.trainer.kubeflow.org", "Job.v1.batch")
+"""The trial kinds the platform offers: TrainJobs on its runtimes, and plain Jobs (both queued by
+Kueue in team namespaces: components/kueue.py FRAMEWORKS)."""
+TRIAL_TEMPLATES = "trial-templates"
+TRAINJOB_TEMPLATE_KEY = "trainJobTemplate"
+UPSTREAM_PYTORCHJOB_KEY = "pytorchJobTemplate"
+TRAINJOB_RUNTIME = "torch-distributed"
+DB_SECRET = "katib-mysql-secrets"
+ROOT_PASSWORD_KEY = "MYSQL_ROOT_PASSWORD"
+PASSWORD_KEY = "MYSQL_PASSWORD"
+"""Ours, beside the release's root password: the database manager's user's password."""
+DB_USER = "katib"
+MYSQL = ("Deployment", "katib-mysql")
+DB_MANAGER = ("Deployment", "katib-db-manager")
+CONTROLLER = ("Deployment", "katib-controller")
+VOLUME = "katib-mysql"
+POD_WEBHOOK_CONFIGURATION = "katib.kubeflow.org"
+POD_WEBHOOK = "mutator.pod.katib.kubeflow.org"
+JOB_PODS = "job-owned-pods"
+JOB_PODS_EXPRESSION = (
+    "has(object.metadata.ownerReferences) && "
+    "object.metadata.ownerReferences.exists(o, o.apiVersion == 'batch/v1' && o.kind == 'Job')"
+)
+"""A pod a Job made: a TrainJob's (Trainer's JobSet makes Jobs) or a Job trial's. The Job controller
+sets the owner reference when it creates the pod (before admission), as JobSet does on its Jobs."""
+INJECTION_LABEL = ("katib.kubeflow.org/metrics-collector-injection", "enabled")
+"""The namespace label the webhook's namespaceSelector asks for (the tree's MutatingWebhookConfiguration;
+Kubeflow's own install sets it on the profile: tests/katib_install.sh at 26.03.1-rc.2)."""
+POD_REQUESTS = {"cpu": "50m", "memory": "10Mi"}
+"""What Katib asks for each of its own pods and containers in a team namespace, a suggestion and
+a metrics collector, at katib-config's defaults (v0.19.0 pkg/apis/config/v1beta1/defaults.go
+DefaultCPURequest, DefaultMemRequest; the tree's katib-config sets no requests but the TensorFlow
+collector's and ENAS's limits)."""
+SECRET_LENGTH = 32
+CONFIG_READERS = (MYSQL, DB_MANAGER, CONTROLLER)
+"""What reads what the program writes into the tree, only at start: MySQL and the database
+manager their credentials, the controller katib-config."""
+
+
+@dataclass(frozen=True)
+class KatibArgs(UpstreamArgs):
+    settings: KatibConfig
+
+
+def with_platform_trial_resources(props: dict[str, Any]) -> dict[str, Any] | None:
+    """katib-config's trial kinds: those the platform installs (TRIAL_RESOURCES)."""
+    if not matches(props, "ConfigMap", KATIB_CONFIG):
+        return None
+    config = yaml.safe_load(props["data"][KATIB_CONFIG_KEY])
+    config["init"]["controller"]["trialResources"] = list(TRIAL_RESOURCES)
+    return {**props, "data": {**props["data"], KATIB_CONFIG_KEY: yaml.safe_dump(config, sort_keys=False)}}
+
+
+def trainjob_template(pytorchjob: dict[str, Any]) -> dict[str, Any]:
+    """Kubeflow's PyTorchJob template as a TrainJob on the platform's torch runtime: the same
+    image and command (the MNIST trainer of Katib's examples), on the runtime's nodes, the trial's
+    metric read from its first node (Katib v0.19.0's TrainJob defaults)."""
+    master = pytorchjob["spec"]["pytorchReplicaSpecs"]["Master"]["template"]["spec"]["containers"][0]
+    return {
+        "apiVersion": "trainer.kubeflow.org/v1alpha1",
+        "kind": "TrainJob",
+        "spec": {
+            "runtimeRef": {"name": TRAINJOB_RUNTIME},
+            "trainer": {"numNodes": 1, "image": master["image"], "command": list(master["command"])},
+        },
+    }
+
+
+def with_trainjob_template(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The UI's templates for everyone: a TrainJob template in place of the PyTorchJob one."""
+    if not matches(props, "ConfigMap", TRIAL_TEMPLATES):
+        return None
+    data = dict(props["data"])
+    pytorchjob = yaml.safe_load(data.pop(UPSTREAM_PYTORCHJOB_KEY))
+    data[TRAINJOB_TEMPLATE_KEY] = yaml.safe_dump(trainjob_template(pytorchjob), sort_keys=False)
+    return {**props, "data": data}
+
+
+def with_pod_webhook_for_job_pods(props: dict[str, Any]) -> dict[str, Any] | None:
+    """Katib's pod webhook called only for pods a Job owns (JOB_PODS_EXPRESSION)."""
+    if not matches(props, "MutatingWebhookConfiguration", POD_WEBHOOK_CONFIGURATION):
+        return None
+    condition = {"name": JOB_PODS, "expression": JOB_PODS_EXPRESSION}
+    webhooks = [
+        {**w, "matchConditions": [*(w.get("matchConditions") or []), condition]} if w.get("name") == POD_WEBHOOK else w
+        for w in props.get("webhooks") or []
+    ]
+    return {**props, "webhooks": webhooks}
+
+
+def with_database_credentials(props: dict[str, Any], root_password: Any, password: Any) -> dict[str, Any] | None:
+    """`katib-mysql-secrets` (root's `test` upstream): generated passwords for root and our user."""
+    if not matches(props, "Secret", DB_SECRET):
+        return None
+    return with_secrets(props, {ROOT_PASSWORD_KEY: root_password, PASSWORD_KEY: password})
+
+
+def _secret_env(name: str, key: str) -> dict[str, Any]:
+    return {"name": name, "valueFrom": {"secretKeyRef": {"name": DB_SECRET, "key": key}}}
+
+
+def _with_first_container_env(props: dict[str, Any], drop: tuple[str, ...], add: list[dict[str, Any]]) -> dict[str, Any]:
+    template = props["spec"]["template"]
+    first, *rest = template["spec"]["containers"]
+    env = [e for e in first.get("env") or [] if e.get("name") not in drop] + add
+    spec = {**template["spec"], "containers": [{**first, "env": env}, *rest]}
+    return {**props, "spec": {**props["spec"], "template": {**template, "spec": spec}}}
+
+
+def with_mysql_user(props: dict[str, Any]) -> dict[str, Any] | None:
+    """Katib's MySQL with our user (the image creates it with every right on MYSQL_DATABASE) and
+    no empty root password."""
+    if not matches(props, *MYSQL):
+        return None
+    add = [{"name": "MYSQL_USER", "value": DB_USER}, _secret_env("MYSQL_PASSWORD", PASSWORD_KEY)]
+    return _with_first_container_env(props, ("MYSQL_ALLOW_EMPTY_PASSWORD", "MYSQL_USER", "MYSQL_PASSWORD"), add)
+
+
+def with_db_manager_user(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The database manager signs in as our user (DB_USER, DB_PASSWORD), not as root."""
+    if not matches(props, *DB_MANAGER):
+        return None
+    return _with_first_container_env(props, ("DB_USER", "DB_PASSWORD"), [{"name": "DB_USER", "value": DB_USER}, _secret_env("DB_PASSWORD", PASSWORD_KEY)])
+
+
+def with_volume_size(props: dict[str, Any], size: str) -> dict[str, Any] | None:
+    if not matches(props, "PersistentVolumeClaim", VOLUME):
+        return None
+    spec = props["spec"]
+    return {**props, "spec": {**spec, "resources": {**spec.get("resources", {}), "requests": {"storage": size}}}}
+
+
+def holds_data(props: dict[str, Any]) -> bool:
+    return matches(props, "PersistentVolumeClaim", VOLUME)
+
+
+def katib_transforms(args: KatibArgs, root_password: Any, password: Any) -> tuple[PropsTransform, ...]:
+    """Every change to the tree's objects, for this stack."""
+    written = (root_password, password, TRIAL_RESOURCES)
+    return (
+        with_platform_trial_resources,
+        with_trainjob_template,
+        with_pod_webhook_for_job_pods,
+        partial(with_database_credentials, root_password=root_password, password=password),
+        with_mysql_user,
+        with_db_manager_user,
+        partial(with_volume_size, size=args.settings.database_storage),
+        partial(with_config_digest, workloads=CONFIG_READERS, digest=config_digest(*written)),
+    )
+
+
+class Katib(PlatformComponent):
+    """Katib for every team: the release's tree with the platform's credentials and trial kinds."""
+
+    ready: pulumi.Resource
+    """Done when the tree (its controller and webhooks among it) is ready."""
+
+    def __init__(self, name: str, args: KatibArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
+
+        def generated(key: str) -> pulumi.Output[str]:
+            return random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
+
+        transforms = katib_transforms(args, generated("db-root-password"), generated("db-password"))
+        self.ready = self.kustomize(INSTALL, TREE, depends_on=needs, transforms=transforms, kept=holds_data)
+        self.register_outputs({"ready": self.ready.urn})
+
+
+def katib_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> KatibArgs:
+    return KatibArgs(sources=config.sources, settings=config.components[KATIB])
+
+
+def _install(args: KatibArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return Katib("katib", args, cluster, ready.resources(KATIB.needs, "Katib"))
+
+
+INSTALLATION = Installation(KATIB, katib_args, _install)
