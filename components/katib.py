@@ -34,10 +34,21 @@ import pulumi_random as random
 import yaml
 
 from components.kubeflow import with_secrets
+from facts.admission import deny_binding, fail_closed_policy
+from facts.labels import PROFILE_NAMESPACE_LABEL
 from infra.cluster import Cluster
-from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, config_digest, matches, with_config_digest
+from plumbing.base import (
+    PlatformComponent,
+    PropsTransform,
+    UpstreamArgs,
+    apply_manifest,
+    config_digest,
+    matches,
+    with_config_digest,
+)
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
+from runtimes.catalog import RUNTIMES, Policy
 from stackmodel.components.katib import KATIB, KatibConfig
 from stackmodel.stack import PlatformConfig
 
@@ -82,6 +93,18 @@ a metrics collector, at katib-config's defaults (v0.19.0 pkg/apis/config/v1beta1
 DefaultCPURequest, DefaultMemRequest; the tree's katib-config sets no requests but the TensorFlow
 collector's and ENAS's limits)."""
 SECRET_LENGTH = 32
+PRIMARY_POD_POLICY = "mlplatform-katib-mpi-trial-primary-pod"
+"""In team namespaces: a TrainJob trial on an MPI runtime reads its metric from the launcher.
+Katib defaults a TrainJob trial's primary pod to completion index 0 of replicated job `node`
+(kubeflow/katib v0.19.0 pkg/apis/controller/experiments/v1beta1/constants.go
+DefaultTrainJobPrimaryPodLabels, set by its Experiment webhook before this policy is evaluated),
+and the Kubeflow SDK 0.5.0's OptimizerClient sets no primary pod: on our MPI runtimes that pod
+runs sshd while the launcher runs mpirun and prints the metric (runtimes/catalog.py), so the
+collector Katib puts there finds nothing and every trial ends without one."""
+MPI_RUNTIMES = tuple(spec.name for spec in RUNTIMES if spec.policy is Policy.MPI)
+"""Our MPI runtimes, each also `<name>-<pool>` (runtimes/catalog.py runtime_name)."""
+REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
+LAUNCHER = "launcher"
 CONFIG_READERS = (MYSQL, DB_MANAGER, CONTROLLER)
 """What reads what the program writes into the tree, only at start: MySQL and the database
 manager their credentials, the controller katib-config."""
@@ -149,7 +172,9 @@ def _secret_env(name: str, key: str) -> dict[str, Any]:
     return {"name": name, "valueFrom": {"secretKeyRef": {"name": DB_SECRET, "key": key}}}
 
 
-def _with_first_container_env(props: dict[str, Any], drop: tuple[str, ...], add: list[dict[str, Any]]) -> dict[str, Any]:
+def _with_first_container_env(
+    props: dict[str, Any], drop: tuple[str, ...], add: list[dict[str, Any]]
+) -> dict[str, Any]:
     template = props["spec"]["template"]
     first, *rest = template["spec"]["containers"]
     env = [e for e in first.get("env") or [] if e.get("name") not in drop] + add
@@ -170,7 +195,11 @@ def with_db_manager_user(props: dict[str, Any]) -> dict[str, Any] | None:
     """The database manager signs in as our user (DB_USER, DB_PASSWORD), not as root."""
     if not matches(props, *DB_MANAGER):
         return None
-    return _with_first_container_env(props, ("DB_USER", "DB_PASSWORD"), [{"name": "DB_USER", "value": DB_USER}, _secret_env("DB_PASSWORD", PASSWORD_KEY)])
+    return _with_first_container_env(
+        props,
+        ("DB_USER", "DB_PASSWORD"),
+        [{"name": "DB_USER", "value": DB_USER}, _secret_env("DB_PASSWORD", PASSWORD_KEY)],
+    )
 
 
 def with_volume_size(props: dict[str, Any], size: str) -> dict[str, Any] | None:
@@ -199,20 +228,72 @@ def katib_transforms(args: KatibArgs, root_password: Any, password: Any) -> tupl
     )
 
 
+def primary_pod_policy() -> list[dict[str, Any]]:
+    """The policy (PRIMARY_POD_POLICY) and its binding to every team namespace."""
+    template = "object.spec.trialTemplate"
+    trial = f"{template}.trialSpec"
+    runtime = f"{trial}.spec.runtimeRef.name"
+    on_mpi = " || ".join(f"{runtime} == '{name}' || {runtime}.startsWith('{name}-')" for name in MPI_RUNTIMES)
+    condition = (
+        f"has(object.spec.trialTemplate) && has({template}.trialSpec) && has({trial}.kind) && {trial}.kind == 'TrainJob' && "
+        f"has({trial}.spec) && has({trial}.spec.runtimeRef) && has({trial}.spec.runtimeRef.name) && ({on_mpi})"
+    )
+    labels = f"{template}.primaryPodLabels"
+    policy = fail_closed_policy(
+        PRIMARY_POD_POLICY,
+        [
+            {
+                "apiGroups": ["kubeflow.org"],
+                "apiVersions": ["v1beta1"],
+                "operations": ["CREATE", "UPDATE"],
+                "resources": ["experiments"],
+            }
+        ],
+        [{"name": "trainjob-trials-on-mpi-runtimes", "expression": condition}],
+        [
+            {
+                "expression": f"has({labels}) && '{REPLICATED_JOB_LABEL}' in {labels} && {labels}['{REPLICATED_JOB_LABEL}'] == '{LAUNCHER}'",
+                "messageExpression": f"'spec.trialTemplate.primaryPodLabels: the trials run on ' + {runtime} + ', an MPI runtime, "
+                f"whose node pods run sshd while the launcher runs mpirun and prints the metric; Katib would read it from "
+                f"node 0 and find none. Search on torch-distributed or jax-distributed (the Kubeflow SDK sets no primary pod), "
+                f"or set primaryPodLabels {{{REPLICATED_JOB_LABEL}: {LAUNCHER}}} in the Experiment'",
+                "reason": "Invalid",
+            }
+        ],
+    )
+    key, value = PROFILE_NAMESPACE_LABEL
+    return [policy, deny_binding(PRIMARY_POD_POLICY, PRIMARY_POD_POLICY, {"matchLabels": {key: value}})]
+
+
 class Katib(PlatformComponent):
     """Katib for every team: the release's tree with the platform's credentials and trial kinds."""
 
     ready: pulumi.Resource
     """Done when the tree (its controller and webhooks among it) is ready."""
 
-    def __init__(self, name: str, args: KatibArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
+    def __init__(
+        self,
+        name: str,
+        args: KatibArgs,
+        cluster: Cluster,
+        needs: list[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
         super().__init__(name, cluster, opts, args.sources)
 
         def generated(key: str) -> pulumi.Output[str]:
-            return random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
+            return random.RandomPassword(
+                f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()
+            ).result
 
         transforms = katib_transforms(args, generated("db-root-password"), generated("db-password"))
-        self.ready = self.kustomize(INSTALL, TREE, depends_on=needs, transforms=transforms, kept=holds_data)
+        own = [
+            apply_manifest(
+                o["metadata"]["name"] + ("-binding" if o["kind"].endswith("Binding") else ""), o, self.child(needs)
+            )
+            for o in primary_pod_policy()
+        ]
+        self.ready = self.kustomize(INSTALL, TREE, depends_on=[*needs, *own], transforms=transforms, kept=holds_data)
         self.register_outputs({"ready": self.ready.urn})
 
 
