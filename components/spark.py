@@ -112,14 +112,7 @@ def gpu_driver_policy() -> list[dict[str, Any]]:
     )
     policy = fail_closed_policy(
         GPU_DRIVER_POLICY,
-        [
-            {
-                "apiGroups": ["sparkoperator.k8s.io"],
-                "apiVersions": ["v1beta2"],
-                "operations": ["CREATE", "UPDATE"],
-                "resources": ["sparkapplications"],
-            }
-        ],
+        [{"apiGroups": ["sparkoperator.k8s.io"], "apiVersions": ["v1beta2"], "operations": ["CREATE", "UPDATE"], "resources": ["sparkapplications"]}],
         [],
         [
             {
@@ -164,23 +157,11 @@ class SparkOperator(PlatformComponent):
     ready: pulumi.Resource
     """Done when the tree (its controller and webhook among it) is ready."""
 
-    def __init__(
-        self,
-        name: str,
-        args: SparkArgs,
-        cluster: Cluster,
-        needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None,
-    ):
+    def __init__(self, name: str, args: SparkArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
         own = [apply_manifest(SPARK_ROLE, spark_role(), self.child(needs))]
         if args.kueue:
-            own += [
-                apply_manifest(
-                    o["metadata"]["name"] + ("-binding" if o["kind"].endswith("Binding") else ""), o, self.child(needs)
-                )
-                for o in gpu_driver_policy()
-            ]
+            own += [apply_manifest(o["metadata"]["name"] + ("-binding" if o["kind"].endswith("Binding") else ""), o, self.child(needs)) for o in gpu_driver_policy()]
         self.ready = self.kustomize(INSTALL, TREE, depends_on=[*needs, *own])
         self.register_outputs({"ready": self.ready.urn})
 

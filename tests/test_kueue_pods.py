@@ -65,22 +65,12 @@ def notebook_pod(gpus: int | None) -> dict[str, Any]:
             "name": "analysis-0",
             "namespace": "vision",
             "labels": {"statefulset": "analysis", "notebook-name": "analysis", "team-pod-defaults": "true"},
-            "ownerReferences": [
-                {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "analysis", "controller": True}
-            ],
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "analysis", "controller": True}],
         },
         "spec": {
             "containers": [
-                {
-                    "name": "analysis",
-                    "image": "notebook:gpu",
-                    "resources": {"requests": {"cpu": "0.5", "memory": "1Gi"}, "limits": limits},
-                },
-                {
-                    "name": "istio-proxy",
-                    "image": "proxyv2",
-                    "resources": {"requests": {"cpu": "10m", "memory": "40Mi"}},
-                },
+                {"name": "analysis", "image": "notebook:gpu", "resources": {"requests": {"cpu": "0.5", "memory": "1Gi"}, "limits": limits}},
+                {"name": "istio-proxy", "image": "proxyv2", "resources": {"requests": {"cpu": "10m", "memory": "40Mi"}}},
             ],
         },
     }
@@ -99,9 +89,7 @@ def pipeline_step_pod(gpus: int | None) -> dict[str, Any]:
             "name": "train-xyz-system-container-impl-123",
             "namespace": "nlp",
             "labels": {"workflows.argoproj.io/workflow": "train-xyz"},
-            "ownerReferences": [
-                {"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "name": "train-xyz", "controller": True}
-            ],
+            "ownerReferences": [{"apiVersion": "argoproj.io/v1alpha1", "kind": "Workflow", "name": "train-xyz", "controller": True}],
         },
         "spec": {
             "initContainers": [{"name": "init", "image": "argoexec"}],
@@ -125,24 +113,14 @@ def dev() -> FullRender:
 
 
 def test_kueue_runs_the_pod_integration_in_the_team_namespaces_only(dev: FullRender) -> None:
-    config = yaml.safe_load(
-        next(o.obj for o in dev.objects if o.key[2:] == (KUEUE_NAMESPACE, CONFIG_MAP))["data"][CONFIG_MAP_KEY]
-    )
+    config = yaml.safe_load(next(o.obj for o in dev.objects if o.key[2:] == (KUEUE_NAMESPACE, CONFIG_MAP))["data"][CONFIG_MAP_KEY])
     assert POD_FRAMEWORK in config["integrations"]["frameworks"]
     selector = config["managedJobsNamespaceSelector"]
     namespaces = lint.Platform(dev).namespaces
     assert all(lint.selects(selector, namespaces[team]) for team in TEAMS)
-    assert not any(
-        lint.selects(selector, namespaces.get(ns, {NAMESPACE_NAME_LABEL: ns}))
-        for ns in ("kubeflow", "kube-system", KUEUE_NAMESPACE, "monitoring")
-    )
-    for configuration, kind in (
-        (MUTATING_CONFIGURATION, "MutatingWebhookConfiguration"),
-        (VALIDATING_CONFIGURATION, "ValidatingWebhookConfiguration"),
-    ):
-        webhook = _webhook(
-            dev, configuration, kind, POD_WEBHOOKS[0] if kind.startswith("Mutating") else POD_WEBHOOKS[1]
-        )
+    assert not any(lint.selects(selector, namespaces.get(ns, {NAMESPACE_NAME_LABEL: ns})) for ns in ("kubeflow", "kube-system", KUEUE_NAMESPACE, "monitoring"))
+    for configuration, kind in ((MUTATING_CONFIGURATION, "MutatingWebhookConfiguration"), (VALIDATING_CONFIGURATION, "ValidatingWebhookConfiguration")):
+        webhook = _webhook(dev, configuration, kind, POD_WEBHOOKS[0] if kind.startswith("Mutating") else POD_WEBHOOKS[1])
         assert webhook["failurePolicy"] == "Fail"
         assert webhook["namespaceSelector"] == selector
 
@@ -158,13 +136,9 @@ def test_kueue_runs_the_pod_integration_in_the_team_namespaces_only(dev: FullRen
         ("GPUs through a DRA claim", dra_pod(), True),
     ],
 )
-def test_kueue_sees_a_pod_exactly_when_it_asks_for_gpus(
-    dev: FullRender, webhook_name: str, case: str, pod: dict[str, Any], queued: bool
-) -> None:
+def test_kueue_sees_a_pod_exactly_when_it_asks_for_gpus(dev: FullRender, webhook_name: str, case: str, pod: dict[str, Any], queued: bool) -> None:
     kind, configuration = (
-        ("MutatingWebhookConfiguration", MUTATING_CONFIGURATION)
-        if webhook_name == POD_WEBHOOKS[0]
-        else ("ValidatingWebhookConfiguration", VALIDATING_CONFIGURATION)
+        ("MutatingWebhookConfiguration", MUTATING_CONFIGURATION) if webhook_name == POD_WEBHOOKS[0] else ("ValidatingWebhookConfiguration", VALIDATING_CONFIGURATION)
     )
     webhook = _webhook(dev, configuration, kind, webhook_name)
     assert [c["name"] for c in webhook["matchConditions"]] == [GPU_POD_CONDITION]
@@ -174,10 +148,7 @@ def test_kueue_sees_a_pod_exactly_when_it_asks_for_gpus(
 def test_a_gpu_in_an_init_container_or_an_explicit_queue_label_is_kueues_too(dev: FullRender) -> None:
     webhook = _webhook(dev, MUTATING_CONFIGURATION, "MutatingWebhookConfiguration", POD_WEBHOOKS[0])
     init_gpu = pipeline_step_pod(None)
-    init_gpu["spec"]["initContainers"][0]["resources"] = {
-        "requests": {"nvidia.com/gpu": "1"},
-        "limits": {"nvidia.com/gpu": "1"},
-    }
+    init_gpu["spec"]["initContainers"][0]["resources"] = {"requests": {"nvidia.com/gpu": "1"}, "limits": {"nvidia.com/gpu": "1"}}
     assert _calls_kueue(webhook, init_gpu)
     opted_in = notebook_pod(None)
     opted_in["metadata"]["labels"][KUEUE_QUEUE_LABEL] = "default"

@@ -69,16 +69,12 @@ def optimizer(cluster: Cluster) -> Iterator[Any]:
     }
     with kept(cluster, objects):
         policy_in_force(cluster, TEAM, True)
-        yield OptimizerClient(
-            KubernetesBackendConfig(namespace=TEAM, client_configuration=cluster.plane.configuration())
-        )
+        yield OptimizerClient(KubernetesBackendConfig(namespace=TEAM, client_configuration=cluster.plane.configuration()))
         cluster.request("DELETE", EXPERIMENTS.format(namespace=TEAM))
 
 
 @pytest.mark.parametrize("runtime", ["torch-distributed", "torch-distributed-l4"])
-def test_the_examples_search_is_stored_and_its_trial_taken_from_katibs_controller(
-    optimizer: Any, cluster: Cluster, runtime: str
-) -> None:
+def test_the_examples_search_is_stored_and_its_trial_taken_from_katibs_controller(optimizer: Any, cluster: Cluster, runtime: str) -> None:
     name = load("katib_mnist_search").search(optimizer, runtime=runtime)
     experiment = cluster.request("GET", f"{EXPERIMENTS.format(namespace=TEAM)}/{name}")
     assert experiment["spec"]["trialTemplate"]["trialSpec"]["spec"]["runtimeRef"]["name"] == runtime
@@ -121,9 +117,7 @@ def test_katibs_controller_may_create_both_trial_kinds_in_a_team_namespace(optim
     controller = service_account("kubeflow", "katib-controller")
     assert cluster.allows(controller, "create", "trainjobs", TEAM, "trainer.kubeflow.org")
     assert cluster.allows(controller, "create", "jobs", TEAM, "batch")
-    assert not cluster.allows(
-        service_account("kubeflow", "katib-ui"), "create", "trainjobs", TEAM, "trainer.kubeflow.org"
-    )
+    assert not cluster.allows(service_account("kubeflow", "katib-ui"), "create", "trainjobs", TEAM, "trainer.kubeflow.org")
 
 
 def test_the_kind_fixture_with_the_three_on_passes_every_rule() -> None:

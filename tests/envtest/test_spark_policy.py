@@ -29,9 +29,7 @@ TEAM = "vision"
 APPS = "/apis/sparkoperator.k8s.io/v1beta2/namespaces/{namespace}/sparkapplications"
 
 
-def app(
-    name: str, namespace: str = TEAM, driver: dict[str, Any] | None = None, executor: dict[str, Any] | None = None
-) -> dict[str, Any]:
+def app(name: str, namespace: str = TEAM, driver: dict[str, Any] | None = None, executor: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
         "apiVersion": "sparkoperator.k8s.io/v1beta2",
         "kind": "SparkApplication",
@@ -63,23 +61,12 @@ GPU_DRIVER = {"gpu": {"name": "nvidia.com/gpu", "quantity": 1}}
 @pytest.fixture(scope="module")
 def in_force(cluster: Cluster) -> Iterator[None]:
     objects = [o.obj for o in rendered(STACK).objects]
-    crds = [
-        o for o in objects if o["kind"] == "CustomResourceDefinition" and o["spec"]["group"] == "sparkoperator.k8s.io"
-    ]
+    crds = [o for o in objects if o["kind"] == "CustomResourceDefinition" and o["spec"]["group"] == "sparkoperator.k8s.io"]
     world = crds + [o for o in objects if o["kind"] == "Namespace"]
-    world += [
-        o
-        for o in objects
-        if o["kind"].startswith("ValidatingAdmissionPolicy") and o["metadata"]["name"] == GPU_DRIVER_POLICY
-    ]
+    world += [o for o in objects if o["kind"].startswith("ValidatingAdmissionPolicy") and o["metadata"]["name"] == GPU_DRIVER_POLICY]
     assert len(world) > len(crds) + 2
     with kept(cluster, world):
-        wait_for(
-            "the Spark driver policy",
-            lambda: [] if refusal(cluster, app("probe", driver=GPU_DRIVER)) else ["not yet in force"],
-            timeout=60,
-            interval=0.1,
-        )
+        wait_for("the Spark driver policy", lambda: [] if refusal(cluster, app("probe", driver=GPU_DRIVER)) else ["not yet in force"], timeout=60, interval=0.1)
         yield
 
 
@@ -149,9 +136,7 @@ def test_a_driver_naming_a_queue_is_refused(cluster: Cluster, in_force: None) ->
 
 
 def test_outside_the_team_namespaces_the_policy_is_not_in_force(cluster: Cluster, in_force: None) -> None:
-    cluster.request(
-        "POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "spark-elsewhere"}}
-    )
+    cluster.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "spark-elsewhere"}})
     try:
         assert refusal(cluster, app("gpu-driver", namespace="spark-elsewhere", driver=GPU_DRIVER)) is None
     finally:

@@ -154,9 +154,7 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
         for group in spec.get("resourceGroups") or []:
             for flavor in group.get("flavors") or []:
                 if flavor.get("name") not in flavors:
-                    yield Violation(
-                        "kueue", label(queue), queue.source, f"ResourceFlavor {flavor.get('name')} does not exist"
-                    )
+                    yield Violation("kueue", label(queue), queue.source, f"ResourceFlavor {flavor.get('name')} does not exist")
         for problem in resource_group_problems(spec.get("resourceGroups") or []):
             yield Violation("kueue", label(queue), queue.source, problem)
         strategy = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
@@ -172,12 +170,7 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
         autoscaling = (cluster.obj.get("spec") or {}).get("enableInTreeAutoscaling")
         elastic = (meta.get("annotations") or {}).get(KUEUE_ELASTIC_JOB_ANNOTATION) == "true"
         if managed and autoscaling and not elastic:
-            yield Violation(
-                "kueue",
-                label(cluster),
-                cluster.source,
-                "Kueue manages this RayCluster, and a Kueue-managed RayCluster can use autoscaling only as an elastic job",
-            )
+            yield Violation("kueue", label(cluster), cluster.source, "Kueue manages this RayCluster, and a Kueue-managed RayCluster can use autoscaling only as an elastic job")
 
 
 def _amount(value: Any) -> Decimal:
@@ -206,17 +199,13 @@ def gpu_pods_queued(platform: Platform, namespace: str) -> bool:
     manager configuration runs the `pod` integration there (frameworks, managedJobsNamespaceSelector)
     and its pod webhook is called there and may not be skipped (failurePolicy Fail); which pods
     it is called for (the GPU matchCondition, components/kueue_pods.py) the tests evaluate."""
-    config_map = next(
-        (o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == (KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)), None
-    )
+    config_map = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == (KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)), None)
     if config_map is None:
         return False
     config = yaml.safe_load((config_map.get("data") or {}).get(KUEUE_CONFIG_KEY) or "") or {}
     labels = platform.namespaces.get(namespace, {NAMESPACE_NAME_LABEL: namespace})
     managed = config.get("managedJobsNamespaceSelector")
-    if POD_FRAMEWORK not in ((config.get("integrations") or {}).get("frameworks") or []) or (
-        managed is not None and not selects(managed, labels)
-    ):
+    if POD_FRAMEWORK not in ((config.get("integrations") or {}).get("frameworks") or []) or (managed is not None and not selects(managed, labels)):
         return False
     webhook = next(
         (
@@ -227,11 +216,7 @@ def gpu_pods_queued(platform: Platform, namespace: str) -> bool:
         ),
         None,
     )
-    return (
-        webhook is not None
-        and webhook.get("failurePolicy") == "Fail"
-        and selects(webhook.get("namespaceSelector") or {}, labels)
-    )
+    return webhook is not None and webhook.get("failurePolicy") == "Fail" and selects(webhook.get("namespaceSelector") or {}, labels)
 
 
 def argo_executor(platform: Platform) -> dict[str, Any] | None:
@@ -265,10 +250,7 @@ def namespace_workloads(platform: Platform, namespace: str, sidecar: dict[str, D
         spec = o.obj.get("spec") or {}
         replicas = int(spec.get("replicas", 1))
         template = spec.get("template") or {}
-        labels = {
-            **((template.get("metadata") or {}).get("labels") or {}),
-            **((template.get("metadata") or {}).get("annotations") or {}),
-        }
+        labels = {**((template.get("metadata") or {}).get("labels") or {}), **((template.get("metadata") or {}).get("annotations") or {})}
         pod = [_requests(c.get("resources") or {}) for c in (template.get("spec") or {}).get("containers") or []]
         if str(labels.get("sidecar.istio.io/inject", "")).lower() != "false":
             pod.append(sidecar)
@@ -277,9 +259,7 @@ def namespace_workloads(platform: Platform, namespace: str, sidecar: dict[str, D
     return total
 
 
-@check_rule(
-    "quota-admits-queue", "every team namespace's quota admits what its queue may admit and what Kueue does not count"
-)
+@check_rule("quota-admits-queue", "every team namespace's quota admits what its queue may admit and what Kueue does not count")
 def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     """A team namespace's ResourceQuota (its Profile's resourceQuotaSpec) admits everything its
     ClusterQueue may admit at once (nominal quota and what it may borrow) plus what Kueue does
@@ -294,18 +274,11 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     have no GPU line: pods waiting at Kueue's gate count against it from their creation, and
     would hold room Kueue gives to the next admitted workload. Elsewhere its GPU line must admit
     what the queue may admit."""
-    injector = next(
-        (o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == ("istio-system", "istio-sidecar-injector")), None
-    )
+    injector = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == ("istio-system", "istio-sidecar-injector")), None)
     values = json.loads((injector or {}).get("data", {}).get("values") or "{}")
     sidecar = _requests(((values.get("global") or {}).get("proxy") or {}).get("resources"))
     form: dict[str, Any] = next(
-        (
-            yaml.safe_load(o.obj["data"][key])
-            for o in platform.of_kind("ConfigMap")
-            for key in (o.obj.get("data") or {})
-            if key == "spawner_ui_config.yaml"
-        ),
+        (yaml.safe_load(o.obj["data"][key]) for o in platform.of_kind("ConfigMap") for key in (o.obj.get("data") or {}) if key == "spawner_ui_config.yaml"),
         {},
     )
     defaults = (form or {}).get("spawnerFormDefaults") or {}
@@ -315,14 +288,7 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
     for o in platform.of_kind("Profile"):
         team = o.key[3]
         queue = next(
-            (
-                q.key[3]
-                for q in platform.of_kind("ClusterQueue")
-                if selects(
-                    (q.obj.get("spec") or {}).get("namespaceSelector") or {"matchLabels": {"x": "none"}},
-                    platform.namespaces.get(team, {NAMESPACE_NAME_LABEL: team}),
-                )
-            ),
+            (q.key[3] for q in platform.of_kind("ClusterQueue") if selects((q.obj.get("spec") or {}).get("namespaceSelector") or {"matchLabels": {"x": "none"}}, platform.namespaces.get(team, {NAMESPACE_NAME_LABEL: team}))),
             None,
         )
         if queue is None:
@@ -333,20 +299,10 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                 continue
             spec = ray.obj.get("spec") or {}
             templates = [((spec.get("headGroupSpec") or {}).get("template") or {}, 1)]
-            templates += [
-                ((g.get("template") or {}), int(g.get("maxReplicas", g.get("replicas", 0))))
-                for g in spec.get("workerGroupSpecs") or []
-            ]
+            templates += [((g.get("template") or {}), int(g.get("maxReplicas", g.get("replicas", 0)))) for g in spec.get("workerGroupSpecs") or []]
             for template, count in templates:
                 meta = template.get("metadata") or {}
-                if (
-                    str(
-                        {**(meta.get("labels") or {}), **(meta.get("annotations") or {})}.get(
-                            "sidecar.istio.io/inject", ""
-                        )
-                    ).lower()
-                    != "false"
-                ):
+                if str({**(meta.get("labels") or {}), **(meta.get("annotations") or {})}.get("sidecar.istio.io/inject", "")).lower() != "false":
                     pods_with_sidecars += count
         hard = (((o.obj.get("spec") or {}).get("resourceQuotaSpec") or {}).get("hard")) or {}
         admits = limits[queue]
@@ -356,9 +312,7 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
             if resource == GPU_RESOURCE and gpus_queued:
                 if have_text is not None:
                     yield Violation(
-                        "quota-admits-queue",
-                        label(o),
-                        o.source,
+                        "quota-admits-queue", label(o), o.source,
                         f"its namespace's ResourceQuota limits {resource} to {have_text}, but Kueue admits every GPU pod there "
                         "and a pod waiting at its gate counts against the ResourceQuota from its creation: waiting pods would "
                         "hold room Kueue gives to the next admitted workload, whose pods are then refused; leave GPUs to the "
@@ -367,9 +321,7 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                 continue
             if resource == GPU_RESOURCE and have_text is None and admits.get(resource, Decimal(0)) > 0:
                 yield Violation(
-                    "quota-admits-queue",
-                    label(o),
-                    o.source,
+                    "quota-admits-queue", label(o), o.source,
                     f"neither its namespace's ResourceQuota nor Kueue limits its GPU pods: Kueue's pod integration does not "
                     f"run there (frameworks, managedJobsNamespaceSelector, webhook mpod.kb.io), so a notebook or pipeline "
                     f"step takes GPUs ClusterQueue {queue} counts as free; queue GPU pods (components/kueue_pods.py) or "
@@ -378,19 +330,13 @@ def quota_admits_queue(platform: Platform) -> Iterator[Violation]:
                 continue
             step = pipeline_step(platform, team, executor) if executor is not None else {}
             own = namespace_workloads(platform, team, sidecar)
-            unqueued = (
-                pods_with_sidecars * sidecar.get(resource, Decimal(0))
-                + notebook.get(resource, Decimal(0))
-                + step.get(resource, Decimal(0))
-            )
+            unqueued = pods_with_sidecars * sidecar.get(resource, Decimal(0)) + notebook.get(resource, Decimal(0)) + step.get(resource, Decimal(0))
             unqueued += own.get(resource, Decimal(0))
             need = admits.get(resource, Decimal(0)) + unqueued
             have = _amount(have_text) if have_text is not None else None
             if have is not None and have < need:
                 yield Violation(
-                    "quota-admits-queue",
-                    label(o),
-                    o.source,
+                    "quota-admits-queue", label(o), o.source,
                     f"its namespace's ResourceQuota admits {resource} {have_text}, but ClusterQueue {queue} may admit "
                     f"{quantity.text(admits.get(resource, Decimal(0)))} (nominal and borrowed) and Kueue does not count "
                     f"{quantity.text(unqueued)} (a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars, the namespace's own workloads): a job admitted then has "
@@ -407,16 +353,6 @@ def admissible(platform: Platform) -> Iterator[Violation]:
     for verdict in platform.verdicts:
         queue = queues[verdict.queue]
         if verdict.status is admission.Status.REFUSED:
-            yield Violation(
-                "admissible",
-                label(queue),
-                queue.source,
-                f"{verdict.workload} of team {verdict.team} is never admitted: {verdict.detail}",
-            )
+            yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} is never admitted: {verdict.detail}")
         elif verdict.status is admission.Status.ON_GPU_NODES:
-            yield Violation(
-                "admissible",
-                label(queue),
-                queue.source,
-                f"{verdict.workload} of team {verdict.team} can be admitted onto GPU nodes: {verdict.detail}",
-            )
+            yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} can be admitted onto GPU nodes: {verdict.detail}")
