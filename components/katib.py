@@ -19,7 +19,8 @@ What the release gets wrong for us, and what changes here (each transform has on
   pods and a Job trial's), so a Katib outage holds back no notebook, Ray or pipeline pod.
 - the trial templates the UI offers for everyone (ConfigMap `trial-templates` in kubeflow):
   Kubeflow's `pytorchJobTemplate` is a Training Operator v1 PyTorchJob; a TrainJob template on
-  the platform's torch-distributed runtime stands in its place.
+  the platform's torch-distributed runtime stands in its place; the Job templates' pods opt out
+  of the mesh (a sidecar would keep Katib's metrics collector, and so the trial, from ending).
 - data: MySQL's volume is protected and retained (plumbing/base.py keep), sized from the stack.
 """
 
@@ -93,6 +94,8 @@ a metrics collector, at katib-config's defaults (v0.19.0 pkg/apis/config/v1beta1
 DefaultCPURequest, DefaultMemRequest; the tree's katib-config sets no requests but the TensorFlow
 collector's and ENAS's limits)."""
 SECRET_LENGTH = 32
+MESH_OPT_OUT = ("sidecar.istio.io/inject", "false")
+"""The pod label that keeps Istio's injector away (its webhooks' objectSelector)."""
 PRIMARY_POD_POLICY = "mlplatform-katib-mpi-trial-primary-pod"
 """In team namespaces: a TrainJob trial on an MPI runtime reads its metric from the launcher.
 Katib defaults a TrainJob trial's primary pod to completion index 0 of replicated job `node`
@@ -149,6 +152,30 @@ def with_trainjob_template(props: dict[str, Any]) -> dict[str, Any] | None:
     return {**props, "data": data}
 
 
+def with_job_templates_out_of_the_mesh(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The UI's Job templates for everyone, their pods out of the mesh (MESH_OPT_OUT): in a team
+    namespace (istio-injection: enabled) a Job trial's pod would get the Istio sidecar, and
+    Katib's metrics collector waits for every root process of the pod, the sidecar's too
+    (kubeflow/katib v0.19.0 pkg/metricscollector/v1beta1/common/pns.go WaitMainProcesses,
+    const.go DefaultWaitAllProcesses "true"; kubeflow/katib#1383, #2614), while the native
+    sidecar waits for the collector to exit: the trial never ends. Our runtimes' TrainJob pods
+    opt out already (runtimes/catalog.py)."""
+    if not matches(props, "ConfigMap", TRIAL_TEMPLATES):
+        return None
+    data = dict(props["data"])
+    for key, text in sorted(data.items()):
+        job = yaml.safe_load(text) or {}
+        if job.get("apiVersion") != "batch/v1" or job.get("kind") != "Job":
+            continue
+        pod = job["spec"]["template"]
+        pod["metadata"] = {
+            **(pod.get("metadata") or {}),
+            "labels": {**((pod.get("metadata") or {}).get("labels") or {}), MESH_OPT_OUT[0]: MESH_OPT_OUT[1]},
+        }
+        data[key] = yaml.safe_dump(job, sort_keys=False)
+    return {**props, "data": data}
+
+
 def with_pod_webhook_for_job_pods(props: dict[str, Any]) -> dict[str, Any] | None:
     """Katib's pod webhook called only for pods a Job owns (JOB_PODS_EXPRESSION)."""
     if not matches(props, "MutatingWebhookConfiguration", POD_WEBHOOK_CONFIGURATION):
@@ -172,9 +199,7 @@ def _secret_env(name: str, key: str) -> dict[str, Any]:
     return {"name": name, "valueFrom": {"secretKeyRef": {"name": DB_SECRET, "key": key}}}
 
 
-def _with_first_container_env(
-    props: dict[str, Any], drop: tuple[str, ...], add: list[dict[str, Any]]
-) -> dict[str, Any]:
+def _with_first_container_env(props: dict[str, Any], drop: tuple[str, ...], add: list[dict[str, Any]]) -> dict[str, Any]:
     template = props["spec"]["template"]
     first, *rest = template["spec"]["containers"]
     env = [e for e in first.get("env") or [] if e.get("name") not in drop] + add
@@ -195,11 +220,7 @@ def with_db_manager_user(props: dict[str, Any]) -> dict[str, Any] | None:
     """The database manager signs in as our user (DB_USER, DB_PASSWORD), not as root."""
     if not matches(props, *DB_MANAGER):
         return None
-    return _with_first_container_env(
-        props,
-        ("DB_USER", "DB_PASSWORD"),
-        [{"name": "DB_USER", "value": DB_USER}, _secret_env("DB_PASSWORD", PASSWORD_KEY)],
-    )
+    return _with_first_container_env(props, ("DB_USER", "DB_PASSWORD"), [{"name": "DB_USER", "value": DB_USER}, _secret_env("DB_PASSWORD", PASSWORD_KEY)])
 
 
 def with_volume_size(props: dict[str, Any], size: str) -> dict[str, Any] | None:
@@ -219,6 +240,7 @@ def katib_transforms(args: KatibArgs, root_password: Any, password: Any) -> tupl
     return (
         with_platform_trial_resources,
         with_trainjob_template,
+        with_job_templates_out_of_the_mesh,
         with_pod_webhook_for_job_pods,
         partial(with_database_credentials, root_password=root_password, password=password),
         with_mysql_user,
@@ -271,20 +293,11 @@ class Katib(PlatformComponent):
     ready: pulumi.Resource
     """Done when the tree (its controller and webhooks among it) is ready."""
 
-    def __init__(
-        self,
-        name: str,
-        args: KatibArgs,
-        cluster: Cluster,
-        needs: list[pulumi.Resource],
-        opts: pulumi.ResourceOptions | None = None,
-    ):
+    def __init__(self, name: str, args: KatibArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
 
         def generated(key: str) -> pulumi.Output[str]:
-            return random.RandomPassword(
-                f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()
-            ).result
+            return random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
 
         transforms = katib_transforms(args, generated("db-root-password"), generated("db-password"))
         own = [
