@@ -19,7 +19,8 @@ What the release gets wrong for us, and what changes here (each transform has on
   pods and a Job trial's), so a Katib outage holds back no notebook, Ray or pipeline pod.
 - the trial templates the UI offers for everyone (ConfigMap `trial-templates` in kubeflow):
   Kubeflow's `pytorchJobTemplate` is a Training Operator v1 PyTorchJob; a TrainJob template on
-  the platform's torch-distributed runtime stands in its place.
+  the platform's torch-distributed runtime stands in its place; the Job templates' pods opt out
+  of the mesh (a sidecar would keep Katib's metrics collector, and so the trial, from ending).
 - data: MySQL's volume is protected and retained (plumbing/base.py keep), sized from the stack.
 """
 
@@ -34,10 +35,21 @@ import pulumi_random as random
 import yaml
 
 from components.kubeflow import with_secrets
+from facts.admission import deny_binding, fail_closed_policy
+from facts.labels import PROFILE_NAMESPACE_LABEL
 from infra.cluster import Cluster
-from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, config_digest, matches, with_config_digest
+from plumbing.base import (
+    PlatformComponent,
+    PropsTransform,
+    UpstreamArgs,
+    apply_manifest,
+    config_digest,
+    matches,
+    with_config_digest,
+)
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
+from runtimes.catalog import RUNTIMES, Policy
 from stackmodel.components.katib import KATIB, KatibConfig
 from stackmodel.stack import PlatformConfig
 
@@ -82,6 +94,20 @@ a metrics collector, at katib-config's defaults (v0.19.0 pkg/apis/config/v1beta1
 DefaultCPURequest, DefaultMemRequest; the tree's katib-config sets no requests but the TensorFlow
 collector's and ENAS's limits)."""
 SECRET_LENGTH = 32
+MESH_OPT_OUT = ("sidecar.istio.io/inject", "false")
+"""The pod label that keeps Istio's injector away (its webhooks' objectSelector)."""
+PRIMARY_POD_POLICY = "mlplatform-katib-mpi-trial-primary-pod"
+"""In team namespaces: a TrainJob trial on an MPI runtime reads its metric from the launcher.
+Katib defaults a TrainJob trial's primary pod to completion index 0 of replicated job `node`
+(kubeflow/katib v0.19.0 pkg/apis/controller/experiments/v1beta1/constants.go
+DefaultTrainJobPrimaryPodLabels, set by its Experiment webhook before this policy is evaluated),
+and the Kubeflow SDK 0.5.0's OptimizerClient sets no primary pod: on our MPI runtimes that pod
+runs sshd while the launcher runs mpirun and prints the metric (runtimes/catalog.py), so the
+collector Katib puts there finds nothing and every trial ends without one."""
+MPI_RUNTIMES = tuple(spec.name for spec in RUNTIMES if spec.policy is Policy.MPI)
+"""Our MPI runtimes, each also `<name>-<pool>` (runtimes/catalog.py runtime_name)."""
+REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
+LAUNCHER = "launcher"
 CONFIG_READERS = (MYSQL, DB_MANAGER, CONTROLLER)
 """What reads what the program writes into the tree, only at start: MySQL and the database
 manager their credentials, the controller katib-config."""
@@ -123,6 +149,30 @@ def with_trainjob_template(props: dict[str, Any]) -> dict[str, Any] | None:
     data = dict(props["data"])
     pytorchjob = yaml.safe_load(data.pop(UPSTREAM_PYTORCHJOB_KEY))
     data[TRAINJOB_TEMPLATE_KEY] = yaml.safe_dump(trainjob_template(pytorchjob), sort_keys=False)
+    return {**props, "data": data}
+
+
+def with_job_templates_out_of_the_mesh(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The UI's Job templates for everyone, their pods out of the mesh (MESH_OPT_OUT): in a team
+    namespace (istio-injection: enabled) a Job trial's pod would get the Istio sidecar, and
+    Katib's metrics collector waits for every root process of the pod, the sidecar's too
+    (kubeflow/katib v0.19.0 pkg/metricscollector/v1beta1/common/pns.go WaitMainProcesses,
+    const.go DefaultWaitAllProcesses "true"; kubeflow/katib#1383, #2614), while the native
+    sidecar waits for the collector to exit: the trial never ends. Our runtimes' TrainJob pods
+    opt out already (runtimes/catalog.py)."""
+    if not matches(props, "ConfigMap", TRIAL_TEMPLATES):
+        return None
+    data = dict(props["data"])
+    for key, text in sorted(data.items()):
+        job = yaml.safe_load(text) or {}
+        if job.get("apiVersion") != "batch/v1" or job.get("kind") != "Job":
+            continue
+        pod = job["spec"]["template"]
+        pod["metadata"] = {
+            **(pod.get("metadata") or {}),
+            "labels": {**((pod.get("metadata") or {}).get("labels") or {}), MESH_OPT_OUT[0]: MESH_OPT_OUT[1]},
+        }
+        data[key] = yaml.safe_dump(job, sort_keys=False)
     return {**props, "data": data}
 
 
@@ -190,6 +240,7 @@ def katib_transforms(args: KatibArgs, root_password: Any, password: Any) -> tupl
     return (
         with_platform_trial_resources,
         with_trainjob_template,
+        with_job_templates_out_of_the_mesh,
         with_pod_webhook_for_job_pods,
         partial(with_database_credentials, root_password=root_password, password=password),
         with_mysql_user,
@@ -197,6 +248,43 @@ def katib_transforms(args: KatibArgs, root_password: Any, password: Any) -> tupl
         partial(with_volume_size, size=args.settings.database_storage),
         partial(with_config_digest, workloads=CONFIG_READERS, digest=config_digest(*written)),
     )
+
+
+def primary_pod_policy() -> list[dict[str, Any]]:
+    """The policy (PRIMARY_POD_POLICY) and its binding to every team namespace."""
+    template = "object.spec.trialTemplate"
+    trial = f"{template}.trialSpec"
+    runtime = f"{trial}.spec.runtimeRef.name"
+    on_mpi = " || ".join(f"{runtime} == '{name}' || {runtime}.startsWith('{name}-')" for name in MPI_RUNTIMES)
+    condition = (
+        f"has(object.spec.trialTemplate) && has({template}.trialSpec) && has({trial}.kind) && {trial}.kind == 'TrainJob' && "
+        f"has({trial}.spec) && has({trial}.spec.runtimeRef) && has({trial}.spec.runtimeRef.name) && ({on_mpi})"
+    )
+    labels = f"{template}.primaryPodLabels"
+    policy = fail_closed_policy(
+        PRIMARY_POD_POLICY,
+        [
+            {
+                "apiGroups": ["kubeflow.org"],
+                "apiVersions": ["v1beta1"],
+                "operations": ["CREATE", "UPDATE"],
+                "resources": ["experiments"],
+            }
+        ],
+        [{"name": "trainjob-trials-on-mpi-runtimes", "expression": condition}],
+        [
+            {
+                "expression": f"has({labels}) && '{REPLICATED_JOB_LABEL}' in {labels} && {labels}['{REPLICATED_JOB_LABEL}'] == '{LAUNCHER}'",
+                "messageExpression": f"'spec.trialTemplate.primaryPodLabels: the trials run on ' + {runtime} + ', an MPI runtime, "
+                f"whose node pods run sshd while the launcher runs mpirun and prints the metric; Katib would read it from "
+                f"node 0 and find none. Search on torch-distributed or jax-distributed (the Kubeflow SDK sets no primary pod), "
+                f"or set primaryPodLabels {{{REPLICATED_JOB_LABEL}: {LAUNCHER}}} in the Experiment'",
+                "reason": "Invalid",
+            }
+        ],
+    )
+    key, value = PROFILE_NAMESPACE_LABEL
+    return [policy, deny_binding(PRIMARY_POD_POLICY, PRIMARY_POD_POLICY, {"matchLabels": {key: value}})]
 
 
 class Katib(PlatformComponent):
@@ -212,7 +300,13 @@ class Katib(PlatformComponent):
             return random.RandomPassword(f"{name}-{key}", random.RandomPasswordArgs(length=SECRET_LENGTH, special=False), opts=self.child()).result
 
         transforms = katib_transforms(args, generated("db-root-password"), generated("db-password"))
-        self.ready = self.kustomize(INSTALL, TREE, depends_on=needs, transforms=transforms, kept=holds_data)
+        own = [
+            apply_manifest(
+                o["metadata"]["name"] + ("-binding" if o["kind"].endswith("Binding") else ""), o, self.child(needs)
+            )
+            for o in primary_pod_policy()
+        ]
+        self.ready = self.kustomize(INSTALL, TREE, depends_on=[*needs, *own], transforms=transforms, kept=holds_data)
         self.register_outputs({"ready": self.ready.urn})
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import yaml
 
 from components import katib
 from components import model_registry as registry
@@ -140,4 +141,28 @@ def test_on_gke_a_teams_spark_jobs_run_as_its_spark_account_acting_as_the_team(p
     account = plan.one("kubernetes:core/v1:ServiceAccount", f"vision/{SPARK_SERVICE_ACCOUNT}").inputs
     assert account["metadata"]["annotations"]["iam.gke.io/gcp-service-account"] == "team-vision@acme-test.iam.gserviceaccount.com"
     binding = plan.one("kubernetes:rbac.authorization.k8s.io/v1:RoleBinding", f"vision/{SPARK_SERVICE_ACCOUNT}").inputs
-    assert binding["roleRef"]["name"] == SPARK_ROLE and binding["subjects"] == [{"kind": "ServiceAccount", "name": SPARK_SERVICE_ACCOUNT, "namespace": "vision"}]
+    assert binding["roleRef"]["name"] == SPARK_ROLE and binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": SPARK_SERVICE_ACCOUNT, "namespace": "vision"}
+    ]
+
+
+def test_katibs_job_trial_templates_keep_their_pods_out_of_the_mesh() -> None:
+    """A Job trial in a team namespace (istio-injection: enabled) would get the Istio sidecar, which
+    Katib's metrics collector waits for (it waits for every root process of the pod) while the
+    native sidecar waits for it: the UI's Job templates opt out, as the runtimes' TrainJob pods do."""
+    render = rendered("dev-groups")
+    team = one(render, "Namespace", "vision", "")
+    assert team["metadata"]["labels"]["istio-injection"] == "enabled"
+    templates = one(render, "ConfigMap", katib.TRIAL_TEMPLATES, "kubeflow")["data"]
+    jobs = {key: yaml.safe_load(text) for key, text in templates.items() if yaml.safe_load(text)["kind"] == "Job"}
+    assert sorted(jobs) == ["defaultTrialTemplate.yaml", "enasCPUTemplate"]
+    injector = [
+        o.obj
+        for o in render.objects
+        if o.obj["kind"] == "MutatingWebhookConfiguration" and o.key[3] == "istio-sidecar-injector"
+    ]
+    (namespaced,) = [w for o in injector for w in o["webhooks"] if w["name"] == "namespace.sidecar-injector.istio.io"]
+    (opt_out,) = namespaced["objectSelector"]["matchExpressions"]
+    for key, job in jobs.items():
+        labels = job["spec"]["template"]["metadata"]["labels"]
+        assert opt_out["operator"] == "NotIn" and labels.get(opt_out["key"]) in opt_out["values"], key

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
+from components.katib import PRIMARY_POD_POLICY
 from runtimes.kueue_guard import TRAINJOB_GPU_POLICY
 from tests.envtest.conftest import kept, rbac_of
 from tests.envtest.test_kueue_guard import bound_namespace, policy_in_force
@@ -25,6 +26,7 @@ from tests.support.renders import rendered
 from tests.test_examples import load
 from tooling import admission
 from tooling import check as lint
+from tooling.waiting import wait_for
 
 pytestmark = mirror.needed
 
@@ -37,14 +39,18 @@ TRAINJOBS = "/apis/trainer.kubeflow.org/v1alpha1/namespaces/{namespace}/trainjob
 
 def world() -> list[dict[str, Any]]:
     """Of the dev-groups render: Katib's and Trainer's CRDs, the RBAC, the runtimes, Trainer's public
-    ConfigMap (the SDK reads its version there) and the GPU-accounting policy with its bindings."""
+    ConfigMap (the SDK reads its version there), the GPU-accounting policy and Katib's MPI-trial
+    policy (components/katib.py PRIMARY_POD_POLICY) with their bindings."""
     objects = [o.obj for o in rendered(STACK).objects]
     groups = ("trainer.kubeflow.org", "kubeflow.org")
     crds = [o for o in objects if o["kind"] == "CustomResourceDefinition" and o["spec"]["group"] in groups]
     found = [o for o in objects if o["kind"] == "ClusterTrainingRuntime"]
     found += [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "kubeflow-trainer-public"]
-    found += [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] == TRAINJOB_GPU_POLICY]
-    found += [o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] == TRAINJOB_GPU_POLICY]
+    policies = (TRAINJOB_GPU_POLICY, PRIMARY_POD_POLICY)
+    found += [o for o in objects if o["kind"] == "ValidatingAdmissionPolicy" and o["metadata"]["name"] in policies]
+    found += [
+        o for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] in policies
+    ]
     return [*crds, *rbac_of(objects), *found]
 
 
@@ -56,7 +62,11 @@ def optimizer(cluster: Cluster) -> Iterator[Any]:
     from kubeflow.trainer import KubernetesBackendConfig
 
     objects = world()
-    assert TEAM in {bound_namespace(o) for o in objects if o["kind"] == "ValidatingAdmissionPolicyBinding"}
+    assert TEAM in {
+        bound_namespace(o)
+        for o in objects
+        if o["kind"] == "ValidatingAdmissionPolicyBinding" and o["spec"]["policyName"] == TRAINJOB_GPU_POLICY
+    }
     with kept(cluster, objects):
         policy_in_force(cluster, TEAM, True)
         yield OptimizerClient(KubernetesBackendConfig(namespace=TEAM, client_configuration=cluster.plane.configuration()))
@@ -74,6 +84,31 @@ def test_the_examples_search_is_stored_and_its_trial_taken_from_katibs_controlle
         cluster.request("POST", TRAINJOBS.format(namespace=TEAM), trial, [("dryRun", "All")], as_user=KATIB_CONTROLLER)
     except ApiException as error:
         pytest.fail(f"the trial of {runtime} was refused: {api_message(error)}")
+
+
+def test_a_search_on_an_mpi_runtime_is_refused_with_the_runtimes_that_work(optimizer: Any, cluster: Cluster) -> None:
+    """The SDK sets no primary pod, so Katib would read the metric from node 0, which runs sshd on
+    the MPI runtimes (components/katib.py PRIMARY_POD_POLICY): refused, naming the fix; the torch
+    runtimes' searches are stored (test_the_examples_search_is_stored_...)."""
+
+    def refused() -> str | None:
+        try:
+            load("katib_mnist_search").search(optimizer, runtime="deepspeed-distributed")
+        except RuntimeError as error:
+            cause = error.__cause__
+            return api_message(cause) if isinstance(cause, ApiException) else str(cause)
+        return None
+
+    found: list[str] = []
+
+    def pending() -> list[str]:
+        message = refused()
+        found.extend([message] if message else [])
+        return [] if message else ["not yet in force"]
+
+    wait_for("Katib's MPI-trial policy", pending, timeout=60, interval=0.2)
+    message = found[-1]
+    assert "an MPI runtime" in message and "torch-distributed" in message and "primaryPodLabels" in message
 
 
 def test_katibs_controller_may_create_both_trial_kinds_in_a_team_namespace(optimizer: Any, cluster: Cluster) -> None:

@@ -1,7 +1,8 @@
 """The Spark driver policy (components/spark.py GPU_DRIVER_POLICY) enforced by a real API server on
 SparkApplications in a team namespace of the fixture with Katib, the Model Registry and Spark on:
-a job whose executors ask for GPUs is admitted (they wait in the team's queue, each a pod Kueue's
-pod integration queues); one whose driver asks for a GPU, or names a Kueue queue, is refused with
+a job whose executors ask for GPUs in sparkConf is admitted (Spark writes them into each executor pod,
+which Kueue's pod integration queues); one whose executors ask for them where the operator's webhook
+adds them after Kueue's, or whose driver asks for a GPU or names a Kueue queue, is refused with
 the fix in its message (docs/spark.md); outside the team namespaces the policy is not in force.
 The application is the one the Kubeflow SDK 0.5.0 writes for `SparkClient().submit_job(...)`
 (its driver's account, cores and memory), with GPUs on the executors as Spark's own settings ask."""
@@ -69,8 +70,59 @@ def in_force(cluster: Cluster) -> Iterator[None]:
         yield
 
 
-def test_gpu_executors_are_admitted(cluster: Cluster, in_force: None) -> None:
-    assert refusal(cluster, app("gpu-executors", executor={"gpu": {"name": "nvidia.com/gpu", "quantity": 1}})) is None
+GPU_EXECUTOR_CONF = {
+    "spark.executor.resource.gpu.amount": "1",
+    "spark.executor.resource.gpu.vendor": "nvidia.com",
+    "spark.executor.resource.gpu.discoveryScript": "/opt/spark/examples/src/main/scripts/getGpusResources.sh",
+}
+"""GPUs for the executors as Spark asks for them: written into each executor pod by Spark itself."""
+GPU_CONTAINER = {"name": "gpu-sidecar", "image": "busybox", "resources": {"limits": {"nvidia.com/gpu": "1"}}}
+
+
+def with_conf(obj: dict[str, Any], conf: dict[str, str]) -> dict[str, Any]:
+    obj["spec"]["sparkConf"] = dict(conf)
+    return obj
+
+
+def test_gpu_executors_asked_for_in_spark_conf_are_admitted(cluster: Cluster, in_force: None) -> None:
+    assert refusal(cluster, with_conf(app("gpu-executors"), GPU_EXECUTOR_CONF)) is None
+
+
+@pytest.mark.parametrize(
+    "executor",
+    [
+        {"gpu": {"name": "nvidia.com/gpu", "quantity": 1}},
+        {"sidecars": [GPU_CONTAINER]},
+        {"initContainers": [GPU_CONTAINER]},
+    ],
+    ids=["gpu", "sidecar", "init-container"],
+)
+def test_executor_gpus_the_operators_webhook_adds_after_kueues_are_refused(
+    cluster: Cluster, in_force: None, executor: dict[str, Any]
+) -> None:
+    """The operator's pod webhook (spark-operator-webhook) runs after Kueue's (the API server orders
+    mutating webhook configurations by name): GPUs it adds would never be queued."""
+    message = refusal(cluster, app("gpu-executors", executor=executor))
+    assert message is not None and "spec.executor.gpu" in message and "spark.executor.resource.gpu.amount" in message
+
+
+def test_a_driver_asking_for_a_gpu_in_spark_conf_or_its_template_is_refused(cluster: Cluster, in_force: None) -> None:
+    by_conf = with_conf(
+        app("gpu-driver-conf"),
+        {"spark.driver.resource.gpu.amount": "1", "spark.driver.resource.gpu.vendor": "nvidia.com"},
+    )
+    by_template = app("gpu-driver-template", driver={"template": {"spec": {"containers": [GPU_CONTAINER]}}})
+    for obj in (by_conf, by_template):
+        message = refusal(cluster, obj)
+        assert message is not None and "give the GPUs to the executors" in message, obj["metadata"]["name"]
+
+
+def test_a_driver_naming_a_queue_in_spark_conf_is_refused(cluster: Cluster, in_force: None) -> None:
+    message = refusal(
+        cluster,
+        with_conf(app("queued-driver-conf"), {"spark.kubernetes.driver.label.kueue.x-k8s.io/queue-name": "default"}),
+    )
+    assert message is not None and "spec.driver.labels" in message
 
 
 def test_a_driver_asking_for_a_gpu_is_refused_with_the_fix(cluster: Cluster, in_force: None) -> None:

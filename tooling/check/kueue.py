@@ -16,6 +16,7 @@ from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
 from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
+from components.spark import GPU_DRIVER_POLICY
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.node_labels import GPU_RESOURCE
@@ -38,6 +39,54 @@ GUARDED_CONTROLLERS = {
     ),
 }
 """Each guard and the installs whose controllers it lets through by their service accounts' names."""
+GUARDED_AFTER_KUEUE = {"spark-operator-webhook": GPU_DRIVER_POLICY}
+"""Pod-mutating webhook configurations that sort after Kueue's, and the ValidatingAdmissionPolicy
+that refuses what they could add to a team's pods unseen by Kueue (the Spark operator's: GPUs of
+spec.executor.gpu, sidecars, init containers; components/spark.py GPU_DRIVER_POLICY)."""
+
+
+def _mutates_pod_creation(webhook: dict[str, Any]) -> bool:
+    for rule in webhook.get("rules") or []:
+        groups, resources, operations = (
+            rule.get("apiGroups") or [],
+            rule.get("resources") or [],
+            rule.get("operations") or [],
+        )
+        if {"", "*"} & set(groups) and {"pods", "*"} & set(resources) and {"CREATE", "*"} & set(operations):
+            return True
+    return False
+
+
+def pod_webhooks_after_kueue(platform: Platform) -> Iterator[Violation]:
+    """No webhook changes a team's pods after Kueue's pod webhook has decided whether to queue them
+    unless a policy refuses what it could add there (GUARDED_AFTER_KUEUE). The API server calls
+    mutating webhook configurations in the order of their names (k8s.io/apiserver pkg/admission/
+    configuration/mutating_webhook_manager.go, sorted ByName) and Kueue's `mpod.kb.io` once
+    (reinvocationPolicy Never): GPUs a later webhook adds run outside the team's queue, and the
+    team's quota has no GPU line under Kueue."""
+    configurations = platform.of_kind("MutatingWebhookConfiguration")
+    kueue = next(
+        (o for o in configurations if any(w.get("name") == POD_WEBHOOKS[0] for w in o.obj.get("webhooks") or [])), None
+    )
+    if kueue is None:
+        return
+    teams = [ns for ns in platform.namespaces if gpu_pods_queued(platform, ns)]
+    policies = {o.key[3] for o in platform.of_kind("ValidatingAdmissionPolicy")}
+    for o in configurations:
+        if o.key[3] <= kueue.key[3] or policies & {GUARDED_AFTER_KUEUE.get(o.key[3], "")}:
+            continue
+        for webhook in o.obj.get("webhooks") or []:
+            reached = [ns for ns in teams if selects(webhook.get("namespaceSelector") or {}, platform.namespaces[ns])]
+            if _mutates_pod_creation(webhook) and reached:
+                yield Violation(
+                    "kueue",
+                    label(o),
+                    o.source,
+                    f"webhook {webhook.get('name')} changes pods of {', '.join(sorted(reached))} after Kueue's pod webhook "
+                    f"{POD_WEBHOOKS[0]} (the API server calls configurations in name order, Kueue's once): GPUs it adds are "
+                    "never queued; refuse them with a ValidatingAdmissionPolicy and name it in tooling/check/kueue.py "
+                    "GUARDED_AFTER_KUEUE, or keep the webhook out of the team namespaces",
+                )
 
 
 def owner_guard_controllers(platform: Platform) -> Iterator[Violation]:
@@ -113,6 +162,7 @@ def kueue_rules(platform: Platform) -> Iterator[Violation]:
             if check not in checks:
                 yield Violation("kueue", label(queue), queue.source, f"AdmissionCheck {check} does not exist")
     yield from owner_guard_controllers(platform)
+    yield from pod_webhooks_after_kueue(platform)
     for cluster in platform.of_kind("RayCluster"):
         meta = cluster.obj.get("metadata") or {}
         queue_name = (meta.get("labels") or {}).get(KUEUE_QUEUE_LABEL)
