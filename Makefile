@@ -41,12 +41,13 @@ $(INSTALLED): requirements-test.txt pyproject.toml
 UPGRADE ?=
 lock: $(INSTALLED)
 	$(PYTHON) -m pip install --quiet pip-tools==$(PIP_TOOLS_VERSION)
-	@# The test lock first; the program's lock then takes the same versions (-c).
+	@# The test lock first; the program's lock then takes the same versions (-c). --allow-unsafe:
+	@# setuptools too, which pulumi-policy requires (pip-tools leaves it out by default).
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
-		--no-emit-find-links --annotation-style=line --extra test $(foreach p,$(UPGRADE),--upgrade-package $(p)) \
+		--no-emit-find-links --annotation-style=line --allow-unsafe --extra test $(foreach p,$(UPGRADE),--upgrade-package $(p)) \
 		-o requirements-test.txt pyproject.toml
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
-		--no-emit-find-links --annotation-style=line -c requirements-test.txt -o requirements.txt pyproject.toml
+		--no-emit-find-links --annotation-style=line --allow-unsafe -c requirements-test.txt -o requirements.txt pyproject.toml
 
 test: $(INSTALLED)
 	$(PYTHON) -m ruff check .
@@ -65,7 +66,8 @@ test: $(INSTALLED)
 	@$(MAKE) --no-print-directory envtest
 
 # The package as a user installs it (tests/package/): the wheel built from the working tree,
-# installed alone into a clean virtualenv, every module imported, `mlplatform --help` run. A
+# installed into a clean virtualenv with only the dependencies it declares (linked from this one),
+# every module imported, the policy pack's too, `mlplatform --help` run. A
 # target of its own (pip and a virtualenv: seconds of processes), so the unit suite keeps its time.
 wheel-test: $(INSTALLED)
 	@$(PYTHON) -m pytest tests/package; rc=$$?; \

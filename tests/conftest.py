@@ -192,7 +192,9 @@ def plan_of() -> Callable[[dict[str, Any]], Plan]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _share_full_renders(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Workers of one run share full renders (tests/support/renders.py) in the run's temp root."""
+    """Workers of one run share full renders and a render cache (tests/support/renders.py) in the
+    run's temp root (xdist's workers each have a folder of their own beneath it)."""
     from tests.support import renders
 
-    renders.share_between_workers(tmp_path_factory.getbasetemp().parent)
+    base = tmp_path_factory.getbasetemp()
+    renders.share_between_workers(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)

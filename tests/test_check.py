@@ -79,43 +79,6 @@ def test_helm_renders_every_chart_the_same_twice() -> None:
         assert canonical(again) == canonical(originals[install.resource.urn]), install.label
 
 
-def test_a_tree_is_built_once_per_run_by_the_workers_together(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """SHARED_TREES: what one worker's kustomize built, another reads back."""
-    tree = next(i for i in rendered("kind").installs if i.kind == "kustomize")
-    built: list[list[str]] = []
-
-    def kustomize(args: list[str], what: str) -> str:
-        built.append(args)
-        return "kind: Namespace\n"
-
-    monkeypatch.setattr(fullrender, "_run", kustomize)
-    monkeypatch.setattr(fullrender, "SHARED_TREES", tmp_path)
-    for _worker in range(2):
-        monkeypatch.setattr(fullrender, "_TREES", {})
-        assert fullrender.build_tree(tree) == "kind: Namespace\n"
-    assert len(built) == 1 and built[0][-1] == tree.target
-
-
-def test_a_chart_is_rendered_once_for_the_same_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """SHARED_TREES holds charts too, keyed by all their inputs: other values render again."""
-    chart = next(i for i in rendered("kind").installs if i.kind == "helm")
-    ran: list[dict[str, Any]] = []
-
-    def helm(install: fullrender.Install, capabilities: list[str], kube_version: str) -> str:
-        ran.append({**install.values, "kube_version": kube_version})
-        return "kind: Namespace\n"
-
-    monkeypatch.setattr(fullrender, "helm_template", helm)
-    monkeypatch.setattr(fullrender, "SHARED_TREES", tmp_path)
-    for _worker in range(2):
-        monkeypatch.setattr(fullrender, "_CHARTS", {})
-        assert fullrender.render_chart(chart, [], "v1.36.4") == "kind: Namespace\n"
-    fullrender.render_chart(replace(chart, values={**chart.values, "other": True}), [], "v1.36.4")
-    fullrender.render_chart(chart, [], "v1.35.5-gke.1241004")
-    assert len(ran) == 3 and ran[1]["other"] is True
-    assert ran[2]["kube_version"] == "v1.35.5-gke.1241004", "another Kubernetes version renders again"
-
-
 def test_full_render_has_no_upstream_tree_missing_and_counts_every_install() -> None:
     render = rendered("kind")
     sources = {o.source for o in render.objects if o.upstream}
@@ -671,7 +634,8 @@ def test_the_full_render_reports_each_install_as_it_is_done() -> None:
     lines: list[str] = []
     render = fullrender.full_render(evaluate(config, "test"), progress=lines.append)
     count = len([o for o in render.objects if o.upstream])
-    assert lines == [f"[1/1] helm jobset/jobset: {count} objects"]
+    # "(cached)": the run's render cache had JobSet's chart with these inputs (another test rendered it)
+    assert lines in ([f"[1/1] helm jobset/jobset: {count} objects"], [f"[1/1] helm jobset/jobset: {count} objects (cached)"])
 
 
 @pytest.mark.parametrize("stack", ["kind", "dev", "prod"])

@@ -55,12 +55,16 @@ reported missing), or with `--esc-file NAME=FILE` per environment: what `esc ope
 The full render (render --full, check, images) fetches charts and trees from the stack's
 sources (mlplatform:sources; default the public upstreams), or from a mirror directory:
 --mirror DIR, else the clone's own (.mlplatform/upstream, `make mirror`), else $MLPLATFORM_MIRROR,
-else ../shared/upstream beside the repo if present.
+else ../shared/upstream beside the repo if present. What helm and kustomize print for a chart or
+tree from a local mirror is kept in the render cache (.mlplatform/cache, or $MLPLATFORM_CACHE),
+keyed by everything it depends on: the next run renders only the installs whose inputs changed;
+--no-cache renders every install and keeps nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -271,7 +275,6 @@ def full_render_for(
     """The stack's full render; a mirror replaces the stack's sources. `allow_unmirrored`: render
     what the mirror holds and leave out the release manifests it lacks (FullRender.left_out)."""
     from components.sources import mirror_sources
-    from tooling.cluster_version import kubernetes_version
     from tooling.fullrender import full_render, rendering_early
 
     config = load(name_or_path, esc_files, mirror)
@@ -284,9 +287,9 @@ def full_render_for(
         stale = outdated(directory)
         if stale:
             print(f"warning: {stale}: `make mirror` rebuilds it", file=sys.stderr)
-    with rendering_early(kubernetes_version(config)) as early:
+    with rendering_early(config) as early:
         plan = evaluate(config, stack_name(name_or_path), on_record=early)
-    print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
+    print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize (or from the render cache)", file=sys.stderr)
     return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True), allow_unmirrored=allow_unmirrored)
 
 
@@ -329,7 +332,9 @@ def check_command(
             print(violation)
         for note in said:
             print(f"note: {note}")
-        summary = f"stack {render.stack}: {len(render.objects)} objects from {len(render.installs)} installs, {len(RULES)} rules on {day.isoformat()}"
+        reused = sum(t.reused for t in render.timings.values())
+        cached = f" ({reused} from the render cache)" if reused else ""
+        summary = f"stack {render.stack}: {len(render.objects)} objects from {len(render.installs)} installs{cached}, {len(RULES)} rules on {day.isoformat()}"
         print(f"{summary}, {len(found)} violation{'s' if len(found) != 1 else ''}" if found else f"{summary}, no violations")
     incomplete = left_out(render)
     return EXIT_VIOLATIONS if found else incomplete
@@ -404,6 +409,11 @@ def parser() -> argparse.ArgumentParser:
             "--allow-unmirrored",
             action="store_true",
             help="render what the mirror holds, list the release manifests it lacks and exit 3 (default: refuse, naming them)",
+        )
+        sub.add_argument(
+            "--no-cache",
+            action="store_true",
+            help="run helm and kustomize for every install, neither reading nor writing the render cache (.mlplatform/cache)",
         )
     command("prepare", "write the Kubeflow trees the stack reads from its local remote-base mirror, before pulumi up")
     command("policy", "run the policy pack's rules offline")
@@ -607,13 +617,15 @@ def against(plan: Plan, previous: str, allowed: list[str]) -> int:
 
 def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) -> int:
     """check, images and render --full: everything that renders charts and trees for real."""
+    from tooling import render_cache
     from tooling.fullrender import RenderError
     from tooling.tools import ToolError
 
     try:
-        if args.command == "check":
-            return check_command(args.stack, args.mirror, args.json, esc_files, args.on, args.allow_unmirrored)
-        render = full_render_for(args.stack, args.mirror, esc_files, args.allow_unmirrored)
+        with render_cache.disabled() if args.no_cache else contextlib.nullcontext():
+            if args.command == "check":
+                return check_command(args.stack, args.mirror, args.json, esc_files, args.on, args.allow_unmirrored)
+            render = full_render_for(args.stack, args.mirror, esc_files, args.allow_unmirrored)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
