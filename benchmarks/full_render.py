@@ -38,7 +38,7 @@ from typing import Any
 
 import yaml
 
-from stacks.config import stack_file
+from stackmodel.config import stack_file
 from tooling.fullrender import GO_GC_PERCENT
 from tooling.mirror import mirror_for
 from tooling.render_cache import ENV as CACHE_ENV
@@ -54,10 +54,10 @@ RATIO_STACK = "dev"
 ONE_STACK = """
 import json, sys, time
 from concurrent.futures import ThreadPoolExecutor
-from components.sources import mirror_sources
+from plumbing.sources import mirror_sources
 from tooling.check import check
 from tooling.cli import stack_name
-from stacks.config import load
+from stackmodel.config import load
 from tooling import cluster_version, fullrender
 from tooling.fullrender import api_versions, rendering_early, full_render, helm_template
 from tooling.graph import stages_after_cluster

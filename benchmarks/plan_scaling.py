@@ -33,8 +33,8 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks
 
-from stacks.config import load, read_stack_file, stack_file, validate
-from stacks.schema import PlatformConfig
+from stackmodel.config import load, read_stack_file, stack_file, validate
+from stackmodel.stack import PlatformConfig
 from tooling.graph import short, stages_after_cluster
 from tooling.plan import Plan, evaluate, under_mocks
 

@@ -15,7 +15,7 @@ import pytest
 # The program and the tooling are imported where used: pytest-xdist's controller, which runs
 # no test, loads this file too, and the workers start only once it has (1.5 s sooner).
 if TYPE_CHECKING:
-    from stacks.schema import PlatformConfig
+    from stackmodel.stack import PlatformConfig
     from tooling.plan import Plan
 
 
@@ -157,7 +157,7 @@ def evaluated(config: PlatformConfig, stack: str) -> Plan:
 
 @cache
 def _shipped(name: str) -> Plan:
-    from stacks.config import load
+    from stackmodel.config import load
 
     return evaluated(load(name), name)
 
@@ -169,7 +169,7 @@ def shipped_plan() -> Callable[[str], Plan]:
 
 
 def _project(path: Path) -> Plan:
-    from stacks.config import load
+    from stackmodel.config import load
     from tooling.cli import stack_name
 
     return evaluated(load(str(path)), stack_name(str(path)))
@@ -184,7 +184,7 @@ def project_plan() -> Callable[[Path], Plan]:
 @pytest.fixture
 def plan_of() -> Callable[[dict[str, Any]], Plan]:
     """The plan of a raw stack config."""
-    from stacks.config import validate
+    from stackmodel.config import validate
     from tooling.plan import evaluate
 
     return lambda raw: evaluate(validate(raw, "test"), "test")

@@ -17,7 +17,7 @@ import pulumi_kubernetes as k8s
 import pytest
 from pulumi.runtime import rpc
 
-from stacks.config import load
+from stackmodel.config import load
 from tests.conftest import base_kind, with_changes
 from tooling.plan import DuplicateUrnError, Plan, _unless_duplicate, evaluate
 
@@ -97,7 +97,7 @@ def test_what_a_parse_builds_is_kept_out_of_later_collections() -> None:
 COLLECTOR_CHECK = """
 import gc, weakref
 import pulumi_kubernetes as k8s
-from stacks.config import load
+from stackmodel.config import load
 from tooling.plan import evaluate
 
 seen, cycles = [], []
@@ -153,7 +153,7 @@ def every_loop_closed():
 
 
 import pulumi, pulumi_kubernetes as k8s
-from stacks.config import load
+from stackmodel.config import load
 from tooling.plan import DuplicateUrnError, evaluate
 
 def duplicate(_config):
@@ -344,7 +344,7 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     (fullrender._early_key), and renders the rest itself."""
     import threading
 
-    from stacks.config import load
+    from stackmodel.config import load
     from tooling import cluster_version, fullrender
 
     started: list[tuple[str, str, tuple[str, ...], str]] = []
@@ -387,7 +387,7 @@ def _evaluation(plan: Plan) -> tuple[Any, ...]:
     """What one evaluation gave, comparable: its resources and exports, and its install's record
     (each install's transforms by name, moves and kept objects, the prepared trees, the
     transforms of every object, the teams given keys)."""
-    from components.base import transform_name
+    from plumbing.base import transform_name
     from tooling.cli import plan_json
 
     record = plan.record
@@ -411,7 +411,7 @@ def test_evaluations_at_once_or_inside_one_another_keep_their_own_resources_and_
     import threading
 
     import program
-    from stacks.config import validate
+    from stackmodel.config import validate
 
     monitored = with_changes(base_kind(), {"mlplatform:components.kueue": {"enabled": False}, "mlplatform:components.monitoring": {"enabled": True}})
     stacks = {"small": validate(base_kind(), "small"), "monitored": validate(monitored, "monitored")}

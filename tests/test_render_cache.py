@@ -19,10 +19,10 @@ from typing import Any
 
 import pytest
 
-from components.base import InstallRecord
 from facts.resource_types import HELM_CHART, KUSTOMIZE
-from stacks.config import load
-from stacks.schema import Sources
+from plumbing.base import InstallRecord
+from stackmodel.config import load
+from stackmodel.schema import Sources
 from tests.support.checkout import REPO
 from tooling import fullrender, render_cache, schemas
 from tooling.fullrender import FullRender, Install, full_render, output_key

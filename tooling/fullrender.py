@@ -41,13 +41,14 @@ from typing import Any
 import pulumi
 import yaml
 
-from components.base import child_name, child_type, moved_aliases, transform_name
-from components.sources import PREPARED_TREES, PreparedTree, is_local, is_prepared, prepared_tree, remote_bases_of
-from components.trees import PrepareError, prepare, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.support import minor, minor_label
 from facts.versions import RELEASE_MANIFESTS
-from stacks.schema import PlatformConfig, Sources
+from plumbing.base import child_name, child_type, moved_aliases, transform_name
+from plumbing.sources import PREPARED_TREES, PreparedTree, is_local, is_prepared, prepared_tree, remote_bases_of
+from plumbing.trees import PrepareError, prepare, prepare_all
+from stackmodel.schema import Sources
+from stackmodel.stack import PlatformConfig
 from tooling import cluster_version, render_cache, tools
 from tooling.plan import SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
@@ -153,7 +154,7 @@ class Rendered:
     aliases: tuple[str, ...] = ()
     """the URNs it had before (a move between installs, a rename), as `aliases` give them"""
     kept: bool = False
-    """protected and retained: Pulumi never deletes it on its own (components.base.keep)"""
+    """protected and retained: Pulumi never deletes it on its own (plumbing.base.keep)"""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -556,7 +557,7 @@ def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], Non
 
 def _prepared_tree(directory: str, sources: Sources) -> PreparedTree | None:
     """The prepared copy a kustomize directory is read from (`.mlplatform/trees/<copy>/<path>`),
-    as the program named it (components.sources.kubeflow_tree); None if the sources name no such copy."""
+    as the program named it (plumbing.sources.kubeflow_tree); None if the sources name no such copy."""
     parts = directory.split("/", 3)
     if len(parts) < 4:
         return None
@@ -623,7 +624,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
     session, _SESSION = _SESSION or _Session(), None
     # Trees whose remote bases a local mirror holds are read from their prepared copies:
     # written here (unless the plan's early renders did), as `python -m stacks prepare` does
-    # before `pulumi up` (components/trees.py).
+    # before `pulumi up` (plumbing/trees.py).
     try:
         prepare_all((t for t in plan.record.prepared_trees.values() if t not in session.prepared), REPO)
     except PrepareError as err:
@@ -729,7 +730,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
                     final = result
                     matched.add(number)
             # Then the stack's transforms, which concern every object (the engine's order:
-            # the install's own, then the stack's; components.base.InstallRecord.platform_transforms).
+            # the install's own, then the stack's; plumbing.base.InstallRecord.platform_transforms).
             for transform in plan.record.platform_transforms:
                 result = transform(final)
                 if result is not None:

@@ -30,7 +30,7 @@ from packaging.utils import canonicalize_name
 
 from tests.support.checkout import REPO, copy_working_tree
 
-PACKAGES = ("args", "components", "facts", "infra", "policy", "runtimes", "stacks", "tooling")
+PACKAGES = ("components", "facts", "infra", "mlplatform", "plumbing", "policy", "runtimes", "stackmodel", "tooling")
 """The top-level packages of the design's layout (and of pyproject.toml's packages.find)."""
 
 IMPORT_ALL = """
@@ -148,7 +148,7 @@ def test_the_wheel_installs_with_what_it_declares_and_imports_every_module(tmp_p
     _run(python, "-I", "-c", "import pytest", cwd=tmp_path, ok=False)  # only what the package declares
 
     usage = _run(venv / "bin" / "mlplatform", "--help", cwd=tmp_path)
-    assert usage.startswith("usage: python -m stacks") and " plan " in usage and " check " in usage
+    assert usage.startswith("usage: python -m mlplatform") and " plan " in usage and " check " in usage
     # The version from the installed metadata (no pyproject.toml beside the installed tooling/).
     version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert _run(venv / "bin" / "mlplatform", "--version", cwd=tmp_path) == f"mlplatform {version}\n"

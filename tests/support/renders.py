@@ -17,11 +17,11 @@ from typing import Any
 
 from filelock import FileLock
 
-from components.base import InstallRecord
-from components.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources
 from facts.versions import RELEASE_MANIFESTS
-from stacks.config import load
-from stacks.schema import Images
+from plumbing.base import InstallRecord
+from plumbing.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources
+from stackmodel.config import load
+from stackmodel.schema import Images
 from tests.support.fixtures import fixture
 from tests.support.mirror import MIRROR
 from tooling import check, fullrender, render_cache

@@ -191,7 +191,7 @@ def counts_text(renders: dict[str, FullRender]) -> str:
 
 
 def main() -> int:
-    from stacks.config import load
+    from stackmodel.config import load
     from tests.support import mirror, renders
     from tests.support.fixtures import use_fixture_stacks
     from tooling import render_cache
