@@ -250,10 +250,11 @@ def test_every_workload_of_every_fixture_is_admissible_or_not_queued(stack: str)
 
 @mirror.needed
 def test_the_team_ray_cluster_and_gpu_notebooks_are_judged_on_their_pool() -> None:
+    # dev has no topology-aware pool: CPU and memory from `default`, GPUs from the pool (stackmodel/team_quota.py).
     verdicts = {(v.team, v.workload): v for v in admission.verdicts(rendered("dev"))}
     ray = verdicts[("nlp", "RayCluster ray (workers at maxReplicas)")]
-    assert (ray.status, ray.detail) == (Status.ADMISSIBLE, "head x1 on default, l4 x2 on l4")
-    assert verdicts[("vision", "GPU notebook (gpu-pool-l4)")].detail == "main x1 on l4"
+    assert (ray.status, ray.detail) == (Status.ADMISSIBLE, "head x1 on default, l4 x2 on default+l4")
+    assert verdicts[("vision", "GPU notebook (gpu-pool-l4)")].detail == "main x1 on default+l4"
     assert verdicts[("vision", "pipeline step (CPU): its executor pod")].status is Status.NOT_QUEUED
 
 
@@ -289,8 +290,8 @@ def test_check_prints_the_verdict_of_every_team_and_workload(monkeypatch: pytest
     assert cli.main(["check", "dev"]) == 0
     out = capsys.readouterr().out
     assert "admission, per team and workload (Kueue's rules; rule admissible):" in out
-    assert "  nlp: RayCluster ray (workers at maxReplicas): admissible: head x1 on default, l4 x2 on l4\n" in out
+    assert "  nlp: RayCluster ray (workers at maxReplicas): admissible: head x1 on default, l4 x2 on default+l4\n" in out
     assert "  vision: notebook (CPU): not queued: Kueue does not queue it (no GPUs); the namespace's ResourceQuota counts it\n" in out
     assert cli.main(["check", "dev", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["admission"]
-    assert {"team": "research", "workload": "TrainJob torch-distributed-l4", "status": "admissible", "detail": "node x1 on l4"} in listed
+    assert {"team": "research", "workload": "TrainJob torch-distributed-l4", "status": "admissible", "detail": "node x1 on default+l4"} in listed

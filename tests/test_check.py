@@ -576,11 +576,11 @@ def test_kueue_rule_refuses_the_resource_groups_kueues_webhook_refuses(case: str
 
 
 def test_kueue_rule_catches_a_queue_whose_flavor_names_a_resource_its_group_does_not_cover() -> None:
-    def gpu_first(obj: dict[str, Any]) -> None:
+    def gpu_first(obj: dict[str, Any]) -> None:  # prod's queues: one group (a topology-aware pool)
         flavor = obj["spec"]["resourceGroups"][0]["flavors"][1]
         flavor["resources"] = [flavor["resources"][2], *flavor["resources"][:2]]
 
-    found = violations(edited(rendered("dev"), "ClusterQueue", "vision", gpu_first), "kueue")
+    found = violations(edited(rendered("prod"), "ClusterQueue", "vision", gpu_first), "kueue")
     assert [v.message for v in found] == [
         "resourceGroups[0]: flavor l4 lists ['nvidia.com/gpu', 'cpu', 'memory'], not the group's coveredResources ['cpu', 'memory', 'nvidia.com/gpu'] in order"
     ]

@@ -621,6 +621,7 @@ def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tup
         problem = problem or uncovered(one, queue)
         if problem:
             return Status.REFUSED, f"pod set {pod_set.name}: {problem}"
+        flavors: list[str] = []
         for group in queue.groups:
             wanted = {name: value * pod_set.count for name, value in one.items() if name in group.covered}
             if not wanted:
@@ -653,7 +654,9 @@ def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tup
             if problem:
                 return Status.REFUSED, problem
             misplaced.append(gpu_pool_takes_cpu_work(pod_set, one, group, kueue, queue) or "")
-            placed.append(f"{pod_set.name} x{pod_set.count} on {chosen.name}")
+            flavors.append(chosen.name)
+        if flavors:  # one per resource group it asks of: `default+l4` where the GPUs have a group of their own
+            placed.append(f"{pod_set.name} x{pod_set.count} on {'+'.join(flavors)}")
     if any(misplaced):
         return Status.ON_GPU_NODES, "; ".join(m for m in misplaced if m)
     return Status.ADMISSIBLE, ", ".join(dict.fromkeys(placed)) or "asks for nothing"

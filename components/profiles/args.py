@@ -60,6 +60,8 @@ class TeamArgs:
     """The other teams of its Kueue cohort: what its ClusterQueue may borrow."""
     idle_reclaim: bool = False
     """The idle reclaim runs: its job may read and stop the namespace's notebooks."""
+    fair_sharing: bool = True
+    """Kueue's fair sharing is on: the team's queue carries its weight in the cohort."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -88,6 +90,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         groups=team_groups(auth, team),
         cohort_peers=tuple(t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name),
         idle_reclaim=config.enabled(IDLE_RECLAIM),
+        fair_sharing=config.components[KUEUE].fair_sharing,
     )
 
 
