@@ -76,6 +76,9 @@ RUNTIME_PREEMPTION_POLICY = "Never"
 NOTEBOOK_PRIORITY = INTERACTIVE
 """GPU notebooks: their pods carry the label (the team's PodDefault), Kueue's pod integration reads
 it from the pod."""
+NOTEBOOK_PRIORITY_POD_DEFAULT = "interactive-priority"
+"""The PodDefault (and its selector's label, the notebook form's configuration, preselected) that
+labels a notebook's pod with NOTEBOOK_PRIORITY (components/profiles/preemption.py)."""
 PIPELINE_STEP_PRIORITY = BATCH
 """GPU pipeline steps (plain pods under Kueue's pod integration)."""
 RAY_CLUSTER_PRIORITY = INTERACTIVE

@@ -118,7 +118,7 @@ def test_dev_notebooks_get_the_platform_images_their_team_and_gang_admission() -
     registry = "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
     assert form["image"]["options"] == [f"{registry}/notebook:{notebook_tag()}", f"{registry}/notebook:{notebook_tag(gpu=True)}"]
     assert form["image"]["value"] == form["image"]["options"][0]
-    assert form["configurations"]["value"] == ["team-resources"]
+    assert form["configurations"]["value"] == ["team-resources", "interactive-priority"]
 
     ray_team = next(t for t in load("dev").teams if t.ray and t.bucket)
     defaults = _one(render, "PodDefault", ray_team.name, "team-resources")["spec"]

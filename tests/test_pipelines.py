@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
+from components import argo, team_pipelines
 from components import pipelines as kfp
-from components import team_pipelines
 from components.profiles.args import team_args
 from components.profiles.namespace import profile as team_profile
 from components.team_pipelines import TeamPipelines
@@ -127,7 +127,7 @@ def test_metacontroller_and_the_upstream_hook_run_no_replica() -> None:
 def test_argos_executor_containers_get_argos_documented_size_and_the_rest_of_its_settings_stay() -> None:
     # argoproj/argo-workflows v3.7.3 docs/workflow-controller-configmap.yaml, `executor` example:
     # requests 0.1 CPU / 64Mi, limits 0.5 CPU / 512Mi. The tree sets a pull policy and a security context.
-    executor = yaml.safe_load(_one(rendered("kind"), "ConfigMap", kfp.WORKFLOW_CONTROLLER_CONFIG)["data"]["executor"])
+    executor = yaml.safe_load(_one(rendered("kind"), "ConfigMap", argo.WORKFLOW_CONTROLLER_CONFIG)["data"]["executor"])
     assert executor["resources"] == {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
     assert executor["imagePullPolicy"] == "IfNotPresent" and executor["securityContext"]["runAsNonRoot"] is True
 
@@ -149,7 +149,7 @@ def test_a_team_running_pipelines_keeps_room_for_its_cpu_steps() -> None:
 @needs_mirror
 @pytest.mark.parametrize("stack", ["kind", "dev"])
 def test_the_database_and_object_store_volumes_are_kept_and_sized_from_the_stack(stack: str) -> None:
-    volumes = {o.key[3]: o for o in rendered(stack).objects if o.obj["kind"] == "PersistentVolumeClaim"}
+    volumes = {o.key[3]: o for o in rendered(stack).objects if o.obj["kind"] == "PersistentVolumeClaim" and o.key[2] == kfp.KFP_NAMESPACE}
     assert set(volumes) == set(kfp.VOLUMES)
     assert all(o.kept for o in volumes.values())
     settings = load(stack).components[PIPELINES]

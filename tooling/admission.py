@@ -46,11 +46,11 @@ from typing import Any
 
 import yaml
 
+from components.argo import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue import PROVISIONING_REQUEST_CONTROLLER
-from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE
 from facts.node_labels import GPU_RESOURCE
 from facts.pod_overhead import pipeline_step_pods

@@ -18,6 +18,7 @@ from components.profiles.names import OldNames, resource_name
 from components.profiles.namespace import contributor_objects, limit_range, namespace, profile
 from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
+from components.profiles.preemption import checkpoint_objects, priority_pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
@@ -57,6 +58,10 @@ def team_objects(
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
+    objects += checkpoint_objects(args)
+    priority = priority_pod_default(args)
+    if priority:
+        objects.append(priority)
     return objects
 
 
@@ -75,6 +80,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "NetworkPolicy": (),
     "ConfigMap": (),
     "Secret": (),
+    "PersistentVolumeClaim": (),
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
     "ResourceClaimTemplate": (),
@@ -107,6 +113,7 @@ def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
 KEPT: dict[str, dict[str, Any]] = {
     "Namespace": {"protect": True, "retain_on_delete": True},
     "Profile": {"protect": True},
+    "PersistentVolumeClaim": {"protect": True, "retain_on_delete": True},  # kind: the team's checkpoints
 }
 
 

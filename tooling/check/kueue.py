@@ -11,11 +11,11 @@ from typing import Any
 import yaml
 
 from components import kueue_owners
+from components.argo import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
-from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.node_labels import GPU_RESOURCE
