@@ -80,7 +80,7 @@ def test_a_gke_teams_trainjobs_checkpoint_to_their_own_folder_of_the_bucket_with
     # Cloud Storage FUSE's aiml-checkpointing profile, written out (gcsfuse cfg/params.yaml).
     assert volume["csi"]["volumeAttributes"]["mountOptions"].split(",") == [
         "only-dir=checkpoints", "implicit-dirs", "uid=1000", "gid=100",
-        "implicit-dirs", "metadata-cache:ttl-secs:-1", "metadata-cache:stat-cache-max-size-mb:-1",
+        "metadata-cache:ttl-secs:-1", "metadata-cache:stat-cache-max-size-mb:-1",
         "metadata-cache:type-cache-max-size-mb:-1", "metadata-cache:negative-ttl-secs:0", "file-system:rename-dir-limit:200000",
     ]
     assert spec["volumeMounts"] == [{"name": "team-checkpoints", "mountPath": "/mnt/checkpoints"}]

@@ -43,8 +43,9 @@ CHECKPOINT_CLAIM_SIZE = "20Gi"
 
 def checkpoint_mount_options() -> str:
     """The checkpoint volume's mount options: the bucket's folder, the team bucket's file owners
-    (pod_default.py), and Cloud Storage FUSE's checkpointing settings."""
-    return ",".join([f"only-dir={CHECKPOINT_BUCKET_FOLDER}", BUCKET_MOUNT_OPTIONS, *CHECKPOINT_MOUNT_OPTIONS])
+    (pod_default.py), and Cloud Storage FUSE's checkpointing settings, each once (both set implicit-dirs)."""
+    options = [f"only-dir={CHECKPOINT_BUCKET_FOLDER}", *BUCKET_MOUNT_OPTIONS.split(","), *CHECKPOINT_MOUNT_OPTIONS]
+    return ",".join(dict.fromkeys(options))
 
 
 def checkpoint_store(args: TeamArgs) -> tuple[dict[str, Any], dict[str, Any] | None] | None:
