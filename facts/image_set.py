@@ -109,6 +109,11 @@ def _install(index: str, ray: Pin) -> str:
     )
 
 
+NOTEBOOK_HELPERS = (("queue_status.py", "/usr/local/bin/queue-status"),)
+"""Commands of the notebook image: (file beside the Dockerfile, where it is installed). COPY keeps
+the file's executable bit, set in git."""
+
+
 def dockerfile(ray: Pin = RAY, python: str = NOTEBOOK_BASE_PYTHON, base: Pin = NOTEBOOK_BASE_IMAGE) -> str:
     """images/notebook/Dockerfile: targets `cpu` and `gpu` on one base. The arguments exist
     so a test can build the file of a bumped pin."""
@@ -124,6 +129,8 @@ FROM {image(base)} AS base
 ENV MLPLATFORM_PYTHON={python} \\
     MLPLATFORM_RAY={ray.version}
 RUN python3 -c "import sys; v = '%d.%d' % sys.version_info[:2]; assert v == '{python}', 'Python ' + v"
+# queue-status NAME: where a job waits in the team's queue and why (docs/teams.md, "Your queue").
+{chr(10).join(f"COPY {source} {target}" for source, target in NOTEBOOK_HELPERS)}
 
 FROM base AS cpu
 {_install(TORCH_CPU_INDEX, ray)}

@@ -113,9 +113,8 @@ def nothing(props: dict[str, Any]) -> bool:
 
 
 def keep() -> pulumi.ResourceOptions:
-    """The resource options of what holds data Pulumi must never delete on its own
-    (volumes of a database or object store): protected, and kept in the cluster when its
-    resource goes."""
+    """The resource options of what holds data Pulumi must never delete on its own (volumes of a
+    database, an object store, checkpoints): protected, kept in the cluster when its resource goes."""
     return pulumi.ResourceOptions(protect=True, retain_on_delete=True)
 
 
@@ -306,8 +305,7 @@ def with_config_digest(props: dict[str, Any], workloads: tuple[tuple[str, str], 
 
 def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
     """The typed resource for a built-in kind, a CustomResource for everything else."""
-    meta = obj["metadata"]
-    kind = obj["kind"]
+    meta, kind = obj["metadata"], obj["kind"]
     if kind == "Namespace":
         return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
     if kind == "RoleBinding":
@@ -320,6 +318,8 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
     if kind == "LimitRange":
         return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
+    if kind == "PersistentVolumeClaim":
+        return k8s.core.v1.PersistentVolumeClaim(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ConfigMap":
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
     if kind == "Deployment":

@@ -107,7 +107,7 @@ def test_jupyter_web_app_offers_the_platform_notebook_images(shipped_plan: Calla
     registry = "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
     assert form["image"]["value"] == f"{registry}/notebook:{notebook_tag()}"
     assert form["image"]["options"] == [f"{registry}/notebook:{notebook_tag()}", f"{registry}/notebook:{notebook_tag(gpu=True)}"]
-    assert form["configurations"]["value"] == ["team-resources"]  # the teams' PodDefault, preselected
+    assert form["configurations"]["value"] == ["team-resources", "interactive-priority"]  # the teams' PodDefaults, preselected
     if SPAWNER_CONFIG.is_file():  # the rest of the release's form stays
         assert form["allowCustomImage"] is True and form["cpu"]["value"] == "0.5"
         (pool,) = form["affinityConfig"]["options"]

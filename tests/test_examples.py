@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from components.profiles.pod_default import BUCKET_MOUNT_PATH, POD_DEFAULT_LABEL
+from facts import priorities
 from facts.image_set import TORCH_CPU_INDEX
 from facts.versions import NOTEBOOK_BASE_PYTHON, TORCH
 from runtimes.args import training_runtimes_args
@@ -94,6 +95,21 @@ def test_pytorch_example_submits_three_nodes_on_torch_distributed() -> None:
     assert spec["runtimeRef"]["name"] == "torch-distributed"
     assert spec["trainer"]["numNodes"] == 3
     assert "def train_mnist_cnn(" in " ".join(spec["trainer"]["command"])
+
+
+@pytest.mark.parametrize("priority", [c.name for c in priorities.CLASSES])
+def test_a_priority_chosen_with_the_sdk_reaches_the_trainjob_as_kueues_label(priority: str) -> None:
+    """`--priority` (the SDK's `options=[Labels(...)]`) labels the TrainJob itself, the object whose
+    labels Kueue reads the class from (facts/priorities.py); without it the job names none and
+    runs at its runtime's default."""
+    module = load("pytorch_ddp_mnist")
+    assert module.PRIORITY_LABEL == priorities.PRIORITY_LABEL
+    with fake_sdk(RUNTIMES) as (client, created):
+        module.submit(client, priority=priority)
+    (trainjob,) = created
+    assert trainjob["metadata"]["labels"] == {priorities.PRIORITY_LABEL: priority}
+    if crds.available():
+        assert validate_object(trainjob) == []
 
 
 def test_mlx_example_submits_on_mlx_distributed_through_mpirun() -> None:

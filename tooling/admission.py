@@ -52,11 +52,11 @@ from typing import Any
 
 import yaml
 
+from components.argo import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue import PROVISIONING_REQUEST_CONTROLLER
-from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE
 from facts.node_labels import GPU_RESOURCE
 from facts.pod_overhead import pipeline_step_pods
@@ -714,6 +714,7 @@ def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tup
         problem = problem or uncovered(one, queue)
         if problem:
             return Status.REFUSED, f"pod set {pod_set.name}: {problem}"
+        flavors: list[str] = []
         for group in queue.groups:
             wanted = {name: value * pod_set.count for name, value in one.items() if name in group.covered}
             if not wanted:
@@ -746,7 +747,9 @@ def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tup
             if problem:
                 return Status.REFUSED, problem
             misplaced.append(gpu_pool_takes_cpu_work(pod_set, one, group, kueue, queue) or "")
-            placed.append(f"{pod_set.name} x{pod_set.count} on {chosen.name}")
+            flavors.append(chosen.name)
+        if flavors:  # one per resource group it asks of: `default+l4` where the GPUs have a group of their own
+            placed.append(f"{pod_set.name} x{pod_set.count} on {'+'.join(flavors)}")
     if any(misplaced):
         return Status.ON_GPU_NODES, "; ".join(m for m in misplaced if m)
     return Status.ADMISSIBLE, ", ".join(dict.fromkeys(placed)) or "asks for nothing"

@@ -71,6 +71,8 @@ class TeamArgs:
     SDK's jobs run as (components/profiles/spark.py)."""
     model_registry: TeamRegistry | None = None
     """The Model Registry is installed: the team's own registry, in its namespace."""
+    fair_sharing: bool = True
+    """Kueue's fair sharing is on: the team's queue carries its weight in the cohort."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -102,6 +104,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         katib=config.components[KATIB].room if config.enabled(KATIB) else None,
         spark=config.enabled(SPARK),
         model_registry=team_registry_args(config, team.name),
+        fair_sharing=config.components[KUEUE].fair_sharing,
     )
 
 

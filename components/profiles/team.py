@@ -19,6 +19,7 @@ from components.profiles.names import OldNames, resource_name
 from components.profiles.namespace import contributor_objects, limit_range, namespace, profile
 from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
+from components.profiles.preemption import checkpoint_objects, priority_pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
 from components.profiles.spark import SPARK_SERVICE_ACCOUNT, spark_objects
@@ -62,6 +63,10 @@ def team_objects(
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
+    objects += checkpoint_objects(args)
+    priority = priority_pod_default(args)
+    if priority:
+        objects.append(priority)
     return objects
 
 
@@ -80,6 +85,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "NetworkPolicy": (),
     "ConfigMap": (),
     "Secret": (),
+    "PersistentVolumeClaim": (),
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
     "ResourceClaimTemplate": (),
@@ -113,6 +119,7 @@ def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
 KEPT: dict[str, dict[str, Any]] = {
     "Namespace": {"protect": True, "retain_on_delete": True},
     "Profile": {"protect": True},
+    "PersistentVolumeClaim": {"protect": True, "retain_on_delete": True},  # kind: the team's checkpoints
 }
 
 

@@ -99,8 +99,8 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Team:
     assert cluster["spec"]["authOptions"] == {"mode": "token"}
     (pod_default,) = [
         o for o in objects
-        if o["kind"] == "PodDefault" and o["metadata"]["namespace"] == namespace and any(e["name"] == "RAY_ADDRESS" for e in o["spec"]["env"])
-    ]
+        if o["kind"] == "PodDefault" and o["metadata"]["namespace"] == namespace and any(e["name"] == "RAY_ADDRESS" for e in o["spec"].get("env", []))
+    ]  # the namespace's other PodDefaults (checkpoints, the notebooks' priority) give other variables, or labels alone
     (config_map,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"] == {"name": f"{name}-{PROXY}", "namespace": namespace}]
     (template,) = config_map["data"].values()
     return Team(namespace, cluster, pod_default, template)

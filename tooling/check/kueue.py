@@ -11,20 +11,22 @@ from typing import Any
 import yaml
 
 from components import kueue_owners
+from components.argo import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
-from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from components.spark import GPU_DRIVER_POLICY
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from facts.node_labels import GPU_RESOURCE
 from facts.pod_overhead import pipeline_step_pods
 from facts.pod_resources import as_admitted, pod_requests
+from facts.priorities import PRIORITY_LABEL
 from stackmodel import quantity
 from tooling import admission
 from tooling.check.platform import Platform, Violation, check_rule, label, selects
+from tooling.fullrender import Rendered
 
 OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer")
 """The installs whose controllers make objects owned by jobs Kueue queues (components/kueue_owners.py)."""
@@ -199,10 +201,9 @@ def gpu_pods_queued(platform: Platform, namespace: str) -> bool:
     manager configuration runs the `pod` integration there (frameworks, managedJobsNamespaceSelector)
     and its pod webhook is called there and may not be skipped (failurePolicy Fail); which pods
     it is called for (the GPU matchCondition, components/kueue_pods.py) the tests evaluate."""
-    config_map = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == (KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)), None)
-    if config_map is None:
+    config = kueue_configuration(platform)
+    if config is None:
         return False
-    config = yaml.safe_load((config_map.get("data") or {}).get(KUEUE_CONFIG_KEY) or "") or {}
     labels = platform.namespaces.get(namespace, {NAMESPACE_NAME_LABEL: namespace})
     managed = config.get("managedJobsNamespaceSelector")
     if POD_FRAMEWORK not in ((config.get("integrations") or {}).get("frameworks") or []) or (managed is not None and not selects(managed, labels)):
@@ -356,3 +357,135 @@ def admissible(platform: Platform) -> Iterator[Violation]:
             yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} is never admitted: {verdict.detail}")
         elif verdict.status is admission.Status.ON_GPU_NODES:
             yield Violation("admissible", label(queue), queue.source, f"{verdict.workload} of team {verdict.team} can be admitted onto GPU nodes: {verdict.detail}")
+
+
+def kueue_configuration(platform: Platform) -> dict[str, Any] | None:
+    """Kueue's manager configuration as the render gives it (components/kueue.py manager_config);
+    None without Kueue."""
+    config_map = next((o.obj for o in platform.of_kind("ConfigMap") if o.key[2:] == (KUEUE_NAMESPACE, KUEUE_CONFIG_MAP)), None)
+    if config_map is None:
+        return None
+    return yaml.safe_load((config_map.get("data") or {}).get(KUEUE_CONFIG_KEY) or "") or {}
+
+
+def _flavor_quotas(spec: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for group in spec.get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            for resource in flavor.get("resources") or []:
+                yield str(flavor.get("name")), str(resource.get("name")), resource
+
+
+@check_rule("cohort-sharing", "team queues take back what they lend, borrow no more than their cohort lends, and carry weights only where Kueue shares fairly")
+def cohort_sharing(platform: Platform) -> Iterator[Violation]:
+    """What the ClusterQueues of a cohort say about sharing is what Kueue v0.19.2 will do with it
+    (docs/teams.md, "Sharing GPUs"):
+
+    - a queue in a cohort reclaims what it lends (`preemption.reclaimWithinCohort` not Never,
+      its default: apis/kueue/v1beta2/clusterqueue_types.go ClusterQueuePreemption), or a team
+      that lent its GPUs waits for the borrower's job to end, which may be days;
+    - `fairSharing.weight` only where Kueue's configuration has `fairSharing` (cmd/kueue/main.go:346;
+      clusterqueue_types.go `fairSharing`: "only relevant if FairSharing is enabled"), and
+      `borrowWithinCohort` only where it has not (clusterqueue_types.go BorrowWithinCohort: "only
+      works with Classical Preemption"; pkg/scheduler/preemption/preemption.go getTargets takes the
+      fair-sharing path alone): either would otherwise be silently nothing;
+    - a `borrowingLimit` only in a cohort (pkg/webhooks/clusterqueue_webhook.go validateLimit
+      refuses it without one; its test "flavor quota with lendingLimit and empty cohort"), and no
+      larger than what the cohort's other queues lend of that flavor and resource (their
+      lendingLimit, else nominalQuota: tooling/admission.py queue_reach): the namespace's quota is
+      sized to it (quota-admits-queue), so room beyond the cohort is room Kueue never fills."""
+    config = kueue_configuration(platform)
+    if config is None:
+        return
+    fair = config.get("fairSharing") is not None
+    queues = platform.of_kind("ClusterQueue")
+    for queue in queues:
+        spec = queue.obj.get("spec") or {}
+        cohort = spec.get("cohortName")
+        preemption = spec.get("preemption") or {}
+
+        def found(message: str, queue: Rendered = queue) -> Violation:
+            return Violation("cohort-sharing", label(queue), queue.source, message)
+
+        if cohort and preemption.get("reclaimWithinCohort", "Never") == "Never":
+            yield found(
+                f"it lends its quota to cohort {cohort} and never takes it back (preemption.reclaimWithinCohort Never): "
+                "a borrower's job keeps the team's GPUs until it ends; set reclaimWithinCohort (components/profiles/queues.py preemption)"
+            )
+        weight = (spec.get("fairSharing") or {}).get("weight")
+        if weight is not None and not fair:
+            yield found(
+                f"fairSharing.weight {weight}, and Kueue's configuration has no fairSharing: Kueue ignores the weight; "
+                "turn fair sharing on (mlplatform:components.kueue.fairSharing) or leave the weight out"
+            )
+        if fair and ((preemption.get("borrowWithinCohort") or {}).get("policy") or "Never") != "Never":
+            yield found(
+                "preemption.borrowWithinCohort works only with Kueue's classic preemption, and its configuration has "
+                "fairSharing: Kueue ignores it; leave it out under fair sharing"
+            )
+        peers = [(p.obj.get("spec") or {}) for p in queues if p is not queue and cohort and (p.obj.get("spec") or {}).get("cohortName") == cohort]
+        for flavor, resource, quota in _flavor_quotas(spec):
+            if "borrowingLimit" not in quota:
+                continue
+            if not cohort:
+                yield found(f"flavor {flavor} {resource}: a borrowingLimit without a cohort, which Kueue's webhook refuses; remove it")
+                continue
+            lent = sum(
+                (_amount(q.get("lendingLimit", q.get("nominalQuota", 0))) for peer in peers for f, r, q in _flavor_quotas(peer) if (f, r) == (flavor, resource)),
+                Decimal(0),
+            )
+            if _amount(quota["borrowingLimit"]) > lent:
+                yield found(
+                    f"flavor {flavor} {resource}: borrowingLimit {quota['borrowingLimit']} is more than the other queues of cohort "
+                    f"{cohort} lend ({quantity.text(lent)}): the namespace's quota, sized to it, holds room Kueue never fills; "
+                    "lower it to what the cohort lends (components/profiles/queues.py borrowing_limits)"
+                )
+
+
+def _named_classes(obj: Any) -> Iterator[tuple[str, str]]:
+    """("label", class) for every `kueue.x-k8s.io/priority-class` an object's labels name, at any
+    depth (metadata, pod templates, a PodDefault's labels), and ("priorityClassName", class) for
+    every pod spec's PriorityClass."""
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if key == PRIORITY_LABEL and isinstance(value, str):
+                yield "label", value
+            elif key == "priorityClassName" and isinstance(value, str):
+                yield "priorityClassName", value
+            else:
+                yield from _named_classes(value)
+    elif isinstance(obj, list):
+        for item in obj:
+            yield from _named_classes(item)
+
+
+BUILTIN_PRIORITY_CLASSES = frozenset({"system-cluster-critical", "system-node-critical"})
+"""What every Kubernetes API server creates (k8s.io/kubernetes pkg/apis/scheduling SystemPriorityClasses)."""
+
+
+@check_rule("priority-classes", "every priority class a workload names exists")
+def priority_classes(platform: Platform) -> Iterator[Violation]:
+    """With Kueue, every `kueue.x-k8s.io/priority-class` the render gives a workload (a RayCluster,
+    a PodDefault's labels, Argo's workflowDefaults for pipeline steps) names a WorkloadPriorityClass
+    of the render: Kueue makes no Workload for a job naming none (kueue v0.19.2
+    pkg/util/priority/priority.go GetPriorityFromWorkloadPriorityClass returns the NotFound error),
+    so it never starts. And every `priorityClassName` names a PriorityClass of the render or a
+    built-in one: the API server's Priority admission plugin refuses a pod naming another."""
+    workload_classes = {o.key[3] for o in platform.of_kind("WorkloadPriorityClass")}
+    pod_classes = {o.key[3] for o in platform.of_kind("PriorityClass")} | BUILTIN_PRIORITY_CLASSES
+    kueue_installed = kueue_configuration(platform) is not None
+    for o in platform.objects:
+        named = list(_named_classes(o.obj))
+        if o.key[1] == "ConfigMap" and o.key[3] == WORKFLOW_CONTROLLER_CONFIG:
+            named += _named_classes(yaml.safe_load((o.obj.get("data") or {}).get("workflowDefaults") or "") or {})
+        for where, name in dict.fromkeys(named):
+            if where == "label" and kueue_installed and name not in workload_classes:
+                yield Violation(
+                    "priority-classes", label(o), o.source,
+                    f"labels its workloads {PRIORITY_LABEL}: {name}, a WorkloadPriorityClass the platform does not have "
+                    f"(it has {', '.join(sorted(workload_classes)) or 'none'}): Kueue makes no Workload for them and they never start",
+                )
+            elif where == "priorityClassName" and name not in pod_classes:
+                yield Violation(
+                    "priority-classes", label(o), o.source,
+                    f"its pods name PriorityClass {name}, which the platform does not create: the API server refuses them",
+                )
