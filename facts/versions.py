@@ -565,11 +565,10 @@ KSERVE_CHART = Pin(
     "kserve.certManager.enabled), the inferenceservice-config ConfigMap, the default ClusterStorageContainer. "
     "values.yaml kserve.controller.deploymentMode (Knative by default; Standard is raw Deployments, "
     "pkg/constants/constants.go DeploymentModeType)",
-    deploys=(
-        Deployed(("kserve/kserve-controller",)),
-        # values.yaml kserve.controller.rbacProxyImage, a tag of its own.
-        Deployed(("brancz/kube-rbac-proxy",), "v0.18.0"),
-    ),
+    # Its kube-rbac-proxy sidecar (values.yaml kserve.controller.rbacProxyImage,
+    # quay.io/brancz/kube-rbac-proxy:v0.18.0) is not pinned here: Kubeflow's pvcviewer-controller
+    # runs that repository at a tag of its own, and a pinned repository holds every install to its tags.
+    deploys=(Deployed(("kserve/kserve-controller",)),),
 )
 KSERVE_RUNTIMES_CHART = Pin(
     name="kserve-runtime-configs",
