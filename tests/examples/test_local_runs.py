@@ -246,7 +246,9 @@ def test_pytorch_example_trains_as_two_processes_the_way_torchrun_starts_it(tmp_
     script = tmp_path / "train.py"
     script.write_text(
         f"import runpy; f = runpy.run_path({str(EXAMPLES / 'pytorch_ddp_mnist.py')!r})['train_mnist_cnn']; "
-        "losses = f(num_samples=1_000, batch_size=32, max_steps=10); print('loss', losses[0], '->', losses[-1])\n"
+        # One write per process: two ranks share the pipe, and print's pieces interleaved under load.
+        "losses = f(num_samples=1_000, batch_size=32, max_steps=10); "
+        "import sys; sys.stdout.write(f'loss {losses[0]} -> {losses[-1]}\\n'); sys.stdout.flush()\n"
     )
     run = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", "--nproc-per-node=2",
