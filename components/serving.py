@@ -1,0 +1,375 @@
+"""Serving: KServe v0.20.0 in standard (raw Deployment) mode, and what makes an InferenceService
+of a team reachable, role-checked and counted like the team's other work (docs/serving.md).
+
+This module holds the pure builders (values, transforms, per-team objects) the `serving`
+component installs; each is one function on plain data, used by the program and the offline
+render alike. Upstream facts, read at kserve/kserve tag v0.20.0 (1fb78105) unless said:
+
+- `kserve.controller.deploymentMode: Standard` makes raw Deployments, Services and an autoscaler
+  per InferenceService, no Knative (pkg/constants/constants.go DeploymentModeType: Standard, and
+  RawDeployment its legacy name; charts/kserve-resources/files/common/configmap-patch.yaml writes
+  it into inferenceservice-config `deploy.defaultDeploymentMode`).
+- In Standard mode KServe routes an InferenceService with a host-based networking.k8s.io Ingress
+  or, with `enableGatewayApi`, an HTTPRoute (pkg/controller/v1beta1/inferenceservice/reconcilers/
+  factory.go CreateIngressReconciler; ingress/kube_ingress_reconciler.go createRawIngress: rules on
+  `<name>-<namespace>.<domain>`, path `/`). Neither is a path of the Kubeflow gateway, so
+  `disableIngressCreation` is on and each team's router serves /serving/<team>/<name>/ (below).
+- The predictor's Service is `<name>-predictor`, port 80 to the container's 8080
+  (pkg/constants/constants.go PredictorServiceName, CommonDefaultHttpPort).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, USER_HEADER
+from facts.naming import serving_path
+from facts.versions import KSERVE_AGENT_IMAGE, KSERVE_STORAGE_INITIALIZER_IMAGE, RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
+
+NAMESPACE = "kserve"
+"""Where the controller runs: the charts' own namespace name (charts/kserve-resources values and
+templates take the release's namespace; the webhook Certificate names `<service>.<namespace>.svc`)."""
+CONFIG_MAP = "inferenceservice-config"
+"""The controller's configuration (charts/kserve-resources files/common/configmap.yaml), read at
+each reconcile (pkg/controller/v1beta1/inferenceservice/controller.go: NewIngressConfig,
+NewDeployConfig of the ConfigMap it fetches)."""
+STANDARD = "Standard"
+
+# --- the charts' values ----------------------------------------------------------------------
+
+
+def kserve_values() -> dict[str, Any]:
+    """kserve-resources: Standard mode; the webhook certificate from cert-manager (the chart's
+    Issuer and Certificate, templates/common/certmanager.yaml, files/kserve/certificate-patch.yaml);
+    no Ingress or Istio VirtualService of KServe's (the team router serves the path); the images
+    it injects at the pinned tags (the chart's `tag: ""` is its appVersion, the same)."""
+    return {
+        "kserve": {
+            "certManager": {"enabled": True},
+            "controller": {
+                "deploymentMode": STANDARD,
+                "imagePullPolicy": "IfNotPresent",
+                "gateway": {"disableIngressCreation": True, "disableIstioVirtualHost": True},
+            },
+            "storage": {"image": _repository(KSERVE_STORAGE_INITIALIZER_IMAGE), "tag": KSERVE_STORAGE_INITIALIZER_IMAGE.version},
+            "agent": {"image": _repository(KSERVE_AGENT_IMAGE), "tag": KSERVE_AGENT_IMAGE.version},
+        }
+    }
+
+
+def _repository(pin: Any) -> str:
+    return str(image(pin)).rsplit(":", 1)[0]
+
+
+RUNTIMES_KEPT = ("sklearnserver", "xgbserver", "huggingfaceserver", "tritonserver")
+"""The ClusterServingRuntimes of kserve-runtime-configs the platform keeps (values.yaml
+`kserve.servingruntime.<name>.disabled`): scikit-learn, XGBoost, the Hugging Face server (its CPU
+build) and Triton, which serves the `pytorch` format as TorchScript (TorchServe, the chart's other
+PyTorch runtime, is in limited maintenance: pytorch/serve#3396). vLLM and the Hugging Face
+server's GPU build are the platform's per-pool runtimes."""
+RUNTIMES_DISABLED = (
+    "tensorflow",
+    "mlserver",
+    "huggingfaceserver_multinode",
+    "pmmlserver",
+    "predictiveserver",
+    "paddleserver",
+    "lgbserver",
+    "autogluonserver",
+    "torchserve",
+    "vllmserver",
+)
+"""Every other runtime of the chart's values.yaml at v0.20.0 (kserve.servingruntime.*)."""
+
+
+def runtime_values() -> dict[str, Any]:
+    """kserve-runtime-configs: its ClusterServingRuntimes on, all but RUNTIMES_KEPT disabled."""
+    runtimes: dict[str, Any] = {name: {"disabled": True} for name in RUNTIMES_DISABLED}
+    return {"kserve": {"servingruntime": {"enabled": True, **runtimes}}}
+
+
+MULTINODE_RUNTIME = "kserve-huggingfaceserver-multinode"
+
+
+def with_multinode_runtime_disabled(props: dict[str, Any]) -> dict[str, Any] | None:
+    """The chart's multi-node Hugging Face runtime disabled: its `disabled` follows the
+    single-node runtime's value, not a key of its own (charts/kserve-runtime-configs
+    files/runtimes/clusterservingruntimes-patch.yaml:438, `.Values.kserve.servingruntime.
+    huggingfaceserver.disabled`), so keeping that one on keeps this one on. Multi-node serving is
+    LeaderWorkerSet's, through LLMInferenceService (issue 41's LLM half). None for other objects."""
+    if props.get("kind") != "ClusterServingRuntime" or (props.get("metadata") or {}).get("name") != MULTINODE_RUNTIME:
+        return None
+    return {**props, "spec": {**(props.get("spec") or {}), "disabled": True}}
+
+
+# --- the controller's configuration ----------------------------------------------------------
+# A GPU replica waits in its team's queue (Kueue's plain-pod integration, components/kueue_pods.py).
+# KServe's default rollout surges first: RollingUpdate, maxSurge 25% and maxUnavailable 25%
+# (reconcilers/deployment/deployment_reconciler.go setDefaultDeploymentSpec), one new pod above a
+# 1- to 4-replica model, which under a full quota waits for quota the old pods hold, for ever.
+# `deploy.deploymentRolloutStrategy.defaultRollout` (pkg/apis/serving/v1beta1/configmap.go
+# DeployConfig, RolloutSpec; applied in Standard mode only, applyRolloutStrategyFromConfigmap)
+# replaces it: no surge, and as the Deployment controller takes 0 and 0 as one unavailable
+# (kubernetes pkg/controller/deployment/util ResolveFenceposts), one replica at a time. KServe
+# writes the values as strings (intstr.String): a percentage, which a Deployment accepts, where
+# a bare number would be refused (apps validation ValidatePositiveIntOrPercent).
+DEFAULT_ROLLOUT = {"maxSurge": "0%", "maxUnavailable": "25%"}
+
+
+def with_rollout_strategy(props: dict[str, Any]) -> dict[str, Any] | None:
+    """inferenceservice-config with the no-surge rollout in its `deploy` key; None for other objects."""
+    if props.get("kind") != "ConfigMap" or (props.get("metadata") or {}).get("name") != CONFIG_MAP:
+        return None
+    data = dict(props.get("data") or {})
+    deploy = json.loads(data.get("deploy") or "{}")
+    deploy["deploymentRolloutStrategy"] = {"defaultRollout": dict(DEFAULT_ROLLOUT)}
+    data["deploy"] = json.dumps(deploy, indent=2, sort_keys=True)
+    return {**props, "data": data}
+
+
+# --- who may deploy: Kubeflow's roles --------------------------------------------------------
+# kserve/kserve v0.20.0 config/overlays/kubeflow/cluster-role.yaml (what Kubeflow's own KServe
+# install aggregates into its roles; the charts carry no such roles): editors manage the team's
+# InferenceServices and their parts, viewers read them. The Knative kinds of that file are left
+# out (no Knative here); its `lllminferenceserviceconfigs` is a typo upstream, written here as meant.
+SERVING_API = "serving.kserve.io"
+SERVING_RESOURCES = (
+    "inferencegraphs",
+    "inferenceservices",
+    "servingruntimes",
+    "trainedmodels",
+    "llminferenceservices",
+    "llminferenceserviceconfigs",
+)
+EDIT_VERBS = ("get", "list", "watch", "create", "delete", "deletecollection", "patch", "update")
+VIEW_VERBS = ("get", "list", "watch")
+AGGREGATE = "rbac.authorization.kubeflow.org/aggregate-to-{role}"
+
+
+def kubeflow_roles() -> list[dict[str, Any]]:
+    """kubeflow-kserve-admin (aggregating the edit role), -edit into kubeflow-edit, -view into kubeflow-view."""
+
+    def role(name: str, labels: Sequence[str], verbs: Sequence[str] | None) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": name, "labels": {AGGREGATE.format(role=label): "true" for label in labels}},
+        }
+        if verbs is None:
+            body["aggregationRule"] = {"clusterRoleSelectors": [{"matchLabels": {AGGREGATE.format(role="kubeflow-kserve-admin"): "true"}}]}
+            body["rules"] = []
+        else:
+            body["rules"] = [{"apiGroups": [SERVING_API], "resources": list(SERVING_RESOURCES), "verbs": list(verbs)}]
+        return body
+
+    return [
+        role("kubeflow-kserve-admin", ("kubeflow-admin",), None),
+        role("kubeflow-kserve-edit", ("kubeflow-edit", "kubeflow-kserve-admin"), EDIT_VERBS),
+        role("kubeflow-kserve-view", ("kubeflow-view",), VIEW_VERBS),
+    ]
+
+
+# --- the team's path: /serving/<team>/<name>/ ------------------------------------------------
+# InferenceServices are made at run time, so no per-model route can be rendered, and an Istio
+# route's destination cannot be taken from the path. Each team gets one route of its prefix to a
+# router in its namespace (the nginx image the Ray dashboard proxy runs), which sends
+# /serving/<team>/<name>/<rest> to <name>-predictor.<team>.svc.cluster.local/<rest>. nginx needs a
+# resolver for a proxy_pass with variables (nginx docs, ngx_http_proxy_module proxy_pass): the
+# cluster's DNS Service, kube-dns in kube-system on GKE and on kind (CoreDNS keeps that name).
+ROUTER = "model-router"
+ROUTER_PORT = 8080
+CLUSTER_DNS = "kube-dns.kube-system.svc.cluster.local"
+ISVC_NAME = "[a-z]([-a-z0-9]*[a-z0-9])?"
+"""KServe's InferenceService name rule (pkg/apis/serving/v1beta1/inference_service_validation.go IsvcNameFmt)."""
+NGINX_CONF = "default.conf"
+NGINX_CONF_DIR = "/etc/nginx/conf.d"
+ROUTER_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}
+
+
+def router_config(namespace: str, resolver: str = CLUSTER_DNS, listen: str = str(ROUTER_PORT)) -> str:
+    """The router's nginx server: each InferenceService of `namespace` under its path, the rest
+    of the path and the query passed on as they came, responses streamed (an LLM's tokens), no
+    size limit on a request body (a batch of inputs). `resolver` and `listen` for a test."""
+    prefix = serving_path(namespace)
+    return f"""# The team's model router (mlplatform components/serving.py): {prefix}<name>/<path> to the
+# InferenceService <name>'s predictor, <name>-predictor.{namespace}.svc.cluster.local/<path>.
+server {{
+    listen {listen};
+    resolver {resolver} valid=10s ipv6=off;
+    client_max_body_size 0;
+    location ~ "^{prefix}(?<model>{ISVC_NAME})(?<rest>/.*)$" {{
+        proxy_pass http://$model-predictor.{namespace}.svc.cluster.local$rest$is_args$args;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_buffering off;
+        proxy_request_buffering off;
+        proxy_read_timeout 1h;
+    }}
+    location / {{
+        return 404;
+    }}
+}}
+"""
+
+
+def router_objects(namespace: str) -> list[dict[str, Any]]:
+    """The router's configuration, Deployment and Service, and the gateway's route of the team's prefix to it."""
+    labels = {"app.kubernetes.io/name": ROUTER}
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": ROUTER, "namespace": namespace},
+        "data": {NGINX_CONF: router_config(namespace)},
+    }
+    container = {
+        "name": "nginx",
+        "image": image(RAY_DASHBOARD_AUTH_PROXY_IMAGE),
+        "ports": [{"name": "http", "containerPort": ROUTER_PORT}],
+        "readinessProbe": {"tcpSocket": {"port": ROUTER_PORT}},
+        "resources": ROUTER_RESOURCES,
+        "volumeMounts": [{"name": "config", "mountPath": NGINX_CONF_DIR, "readOnly": True}],
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": ROUTER, "namespace": namespace, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [container], "volumes": [{"name": "config", "configMap": {"name": ROUTER}}]},
+            },
+        },
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": ROUTER, "namespace": namespace, "labels": labels},
+        "spec": {"selector": labels, "ports": [{"name": "http", "port": 80, "targetPort": ROUTER_PORT, "appProtocol": "http"}]},
+    }
+    route = {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "VirtualService",
+        "metadata": {"name": ROUTER, "namespace": namespace},
+        "spec": {
+            "gateways": [KUBEFLOW_GATEWAY],
+            "hosts": ["*"],
+            "http": [
+                {
+                    # No rewrite: the router reads the model's name from the path.
+                    "match": [{"uri": {"prefix": serving_path(namespace)}}],
+                    "route": [{"destination": {"host": f"{ROUTER}.{namespace}.svc.cluster.local", "port": {"number": 80}}}],
+                    "timeout": "3600s",
+                }
+            ],
+        },
+    }
+    return [config, deployment, service, route]
+
+
+# --- programs: a token the team mints ----------------------------------------------------------
+# The gateway takes a bearer JWT in place of a session (kubeflow/community-distribution 26.03.1-rc.2
+# common/oauth2-proxy/components/istio-external-auth: oauth2-proxy's CUSTOM policy skips requests
+# with an Authorization header, and the require-jwt DENY wants a request principal from a
+# RequestAuthentication; istio-m2m's RequestAuthentication trusts a cluster issuer and writes the
+# token's `sub` into kubeflow-userid). Kubeflow's m2m trusts every token of the cluster; this trusts
+# one audience and, through the DENY below, one service account per team on that team's prefix.
+MODEL_CLIENT = "model-client"
+"""The service account whose tokens a team's programs query its models with: no Kubernetes rights."""
+TOKEN_MINTER = "model-client-token"
+
+
+def service_account_user(namespace: str, account: str) -> str:
+    """A service account's username, which its token's `sub` claim holds (Kubernetes
+    ServiceAccount token: sub = system:serviceaccount:<namespace>:<name>)."""
+    return f"system:serviceaccount:{namespace}:{account}"
+
+
+def token_objects(namespace: str, members: Sequence[dict[str, str]]) -> list[dict[str, Any]]:
+    """The team's model client account, and who may mint its tokens (`create serviceaccounts/token`
+    on that account alone; RBAC subjects `members`: the team's people and groups, any role)."""
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": MODEL_CLIENT, "namespace": namespace}}
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": {"name": TOKEN_MINTER, "namespace": namespace},
+        "rules": [{"apiGroups": [""], "resources": ["serviceaccounts/token"], "resourceNames": [MODEL_CLIENT], "verbs": ["create"]}],
+    }
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": TOKEN_MINTER, "namespace": namespace},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": TOKEN_MINTER},
+        "subjects": [dict(m) for m in members],
+    }
+    return [account, role, binding] if members else [account]
+
+
+def router_client_policy(namespace: str) -> dict[str, Any]:
+    """On the team's router: requests the gateway passes on for the team's model client (its
+    token's `sub` in kubeflow-userid) reach the team's prefix. People are let in by the team's
+    own policies (KFAM's contributors, the owner's)."""
+    return {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "AuthorizationPolicy",
+        "metadata": {"name": f"{ROUTER}-{MODEL_CLIENT}", "namespace": namespace},
+        "spec": {
+            "action": "ALLOW",
+            "selector": {"matchLabels": {"app.kubernetes.io/name": ROUTER}},
+            "rules": [
+                {
+                    "from": [{"source": {"principals": [GATEWAY_PRINCIPAL]}}],
+                    "to": [{"operation": {"paths": [serving_path(namespace) + "*"]}}],
+                    "when": [{"key": f"request.headers[{USER_HEADER}]", "values": [service_account_user(namespace, MODEL_CLIENT)]}],
+                }
+            ],
+        },
+    }
+
+
+SERVING_TOKENS = "serving-tokens"
+
+
+def gateway_token_objects(
+    gateway_namespace: str, gateway_selector: dict[str, str], issuer: str, jwks_uri: str, audience: str, teams: Sequence[str]
+) -> list[dict[str, Any]]:
+    """At the gateway: the cluster's tokens of `audience` verified (their `sub` into kubeflow-userid,
+    as Kubeflow's istio-m2m does), and refused unless they are a team's model client on that
+    team's prefix."""
+    authentication = {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "RequestAuthentication",
+        "metadata": {"name": SERVING_TOKENS, "namespace": gateway_namespace},
+        "spec": {
+            "selector": {"matchLabels": dict(gateway_selector)},
+            "jwtRules": [
+                {
+                    "issuer": issuer,
+                    "jwksUri": jwks_uri,
+                    "audiences": [audience],
+                    "forwardOriginalToken": False,
+                    "outputClaimToHeaders": [{"header": USER_HEADER, "claim": "sub"}, {"header": "kubeflow-groups", "claim": "groups"}],
+                    "fromHeaders": [{"name": "Authorization", "prefix": "Bearer "}],
+                }
+            ],
+        },
+    }
+    clients = [f"{issuer}/{service_account_user(team, MODEL_CLIENT)}" for team in teams]
+    rules: list[dict[str, Any]] = [{"from": [{"source": {"requestPrincipals": [f"{issuer}/*"], "notRequestPrincipals": clients}}]}]
+    rules += [
+        {
+            "from": [{"source": {"requestPrincipals": [client]}}],
+            "to": [{"operation": {"notPaths": [serving_path(team) + "*"]}}],
+        }
+        for team, client in zip(teams, clients, strict=True)
+    ]
+    deny = {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "AuthorizationPolicy",
+        "metadata": {"name": SERVING_TOKENS, "namespace": gateway_namespace},
+        "spec": {"action": "DENY", "selector": {"matchLabels": dict(gateway_selector)}, "rules": rules},
+    }
+    return [authentication, deny]
