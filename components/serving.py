@@ -114,7 +114,8 @@ def with_multinode_runtime_disabled(props: dict[str, Any]) -> dict[str, Any] | N
 # replaces it: no surge, and as the Deployment controller takes 0 and 0 as one unavailable
 # (kubernetes pkg/controller/deployment/util ResolveFenceposts), one replica at a time. KServe
 # writes the values as strings (intstr.String): a percentage, which a Deployment accepts, where
-# a bare number would be refused (apps validation ValidatePositiveIntOrPercent).
+# a bare number would be refused (a string must match `[0-9]+%`: the API server's answer,
+# tests/envtest/test_serving.py).
 DEFAULT_ROLLOUT = {"maxSurge": "0%", "maxUnavailable": "25%"}
 
 

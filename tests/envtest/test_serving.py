@@ -1,0 +1,98 @@
+"""Serving's facts the real API server decides (components/serving.py): the rollout KServe writes
+from inferenceservice-config is one a Deployment takes; who may mint the team's model-client
+tokens; who may deploy and who may only read InferenceServices, through Kubeflow's aggregated
+roles as the controller manager aggregates them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes.client.exceptions import ApiException
+
+from components.serving import DEFAULT_ROLLOUT, MODEL_CLIENT, kubeflow_roles, token_objects
+from tests.envtest.conftest import kept
+from tests.support import mirror
+from tests.support.apiserver import Cluster, user
+from tooling.waiting import wait_for
+
+NAMESPACE = "serving-a"
+OTHER = "serving-b"
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _deployment(strategy: dict[str, str]) -> dict[str, Any]:
+    """A predictor Deployment as KServe's Standard mode writes one (its rollout strategy's
+    values as strings: deployment_reconciler.go applyRolloutStrategyFromConfigmap, intstr.String)."""
+    labels = {"app": "isvc.mnist-cnn-predictor"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "mnist-cnn-predictor", "namespace": NAMESPACE},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": strategy},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "kserve-container", "image": "nvcr.io/nvidia/tritonserver:23.05-py3"}]}},
+        },
+    }
+
+
+def test_the_no_surge_rollout_is_one_a_deployment_takes_and_a_bare_number_would_not_be(cluster: Cluster) -> None:
+    with kept(cluster, [_namespace(NAMESPACE)]):
+        assert cluster.apply(_deployment(DEFAULT_ROLLOUT), dry_run=True) in (200, 201)
+        with pytest.raises(ApiException) as refused:
+            cluster.apply(_deployment({"maxSurge": "0", "maxUnavailable": "1"}), dry_run=True)
+        body = str(refused.value.body)
+        assert refused.value.status == 422 and "spec.strategy.rollingUpdate.maxSurge" in body and "[0-9]+%" in body
+
+
+def test_a_teams_members_mint_model_client_tokens_of_their_team_only(cluster: Cluster) -> None:
+    ana = {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "ana@acme.com"}
+    objects = [_namespace(NAMESPACE), _namespace(OTHER), *token_objects(NAMESPACE, [ana])]
+    with kept(cluster, objects):
+        def mints(who: str, namespace: str, account: str) -> bool:
+            cluster._reviews.clear()  # each question asked afresh
+            return cluster.allows(user(who), "create", "serviceaccounts", namespace, subresource="token", name=account)
+
+        # The RBAC authorizer reads Roles through an informer: the binding reaches it a moment after it is stored.
+        wait_for("the token Role bound", lambda: [] if mints("ana@acme.com", NAMESPACE, MODEL_CLIENT) else ["ana"], timeout=10, interval=0.1)
+        assert not mints("ana@acme.com", NAMESPACE, "default-editor")  # not the notebooks' account
+        assert not mints("ana@acme.com", OTHER, MODEL_CLIENT)
+        assert not mints("bo@acme.com", NAMESPACE, MODEL_CLIENT)
+
+
+KUBEFLOW_ROLES = "kubeflow-roles/common_kubeflow-roles_base_cluster-roles.yaml"
+
+
+@mirror.needed
+def test_editors_deploy_and_viewers_read_inference_services_through_kubeflows_roles(cluster: Cluster) -> None:
+    """kubeflow-edit and kubeflow-view of the pinned Kubeflow release, with the KServe roles
+    aggregated into them by the controller manager; bound in one namespace as the profile
+    controller binds contributors."""
+    roles = [o for o in yaml.safe_load_all(Path(mirror.MIRROR, KUBEFLOW_ROLES).read_text()) if o and o["kind"] == "ClusterRole"]
+
+    def binding(name: str, role: str, who: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": name, "namespace": NAMESPACE},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": who}],
+        }
+
+    objects = [_namespace(NAMESPACE), *roles, *kubeflow_roles(), binding("ed", "kubeflow-edit", "ed@acme.com"), binding("vi", "kubeflow-view", "vi@acme.com")]
+    with kept(cluster, objects):
+        def may(who: str, verb: str, namespace: str = NAMESPACE) -> bool:
+            cluster._reviews.clear()  # each question asked afresh
+            return cluster.allows(user(who), verb, "inferenceservices", namespace, group="serving.kserve.io")
+
+        wait_for("the bindings seen by the authorizer", lambda: [] if may("ed@acme.com", "create") and may("vi@acme.com", "get") else ["ed, vi"], timeout=10, interval=0.1)
+        assert may("ed@acme.com", "create") and may("ed@acme.com", "delete") and may("ed@acme.com", "get")
+        assert not may("ed@acme.com", "create", OTHER)
+        assert may("vi@acme.com", "get") and may("vi@acme.com", "list")
+        assert not may("vi@acme.com", "create") and not may("vi@acme.com", "patch")
