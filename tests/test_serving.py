@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from components.serving import (
     MODEL_CLIENT,
     MULTINODE_RUNTIME,
     ROUTER,
+    gpu_runtimes,
     kserve_values,
     kubeflow_roles,
     router_client_policy,
@@ -35,6 +37,7 @@ from components.serving import (
     with_multinode_runtime_disabled,
     with_rollout_strategy,
 )
+from facts.node_labels import GPU_RESOURCE, Taint, pool_selector, pool_taints
 from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART
 from tests.support import mirror
 from tests.support import nginx as real_nginx
@@ -244,3 +247,37 @@ def test_the_team_mints_tokens_of_the_model_client_only() -> None:
     assert role["rules"] == [{"apiGroups": [""], "resources": ["serviceaccounts/token"], "resourceNames": [MODEL_CLIENT], "verbs": ["create"]}]
     assert binding["subjects"] == members and binding["roleRef"]["name"] == role["metadata"]["name"]
     assert token_objects("nlp", []) == [account]
+
+
+# --- GPU runtimes ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """A GPU pool as facts/node_labels.py reads one (the stack model's GpuPool has these)."""
+
+    name: str
+    accelerator: str = "nvidia-l4"
+    spot: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    extra_taints: tuple[Taint, ...] = ()
+    dra: bool = False
+
+
+def test_each_device_plugin_gpu_pool_gets_a_vllm_and_a_huggingface_runtime_placed_on_it() -> None:
+    spot = _Pool("l4", spot=True, extra_taints=(Taint("team", "nlp", "NoSchedule"),))
+    runtimes = gpu_runtimes([spot, _Pool("h100", accelerator="nvidia-h100-80gb"), _Pool("b200", accelerator="nvidia-b200", dra=True)])
+    assert [r["metadata"]["name"] for r in runtimes] == [
+        "kserve-vllm-l4", "kserve-huggingface-l4", "kserve-vllm-h100", "kserve-huggingface-h100",
+    ]  # no runtime on the DRA pool: its GPUs are claimed, which a runtime cannot say
+    vllm, huggingface = runtimes[:2]
+    for runtime in (vllm, huggingface):
+        spec = runtime["spec"]
+        assert spec["nodeSelector"] == pool_selector(spot) and spec["nodeSelector"]["cloud.google.com/gke-spot"] == "true"
+        assert spec["tolerations"] == [t.toleration() for t in pool_taints(spot)] and len(spec["tolerations"]) == 2
+        (container,) = spec["containers"]
+        assert container["resources"]["limits"][GPU_RESOURCE] == "1" == container["resources"]["requests"][GPU_RESOURCE]
+        assert all(not f["autoSelect"] for f in spec["supportedModelFormats"])  # a predictor names the pool's runtime
+    (vllm_container,) = vllm["spec"]["containers"]
+    assert vllm_container["image"] == "vllm/vllm-openai:v0.24.0" and "--served-model-name={{.Name}}" in vllm_container["args"]
+    assert huggingface["spec"]["containers"][0]["image"] == "kserve/huggingfaceserver:v0.20.0-gpu"

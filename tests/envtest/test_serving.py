@@ -5,6 +5,7 @@ roles as the controller manager aggregates them."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +13,8 @@ import pytest
 import yaml
 from kubernetes.client.exceptions import ApiException
 
-from components.serving import DEFAULT_ROLLOUT, MODEL_CLIENT, kubeflow_roles, token_objects
+from components.serving import DEFAULT_ROLLOUT, MODEL_CLIENT, gpu_runtimes, kubeflow_roles, token_objects
+from facts.node_labels import Taint
 from tests.envtest.conftest import kept
 from tests.support import mirror
 from tests.support.apiserver import Cluster, user
@@ -96,3 +98,52 @@ def test_editors_deploy_and_viewers_read_inference_services_through_kubeflows_ro
         assert not may("ed@acme.com", "create", OTHER)
         assert may("vi@acme.com", "get") and may("vi@acme.com", "list")
         assert not may("vi@acme.com", "create") and not may("vi@acme.com", "patch")
+
+
+def _kserve_crds(tmp_path: Path) -> list[dict[str, Any]]:
+    """The CRDs of the pinned kserve-crd chart, as `helm template` renders them."""
+    import subprocess
+
+    from facts.versions import KSERVE_CRD_CHART
+    from tooling import tools
+
+    package = Path(mirror.MIRROR, "charts", f"{KSERVE_CRD_CHART.name}-{KSERVE_CRD_CHART.version}.tgz")
+    run = subprocess.run([tools.find(tools.HELM), "template", "kserve-crd", str(package)], capture_output=True, text=True, timeout=120, check=True)
+    return [o for o in yaml.safe_load_all(run.stdout) if o and o["kind"] == "CustomResourceDefinition"]
+
+
+@dataclass(frozen=True)
+class _Pool:
+    name: str
+    accelerator: str = "nvidia-l4"
+    spot: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    extra_taints: tuple[Taint, ...] = ()
+    dra: bool = False
+
+
+@mirror.needed
+def test_the_gpu_runtimes_and_the_examples_inference_service_are_valid_under_kserves_crds(cluster: Cluster, tmp_path: Path) -> None:
+    """What the platform and the example send, judged by the CRDs of KServe v0.20.0 (schema and
+    CEL rules; the controller's webhooks are not there to call)."""
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "mnist-cnn", "namespace": NAMESPACE},
+        "spec": {
+            "predictor": {
+                "minReplicas": 1,
+                "maxReplicas": 2,
+                "model": {
+                    "modelFormat": {"name": "pytorch"},
+                    "runtime": "kserve-tritonserver",
+                    "storageUri": "pvc://team-models/models",
+                    "resources": {"requests": {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "1"}, "limits": {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "1"}},
+                },
+            }
+        },
+    }
+    runtimes = gpu_runtimes([_Pool("l4", spot=True), _Pool("h100", accelerator="nvidia-h100-80gb")])
+    with kept(cluster, [*_kserve_crds(tmp_path), _namespace(NAMESPACE)]):
+        for obj in (*runtimes, isvc):
+            assert cluster.apply(obj, dry_run=True) in (200, 201), obj["metadata"]["name"]
