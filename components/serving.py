@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, USER_HEADER
+from components.profiles.pod_default import GCS_FUSE_ANNOTATION, ISTIO_GCS_FUSE_ANNOTATIONS
 from facts.naming import serving_path
 from facts.node_labels import GPU_RESOURCE, Pool, pool_selector, pool_taints
 from facts.versions import (
@@ -466,3 +467,47 @@ def gpu_runtimes(pools: Sequence[Pool]) -> list[dict[str, Any]]:
             )
         )
     return found
+
+
+# --- the serving pods of a team: one PodDefault ----------------------------------------------
+# Kubeflow's PodDefaults webhook (kubeflow.org/v1alpha1 PodDefault; its CRD in ../shared/crds/
+# kubeflow-dashboard-v2.0.0: selector, labels, annotations, serviceAccountName, ...) applies it to
+# every pod of the team namespace that KServe labels as an InferenceService's
+# (pkg/constants/constants.go InferenceServicePodLabelKey, set on every predictor pod by
+# components/predictor.go buildObjectMeta). It is the one place the serving pods' labels,
+# annotations and identity are decided, for LLMInferenceServices too (their pods carry the same key).
+INFERENCE_SERVICE_LABEL = "serving.kserve.io/inferenceservice"
+SERVING_POD_DEFAULT = "serving-pods"
+MODEL_SERVER = "model-server"
+"""The serving pods' service account: on GKE, Workload Identity to a Google account that may read
+the team bucket and nothing more (the model store's identity)."""
+
+
+def serving_pod_labels() -> dict[str, str]:
+    """The labels every serving pod of a team gets. The hook for Kueue's priority: once the
+    WorkloadPriorityClasses of issue 42 exist, `kueue.x-k8s.io/priority-class: interactive` goes
+    here, so a GPU replica is never preempted by batch work (Kueue reads the label from the pod:
+    kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework/utils.go WorkloadPriorityClassName, constants.go WorkloadPriorityClassLabel)."""
+    return {}
+
+
+def serving_pod_default(namespace: str, model_store: bool) -> dict[str, Any]:
+    """The team's PodDefault for its serving pods: the labels above; with a model store (GKE, a
+    team bucket), the account that reads it and GCS Fuse's sidecar, with the annotations Istio
+    needs beside it (components/profiles/pod_default.py)."""
+    spec: dict[str, Any] = {
+        "desc": f"Team {namespace}: its InferenceServices' pods",
+        "selector": {"matchExpressions": [{"key": INFERENCE_SERVICE_LABEL, "operator": "Exists"}]},
+    }
+    labels = serving_pod_labels()
+    if labels:
+        spec["labels"] = labels
+    if model_store:
+        spec["serviceAccountName"] = MODEL_SERVER
+        spec["annotations"] = {GCS_FUSE_ANNOTATION: "true", **ISTIO_GCS_FUSE_ANNOTATIONS}
+    return {
+        "apiVersion": "kubeflow.org/v1alpha1",
+        "kind": "PodDefault",
+        "metadata": {"name": SERVING_POD_DEFAULT, "namespace": namespace},
+        "spec": spec,
+    }

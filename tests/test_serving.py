@@ -23,6 +23,7 @@ from components.access import GATEWAY_PRINCIPAL, USER_HEADER
 from components.serving import (
     DEFAULT_ROLLOUT,
     MODEL_CLIENT,
+    MODEL_SERVER,
     MULTINODE_RUNTIME,
     ROUTER,
     gpu_runtimes,
@@ -33,15 +34,18 @@ from components.serving import (
     router_objects,
     runtime_values,
     service_account_user,
+    serving_pod_default,
+    serving_pod_labels,
     token_objects,
     with_multinode_runtime_disabled,
     with_rollout_strategy,
 )
 from facts.node_labels import GPU_RESOURCE, Taint, pool_selector, pool_taints
 from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART
-from tests.support import mirror
+from tests.support import crds, mirror
 from tests.support import nginx as real_nginx
 from tests.support.mesh import Request, istio_decision
+from tests.support.validation import validate as validate_object
 from tooling import tools
 
 
@@ -281,3 +285,18 @@ def test_each_device_plugin_gpu_pool_gets_a_vllm_and_a_huggingface_runtime_place
     (vllm_container,) = vllm["spec"]["containers"]
     assert vllm_container["image"] == "vllm/vllm-openai:v0.24.0" and "--served-model-name={{.Name}}" in vllm_container["args"]
     assert huggingface["spec"]["containers"][0]["image"] == "kserve/huggingfaceserver:v0.20.0-gpu"
+
+
+def test_the_teams_serving_pods_get_the_model_stores_identity_and_gcs_fuse_from_one_pod_default() -> None:
+    gke = serving_pod_default("nlp", model_store=True)
+    spec = gke["spec"]
+    assert spec["selector"] == {"matchExpressions": [{"key": "serving.kserve.io/inferenceservice", "operator": "Exists"}]}
+    assert spec["serviceAccountName"] == MODEL_SERVER and spec["annotations"]["gke-gcsfuse/volumes"] == "true"
+    # Istio's annotations for GCS Fuse, as the team's own PodDefault has them.
+    assert spec["annotations"]["traffic.sidecar.istio.io/excludeOutboundIPRanges"] == "169.254.169.254/32"
+    kind = serving_pod_default("nlp", model_store=False)["spec"]
+    assert "serviceAccountName" not in kind and "annotations" not in kind
+    if crds.available():
+        assert validate_object(gke) == []  # Kubeflow's PodDefault CRD
+    # The priority hook is empty until issue 42's WorkloadPriorityClasses exist.
+    assert serving_pod_labels() == {} and "labels" not in spec
