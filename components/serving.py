@@ -26,6 +26,8 @@ from typing import Any
 
 from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, USER_HEADER
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, ISTIO_GCS_FUSE_ANNOTATIONS
+from facts.admission import deny_binding, fail_closed_policy
+from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import serving_path
 from facts.node_labels import GPU_RESOURCE, Pool, pool_selector, pool_taints
 from facts.versions import (
@@ -511,3 +513,41 @@ def serving_pod_default(namespace: str, model_store: bool) -> dict[str, Any]:
         "metadata": {"name": SERVING_POD_DEFAULT, "namespace": namespace},
         "spec": spec,
     }
+
+
+# --- replicas: the stack's floor and ceiling ---------------------------------------------------
+# KServe makes the autoscaler from the predictor's minReplicas and maxReplicas
+# (reconcilers/hpa/hpa_reconciler.go: HPA at least 1; reconcilers/keda/keda_reconciler.go: KEDA
+# from 0, an unset minimum 1 (constants.go DefaultMinReplicas), a maximum below the minimum
+# raised to it). A policy on InferenceServices in the team namespaces holds both to the stack's
+# bounds, as KServe will read them; the API server evaluates it after KServe's defaulting webhook.
+REPLICA_BOUNDS = "serving-replica-bounds"
+EFFECTIVE_MIN = "has(object.spec.predictor.minReplicas) ? object.spec.predictor.minReplicas : 1"
+
+
+def replica_bounds_policy(lowest_min: int, highest_max: int) -> dict[str, Any]:
+    """The ValidatingAdmissionPolicy: a predictor's minReplicas at least `lowest_min` (0 lets an
+    idle model give its GPUs back) and its maxReplicas, or its minimum where it names none, at
+    most `highest_max`; each refusal names the field and the stack's bound."""
+    rules = [{"apiGroups": [SERVING_API], "apiVersions": ["v1beta1"], "resources": ["inferenceservices"], "operations": ["CREATE", "UPDATE"]}]
+    variables = [
+        {"name": "minimum", "expression": EFFECTIVE_MIN},
+        {"name": "maximum", "expression": "has(object.spec.predictor.maxReplicas) && object.spec.predictor.maxReplicas > variables.minimum ? object.spec.predictor.maxReplicas : variables.minimum"},
+    ]
+    validations = [
+        {
+            "expression": f"variables.minimum >= {lowest_min}",
+            "messageExpression": f"'spec.predictor.minReplicas ' + string(variables.minimum) + ' is below the platform\\'s floor of {lowest_min} replicas'",
+        },
+        {
+            "expression": f"variables.maximum <= {highest_max}",
+            "messageExpression": f"'spec.predictor.maxReplicas ' + string(variables.maximum) + ' is above the platform\\'s ceiling of {highest_max} replicas'",
+        },
+    ]
+    return fail_closed_policy(REPLICA_BOUNDS, rules, [], validations, variables)
+
+
+def replica_bounds_binding() -> dict[str, Any]:
+    """The policy in force in every team namespace."""
+    key, value = PROFILE_NAMESPACE_LABEL
+    return deny_binding(REPLICA_BOUNDS, REPLICA_BOUNDS, {"matchLabels": {key: value}})

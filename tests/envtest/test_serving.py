@@ -5,6 +5,7 @@ roles as the controller manager aggregates them."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,16 @@ import pytest
 import yaml
 from kubernetes.client.exceptions import ApiException
 
-from components.serving import DEFAULT_ROLLOUT, MODEL_CLIENT, gpu_runtimes, kubeflow_roles, token_objects
+from components.serving import (
+    DEFAULT_ROLLOUT,
+    MODEL_CLIENT,
+    gpu_runtimes,
+    kubeflow_roles,
+    replica_bounds_binding,
+    replica_bounds_policy,
+    token_objects,
+)
+from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.node_labels import Taint
 from tests.envtest.conftest import kept
 from tests.support import mirror
@@ -147,3 +157,35 @@ def test_the_gpu_runtimes_and_the_examples_inference_service_are_valid_under_kse
     with kept(cluster, [*_kserve_crds(tmp_path), _namespace(NAMESPACE)]):
         for obj in (*runtimes, isvc):
             assert cluster.apply(obj, dry_run=True) in (200, 201), obj["metadata"]["name"]
+
+
+def _isvc(name: str, replicas: dict[str, int]) -> dict[str, Any]:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"predictor": {**replicas, "model": {"modelFormat": {"name": "sklearn"}, "storageUri": "pvc://team-models/iris"}}},
+    }
+
+
+@mirror.needed
+def test_the_stacks_replica_floor_and_ceiling_hold_for_inference_services_of_team_namespaces(cluster: Cluster, tmp_path: Path) -> None:
+    """A floor of 1 and a ceiling of 4, enforced by the API server: an unset minimum is KServe's 1
+    and an unset maximum the minimum, as KServe reads them."""
+    key, value = PROFILE_NAMESPACE_LABEL
+    team = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {key: value}}}
+    objects = [*_kserve_crds(tmp_path), team, replica_bounds_policy(1, 4), replica_bounds_binding()]
+    with kept(cluster, objects):
+        def refusal(replicas: dict[str, int]) -> str:
+            try:
+                cluster.apply(_isvc("iris", replicas), dry_run=True)
+            except ApiException as error:
+                return str(json.loads(error.body)["message"])
+            return ""
+
+        # The binding reaches the API server's policy informer a moment after it is stored.
+        wait_for("the replica policy in force", lambda: [] if refusal({"minReplicas": 0}) else ["not yet"], timeout=20, interval=0.2)
+        assert "spec.predictor.minReplicas 0 is below the platform's floor of 1 replicas" in refusal({"minReplicas": 0})
+        assert "spec.predictor.maxReplicas 9 is above the platform's ceiling of 4 replicas" in refusal({"minReplicas": 1, "maxReplicas": 9})
+        assert "spec.predictor.maxReplicas 5 is above" in refusal({"minReplicas": 5})  # no maximum: the minimum's
+        assert refusal({}) == "" and refusal({"minReplicas": 2, "maxReplicas": 4}) == ""
