@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, USER_HEADER
-from components.profiles.pod_default import GCS_FUSE_ANNOTATION, ISTIO_GCS_FUSE_ANNOTATIONS
+from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import serving_path
@@ -551,3 +551,48 @@ def replica_bounds_binding() -> dict[str, Any]:
     """The policy in force in every team namespace."""
     key, value = PROFILE_NAMESPACE_LABEL
     return deny_binding(REPLICA_BOUNDS, REPLICA_BOUNDS, {"matchLabels": {key: value}})
+
+
+# --- the team's model store on GKE ---------------------------------------------------------------
+# The team bucket, read-only, as a PersistentVolume of GKE's GCS Fuse CSI driver (static
+# provisioning: GKE docs, "Access Cloud Storage buckets with the Cloud Storage FUSE CSI driver"; the
+# volume handle is the bucket's name) on the serving profile's StorageClass, which GKE installs from
+# 1.35.1-gke.1616000 and whose driver tunes the file cache, parallel downloads and prefetch for model
+# loading (GKE docs, "gcsfuse-profiles"); and its claim, which KServe mounts at /mnt/models for a
+# `pvc://team-models/<path>` storage URI (pkg/webhook/admission/pod/storage_initializer_injector.go).
+MODEL_STORE = "team-models"
+SERVING_PROFILE = "gcsfusecsi-serving"
+MODEL_STORE_CAPACITY = "5Gi"
+"""A PersistentVolume must name a capacity; the driver ignores it (a bucket has no size)."""
+
+
+def model_store_objects(namespace: str, bucket: str) -> list[dict[str, Any]]:
+    """The PersistentVolume `<namespace>-team-models` of `bucket`, bound to the claim `team-models`
+    of `namespace` alone."""
+    volume = f"{namespace}-{MODEL_STORE}"
+    persistent_volume = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": volume},
+        "spec": {
+            "accessModes": ["ReadOnlyMany"],
+            "capacity": {"storage": MODEL_STORE_CAPACITY},
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": SERVING_PROFILE,
+            "claimRef": {"namespace": namespace, "name": MODEL_STORE},
+            "mountOptions": ["implicit-dirs"],
+            "csi": {"driver": GCS_FUSE_DRIVER, "volumeHandle": bucket, "readOnly": True},
+        },
+    }
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": MODEL_STORE, "namespace": namespace},
+        "spec": {
+            "accessModes": ["ReadOnlyMany"],
+            "resources": {"requests": {"storage": MODEL_STORE_CAPACITY}},
+            "storageClassName": SERVING_PROFILE,
+            "volumeName": volume,
+        },
+    }
+    return [persistent_volume, claim]

@@ -29,6 +29,7 @@ from components.serving import (
     gpu_runtimes,
     kserve_values,
     kubeflow_roles,
+    model_store_objects,
     router_client_policy,
     router_config,
     router_objects,
@@ -300,3 +301,14 @@ def test_the_teams_serving_pods_get_the_model_stores_identity_and_gcs_fuse_from_
         assert validate_object(gke) == []  # Kubeflow's PodDefault CRD
     # The priority hook is empty until issue 42's WorkloadPriorityClasses exist.
     assert serving_pod_labels() == {} and "labels" not in spec
+
+
+def test_the_model_store_is_the_team_bucket_read_only_on_gkes_serving_profile_for_its_team_alone() -> None:
+    volume, claim = model_store_objects("nlp", "acme-ml-nlp")
+    assert volume["spec"]["csi"] == {"driver": "gcsfuse.csi.storage.gke.io", "volumeHandle": "acme-ml-nlp", "readOnly": True}
+    assert volume["spec"]["storageClassName"] == claim["spec"]["storageClassName"] == "gcsfusecsi-serving"
+    assert volume["spec"]["claimRef"] == {"namespace": "nlp", "name": "team-models"}  # no other namespace's claim binds it
+    assert claim["spec"]["volumeName"] == volume["metadata"]["name"] == "nlp-team-models"
+    assert volume["spec"]["accessModes"] == claim["spec"]["accessModes"] == ["ReadOnlyMany"]
+    for obj in (volume, claim):
+        assert validate_object(obj) == []
