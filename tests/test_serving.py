@@ -312,3 +312,24 @@ def test_the_model_store_is_the_team_bucket_read_only_on_gkes_serving_profile_fo
     assert volume["spec"]["accessModes"] == claim["spec"]["accessModes"] == ["ReadOnlyMany"]
     for obj in (volume, claim):
         assert validate_object(obj) == []
+
+
+@mirror.needed
+def test_kedas_metrics_server_and_webhook_take_their_certificates_from_cert_manager(tmp_path: Path) -> None:
+    from components.serving import KEDA_CONTROL_PLANE_PORTS, keda_values
+    from facts.versions import KEDA_CHART
+
+    objects = helm_template(KEDA_CHART.name, KEDA_CHART.version, keda_values(), tmp_path)
+    called = [o for o in objects if o["kind"] in ("APIService", "ValidatingWebhookConfiguration")]
+    assert {o["kind"] for o in called} == {"APIService", "ValidatingWebhookConfiguration"}
+    assert all("cert-manager.io/inject-ca-from" in o["metadata"]["annotations"] for o in called)
+    assert {o["kind"] for o in objects} >= {"Certificate", "Issuer"}
+    # The ports the control plane calls: the Services' target ports behind the APIService and the webhook.
+    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
+    (api,) = [o for o in called if o["kind"] == "APIService"]
+    (hook,) = [o for o in called if o["kind"] == "ValidatingWebhookConfiguration"]
+    targets = {
+        next(p["targetPort"] for p in services[api["spec"]["service"]["name"]]["spec"]["ports"] if p["port"] == 443),
+        next(p["targetPort"] for p in services[hook["webhooks"][0]["clientConfig"]["service"]["name"]]["spec"]["ports"] if p["port"] == 443),
+    }
+    assert targets == set(KEDA_CONTROL_PLANE_PORTS)
