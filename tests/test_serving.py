@@ -333,3 +333,31 @@ def test_kedas_metrics_server_and_webhook_take_their_certificates_from_cert_mana
         next(p["targetPort"] for p in services[hook["webhooks"][0]["clientConfig"]["service"]["name"]]["spec"]["ports"] if p["port"] == 443),
     }
     assert targets == set(KEDA_CONTROL_PLANE_PORTS)
+
+
+def test_the_serving_dashboard_alerts_and_monitor_read_the_pinned_metric_names() -> None:
+    """Every PromQL parses, and names only metrics of vLLM 0.24.0 (its wheel's v1/metrics/loggers.py),
+    kserve 0.20.0 (kserve/metrics.py), kube-state-metrics, DCGM and Prometheus itself."""
+    from components.dashboards.common import to_json
+    from components.dashboards.serving import MODEL_LABEL, dashboard
+    from components.serving import predictor_pod_monitor_spec, serving_alert_rules
+    from tests.support.promql import dashboard_expressions, metric_names, parse
+
+    known = {
+        "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+        "vllm:time_to_first_token_seconds_bucket", "vllm:e2e_request_latency_seconds_bucket",
+        "vllm:prompt_tokens_total", "vllm:generation_tokens_total", "vllm:request_success_total",
+        "request_predict_seconds_count", "request_predict_seconds_bucket",
+        "kube_deployment_spec_replicas", "kube_deployment_status_replicas_available", "DCGM_FI_DEV_GPU_UTIL", "up",
+    }
+    names: set[str] = set()
+    for _, expr in dashboard_expressions(to_json(dashboard())):
+        names |= metric_names(parse(expr))
+    for rule in serving_alert_rules():
+        names |= metric_names(parse(rule["expr"]))
+    assert names and names <= known, names - known
+    (endpoint,) = predictor_pod_monitor_spec()["podMetricsEndpoints"]
+    assert endpoint["relabelings"][-1]["targetLabel"] == MODEL_LABEL and "port" not in endpoint
+    monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {"name": "kserve-predictors", "namespace": "monitoring"}, "spec": predictor_pod_monitor_spec()}
+    if crds.available():
+        assert validate_object(monitor) == []  # prometheus-operator's PodMonitor CRD
