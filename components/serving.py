@@ -24,9 +24,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, USER_HEADER
+from components.access import USER_HEADER
 from components.dashboards.serving import MODEL_LABEL
-from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import serving_path
@@ -35,7 +34,6 @@ from facts.versions import (
     KSERVE_AGENT_IMAGE,
     KSERVE_HUGGINGFACE_GPU_IMAGE,
     KSERVE_STORAGE_INITIALIZER_IMAGE,
-    RAY_DASHBOARD_AUTH_PROXY_IMAGE,
     VLLM_IMAGE,
     image,
 )
@@ -184,163 +182,15 @@ def kubeflow_roles() -> list[dict[str, Any]]:
     ]
 
 
-# --- the team's path: /serving/<team>/<name>/ ------------------------------------------------
-# InferenceServices are made at run time, so no per-model route can be rendered, and an Istio
-# route's destination cannot be taken from the path. Each team gets one route of its prefix to a
-# router in its namespace (the nginx image the Ray dashboard proxy runs), which sends
-# /serving/<team>/<name>/<rest> to <name>-predictor.<team>.svc.cluster.local/<rest>. nginx needs a
-# resolver for a proxy_pass with variables (nginx docs, ngx_http_proxy_module proxy_pass): the
-# cluster's DNS Service, kube-dns in kube-system on GKE and on kind (CoreDNS keeps that name).
-ROUTER = "model-router"
-ROUTER_PORT = 8080
-CLUSTER_DNS = "kube-dns.kube-system.svc.cluster.local"
-ISVC_NAME = "[a-z]([-a-z0-9]*[a-z0-9])?"
-"""KServe's InferenceService name rule (pkg/apis/serving/v1beta1/inference_service_validation.go IsvcNameFmt)."""
-NGINX_CONF = "default.conf"
-NGINX_CONF_DIR = "/etc/nginx/conf.d"
-ROUTER_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}
-
-
-def router_config(namespace: str, resolver: str = CLUSTER_DNS, listen: str = str(ROUTER_PORT)) -> str:
-    """The router's nginx server: each InferenceService of `namespace` under its path, the rest
-    of the path and the query passed on as they came, responses streamed (an LLM's tokens), no
-    size limit on a request body (a batch of inputs). `resolver` and `listen` for a test."""
-    prefix = serving_path(namespace)
-    return f"""# The team's model router (mlplatform components/serving.py): {prefix}<name>/<path> to the
-# InferenceService <name>'s predictor, <name>-predictor.{namespace}.svc.cluster.local/<path>.
-server {{
-    listen {listen};
-    resolver {resolver} valid=10s ipv6=off;
-    client_max_body_size 0;
-    location ~ "^{prefix}(?<model>{ISVC_NAME})(?<rest>/.*)$" {{
-        proxy_pass http://$model-predictor.{namespace}.svc.cluster.local$rest$is_args$args;
-        proxy_http_version 1.1;
-        proxy_set_header Connection "";
-        proxy_buffering off;
-        proxy_request_buffering off;
-        proxy_read_timeout 1h;
-    }}
-    location / {{
-        return 404;
-    }}
-}}
-"""
-
-
-def router_objects(namespace: str) -> list[dict[str, Any]]:
-    """The router's configuration, Deployment and Service, and the gateway's route of the team's prefix to it."""
-    labels = {"app.kubernetes.io/name": ROUTER}
-    config = {
-        "apiVersion": "v1",
-        "kind": "ConfigMap",
-        "metadata": {"name": ROUTER, "namespace": namespace},
-        "data": {NGINX_CONF: router_config(namespace)},
-    }
-    container = {
-        "name": "nginx",
-        "image": image(RAY_DASHBOARD_AUTH_PROXY_IMAGE),
-        "ports": [{"name": "http", "containerPort": ROUTER_PORT}],
-        "readinessProbe": {"tcpSocket": {"port": ROUTER_PORT}},
-        "resources": ROUTER_RESOURCES,
-        "volumeMounts": [{"name": "config", "mountPath": NGINX_CONF_DIR, "readOnly": True}],
-    }
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {"name": ROUTER, "namespace": namespace, "labels": labels},
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": labels},
-            "template": {
-                "metadata": {"labels": labels},
-                "spec": {"containers": [container], "volumes": [{"name": "config", "configMap": {"name": ROUTER}}]},
-            },
-        },
-    }
-    service = {
-        "apiVersion": "v1",
-        "kind": "Service",
-        "metadata": {"name": ROUTER, "namespace": namespace, "labels": labels},
-        "spec": {"selector": labels, "ports": [{"name": "http", "port": 80, "targetPort": ROUTER_PORT, "appProtocol": "http"}]},
-    }
-    route = {
-        "apiVersion": "networking.istio.io/v1",
-        "kind": "VirtualService",
-        "metadata": {"name": ROUTER, "namespace": namespace},
-        "spec": {
-            "gateways": [KUBEFLOW_GATEWAY],
-            "hosts": ["*"],
-            "http": [
-                {
-                    # No rewrite: the router reads the model's name from the path.
-                    "match": [{"uri": {"prefix": serving_path(namespace)}}],
-                    "route": [{"destination": {"host": f"{ROUTER}.{namespace}.svc.cluster.local", "port": {"number": 80}}}],
-                    "timeout": "3600s",
-                }
-            ],
-        },
-    }
-    return [config, deployment, service, route]
-
-
-# --- programs: a token the team mints ----------------------------------------------------------
-# The gateway takes a bearer JWT in place of a session (kubeflow/community-distribution 26.03.1-rc.2
-# common/oauth2-proxy/components/istio-external-auth: oauth2-proxy's CUSTOM policy skips requests
-# with an Authorization header, and the require-jwt DENY wants a request principal from a
-# RequestAuthentication; istio-m2m's RequestAuthentication trusts a cluster issuer and writes the
-# token's `sub` into kubeflow-userid). Kubeflow's m2m trusts every token of the cluster; this trusts
-# one audience and, through the DENY below, one service account per team on that team's prefix.
+INFERENCE_SERVICE_LABEL = "serving.kserve.io/inferenceservice"
+"""The label KServe puts on every pod of an InferenceService, its name the value
+(pkg/constants/constants.go InferenceServicePodLabelKey; components/predictor.go buildObjectMeta)."""
 MODEL_CLIENT = "model-client"
 """The service account whose tokens a team's programs query its models with: no Kubernetes rights."""
-TOKEN_MINTER = "model-client-token"
-
-
 def service_account_user(namespace: str, account: str) -> str:
     """A service account's username, which its token's `sub` claim holds (Kubernetes
     ServiceAccount token: sub = system:serviceaccount:<namespace>:<name>)."""
     return f"system:serviceaccount:{namespace}:{account}"
-
-
-def token_objects(namespace: str, members: Sequence[dict[str, str]]) -> list[dict[str, Any]]:
-    """The team's model client account, and who may mint its tokens (`create serviceaccounts/token`
-    on that account alone; RBAC subjects `members`: the team's people and groups, any role)."""
-    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": MODEL_CLIENT, "namespace": namespace}}
-    role = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "Role",
-        "metadata": {"name": TOKEN_MINTER, "namespace": namespace},
-        "rules": [{"apiGroups": [""], "resources": ["serviceaccounts/token"], "resourceNames": [MODEL_CLIENT], "verbs": ["create"]}],
-    }
-    binding = {
-        "apiVersion": "rbac.authorization.k8s.io/v1",
-        "kind": "RoleBinding",
-        "metadata": {"name": TOKEN_MINTER, "namespace": namespace},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": TOKEN_MINTER},
-        "subjects": [dict(m) for m in members],
-    }
-    return [account, role, binding] if members else [account]
-
-
-def router_client_policy(namespace: str) -> dict[str, Any]:
-    """On the team's router: requests the gateway passes on for the team's model client (its
-    token's `sub` in kubeflow-userid) reach the team's prefix. People are let in by the team's
-    own policies (KFAM's contributors, the owner's)."""
-    return {
-        "apiVersion": "security.istio.io/v1",
-        "kind": "AuthorizationPolicy",
-        "metadata": {"name": f"{ROUTER}-{MODEL_CLIENT}", "namespace": namespace},
-        "spec": {
-            "action": "ALLOW",
-            "selector": {"matchLabels": {"app.kubernetes.io/name": ROUTER}},
-            "rules": [
-                {
-                    "from": [{"source": {"principals": [GATEWAY_PRINCIPAL]}}],
-                    "to": [{"operation": {"paths": [serving_path(namespace) + "*"]}}],
-                    "when": [{"key": f"request.headers[{USER_HEADER}]", "values": [service_account_user(namespace, MODEL_CLIENT)]}],
-                }
-            ],
-        },
-    }
 
 
 SERVING_TOKENS = "serving-tokens"
@@ -472,50 +322,6 @@ def gpu_runtimes(pools: Sequence[Pool]) -> list[dict[str, Any]]:
     return found
 
 
-# --- the serving pods of a team: one PodDefault ----------------------------------------------
-# Kubeflow's PodDefaults webhook (kubeflow.org/v1alpha1 PodDefault; its CRD in ../shared/crds/
-# kubeflow-dashboard-v2.0.0: selector, labels, annotations, serviceAccountName, ...) applies it to
-# every pod of the team namespace that KServe labels as an InferenceService's
-# (pkg/constants/constants.go InferenceServicePodLabelKey, set on every predictor pod by
-# components/predictor.go buildObjectMeta). It is the one place the serving pods' labels,
-# annotations and identity are decided, for LLMInferenceServices too (their pods carry the same key).
-INFERENCE_SERVICE_LABEL = "serving.kserve.io/inferenceservice"
-SERVING_POD_DEFAULT = "serving-pods"
-MODEL_SERVER = "model-server"
-"""The serving pods' service account: on GKE, Workload Identity to a Google account that may read
-the team bucket and nothing more (the model store's identity)."""
-
-
-def serving_pod_labels() -> dict[str, str]:
-    """The labels every serving pod of a team gets. The hook for Kueue's priority: once the
-    WorkloadPriorityClasses of issue 42 exist, `kueue.x-k8s.io/priority-class: interactive` goes
-    here, so a GPU replica is never preempted by batch work (Kueue reads the label from the pod:
-    kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework/utils.go WorkloadPriorityClassName, constants.go WorkloadPriorityClassLabel)."""
-    return {}
-
-
-def serving_pod_default(namespace: str, model_store: bool) -> dict[str, Any]:
-    """The team's PodDefault for its serving pods: the labels above; with a model store (GKE, a
-    team bucket), the account that reads it and GCS Fuse's sidecar, with the annotations Istio
-    needs beside it (components/profiles/pod_default.py)."""
-    spec: dict[str, Any] = {
-        "desc": f"Team {namespace}: its InferenceServices' pods",
-        "selector": {"matchExpressions": [{"key": INFERENCE_SERVICE_LABEL, "operator": "Exists"}]},
-    }
-    labels = serving_pod_labels()
-    if labels:
-        spec["labels"] = labels
-    if model_store:
-        spec["serviceAccountName"] = MODEL_SERVER
-        spec["annotations"] = {GCS_FUSE_ANNOTATION: "true", **ISTIO_GCS_FUSE_ANNOTATIONS}
-    return {
-        "apiVersion": "kubeflow.org/v1alpha1",
-        "kind": "PodDefault",
-        "metadata": {"name": SERVING_POD_DEFAULT, "namespace": namespace},
-        "spec": spec,
-    }
-
-
 # --- replicas: the stack's floor and ceiling ---------------------------------------------------
 # KServe makes the autoscaler from the predictor's minReplicas and maxReplicas
 # (reconcilers/hpa/hpa_reconciler.go: HPA at least 1; reconcilers/keda/keda_reconciler.go: KEDA
@@ -552,51 +358,6 @@ def replica_bounds_binding() -> dict[str, Any]:
     """The policy in force in every team namespace."""
     key, value = PROFILE_NAMESPACE_LABEL
     return deny_binding(REPLICA_BOUNDS, REPLICA_BOUNDS, {"matchLabels": {key: value}})
-
-
-# --- the team's model store on GKE ---------------------------------------------------------------
-# The team bucket, read-only, as a PersistentVolume of GKE's GCS Fuse CSI driver (static
-# provisioning: GKE docs, "Access Cloud Storage buckets with the Cloud Storage FUSE CSI driver"; the
-# volume handle is the bucket's name) on the serving profile's StorageClass, which GKE installs from
-# 1.35.1-gke.1616000 and whose driver tunes the file cache, parallel downloads and prefetch for model
-# loading (GKE docs, "gcsfuse-profiles"); and its claim, which KServe mounts at /mnt/models for a
-# `pvc://team-models/<path>` storage URI (pkg/webhook/admission/pod/storage_initializer_injector.go).
-MODEL_STORE = "team-models"
-SERVING_PROFILE = "gcsfusecsi-serving"
-MODEL_STORE_CAPACITY = "5Gi"
-"""A PersistentVolume must name a capacity; the driver ignores it (a bucket has no size)."""
-
-
-def model_store_objects(namespace: str, bucket: str) -> list[dict[str, Any]]:
-    """The PersistentVolume `<namespace>-team-models` of `bucket`, bound to the claim `team-models`
-    of `namespace` alone."""
-    volume = f"{namespace}-{MODEL_STORE}"
-    persistent_volume = {
-        "apiVersion": "v1",
-        "kind": "PersistentVolume",
-        "metadata": {"name": volume},
-        "spec": {
-            "accessModes": ["ReadOnlyMany"],
-            "capacity": {"storage": MODEL_STORE_CAPACITY},
-            "persistentVolumeReclaimPolicy": "Retain",
-            "storageClassName": SERVING_PROFILE,
-            "claimRef": {"namespace": namespace, "name": MODEL_STORE},
-            "mountOptions": ["implicit-dirs"],
-            "csi": {"driver": GCS_FUSE_DRIVER, "volumeHandle": bucket, "readOnly": True},
-        },
-    }
-    claim = {
-        "apiVersion": "v1",
-        "kind": "PersistentVolumeClaim",
-        "metadata": {"name": MODEL_STORE, "namespace": namespace},
-        "spec": {
-            "accessModes": ["ReadOnlyMany"],
-            "resources": {"requests": {"storage": MODEL_STORE_CAPACITY}},
-            "storageClassName": SERVING_PROFILE,
-            "volumeName": volume,
-        },
-    }
-    return [persistent_volume, claim]
 
 
 # --- KEDA: replicas on a serving signal ------------------------------------------------------------

@@ -98,7 +98,8 @@ def test_serving_example_trains_on_one_node_and_writes_the_model_to_the_team_buc
     assert job["name"] == "node" and job["template"]["spec"]["template"]["metadata"]["labels"] == {POD_DEFAULT_LABEL: "true"}
     assert module.MOUNT_PATH == BUCKET_MOUNT_PATH and module.TEAM_RESOURCES_LABEL == POD_DEFAULT_LABEL
     # It deploys from the team's model store, the claim the platform makes (components/serving.py).
-    from components.serving import MODEL_STORE, RUNTIMES_KEPT
+    from components.profiles.serving import MODEL_STORE
+    from components.serving import RUNTIMES_KEPT
 
     assert module.MODEL_STORE_PVC == MODEL_STORE and module.RUNTIME.removeprefix("kserve-") in RUNTIMES_KEPT
 

@@ -20,24 +20,26 @@ import pytest
 import yaml
 
 from components.access import GATEWAY_PRINCIPAL, USER_HEADER
-from components.serving import (
-    DEFAULT_ROLLOUT,
+from components.profiles.serving import (
     MODEL_CLIENT,
     MODEL_SERVER,
-    MULTINODE_RUNTIME,
     ROUTER,
-    gpu_runtimes,
-    kserve_values,
-    kubeflow_roles,
     model_store_objects,
     router_client_policy,
     router_config,
     router_objects,
-    runtime_values,
     service_account_user,
     serving_pod_default,
     serving_pod_labels,
     token_objects,
+)
+from components.serving import (
+    DEFAULT_ROLLOUT,
+    MULTINODE_RUNTIME,
+    gpu_runtimes,
+    kserve_values,
+    kubeflow_roles,
+    runtime_values,
     with_multinode_runtime_disabled,
     with_rollout_strategy,
 )

@@ -14,14 +14,13 @@ import pytest
 import yaml
 from kubernetes.client.exceptions import ApiException
 
+from components.profiles.serving import MODEL_CLIENT, token_objects
 from components.serving import (
     DEFAULT_ROLLOUT,
-    MODEL_CLIENT,
     gpu_runtimes,
     kubeflow_roles,
     replica_bounds_binding,
     replica_bounds_policy,
-    token_objects,
 )
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.node_labels import Taint
