@@ -21,22 +21,37 @@ render alike. Upstream facts, read at kserve/kserve tag v0.20.0 (1fb78105) unles
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from components.access import USER_HEADER
-from components.dashboards.serving import MODEL_LABEL
+import pulumi
+
+from components.access import GATEWAY_SELECTOR, USER_HEADER
+from components.istio import GATEWAY_NAMESPACE
+from components.serving_runtimes import gpu_runtimes
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import serving_path
-from facts.node_labels import GPU_RESOURCE, Pool, pool_selector, pool_taints
+from facts.node_labels import Pool
 from facts.versions import (
+    KEDA_CHART,
     KSERVE_AGENT_IMAGE,
-    KSERVE_HUGGINGFACE_GPU_IMAGE,
+    KSERVE_CHART,
+    KSERVE_CRD_CHART,
+    KSERVE_RUNTIMES_CHART,
     KSERVE_STORAGE_INITIALIZER_IMAGE,
     VLLM_IMAGE,
     image,
 )
+from infra.cluster import Cluster
+from plumbing.base import ChartArgs, PlatformComponent, apply_manifest
+from plumbing.charts import ChartValues, built_by
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.serving import SERVING
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "kserve"
 """Where the controller runs: the charts' own namespace name (charts/kserve-resources values and
@@ -97,6 +112,8 @@ RUNTIMES_DISABLED = (
 def runtime_values() -> dict[str, Any]:
     """kserve-runtime-configs: its ClusterServingRuntimes on, all but RUNTIMES_KEPT disabled."""
     runtimes: dict[str, Any] = {name: {"disabled": True} for name in RUNTIMES_DISABLED}
+    # Disabled, and still an object of the cluster: at the pinned vLLM, not values.yaml's `latest`.
+    runtimes["vllmserver"]["tag"] = VLLM_IMAGE.version
     return {"kserve": {"servingruntime": {"enabled": True, **runtimes}}}
 
 
@@ -182,9 +199,6 @@ def kubeflow_roles() -> list[dict[str, Any]]:
     ]
 
 
-INFERENCE_SERVICE_LABEL = "serving.kserve.io/inferenceservice"
-"""The label KServe puts on every pod of an InferenceService, its name the value
-(pkg/constants/constants.go InferenceServicePodLabelKey; components/predictor.go buildObjectMeta)."""
 MODEL_CLIENT = "model-client"
 """The service account whose tokens a team's programs query its models with: no Kubernetes rights."""
 def service_account_user(namespace: str, account: str) -> str:
@@ -236,90 +250,6 @@ def gateway_token_objects(
         "spec": {"action": "DENY", "selector": {"matchLabels": dict(gateway_selector)}, "rules": rules},
     }
     return [authentication, deny]
-
-
-# --- GPU runtimes, one per GPU pool ----------------------------------------------------------
-# vLLM and the Hugging Face server's GPU build as ClusterServingRuntimes pinned to a pool, as the
-# training runtimes have one variant per GPU pool (runtimes/): the pool's node selector and
-# taints, one GPU. A predictor that names one is placed there; one that asks for GPUs on another
-# runtime gets the first pool flavor of its team's queue with room, and Kueue adds that flavor's
-# node labels (components/kueue_pods.py). A DRA pool's GPUs are claimed, not counted as
-# nvidia.com/gpu, and KServe's runtimes cannot name a claim: no runtime there.
-# The containers follow kserve/kserve v0.20.0 charts/kserve-runtime-configs files/runtimes/
-# clusterservingruntimes-patch.yaml: kserve-vllmserver (vLLM's OpenAI server on 8080, the model
-# at /mnt/models served under the InferenceService's name, its caches in /tmp, a memory-backed
-# /dev/shm) and kserve-huggingfaceserver (`--model_name={{.Name}}`; its vLLM backend by default on
-# a GPU: python/huggingfaceserver/huggingfaceserver/__main__.py).
-MODEL_NAME_PLACEHOLDER = "{{.Name}}"
-"""The InferenceService's name, as KServe substitutes it into a runtime's arguments (values.yaml
-kserve.servingruntime.modelNamePlaceholder)."""
-METRICS_ANNOTATIONS = {"prometheus.kserve.io/path": "/metrics", "prometheus.kserve.io/port": "8080"}
-"""Where both servers answer Prometheus (the chart's runtimes' annotations)."""
-GPU_RUNTIME_RESOURCES = {"cpu": "4", "memory": "16Gi"}
-"""A replica's CPU and memory beside its one GPU: a starting point a predictor overrides
-(`resources` of its model spec)."""
-
-
-def _gpu_runtime(name: str, pool: Pool, container: dict[str, Any], formats: list[dict[str, Any]], protocols: list[str] | None) -> dict[str, Any]:
-    resources = {**GPU_RUNTIME_RESOURCES, GPU_RESOURCE: "1"}
-    container = {
-        **container,
-        "name": "kserve-container",
-        "resources": {"requests": dict(resources), "limits": dict(resources)},
-        "securityContext": {"allowPrivilegeEscalation": False, "privileged": False, "capabilities": {"drop": ["ALL"]}},
-        "volumeMounts": [{"name": "devshm", "mountPath": "/dev/shm"}],
-    }
-    spec: dict[str, Any] = {
-        "annotations": dict(METRICS_ANNOTATIONS),
-        "supportedModelFormats": formats,
-        "containers": [container],
-        "volumes": [{"name": "devshm", "emptyDir": {"medium": "Memory"}}],
-        "nodeSelector": pool_selector(pool),
-        "tolerations": [t.toleration() for t in pool_taints(pool)],
-    }
-    if protocols:
-        spec["protocolVersions"] = protocols
-    return {"apiVersion": f"{SERVING_API}/v1alpha1", "kind": "ClusterServingRuntime", "metadata": {"name": name}, "spec": spec}
-
-
-def gpu_runtimes(pools: Sequence[Pool]) -> list[dict[str, Any]]:
-    """`kserve-vllm-<pool>` and `kserve-huggingface-<pool>` for every GPU pool whose GPUs the
-    device plugin counts. Neither auto-selects: a predictor names the runtime, which says the pool."""
-    found: list[dict[str, Any]] = []
-    for pool in pools:
-        if pool.dra:
-            continue
-        vllm = {
-            "image": image(VLLM_IMAGE),
-            "command": ["python", "-m", "vllm.entrypoints.openai.api_server"],
-            "args": ["--port=8080", "--model=/mnt/models", f"--served-model-name={MODEL_NAME_PLACEHOLDER}"],
-            "env": [
-                {"name": "HF_HOME", "value": "/tmp"},
-                {"name": "VLLM_CONFIG_ROOT", "value": "/tmp"},
-                {"name": "VLLM_WORKER_MULTIPROC_METHOD", "value": "spawn"},
-            ],
-            "readinessProbe": {"httpGet": {"path": "/v1/models", "port": 8080}, "periodSeconds": 10, "timeoutSeconds": 5},
-            "startupProbe": {
-                "httpGet": {"path": "/v1/models", "port": 8080},
-                "initialDelaySeconds": 30,
-                "periodSeconds": 30,
-                "timeoutSeconds": 10,
-                "failureThreshold": 60,
-            },
-        }
-        huggingface = {
-            "image": image(KSERVE_HUGGINGFACE_GPU_IMAGE),
-            "args": [f"--model_name={MODEL_NAME_PLACEHOLDER}"],
-            # As the chart's GPU (multinode) Hugging Face runtime sets them.
-            "env": [{"name": "VLLM_CONFIG_ROOT", "value": "/tmp"}, {"name": "HF_HUB_CACHE", "value": "/tmp"}],
-        }
-        found.append(_gpu_runtime(f"kserve-vllm-{pool.name}", pool, vllm, [{"name": "vLLM", "version": "1", "autoSelect": False}], None))
-        found.append(
-            _gpu_runtime(
-                f"kserve-huggingface-{pool.name}", pool, huggingface, [{"name": "huggingface", "version": "1", "autoSelect": False}], ["v2", "v1"]
-            )
-        )
-    return found
 
 
 # --- replicas: the stack's floor and ceiling ---------------------------------------------------
@@ -380,93 +310,115 @@ def keda_values() -> dict[str, Any]:
     return {"certificates": {"autoGenerated": False, "certManager": {"enabled": True}}}
 
 
-# --- seen like training: the predictors' metrics ---------------------------------------------------
-# Every serving runtime says where it answers Prometheus in its pod annotations
-# `prometheus.kserve.io/port` and `prometheus.kserve.io/path` (pkg/constants/constants.go
-# KserveContainerPrometheusPortKey; the chart's runtimes and ours set them, and KServe copies a
-# runtime's annotations onto the pod: components/predictor.go buildObjectMeta), and most declare
-# no container port, so a monitor by port name or number finds nothing (prometheus-operator
-# v0.93.1 PodMonitor `portNumber`: "The Pod must declare the specified Port"). The PodMonitor
-# names no port: Prometheus then makes one target per container without ports, "for manually
-# adding a port via relabeling" (prometheus.io docs, kubernetes_sd_config role pod), and the
-# relabelings take address and path from the annotations. The profile's own policy lets
-# /metrics through the pods' sidecars (ns-owner-access-istio, tests/envtest/test_access.py).
-PREDICTOR_MONITOR = "kserve-predictors"
-PREDICTOR_CONTAINER = "kserve-container"
-"""The model server's container in every runtime (KServe's constants.InferenceServiceContainerName)."""
+# --- the component -----------------------------------------------------------------------------
 
 
-def predictor_pod_monitor_spec() -> dict[str, Any]:
-    """The PodMonitor spec: every InferenceService's model server container, in every namespace."""
-    annotation = "__meta_kubernetes_pod_annotation_prometheus_kserve_io_"
-    return {
-        "namespaceSelector": {"any": True},
-        "selector": {"matchExpressions": [{"key": INFERENCE_SERVICE_LABEL, "operator": "Exists"}]},
-        "podMetricsEndpoints": [
-            {
-                "relabelings": [
-                    {"sourceLabels": ["__meta_kubernetes_pod_container_name"], "regex": PREDICTOR_CONTAINER, "action": "keep"},
-                    {"sourceLabels": [f"{annotation}port"], "regex": "[0-9]+", "action": "keep"},
-                    {
-                        "sourceLabels": ["__meta_kubernetes_pod_ip", f"{annotation}port"],
-                        "separator": ";",
-                        "regex": "(.+);([0-9]+)",
-                        "replacement": "$1:$2",
-                        "targetLabel": "__address__",
-                    },
-                    {"sourceLabels": [f"{annotation}path"], "regex": "(.+)", "targetLabel": "__metrics_path__"},
-                    {"sourceLabels": ["__meta_kubernetes_pod_label_serving_kserve_io_inferenceservice"], "targetLabel": MODEL_LABEL},
-                ]
-            }
-        ],
-    }
+def gke_issuer(project: str, location: str, cluster: str) -> str:
+    """The issuer of a GKE cluster's service-account tokens; its keys are at `<issuer>/jwks`
+    (cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters/getJwks,
+    .well-known/getOpenid-configuration: `container.googleapis.com/v1/{parent}/...`)."""
+    return f"https://container.googleapis.com/v1/projects/{project}/locations/{location}/clusters/{cluster}"
 
 
-# --- alerts: a model down, a model saturated ----------------------------------------------------
-SERVING_ALERT_GROUP = "mlplatform-serving"
-SATURATED_WAITING = 10
-"""Requests waiting in a vLLM server, all of its replicas together, above which it is saturated."""
-SATURATED_KV_CACHE = 0.95
-"""KV-cache use above which vLLM starts to preempt requests (its scheduler evicts when blocks run out)."""
+@dataclass(frozen=True)
+class TokenIssuer:
+    """Where the gateway verifies the teams' model-client tokens."""
+
+    issuer: str
+    jwks_uri: str
 
 
-def serving_alert_rules() -> list[dict[str, Any]]:
-    """A PrometheusRule group's rules: an InferenceService that wants replicas and has none ready,
-    and one whose requests queue or whose KV cache stays full."""
-    predictor = 'deployment=~".+-predictor"'
-    by = f"by (namespace, {MODEL_LABEL})"
-    return [
-        {
-            "alert": "InferenceServiceDown",
-            "expr": (
-                f"sum by (namespace, deployment) (kube_deployment_spec_replicas{{{predictor}}}) > 0 and "
-                f"sum by (namespace, deployment) (kube_deployment_status_replicas_available{{{predictor}}}) == 0"
-            ),
-            "for": "10m",
-            "labels": {"severity": "critical"},
-            "annotations": {
-                "summary": "{{ $labels.namespace }}/{{ $labels.deployment }} has no ready replica",
-                "description": (
-                    "The predictor {{ $labels.deployment }} of namespace {{ $labels.namespace }} wants replicas and has had "
-                    "none ready for 10 minutes: its model fails to load, its image to pull, or its replicas wait in the "
-                    "team's Kueue queue (kubectl get workloads -n {{ $labels.namespace }})."
-                ),
-            },
-        },
-        {
-            "alert": "InferenceServiceSaturated",
-            "expr": (
-                f"sum {by} (vllm:num_requests_waiting) > {SATURATED_WAITING} or "
-                f"max {by} (vllm:kv_cache_usage_perc) > {SATURATED_KV_CACHE}"
-            ),
-            "for": "10m",
-            "labels": {"severity": "warning"},
-            "annotations": {
-                "summary": "{{ $labels.namespace }}/{{ $labels." + MODEL_LABEL + " }} is saturated",
-                "description": (
-                    f"For 10 minutes more than {SATURATED_WAITING} requests waited, or its KV cache stayed above "
-                    f"{SATURATED_KV_CACHE:.0%} full: raise its maxReplicas (within the platform's ceiling) or give it larger GPUs."
-                ),
-            },
-        },
-    ]
+@dataclass(frozen=True)
+class ServingArgs(ChartArgs):
+    gpu_pools: tuple[Pool, ...]
+    """One vLLM and one Hugging Face runtime per pool whose GPUs the device plugin counts."""
+    min_replicas: int
+    max_replicas: int
+    keda_values: Mapping[str, Any]
+    runtime_values: Mapping[str, Any]
+    crd_values: Mapping[str, Any]
+    teams: tuple[str, ...]
+    """Whose model clients the gateway lets through, each to its own prefix."""
+    audience: str
+    issuer: TokenIssuer | None
+    """GKE's issuer; None on kind, whose issuer's keys are served only inside the cluster over its
+    own CA (Kubeflow's m2m-dex-and-kind overlay proxies them with an image that cannot be pinned):
+    the model clients' tokens are not taken there (docs/serving.md)."""
+
+
+class Serving(PlatformComponent):
+    """KServe's controller, CRDs and runtimes in standard mode, the platform's GPU runtimes, the
+    roles team members deploy with, the replica bounds, KEDA, and the gateway's model-client tokens."""
+
+    ready: pulumi.Resource
+    """Done when the controller and its webhooks are (the runtimes need them)."""
+
+    def __init__(self, name: str, args: ServingArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
+        namespace = self.create_namespace(NAMESPACE)
+        crds = self.chart("kserve-crd", KSERVE_CRD_CHART, NAMESPACE, {}, [namespace], overlay=args.crd_values)
+        self.ready = self.chart(
+            "kserve-resources", KSERVE_CHART, NAMESPACE, kserve_values(), [namespace, crds, *needs], transforms=(with_rollout_strategy,), overlay=args.values
+        )
+        self.chart(
+            "kserve-runtime-configs",
+            KSERVE_RUNTIMES_CHART,
+            NAMESPACE,
+            runtime_values(),
+            [self.ready],
+            transforms=(with_multinode_runtime_disabled,),
+            overlay=args.runtime_values,
+        )
+        for runtime in gpu_runtimes(args.gpu_pools):
+            apply_manifest(f"runtime-{runtime['metadata']['name']}", runtime, self.child([self.ready]))
+        for role in kubeflow_roles():
+            apply_manifest(role["metadata"]["name"], role, self.child())
+        apply_manifest(REPLICA_BOUNDS, replica_bounds_policy(args.min_replicas, args.max_replicas), self.child())
+        apply_manifest(f"{REPLICA_BOUNDS}-binding", replica_bounds_binding(), self.child())
+        keda_namespace = self.create_namespace(KEDA_NAMESPACE)
+        self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
+        if args.issuer is not None:
+            for obj in gateway_token_objects(
+                GATEWAY_NAMESPACE, dict(GATEWAY_SELECTOR), args.issuer.issuer, args.issuer.jwks_uri, args.audience, args.teams
+            ):
+                apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child(needs))
+        self.register_outputs({"ready": self.ready.urn})
+
+
+def serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> ServingArgs:
+    settings = config.components[SERVING]
+    cluster = config.cluster
+    issuer = None
+    if isinstance(cluster, GkeClusterConfig):
+        found = gke_issuer(config.project or "", cluster.location, cluster.name)
+        issuer = TokenIssuer(found, f"{found}/jwks")
+    return ServingArgs(
+        sources=config.sources,
+        values=settings.values,
+        gpu_pools=tuple(config.gpu_pools),
+        min_replicas=settings.replicas.min_replicas,
+        max_replicas=settings.replicas.max_replicas,
+        keda_values=settings.keda_values,
+        runtime_values=settings.runtime_values,
+        crd_values=settings.crd_values,
+        teams=tuple(team.name for team in config.teams),
+        audience=settings.token_audience,
+        issuer=issuer,
+    )
+
+
+def _install(args: ServingArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return Serving("serving", args, cluster, ready.resources(SERVING.needs, "serving"))
+
+
+INSTALLATION = Installation(
+    SERVING,
+    serving_args,
+    _install,
+    charts=(
+        ChartValues("values", KSERVE_CHART, lambda args: kserve_values(), lambda args: args.values, built_by(kserve_values)),
+        ChartValues("runtimeValues", KSERVE_RUNTIMES_CHART, lambda args: runtime_values(), lambda args: args.runtime_values, built_by(runtime_values)),
+        ChartValues("crdValues", KSERVE_CRD_CHART, lambda args: {}, lambda args: args.crd_values, "components/serving.py (none: the chart's defaults)"),
+        ChartValues("kedaValues", KEDA_CHART, lambda args: keda_values(), lambda args: args.keda_values, built_by(keda_values)),
+    ),
+)

@@ -28,6 +28,7 @@ from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
 from stackmodel.components.monitoring import MONITORING
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.components.spec import ComponentSpec, install_order
 from stackmodel.components.trainer import TRAINER
 from stackmodel.schema.common import Model
@@ -44,6 +45,7 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     DCGM_EXPORTER,
     NVIDIA_DRA_DRIVER,
     PIPELINES,
+    SERVING,
     IDLE_RECLAIM,
     GPU_FABRIC,
 )

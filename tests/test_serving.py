@@ -36,13 +36,13 @@ from components.profiles.serving import (
 from components.serving import (
     DEFAULT_ROLLOUT,
     MULTINODE_RUNTIME,
-    gpu_runtimes,
     kserve_values,
     kubeflow_roles,
     runtime_values,
     with_multinode_runtime_disabled,
     with_rollout_strategy,
 )
+from components.serving_runtimes import gpu_runtimes
 from facts.node_labels import GPU_RESOURCE, Taint, pool_selector, pool_taints
 from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART
 from tests.support import crds, mirror
@@ -341,8 +341,7 @@ def test_the_serving_dashboard_alerts_and_monitor_read_the_pinned_metric_names()
     """Every PromQL parses, and names only metrics of vLLM 0.24.0 (its wheel's v1/metrics/loggers.py),
     kserve 0.20.0 (kserve/metrics.py), kube-state-metrics, DCGM and Prometheus itself."""
     from components.dashboards.common import to_json
-    from components.dashboards.serving import MODEL_LABEL, dashboard
-    from components.serving import predictor_pod_monitor_spec, serving_alert_rules
+    from components.dashboards.serving import MODEL_LABEL, dashboard, predictor_pod_monitor_spec, serving_alert_rules
     from tests.support.promql import dashboard_expressions, metric_names, parse
 
     known = {

@@ -15,6 +15,8 @@ pod that holds them (dashboards/common.py).
 
 from __future__ import annotations
 
+from typing import Any
+
 from grafana_foundation_sdk.builders.dashboard import Dashboard, Row
 
 from components.dashboards.common import (
@@ -27,6 +29,7 @@ from components.dashboards.common import (
     stat,
     timeseries,
 )
+from facts.labels import INFERENCE_SERVICE_LABEL
 
 UID = "mlplatform-serving"
 MODEL_LABEL = "inferenceservice"
@@ -139,3 +142,95 @@ def dashboard() -> Dashboard:
             )
         )
     )
+
+
+# --- seen like training: the predictors' metrics ---------------------------------------------------
+# Every serving runtime says where it answers Prometheus in its pod annotations
+# `prometheus.kserve.io/port` and `prometheus.kserve.io/path` (pkg/constants/constants.go
+# KserveContainerPrometheusPortKey; the chart's runtimes and ours set them, and KServe copies a
+# runtime's annotations onto the pod: components/predictor.go buildObjectMeta), and most declare
+# no container port, so a monitor by port name or number finds nothing (prometheus-operator
+# v0.93.1 PodMonitor `portNumber`: "The Pod must declare the specified Port"). The PodMonitor
+# names no port: Prometheus then makes one target per container without ports, "for manually
+# adding a port via relabeling" (prometheus.io docs, kubernetes_sd_config role pod), and the
+# relabelings take address and path from the annotations. The profile's own policy lets
+# /metrics through the pods' sidecars (ns-owner-access-istio, tests/envtest/test_access.py).
+PREDICTOR_MONITOR = "kserve-predictors"
+PREDICTOR_CONTAINER = "kserve-container"
+"""The model server's container in every runtime (KServe's constants.InferenceServiceContainerName)."""
+
+
+def predictor_pod_monitor_spec() -> dict[str, Any]:
+    """The PodMonitor spec: every InferenceService's model server container, in every namespace."""
+    annotation = "__meta_kubernetes_pod_annotation_prometheus_kserve_io_"
+    return {
+        "namespaceSelector": {"any": True},
+        "selector": {"matchExpressions": [{"key": INFERENCE_SERVICE_LABEL, "operator": "Exists"}]},
+        "podMetricsEndpoints": [
+            {
+                "relabelings": [
+                    {"sourceLabels": ["__meta_kubernetes_pod_container_name"], "regex": PREDICTOR_CONTAINER, "action": "keep"},
+                    {"sourceLabels": [f"{annotation}port"], "regex": "[0-9]+", "action": "keep"},
+                    {
+                        "sourceLabels": ["__meta_kubernetes_pod_ip", f"{annotation}port"],
+                        "separator": ";",
+                        "regex": "(.+);([0-9]+)",
+                        "replacement": "$1:$2",
+                        "targetLabel": "__address__",
+                    },
+                    {"sourceLabels": [f"{annotation}path"], "regex": "(.+)", "targetLabel": "__metrics_path__"},
+                    {"sourceLabels": ["__meta_kubernetes_pod_label_serving_kserve_io_inferenceservice"], "targetLabel": MODEL_LABEL},
+                ]
+            }
+        ],
+    }
+
+
+# --- alerts: a model down, a model saturated ----------------------------------------------------
+SERVING_ALERT_GROUP = "mlplatform-serving"
+SATURATED_WAITING = 10
+"""Requests waiting in a vLLM server, all of its replicas together, above which it is saturated."""
+SATURATED_KV_CACHE = 0.95
+"""KV-cache use above which vLLM starts to preempt requests (its scheduler evicts when blocks run out)."""
+
+
+def serving_alert_rules() -> list[dict[str, Any]]:
+    """A PrometheusRule group's rules: an InferenceService that wants replicas and has none ready,
+    and one whose requests queue or whose KV cache stays full."""
+    predictor = 'deployment=~".+-predictor"'
+    by = f"by (namespace, {MODEL_LABEL})"
+    return [
+        {
+            "alert": "InferenceServiceDown",
+            "expr": (
+                f"sum by (namespace, deployment) (kube_deployment_spec_replicas{{{predictor}}}) > 0 and "
+                f"sum by (namespace, deployment) (kube_deployment_status_replicas_available{{{predictor}}}) == 0"
+            ),
+            "for": "10m",
+            "labels": {"severity": "critical"},
+            "annotations": {
+                "summary": "{{ $labels.namespace }}/{{ $labels.deployment }} has no ready replica",
+                "description": (
+                    "The predictor {{ $labels.deployment }} of namespace {{ $labels.namespace }} wants replicas and has had "
+                    "none ready for 10 minutes: its model fails to load, its image to pull, or its replicas wait in the "
+                    "team's Kueue queue (kubectl get workloads -n {{ $labels.namespace }})."
+                ),
+            },
+        },
+        {
+            "alert": "InferenceServiceSaturated",
+            "expr": (
+                f"sum {by} (vllm:num_requests_waiting) > {SATURATED_WAITING} or "
+                f"max {by} (vllm:kv_cache_usage_perc) > {SATURATED_KV_CACHE}"
+            ),
+            "for": "10m",
+            "labels": {"severity": "warning"},
+            "annotations": {
+                "summary": "{{ $labels.namespace }}/{{ $labels." + MODEL_LABEL + " }} is saturated",
+                "description": (
+                    f"For 10 minutes more than {SATURATED_WAITING} requests waited, or its KV cache stayed above "
+                    f"{SATURATED_KV_CACHE:.0%} full: raise its maxReplicas (within the platform's ceiling) or give it larger GPUs."
+                ),
+            },
+        },
+    ]

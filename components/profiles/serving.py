@@ -10,9 +10,11 @@ from typing import Any
 
 from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, USER_HEADER
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
-from components.serving import INFERENCE_SERVICE_LABEL, MODEL_CLIENT, service_account_user
+from components.serving import MODEL_CLIENT, service_account_user
+from facts.labels import INFERENCE_SERVICE_LABEL
 from facts.naming import serving_path
 from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
+from plumbing.base import CONFIG_DIGEST_ANNOTATION, config_digest
 
 # --- the team's path: /serving/<team>/<name>/ ------------------------------------------------
 # InferenceServices are made at run time, so no per-model route can be rendered, and an Istio
@@ -82,7 +84,8 @@ def router_objects(namespace: str) -> list[dict[str, Any]]:
             "replicas": 1,
             "selector": {"matchLabels": labels},
             "template": {
-                "metadata": {"labels": labels},
+                # Its configuration changes roll it (nginx reads it at start).
+                "metadata": {"labels": labels, "annotations": {CONFIG_DIGEST_ANNOTATION: config_digest(config["data"])}},
                 "spec": {"containers": [container], "volumes": [{"name": "config", "configMap": {"name": ROUTER}}]},
             },
         },
@@ -251,3 +254,26 @@ def model_store_objects(namespace: str, bucket: str) -> list[dict[str, Any]]:
         },
     }
     return [persistent_volume, claim]
+
+
+# --- the team's share, together ----------------------------------------------------------------
+
+RBAC = "rbac.authorization.k8s.io"
+
+
+def token_minters(owner: str, people: Sequence[str], groups: Sequence[str]) -> list[dict[str, str]]:
+    """Who may mint the model client's tokens: the owner, every contributor (viewers query too) and
+    every group of the team, as RBAC subjects (the names the API server authenticates them by)."""
+    users = dict.fromkeys([owner, *people])
+    return [{"apiGroup": RBAC, "kind": "User", "name": u} for u in users] + [{"apiGroup": RBAC, "kind": "Group", "name": g} for g in dict.fromkeys(groups)]
+
+
+def team_serving_objects(namespace: str, minters: Sequence[dict[str, str]], bucket: str | None) -> list[dict[str, Any]]:
+    """Everything of serving in one team namespace: its route and router, the model client and who
+    mints its tokens, the router's policy for it, its serving pods' PodDefault, and with a bucket
+    (GKE) its model store."""
+    objects = [*router_objects(namespace), router_client_policy(namespace), *token_objects(namespace, minters)]
+    objects.append(serving_pod_default(namespace, model_store=bucket is not None))
+    if bucket is not None:
+        objects += model_store_objects(namespace, bucket)
+    return objects

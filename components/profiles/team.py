@@ -20,6 +20,7 @@ from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
+from components.profiles.serving import team_serving_objects, token_minters
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
 from infra.component import type_token
@@ -57,6 +58,9 @@ def team_objects(
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
+    if args.serving:
+        minters = token_minters(team.owner, [str(p.email) for p in team.people], [g.name for g in args.groups])
+        objects += team_serving_objects(team.name, minters, args.serving.bucket)
     return objects
 
 
@@ -78,6 +82,10 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
     "ResourceClaimTemplate": (),
+    "Deployment": (),
+    "Role": (),
+    "PersistentVolume": (),
+    "PersistentVolumeClaim": (),
     "Profile": (Need(KUBEFLOW, What.CRDS),),
     "AuthorizationPolicy": (Need(ISTIO, What.CRDS),),
     "VirtualService": (Need(ISTIO, What.CRDS),),
@@ -107,6 +115,10 @@ def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
 KEPT: dict[str, dict[str, Any]] = {
     "Namespace": {"protect": True, "retain_on_delete": True},
     "Profile": {"protect": True},
+    # The model store's claim and volume (components/profiles/serving.py): a read-only view of
+    # the team bucket, kept like every claim (check's data-kept) and removed with the team.
+    "PersistentVolumeClaim": {"protect": True, "retain_on_delete": True},
+    "PersistentVolume": {"protect": True, "retain_on_delete": True},
 }
 
 

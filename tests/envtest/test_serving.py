@@ -17,11 +17,11 @@ from kubernetes.client.exceptions import ApiException
 from components.profiles.serving import MODEL_CLIENT, token_objects
 from components.serving import (
     DEFAULT_ROLLOUT,
-    gpu_runtimes,
     kubeflow_roles,
     replica_bounds_binding,
     replica_bounds_policy,
 )
+from components.serving_runtimes import gpu_runtimes
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.node_labels import Taint
 from tests.envtest.conftest import kept
