@@ -27,7 +27,7 @@ from components.kueue import Kueue, KueueArgs
 from components.monitoring import Monitoring, MonitoringArgs
 from components.profiles.args import TeamArgs, teams_args
 from components.profiles.team import install_teams
-from components.serving import ServingArgs
+from components.serving import ServingArgs, keda_to_prometheus_policy
 from components.trainer import TrainerInstallArgs
 from facts.image_refs import ImagePolicy
 from infra.args import ClusterArgs, cluster_args
@@ -118,9 +118,12 @@ def _ties(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> None:
     monitoring_args = args.of(MONITORING, MonitoringArgs)
     prometheus = monitoring_args is not None and monitoring_args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
     if args.of(SERVING, ServingArgs) is not None and prometheus:
-        objects = tuple(Tied(obj, name) for name, obj in serving_monitoring(monitoring.NAMESPACE, labels, dict(monitoring.DASHBOARD_LABEL)))
-        needs = (Need(SERVING, What.NAMESPACE), MONITORS)
-        Tie("serving-metrics", TieArgs(objects), cluster, ready.resources(needs, "serving's monitors and dashboard"))
+        # KEDA's prometheus triggers query Prometheus (components/serving.py keda_to_prometheus_policy).
+        named = [*serving_monitoring(monitoring.NAMESPACE, labels, dict(monitoring.DASHBOARD_LABEL))]
+        named.append(("serving-keda-queries-prometheus", keda_to_prometheus_policy(monitoring.NAMESPACE, monitoring.PROMETHEUS_PORT)))
+        objects = tuple(Tied(obj, name) for name, obj in named)
+        # All in the monitoring namespace, none of serving's kinds: nothing of serving to wait for.
+        Tie("serving-metrics", TieArgs(objects), cluster, ready.resources((MONITORS,), "serving's monitors and dashboard, and KEDA's way to Prometheus"))
     if monitoring_args is not None and monitoring_args.kubeflow:
         # Until this release children of the Monitoring component, under the same names.
         was = (type_token(Monitoring),)
