@@ -9,6 +9,9 @@ split across 3 nodes by DistributedSampler, submitted with the Kubeflow SDK.
     python examples/pytorch_ddp_mnist.py --local --checkpoint-dir /tmp/ckpt --max-steps 400
                                                                   # stop it (kill -TERM), run it again: it resumes
 
+With `model_repository`, rank 0 also writes the trained model for serving, as TorchScript in
+Triton's model repository layout (examples/kserve_mnist.py serves it with KServe).
+
 The data is synthetic (a fixed pattern per class plus noise) so the example needs no
 download; swap `make_dataset` for torchvision's MNIST to train on the real thing.
 
@@ -39,6 +42,7 @@ def train_mnist_cnn(
     checkpoint_every: int = 100,
     log_every: int = 50,
     save_to: str = "",
+    model_repository: str = "",
 ) -> list[float]:
     """Train the CNN; returns this run's loss per step. Self-contained (imports inside)
     because the SDK ships this function's source to the training nodes.
@@ -54,7 +58,10 @@ def train_mnist_cnn(
     search over this function reads (examples/katib_mnist_search.py; Katib's StdOut collector
     parses `name=value` lines). `lr` may come as text: a search hands its trials their
     parameters through the command line. `save_to`: a path rank 0 saves the weights to
-    (examples/model_registry_mnist.py registers them)."""
+    (examples/model_registry_mnist.py registers them). With `model_repository` (a folder: the team
+    bucket's mount on the cluster), rank 0 writes the model there as `mnist-cnn/1/model.pt`
+    (TorchScript) and `mnist-cnn/config.pbtxt`: an entry of a Triton model repository, which
+    KServe's Triton runtime serves (examples/kserve_mnist.py)."""
     import os
     import re
     import signal
@@ -178,6 +185,21 @@ def train_mnist_cnn(
             weights = model.module if world_size > 1 else model
             torch.save(weights.state_dict(), save_to)
             print(f"saved the weights to {save_to}")
+    if rank == 0 and model_repository:
+        # Triton's PyTorch backend runs TorchScript and names the tensors <name>__<index>
+        # (triton-inference-server/pytorch_backend README, "Naming convention"); the batch
+        # dimension is implied by max_batch_size (model_config.proto).
+        plain = model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+        folder = os.path.join(model_repository, "mnist-cnn")
+        os.makedirs(os.path.join(folder, "1"), exist_ok=True)
+        torch.jit.script(plain.cpu().eval()).save(os.path.join(folder, "1", "model.pt"))
+        with open(os.path.join(folder, "config.pbtxt"), "w") as config:
+            config.write(
+                'name: "mnist-cnn"\nplatform: "pytorch_libtorch"\nmax_batch_size: 64\n'
+                'input [ { name: "INPUT__0" data_type: TYPE_FP32 dims: [ 1, 28, 28 ] } ]\n'
+                'output [ { name: "OUTPUT__0" data_type: TYPE_FP32 dims: [ 10 ] } ]\n'
+            )
+        print(f"model written to {folder}")
     if world_size > 1:
         dist.destroy_process_group()
     return losses

@@ -16,6 +16,8 @@ acts as (cloud.google.com/kubernetes-engine/docs/how-to/workload-identity)."""
 # pkg/workloadslicing/workloadslicing.go) and the scheduling gate an elastic job's pod
 # templates carry (apis/kueue/v1beta2/constants.go ElasticJobSchedulingGate).
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+"""The label that names a workload's WorkloadPriorityClass (kueue v0.19.2 pkg/controller/constants/constants.go WorkloadPriorityClassLabel)."""
 KUEUE_ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 KUEUE_ELASTIC_JOB_GATE = "kueue.x-k8s.io/elastic-job"
 KUEUE_DEFAULT_LOCAL_QUEUE = "default"
@@ -50,3 +52,8 @@ IDLE_RECLAIM_EXEMPT = "exempt"
 def namespace_label_selector(label: tuple[str, str]) -> dict[str, dict[str, str]]:
     """The label selector of the namespaces that carry `label` (key, value)."""
     return {"matchLabels": {label[0]: label[1]}}
+
+
+INFERENCE_SERVICE_LABEL = "serving.kserve.io/inferenceservice"
+"""The label KServe puts on every pod of an InferenceService, its name the value (kserve/kserve
+v0.20.0 pkg/constants/constants.go InferenceServicePodLabelKey; components/predictor.go buildObjectMeta)."""

@@ -171,6 +171,13 @@ def ray_serve_path(team: str, cluster: str) -> str:
     return f"/ray-serve/{team}/{cluster}/"
 
 
+def serving_path(team: str, name: str = "") -> str:
+    """Where a team's InferenceService `name` answers through the Kubeflow gateway (its predictor's
+    own paths below it: /serving/<team>/<name>/v2/models/<model>/infer); without `name`, the
+    team's prefix, which the gateway routes to the team's model router (docs/serving.md)."""
+    return f"/serving/{team}/{name}/" if name else f"/serving/{team}/"
+
+
 TEAM_POD_DEFAULT = "team-resources"
 """Name of each team's PodDefault and the pod label that selects it (components/profiles/pod_default.py);
 the Jupyter web app's form preselects it (components/kubeflow.py), so one name in every namespace."""

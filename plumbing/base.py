@@ -303,37 +303,36 @@ def with_config_digest(props: dict[str, Any], workloads: tuple[tuple[str, str], 
     return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
 
 
+SPEC_KINDS: dict[str, Any] = {
+    kind.__name__: kind for kind in (
+        *(k8s.networking.v1.NetworkPolicy, k8s.core.v1.Service, k8s.core.v1.LimitRange, k8s.core.v1.PersistentVolume),
+        *(k8s.core.v1.PersistentVolumeClaim, k8s.apps.v1.Deployment, k8s.batch.v1.CronJob),
+        *(k8s.admissionregistration.v1.ValidatingAdmissionPolicy, k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding),
+    )
+}
+"""Built-in kinds whose content is their `spec`: each made as its typed resource."""
+
+
 def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
     """The typed resource for a built-in kind, a CustomResource for everything else."""
-    meta, kind = obj["metadata"], obj["kind"]
+    meta = obj["metadata"]
+    kind = obj["kind"]
+    if kind in SPEC_KINDS:
+        return SPEC_KINDS[kind](name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "Namespace":
         return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
     if kind == "RoleBinding":
         return k8s.rbac.v1.RoleBinding(name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts)
-    if kind == "NetworkPolicy":
-        return k8s.networking.v1.NetworkPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "Service":
-        return k8s.core.v1.Service(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ServiceAccount":
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
-    if kind == "LimitRange":
-        return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "PersistentVolumeClaim":
-        return k8s.core.v1.PersistentVolumeClaim(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ConfigMap":
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
-    if kind == "Deployment":
-        return k8s.apps.v1.Deployment(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "CronJob":
-        return k8s.batch.v1.CronJob(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ClusterRole":
-        return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], opts=opts)
+        return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], aggregation_rule=obj.get("aggregationRule"), opts=opts)
+    if kind == "Role":
+        return k8s.rbac.v1.Role(name, metadata=meta, rules=obj["rules"], opts=opts)
     if kind == "Secret":
         return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
-    if kind == "ValidatingAdmissionPolicy":
-        return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "ValidatingAdmissionPolicyBinding":
-        return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(name, metadata=meta, spec=obj["spec"], opts=opts)
     return k8s.apiextensions.CustomResource(
         name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
     )

@@ -75,6 +75,12 @@ def _is_workload_manifest(text: str) -> bool:
 
 
 SPAWNER_IMAGE_FIELDS = ("image", "imageGroupOne", "imageGroupTwo")
+KSERVE_GROUP = "serving.kserve.io"
+KSERVE_CONFIG_MAP = "inferenceservice-config"
+KSERVE_IMAGE_FIELDS = ("image", "defaultJobImage")
+"""KServe v0.20.0's inferenceservice-config (charts/kserve-resources files/common/configmap-patch.yaml):
+the images its pod webhook injects, `<repository>:<tag>` in one string (the art explainer's
+`image` names no tag: its version is a key of its own, and no runtime of ours runs it)."""
 """spawnerFormDefaults fields with `value` and `options` images: Jupyter, VS Code, RStudio."""
 ISTIO_INJECTOR_TEMPLATES = "config"
 ISTIO_INJECTOR_VALUES = "values"
@@ -279,7 +285,34 @@ class _Walk:
         if operated and isinstance(spec, dict) and isinstance(spec.get("image"), str):
             result["spec"] = {**spec, "image": self.value("spec.image", spec["image"])}
         if obj.get("kind") == "ConfigMap" and isinstance(obj.get("data"), dict):
-            result["data"] = self.config_map(obj["data"])
+            if (obj.get("metadata") or {}).get("name") == KSERVE_CONFIG_MAP:
+                result["data"] = self.kserve_config(obj["data"])
+            else:
+                result["data"] = self.config_map(obj["data"])
+        container = spec.get("container") if isinstance(spec, dict) else None
+        if group == KSERVE_GROUP and obj.get("kind") == "ClusterStorageContainer" and isinstance(container, dict):
+            result["spec"] = {**spec, "container": self.container(container, "spec.container")}
+        return result
+
+    def kserve_config(self, data: dict[str, Any]) -> dict[str, Any]:
+        """KServe's inferenceservice-config: JSON per key, the images its webhook injects
+        (`storageInitializer.image`, `agent.image`, `router.image`, `localModel.defaultJobImage`, ...)."""
+        result = dict(data)
+        for key, text in data.items():
+            try:
+                values = json.loads(text) if isinstance(text, str) else None
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(values, dict):
+                continue
+            before = self.changed
+            self.changed = False
+            for field in KSERVE_IMAGE_FIELDS:
+                if isinstance(values.get(field), str) and ":" in values[field]:
+                    values[field] = self.value(f"data.{key} {field}", values[field])
+            changed, self.changed = self.changed, before or self.changed
+            if changed:
+                result[key] = json.dumps(values, indent=2)
         return result
 
 

@@ -30,6 +30,7 @@ from stackmodel.components.kueue import KUEUE
 from stackmodel.components.model_registry import MODEL_REGISTRY
 from stackmodel.components.monitoring import MONITORING
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.components.spark import SPARK
 from stackmodel.components.spec import ComponentSpec, install_order
 from stackmodel.components.trainer import TRAINER
@@ -50,6 +51,7 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     KATIB,
     MODEL_REGISTRY,
     SPARK,
+    SERVING,
     IDLE_RECLAIM,
     GPU_FABRIC,
 )

@@ -371,7 +371,9 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     # would see its CRDs: it is left to the full render, its render without them never made.
     waiting = [i for i in fullrender.installs(plan) if i.kind == "helm" and plan.waits_for(i.resource) & installs]
     charts = [i for i in fullrender.installs(plan) if i.kind == "helm" and i not in waiting]
-    assert {i.label for i in waiting} == {"trainer/kubeflow-trainer", "monitoring/grafana"}
+    assert {i.label for i in waiting} == {
+        "trainer/kubeflow-trainer", "monitoring/grafana", "serving/kserve-resources", "serving/kserve-runtime-configs", "serving/keda"
+    }
     assert all(fullrender._early_key(i, [], kube_version) not in fullrender._EARLY for i in waiting)
     assert trees and charts and len(futures) == len({i.target for i in trees}) + len(charts)
     expected = [("kustomize", t, (), kube_version) for t in {i.target for i in trees}] + [("helm", i.target, (), kube_version) for i in charts]

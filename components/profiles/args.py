@@ -12,6 +12,7 @@ from stackmodel.components.katib import KATIB, KatibRoom
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kueue import KUEUE
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.components.spark import SPARK
 from stackmodel.schema import GkeClusterConfig, GpuPool, GroupSource, KubeflowAuth, Role, Team
 from stackmodel.stack import PlatformConfig
@@ -73,6 +74,16 @@ class TeamArgs:
     """The Model Registry is installed: the team's own registry, in its namespace."""
     fair_sharing: bool = True
     """Kueue's fair sharing is on: the team's queue carries its weight in the cohort."""
+    serving: TeamServing | None = None
+    """Serving is installed: the team's models have their path, router, tokens and model store."""
+
+
+@dataclass(frozen=True)
+class TeamServing:
+    """A team's share of serving (components/profiles/serving.py)."""
+
+    bucket: str | None
+    """On GKE with a team bucket: the bucket its model store reads."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -105,6 +116,9 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         spark=config.enabled(SPARK),
         model_registry=team_registry_args(config, team.name),
         fair_sharing=config.components[KUEUE].fair_sharing,
+        serving=TeamServing(bucket=(team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket and google.gcs_fuse else None)
+        if config.enabled(SERVING)
+        else None,
     )
 
 

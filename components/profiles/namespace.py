@@ -23,6 +23,7 @@ from components.katib import POD_REQUESTS as KATIB_POD_REQUESTS
 from components.model_registry import DATABASE_RESOURCES, REGISTRY_RESOURCES
 from components.profiles.args import TeamArgs
 from components.profiles.queues import queue_admits
+from components.serving import ROUTER_RESOURCES
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import kfam_binding_name
 from facts.node_labels import GPU_RESOURCE
@@ -88,25 +89,35 @@ def registry_requests(args: TeamArgs) -> dict[str, Decimal]:
     return {name: sum((quantity.parse(p[name]) for p in pods), Decimal(0)) for name in ("cpu", "memory")}
 
 
+def serving_requests(args: TeamArgs) -> dict[str, Decimal]:
+    """CPU and memory of the team's model router (components/profiles/serving.py, one replica with
+    the mesh sidecar) where serving is on: a pod of the namespace Kueue never sees."""
+    if args.serving is None:
+        return {"cpu": Decimal(0), "memory": Decimal(0)}
+    pods = [ROUTER_RESOURCES["requests"], ISTIO_SIDECAR_REQUESTS]
+    return {name: sum((quantity.parse(p[name]) for p in pods), Decimal(0)) for name in ("cpu", "memory")}
+
+
 def unqueued_requests(args: TeamArgs) -> dict[str, Decimal]:
     """CPU and memory the team's pods request beyond what its queue admits: the mesh sidecar of
     every queued Ray pod (injected when the pod is created; runtimes opt out), the room for
     `quota.notebooks` notebooks at the form's default size with their sidecars, with
     Pipelines, for `quota.pipelineSteps` CPU-only steps (pipeline_step_requests), with Katib, for
-    its own pods (katib_requests), with the Model Registry, for the team's registry (registry_requests)
-    (facts/pod_overhead.py): CPU-only notebooks and steps, which Kueue does not queue, and GPU
+    its own pods (katib_requests), with the Model Registry, for the team's registry (registry_requests),
+    with serving, for the team's model router (serving_requests) (facts/pod_overhead.py): CPU-only notebooks and steps, which Kueue does not queue, and GPU
     ones while they wait at Kueue's gate (a pod counts against the ResourceQuota from its creation)."""
     team = args.team
     sidecars = (1 + team.ray.max_workers if team.ray else 0) + team.quota.notebooks
     steps = team.quota.pipeline_steps if args.pipelines is not None else 0
     step = pipeline_step_requests(team)
-    katib, registry = katib_requests(args), registry_requests(args)
+    katib, registry, serving = katib_requests(args), registry_requests(args), serving_requests(args)
     return {
         name: sidecars * quantity.parse(ISTIO_SIDECAR_REQUESTS[name])
         + team.quota.notebooks * quantity.parse(NOTEBOOK_FORM_REQUESTS[name])
         + steps * step[name]
         + katib[name]
         + registry[name]
+        + serving[name]
         for name in ("cpu", "memory")
     }
 

@@ -22,6 +22,7 @@ from components.profiles.pod_default import pod_default
 from components.profiles.preemption import checkpoint_objects, priority_pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
+from components.profiles.serving import team_serving_objects, token_minters
 from components.profiles.spark import SPARK_SERVICE_ACCOUNT, spark_objects
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
@@ -67,6 +68,9 @@ def team_objects(
     priority = priority_pod_default(args)
     if priority:
         objects.append(priority)
+    if args.serving:
+        minters = token_minters(team.owner, [str(p.email) for p in team.people], [g.name for g in args.groups])
+        objects += team_serving_objects(team.name, minters, args.serving.bucket)
     return objects
 
 
@@ -90,6 +94,9 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "ValidatingAdmissionPolicyBinding": (),
     "ResourceClaimTemplate": (),
     "EndpointSlice": (),  # a team registry's way to its Cloud SQL instance (components/model_registry.py)
+    "Deployment": (),
+    "Role": (),
+    "PersistentVolume": (),
     "Profile": (Need(KUBEFLOW, What.CRDS),),
     "AuthorizationPolicy": (Need(ISTIO, What.CRDS),),
     "VirtualService": (Need(ISTIO, What.CRDS),),
@@ -119,7 +126,11 @@ def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
 KEPT: dict[str, dict[str, Any]] = {
     "Namespace": {"protect": True, "retain_on_delete": True},
     "Profile": {"protect": True},
-    "PersistentVolumeClaim": {"protect": True, "retain_on_delete": True},  # kind: the team's checkpoints
+    # The team's checkpoints on kind, and the model store's claim and volume
+    # (components/profiles/serving.py): a read-only view of the team bucket, kept like every
+    # claim (check's data-kept) and removed with the team.
+    "PersistentVolumeClaim": {"protect": True, "retain_on_delete": True},
+    "PersistentVolume": {"protect": True, "retain_on_delete": True},
 }
 
 

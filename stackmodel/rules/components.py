@@ -16,6 +16,7 @@ from stackmodel.components.kuberay import KUBERAY, RaySource
 from stackmodel.components.model_registry import MODEL_REGISTRY, RegistryDatabase
 from stackmodel.components.monitoring import MONITORING, MetricsBackend
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.components.spec import ComponentSpec
 from stackmodel.rules.rule import (
     CLUSTER,
@@ -31,6 +32,7 @@ from stackmodel.rules.rule import (
 )
 from stackmodel.schema import RETENTION_SECONDS, SharingStrategy
 from stackmodel.schema.chart_values import CHART_VALUES_KIND
+from stackmodel.schema.cluster import Environment
 from stackmodel.stack import PlatformConfig
 
 
@@ -270,3 +272,19 @@ def _volumes_fit_the_storage_class(config: PlatformConfig) -> Found:
                 f"{size} is more than GKE's default StorageClass provisions (a Persistent Disk of at most 64Ti); "
                 "give at most 64Ti",
             )
+
+
+@stack_rule(
+    "serving-scale-to-zero-off-prod",
+    "A prod stack keeps a replica of every model: zero replicas are for the other environments.",
+    reads=("mlplatform:environment", f"{SERVING.path}.replicas.minReplicas"),
+)
+def _serving_zero_off_prod(config: PlatformConfig) -> Found:
+    """An idle model at zero replicas waits for a replica (and maybe a GPU node) on its first
+    request: KServe's standard mode does not scale from zero on HTTP requests (docs/serving.md)."""
+    if config.enabled(SERVING) and config.environment is Environment.PROD and config.components[SERVING].replicas.min_replicas == 0:
+        yield (
+            f"{SERVING.path}.replicas.minReplicas",
+            "0 on a prod stack: a model scaled to zero answers its first request only after a replica starts; "
+            "use 1 or more on prod (zero is for dev, staging and ci)",
+        )
