@@ -55,5 +55,19 @@ TERMINATION_GRACE_SECONDS = 120
 """How long a training pod has between SIGTERM (Kueue preempted its job, a node drains) and
 SIGKILL, to write its checkpoint: the runtimes' `terminationGracePeriodSeconds` (Kubernetes'
 default is 30). It bounds how long a team waits for GPUs it reclaims: Kueue releases a preempted
-TrainJob's quota once the job has no active pods (kueue v0.19.2 pkg/controller/jobframework/
-reconciler.go:580-610, TrainJob IsActive)."""
+TrainJob's quota once the job has no active pods (kueue v0.19.2 pkg/controller/jobs/trainjob/
+trainjob_controller.go Stop, IsActive: the JobSet's jobs with `status.active`), and a Job counts no
+terminating pod as active (kubernetes pkg/controller/controller_utils.go IsPodActive: no
+deletionTimestamp), so the reclaiming job is admitted at the start of the grace period and its pods
+wait for the GPUs until the preempted ones have stopped."""
+
+TORCHRUN_SHUTDOWN_ENV = "TORCH_ELASTIC_SHUTDOWN_TIMEOUT"
+TORCHRUN_SHUTDOWN_SECONDS = TERMINATION_GRACE_SECONDS - 15
+"""How long torchrun lets its workers finish after SIGTERM, on the torch runtimes: the grace period
+less time for the checkpoint's last write to close and the pod to exit. torchrun, not the training
+process, gets the pod's SIGTERM (the SDK's torch command is `bash -c '...; torchrun FILE'`, kubeflow
+SDK 0.5.0 trainer/constants/constants.py TORCH_COMMAND, and bash execs its last command); its
+elastic agent passes SIGTERM on to the workers and SIGKILLs them after this many seconds, 30 when
+unset (torch 2.13.0 distributed/launcher/api.py LaunchConfig.__post_init__ reads the variable;
+elastic/agent/server/api.py SimpleElasticAgent.run -> _shutdown(sigval, shutdown_timeout);
+elastic/multiprocessing/api.py PContext.close). Without it a worker had 30 s of the 120."""
