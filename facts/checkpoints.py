@@ -51,6 +51,19 @@ volume has none of). `config-path:value` is the CSI driver's form of a config-fi
 mount options"). Metadata is cached for the life of the mount: right for write-to-new files
 (a checkpoint is a new file; a resumed job mounts afresh and lists what is there)."""
 
+CHECKPOINT_SIDECAR_ANNOTATIONS = {
+    "gke-gcsfuse/cpu-limit": "0",
+    "gke-gcsfuse/memory-limit": "0",
+    "gke-gcsfuse/ephemeral-storage-limit": "0",
+}
+"""On a training pod with the checkpoint volume: GKE's Cloud Storage FUSE sidecar without limits, its
+requests as the driver's defaults (250m CPU, 256Mi, 5Gi ephemeral storage, which are also its
+default limits: GoogleCloudPlatform/gcs-fuse-csi-driver at 5fcdc04a cmd/webhook/main.go flags
+sidecar-*-request/-limit). A limit of "0" is no limit and leaves the request at its default
+(pkg/webhook/config.go populateResource, prepareResourceList), so the namespace's quota, which
+counts requests only, is unchanged; with the default limits a checkpoint of several GB is
+written at a quarter of a CPU and staged within 5Gi of disk, and a larger one evicts the pod."""
+
 TERMINATION_GRACE_SECONDS = 120
 """How long a training pod has between SIGTERM (Kueue preempted its job, a node drains) and
 SIGKILL, to write its checkpoint: the runtimes' `terminationGracePeriodSeconds` (Kubernetes'
