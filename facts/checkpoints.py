@@ -51,9 +51,36 @@ volume has none of). `config-path:value` is the CSI driver's form of a config-fi
 mount options"). Metadata is cached for the life of the mount: right for write-to-new files
 (a checkpoint is a new file; a resumed job mounts afresh and lists what is there)."""
 
+CHECKPOINT_SIDECAR_ANNOTATIONS = {
+    "gke-gcsfuse/cpu-limit": "0",
+    "gke-gcsfuse/memory-limit": "0",
+    "gke-gcsfuse/ephemeral-storage-limit": "0",
+}
+"""On a training pod with the checkpoint volume: GKE's Cloud Storage FUSE sidecar without limits, its
+requests as the driver's defaults (250m CPU, 256Mi, 5Gi ephemeral storage, which are also its
+default limits: GoogleCloudPlatform/gcs-fuse-csi-driver at 5fcdc04a cmd/webhook/main.go flags
+sidecar-*-request/-limit). A limit of "0" is no limit and leaves the request at its default
+(pkg/webhook/config.go populateResource, prepareResourceList), so the namespace's quota, which
+counts requests only, is unchanged; with the default limits a checkpoint of several GB is
+written at a quarter of a CPU and staged within 5Gi of disk, and a larger one evicts the pod."""
+
 TERMINATION_GRACE_SECONDS = 120
 """How long a training pod has between SIGTERM (Kueue preempted its job, a node drains) and
 SIGKILL, to write its checkpoint: the runtimes' `terminationGracePeriodSeconds` (Kubernetes'
 default is 30). It bounds how long a team waits for GPUs it reclaims: Kueue releases a preempted
-TrainJob's quota once the job has no active pods (kueue v0.19.2 pkg/controller/jobframework/
-reconciler.go:580-610, TrainJob IsActive)."""
+TrainJob's quota once the job has no active pods (kueue v0.19.2 pkg/controller/jobs/trainjob/
+trainjob_controller.go Stop, IsActive: the JobSet's jobs with `status.active`), and a Job counts no
+terminating pod as active (kubernetes pkg/controller/controller_utils.go IsPodActive: no
+deletionTimestamp), so the reclaiming job is admitted at the start of the grace period and its pods
+wait for the GPUs until the preempted ones have stopped."""
+
+TORCHRUN_SHUTDOWN_ENV = "TORCH_ELASTIC_SHUTDOWN_TIMEOUT"
+TORCHRUN_SHUTDOWN_SECONDS = TERMINATION_GRACE_SECONDS - 15
+"""How long torchrun lets its workers finish after SIGTERM, on the torch runtimes: the grace period
+less time for the checkpoint's last write to close and the pod to exit. torchrun, not the training
+process, gets the pod's SIGTERM (the SDK's torch command is `bash -c '...; torchrun FILE'`, kubeflow
+SDK 0.5.0 trainer/constants/constants.py TORCH_COMMAND, and bash execs its last command); its
+elastic agent passes SIGTERM on to the workers and SIGKILLs them after this many seconds, 30 when
+unset (torch 2.13.0 distributed/launcher/api.py LaunchConfig.__post_init__ reads the variable;
+elastic/agent/server/api.py SimpleElasticAgent.run -> _shutdown(sigval, shutdown_timeout);
+elastic/multiprocessing/api.py PContext.close). Without it a worker had 30 s of the 120."""

@@ -23,8 +23,11 @@ How Kueue reads them (kubernetes-sigs/kueue v0.19.2):
 - Higher value wins: within a team's ClusterQueue a pending workload preempts admitted ones of
   lower priority (`withinClusterQueue: LowerPriority`), and preemption candidates of a queue are
   taken lowest priority first, newest first (site/content/en/docs/concepts/preemption.md,
-  "Candidates"). Changing a class's value does not change Workloads already created
-  (apis/kueue/v1beta2/workloadpriorityclass_types.go `value`).
+  "Candidates"). Changing a class's value changes the priority of every Workload of that class,
+  already created ones included: Kueue's WorkloadPriorityClass controller rewrites their
+  `spec.priority` (pkg/controller/core/workloadpriorityclass_controller.go Reconcile, set up
+  without a feature gate in pkg/controller/core/core.go), whatever the `value` field's own comment
+  in apis/kueue/v1beta2/workloadpriorityclass_types.go still says.
 """
 
 from __future__ import annotations
@@ -85,4 +88,5 @@ RAY_CLUSTER_PRIORITY = INTERACTIVE
 """The team's RayCluster: long-lived, shared by the team's notebooks and Ray Serve; preempting it
 stops every Ray job and Serve application on it at once."""
 SERVING_PRIORITY = INTERACTIVE
-"""Serving replicas (the serving helpers name it)."""
+"""Serving replicas: the team's serving PodDefault labels every InferenceService's pods with it
+(components/profiles/serving.py serving_pod_labels; docs/teams.md, "Priorities")."""

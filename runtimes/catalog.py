@@ -34,7 +34,9 @@ Our deliberate differences from upstream:
   WorkloadPriorityClass (facts/priorities.py); `terminationGracePeriodSeconds` long enough to
   write a checkpoint after SIGTERM, and the job's name in TRAINJOB_NAME and the label of the
   team's checkpoint PodDefault, which mounts the team's checkpoint store and sets
-  CHECKPOINT_DIR to the job's own folder there (facts/checkpoints.py).
+  CHECKPOINT_DIR to the job's own folder there (facts/checkpoints.py); on the torch runtimes
+  torchrun's shutdown timeout within that grace period (TORCHRUN_SHUTDOWN_ENV: torchrun, not the
+  training process, gets SIGTERM and would kill its workers after 30 s).
 """
 
 from __future__ import annotations
@@ -44,7 +46,14 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from facts.checkpoints import CHECKPOINT_LABEL, JOBSET_NAME_LABEL, TERMINATION_GRACE_SECONDS, TRAINJOB_NAME_ENV
+from facts.checkpoints import (
+    CHECKPOINT_LABEL,
+    JOBSET_NAME_LABEL,
+    TERMINATION_GRACE_SECONDS,
+    TORCHRUN_SHUTDOWN_ENV,
+    TORCHRUN_SHUTDOWN_SECONDS,
+    TRAINJOB_NAME_ENV,
+)
 from facts.naming import DNS_LABEL_MAX
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.priorities import RUNTIME_PREEMPTION_POLICY, RUNTIME_PRIORITY_CLASS
@@ -149,6 +158,9 @@ the checkpoint PodDefault's CHECKPOINT_DIR, appended after them, may name it."""
 
 def _container(spec: RuntimeSpec, *, sshd: bool, pool: GpuPool | None) -> dict[str, Any]:
     container: dict[str, Any] = {"name": NODE, "image": image(spec.image), "env": [dict(TRAINJOB_NAME)]}
+    if spec.policy is Policy.TORCH:
+        # torchrun gets the pod's SIGTERM and gives its workers this long, not the grace period.
+        container["env"].append({"name": TORCHRUN_SHUTDOWN_ENV, "value": str(TORCHRUN_SHUTDOWN_SECONDS)})
     if spec.policy is Policy.MPI:
         container["securityContext"] = {"runAsUser": MPI_USER_ID}
     if sshd:

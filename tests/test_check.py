@@ -802,3 +802,28 @@ def test_control_plane_reach_judges_kserves_and_kedas_webhooks_and_kedas_metrics
     called = {(ref.get("namespace"), ref.get("name")) for _, _, ref in control_plane_calls(lint.Platform(rendered("dev")))}
     assert {("kserve", "kserve-webhook-server-service"), ("keda", "keda-admission-webhooks"), ("keda", "keda-operator-metrics-apiserver")} <= called
     assert not violations(rendered("dev"), "control-plane-reach")
+
+
+def test_shutdown_within_grace_rule_catches_torchrun_killing_its_workers_before_the_grace_period_ends() -> None:
+    """torch 2.13.0's torchrun SIGKILLs its workers 30 s after SIGTERM unless TORCH_ELASTIC_SHUTDOWN_TIMEOUT
+    says otherwise (distributed/launcher/api.py); the runtimes give their pods 120 s."""
+
+    def unset(obj: dict[str, Any]) -> None:
+        for container in obj["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"]:
+            container["env"] = [v for v in container["env"] if v["name"] != "TORCH_ELASTIC_SHUTDOWN_TIMEOUT"]
+
+    found = violations(edited(rendered("dev"), "ClusterTrainingRuntime", "torch-distributed", unset), "shutdown-within-grace")
+    assert [(v.object, v.message.split(":")[0]) for v in found] == [
+        ("ClusterTrainingRuntime.trainer.kubeflow.org torch-distributed", "job node container node")
+    ]
+    assert "30 s after SIGTERM (TORCH_ELASTIC_SHUTDOWN_TIMEOUT unset) and the pod's grace period is 120 s" in found[0].message
+
+    def too_long(obj: dict[str, Any]) -> None:
+        for container in obj["spec"]["template"]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["containers"]:
+            for var in container["env"]:
+                if var["name"] == "TORCH_ELASTIC_SHUTDOWN_TIMEOUT":
+                    var["value"] = "120"
+
+    found = violations(edited(rendered("dev"), "ClusterTrainingRuntime", "torch-distributed", too_long), "shutdown-within-grace")
+    assert [v.message.split(":")[0] for v in found] == ["job node container node"]
+    assert "120 s after SIGTERM and the pod's grace period is 120 s" in found[0].message

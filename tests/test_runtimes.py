@@ -216,8 +216,12 @@ PREEMPTION_SAFE: dict[str, Any] = {
     "terminationGracePeriodSeconds": 120,
     "label": ("team-checkpoints", "true"),
     "env": {"name": "TRAINJOB_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['jobset.sigs.k8s.io/jobset-name']"}}},
+    "torchrun": {"name": "TORCH_ELASTIC_SHUTDOWN_TIMEOUT", "value": "105"},
 }
-"""What every runtime's pods get beside upstream's (facts/priorities.py, facts/checkpoints.py)."""
+"""What every runtime's pods get beside upstream's (facts/priorities.py, facts/checkpoints.py); `torchrun`
+on the torch runtimes only: torch 2.13.0's torchrun SIGKILLs its workers 30 s after its own SIGTERM
+unless told otherwise (distributed/launcher/api.py LaunchConfig reads TORCH_ELASTIC_SHUTDOWN_TIMEOUT),
+so the grace period's other 90 s were nobody's."""
 
 
 def without_preemption_safety(manifest: dict[str, Any]) -> dict[str, Any]:
@@ -229,8 +233,10 @@ def without_preemption_safety(manifest: dict[str, Any]) -> dict[str, Any]:
         assert spec.pop("terminationGracePeriodSeconds") == PREEMPTION_SAFE["terminationGracePeriodSeconds"]
         key, value = PREEMPTION_SAFE["label"]
         assert labels.pop(key) == value
+        torch = "torch" in stripped["spec"]["mlPolicy"]
         for container in spec["containers"]:
-            assert container.pop("env")[0] == PREEMPTION_SAFE["env"]  # first, so CHECKPOINT_DIR may name it
+            # TRAINJOB_NAME first, so CHECKPOINT_DIR may name it
+            assert container.pop("env") == [PREEMPTION_SAFE["env"], *([PREEMPTION_SAFE["torchrun"]] if torch else [])]
     return stripped
 
 

@@ -84,7 +84,16 @@ def test_a_gke_teams_trainjobs_checkpoint_to_their_own_folder_of_the_bucket_with
         "metadata-cache:type-cache-max-size-mb:-1", "metadata-cache:negative-ttl-secs:0", "file-system:rename-dir-limit:200000",
     ]
     assert spec["volumeMounts"] == [{"name": "team-checkpoints", "mountPath": "/mnt/checkpoints"}]
-    assert spec["annotations"] == {"gke-gcsfuse/volumes": "true"} and spec["serviceAccountName"] == "default-editor"
+    assert spec["serviceAccountName"] == "default-editor"
+    # The sidecar, and without its default limits (250m CPU, 256Mi, 5Gi: gcs-fuse-csi-driver cmd/webhook/main.go),
+    # which would throttle and cap a checkpoint's writes; "0" is no limit, the requests stay the driver's.
+    assert spec["annotations"] == {
+        "gke-gcsfuse/volumes": "true",
+        "gke-gcsfuse/cpu-limit": "0",
+        "gke-gcsfuse/memory-limit": "0",
+        "gke-gcsfuse/ephemeral-storage-limit": "0",
+    }
+    assert not any(key.endswith("-request") for key in spec["annotations"])  # the quota counts requests: unchanged
     if crds.available():
         assert validate_object(objects[("PodDefault", "team-checkpoints")]) == []
 

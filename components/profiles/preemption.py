@@ -31,6 +31,7 @@ from facts.checkpoints import (
     CHECKPOINT_LABEL,
     CHECKPOINT_MOUNT_OPTIONS,
     CHECKPOINT_MOUNT_PATH,
+    CHECKPOINT_SIDECAR_ANNOTATIONS,
     TRAINJOB_NAME_ENV,
 )
 from facts.priorities import NOTEBOOK_PRIORITY, NOTEBOOK_PRIORITY_POD_DEFAULT, PRIORITY_LABEL
@@ -81,8 +82,9 @@ def checkpoint_objects(args: TeamArgs) -> list[dict[str, Any]]:
     }
     if "csi" in volume:
         # As the team bucket's mount: the driver's webhook injects its sidecar for the annotation and
-        # mounts as the pod's service account (Workload Identity).
-        spec["annotations"] = {GCS_FUSE_ANNOTATION: "true"}
+        # mounts as the pod's service account (Workload Identity); the sidecar without limits, as a
+        # checkpoint's writes need (facts/checkpoints.py CHECKPOINT_SIDECAR_ANNOTATIONS).
+        spec["annotations"] = {GCS_FUSE_ANNOTATION: "true", **CHECKPOINT_SIDECAR_ANNOTATIONS}
         spec["serviceAccountName"] = EDITOR_SA
     pod_default = {
         "apiVersion": "kubeflow.org/v1alpha1",

@@ -439,3 +439,35 @@ def test_two_torchrun_ranks_stop_together_on_sigterm_and_resume_together(tmp_pat
     assert RESUMED.findall(run.stdout)[0][0] == stopped, run.stdout[-2000:]
     assert run.stdout.count(f"; step {int(stopped) + 10};") == 1  # rank 0 reports; both ranks took the same steps (DDP would hang otherwise)
     print(f"\npytorch_ddp_mnist under torchrun: both ranks stopped at step {stopped} on SIGTERM; two new ranks resumed there")
+
+
+@pytest.mark.parametrize(("shutdown_timeout", "written"), [("1", False), ("10", True)])
+def test_torchrun_gives_its_workers_after_sigterm_what_torch_elastic_shutdown_timeout_says(tmp_path: Path, shutdown_timeout: str, written: bool) -> None:
+    """Why the torch runtimes set TORCH_ELASTIC_SHUTDOWN_TIMEOUT (runtimes/catalog.py): torchrun, which
+    gets the pod's SIGTERM, passes it on to its workers and SIGKILLs them after that many seconds (30
+    unset), whatever the pod's grace period. A worker that needs 4 s to write its checkpoint is killed
+    with 1 s and writes it with 10 s."""
+    import signal
+    import time
+
+    needs("torch")
+    script, ready, checkpoint = tmp_path / "worker.py", tmp_path / "ready", tmp_path / "checkpoint"
+    script.write_text(
+        "import pathlib, signal, sys, time\n"
+        "def stop(*_):\n"
+        f"    time.sleep(4); pathlib.Path({str(checkpoint)!r}).write_text('step'); sys.exit(143)\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        f"pathlib.Path({str(ready)!r}).write_text('ready')\n"
+        "while True: time.sleep(0.1)\n"
+    )
+    command = [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", "--nproc-per-node=1", "--master-addr=127.0.0.1",
+               f"--master-port={free_port()}", str(script)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env={**ENV, "TORCH_ELASTIC_SHUTDOWN_TIMEOUT": shutdown_timeout})
+    deadline = time.monotonic() + 120
+    while not ready.exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()[0][-2000:] if process.poll() is not None else "no worker"
+        time.sleep(0.2)
+    process.send_signal(signal.SIGTERM)
+    output, _ = process.communicate(timeout=60)
+    assert checkpoint.exists() is written, output[-2000:]

@@ -9,6 +9,7 @@ from typing import Any
 
 import yaml
 
+from facts.checkpoints import TORCHRUN_SHUTDOWN_ENV
 from facts.config_reload import reloads
 from facts.image_files import ENV_NOT_READ, image_provides
 from plumbing.base import CONFIG_DIGEST_ANNOTATION
@@ -55,6 +56,36 @@ def critical_priority(platform: Platform) -> Iterator[Violation]:
         priority = ((((o.obj.get("spec") or {}).get("template")) or {}).get("spec") or {}).get("priorityClassName")
         if priority in CRITICAL_PRIORITY_CLASSES and priority not in quotas.get(o.key[2], set()):
             yield Violation("critical-priority", label(o), o.source, f"priority class {priority} in {o.key[2]} without a ResourceQuota scoped to it")
+
+
+TORCHRUN_DEFAULT_SHUTDOWN_SECONDS = 30
+"""torchrun's wait between passing SIGTERM to its workers and SIGKILL when TORCHRUN_SHUTDOWN_ENV is
+unset (torch 2.13.0 distributed/launcher/api.py LaunchConfig.__post_init__)."""
+
+
+@check_rule("shutdown-within-grace", "torchrun gives its workers the pod's grace period to checkpoint, and no more than it")
+def shutdown_within_grace(platform: Platform) -> Iterator[Violation]:
+    """On a torch training runtime torchrun is the process that gets the pod's SIGTERM (the SDK's
+    command execs it: facts/checkpoints.py TORCHRUN_SHUTDOWN_ENV); it SIGKILLs its workers after its
+    own shutdown timeout. Below the pod's grace period the rest of it is lost to a worker writing its
+    checkpoint; at or above it the kubelet's SIGKILL comes first, in the middle of the write."""
+    for o in platform.of_kind("ClusterTrainingRuntime", "TrainingRuntime"):
+        spec = o.obj.get("spec") or {}
+        if "torch" not in (spec.get("mlPolicy") or {}):
+            continue
+        for job in ((spec.get("template") or {}).get("spec") or {}).get("replicatedJobs") or []:
+            pod = ((((job.get("template") or {}).get("spec") or {}).get("template")) or {}).get("spec") or {}
+            grace = int(pod.get("terminationGracePeriodSeconds", 30))
+            for container in pod.get("containers") or []:
+                given = next((v.get("value") for v in container.get("env") or [] if v.get("name") == TORCHRUN_SHUTDOWN_ENV), None)
+                timeout = int(given) if given is not None and str(given).isdigit() else TORCHRUN_DEFAULT_SHUTDOWN_SECONDS
+                if (given is None and grace > timeout) or (given is not None and timeout >= grace):
+                    yield Violation(
+                        "shutdown-within-grace", label(o), o.source,
+                        f"job {job.get('name')} container {container.get('name')}: torchrun SIGKILLs its workers {timeout} s after "
+                        f"SIGTERM{'' if given is not None else f' ({TORCHRUN_SHUTDOWN_ENV} unset)'} and the pod's grace period is "
+                        f"{grace} s: set {TORCHRUN_SHUTDOWN_ENV} a little below terminationGracePeriodSeconds (runtimes/catalog.py)",
+                    )
 
 
 def config_refs(pod_spec: dict[str, Any]) -> set[tuple[str, str]]:
