@@ -26,7 +26,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kfp_pipeline"]
+NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kfp_pipeline", "llm_openai"]
 
 
 def test_every_example_is_covered() -> None:
@@ -36,7 +36,7 @@ def test_every_example_is_covered() -> None:
 REQUIREMENTS = (EXAMPLES / "requirements.txt").read_text()
 PINNED = {line.split("==")[0].split("[")[0] for line in REQUIREMENTS.splitlines() if line and not line.startswith("#")}
 CLUSTER_ONLY = {"deepspeed": "the deepspeed-runtime image; the local run trains without it"}
-COMES_WITH = {"numpy": "jax and torch"}
+COMES_WITH = {"numpy": "jax and torch", "kubernetes": "kfp", "tokenizers": "transformers"}
 LOCAL_NEEDS = {
     "pytorch_ddp_mnist": ("torch",),
     "mlx_distributed": ("mlx",),
@@ -44,6 +44,7 @@ LOCAL_NEEDS = {
     "ray_train_serve": ("ray", "torch"),
     "jax_distributed": ("jax",),
     "kfp_pipeline": ("kfp", "torch"),
+    "llm_openai": ("transformers", "torch", "openai"),
 }
 
 
@@ -185,6 +186,20 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def test_the_llm_answers_over_the_openai_api_what_it_was_taught() -> None:
+    """The tiny model, trained on one exchange, answers it through an OpenAI-compatible server and
+    the OpenAI client: the answer is the sentence it was taught (greedy decoding), and the server
+    counted the tokens it generated."""
+    needs("fastapi", "uvicorn")  # transformers' `serving` extra
+    output = run_local("llm_openai")
+    learned("llm_openai", output)
+    assert re.search(r"^serving model over the OpenAI API at http://127\.0\.0\.1:\d+/v1$", output, re.M), output[-2000:]
+    assert "answer 'the platform serves models to every team'" in output, output[-2000:]
+    (completion,) = re.findall(r"^usage: \d+ prompt \+ (\d+) completion tokens$", output, re.M)
+    assert 0 < int(completion) <= 12
+    print("llm_openai: answered over the OpenAI API with the sentence it was taught")
 
 
 def test_pytorch_example_trains_as_two_processes_the_way_torchrun_starts_it(tmp_path: Path) -> None:
