@@ -383,7 +383,8 @@ UPSTREAMS: tuple[Upstream, ...] = (
         lines=(Line("*", Ends(), _none_published("llm-d/llm-d (the images KServe v0.20.0's LLM presets name: llm-d-cuda v0.8.0, "
                                                  "the endpoint picker v0.9.0)")),),
         pins=("llm-d/llm-d-cuda", "llm-d/llm-d-router-endpoint-picker", "llm-d/llm-d-uds-tokenizer",
-              "llm-d/llm-d-router-disagg-sidecar", "llm-d/llm-d-latency-predictor"),
+              "llm-d/llm-d-router-disagg-sidecar", "llm-d/llm-d-latency-predictor-training-server",
+              "llm-d/llm-d-latency-predictor-prediction-server"),
     ),
     Upstream(
         "LeaderWorkerSet",

@@ -615,14 +615,21 @@ LLM_D_DISAGG_SIDECAR_IMAGE = Pin(
     source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-decode-template.yaml and "
     "config-llm-decode-worker-data-parallel.yaml: the routing sidecar of a disaggregated (prefill/decode) service",
 )
-LLM_D_LATENCY_PREDICTOR_IMAGES = Pin(
-    name="llm-d/llm-d-latency-predictor",
+LLM_D_LATENCY_TRAINING_IMAGE = Pin(
+    name="llm-d/llm-d-latency-predictor-training-server",
     kind=PinKind.IMAGE,
     version="v0.8.0",
-    location="ghcr.io/llm-d/llm-d-latency-predictor-{training,prediction}-server",
-    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler-latency-predictor.yaml: the optional "
-    "latency-predicting scheduler preset's two servers (llm-d-latency-predictor-training-server and "
-    "-prediction-server, one tag)",
+    location="ghcr.io/llm-d/llm-d-latency-predictor-training-server",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler-latency-predictor.yaml: the training server "
+    "of the optional latency-predicting scheduler preset",
+)
+LLM_D_LATENCY_PREDICTION_IMAGE = Pin(
+    name="llm-d/llm-d-latency-predictor-prediction-server",
+    kind=PinKind.IMAGE,
+    version="v0.8.0",
+    location="ghcr.io/llm-d/llm-d-latency-predictor-prediction-server",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler-latency-predictor.yaml: the prediction "
+    "server of the same preset",
 )
 LWS_CHART = Pin(
     name="lws",
@@ -1162,7 +1169,8 @@ PINS: tuple[Pin, ...] = (
     LLM_D_EPP_IMAGE,
     LLM_D_TOKENIZER_IMAGE,
     LLM_D_DISAGG_SIDECAR_IMAGE,
-    LLM_D_LATENCY_PREDICTOR_IMAGES,
+    LLM_D_LATENCY_TRAINING_IMAGE,
+    LLM_D_LATENCY_PREDICTION_IMAGE,
     LWS_CHART,
     GATEWAY_API_CRDS,
     INFERENCE_EXTENSION_CRDS,
