@@ -21,7 +21,7 @@ E2E_ARTIFACTS ?= out/e2e
 # at its locked version, then this repo (editable, no dependencies of its own to resolve).
 # pip compiles the bytecode as it installs (about 30 s): where PYTHONDONTWRITEBYTECODE is
 # set (CI images often do) nothing else would, and every test process and `python -m
-# stacks` run would compile pulumi-gcp and the rest again (5 s each).
+# mlplatform` run would compile pulumi-gcp and the rest again (5 s each).
 $(INSTALLED): requirements-test.txt pyproject.toml
 	@echo "make: installing the test environment into $(VENV) (Python packages from requirements-test.txt; ~2 min the first time)"
 	python3 -m venv $(VENV)
@@ -41,20 +41,21 @@ $(INSTALLED): requirements-test.txt pyproject.toml
 UPGRADE ?=
 lock: $(INSTALLED)
 	$(PYTHON) -m pip install --quiet pip-tools==$(PIP_TOOLS_VERSION)
-	@# The test lock first; the program's lock then takes the same versions (-c).
+	@# The test lock first; the program's lock then takes the same versions (-c). --allow-unsafe:
+	@# setuptools too, which pulumi-policy requires (pip-tools leaves it out by default).
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
-		--no-emit-find-links --annotation-style=line --extra test $(foreach p,$(UPGRADE),--upgrade-package $(p)) \
+		--no-emit-find-links --annotation-style=line --allow-unsafe --extra test $(foreach p,$(UPGRADE),--upgrade-package $(p)) \
 		-o requirements-test.txt pyproject.toml
 	CUSTOM_COMPILE_COMMAND="make lock" $(PYTHON) -m piptools compile --quiet --strip-extras --no-emit-index-url \
-		--no-emit-find-links --annotation-style=line -c requirements-test.txt -o requirements.txt pyproject.toml
+		--no-emit-find-links --annotation-style=line --allow-unsafe -c requirements-test.txt -o requirements.txt pyproject.toml
 
 test: $(INSTALLED)
 	$(PYTHON) -m ruff check .
 	$(PYTHON) -m mypy
 	@# Our own modules' bytecode, once: where PYTHONDONTWRITEBYTECODE is set (CI images often do)
-	@# nothing else writes it, and every test worker and every `python -m stacks` a test starts
+	@# nothing else writes it, and every test worker and every `python -m mlplatform` a test starts
 	@# would compile them again (about 10 s of the unit suite's CPU on two cores).
-	@$(PYTHON) -m compileall -q -j 2 args components facts infra policy runtimes stacks tooling tests program.py
+	@$(PYTHON) -m compileall -q -j 2 components facts infra mlplatform plumbing policy runtimes stackmodel tooling tests program.py
 	@# Two workers, one per core; a file's tests share one worker (and its full renders).
 	@# Files go out in collection order, not largest-first by test count: tests/test_check.py
 	@# (the full renders, ~18 s) starts at once on one worker while the other takes the rest.
@@ -65,7 +66,8 @@ test: $(INSTALLED)
 	@$(MAKE) --no-print-directory envtest
 
 # The package as a user installs it (tests/package/): the wheel built from the working tree,
-# installed alone into a clean virtualenv, every module imported, `mlplatform --help` run. A
+# installed into a clean virtualenv with only the dependencies it declares (linked from this one),
+# every module imported, the policy pack's too, `mlplatform --help` run. A
 # target of its own (pip and a virtualenv: seconds of processes), so the unit suite keeps its time.
 wheel-test: $(INSTALLED)
 	@$(PYTHON) -m pytest tests/package; rc=$$?; \
@@ -127,12 +129,12 @@ MIRROR_SOURCES ?=
 mirror: $(INSTALLED)
 	$(PYTHON) -m tooling.mirror $(if $(MIRROR_SOURCES),--sources $(MIRROR_SOURCES))
 
-# `python -m stacks check` of every stack in stacks/ (a fork's own, whatever they are): the full
+# `python -m mlplatform check` of every stack in stacks/ (a fork's own, whatever they are): the full
 # render (helm, kustomize) from the upstream mirror (the clone's own from `make mirror`, else
 # MLPLATFORM_MIRROR, else ../shared/upstream beside the repo), then every rule.
 check-stacks: $(INSTALLED)
-	@for stack in $$($(PYTHON) -c 'from stacks.config import stack_names; print(*stack_names())'); do \
-		$(PYTHON) -m stacks check $$stack || exit 1; done
+	@for stack in $$($(PYTHON) -c 'from stackmodel.config import stack_names; print(*stack_names())'); do \
+		$(PYTHON) -m mlplatform check $$stack || exit 1; done
 
 # `make mirror` then `make test` (CI=true) in a fresh clone of this checkout (HEAD) whose stacks/ holds
 # only a new stack file of another company (tests/data/fork/), with no mirror beside it: what a fork
@@ -143,16 +145,16 @@ fork-trial: $(INSTALLED)
 	$(PYTHON) scripts/fork_trial.py $(FORK_TRIAL)
 
 # Every mutation of the shipped stacks (drops, empties, duplicated entries, wrong types,
-# out-of-range numbers) through `python -m stacks plan`, accepted ones planned: exit 0 or 2,
+# out-of-range numbers) through `python -m mlplatform plan`, accepted ones planned: exit 0 or 2,
 # no traceback, nothing the schema documents as invalid accepted (benchmarks/mutations.py).
 mutations: $(INSTALLED)
 	$(PYTHON) -m benchmarks.mutations --jobs 2
 
 plan: $(INSTALLED)
-	$(PYTHON) -m stacks plan $(STACK)
+	$(PYTHON) -m mlplatform plan $(STACK)
 
 render: $(INSTALLED)
-	$(PYTHON) -m stacks render $(STACK) --full --out out/$(STACK)
+	$(PYTHON) -m mlplatform render $(STACK) --full --out out/$(STACK)
 
 crds: $(INSTALLED)
 	$(PYTHON) scripts/fetch_crds.py

@@ -3,11 +3,10 @@
 import pulumi
 
 import program
-from args.components import pipelines_args
-from components.pipelines import prepared_trees
-from components.trees import unprepared
-from stacks.config import running_stack_config
-from stacks.schema import PIPELINES
+from components.pipelines import pipelines_args, prepared_trees
+from plumbing.trees import unprepared
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.config import running_stack_config
 
 config = running_stack_config()
 # A tree read from a local mirror of remote kustomize bases must be prepared before (the

@@ -12,27 +12,27 @@ from typing import Any
 
 import pulumi
 
-from args.components import Secrets
-from args.platform import PlatformArgs, platform_args
-from components.base import InstallRecord
-from components.installation import builders
-from components.overlays import overlay_verdict
-from components.platform import install
+from components.platform import PlatformArgs, install, platform_args
 from infra.cloud_identity import read_members
 from infra.cluster import build_cluster
-from stacks.config import ConfigError, Problem
-from stacks.rules import AUTH, cross_checks, with_read_members
-from stacks.schema import KUBEFLOW, GroupSource, PlatformConfig
-from stacks.secrets import NAMESPACE, SecretKey, required_secrets
+from plumbing.base import InstallRecord
+from plumbing.installation import Secrets
+from plumbing.overlays import overlay_verdict
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.config import ConfigError, Problem
+from stackmodel.rules import AUTH, cross_checks, with_read_members
+from stackmodel.schema import GroupSource
+from stackmodel.secrets import NAMESPACE, SecretKey, required_secrets
+from stackmodel.stack import PlatformConfig
 
 
 def build(config: PlatformConfig) -> InstallRecord:
     """Register the platform for `config`; return the install's record of its charts and trees,
-    which `pulumi up` has no use for and the offline tools read (components.base.InstallRecord)."""
+    which `pulumi up` has no use for and the offline tools read (plumbing.base.InstallRecord)."""
     config = with_cloud_identity_members(config)
     args = args_of(config, read_secrets(config))
     # The chart overlays, as the offline tools judge them (tooling/cli.py load).
-    stop_on([Problem(path, why) for path, why in overlay_verdict(args).problems])
+    stop_on([Problem(path, why) for path, why in overlay_verdict(args.components).problems])
     cluster = build_cluster(args.cluster)
     installed = install(args, cluster)
     pulumi.export("clusterName", cluster.name)
@@ -51,7 +51,7 @@ def build(config: PlatformConfig) -> InstallRecord:
 
 def args_of(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
     """The platform's Args, each component's cut by the builder its Installation names."""
-    return platform_args(config, secrets, builders(config.components.specs))
+    return platform_args(config, secrets)
 
 
 def with_cloud_identity_members(config: PlatformConfig) -> PlatformConfig:

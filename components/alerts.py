@@ -13,7 +13,7 @@ from typing import Any
 
 from components.dashboards.common import NODE, WORKLOAD_NAMESPACE, WORKLOAD_POD, gpu_activity
 from components.gpu_hours import recording_group
-from stacks.schema import MonitoringConfig
+from stackmodel.components.monitoring import MonitoringConfig
 
 GROUP = "mlplatform-gpu"
 ALERT_WINDOW_SECONDS = 60

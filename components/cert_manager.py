@@ -19,14 +19,14 @@ from typing import Any
 
 import pulumi
 
-from args.components import CertManagerArgs, cert_manager_args
-from components.base import KUSTOMIZE_TYPE, Moved, PlatformComponent, install_child_urn
-from components.installation import ChartValues, Installation, built_by
-from components.readiness import Readiness
-from facts.versions import CERT_MANAGER
+from facts.versions import CERT_MANAGER as CHART
 from infra.cluster import Cluster
 from infra.component import type_token
-from stacks import schema
+from plumbing.base import KUSTOMIZE_TYPE, ChartArgs, Moved, PlatformComponent, install_child_urn
+from plumbing.charts import ChartValues, Hint, Relied, built_by, empty, without_flag
+from plumbing.installation import Installation, chart_args
+from plumbing.readiness import Readiness
+from stackmodel.components.cert_manager import CERT_MANAGER
 
 NAMESPACE = "cert-manager"
 RELEASE = "cert-manager"
@@ -58,7 +58,7 @@ class CertManager(PlatformComponent):
     issuer: pulumi.Output[str]
     """The ClusterIssuer's name."""
 
-    def __init__(self, name: str, args: CertManagerArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: ChartArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
         moved = moved_from_tree()
         old_namespace = install_child_urn(
@@ -66,7 +66,7 @@ class CertManager(PlatformComponent):
         )
         namespace = self.create_namespace(NAMESPACE, NAMESPACE_LABELS, aliases=[old_namespace])
         chart = self.chart(
-            RELEASE, CERT_MANAGER, NAMESPACE, cert_manager_values(), [namespace], moves=[moved], overlay=args.values
+            RELEASE, CHART, NAMESPACE, cert_manager_values(), [namespace], moves=[moved], overlay=args.values
         )
         # The issuer is validated by cert-manager's webhook: the tree waits for the whole chart,
         # so for the webhook's Deployment to be ready.
@@ -82,13 +82,41 @@ def moved_from_tree() -> Moved:
     return Moved(type_token(CertManager), KUSTOMIZE_TYPE, OLD_TREE)
 
 
-def _install(args: CertManagerArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+def _install(args: ChartArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     return CertManager("cert-manager", args, cluster)
 
 
+# What the platform needs of the chart's values beyond what it sets (plumbing/charts.py): the
+# keys it relies on, each read in the chart at its pinned version, and why it sets the keys it sets.
+# cert-manager's flags and configuration read in its own source at tag v1.21.1:
+# cmd/controller/app/options/options.go, cmd/cainjector/app/options/options.go and
+# pkg/apis/config/{controller,cainjector}/v1alpha1/types.go (`namespace`).
+RELIED = (
+    Relied(("namespace",), empty, "namespace left empty (the release's, cert-manager)", "values.yaml `namespace`",
+           "the Kubeflow issuer's tree and cert-manager's NetworkPolicies are written for namespace cert-manager (components/cert_manager.py)"),
+    Relied(("config", "namespace"), empty, "the controller watching every namespace",
+           f"values.yaml `config` (the ControllerConfiguration; cert-manager {CHART.version} pkg/apis/config/controller/v1alpha1/types.go `namespace`: "
+           "one namespace, ClusterIssuers disabled)",
+           "Kubeflow's webhooks get their certificates from the ClusterIssuer kubeflow-self-signing-issuer, in their own namespaces"),
+    Relied(("extraArgs",), without_flag("--namespace"), "no --namespace flag",
+           f"values.yaml `extraArgs` (its source at {CHART.version}: cmd/controller/app/options/options.go: --namespace limits it to one namespace, ClusterIssuers disabled)",
+           "Kubeflow's webhooks get their certificates from the ClusterIssuer kubeflow-self-signing-issuer, in their own namespaces"),
+    Relied(("cainjector", "extraArgs"), without_flag("--namespace"), "no --namespace flag",
+           f"values.yaml `cainjector.extraArgs` (its source at {CHART.version}: cmd/cainjector/app/options/options.go: --namespace limits cainjector to one namespace)",
+           "cainjector writes the CA bundles of the webhooks of every namespace (Kubeflow's, Trainer's)"),
+    Relied(("cainjector", "config", "namespace"), empty, "cainjector watching every namespace",
+           f"values.yaml `cainjector.config` (its source at {CHART.version}: pkg/apis/config/cainjector/v1alpha1/types.go `namespace`)",
+           "cainjector writes the CA bundles of the webhooks of every namespace (Kubeflow's, Trainer's)"),
+)
+HINTS = (
+    Hint(("crds", "enabled"), "the chart installs cert-manager's CRDs only so (templates/crd-*.yaml), and Kubeflow's webhook "
+         "Certificates and its ClusterIssuer are of those kinds"),
+)
+
+
 INSTALLATION = Installation(
-    schema.CERT_MANAGER,
-    cert_manager_args,
+    CERT_MANAGER,
+    chart_args(CERT_MANAGER),
     _install,
-    charts=(ChartValues("values", CERT_MANAGER, lambda args: cert_manager_values(), lambda args: args.values, built_by(cert_manager_values)),),
+    charts=(ChartValues("values", CHART, lambda args: cert_manager_values(), lambda args: args.values, built_by(cert_manager_values), relied=RELIED, hints=HINTS),),
 )

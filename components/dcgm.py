@@ -11,20 +11,24 @@ which cloud.google.com/stackdriver/docs/managed-prometheus/exporters/nvidia-dcgm
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from args.components import DcgmExporterArgs, dcgm_exporter_args
-from components.base import PlatformComponent
-from components.installation import ChartValues, Installation, built_by
-from components.readiness import Readiness
+from facts.dra import DCGM_DRA_ATTRIBUTION_OFF
 from facts.node_labels import ACCELERATOR_LABEL, GPU_TAINT, pool_taints
-from facts.versions import DCGM_EXPORTER
+from facts.versions import DCGM_EXPORTER as CHART
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import GpuPool
+from plumbing.base import ChartArgs, PlatformComponent
+from plumbing.charts import ChartValues, Hint, Relied, built_by, empty
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
+from stackmodel.components.monitoring import service_monitor_enabled
+from stackmodel.schema import GpuPool
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "dcgm-exporter"
 RELEASE = "dcgm-exporter"
@@ -46,6 +50,13 @@ METRICS_VOLUME_MOUNT = {
     "mountPath": "/etc/dcgm-exporter/default-counters.csv",
     "subPath": "default-counters.csv",
 }
+
+
+@dataclass(frozen=True)
+class DcgmExporterArgs(ChartArgs):
+    service_monitor: bool
+    gpu_pools: tuple[GpuPool, ...] = ()
+    """The exporter runs on every GPU node: it tolerates each pool's taints."""
 
 
 def gpu_node_tolerations(pools: Sequence[GpuPool]) -> list[dict[str, str]]:
@@ -173,19 +184,53 @@ class DcgmExporter(PlatformComponent):
             spec=critical_pods_quota(),
             opts=self.child([ns]),
         )
-        self.ready = self.chart(RELEASE, DCGM_EXPORTER, NAMESPACE, dcgm_exporter_values(args), [ns, quota], overlay=args.values)
+        self.ready = self.chart(RELEASE, CHART, NAMESPACE, dcgm_exporter_values(args), [ns, quota], overlay=args.values)
         self.namespace = ns.metadata.apply(lambda m: m.name or NAMESPACE)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
+
+
+def dcgm_exporter_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> DcgmExporterArgs | None:
+    """None with GKE's managed DCGM metrics: GKE runs the exporter (infra/gke.py)."""
+    if config.components[DCGM_EXPORTER].source is DcgmSource.GKE_MANAGED:
+        return None
+    return DcgmExporterArgs(
+        sources=config.sources,
+        service_monitor=service_monitor_enabled(config),
+        gpu_pools=config.gpu_pools,
+        values=config.components[DCGM_EXPORTER].values,
+    )
 
 
 def _install(args: DcgmExporterArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     return DcgmExporter("dcgm-exporter", args, cluster)
 
 
+# What the platform needs of the chart's values beyond what it sets (plumbing/charts.py): the
+# keys it relies on, each read in the chart at its pinned version, and why it sets the keys it sets.
+RELIED = (
+    Relied(("namespaceOverride",), empty, "namespaceOverride empty (the release's namespace, dcgm-exporter)", "templates/_helpers.tpl dcgm-exporter.namespace",
+           "GKE admits the exporter's critical pods only under the ResourceQuota of namespace dcgm-exporter, and the platform's monitor reads that namespace"),
+    Relied(("nameOverride",), empty, "nameOverride empty, the chart's default", "templates/_helpers.tpl dcgm-exporter.selectorLabels",
+           "the platform's ServiceMonitor selects the exporter's Service by app.kubernetes.io/name dcgm-exporter (components/dcgm.py)"),
+)
+HINTS = (
+    Hint(("tolerations",), "the exporter belongs on every GPU node, whatever its pool's taints", "mlplatform:cluster.gpuPools[].taints"),
+    Hint(("serviceMonitor",), "the chart's ServiceMonitor is a kind of Monitoring's and would make the exporter wait for it; the "
+         "platform's own monitor ties the two"),
+    Hint(("affinity",), "the exporter runs on GPU nodes only"),
+    Hint(("extraHostVolumes",), "GKE's NVIDIA libraries come from the node's /home/kubernetes/bin/nvidia"),
+    Hint(("extraVolumeMounts",), "GKE's NVIDIA libraries and the chart's metrics list are mounted so"),
+    Hint(("extraEnv",), "the exporter finds GKE's NVIDIA libraries and matches GPUs to pods by device name so"),
+    Hint(("kubeletPath",), "pod attribution reads the kubelet's pod-resources socket there"),
+    Hint(("priorityClassName",), "GKE admits the exporter's pods under the namespace's critical-pods quota"),
+    Hint(("kubernetesDRA",), DCGM_DRA_ATTRIBUTION_OFF),
+)
+
+
 # With GKE's managed DCGM metrics dcgm_exporter_args gives None: infra/gke.py enables GKE's exporter.
 INSTALLATION = Installation(
-    schema.DCGM_EXPORTER,
+    DCGM_EXPORTER,
     dcgm_exporter_args,
     _install,
-    charts=(ChartValues("values", DCGM_EXPORTER, dcgm_exporter_values, lambda args: args.values, built_by(dcgm_exporter_values)),),
+    charts=(ChartValues("values", CHART, dcgm_exporter_values, lambda args: args.values, built_by(dcgm_exporter_values), relied=RELIED, hints=HINTS),),
 )

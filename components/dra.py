@@ -36,23 +36,26 @@ driver from GKE's path.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from args.components import NvidiaDraDriverArgs, nvidia_dra_driver_args
-from components.base import PlatformComponent
 from components.dcgm import CRITICAL_QUOTA, critical_pods_quota
 from components.fabric import on_pool_nodes
-from components.installation import ChartValues, Installation, built_by
-from components.readiness import Readiness
 from facts.dra import GKE_DRIVER_ROOT, RESOURCE_API_VERSION
 from facts.node_labels import DRA_NODE_LABELS, pool_selector, pool_taints
 from facts.versions import NVIDIA_DRA_DRIVER_CHART, NVIDIA_DRIVER_INSTALLER_COS
 from infra.cluster import Cluster
-from stacks import schema
+from plumbing.base import ChartArgs, PlatformComponent
+from plumbing.charts import ChartValues, built_by
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.dra import NVIDIA_DRA_DRIVER
+from stackmodel.schema import GpuPool
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "nvidia-dra-driver-gpu"
 """GKE's guide's namespace (the chart refuses `default`: templates/validation.yaml)."""
@@ -61,6 +64,12 @@ RELEASE = "nvidia-dra-driver-gpu"
 PLUGIN_LABEL = "nvidia.com/gpu.present"
 DRIVER_INSTALLER = "nvidia-driver-installer"
 """The DaemonSet of NVIDIA_DRIVER_INSTALLER_COS (metadata.name at the pinned commit)."""
+
+
+@dataclass(frozen=True)
+class NvidiaDraDriverArgs(ChartArgs):
+    dra_pools: tuple[GpuPool, ...]
+    """The pools whose nodes run the driver's kubelet plugin: it tolerates their taints."""
 
 
 def nvidia_dra_driver_values(args: NvidiaDraDriverArgs) -> dict[str, Any]:
@@ -105,12 +114,20 @@ class NvidiaDraDriver(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 
+def nvidia_dra_driver_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> NvidiaDraDriverArgs:
+    return NvidiaDraDriverArgs(
+        sources=config.sources,
+        dra_pools=tuple(p for p in config.gpu_pools if p.dra),
+        values=config.components[NVIDIA_DRA_DRIVER].values,
+    )
+
+
 def _install(args: NvidiaDraDriverArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     return NvidiaDraDriver("nvidia-dra-driver", args, cluster)
 
 
 INSTALLATION = Installation(
-    schema.NVIDIA_DRA_DRIVER,
+    NVIDIA_DRA_DRIVER,
     nvidia_dra_driver_args,
     _install,
     charts=(

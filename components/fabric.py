@@ -25,16 +25,16 @@ from typing import Any
 
 import pulumi
 
-from args.components import NO_SECRETS, Secrets
-from args.fabric import FabricPoolArgs, fabric_pools
-from components.base import PlatformComponent, apply_manifest
-from components.installation import Installation
-from components.readiness import Readiness
 from facts.gpu_fabric import RDMA, TCPXO
 from facts.versions import NCCL_RDMA_INSTALLER, NCCL_TCPXO_INSTALLER, NRI_DEVICE_INJECTOR, ReleaseManifest
+from infra.args import FabricPoolArgs, fabric_pools
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import PlatformConfig, Sources
+from plumbing.base import PlatformComponent, apply_manifest
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.fabric import GPU_FABRIC
+from stackmodel.schema import Sources
+from stackmodel.stack import PlatformConfig
 
 GROUP = "networking.gke.io"
 API_VERSION = f"{GROUP}/v1"
@@ -144,4 +144,4 @@ def _install(args: GpuFabricArgs, cluster: Cluster, ready: Readiness) -> Platfor
     return GpuFabric("gpu-fabric", args, cluster)
 
 
-INSTALLATION = Installation(schema.GPU_FABRIC, gpu_fabric_args, _install)
+INSTALLATION = Installation(GPU_FABRIC, gpu_fabric_args, _install)

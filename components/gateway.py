@@ -13,25 +13,38 @@ because every other path answers with an auth redirect.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from args.components import HttpsGatewayArgs
-from components.base import PlatformComponent, apply_manifest, required
 from components.istio import BACKEND_CONFIG, GATEWAY_NAMESPACE, GATEWAY_SERVICE
-from components.network import ip_peer, network_policy
 from infra.cluster import Cluster
 from infra.network import ClusterNetwork
-from stacks.schema import KubeflowAuth
+from plumbing.base import PlatformComponent, apply_manifest, required
+from plumbing.installation import Secrets
+from plumbing.network import ip_peer, network_policy
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.schema import KubeflowAuth
+from stackmodel.secrets import IAP_CLIENT_SECRET
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = GATEWAY_NAMESPACE
 """Beside the gateway Service they front."""
 CERTIFICATE = "kubeflow-gateway"
 IAP_SECRET = "kubeflow-iap-oauth"
 STATUS_PORT = 15021
+
+
+@dataclass(frozen=True)
+class HttpsGatewayArgs:
+    project: str | None
+    auth: KubeflowAuth
+    """With a hostname (behind_gke_ingress)."""
+    deletion_protection: bool
+    iap_client_secret: pulumi.Output[Any] | None = None
 
 
 def backend_config(auth: KubeflowAuth) -> dict[str, Any]:
@@ -160,3 +173,13 @@ class HttpsGateway(PlatformComponent):
         self.address = address.address
         self.url = pulumi.Output.from_input(f"https://{auth.hostname}/")
         self.register_outputs({"address": self.address, "url": self.url})
+
+
+def https_gateway_args(config: PlatformConfig, secrets: Secrets) -> HttpsGatewayArgs:
+    auth = config.components[KUBEFLOW].auth
+    return HttpsGatewayArgs(
+        project=config.project,
+        auth=auth,
+        deletion_protection=config.deletion_protection,
+        iap_client_secret=secrets.get(IAP_CLIENT_SECRET),
+    )

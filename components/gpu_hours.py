@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from components.dashboards.common import NODE, POOL, WORKLOAD_NAMESPACE, gpu_activity
-from stacks.schema import MonitoringConfig
+from stackmodel.components.monitoring import MonitoringConfig
 
 GROUP = "mlplatform-gpu-hours"
 INTERVAL_SECONDS = 60

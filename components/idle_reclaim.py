@@ -28,23 +28,24 @@ server's authorizer.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pulumi
 
-from args.components import IdleReclaimArgs, idle_reclaim_args
 from components import idle_reclaim_job as job
-from components.base import CONFIG_DIGEST_ANNOTATION, PlatformComponent, apply_manifest, config_digest
-from components.installation import Installation
 from components.monitoring import NAMESPACE, datasource_url_of
-from components.readiness import Readiness
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import IDLE_RECLAIM_LABEL, PROFILE_NAMESPACE_LABEL
 from facts.versions import PYTHON_IMAGE, image
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema.idle_reclaim import RUN_INTERVAL_SECONDS, STEP_SECONDS
+from plumbing.base import CONFIG_DIGEST_ANNOTATION, PlatformComponent, apply_manifest, config_digest
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM, RUN_INTERVAL_SECONDS, STEP_SECONDS, IdleReclaimConfig
+from stackmodel.components.monitoring import MONITORING, MetricsBackend
+from stackmodel.stack import PlatformConfig
 
 NAME = "idle-reclaim"
 CLUSTER_ROLE = "mlplatform-idle-reclaim"
@@ -62,6 +63,17 @@ RULES = [
     {"apiGroups": ["kubeflow.org"], "resources": ["notebooks"], "verbs": ["get", "list", "patch"]},
     {"apiGroups": [""], "resources": ["events"], "verbs": ["create"]},
 ]
+
+
+@dataclass(frozen=True)
+class IdleReclaimArgs:
+    """The idle reclaim (components/idle_reclaim.py): the stack's period, where Prometheus is,
+    which namespaces it judges and the idle threshold it shares with the idle-GPU alert."""
+
+    settings: IdleReclaimConfig
+    backend: MetricsBackend
+    namespaces: tuple[str, ...]
+    threshold: int
 
 
 def settings(args: IdleReclaimArgs) -> job.Settings:
@@ -199,8 +211,17 @@ class IdleReclaim(PlatformComponent):
         self.register_outputs({"ready": self.ready.urn})
 
 
+def idle_reclaim_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> IdleReclaimArgs:
+    return IdleReclaimArgs(
+        settings=config.components[IDLE_RECLAIM],
+        backend=config.components[MONITORING].backend,
+        namespaces=tuple(t.name for t in config.teams),
+        threshold=config.components[MONITORING].idle_gpu_threshold,
+    )
+
+
 def _install(args: IdleReclaimArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    return IdleReclaim("idle-reclaim", args, cluster, ready.resources(schema.IDLE_RECLAIM.needs, "the idle reclaim"))
+    return IdleReclaim("idle-reclaim", args, cluster, ready.resources(IDLE_RECLAIM.needs, "the idle reclaim"))
 
 
-INSTALLATION = Installation(schema.IDLE_RECLAIM, idle_reclaim_args, _install)
+INSTALLATION = Installation(IDLE_RECLAIM, idle_reclaim_args, _install)

@@ -10,20 +10,23 @@ Ingress (components/gateway.py) the gateway Service is its backend (a transform)
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import pulumi
 import yaml
 
-from args.components import IstioArgs, istio_args
-from components.base import PlatformComponent, PropsTransform, config_digest, with_config_digest
-from components.installation import Installation
-from components.readiness import Readiness
 from facts.image_refs import parse
-from facts.versions import ISTIO
+from facts.versions import ISTIO as PIN
 from infra.cluster import Cluster
-from stacks import schema
+from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, config_digest, with_config_digest
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow import behind_gke_ingress
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
 
 CRDS = "common/istio/istio-crds/base"
 NAMESPACE = "common/istio/istio-namespace/base"
@@ -42,6 +45,14 @@ GATEWAY_SERVICE = "istio-ingressgateway"
 """The ingress gateway Service of the Kubeflow install (in GATEWAY_NAMESPACE)."""
 BACKEND_CONFIG = "kubeflow-gateway"
 """The GKE BackendConfig (made by components/gateway.py) of the gateway Service."""
+
+
+@dataclass(frozen=True)
+class IstioArgs(UpstreamArgs):
+    gke: bool
+    """On GKE (its CNI bin directory)."""
+    gke_ingress: bool
+    """The ingress gateway Service is the backend of a GKE Ingress (see behind_gke_ingress)."""
 
 
 def install_tree(args: IstioArgs) -> str:
@@ -191,12 +202,12 @@ def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
     annotations = gateway_annotations(args)
     with_annotations = (partial(with_gateway_annotations, annotations=annotations),) if annotations else ()
     patch: tuple[PropsTransform, ...] = ()
-    if ISTIO.patch is not None:
+    if PIN.patch is not None:
         patch = (
-            partial(with_patch_release, tree=ISTIO.version, release=ISTIO.runs),
+            partial(with_patch_release, tree=PIN.version, release=PIN.runs),
             with_escaped_annotations,
             # The CNI agent reads its ConfigMap (AGENT_VERSION_KEY among it) as env, at start.
-            partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(ISTIO.runs)),
+            partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(PIN.runs)),
         )
     return (with_path_normalization, *patch, *with_annotations)
 
@@ -226,8 +237,14 @@ class Istio(PlatformComponent):
         self.register_outputs({"gatewayService": self.gateway_service, "ready": self.ready.urn})
 
 
+def istio_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> IstioArgs:
+    return IstioArgs(
+        sources=config.sources, gke=isinstance(config.cluster, GkeClusterConfig), gke_ingress=behind_gke_ingress(config)
+    )
+
+
 def _install(args: IstioArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    return Istio("istio", args, cluster, ready.resources(schema.ISTIO.needs, "Istio"))
+    return Istio("istio", args, cluster, ready.resources(ISTIO.needs, "Istio"))
 
 
-INSTALLATION = Installation(schema.ISTIO, istio_args, _install)
+INSTALLATION = Installation(ISTIO, istio_args, _install)

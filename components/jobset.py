@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pulumi
 
-from args.components import JobSetArgs, jobset_args
-from components.base import PlatformComponent
-from components.installation import ChartValues, Installation
-from components.readiness import Readiness
 from facts.versions import JOBSET_CHART
 from infra.cluster import Cluster
-from stacks import schema
+from plumbing.base import ChartArgs, PlatformComponent
+from plumbing.charts import ChartValues, Relied, exactly
+from plumbing.installation import Installation, chart_args
+from plumbing.readiness import Readiness
+from stackmodel.components.jobset import JOBSET
 
 NAMESPACE = "jobset-system"
 
@@ -22,23 +22,31 @@ class JobSet(PlatformComponent):
     """Done when the controller and its webhook are ready."""
     namespace: pulumi.Output[str]
 
-    def __init__(self, name: str, args: JobSetArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: ChartArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
-        namespace = self.create_namespace(NAMESPACE)
-        self.ready = self.chart(
-            "jobset", JOBSET_CHART, namespace.metadata.name, {}, depends_on=[namespace], overlay=args.values
-        )
-        self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
+        self.ready, self.namespace = self.chart_in_its_namespace(NAMESPACE, "jobset", JOBSET_CHART, {}, args.values)
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 
-def _install(args: JobSetArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+def _install(args: ChartArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     return JobSet("jobset", args, cluster)
 
 
+# What the platform needs of the chart's values beyond what it sets (plumbing/charts.py): the
+# keys it relies on, each read in the chart at its pinned version, and why it sets the keys it sets.
+RELIED = (
+    Relied(("certManager", "enable"), exactly(False), "certManager.enable false, the chart's default",
+           "values.yaml, templates/certmanager/certificate.yaml (an Issuer and Certificates, kinds of cert-manager's)",
+           "JobSet is installed without waiting for cert-manager; its controller makes its own webhook certificate (templates/internalcert/secret.yaml)"),
+    Relied(("prometheus", "enable"), exactly(False), "prometheus.enable false, the chart's default",
+           "values.yaml, templates/prometheus/monitor.yaml (a ServiceMonitor, a kind of Monitoring's)",
+           "JobSet is installed without waiting for Monitoring, so its first install would fail on a kind not served yet"),
+)
+
+
 INSTALLATION = Installation(
-    schema.JOBSET,
-    jobset_args,
+    JOBSET,
+    chart_args(JOBSET),
     _install,
-    charts=(ChartValues("values", JOBSET_CHART, lambda args: {}, lambda args: args.values, "components/jobset.py: no values of its own"),),
+    charts=(ChartValues("values", JOBSET_CHART, lambda args: {}, lambda args: args.values, "components/jobset.py: no values of its own", relied=RELIED),),
 )

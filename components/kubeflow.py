@@ -20,6 +20,7 @@ import hashlib
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -27,30 +28,38 @@ import pulumi
 import pulumi_random as random
 import yaml
 
-from args.components import KubeflowArgs, KubeflowInstallArgs, KubeflowNamespacesArgs, kubeflow_install_args
 from components.access import ALLOWED_IDENTITIES, gateway_identity_policy
-from components.base import (
+from components.gateway import HttpsGateway, HttpsGatewayArgs, https_gateway_args
+from components.istio import GATEWAY_NAMESPACE
+from components.monitoring import GRAFANA_PATH
+from facts.image_set import LOCAL_REGISTRY, SPAWNER_CONFIG_KEY, notebook_image
+from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
+from facts.node_labels import pool_selector, pool_taints
+from infra.args import image_registry_args
+from infra.cluster import Cluster
+from infra.component import type_token
+from plumbing.base import (
     KUSTOMIZE_TYPE,
     Moved,
     PlatformComponent,
     PropsTransform,
+    UpstreamArgs,
     apply_manifest,
     config_digest,
     matches,
     required,
     with_config_digest,
 )
-from components.gateway import HttpsGateway
-from components.installation import Installation
-from components.istio import GATEWAY_NAMESPACE
-from components.monitoring import GRAFANA_PATH
-from components.readiness import Need, Readiness, What
-from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
-from facts.node_labels import pool_selector, pool_taints
-from infra.cluster import Cluster
-from infra.component import type_token
-from stacks import schema
-from stacks.schema import DEX_DEFAULT_SCOPES, AuthKind, GpuPool, GroupSource, KubeflowAuth, OidcGroups
+from plumbing.installation import Installation, Secrets
+from plumbing.readiness import Need, Readiness, What
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow import KUBEFLOW, behind_gke_ingress
+from stackmodel.components.kubeflow_parts import KUBEFLOW_HTTPS_GATEWAY, KUBEFLOW_NAMESPACES, KUBEFLOW_POD_DEFAULTS
+from stackmodel.components.monitoring import MONITORING
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.schema import DEX_DEFAULT_SCOPES, AuthKind, GpuPool, GroupSource, KubeflowAuth, OidcGroups
+from stackmodel.secrets import DEX_PASSWORD_HASHES, OIDC_CLIENT_SECRET
+from stackmodel.stack import PlatformConfig
 
 # The namespaces `kubeflow` and `kubeflow-system` and their NetworkPolicies: since
 # kubeflow/manifests#3342 (in 26.03) `common/kubeflow-namespace/base` carries the policies
@@ -124,6 +133,51 @@ PIPELINES_MENU = {
 }
 
 
+@dataclass(frozen=True)
+class RayDashboard:
+    """A team's Ray cluster, linked in the Kubeflow menu."""
+
+    team: str
+    cluster: str
+
+@dataclass(frozen=True)
+class NotebookImages:
+    """The platform's notebook images the Jupyter web app offers (facts/image_set.py)."""
+
+    cpu: str
+    """The default."""
+    gpu: str
+
+@dataclass(frozen=True)
+class KubeflowArgs(UpstreamArgs):
+    auth: KubeflowAuth
+    ray_dashboards: tuple[RayDashboard, ...]
+    grafana: bool
+    """Monitoring is installed: Grafana gets a menu entry."""
+    notebook_images: NotebookImages = NotebookImages(
+        cpu=notebook_image(LOCAL_REGISTRY), gpu=notebook_image(LOCAL_REGISTRY, gpu=True)
+    )
+    gpu_pools: tuple[GpuPool, ...] = ()
+    """The notebook form's node choices: one per GPU pool."""
+    pipelines: bool = False
+    """Kubeflow Pipelines is installed: its section in the menu."""
+    https: bool = False
+    """The gateway is reached over HTTPS only (behind_gke_ingress): sign-in cookies are Secure."""
+    dex_password_hashes: pulumi.Output[Any] | None = None
+    """Dex static users: e-mail -> bcrypt hash."""
+    oidc_client_secret: pulumi.Output[Any] | None = None
+    """An OIDC connector's client secret."""
+
+@dataclass(frozen=True)
+class KubeflowInstallArgs:
+    """What installing Kubeflow takes: its namespaces (made before every component), the core,
+    and on GKE behind an Ingress its HTTPS gateway."""
+
+    namespaces: UpstreamArgs
+    kubeflow: KubeflowArgs
+    https_gateway: HttpsGatewayArgs | None
+
+
 def dashboard_menu(args: KubeflowArgs) -> tuple[dict[str, Any], ...]:
     """Central dashboard menu entries: ours, Pipelines, the teams' Ray dashboards, Grafana."""
     ray_items = [
@@ -159,10 +213,6 @@ def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
 #   PodDefault labels; a namespace without that PodDefault just gets an unused label);
 # - affinityConfig / tolerationGroup: per GPU pool a GPU notebook can run on (notebook_pools)
 #   a node affinity to the pool and its taints, so a GPU notebook lands on the pool its user picks.
-# The web app reads the file on every form request (kubeflow/notebooks v1.11.0 components/
-# crud-web-apps/jupyter/backend/apps/common/utils.py load_spawner_ui_config), so a changed
-# ConfigMap (it keeps kustomize's name) reaches it without a restart.
-SPAWNER_CONFIG_KEY = "spawner_ui_config.yaml"
 
 
 def notebook_pools(pools: Sequence[GpuPool]) -> list[GpuPool]:
@@ -357,7 +407,7 @@ def dex_secret_data(args: KubeflowArgs) -> dict[str, pulumi.Output[str]]:
     hashes = required(args.dex_password_hashes, "the Dex password hashes")
 
     def hash_of(email: str) -> pulumi.Output[str]:
-        # A user without a hash stops `pulumi up` before this runs (stacks.secrets.secret_problems).
+        # A user without a hash stops `pulumi up` before this runs (stackmodel.secrets.secret_problems).
         return pulumi.Output.secret(hashes.apply(lambda h: str(h.get(email, ""))))
 
     return {dex_password_env(e): hash_of(e) for e in auth.static_users}
@@ -549,7 +599,7 @@ class KubeflowNamespaces(PlatformComponent):
     """Done when the namespaces and their policies exist."""
 
     def __init__(
-        self, name: str, args: KubeflowNamespacesArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
+        self, name: str, args: UpstreamArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None
     ):
         super().__init__(name, cluster, opts, args.sources)
         self.ready = self.kustomize(NAMESPACES_INSTALL, NAMESPACES_TREE)
@@ -614,26 +664,62 @@ class Kubeflow(PlatformComponent):
         )
 
 
+def notebook_registry(config: PlatformConfig) -> str:
+    """Where the stack's notebook images come from: `kubeflow.notebookRegistry`, else the
+    stack's Artifact Registry repository, else (kind) the local name `make notebook-images`
+    loads into the cluster. A gke stack with neither is refused (stackmodel/rules/)."""
+    explicit = config.components[KUBEFLOW].notebook_registry
+    if explicit:
+        return explicit
+    registry = image_registry_args(config)
+    return registry.path if registry else LOCAL_REGISTRY
+
+def notebook_images(config: PlatformConfig) -> NotebookImages:
+    registry = notebook_registry(config)
+    return NotebookImages(cpu=notebook_image(registry), gpu=notebook_image(registry, gpu=True))
+
+def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
+    return KubeflowArgs(
+        sources=config.sources,
+        auth=config.components[KUBEFLOW].auth,
+        ray_dashboards=tuple(RayDashboard(team=t.name, cluster=t.ray.name) for t in config.teams if t.ray),
+        grafana=config.components[MONITORING].enabled,
+        notebook_images=notebook_images(config),
+        gpu_pools=config.gpu_pools,
+        pipelines=config.components[PIPELINES].enabled,
+        https=behind_gke_ingress(config),
+        dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
+        oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
+    )
+
+def kubeflow_install_args(config: PlatformConfig, secrets: Secrets) -> KubeflowInstallArgs:
+    return KubeflowInstallArgs(
+        namespaces=UpstreamArgs(sources=config.sources),
+        kubeflow=kubeflow_args(config, secrets),
+        https_gateway=https_gateway_args(config, secrets) if behind_gke_ingress(config) else None,
+    )
+
+
 def _prepare(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     """Kubeflow's namespaces, before every component: Istio and Trainer put objects into them."""
     namespaces = KubeflowNamespaces("kubeflow-namespaces", args.namespaces, cluster)
-    ready.record(schema.KUBEFLOW_NAMESPACES, namespaces.ready)
+    ready.record(KUBEFLOW_NAMESPACES, namespaces.ready)
     return namespaces
 
 
-GATEWAY_NEEDS = (Need(schema.ISTIO, What.CONTROLLER),)
+GATEWAY_NEEDS = (Need(ISTIO, What.CONTROLLER),)
 """The Ingress sends to Istio's ingress gateway, which serves Kubeflow's sign-in (and so waits for Kubeflow too)."""
 
 
 def _install(args: KubeflowInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(schema.KUBEFLOW.needs, "Kubeflow"))
-    ready.record(schema.KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
+    kubeflow = Kubeflow("kubeflow", args.kubeflow, cluster, ready.resources(KUBEFLOW.needs, "Kubeflow"))
+    ready.record(KUBEFLOW_POD_DEFAULTS, kubeflow.pod_defaults)  # the teams' PodDefaults need its CRD
     gateway = None
     if args.https_gateway is not None:
         needs = [*ready.resources(GATEWAY_NEEDS, "the HTTPS gateway"), kubeflow.ready]
         gateway = HttpsGateway("kubeflow-https", args.https_gateway, cluster, needs)
-    ready.record(schema.KUBEFLOW_HTTPS_GATEWAY, gateway)
+    ready.record(KUBEFLOW_HTTPS_GATEWAY, gateway)
     return kubeflow
 
 
-INSTALLATION = Installation(schema.KUBEFLOW, kubeflow_install_args, _install, prepare=_prepare)
+INSTALLATION = Installation(KUBEFLOW, kubeflow_install_args, _install, prepare=_prepare)

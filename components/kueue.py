@@ -20,25 +20,29 @@ Kueue integrations reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import yaml
 
-from args.components import KueueArgs, kueue_args
 from components import kueue_owners
-from components.base import PlatformComponent, apply_manifest
-from components.installation import ChartValues, Installation, built_by
+from components.kuberay import kuberay_args
 from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_pods_only
-from components.readiness import Readiness
-from components.roles import VERBS_READ, Rule, cluster_role
 from facts.dra import DEVICE_CLASS
 from facts.node_labels import GPU_RESOURCE, GPU_TAINT, pool_selector, pool_taints
 from facts.topology import LEVELS, TOPOLOGY_NAME
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import GpuPool, Provisioning, WaitForPodsReady
+from plumbing.base import ChartArgs, PlatformComponent, apply_manifest
+from plumbing.charts import ChartValues, Hint, Relied, built_by, empty, exactly
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from plumbing.roles import VERBS_READ, Rule, cluster_role
+from stackmodel.components.kueue import KUEUE, WaitForPodsReady
+from stackmodel.components.monitoring import service_monitor_enabled
+from stackmodel.schema import GpuPool, Provisioning
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "kueue-system"
 CONFIG_MAP = "kueue-manager-config"
@@ -76,6 +80,18 @@ QUEUED_PROVISIONING_CLASS = "queued-provisioning.gke.io"
 # workload that lost a pod) defaults to the timeout. The `Eviction` timestamp puts an
 # evicted workload behind the ones that waited meanwhile.
 REQUEUE_TIMESTAMP = "Eviction"
+
+
+@dataclass(frozen=True)
+class KueueArgs(ChartArgs):
+    gpu_pools: tuple[GpuPool, ...]
+    """One ResourceFlavor each; queued pools also an admission check."""
+    service_monitor: bool
+    wait_for_pods_ready: WaitForPodsReady
+    """All-or-nothing admission, in Kueue's manager configuration."""
+    kuberay_chart: bool
+    """The KubeRay operator is our chart's (not GKE's add-on): the owner guard knows its identity
+    (components/kueue_owners.py)."""
 
 
 def wait_for_pods_ready(settings: WaitForPodsReady) -> dict[str, Any]:
@@ -119,7 +135,7 @@ def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[G
 def kueue_values(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = ()) -> dict[str, Any]:
     """`enablePrometheus` stays off: it would render the chart's ServiceMonitor (charts/kueue/
     templates/prometheus/monitor.yaml), whose CRD is Monitoring's, and so make the whole chart
-    wait for Monitoring; `service_monitor` is ours instead, tied to both (components/ties.py).
+    wait for Monitoring; `service_monitor` is ours instead, tied to both (plumbing/ties.py).
     It also renders a Role and RoleBinding for kube-prometheus' `prometheus-k8s` and
     `prometheus-operator` accounts (templates/prometheus/role.yaml), which kube-prometheus-stack
     does not have: its Prometheus discovers targets through its own ClusterRole."""
@@ -252,7 +268,7 @@ def provisioning_admission_checks(pools: Sequence[GpuPool]) -> list[dict[str, An
 
 
 WORKLOAD_READER = "kubeflow-kueue-view"
-"""Aggregated into kubeflow-view, so into -edit and -admin too (components/roles.py): team members read
+"""Aggregated into kubeflow-view, so into -edit and -admin too (plumbing/roles.py): team members read
 their namespace's Workloads and LocalQueue, where Kueue says why a notebook or job waits (the
 Workload's `QuotaReserved` condition and `Pending` events). The chart's own viewer roles
 aggregate into Kubernetes' view/edit/admin, which profile members are not bound to."""
@@ -298,17 +314,64 @@ class Kueue(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "flavors": self.flavor_names, "ready": self.ready.urn})
 
 
+def kueue_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> KueueArgs:
+    return KueueArgs(
+        sources=config.sources,
+        gpu_pools=config.gpu_pools,
+        service_monitor=service_monitor_enabled(config),
+        wait_for_pods_ready=config.components[KUEUE].wait_for_pods_ready,
+        kuberay_chart=kuberay_args(config) is not None,
+        values=config.components[KUEUE].values,
+    )
+
+
 def _install(args: KueueArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     return Kueue("kueue", args, cluster)
 
 
+# What the platform needs of the chart's values beyond what it sets (plumbing/charts.py): the
+# keys it relies on, each read in the chart at its pinned version, and why it sets the keys it sets.
+RELIED = (
+    Relied(("enableCertManager",), exactly(False), "enableCertManager false, the chart's default",
+           "values.yaml, templates/certmanager/certificate.yaml, templates/manager/manager-config.yaml",
+           "Kueue makes its own webhook certificate (internalCertManagement in the platform's configuration) and is installed "
+           "without waiting for cert-manager"),
+    Relied(("nameOverride",), empty, "nameOverride empty, the chart's default",
+           "templates/_helpers.tpl kueue.name (app.kubernetes.io/name)",
+           "the platform's ServiceMonitor selects Kueue's metrics Service by app.kubernetes.io/name kueue (components/kueue.py)"),
+)
+HINTS = (
+    Hint(("managerConfig", "controllerManagerConfigYaml"), "the platform writes Kueue's controller configuration"),
+    Hint(("managerConfig", "controllerManagerConfigYaml", "waitForPodsReady"), "Kueue's all-or-nothing admission: a multi-node "
+         "job starts whole or is evicted and requeued", f"{KUEUE.path}.waitForPodsReady"),
+    Hint(("managerConfig", "controllerManagerConfigYaml", "integrations"), "Kueue admits TrainJobs, JobSets, Ray workloads and GPU "
+         "pods (notebooks, pipeline steps) only through these integrations (add frameworks if you like, keep the platform's)"),
+    Hint(("managerConfig", "controllerManagerConfigYaml", "managedJobsNamespaceSelector"), "GPU pods are queued in the team "
+         "namespaces alone; elsewhere Kueue's pod webhook must not hold pods back"),
+    Hint(("managerConfig", "controllerManagerConfigYaml", "internalCertManagement"), "Kueue makes its own webhook certificate"),
+    Hint(("managerConfig", "controllerManagerConfigYaml", "metrics"), "the dashboards read Kueue's cluster-queue metrics from this endpoint"),
+    Hint(("enablePrometheus",), "the chart's ServiceMonitor is a kind of Monitoring's and would make Kueue wait for it; the platform's "
+         "own monitor ties the two (plumbing/ties.py)"),
+)
+# kueue 0.19.2 templates/manager/manager-config.yaml: `controllerManagerConfigYaml | fromYaml`,
+# the whole Configuration in one string.
+DOCUMENTS = frozenset({("managerConfig", "controllerManagerConfigYaml")})
+
+
 INSTALLATION = Installation(
-    schema.KUEUE,
+    KUEUE,
     kueue_args,
     _install,
     charts=(
         ChartValues(
-            "values", KUEUE_CHART, lambda args: kueue_values(args.wait_for_pods_ready, args.gpu_pools), lambda args: args.values, built_by(kueue_values)
+            "values",
+            KUEUE_CHART,
+            lambda args: kueue_values(args.wait_for_pods_ready, args.gpu_pools),
+            lambda args: args.values,
+            built_by(kueue_values),
+            relied=RELIED,
+            hints=HINTS,
+            documents=DOCUMENTS,
         ),
     ),
 )

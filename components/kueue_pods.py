@@ -52,9 +52,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.base import matches
 from facts.labels import KUEUE_QUEUE_LABEL, PROFILE_NAMESPACE_LABEL
 from facts.node_labels import GPU_RESOURCE
+from plumbing.base import matches
 
 POD_FRAMEWORK = "pod"
 """Kueue's plain-pod integration (pkg/controller/jobs/pod, framework name `pod`)."""

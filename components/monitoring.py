@@ -13,33 +13,43 @@ Backends (MonitoringConfig.backend):
   as a Google service account with roles/monitoring.viewer (Workload Identity), and our
   alerts become a GMP `ClusterRules` object and Ray pods are scraped by a
   `ClusterPodMonitoring`.
+
+Long by design: one component with two charts, each chart's values and what the platform needs
+of them beside it (its overlay hints); split, a reader would look for one chart's facts in
+several files. Its dashboards and alerts are modules of their own (dashboards/, alerts.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pulumi_gcp as gcp
 import pulumi_kubernetes as k8s
 
-from args.components import MonitoringArgs, monitoring_args
 from components.access import GATEWAY_SELECTOR, KUBEFLOW_GATEWAY, USER_HEADER, gateway_only_policy, identities
 from components.alerts import rule_spec
-from components.base import PlatformComponent, apply_manifest, workload_identity_account
 from components.dashboards import dashboards
-from components.installation import ChartValues, Installation, built_by
 from components.istio import GATEWAY_NAMESPACE
-from components.network import SAME_NAMESPACE, namespace_peer, network_policy
 from components.notebook_metrics import notebook_metrics_values
 from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from facts.naming import gmp_service_account_id
 from facts.node_labels import ACCELERATOR_LABEL, POOL_LABEL
 from facts.versions import GMP_FRONTEND, GRAFANA, KUBE_PROMETHEUS_STACK, image
 from infra.cluster import Cluster
-from stacks import schema
-from stacks.schema import MetricsBackend, MonitoringConfig
+from plumbing.base import PlatformComponent, UpstreamArgs, apply_manifest, workload_identity_account
+from plumbing.charts import ChartValues, Hint, Relied, built_by, empty, exactly
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.network import SAME_NAMESPACE, namespace_peer, network_policy
+from plumbing.overlays import Overlay, hint_of, instead, path_of, shown
+from stackmodel.components.dcgm import DCGM_EXPORTER
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.monitoring import MONITORING, MetricsBackend, MonitoringConfig
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "monitoring"
 # Helm release names; fullnameOverride pins the object names to them, so the service
@@ -75,6 +85,22 @@ EMAIL_CLAIM_HEADER = "@request.auth.claims.email"
 based routing"): the gateway's Dex token, never a header a client wrote."""
 
 
+@dataclass(frozen=True)
+class MonitoringArgs(UpstreamArgs):
+    """Its charts' overlays are in `settings` (values: kube-prometheus-stack, grafanaValues: Grafana)."""
+
+    settings: MonitoringConfig
+    project: str | None
+    cluster_name: str
+    """Names the managed-Prometheus query frontend's Google service account."""
+    kubeflow: bool
+    """Kubeflow is installed: Grafana is served through its gateway."""
+    gpu_metrics: bool
+    """GPU metrics are collected (DCGM exporter or GKE's managed DCGM): NVIDIA's dashboard."""
+    notebook_metrics: bool = False
+    """The idle reclaim runs: kube-state-metrics exports what it did to Notebooks."""
+
+
 def grafana_route(admins: Sequence[str] = ()) -> dict[str, Any]:
     """The VirtualService that serves Grafana at GRAFANA_PATH through the Kubeflow gateway,
     after the gateway's sign-in; it tells Grafana each person's role in ROLE_HEADER."""
@@ -106,7 +132,7 @@ GRAFANA_ROUTE = f"{GRAFANA_RELEASE}-route"
 
 def grafana_gateway_objects(admins: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
     """(resource name, object) of Grafana's route and its policy: Istio kinds in this
-    component's namespace, so they tie it to Istio (components/ties.py)."""
+    component's namespace, so they tie it to Istio (plumbing/ties.py)."""
     return [(GRAFANA_ROUTE, grafana_route(admins)), (GRAFANA_POLICY, grafana_policy())]
 
 
@@ -346,7 +372,7 @@ class Monitoring(PlatformComponent):
         """`sidecar_injector`: what serves Istio's injection webhook, which must see Grafana's
         pods created (Grafana alone has a sidecar, GRAFANA_POLICY needs it). Grafana's route and
         policy through the Kubeflow gateway are not here: they tie this component to Istio
-        (grafana_gateway_objects, components/ties.py)."""
+        (grafana_gateway_objects, plumbing/ties.py)."""
         super().__init__(name, cluster, opts, args.sources)
         # Prometheus' volume lives here: never deleted by Pulumi (docs/teams.md, "What is protected").
         ns = self.create_namespace(NAMESPACE, protect=True, retain_on_delete=True)
@@ -410,7 +436,7 @@ class Monitoring(PlatformComponent):
         return account.email
 
 
-# --- the objects of ours, as manifests (components/base.py apply_manifest makes each) -----
+# --- the objects of ours, as manifests (plumbing/base.py apply_manifest makes each) -----
 
 
 def _object(api_version: str, kind: str, name: str, namespace: str | None = NAMESPACE, **fields: Any) -> dict[str, Any]:
@@ -493,8 +519,126 @@ def gmp_frontend_spec(project: str) -> dict[str, Any]:
     }
 
 
-INSTALLATION = Installation(schema.MONITORING, monitoring_args, lambda args, cluster, ready: Monitoring("monitoring", args, cluster, ready.resources(schema.MONITORING.needs, "Grafana")), charts=(
+def monitoring_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> MonitoringArgs:
+    return MonitoringArgs(
+        sources=config.sources,
+        settings=config.components[MONITORING],
+        project=config.project,
+        cluster_name=config.cluster.name,
+        kubeflow=config.components[KUBEFLOW].enabled,
+        gpu_metrics=config.enabled(DCGM_EXPORTER),
+        notebook_metrics=config.enabled(IDLE_RECLAIM),
+    )
+
+
+# What the platform needs of the chart's values beyond what it sets (plumbing/charts.py): the
+# keys it relies on, each read in the chart at its pinned version, and why it sets the keys it sets.
+GRAFANA_SIGN_IN = (
+    "Grafana signs people in only with the identity the Kubeflow gateway asserts after its sign-in, in a header the gateway "
+    "replaces on every request; any other way in (anonymous access, a header a client can send itself, a login form or basic "
+    "auth) lets in whoever reaches it"
+)
+HELM_HOOKS = "helm.v4.Chart never runs Helm hooks, and this part of the chart depends on them"
+
+PROMETHEUS_STACK_RELIED = (
+    Relied(("crds", "enabled"), exactly(True), "crds.enabled true, the chart's default", "Chart.yaml dependency crds (condition crds.enabled)",
+           "the platform's alerts, monitors and the operators' ServiceMonitors are of the Prometheus Operator's kinds"),
+    Relied(("prometheusOperator", "enabled"), exactly(True), "prometheusOperator.enabled true, the chart's default",
+           "templates/prometheus-operator/deployment.yaml", "the operator turns the platform's monitors and alerts into Prometheus' configuration"),
+    Relied(("prometheus", "enabled"), exactly(True), "prometheus.enabled true, the chart's default", "templates/prometheus/prometheus.yaml",
+           "Grafana's data source, the dashboards and the alerts read this Prometheus", f"{MONITORING.path}.backend"),
+    Relied(("prometheus", "agentMode"), exactly(False), "prometheus.agentMode false, the chart's default", "templates/prometheus/prometheus.yaml",
+           "an agent answers no queries, and Grafana's data source queries this Prometheus"),
+    Relied(("prometheus", "service", "enabled"), exactly(True), "prometheus.service.enabled true, the chart's default",
+           "templates/prometheus/service.yaml", "Grafana's data source calls Prometheus through this Service"),
+    Relied(("prometheus", "service", "port"), exactly(9090), "port 9090, the chart's default", "templates/prometheus/service.yaml",
+           "Grafana's data source calls Prometheus on port 9090 (components/monitoring.py PROMETHEUS_URL)"),
+    Relied(("namespaceOverride",), empty, "namespaceOverride empty (the release's namespace, monitoring)", "templates/_helpers.tpl kube-prometheus-stack.namespace",
+           "Grafana's data source names Prometheus' Service in namespace monitoring, whose volume the platform protects"),
+    Relied(("prometheusOperator", "namespaces"), empty, "prometheusOperator.namespaces {}, the chart's default",
+           "values.yaml, templates/prometheus-operator/deployment.yaml (--namespaces)",
+           "the monitors the operator must read live in other namespaces (kueue-system, dcgm-exporter)"),
+    Relied(("prometheusOperator", "denyNamespaces"), empty, "prometheusOperator.denyNamespaces [], the chart's default",
+           "values.yaml, templates/prometheus-operator/deployment.yaml (--deny-namespaces)",
+           "the monitors the operator must read live in other namespaces (kueue-system, dcgm-exporter)"),
+    Relied(("kubeStateMetrics", "enabled"), exactly(True), "kubeStateMetrics.enabled true, the chart's default",
+           "Chart.yaml dependency kube-state-metrics (condition kubeStateMetrics.enabled)",
+           "the GPU dashboards read kube_node_labels and kube_pod_container_resource_requests (components/dashboards)"),
+)
+PROMETHEUS_STACK_HINTS = (
+    Hint(("prometheus", "prometheusSpec", "retention"), "how long Prometheus keeps data is the stack's to say", f"{MONITORING.path}.retention"),
+    Hint(("prometheus", "prometheusSpec", "storageSpec"), "Prometheus keeps its data on a volume of the stack's size, which the "
+         "platform protects", f"{MONITORING.path}.storageSize"),
+    Hint(("prometheus", "prometheusSpec"), "Prometheus must select every ServiceMonitor, and the platform's PodMonitors and rules"),
+    Hint(("grafana",), "Grafana is installed once, from its own chart", f"{MONITORING.path}.grafanaValues"),
+    Hint(("prometheusOperator",), f"the admission webhook's certificate: {HELM_HOOKS}"),
+    Hint(("fullnameOverride",), "it names the Prometheus Service Grafana's data source calls"),
+    Hint(("kubeControllerManager",), "not scrapeable on GKE or kind: it would only raise TargetDown alerts"),
+    Hint(("kubeScheduler",), "not scrapeable on GKE or kind: it would only raise TargetDown alerts"),
+    Hint(("kubeEtcd",), "not scrapeable on GKE or kind: it would only raise TargetDown alerts"),
+    Hint(("kube-state-metrics", "metricLabelsAllowlist"), "the per-pool views need the pool and accelerator node labels"),
+)
+GRAFANA_RELIED = (
+    Relied(("namespaceOverride",), empty, "namespaceOverride empty (the release's namespace, monitoring)", "templates/_helpers.tpl grafana.namespace",
+           "Grafana's route through the gateway and its NetworkPolicies are in namespace monitoring"),
+    Relied(("nameOverride",), empty, "nameOverride empty, the chart's default", "templates/_helpers.tpl grafana.selectorLabels",
+           "Grafana's NetworkPolicy and sidecar policy select its pods by app.kubernetes.io/name grafana (components/monitoring.py)"),
+)
+GRAFANA_HINTS = (
+    Hint(("grafana.ini", "auth"), GRAFANA_SIGN_IN),
+    Hint(("grafana.ini", "auth.basic"), GRAFANA_SIGN_IN),
+    Hint(("grafana.ini", "auth.anonymous"), GRAFANA_SIGN_IN),
+    Hint(("grafana.ini", "auth.proxy"), GRAFANA_SIGN_IN),
+    Hint(("grafana.ini", "auth.proxy", "headers"), "the gateway tells Grafana each person's role in this header", f"{MONITORING.path}.grafanaAdmins"),
+    Hint(("grafana.ini", "users"), "who signs in is a Viewer, or an Admin when named", f"{MONITORING.path}.grafanaAdmins"),
+    Hint(("grafana.ini", "server"), "Grafana is served through the Kubeflow gateway at /grafana/"),
+    Hint(("env", "GF_SECURITY_DISABLE_INITIAL_ADMIN_CREATION"), "Grafana has no shared admin login (no admin password anywhere)"),
+    Hint(("datasources",), "Grafana reads the Prometheus of the stack's monitoring backend", f"{MONITORING.path}.backend"),
+    Hint(("service",), "the gateway's route and the Kubeflow menu call Grafana's ClusterIP Service on port 80"),
+    Hint(("podLabels",), "Grafana's Istio sidecar lets its policy tell the gateway from anyone else"),
+    Hint(("podAnnotations",), "Grafana's Istio sidecar lets its policy tell the gateway from anyone else"),
+    Hint(("rbac", "namespaced"), "the dashboard sidecar reads ConfigMaps of Grafana's namespace only, not every namespace's Secrets"),
+    Hint(("sidecar", "dashboards"), "the platform's dashboards are ConfigMaps labelled grafana_dashboard=1 in Grafana's namespace"),
+    Hint(("fullnameOverride",), "it names the Service the gateway's route calls"),
+)
+
+
+def ini_variable(section: str, key: str) -> str:
+    """The environment variable Grafana reads over grafana.ini's `[section] key` (Grafana 13
+    docs, setup-grafana/configure-grafana "Override configuration with environment variables":
+    GF_<SectionName>_<KeyName>, upper case, dots and dashes as underscores)."""
+    return re.sub(r"[.-]", "_", f"GF_{section}_{key}").upper()
+
+
+def grafana_environment(overlay: Overlay) -> Iterator[tuple[str, str]]:
+    """Grafana: an environment variable of the overlay (`env`, `envValueFrom`: the container's
+    env, grafana chart 12.11.1 templates/_pod.tpl) that overrides a grafana.ini key the platform sets."""
+    ini = overlay.platform.get("grafana.ini")
+    if not isinstance(ini, Mapping):
+        return
+    variables = {
+        ini_variable(section, key): (section, key, value)
+        for section, keys in ini.items()
+        if isinstance(keys, Mapping)
+        for key, value in keys.items()
+    }
+    for name in ("env", "envValueFrom"):
+        given = overlay.values.get(name)
+        for variable in given if isinstance(given, Mapping) else ():
+            if str(variable).upper() in variables and variable not in (overlay.platform.get(name) or {}):
+                section, key, value = variables[str(variable).upper()]
+                hint = hint_of(overlay, ("grafana.ini", section, key))
+                yield (
+                    path_of(overlay, (name, str(variable))),
+                    f"Grafana reads {variable} over grafana.ini's [{section}] {key}, which the platform sets to "
+                    f"{shown(value)} ({overlay.builder}): {hint.why}; {instead(hint.stack_key)}",
+                )
+
+
+INSTALLATION = Installation(MONITORING, monitoring_args, lambda args, cluster, ready: Monitoring("monitoring", args, cluster, ready.resources(MONITORING.needs, "Grafana")), charts=(
     ChartValues("values", KUBE_PROMETHEUS_STACK, lambda args: prometheus_stack_values(args.settings, args.notebook_metrics), lambda args: args.settings.values,
-                built_by(prometheus_stack_values), installed=lambda args: args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK),
-    ChartValues("grafanaValues", GRAFANA, grafana_values, lambda args: args.settings.grafana_values, built_by(grafana_values)),
+                built_by(prometheus_stack_values), installed=lambda args: args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK,
+                relied=PROMETHEUS_STACK_RELIED, hints=PROMETHEUS_STACK_HINTS),
+    ChartValues("grafanaValues", GRAFANA, grafana_values, lambda args: args.settings.grafana_values, built_by(grafana_values),
+                relied=GRAFANA_RELIED, hints=GRAFANA_HINTS, checks=(grafana_environment,)),
 ))

@@ -20,7 +20,7 @@ What the release gets wrong for us, and what changes here (each transform has on
   object, not leave it out), and every multi-user tree of the release includes them.
 - gke: the database is Cloud SQL (infra/cloudsql.py), reached as the Service `pipelines-db`;
   the tree's MySQL runs no replica there.
-- data: the volumes of MySQL and SeaweedFS are protected and retained like team data (components/base.py `keep`),
+- data: the volumes of MySQL and SeaweedFS are protected and retained like team data (plumbing/base.py `keep`),
   sized from the stack.
 - Argo's executor containers (`init`, `wait` of every pipeline pod) have no resources: each took
   the team namespace's LimitRange default; Argo's configuration gives them its documented size
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
@@ -46,19 +47,7 @@ import pulumi_kubernetes as k8s
 import pulumi_random as random
 import yaml
 
-from args.components import PipelineKeysArgs, PipelinesArgs, pipelines_args
-from components.base import (
-    PlatformComponent,
-    PropsTransform,
-    apply_manifest,
-    config_digest,
-    matches,
-    with_config_digest,
-)
-from components.installation import Installation
 from components.kubeflow import with_secrets
-from components.readiness import Readiness
-from components.sources import PreparedTree, prepared_tree
 from components.team_pipelines import (
     ACCESS_KEY,
     IN_CLUSTER_BUCKET,
@@ -69,10 +58,24 @@ from components.team_pipelines import (
 )
 from facts.pod_overhead import ARGO_EXECUTOR_RESOURCES
 from facts.resource_types import RANDOM_PASSWORD
-from infra.cloudsql import CloudSqlDatabase
+from infra.cloudsql import CloudSqlArgs, CloudSqlDatabase
 from infra.cluster import Cluster
 from infra.component import Component, type_token
-from stacks import schema
+from plumbing.base import (
+    PlatformComponent,
+    PropsTransform,
+    UpstreamArgs,
+    apply_manifest,
+    config_digest,
+    matches,
+    with_config_digest,
+)
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from plumbing.sources import PreparedTree, prepared_tree
+from stackmodel.components.pipelines import PIPELINES, PipelinesConfig
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
 
 TREE = "applications/pipeline/overlays"
 INSTALL = "pipelines"
@@ -116,12 +119,33 @@ CONFIG_READERS = (
 """The tree's workloads that read what the program writes into it (pipeline-install-config,
 mysql-secret, mlpipeline-minio-artifact as env; the in-cluster MySQL's init script; SeaweedFS's
 team identities, registered at its start): all of it only at start, so their pods roll when it
-changes (components.base.with_config_digest)."""
+changes (plumbing.base.with_config_digest)."""
 TEAM_KEYS_SECRET = "seaweedfs-team-keys"
 SEAWEEDFS_READY_LINE = "touch /tmp/initialization-complete"
 """The last step of SeaweedFS's postStart (third-party/seaweedfs/base/seaweedfs/seaweedfs-deployment.yaml):
 the team identities are registered just before it, so the pod is ready only with them."""
 TEAM_USER_PREFIX = "team-"
+
+
+@dataclass(frozen=True)
+class PipelinesArgs(UpstreamArgs):
+    settings: PipelinesConfig
+    artifacts_in_cluster: bool
+    """Teams keep their artifacts in the in-cluster object store (kind, existingContext; on GKE
+    their buckets): its team identities are kept to `in_cluster_teams`, none left of teams gone."""
+    in_cluster_teams: tuple[str, ...]
+    """Teams whose artifacts live in the in-cluster object store: each gets an identity of its own
+    there, limited to its prefix."""
+    cloud_sql: CloudSqlArgs | None = None
+    """gke: the database is Cloud SQL (else the tree's in-cluster MySQL)."""
+
+@dataclass(frozen=True)
+class PipelineKeysArgs:
+    """The teams whose artifacts live in the in-cluster object store (PipelinesArgs.in_cluster_teams)."""
+
+    teams: tuple[str, ...]
+    was_in: str = "pipelines"
+    """The name of the Pipelines component that made the keys until now (their names' prefix)."""
 
 
 def _env(name: str, secret: str, key: str) -> dict[str, Any]:
@@ -332,7 +356,7 @@ def database_service(addresses: pulumi.Input[str]) -> tuple[dict[str, Any], dict
 
 def prepared_trees(args: PipelinesArgs | None) -> list[PreparedTree]:
     """The prepared copy the Pipelines tree is read from (its Argo bases from the stack's local
-    mirror: components/sources.py), if any: what `pulumi up` needs written first."""
+    mirror: plumbing/sources.py), if any: what `pulumi up` needs written first."""
     prepared = prepared_tree(TREE, args.sources) if args is not None else None
     return [prepared] if prepared is not None else []
 
@@ -427,12 +451,37 @@ class Pipelines(PlatformComponent):
         self.register_outputs({"ready": self.ready.urn})
 
 
+def pipelines_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> PipelinesArgs:
+    cluster = config.cluster
+    gke = isinstance(cluster, GkeClusterConfig)
+    sql = config.components[PIPELINES].cloud_sql
+    cloud_sql = (
+        CloudSqlArgs(
+            project=config.project,
+            region=cluster.region,
+            instance=f"{cluster.name}-pipelines",
+            settings=sql,
+            deletion_protection=config.deletion_protection,
+            private_service_access=sql.private_service_access if sql.private_service_access is not None else cluster.network.existing is None,
+        )
+        if isinstance(cluster, GkeClusterConfig)
+        else None
+    )
+    return PipelinesArgs(
+        sources=config.sources,
+        settings=config.components[PIPELINES],
+        artifacts_in_cluster=not gke,
+        in_cluster_teams=() if gke else tuple(t.name for t in config.teams),
+        cloud_sql=cloud_sql,
+    )
+
+
 def _install(args: PipelinesArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     # The teams' keys apart: a team's Secret and Pipelines' identities read them, neither waits for the other.
     teams = args.in_cluster_teams
     keys = PipelineKeys("pipeline-keys", PipelineKeysArgs(teams)).keys if teams else {}
     # Its team keys reach the teams through its record (PlatformComponent.installs).
-    return Pipelines("pipelines", args, cluster, ready.resources(schema.PIPELINES.needs, "Kubeflow Pipelines"), keys)
+    return Pipelines("pipelines", args, cluster, ready.resources(PIPELINES.needs, "Kubeflow Pipelines"), keys)
 
 
-INSTALLATION = Installation(schema.PIPELINES, pipelines_args, _install)
+INSTALLATION = Installation(PIPELINES, pipelines_args, _install)

@@ -1,5 +1,5 @@
-"""The composition: every component of the stack's list (stacks/schema/registry.py) installed by
-its own Installation (components/installation.py), each after what its spec says it needs; then
+"""The composition: every component of the stack's list (stackmodel/registry.py) installed by
+its own Installation (plumbing/installation.py), each after what its spec says it needs; then
 what ties two components, the training runtimes and the teams. It names no component of the
 list itself, except where two meet (the Ties) and the rooms above the components (runtimes/,
 components/profiles/).
@@ -15,26 +15,79 @@ them, so neither component's whole install waits for the other.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import pulumi
 
-from args.components import DcgmExporterArgs, KueueArgs, MonitoringArgs, TieArgs, Tied, TrainerInstallArgs
-from args.platform import PlatformArgs
 from components import dcgm, kueue, monitoring
-from components.base import HELM_CHART_TYPE, InstallRecord, transform_every_object
-from components.dcgm import DcgmExporter
+from components.dcgm import DcgmExporter, DcgmExporterArgs
 from components.gateway import HttpsGateway
-from components.images import image_transform
-from components.installation import installation
-from components.kueue import Kueue
-from components.monitoring import Monitoring
-from components.profiles import install_teams
-from components.readiness import Need, Readiness, What, WiringError
-from components.ties import Tie
+from components.kueue import Kueue, KueueArgs
+from components.monitoring import Monitoring, MonitoringArgs
+from components.profiles.args import TeamArgs, teams_args
+from components.profiles.team import install_teams
+from components.trainer import TrainerInstallArgs
+from facts.image_refs import ImagePolicy
+from infra.args import ClusterArgs, cluster_args
 from infra.cluster import Cluster
 from infra.component import type_token
+from plumbing.base import HELM_CHART_TYPE, InstallRecord, transform_every_object
+from plumbing.images import image_transform
+from plumbing.installation import ComponentArgs, Secrets, installation
+from plumbing.readiness import Need, Readiness, What, WiringError
+from plumbing.ties import Tie, TieArgs, Tied
 from runtimes.component import TrainingRuntimes
-from stacks.schema import DCGM_EXPORTER, ISTIO, KUBEFLOW_HTTPS_GATEWAY, KUEUE, MONITORING, TRAINER
+from stackmodel.components.dcgm import DCGM_EXPORTER
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow_parts import KUBEFLOW_HTTPS_GATEWAY
+from stackmodel.components.kueue import KUEUE
+from stackmodel.components.monitoring import MONITORING
+from stackmodel.components.spec import ComponentSpec
+from stackmodel.components.trainer import TRAINER
+from stackmodel.stack import PlatformConfig
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class PlatformArgs:
+    cluster: ClusterArgs
+    specs: tuple[ComponentSpec[Any], ...]
+    """Every component of the stack's list, in install order (stackmodel/components/spec.py install_order)."""
+    components: tuple[ComponentArgs, ...]
+    """The components the stack installs here, in install order, each with its Args."""
+    teams: tuple[TeamArgs, ...]
+    images: ImagePolicy
+    """Where every object's images are pulled from (`mlplatform:images`, retired registries)."""
+
+    def of(self, spec: ComponentSpec[Any], kind: type[T]) -> T | None:
+        """The Args of `spec`'s component, None when the stack does not install it here."""
+        for component in self.components:
+            if component.spec is spec:
+                if not isinstance(component.args, kind):
+                    raise TypeError(f"{spec.name}'s Args are {type(component.args).__name__}, not {kind.__name__}")
+                return component.args
+        return None
+
+
+def platform_args(config: PlatformConfig, secrets: Secrets) -> PlatformArgs:
+    """The Args of the whole platform: the cluster's, each component's the stack installs (cut
+    by the builder its Installation names, in install order), the teams' and the image policy."""
+    order = config.components.installed_in_order()
+    components = []
+    for spec in order:
+        if config.enabled(spec):
+            built = installation(spec).args(config, secrets)
+            if built is not None:
+                components.append(ComponentArgs(spec, built))
+    return PlatformArgs(
+        cluster=cluster_args(config),
+        specs=order,
+        components=tuple(components),
+        teams=teams_args(config),
+        images=ImagePolicy(mirror=config.images.mirror),
+    )
+
 
 RUNTIMES_NEEDS = (Need(TRAINER, What.CRDS), Need(TRAINER, What.WEBHOOKS))
 """Our ClusterTrainingRuntimes (not the chart's hook) are Trainer's kind, checked by its webhook."""

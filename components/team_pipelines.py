@@ -36,9 +36,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-import pulumi
-
-from args.teams import TeamPipelines
+from plumbing.base import ObjectStoreKeys
 
 KFP_NAMESPACE = "kubeflow"
 LAUNCHER_CONFIG = "kfp-launcher"
@@ -66,11 +64,12 @@ PIPELINES_TOKEN_SECONDS = 7200
 
 
 @dataclass(frozen=True)
-class ObjectStoreKeys:
-    """A team's key pair for the in-cluster object store (Pulumi secrets, components/pipelines.py)."""
+class TeamPipelines:
+    """The team runs Kubeflow Pipelines: where its artifacts go."""
 
-    access_key: pulumi.Input[str]
-    secret_key: pulumi.Input[str]
+    bucket: str | None
+    """gke: the team's own bucket, its pipeline root (stackmodel/rules/ makes every such team have
+    one); None: the team's prefix of the in-cluster object store."""
 
 
 def team_prefix(namespace: str) -> str:

@@ -9,19 +9,23 @@ applications/trainer/upstream/overlays/kubeflow-platform/kubeflow-trainer-roles.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
 
-from args.components import TrainerArgs, TrainerInstallArgs, trainer_install_args
-from components.base import PlatformComponent
-from components.installation import ChartValues, Installation, built_by
-from components.readiness import Readiness
-from components.roles import VERBS_READ, Rule, cluster_role
 from facts.versions import TRAINER_CHART
 from infra.cluster import Cluster
-from stacks import schema
+from plumbing.base import ChartArgs, PlatformComponent
+from plumbing.charts import ChartValues, Hint, Relied, built_by, exactly
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from plumbing.roles import VERBS_READ, Rule, cluster_role
+from runtimes.args import TrainingRuntimesArgs, training_runtimes_args
+from stackmodel.components.jobset import JOBSET
+from stackmodel.components.trainer import TRAINER
+from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "kubeflow-system"
 WEBHOOK_PORT = 9443
@@ -34,6 +38,14 @@ ISTIO_EXCLUDE_INBOUND = "traffic.sidecar.istio.io/excludeInboundPorts"
 # only its selector labels, so we add it through `manager.labels` (values.yaml: "Extra labels
 # for manager resources (including the Deployment and pods)").
 WEBHOOK_POLICY_LABELS = {"service.istio.io/canonical-name": "trainer"}
+
+
+@dataclass(frozen=True)
+class TrainerInstallArgs:
+    """What installing Trainer takes: the controller, and our training runtimes after it."""
+
+    trainer: ChartArgs
+    runtimes: TrainingRuntimesArgs
 
 
 def trainer_values() -> dict[str, Any]:
@@ -69,7 +81,7 @@ class Trainer(PlatformComponent):
     def __init__(
         self,
         name: str,
-        args: TrainerArgs,
+        args: ChartArgs,
         cluster: Cluster,
         needs: list[pulumi.Resource],
         namespace: pulumi.Resource | None = None,
@@ -98,16 +110,50 @@ class Trainer(PlatformComponent):
         self.register_outputs({"namespace": self.namespace, "ready": self.ready.urn})
 
 
+def trainer_install_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> TrainerInstallArgs:
+    return TrainerInstallArgs(trainer=ChartArgs(sources=config.sources, values=config.components[TRAINER].values), runtimes=training_runtimes_args(config))
+
+
 def _install(args: TrainerInstallArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    jobset, namespace = schema.TRAINER.needs
+    jobset, namespace = TRAINER.needs
     needs = ready.resources((jobset,), "Trainer")
     return Trainer("trainer", args.trainer, cluster, needs, namespace=ready.get(namespace.on))
 
 
+# What the platform needs of the chart's values beyond what it sets (plumbing/charts.py): the
+# keys it relies on, each read in the chart at its pinned version, and why it sets the keys it sets.
+RELIED = (
+    Relied(("crds", "enabled"), exactly(True), "crds.enabled true, the chart's default",
+           "values.yaml, templates/crd/*.yaml (`if .Values.crds.enabled`)",
+           "the platform's training runtimes (runtimes/) and every TrainJob are of the kinds these CRDs define"),
+    Relied(("runtimes", "*", "enabled"), exactly(False), "each built-in runtime off, the chart's default",
+           "values.yaml `runtimes`, templates/runtimes/_runtimes.tpl (trainer.runtimes.enabled renders the installer hook Job)",
+           "the chart installs its runtimes from a Helm hook Job, which helm.v4.Chart never runs (the runtime would silently never "
+           "exist); the platform's runtimes come from runtimes/ (docs/runtimes.md)"),
+    Relied(("runtimes", "torchtuneDistributed", "*", "enabled"), exactly(False), "each built-in runtime off, the chart's default",
+           "values.yaml `runtimes.torchtuneDistributed`, templates/runtimes/_runtimes.tpl",
+           "the chart installs its runtimes from a Helm hook Job, which helm.v4.Chart never runs; the platform's runtimes come from runtimes/"),
+    Relied(("dataCache", "runtimes", "*", "enabled"), exactly(False), "the data-cache runtime off, the chart's default",
+           "values.yaml `dataCache.runtimes`, templates/runtimes/_runtimes.tpl",
+           "the chart installs its runtimes from a Helm hook Job, which helm.v4.Chart never runs; the platform's runtimes come from runtimes/"),
+    Relied(("manager", "config", "certManagement", "enable"), exactly(True), "certManagement.enable true, the chart's default",
+           "values.yaml, templates/manager/configmap.yaml",
+           "Trainer's controller makes its own webhook certificate; nothing else in the platform issues one for it"),
+)
+HINTS = (
+    Hint(("jobset", "install"), "JobSet is installed once, by the jobset component, before Trainer; a second copy from Trainer's "
+         "chart would claim the same CRDs, webhooks and controller", f"{JOBSET.path} (its chart values: {JOBSET.path}.values)"),
+    Hint(("runtimes", "defaultEnabled"), "the chart installs its runtimes from a Helm hook Job, which helm.v4.Chart never runs; "
+         "the platform's runtimes come from runtimes/ (docs/runtimes.md)"),
+    Hint(("manager", "podAnnotations"), "Istio must not intercept Trainer's webhook port 9443"),
+    Hint(("manager", "labels"), "Kubeflow's trainer-webhook NetworkPolicy admits the API server to pods labelled so"),
+)
+
+
 # Our ClusterTrainingRuntimes (runtimes/) follow the controller: the composition installs them.
 INSTALLATION = Installation(
-    schema.TRAINER,
+    TRAINER,
     trainer_install_args,
     _install,
-    charts=(ChartValues("values", TRAINER_CHART, lambda args: trainer_values(), lambda args: args.trainer.values, built_by(trainer_values)),),
+    charts=(ChartValues("values", TRAINER_CHART, lambda args: trainer_values(), lambda args: args.trainer.values, built_by(trainer_values), relied=RELIED, hints=HINTS),),
 )

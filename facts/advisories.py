@@ -7,7 +7,7 @@ The request path is what a request to the platform passes through before an appl
 it: the Istio ingress gateway and every sidecar (Envoy, with the ext_authz filter that asks
 oauth2-proxy), oauth2-proxy and Dex. `python -m stacks check --on DATE` fails a stack whose
 request-path upstream runs a release below the fix of its line on that date (rule `advisory`,
-tooling/check.py); the others (cert-manager, Kubeflow Pipelines behind the gateway, an SDK)
+tooling/check/upstreams.py); the others (cert-manager, Kubeflow Pipelines behind the gateway, an SDK)
 `check` notes and `python -m stacks outdated` lists per pin. Nothing here is inferred: an
 advisory's fix is recorded only for the lines its source names (a release of another line is
 judged by that line's own advisories and by the support rules), and a date not read as such

@@ -1,5 +1,5 @@
 """Cloud SQL for MySQL, as data: the machine tiers it offers and how its backups relate to
-its transaction logs. The pipelines database (stacks/schema/pipelines.py) is checked against it.
+its transaction logs. The pipelines database (stackmodel/components/pipelines.py) is checked against it.
 
 Sources (stored copies, read 2026-12-02):
 - Cloud SQL "Instance settings" (https://cloud.google.com/sql/docs/postgres/instance-settings,

@@ -1,6 +1,6 @@
 """Container image references: how they parse, where they are pulled from, and which tags
-float. Pure naming helpers on strings, used by the image rewrite (components/images.py),
-the stack schema (the mirror's form) and the checks (tooling/check.py).
+float. Pure naming helpers on strings, used by the image rewrite (plumbing/images.py),
+the stack schema (the mirror's form) and the checks (tooling/check/images.py).
 
 The grammar is the one container runtimes resolve (distribution/reference `normalize.go`,
 `splitDockerDomain`): `[registry/]path[:tag][@digest]`; the first path component is a

@@ -198,3 +198,11 @@ def problems(dockerfile_text: str, ray_images: Sequence[Pin] = (RAY_IMAGE, RAY_G
                 f"Ray {notebook.ray} on Python {notebook.python}: Ray Client refuses the connection"
             )
     return found
+
+
+# The web app reads the file on every form request (kubeflow/notebooks v1.11.0 components/
+# crud-web-apps/jupyter/backend/apps/common/utils.py load_spawner_ui_config), so a changed
+# ConfigMap (it keeps kustomize's name) reaches it without a restart.
+SPAWNER_CONFIG_KEY = "spawner_ui_config.yaml"
+"""The key of the Jupyter web app's ConfigMap that holds its form, the notebook images it offers
+among it (the platform writes ours there: components/kubeflow.py; the image rewrite reads it)."""

@@ -21,7 +21,7 @@ cleanly and fails (or is silently changed) only when the API reads it.
   more than 1,000 were decoded, the share that came through aliases may be at most 99% up to
   400,000 decoded values, falling linearly to 10% at 4,000,000 (go-yaml v2.4.0 and v3.0.1
   decode.go `allowedAliasRatio`, `unmarshal`; read 2026-12-02 at those tags). The loader
-  refuses the same, and bounds what it reads besides (stacks/stackfile.py): the sizes below are
+  refuses the same, and bounds what it reads besides (stackmodel/stackfile.py): the sizes below are
   this project's choice, far above any stack file (the shipped ones are about 3 KB, 8 levels
   and 300 values), so that any file is refused or accepted within seconds.
 """

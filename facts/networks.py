@@ -1,5 +1,5 @@
 """IPv4 ranges a GKE cluster's network may use, and how many addresses and authorized
-networks it needs, as data. The created network's ranges (stacks/schema/network.py) and the
+networks it needs, as data. The created network's ranges (stackmodel/schema/network.py) and the
 authorized networks are checked against it.
 
 Sources (stored copies, read 2026-12-02):

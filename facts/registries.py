@@ -2,7 +2,7 @@
 stops serving and where that was announced. Imports nothing.
 
 The platform never sends an image from one of these to the cluster: every image and image
-hub in every object it installs is rewritten to the successor (components/images.py, the
+hub in every object it installs is rewritten to the successor (plumbing/images.py, the
 same on `pulumi up` and in the offline render), and `python -m stacks check` fails on any
 that is left (rule `retired-registry`). A registry that is announced for retirement goes
 here the day it is announced, with the announcement as its source; the rewrite and the

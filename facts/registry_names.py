@@ -1,6 +1,6 @@
 """How image references and registry hosts are spelled, as data: the grammar a registry client
 reads an image name with, and the hosts of Docker Hub and Artifact Registry. The images mirror
-and the chart mirror (stacks/schema/sources.py) are checked against it.
+and the chart mirror (stackmodel/schema/sources.py) are checked against it.
 
 Sources:
 - The reference grammar: distribution/reference v0.6.0 (the module containerd, Docker and

@@ -2,7 +2,7 @@
 supports and the day its support ends, each with the place it was read and when.
 
 `python -m stacks check` judges the platform against these (the `support` and
-`kubernetes-range` rules, tooling/check.py) and `python -m stacks outdated` shows them per
+`kubernetes-range` rules, tooling/check/upstreams.py) and `python -m stacks outdated` shows them per
 pin. Nothing here is inferred: a window upstream does not publish is `NOT_STATED`, and an
 upstream's own estimate ("~Nov 2026 (Expected)", "best effort for 6 months") is kept apart
 from a firm date (`Ends.expected`). Re-read each source on a bump and add the new line
@@ -356,6 +356,32 @@ UPSTREAMS: tuple[Upstream, ...] = (
         image=r"(^|/)oauth2-proxy/oauth2-proxy:",
         lines=(Line("*", Ends(), _none_published("oauth2-proxy/oauth2-proxy (v7.14.3 in Kubeflow 26.03, v7.15.2 in 26.03.1-rc.2)")),),
         pins=("oauth2-proxy",),
+    ),
+    Upstream(
+        "Python",
+        image=r"(^|/)library/python:",
+        lines=(
+            Line(
+                "3.13",
+                Ends(expected=date(2029, 10, 1), when="2029-10"),
+                Source("python/devguide include/release-cycle.json: 3.13 end_of_life \"2029-10\" (PEP 719); no Kubernetes range (a language runtime)"),
+            ),
+        ),
+        pins=("python",),
+    ),
+    Upstream(
+        "GPUDirect installers",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                _none_published(
+                    "GoogleCloudPlatform/container-engine-accelerators (README.md: \"This is not an official Google product\"; "
+                    "the GPUDirect manifests at the pinned commit name no GKE or Kubernetes range)"
+                ),
+            ),
+        ),
+        pins=("GoogleCloudPlatform/container-engine-accelerators",),
     ),
     Upstream(
         "Kubeflow Pipelines",

@@ -67,9 +67,9 @@ class Pin:
     deploys: tuple[Deployed, ...] = ()
     """The workload images this chart or tree deploys and the tag each must carry: the
     `image-pin` check fails when the render's images and the pin disagree, so a bump of
-    one without the other cannot pass (tooling/check.py)."""
+    one without the other cannot pass (tooling/check/images.py image-pin)."""
     patch: Patch | None = None
-    """Images at a later release than the chart or tree ships (components/images.py rewrites
+    """Images at a later release than the chart or tree ships (plumbing/images.py rewrites
     them; `python -m stacks versions` lists each with its evidence)."""
 
     @property
@@ -255,7 +255,7 @@ ARGO_WORKFLOWS = Pin(
 class RemoteBase:
     """A kustomize base a pinned tree names by its remote URL (`https://<host>/<owner>/<repo>/
     <path>?ref=<ref>`), at the ref of its pin. A mirror holds it at `<host>/<owner>/<repo>/<ref>/
-    <path>` (../shared/upstream/remote/), and a local render reads it there (components/sources.py)."""
+    <path>` (../shared/upstream/remote/), and a local render reads it there (plumbing/sources.py)."""
 
     pin: Pin
     """The base's repository (`location`, https) and the ref the tree names (`version`)."""
@@ -894,7 +894,7 @@ PYTHON_IMAGE = Pin(
 
 
 # --- images upstream manifests name on a floating tag, and the release the platform runs instead ---
-# The rewrite of every image (components/images.py) replaces each key with its pin, so the
+# The rewrite of every image (plumbing/images.py) replaces each key with its pin, so the
 # `image-tag` check holds for what the cluster receives.
 
 BUSYBOX = Pin(

@@ -17,20 +17,35 @@ Sources: cloud.google.com/sql/docs/mysql/private-ip, .../configure-private-servi
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import pulumi
 import pulumi_gcp as gcp
 
-from args.components import CloudSqlArgs
 from facts.versions import CLOUD_SQL_MYSQL
 from infra.component import Component
 from infra.network import ClusterNetwork
+from stackmodel.components.pipelines import PipelinesCloudSql
 
 PSA_PREFIX_LENGTH = 20
 """The range reserved for Google's producer network (Private Service Access): a /20, the size
 the Cloud SQL docs use; Google picks a free one in the VPC (no `address` given)."""
 SERVICE_NETWORKING = "servicenetworking.googleapis.com"
 CHARSET = "utf8mb4"
+
+
+@dataclass(frozen=True)
+class CloudSqlArgs:
+    """GKE: the pipelines database on Cloud SQL for MySQL, in the cluster's VPC."""
+
+    project: str | None
+    region: str
+    instance: str
+    """The instance's name (`<cluster>-pipelines`); a name is not reusable for a week after deletion."""
+    settings: PipelinesCloudSql
+    deletion_protection: bool
+    private_service_access: bool
+    """Create the network's Private Service Access (PipelinesCloudSql.private_service_access resolved)."""
 
 
 def instance_args(args: CloudSqlArgs, network: pulumi.Input[str]) -> gcp.sql.DatabaseInstanceArgs:

@@ -8,7 +8,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 import yaml
 
-from args.infra import ClusterArgs, GkeClusterArgs
+from infra.args import ClusterArgs, GkeClusterArgs
 from infra.network import ClusterNetwork
 from infra.registry import ImageRegistry
 

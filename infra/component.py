@@ -6,9 +6,11 @@ import pulumi
 
 
 def type_token(cls: type) -> str:
-    """`mlplatform:<package>:<class name>`, e.g. mlplatform:infra:GkeCluster. A token is part
-    of every child's URN: renaming the class renames them, so a rename needs `aliases`."""
-    return f"mlplatform:{cls.__module__.partition('.')[0]}:{cls.__name__}"
+    """`mlplatform:<package>:<class name>`, e.g. mlplatform:infra:GkeCluster; the package is the
+    class's `room` where it says one (a class moved to another package keeps its token). A token
+    is part of every child's URN: renaming the class renames them, so a rename needs `aliases`."""
+    room = getattr(cls, "room", None) or cls.__module__.partition(".")[0]
+    return f"mlplatform:{room}:{cls.__name__}"
 
 
 class Component(pulumi.ComponentResource):

@@ -1,4 +1,4 @@
-"""A GPU pool's GPUDirect networking on the cloud side (facts/gpu_fabric.py, args/fabric.py):
+"""A GPU pool's GPUDirect networking on the cloud side (facts/gpu_fabric.py, infra/args.py):
 the VPCs and subnets of its extra NICs (created from the pool's fabric range, or the stack's
 own), the firewall rules the docs give between the NICs, and the node pool's additional node
 networks. The Kubernetes side (`Network`, `GKENetworkParamSet`, the NCCL plugin installers,
@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 import pulumi
 import pulumi_gcp as gcp
 
-from args.fabric import FabricPoolArgs
 from facts.gpu_fabric import FabricNic, firewall_name
+from infra.args import FabricPoolArgs
 from infra.component import Component
 
 FABRIC_PROTOCOLS = ("tcp", "udp", "icmp")

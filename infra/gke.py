@@ -1,7 +1,7 @@
 """GKE: network (created, or an existing one, maybe a Shared VPC host project's), cluster
 with node auto-provisioning, maintenance policy and secrets encryption, system pool and GPU pools.
 
-The ComponentResources stay thin; the `*_args` functions turn their Args (args/infra.py) into
+The ComponentResources stay thin; the `*_args` functions turn their Args (infra/args.py) into
 pulumi-gcp `*Args` and are unit-tested on their own.
 
 Long by design: one cloud's cluster, whose parts (network, pools, NAP, IAM) are read together;
@@ -15,16 +15,15 @@ from collections.abc import Mapping, Sequence
 import pulumi
 import pulumi_gcp as gcp
 
-from args.fabric import FabricPoolArgs
-from args.infra import GkeClusterArgs, MirrorRepositoryArgs, NetworkArgs
 from facts.gpu_catalog import ACCELERATORS, boot_disk_type
 from facts.naming import node_service_account_id
 from facts.node_labels import pool_node_labels, pool_taints
+from infra.args import FabricPoolArgs, GkeClusterArgs, MirrorRepositoryArgs, NetworkArgs
 from infra.component import Component
 from infra.fabric import GpuFabric
 from infra.network import ClusterNetwork
 from infra.registry import READER as ARTIFACT_REGISTRY_READER
-from stacks.schema import (
+from stackmodel.schema import (
     GkeClusterConfig,
     GpuPool,
     GpuSharing,

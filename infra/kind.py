@@ -13,10 +13,10 @@ import pulumi
 import pulumi_command as command
 import yaml
 
-from args.infra import KindClusterArgs
 from facts.versions import KIND_NODE_IMAGE, image
+from infra.args import KindClusterArgs
 from infra.component import Component
-from stacks.schema import KindClusterConfig
+from stackmodel.schema import KindClusterConfig
 
 # The patch names no apiVersion on purpose: kind then applies it to whichever kubeadm API
 # it generates (v1beta3 below Kubernetes 1.36, v1beta4 from 1.36: kind commit 22573271) and

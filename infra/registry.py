@@ -13,7 +13,7 @@ from __future__ import annotations
 import pulumi
 import pulumi_gcp as gcp
 
-from args.infra import ImageRegistryArgs
+from infra.args import ImageRegistryArgs
 from infra.component import Component
 
 READER = "roles/artifactregistry.reader"

@@ -199,7 +199,7 @@ def _environment_known(stack: StackView) -> Iterator[tuple[str, str]]:
 
 def _prod_cluster_hardened(stack: StackView) -> Iterator[tuple[str, str]]:
     """What the program decides for a prod cluster beyond the stack file (which the loader holds
-    to private nodes, authorized networks and deletion protection: stacks/rules.py)."""
+    to private nodes, authorized networks and deletion protection: stackmodel/rules/)."""
     for cluster in stack.of_type(CLUSTER):
         if (get(cluster.props, "resourceLabels") or {}).get(ENVIRONMENT_LABEL) != PROD:
             continue
@@ -211,7 +211,7 @@ def _prod_cluster_hardened(stack: StackView) -> Iterator[tuple[str, str]]:
 def _databases_kept(stack: StackView) -> Iterator[tuple[str, str]]:
     """Cloud SQL (the pipelines database): private, backed up with binary logs (point-in-time
     recovery), as the program always makes it. Its deletion protection follows the stack's
-    (the loader keeps it on in prod: stacks/rules.py prod-deletion-protected)."""
+    (the loader keeps it on in prod: stackmodel/rules/ prod-deletion-protected)."""
     for instance in stack.of_type(CLOUD_SQL_INSTANCE):
         settings = instance.props.get("settings") or {}
         checks: list[tuple[Any, Any, str]] = [

@@ -38,7 +38,6 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from args.components import TrainingRuntimesArgs
 from facts.naming import DNS_LABEL_MAX
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import (
@@ -50,7 +49,8 @@ from facts.versions import (
     image,
 )
 from runtimes import dra, fabric, topology
-from stacks.schema import GpuPool
+from runtimes.args import TrainingRuntimesArgs
+from stackmodel.schema import GpuPool
 
 API_VERSION = "trainer.kubeflow.org/v1alpha1"
 KIND = "ClusterTrainingRuntime"

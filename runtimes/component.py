@@ -7,9 +7,9 @@ from __future__ import annotations
 import pulumi
 import pulumi_kubernetes as k8s
 
-from args.components import TrainingRuntimesArgs
 from infra.component import Component
 from runtimes import dra, kueue_guard
+from runtimes.args import TrainingRuntimesArgs
 from runtimes.catalog import cluster_training_runtimes, dra_runtimes
 
 

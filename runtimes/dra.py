@@ -23,7 +23,7 @@ from typing import Any
 from facts.admission import cel_list, fail_closed_policy, team_binding
 from facts.dra import CLAIM_NAME, claim_template_name
 from facts.node_labels import GPU_RESOURCE
-from stacks.schema import GpuPool
+from stackmodel.schema import GpuPool
 
 
 def container_resources() -> dict[str, Any]:

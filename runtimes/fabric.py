@@ -33,8 +33,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from args.components import RuntimeFabric
 from facts import fabric_pods as pods
+from runtimes.args import RuntimeFabric
 
 TCPXO = "tcpxo"
 RDMA = "rdma"

@@ -40,7 +40,7 @@ from facts.admission import cel_list, cel_string, fail_closed_policy, team_bindi
 from facts.node_labels import GPU_RESOURCE
 from facts.versions import KUEUE_CHART, KUEUE_TRAINER_LIBRARY, TRAINER_CHART
 from runtimes.catalog import RUNTIMES, runtime_name
-from stacks.schema import GpuPool
+from stackmodel.schema import GpuPool
 
 TRAINJOB_GPU_POLICY = "kueue-trainjob-gpu-resources"
 """The policy's name; each team namespace binds it (`binding`)."""

@@ -28,7 +28,7 @@ The choice, per runtime (docs/runtimes.md):
 from __future__ import annotations
 
 from facts.topology import GROUP_ANNOTATION, PREFERRED_ANNOTATION, SUBBLOCK_LABEL
-from stacks.schema import GpuPool
+from stackmodel.schema import GpuPool
 
 LEVEL = SUBBLOCK_LABEL
 """The level every runtime prefers."""

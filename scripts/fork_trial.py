@@ -106,10 +106,10 @@ def build_mirror(copy: Path, env: dict[str, str], loopback: bool, work: Path) ->
 
 
 def imports_its_own_modules(copy: Path, env: dict[str, str]) -> bool:
-    """Whether the virtualenv's Python, run in the copy, imports the copy's `stacks` (not this
+    """Whether the virtualenv's Python, run in the copy, imports the copy's `stackmodel` (not this
     checkout's, which the editable install points at)."""
     found = subprocess.run(
-        [str(VENV / "bin" / "python"), "-c", "import stacks.config as c; print(c.__file__)"],
+        [str(VENV / "bin" / "python"), "-c", "import stackmodel.config as c; print(c.__file__)"],
         cwd=copy,
         env=env,
         capture_output=True,

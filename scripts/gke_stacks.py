@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from stacks.config import ConfigError, load, stack_names
-from stacks.schema import GkeClusterConfig
+from stackmodel.config import ConfigError, load, stack_names
+from stackmodel.schema import GkeClusterConfig
 
 
 def gke_stacks() -> list[str]:

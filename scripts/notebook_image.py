@@ -1,7 +1,7 @@
 """Where a stack takes its notebook images from: `cpu=<ref>`, `gpu=<ref>` and
 `registry=<host>` lines (GitHub Actions' $GITHUB_OUTPUT format), or one reference with
 `--ref cpu|gpu`. The references are the ones the stack's notebook form offers
-(args.components.notebook_images): the tag carries a digest of images/notebook/Dockerfile.
+(components/kubeflow.py notebook_images): the tag carries a digest of images/notebook/Dockerfile.
 
     python scripts/notebook_image.py dev              # what CI pushes for the dev stack
     python scripts/notebook_image.py kind --ref cpu   # what `make notebook-images` builds
@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from args.components import notebook_images
-from stacks.config import ConfigError, load
+from components.kubeflow import notebook_images
+from stackmodel.config import ConfigError, load
 
 
 def main() -> int:

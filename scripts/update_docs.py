@@ -24,8 +24,8 @@ ARCHITECTURE = DOCS / "architecture.md"
 DIAGRAM_STACK = REPO / "tests" / "stacks" / "Pulumi.prod.yaml"
 REFERENCE_HEADER = (
     "# Stack-file reference\n\n"
-    "Every key a stack file (`stacks/Pulumi.<stack>.yaml`) may hold, generated from `stacks/schema/` "
-    "(`python -m stacks reference`; `make docs` rewrites this file); a test keeps it equal.\n\n"
+    "Every key a stack file (`stacks/Pulumi.<stack>.yaml`) may hold, generated from `stackmodel/schema/` "
+    "(`python -m mlplatform reference`; `make docs` rewrites this file); a test keeps it equal.\n\n"
 )
 
 

@@ -1,6 +1,6 @@
-"""`python -m stacks …`: the command line of the tools that act on a stack (tooling/cli.py)."""
+"""`python -m stacks …`: the alias kept for `python -m mlplatform …` (tooling/cli.py)."""
 
 from tooling.cli import run
 
 if __name__ == "__main__":
-    run()
+    run(prog="python -m stacks")

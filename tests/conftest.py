@@ -15,7 +15,7 @@ import pytest
 # The program and the tooling are imported where used: pytest-xdist's controller, which runs
 # no test, loads this file too, and the workers start only once it has (1.5 s sooner).
 if TYPE_CHECKING:
-    from stacks.schema import PlatformConfig
+    from stackmodel.stack import PlatformConfig
     from tooling.plan import Plan
 
 
@@ -157,7 +157,7 @@ def evaluated(config: PlatformConfig, stack: str) -> Plan:
 
 @cache
 def _shipped(name: str) -> Plan:
-    from stacks.config import load
+    from stackmodel.config import load
 
     return evaluated(load(name), name)
 
@@ -169,7 +169,7 @@ def shipped_plan() -> Callable[[str], Plan]:
 
 
 def _project(path: Path) -> Plan:
-    from stacks.config import load
+    from stackmodel.config import load
     from tooling.cli import stack_name
 
     return evaluated(load(str(path)), stack_name(str(path)))
@@ -184,7 +184,7 @@ def project_plan() -> Callable[[Path], Plan]:
 @pytest.fixture
 def plan_of() -> Callable[[dict[str, Any]], Plan]:
     """The plan of a raw stack config."""
-    from stacks.config import validate
+    from stackmodel.config import validate
     from tooling.plan import evaluate
 
     return lambda raw: evaluate(validate(raw, "test"), "test")
@@ -192,7 +192,9 @@ def plan_of() -> Callable[[dict[str, Any]], Plan]:
 
 @pytest.fixture(scope="session", autouse=True)
 def _share_full_renders(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Workers of one run share full renders (tests/support/renders.py) in the run's temp root."""
+    """Workers of one run share full renders and a render cache (tests/support/renders.py) in the
+    run's temp root (xdist's workers each have a folder of their own beneath it)."""
     from tests.support import renders
 
-    renders.share_between_workers(tmp_path_factory.getbasetemp().parent)
+    base = tmp_path_factory.getbasetemp()
+    renders.share_between_workers(base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import load
-from stacks.schema import GpuPool
+from stackmodel.config import load
+from stackmodel.schema import GpuPool
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations
 from tests.support.sdk import fake_sdk
@@ -221,7 +221,7 @@ def test_the_trainjob_the_rule_judges_is_the_one_the_sdk_creates() -> None:
 
 
 def cluster_training_runtimes_of(stack: str) -> list[dict[str, Any]]:
-    from args.components import training_runtimes_args
+    from runtimes.args import training_runtimes_args
 
     return cluster_training_runtimes(training_runtimes_args(load(stack)))
 

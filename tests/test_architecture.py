@@ -1,9 +1,10 @@
 """The layers of the code, checked on the code itself: the import graph (every import,
-function-level ones too, of every module outside tests) points down LAYERS without cycles;
-infra, components and runtimes read only their own Args (a component's module may also hold
-the builder its Installation names, the one function there that reads the stack model); each
-ComponentResource takes its Args (of args/, or of its own module) and has a type token derived
-from its class."""
+function-level ones too, of every module outside tests) points down LAYERS without cycles; the
+plumbing names no component; infra, plumbing, components and runtimes read only their own Args
+(the stack model is read only where Args are cut: the functions named `<what>_args` and the
+functions of their module they call); each ComponentResource takes its Args (of its own
+module, of its package's `args` module, or the plumbing's shared ones) and has a type token
+derived from its class."""
 
 from __future__ import annotations
 
@@ -28,23 +29,25 @@ SKIPPED = {"tests"}
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("facts", ("facts",)),
-    ("stack model", ("stacks",)),
-    ("args", ("args",)),
+    ("policy", ("policy",)),
+    ("stack model", ("stackmodel",)),
     ("infra", ("infra",)),
+    ("plumbing", ("plumbing",)),
+    ("runtimes", ("runtimes",)),
     ("components", ("components",)),
-    ("runtimes and teams", ("runtimes", "components.profiles")),
+    ("teams", ("components.profiles",)),
     ("composition", ("components.platform",)),
     ("program", ("program", "__main__")),
-    ("policy", ("policy",)),
-    ("tools", ("tooling", "stacks.__main__")),
+    ("tools", ("tooling",)),
+    ("command line", ("mlplatform", "stacks.__main__")),
     ("scripts", ("scripts", "benchmarks", "examples")),
 )
 """Bottom to top; a module is in the layer of its longest listed prefix, and imports only
-from its own layer or lower ones. `python -m stacks` (stacks/__main__.py) is the tools'
-command line, so it sits with the tools, not with the stack model."""
+from its own layer or lower ones. The command line, `python -m mlplatform` (mlplatform/) and
+its alias `python -m stacks` (stacks/__main__.py, beside the stack files), runs the tools."""
 
-SLICED = ("infra", "components", "runtimes")
-"""Code that gets its own Args and never reads the stack itself."""
+SLICED = ("infra", "plumbing", "components", "runtimes")
+"""Code that gets its own Args and never reads the stack itself (but where it cuts them)."""
 
 
 @dataclass(frozen=True)
@@ -247,16 +250,17 @@ def test_every_module_is_in_a_layer() -> None:
 
 
 def args_builders(tree: ast.Module) -> list[ast.FunctionDef]:
-    """The functions a module names as the Args builder of its Installation
-    (components/installation.py): the one place a component's module may read the stack
-    model, to cut its Args (docs/development.md, "Adding a component")."""
-    named = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("Installation"):
-            builder = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "args"), None)
-            if isinstance(builder, ast.Name):
-                named.add(builder.id)
-    return [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name in named]
+    """The functions of a module that cut Args from the stack model: those named `<what>_args`
+    (a component's builder its Installation names, infra/args.py `cluster_args`, ...) and the
+    functions of the module they call: the one place infra, plumbing, components and runtimes
+    may read the stack model (docs/development.md, "Adding a component")."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    found = [name for name in functions if name.endswith("_args")]
+    for name in found:
+        for node in ast.walk(functions[name]):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions and node.func.id not in found:
+                found.append(node.func.id)
+    return [functions[name] for name in functions if name in found]
 
 
 def _reads_the_stack(module: str) -> Iterator[str]:
@@ -272,6 +276,9 @@ def stack_reads(tree: ast.Module, name: str) -> Iterator[str]:
             config_names |= {alias.asname or alias.name for alias in node.names if alias.name == "Config"}
     builders = args_builders(tree)
     inside = {id(n) for builder in builders for n in ast.walk(builder)}
+    # A type alias of the module (ArgsBuilder = Callable[[PlatformConfig, ...], ...]) names the
+    # model without reading it: only code of its functions and classes reads.
+    code = {id(n) for top in tree.body if isinstance(top, (ast.FunctionDef, ast.ClassDef)) for n in ast.walk(top)}
     for node in ast.walk(tree):
         where = f"{name}:{getattr(node, 'lineno', '?')}"
         if id(node) in inside:
@@ -279,13 +286,13 @@ def stack_reads(tree: ast.Module, name: str) -> Iterator[str]:
         if isinstance(node, ast.ImportFrom):
             named = {alias.name for alias in node.names}
             if "PlatformConfig" in named and not (builders and node in tree.body):
-                yield f"{where} imports PlatformConfig (take an Args of args/ instead)"
-            if node.module == "stacks.config" or (node.module == "stacks" and "config" in named):
-                yield f"{where} imports the stack loader stacks.config"
-        elif isinstance(node, ast.Import) and any(alias.name == "stacks.config" for alias in node.names):
-            yield f"{where} imports the stack loader stacks.config"
-        elif isinstance(node, ast.Name) and node.id == "PlatformConfig" and builders:
-            yield f"{where} uses PlatformConfig outside the Args builder its Installation names"
+                yield f"{where} imports PlatformConfig (take its Args instead, cut by a function named <what>_args)"
+            if node.module == "stackmodel.config" or (node.module == "stackmodel" and "config" in named):
+                yield f"{where} imports the stack loader stackmodel.config"
+        elif isinstance(node, ast.Import) and any(alias.name == "stackmodel.config" for alias in node.names):
+            yield f"{where} imports the stack loader stackmodel.config"
+        elif isinstance(node, ast.Name) and node.id == "PlatformConfig" and builders and id(node) in code:
+            yield f"{where} uses PlatformConfig outside the functions that cut Args (<what>_args)"
         elif isinstance(node, ast.Attribute) and node.attr == "PlatformConfig":
             yield f"{where} uses {ast.unparse(node)}"
         elif isinstance(node, ast.Call) and ast.unparse(node.func) in config_names:
@@ -323,7 +330,7 @@ def component_classes() -> tuple[type[pulumi.ComponentResource], ...]:
 
 
 def concrete(cls: type) -> bool:
-    """Bases (infra.component.Component, components.base.PlatformComponent) are never built
+    """Bases (infra.component.Component, plumbing.base.PlatformComponent) are never built
     themselves; their constructors take what every subclass passes on, not an Args."""
     subclasses: list[type] = cls.__subclasses__()
     return not any(sub.__module__.split(".")[0] in SLICED for sub in subclasses)
@@ -343,11 +350,14 @@ def test_every_component_resource_takes_its_args_first_after_its_name() -> None:
         if not (
             isinstance(hint, type)
             and hint.__name__.endswith("Args")
-            and (hint.__module__.startswith("args.") or hint.__module__ == cls.__module__)
+            and hint.__module__ in (cls.__module__, f"{cls.__module__.rpartition('.')[0]}.args", "plumbing.base")
             and dataclasses.is_dataclass(hint)
             and hint.__dataclass_params__.frozen  # type: ignore[attr-defined]
         ):
-            problems.append(f"{where}: parameter {params[1]!r} is {hint!r}, not a frozen *Args of args/ or of its own module")
+            problems.append(
+                f"{where}: parameter {params[1]!r} is {hint!r}, not a frozen *Args of its own module, of its package's args "
+                "module or plumbing/base.py's"
+            )
     assert problems == [], "\n".join(problems)
 
 
@@ -358,14 +368,9 @@ def test_every_component_resource_says_why_it_exists() -> None:
 
 @pytest.fixture(scope="module")
 def registered() -> dict[str, set[type]]:
-    """Type token -> the classes that registered it, over the shipped stacks, and for each
-    component of the list none of them installs (one off by default), the kind stack with it
-    enabled: a new component plans with `enabled: true` alone. The GPU fabric installs only for
-    GPUDirect pools, which only a gke stack has: its fixture (dev-fabric) is planned too; and NVIDIA's
-    DRA driver only for DRA pools (the loader refuses it elsewhere, dra-driver-has-dra-pools): the
-    small gke stack with its pool on DRA, as tests/test_dra.py plans it."""
-    from stacks.config import load, read_stack_file, stack_file, validate
-    from tests.conftest import base_gke, with_changes
+    """Type token -> the classes that registered it, over stacks that between them install every
+    component of the list (tests/support/every_component.py)."""
+    from tests.support.every_component import every_component
     from tooling.plan import evaluate
 
     seen: dict[str, set[type]] = {}
@@ -377,16 +382,8 @@ def registered() -> dict[str, set[type]]:
 
     pulumi.ComponentResource.__init__ = recording  # type: ignore[method-assign]
     try:
-        dra_pool = {"mlplatform:cluster.gpuPools.0.gpuAllocation": "dra", "mlplatform:cluster.autoprovisioning": {"enabled": False}}
-        stacks = ("kind", "dev", "prod", "dev-fabric", "dra")  # dev-fabric: the GPUDirect pools' components
-        configs = [load(stack) for stack in stacks[:-1]] + [validate(with_changes(base_gke(), dra_pool), "dra")]
-        for config, stack in zip(configs, stacks, strict=True):
-            evaluate(config, stack)
-        for spec in configs[0].components.specs:
-            if not any(config.enabled(spec) for config in configs):
-                raw = read_stack_file(stack_file("kind"))
-                raw["mlplatform:components"] = {**raw.get("mlplatform:components", {}), spec.name: {"enabled": True}}
-                evaluate(validate(raw, f"kind + {spec.name}"), "kind")
+        for name, config in every_component():
+            evaluate(config, "kind" if name.startswith("kind") else name)
     finally:
         pulumi.ComponentResource.__init__ = original  # type: ignore[method-assign]
     return seen
@@ -442,13 +439,16 @@ def test_the_size_rule_names_a_long_module_without_a_reason() -> None:
     assert oversized({"a.py": '"""Short."""\n'}) == []
 
 
-def test_only_a_components_args_builder_reads_the_stack_model() -> None:
-    """The rule's one exception is the function an Installation names as its Args builder."""
+def test_only_the_functions_that_cut_args_read_the_stack_model() -> None:
+    """The rule's one exception: a function named `<what>_args` and the functions of its module it calls."""
     source = """
-from stacks.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 
 def kserve_args(config: PlatformConfig, secrets):
-    return KServeArgs(config.components[KSERVE].values)
+    return KServeArgs(config.components[KSERVE].values, _registry(config))
+
+def _registry(config: PlatformConfig):
+    return config.project
 
 def elsewhere(config: PlatformConfig):
     return config.project
@@ -456,8 +456,30 @@ def elsewhere(config: PlatformConfig):
 INSTALLATION = Installation(KSERVE, kserve_args, _install)
 """
     tree = ast.parse(source)
-    assert [f.name for f in args_builders(tree)] == ["kserve_args"]
-    assert list(stack_reads(tree, "kserve.py")) == ["kserve.py:7 uses PlatformConfig outside the Args builder its Installation names"]
-    alone = ast.parse(source.replace("INSTALLATION = Installation(KSERVE, kserve_args, _install)", ""))
-    assert next(iter(stack_reads(alone, "kserve.py"))) == "kserve.py:2 imports PlatformConfig (take an Args of args/ instead)"
-    assert [f.name for f in args_builders(ast.parse(source.replace("kserve_args, _install", "args=kserve_args, install=_install")))] == ["kserve_args"]
+    assert [f.name for f in args_builders(tree)] == ["kserve_args", "_registry"]
+    assert list(stack_reads(tree, "kserve.py")) == ["kserve.py:10 uses PlatformConfig outside the functions that cut Args (<what>_args)"]
+    alone = ast.parse(source.replace("def kserve_args", "def kserve").replace("def _registry", "def registry"))
+    assert next(iter(stack_reads(alone, "kserve.py"))) == (
+        "kserve.py:2 imports PlatformConfig (take its Args instead, cut by a function named <what>_args)"
+    )
+
+
+# --- the plumbing names no component ----------------------------------------------------------
+
+
+def test_the_plumbing_names_no_component() -> None:
+    """plumbing/ installs nothing of its own: it imports no component's module (components/, a
+    component's settings in stackmodel/components/) but the spec every component has."""
+    named = [
+        str(i)
+        for i in imports()
+        if i.source.startswith("plumbing")
+        and (i.target.startswith("components") or (i.target.startswith("stackmodel.components") and i.target != "stackmodel.components.spec"))
+    ]
+    assert named == []
+
+
+def test_the_policy_pack_reads_the_facts_alone() -> None:
+    """The pack judges the plan's resources (pulumi preview --policy-pack policy runs it without the program)."""
+    found = [str(i) for i in imports() if i.source.startswith("policy") and not i.target.startswith(("policy", "facts"))]
+    assert found == []

@@ -1,4 +1,4 @@
-"""The Args each component gets (args/): pure functions of the stack model, no engine."""
+"""The Args each component gets (each cut beside what takes it): pure functions of the stack model, no engine."""
 
 from __future__ import annotations
 
@@ -7,21 +7,23 @@ from typing import Any
 
 import pytest
 
-from args.components import (
-    IstioArgs,
-    JobSetArgs,
-    KubeflowInstallArgs,
-    KubeRayArgs,
-    KueueArgs,
-    TrainerInstallArgs,
-    kueue_args,
-)
-from args.infra import GkeClusterArgs, KindClusterArgs
-from args.platform import PlatformArgs
+from components.istio import IstioArgs
+from components.kubeflow import KubeflowInstallArgs
+from components.kueue import KueueArgs, kueue_args
+from components.platform import PlatformArgs
+from components.trainer import TrainerInstallArgs
+from infra.args import GkeClusterArgs, KindClusterArgs
+from plumbing.base import ChartArgs
 from program import args_of as platform_args
-from stacks.config import load, validate
-from stacks.schema import DCGM_EXPORTER, ISTIO, JOBSET, KUBEFLOW, KUBERAY, KUEUE, TRAINER
-from stacks.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET
+from stackmodel.components.dcgm import DCGM_EXPORTER
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.jobset import JOBSET
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY
+from stackmodel.components.kueue import KUEUE
+from stackmodel.components.trainer import TRAINER
+from stackmodel.config import load, validate
+from stackmodel.secrets import DEX_PASSWORD_HASHES, IAP_CLIENT_SECRET
 from tests.conftest import base_gke, base_kind, with_changes
 
 C = "mlplatform:components"
@@ -39,7 +41,7 @@ def test_args_are_frozen() -> None:
 
 def test_a_component_switched_off_gets_no_args() -> None:
     args = args_of(with_changes(base_kind(), {f"{C}.kuberay": {"enabled": False}}))
-    assert args.of(KUBERAY, KubeRayArgs) is None and args.of(JOBSET, JobSetArgs) is not None
+    assert args.of(KUBERAY, ChartArgs) is None and args.of(JOBSET, ChartArgs) is not None
 
 
 def test_gke_addons_replace_their_components() -> None:
@@ -52,7 +54,7 @@ def test_gke_addons_replace_their_components() -> None:
         },
     )
     args = args_of(raw)
-    assert args.of(KUBERAY, KubeRayArgs) is None and args.of(DCGM_EXPORTER, object) is None
+    assert args.of(KUBERAY, ChartArgs) is None and args.of(DCGM_EXPORTER, object) is None
     assert isinstance(args.cluster, GkeClusterArgs)
     assert args.cluster.ray_operator and args.cluster.managed_dcgm
 

@@ -12,15 +12,15 @@ from typing import Any
 import pytest
 import yaml
 
-from components.base import CONFIG_DIGEST_ANNOTATION
 from components.kubeflow import OAUTH2_PROXY_CONFIG_KEY, OAUTH2_PROXY_EMAILS_KEY
 from facts.config_reload import KUSTOMIZE_HASH_SUFFIX
+from facts.resource_types import GCP_FIREWALL
 from facts.versions import ISTIO
-from stacks.config import load
-from stacks.schema import KUBEFLOW
+from plumbing.base import CONFIG_DIGEST_ANNOTATION
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.config import load
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations
-from tooling import check as lint
 from tooling.fullrender import FullRender
 
 pytestmark = mirror.needed
@@ -99,7 +99,7 @@ def test_control_plane_reach_rule_catches_the_visibility_api_port_the_firewall_k
     """Today's defect: 4443, 8443, 9443, 15017 open; Kueue's aggregated API listens on 8082."""
     render = rendered("dev")
     plan = render.plan
-    firewall = plan.of_type(lint.FIREWALL)[0]
+    firewall = plan.of_type(GCP_FIREWALL)[0]
     assert "8082" in firewall.inputs["allows"][0]["ports"]
     closed = replace(firewall, inputs={**firewall.inputs, "allows": [{"protocol": "tcp", "ports": ["4443", "8443", "9443", "15017"]}]})
     broken = replace(render, plan=replace(plan, resources=[closed if r.urn == firewall.urn else r for r in plan.resources]))

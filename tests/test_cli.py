@@ -1,4 +1,4 @@
-"""`python -m stacks plan|render|versions` as users and CI call them."""
+"""`python -m mlplatform plan|render|versions` (and its alias `python -m stacks`) as users and CI call them."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stacks.config import stack_names
+from stackmodel.config import stack_names
 from tooling.cli import EXIT_CONFIG_ERROR, main, plan_json, versions_table
 from tooling.plan import Plan
 
@@ -79,13 +79,20 @@ def test_bad_stack_file_exits_2_without_traceback(tmp_path: Path) -> None:
         "    gpuPools: [{name: a, accelerator: nvidia-l4, machineType: n2-standard-8, max: 1}]\n"
     )
     result = subprocess.run(
-        [sys.executable, "-m", "stacks", "plan", str(bad)], cwd=REPO, capture_output=True, text=True
+        [sys.executable, "-m", "mlplatform", "plan", str(bad)], cwd=REPO, capture_output=True, text=True
     )
     assert result.returncode == EXIT_CONFIG_ERROR
     assert "Traceback" not in result.stderr
     assert "mlplatform:cluster.gpuPools[0].machineType: 'n2-standard-8' cannot carry nvidia-l4" in result.stderr
     assert "gcp:project: a gke cluster needs the GCP project" in result.stderr
     assert result.stdout == "", "nothing is planned for a bad stack"
+
+
+def test_python_m_stacks_is_kept_as_the_alias() -> None:
+    """Forks' scripts and CI written before `python -m mlplatform` keep working."""
+    result = subprocess.run([sys.executable, "-m", "stacks", "--help"], cwd=REPO, capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.startswith("usage: python -m stacks ")
+    assert " plan " in result.stdout and " check " in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -100,11 +107,11 @@ def test_unreadable_stack_file(tmp_path: Path, content: str, message: str, capsy
 
 
 def test_unknown_stack_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    import stacks.config
+    import stackmodel.config
 
     for name in ("dev", "prod"):
         (tmp_path / f"Pulumi.{name}.yaml").write_text("config: {}\n")
-    monkeypatch.setattr(stacks.config, "STACKS_DIR", tmp_path)
+    monkeypatch.setattr(stackmodel.config, "STACKS_DIR", tmp_path)
     assert main(["plan", "staging-eu"]) == EXIT_CONFIG_ERROR
     assert "no such stack file; shipped stacks: dev, prod" in capsys.readouterr().err
 
@@ -161,7 +168,7 @@ def test_ci_runs_the_readme_test_command() -> None:
 def test_no_secret_value_reaches_plan_or_render(stack: str, tmp_path: Path, shipped_plan: Callable[[str], Plan]) -> None:
     """What `plan --json` prints and `render` writes (the commands' own functions, on the
     session's plan of the stack: the tests above run the commands themselves)."""
-    from stacks.secrets import SECRET_KEYS
+    from stackmodel.secrets import SECRET_KEYS
     from tooling.render import write
 
     plan = shipped_plan(stack)

@@ -23,9 +23,10 @@ from pulumi_gcp.cloudidentity.outputs import (
 
 from components.kubeflow import dex_config
 from infra.cloud_identity import user_emails
-from stacks.config import ConfigError, load_stack, validate
-from stacks.rules import with_read_members
-from stacks.schema import KUBEFLOW, PlatformConfig
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.config import ConfigError, load_stack, validate
+from stackmodel.rules import with_read_members
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, with_changes
 from tooling.cli import EXIT_CONFIG_ERROR, main, plan_json
 from tooling.plan import Plan, evaluate

@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 import yaml
 
-from components.base import apply_transforms, matches
 from components.istio import GKE_CNI_BIN_DIR
 from components.kubeflow import dex_config
 from facts import versions
 from facts.image_set import notebook_tag
-from stacks.schema import GpuPool, KubeflowAuth, PipelinesConfig
-from stacks.schema.pools import PoolTaint
+from plumbing.base import apply_transforms, matches
+from stackmodel.components.pipelines import PipelinesConfig
+from stackmodel.schema import GpuPool, KubeflowAuth
+from stackmodel.schema.pools import PoolTaint
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders
 from tests.support.mirror import MIRROR
@@ -358,9 +359,8 @@ def test_no_public_gateway_without_hostname(shipped_plan: Callable[[str], Plan])
 
 
 def test_gateway_service_gets_neg_and_backend_config_on_gke_with_hostname() -> None:
-    from args.components import istio_args
-    from components.istio import gateway_annotations, with_gateway_annotations
-    from stacks.config import load
+    from components.istio import gateway_annotations, istio_args, with_gateway_annotations
+    from stackmodel.config import load
 
     annotations = gateway_annotations(istio_args(load("prod")))
     assert annotations == {
@@ -378,9 +378,8 @@ def test_gateway_service_gets_neg_and_backend_config_on_gke_with_hostname() -> N
 def test_dashboard_menu_links_team_ray_dashboards() -> None:
     import json
 
-    from args.components import kubeflow_args
-    from components.kubeflow import dashboard_links, dashboard_menu
-    from stacks.config import load
+    from components.kubeflow import dashboard_links, dashboard_menu, kubeflow_args
+    from stackmodel.config import load
 
     links = json.loads(dashboard_links(dashboard_menu(kubeflow_args(load("kind"), {}))))
     texts = [item["text"] for item in links["menuLinks"]]
@@ -395,9 +394,8 @@ def test_dashboard_menu_links_team_ray_dashboards() -> None:
 def test_without_pipelines_the_menu_has_no_pipelines_section() -> None:
     import json
 
-    from args.components import kubeflow_args
-    from components.kubeflow import dashboard_links, dashboard_menu
-    from stacks.config import load
+    from components.kubeflow import dashboard_links, dashboard_menu, kubeflow_args
+    from stackmodel.config import load
 
     config = load("kind")
     config = config.model_copy(update={"components": config.components.model_copy(update={"pipelines": PipelinesConfig(enabled=False)})})

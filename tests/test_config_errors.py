@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from facts.gpu_catalog import HYPERDISK_BALANCED_MAX_GB, HYPERDISK_BALANCED_MIN_GB
-from stacks.config import ConfigError, validate
+from stackmodel.config import ConfigError, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 
@@ -168,7 +168,7 @@ CASES = [
     Case("pusher without its kind", {f"{C}.imageRegistry": {"pushers": ["ci@acme.iam.gserviceaccount.com"]}}, f"{C}.imageRegistry.pushers", "'ci@acme.iam.gserviceaccount.com' is not an IAM member: use user:, group:, serviceAccount: or principal(Set):// followed by the identity"),
     Case("notebook registry with a scheme", {"mlplatform:components.kubeflow": {"notebookRegistry": "https://ghcr.io/acme"}}, "mlplatform:components.kubeflow.notebookRegistry", "'https://ghcr.io/acme' is not a registry path such as europe-docker.pkg.dev/acme/images: host and path, no scheme and no tag"),
     Case("pods-ready backoff zero", {"mlplatform:components.kueue": {"waitForPodsReady": {"backoffLimitCount": 0}}}, "mlplatform:components.kueue.waitForPodsReady.backoffLimitCount", "greater than or equal to 1 (got 0)"),
-    # --- e-mail addresses as upstream compares them (stacks/schema/common.py "e-mail addresses") --------
+    # --- e-mail addresses as upstream compares them (stackmodel/schema/common.py "e-mail addresses") --------
     Case("owner with an emoji", {T: [{**TEAM, "owner": "ana😀@acme.com"}]}, f"{T}[0].owner", "'ana😀@acme.com' has spaces or characters outside ASCII: identity providers send addresses of ASCII letters, digits and . _ - ' + (and kubeflow-userid is an HTTP header); write the address as they do"),
     Case("owner as a wildcard", {T: [{**TEAM, "owner": "*@acme.com"}]}, f"{T}[0].owner", "'*@acme.com': before the '@' an address has ASCII letters, digits and . _ - ' + (no '..', no '.' first or last); '*' would be a wildcard to Istio"),
     Case("owner with a dot first", {T: [{**TEAM, "owner": ".ana@acme.com"}]}, f"{T}[0].owner", "'.ana@acme.com': before the '@' an address has"),
@@ -289,7 +289,7 @@ CASES = [
     Case("a zonal kms key", {f"{C}.secretsEncryption": {"key": "projects/acme-sec/locations/us-central1-a/keyRings/gke/cryptoKeys/ml"}}, f"{C}.secretsEncryption.key", "us-central1-a is a zone, and Cloud KMS has no zonal locations"),
     Case("override of no zone", {"mlplatform:overrides": {"zones": ["us-central1"]}}, "mlplatform:overrides.zones", "'us-central1' is not a zone name such as us-central1-a"),
     Case("override of no gke version", {"mlplatform:overrides": {"gkeVersions": ["latest"]}}, "mlplatform:overrides.gkeVersions", "'latest' is not a GKE version such as 1.35"),
-    # What Kueue cannot run on a DRA pool (stacks/schema/pools.py dra-pool-as-kueue-admits).
+    # What Kueue cannot run on a DRA pool (stackmodel/schema/pools.py dra-pool-as-kueue-admits).
     Case("dra with queued provisioning", {f"{P0}.gpuAllocation": "dra", f"{P0}.provisioning": "queued", f"{C}.autoprovisioning": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "Kueue asks GKE for a queued pool's nodes only for pods whose containers request nvidia.com/gpu, and a DRA pod asks through a ResourceClaim: no ProvisioningRequest would be made and the pool would never grow"),
     Case("dra on a topology-aware pool", {f"{P0}.gpuAllocation": "dra", f"{P0}.accelerator": "nvidia-h100-80gb", f"{P0}.machineType": "a3-highgpu-8g", f"{P0}.min": 2, f"{P0}.max": 2, f"{C}.autoprovisioning": {"enabled": False}}, f"{C}.gpuPools[0].gpuAllocation", "Kueue places this pool's a3-highgpu-8g nodes by GKE's topology (its size is fixed, min = max), and Kueue does not support DRA with topology-aware scheduling"),
     # Chart values overlays.
@@ -424,7 +424,7 @@ def test_names_that_would_collide_are_all_reported_at_once() -> None:
 def test_kueues_default_flavor_is_a_reserved_pool_name() -> None:
     """Every pool gets a ResourceFlavor of its name beside the default one."""
     from components.kueue import DEFAULT_FLAVOR
-    from stacks.schema import RESERVED_POOL_NAMES
+    from stackmodel.schema import RESERVED_POOL_NAMES
 
     assert DEFAULT_FLAVOR in RESERVED_POOL_NAMES
 
@@ -454,7 +454,7 @@ def test_hyperdisk_balanced_bounds_of_a_gpu_pools_disk_are_taken() -> None:
 def test_every_namespace_the_platform_installs_into_is_no_team_name() -> None:
     """A team (a Profile) of one of these names would take the namespace over."""
     from components import cert_manager, dcgm, dra, gateway, jobset, kubeflow, kuberay, kueue, monitoring, trainer
-    from stacks.schema import RESERVED_NAMESPACES
+    from stackmodel.schema import RESERVED_NAMESPACES
 
     installed = {m.NAMESPACE for m in (cert_manager, dcgm, dra, gateway, jobset, kubeflow, kuberay, kueue, monitoring, trainer)}
     assert installed | {kubeflow.DEX_NAMESPACE} <= set(RESERVED_NAMESPACES)

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import tomllib
 from importlib import metadata
 from pathlib import Path
 
+import pytest
 import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 REPO = Path(__file__).resolve().parents[1]
-CODE = [p for d in ("args", "components", "infra", "runtimes", "stacks", "policy") for p in (REPO / d).rglob("*.py")]
+CODE = [p for d in ("components", "infra", "plumbing", "runtimes", "stackmodel", "policy") for p in (REPO / d).rglob("*.py")]
 CODE.append(REPO / "program.py")
 VERSION = re.compile(r"(?<![\d.])v?\d+\.\d+\.\d+(?![\d.])")
 
@@ -65,10 +67,46 @@ def test_gcp_resources_are_built_from_typed_args() -> None:
 
 def test_every_component_of_the_list_has_its_installation() -> None:
     """A component the schema offers but nothing installs would be a silent no-op."""
-    from components.installation import installation
-    from stacks.schema import COMPONENTS
+    from plumbing.installation import installation
+    from stackmodel.registry import COMPONENTS
 
     assert [installation(spec).spec for spec in COMPONENTS] == list(COMPONENTS)
+
+
+def test_each_component_is_two_modules_of_one_name() -> None:
+    """Its settings and spec in stackmodel/components/<name>.py, its Installation in
+    components/<name>.py: who installs a component is the module of its settings' name."""
+    from plumbing.installation import installation
+    from stackmodel.registry import COMPONENTS
+
+    for spec in COMPONENTS:
+        settings = spec.model.__module__
+        assert settings.startswith("stackmodel.components."), f"{spec.name}'s settings are in {settings}"
+        assert any(value is spec for value in vars(importlib.import_module(settings)).values()), f"{spec.name}'s spec is not beside its settings"
+        installer = settings.removeprefix("stackmodel.")
+        assert spec.installed_by == f"{installer}:INSTALLATION"
+        assert importlib.import_module(installer).INSTALLATION is installation(spec)
+
+
+def test_every_pin_a_component_names_is_in_the_pin_table() -> None:
+    """`make mirror`, the version table and `outdated` read PINS: a pin left out of it would be
+    installed but never mirrored, listed or watched."""
+    from facts.versions import PINS
+    from stackmodel.registry import COMPONENTS
+
+    assert [f"{spec.name}: {pin.label}" for spec in COMPONENTS for pin in spec.pins if pin not in PINS] == []
+
+
+def test_a_spec_outside_stackmodel_components_names_its_installation() -> None:
+    from stackmodel.components.spec import ComponentSpec
+    from stackmodel.schema import Model
+
+    class Elsewhere(Model):
+        pass
+
+    with pytest.raises(ValueError, match=r"^component elsewhere: its settings are in tests.test_conventions, not in stackmodel/components/: name the module that installs it \(installed_by\)$"):
+        ComponentSpec("elsewhere", Elsewhere, "Somewhere else.")
+    assert ComponentSpec("elsewhere", Elsewhere, "Somewhere else.", installed_by="tests.x:INSTALLATION").installed_by == "tests.x:INSTALLATION"
 
 
 def _floor(specifiers: SpecifierSet) -> Version:

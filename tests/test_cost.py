@@ -10,7 +10,7 @@ import yaml
 
 from facts.gpu_catalog import ACCELERATORS
 from facts.prices import AS_OF, PRICES, SHAPES, SOURCES, PriceError, machine_price
-from stacks.config import load, validate
+from stackmodel.config import load, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tooling.cli import EXIT_CONFIG_ERROR, main
 from tooling.cost import cost_lines, cost_view
@@ -91,7 +91,7 @@ def test_dev_idles_without_gpu_cost(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_idle_is_fee_system_min_and_gpu_min() -> None:
-    # A GPU pool keeps nodes only in prod (stacks/rules.py gpu-pools-scale-to-zero).
+    # A GPU pool keeps nodes only in prod (stackmodel/rules/ gpu-pools-scale-to-zero).
     prod = {"mlplatform:environment": "prod", f"{C}.masterAuthorizedNetworks": [{"cidr": "203.0.113.0/24", "name": "office"}]}
     raw = with_changes(base_gke(), {**prod, f"{C}.location": "us-central1-a", f"{C}.gpuPools.0.min": 1})
     found = lines(raw)

@@ -15,7 +15,7 @@ from components.alerts import alerts, rule_spec
 from components.dashboards import DCGM, dashboards
 from components.dashboards.common import DATASOURCE_VARIABLE, WORKLOAD_NAMESPACE
 from facts.versions import DCGM_EXPORTER
-from stacks.schema import MonitoringConfig
+from stackmodel.components.monitoring import MonitoringConfig
 from tests.support import mirror
 from tests.support.mirror import MIRROR
 from tests.support.promql import dashboard_expressions, metric_names, parse

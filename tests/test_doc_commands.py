@@ -1,7 +1,8 @@
 """Every command README.md and docs/gke.md tell a reader to type exists with the arguments shown.
 
 The commands are the lines of the documents' ```sh blocks and their inline code that starts
-with a command of ours. Ours are checked: each `python -m stacks ...` parses with the CLI's own
+with a command of ours. Ours are checked: each `python -m mlplatform ...` (or its alias
+`python -m stacks ...`) parses with the CLI's own
 parser, and the offline ones that need no full render (plan, render without --full, policy,
 cost, versions, reference, diagram) run against the fixture stacks (the runbook's `staging` is
 its step 0's copy of dev); a full render (check, images, ...) is what
@@ -27,13 +28,15 @@ from tooling.plan import Plan
 
 REPO = Path(__file__).resolve().parents[1]
 DOCUMENTS = ("README.md", "docs/gke.md")
-OURS = ("python -m stacks ", "make ", "pulumi stack output ", "pulumi config set ")
+OURS = ("python -m mlplatform ", "python -m stacks ", "make ", "pulumi stack output ", "pulumi config set ")
 """Inline code that starts so is a command to check (prose names many other things in backticks)."""
 OTHER_PROGRAMS = {"pulumi", "gcloud", "kubectl", "htpasswd", "tr", "cp", "dig", "grep", "crane"}
 RUN = {"plan", "render", "policy", "cost", "versions", "reference", "diagram"}
 """The offline commands that run here (no full render, no cluster, no network)."""
 PLACEHOLDERS = {"<stack>": "dev", "DIR": "out/dir", "OLD": "out/old", "NEW": "out/new"}
 SEPARATORS = {"|", "&&", ";", ">>", ">"}
+CLI = (["python", "-m", "mlplatform"], ["python", "-m", "stacks"])
+"""Our command line, and the alias kept for it."""
 
 
 def _blocks(text: str) -> Iterator[str]:
@@ -79,8 +82,8 @@ def _ids(case: tuple[str, list[str]]) -> str:
 
 
 def test_the_documents_have_commands_of_every_kind() -> None:
-    kinds = {tuple(c[:3]) if c[:3] == ["python", "-m", "stacks"] else c[0] for _, c in ALL}
-    assert {("python", "-m", "stacks"), "make", "pulumi", "gcloud"} <= kinds
+    kinds = {tuple(c[:3]) if c[:3] in CLI else c[0] for _, c in ALL}
+    assert {("python", "-m", "mlplatform"), "make", "pulumi", "gcloud"} <= kinds
     assert ("README.md", ["make", "test"]) in ALL
 
 
@@ -97,7 +100,7 @@ def test_every_make_target_exists(case: tuple[str, list[str]]) -> None:
 
 @pytest.mark.parametrize("case", [c for c in ALL if c[1][:2] == ["pulumi", "config"]], ids=_ids)
 def test_every_secret_set_is_one_the_program_reads(case: tuple[str, list[str]]) -> None:
-    from stacks.secrets import SECRET_KEYS
+    from stackmodel.secrets import SECRET_KEYS
 
     words = case[1]
     assert words[2] == "set" and "--secret" in words
@@ -117,17 +120,17 @@ def test_every_stack_output_read_is_one_the_program_exports(
 def doc_stacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The stacks the documents name: acme's (the fixtures) and the runbook's `staging`, a copy
     of dev (`cp stacks/Pulumi.dev.yaml stacks/Pulumi.staging.yaml`, docs/gke.md step 0)."""
-    import stacks.config
+    import stackmodel.config
 
     directory = tmp_path / "stacks"
     shutil.copytree(FIXTURE_STACKS, directory)
     shutil.copy(directory / "Pulumi.dev.yaml", directory / "Pulumi.staging.yaml")
-    monkeypatch.setattr(stacks.config, "STACKS_DIR", directory)
+    monkeypatch.setattr(stackmodel.config, "STACKS_DIR", directory)
     monkeypatch.chdir(tmp_path)  # `render --out out/...` writes here
     return directory
 
 
-STACKS_COMMANDS = [c for c in ALL if c[1][:3] == ["python", "-m", "stacks"]]
+STACKS_COMMANDS = [c for c in ALL if c[1][:3] in CLI]
 
 
 @pytest.mark.parametrize("case", STACKS_COMMANDS, ids=_ids)

@@ -9,14 +9,15 @@ from typing import Any
 import pytest
 import yaml
 
-from args.components import nvidia_dra_driver_args, training_runtimes_args
 from components import kueue_owners
-from components.dra import nvidia_dra_driver_values
+from components.dra import nvidia_dra_driver_args, nvidia_dra_driver_values
 from components.kueue import manager_config
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from runtimes.kueue_guard import gpu_runtimes
-from stacks.config import validate
-from stacks.schema import NVIDIA_DRA_DRIVER, PlatformConfig
+from stackmodel.components.dra import NVIDIA_DRA_DRIVER
+from stackmodel.config import validate
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, with_changes
 from tests.support import crds
 from tests.support.validation import validate as validate_object

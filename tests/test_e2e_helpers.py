@@ -19,7 +19,9 @@ from unittest.mock import patch
 
 import pytest
 
-from stacks.schema import KUBEFLOW, PlatformConfig, Team
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.schema import Team
+from stackmodel.stack import PlatformConfig
 from tests.e2e.access import ACTIONS, access_matrix, can_i, membership
 from tests.e2e.checks import (
     admitted,
@@ -200,8 +202,8 @@ def test_config_values_put_every_hash_in_one_secret_and_structures_as_json() -> 
     assert json.loads(values["mlplatform:teams"].value)[0]["owner"] == people.owner.email
     assert values["mlplatform:environment"].value == "ci"
     # every secret the e2e stack needs is set, as a secret, so `pulumi up` does not stop
-    from stacks.schema import PlatformConfig as Config
-    from stacks.secrets import required_secrets, secret_problems
+    from stackmodel.secrets import required_secrets, secret_problems
+    from stackmodel.stack import PlatformConfig as Config
 
     config = Config.model_validate(e2e_config(kind_stack_config(), people))
     decrypted = {k: json.loads(v.value) if k.endswith("Hashes") else v.value for k, v in values.items()}

@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 
-from args.components import training_runtimes_args
 from components.profiles.pod_default import BUCKET_MOUNT_PATH, POD_DEFAULT_LABEL
 from facts.image_set import TORCH_CPU_INDEX
 from facts.versions import NOTEBOOK_BASE_PYTHON, TORCH
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import validate
+from stackmodel.config import validate
 from tests.conftest import base_gke
 from tests.support import crds
 from tests.support.sdk import fake_sdk

@@ -18,17 +18,18 @@ from typing import Any
 import pytest
 from kubeflow.trainer.constants import constants as sdk_constants
 
-from args.components import training_runtimes_args
-from args.fabric import fabric_pools
 from components import fabric
-from components.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources, release_manifest_source
 from facts.versions import GPUDIRECT_MANIFESTS, RELEASE_MANIFESTS, ReleaseManifest
+from infra.args import fabric_pools
+from plumbing.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources, release_manifest_source
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import ConfigError, load, read_stack_file, stack_file, validate
-from stacks.schema import Sources
+from stackmodel.config import ConfigError, load, read_stack_file, stack_file, validate
+from stackmodel.schema import Sources
 from tests.support.sdk import fake_sdk
 from tooling import fullrender
-from tooling.check import Platform, fabric_attached
+from tooling.check import Platform
+from tooling.check.network import fabric_attached
 from tooling.fullrender import FullRender, Rendered, Unmirrored
 from tooling.mirror import MirrorError, Request, build
 from tooling.plan import Plan, Recorded, evaluate

@@ -21,19 +21,19 @@ FORK_STACK = REPO / "tests" / "data" / "fork" / "Pulumi.staging.yaml"
 @pytest.fixture
 def fork_stacks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A stacks/ that holds only the fork's own stack file."""
-    import stacks.config
+    import stackmodel.config
 
     directory = tmp_path / "stacks"
     directory.mkdir()
     shutil.copy(FORK_STACK, directory)
-    monkeypatch.setattr(stacks.config, "STACKS_DIR", directory)
+    monkeypatch.setattr(stackmodel.config, "STACKS_DIR", directory)
     return directory
 
 
 def test_a_forks_only_stack_is_found_by_name_planned_and_held_to_the_guardrails(
     fork_stacks: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stacks.config import stack_names
+    from stackmodel.config import stack_names
     from tooling.cli import main
 
     assert stack_names() == ["staging"]
@@ -63,7 +63,7 @@ def test_the_workflows_run_per_gke_stack_of_stacks_not_per_acme_name(workflow: s
 
 def test_the_tests_read_stack_names_from_their_fixtures() -> None:
     """In this process a name means tests/stacks/ (tests/conftest.py), not the project's stacks/."""
-    from stacks.config import stack_file
+    from stackmodel.config import stack_file
 
     assert stack_file("dev") == REPO / "tests" / "stacks" / "Pulumi.dev.yaml"
     assert PROJECT_STACKS == REPO / "stacks"

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from args.fabric import fabric_pools
 from facts import gpu_fabric
 from facts.gpu_fabric import DEVICE_NETWORK_NAME_MAX, GCP_NAME_MAX, carve, fabric_networks, version_problem
+from infra.args import fabric_pools
 from infra.fabric import additional_node_networks
-from stacks.config import ConfigError, load, validate
+from stackmodel.config import ConfigError, load, validate
 from tests.conftest import base_gke, with_changes
 from tooling.plan import Plan
 

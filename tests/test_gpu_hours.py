@@ -18,8 +18,8 @@ import pytest
 from components import gpu_hours
 from components.alerts import rule_spec
 from components.dashboards import dashboards
-from stacks.config import load
-from stacks.schema import MONITORING, MonitoringConfig
+from stackmodel.components.monitoring import MONITORING, MonitoringConfig
+from stackmodel.config import load
 from tests.support.promql import dashboard_expressions, metric_names, parse
 from tooling import cli
 from tooling.plan import Plan

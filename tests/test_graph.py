@@ -80,9 +80,13 @@ def test_team_objects_wait_only_for_what_they_need(shipped_plan: Callable[[str],
 
 
 def test_the_scaling_plot_draws_each_measurement_as_a_line() -> None:
-    from benchmarks.plan_scaling import Row, plot
+    from benchmarks.plan_scaling import Row, Seconds, plot
 
-    chart = plot([Row(10, 300, 1.5, 0.5, 1.0), Row(100, 2000, 9.0, 3.0, 6.0)])
+    rows = [
+        Row(10, 300, Seconds(1.5, 1.4), Seconds(0.5, 0.5), Seconds(1.0, 0.9), None),
+        Row(100, 2000, Seconds(9.0, 8.5), Seconds(3.0, 2.9), Seconds(6.0, 5.5), 79.0),
+    ]
+    chart = plot(rows)
     assert chart.splitlines() == [
         "```mermaid",
         "xychart-beta",

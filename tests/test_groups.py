@@ -14,12 +14,13 @@ from typing import Any
 import pytest
 import yaml
 
-from args.teams import team_args
 from components.istio import MESH_CONFIG
 from components.kubeflow import dex_config
+from components.profiles.args import team_args
 from components.profiles.team import team_objects
-from stacks.config import load, validate
-from stacks.schema import KUBEFLOW, PlatformConfig
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.config import load, validate
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, with_changes
 from tests.support import mirror
 from tests.support.mesh import Request, istio_decision, mesh_path_normalization, normalized

@@ -19,9 +19,9 @@ from typing import Any
 import promql_parser
 import pytest
 
-from args.components import idle_reclaim_args
 from components import dcgm, idle_reclaim, idle_reclaim_job
 from components.dashboards.common import gpu_activity
+from components.idle_reclaim import idle_reclaim_args
 from components.idle_reclaim_job import (
     ANNOTATION_RECLAIMED,
     ANNOTATION_WARNED,
@@ -35,9 +35,9 @@ from components.monitoring import prometheus_stack_values
 from components.notebook_metrics import NOTEBOOK_METRIC_PREFIX, NOTEBOOK_METRICS
 from facts import labels
 from facts.versions import PYTHON_IMAGE, image
-from stacks.config import ConfigError, load, validate
-from stacks.schema import MONITORING, MonitoringConfig
-from stacks.schema.idle_reclaim import STEP_SECONDS
+from stackmodel.components.idle_reclaim import STEP_SECONDS
+from stackmodel.components.monitoring import MONITORING, MonitoringConfig
+from stackmodel.config import ConfigError, load, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import mirror
 from tests.support.promql import parse
@@ -296,7 +296,7 @@ def test_what_it_did_reaches_grafana_through_kube_state_metrics() -> None:
 def test_team_ray_clusters_give_idle_gpu_workers_back() -> None:
     """Ray's own autoscaler does for Ray what the reclaim does for notebooks: nlp's GPU workers
     (tests/stacks/Pulumi.dev.yaml: pool l4, minWorkers 0) go after RAY_IDLE_TIMEOUT_SECONDS unused."""
-    from args.teams import team_args
+    from components.profiles.args import team_args
     from components.profiles.ray import RAY_IDLE_TIMEOUT_SECONDS, ray_objects
 
     config = load("dev")

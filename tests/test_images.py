@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 import yaml
 
-from components.images import image_sites, image_transform, images, rewrite
 from facts.image_refs import ImagePolicy, floating, parse
 from facts.registries import RETIRED_REGISTRIES
 from facts.versions import RAY_IMAGE, image
-from stacks.config import ConfigError, validate
+from plumbing.images import image_sites, image_transform, images, rewrite
+from stackmodel.config import ConfigError, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 from tooling.plan import Plan

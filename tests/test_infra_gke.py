@@ -275,8 +275,8 @@ def test_gpu_pool_boot_disk_type(accelerator: str, machine_type: str, disk_type:
     import pulumi_gcp as gcp
 
     from infra.gke import gpu_pool_args
-    from stacks.config import validate
-    from stacks.schema import GkeClusterConfig
+    from stackmodel.config import validate
+    from stackmodel.schema import GkeClusterConfig
     from tests.conftest import base_gke, with_changes
 
     pool = {"name": "p", "accelerator": accelerator, "machineType": machine_type, "max": 1}

@@ -5,12 +5,12 @@ TrainJobs the Kubeflow SDK builds."""
 
 from __future__ import annotations
 
-from args.components import training_runtimes_args
-from args.teams import team_args
-from components.profiles import team_objects
+from components.profiles.args import team_args
+from components.profiles.team import team_objects
 from runtimes import kueue_guard
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import load, validate
+from stackmodel.config import load, validate
 from tests.conftest import base_kind, with_changes
 
 DEV = load("dev")

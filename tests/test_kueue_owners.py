@@ -4,12 +4,11 @@ tests/envtest/test_kueue_owners.py has a real one enforce it as a team editor an
 
 from __future__ import annotations
 
-from args.components import kueue_args
-from args.teams import team_args
 from components import kueue_owners
-from components.kueue import FRAMEWORKS
-from components.profiles import team_objects
-from stacks.config import load, validate
+from components.kueue import FRAMEWORKS, kueue_args
+from components.profiles.args import team_args
+from components.profiles.team import team_objects
+from stackmodel.config import load, validate
 from tests.conftest import base_gke, with_changes
 
 DEV = load("dev")

@@ -25,6 +25,7 @@ from facts.labels import KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations
 from tooling import check as lint
+from tooling.check.kueue import gpu_pods_queued
 from tooling.fullrender import FullRender
 
 pytestmark = mirror.needed
@@ -160,7 +161,7 @@ def test_a_gpu_in_an_init_container_or_an_explicit_queue_label_is_kueues_too(dev
 def test_team_quota_leaves_gpus_to_the_queue_and_the_rule_agrees(dev: FullRender) -> None:
     for team in TEAMS:
         assert "requests.nvidia.com/gpu" not in _object(dev, "Profile", team)["spec"]["resourceQuotaSpec"]["hard"]
-        assert lint.gpu_pods_queued(lint.Platform(dev), team)
+        assert gpu_pods_queued(lint.Platform(dev), team)
     assert violations(dev, "quota-admits-queue") == []
 
 

@@ -11,12 +11,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from args.components import dcgm_exporter_args
-from components.base import overlay_values
-from components.dcgm import dcgm_exporter_values
+from components.dcgm import dcgm_exporter_args, dcgm_exporter_values
 from components.gateway import GATEWAY_PORTS, GOOGLE_LB_RANGES
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
-from stacks.config import load
+from plumbing.base import overlay_values
+from stackmodel.config import load
 from tests.conftest import base_gke, with_changes
 from tests.support import mirror
 from tooling.plan import MOCK_PROJECT_NUMBER, Plan, evaluate
@@ -202,7 +201,7 @@ def test_overlay_values_merges_mappings_and_replaces_everything_else() -> None:
 
 @mirror.needed
 def test_the_stack_renders_and_checks_clean_with_the_overlay_in_the_render() -> None:
-    from components.sources import mirror_sources
+    from plumbing.sources import mirror_sources
     from tooling.check import check
     from tooling.fullrender import full_render
 

@@ -12,11 +12,11 @@ import pytest
 import yaml
 
 import tooling.cli
-from stacks import config as stack_config
-from stacks.config import ConfigError, Problem, load_stack, read_stack
-from stacks.esc import merge
-from stacks.schema import PlatformConfig
-from stacks.secrets import is_encrypted
+from stackmodel import config as stack_config
+from stackmodel.config import ConfigError, Problem, load_stack, read_stack
+from stackmodel.esc import merge
+from stackmodel.secrets import is_encrypted
+from stackmodel.stack import PlatformConfig
 from tooling.cli import EXIT_CONFIG_ERROR, main
 from tooling.plan import Plan
 

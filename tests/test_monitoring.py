@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from args.components import dcgm_exporter_args
 from components import dcgm, kueue, monitoring
 from components.dashboards import DCGM as DCGM_DASHBOARD_FILE
 from components.dashboards import dashboards
+from components.dcgm import dcgm_exporter_args
 from facts.dra import DCGM_DRA_ATTRIBUTION_READ_AT, DCGM_DRA_RESOURCE_SLICES
 from facts.versions import DCGM_EXPORTER, GRAFANA, KUBE_PROMETHEUS_STACK
-from stacks.config import validate as validate_config
-from stacks.schema import MonitoringConfig
-from stacks.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
+from stackmodel.components.monitoring import MonitoringConfig
+from stackmodel.config import validate as validate_config
+from stackmodel.secrets import GRAFANA_ADMIN_PASSWORD, required_secrets
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders
 from tests.support.validation import GKE_PROVIDED_KINDS, validate
@@ -430,9 +430,8 @@ def test_the_moved_monitors_keep_their_live_objects() -> None:
 def test_grafana_served_through_the_kubeflow_gateway_and_in_the_menu(shipped_plan: Callable[[str], Plan]) -> None:
     import json as json_
 
-    from args.components import kubeflow_args
-    from components.kubeflow import dashboard_links, dashboard_menu
-    from stacks.config import load
+    from components.kubeflow import dashboard_links, dashboard_menu, kubeflow_args
+    from stackmodel.config import load
 
     plan = shipped_plan("kind")
     route = next(o for o in authored_objects(plan) if o["kind"] == "VirtualService" and o["metadata"]["name"] == "grafana")

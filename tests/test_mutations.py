@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tooling.cli
-from stacks.config import stack_names
+from stackmodel.config import stack_names
 from tests.support.mutations import DROP, Mutation, all_mutations, mutations, run, sample
 
 SAMPLE = 120

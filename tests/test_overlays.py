@@ -1,5 +1,5 @@
 """Chart `values` overlays that undo the platform's own settings are refused by the loader
-(components/overlays.py): keys the program sets, keys it relies on, types the chart takes; with
+(plumbing/overlays.py): keys the program sets, keys it relies on, types the chart takes; with
 the config path, the value, the reason and the stack key to use instead. What the platform does
 not depend on stays the overlay's."""
 
@@ -13,17 +13,21 @@ import pulumi
 import pytest
 import yaml
 
-from components.base import overlay_values
-from components.overlay_facts import HINTS, RELIED
-from components.overlays import _expand, chart_archive, ini_variable, overlays, read_chart
-from components.sources import mirror_sources
+from components.monitoring import ini_variable
 from facts.versions import PINS
+from plumbing.base import overlay_values
+from plumbing.charts import ChartValues
+from plumbing.installation import installation
+from plumbing.overlays import _expand, chart_archive, overlays, read_chart
+from plumbing.sources import mirror_sources
 from program import args_of as platform_args
-from stacks.config import ConfigError, load, validate
-from stacks.schema import MONITORING
+from stackmodel.components.monitoring import MONITORING
+from stackmodel.config import ConfigError, load, validate
+from stackmodel.registry import COMPONENTS
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import mirror
 from tests.support.cases import Case
+from tests.support.every_component import every_component
 from tooling import cli
 from tooling.cli import EXIT_CONFIG_ERROR, main
 from tooling.plan import Plan, evaluate
@@ -31,7 +35,9 @@ from tooling.render import upstream
 
 K = "mlplatform:components"
 ON = {f"{K}.monitoring": {"enabled": True}, f"{K}.dcgmExporter": {"enabled": True}}
-"""The base GKE stack with every chart the platform installs."""
+"""The base GKE stack with the charts it leaves off (monitoring's, the DCGM exporter's) on."""
+CHARTS: dict[str, ChartValues[Any]] = {chart.pin.name: chart for spec in COMPONENTS for chart in installation(spec).charts}
+"""Every chart of every component of the list, as its Installation declares it."""
 KUEUE_CONFIG = f"{K}.kueue.values.managerConfig.controllerManagerConfigYaml"
 REPLACED = "apiVersion: config.kueue.x-k8s.io/v1beta2\nkind: Configuration\nwebhook: {port: 9443}\n"
 CHANGED_TIMEOUT = "waitForPodsReady: {timeout: 1h, blockAdmission: false, requeuingStrategy: {timestamp: Eviction}}"
@@ -251,7 +257,7 @@ def test_the_table_is_what_the_program_passes_to_each_chart(stack: str, shipped_
     """Each chart's values in the plan are the builder's output with the stack's overlay over it:
     `overlays` calls the builders as the components do, for every chart the stack installs."""
     charts = {e["name"]: e["values"] for e in upstream(shipped_plan(stack)) if e["kind"] == "helm"}
-    found = overlays(platform_args(load(stack), {}))
+    found = overlays(platform_args(load(stack), {}).components)
     assert sorted(o.pin.name for o in found) == sorted(charts)
     for overlay in found:
         assert charts[overlay.pin.name] == overlay_values(overlay.platform, overlay.values), overlay.pin.name
@@ -269,15 +275,16 @@ def _sets(node: Any, key: tuple[str, ...]) -> bool:
 
 
 def test_every_hint_explains_a_key_the_program_sets() -> None:
-    """A hint whose key the builders no longer set would explain nothing: the table rots loudly."""
-    config = validate(with_changes(base_gke(), ON), "all.yaml")
-    platform = {o.pin.name: o.platform for o in overlays(platform_args(config, {}))}
-    stale = [f"{chart} {'.'.join(h.key)}" for chart, hints in HINTS.items() for h in hints if not _sets(platform[chart], h.key)]
+    """A hint whose key the builders no longer set would explain nothing: the hints rot loudly.
+    The charts' values from stacks that between them install every component of the list."""
+    platform = {o.pin.name: o.platform for _, config in every_component() for o in overlays(platform_args(config, {}).components)}
+    assert sorted(platform) == sorted(CHARTS), "a chart of the list that no stack of every_component() installs"
+    stale = [f"{name} {'.'.join(h.key)}" for name, chart in CHARTS.items() for h in chart.hints if not _sets(platform[name], h.key)]
     assert stale == []
 
 
 @mirror.needed
-@pytest.mark.parametrize("chart", sorted(RELIED))
+@pytest.mark.parametrize("chart", sorted(name for name, chart in CHARTS.items() if chart.relied))
 def test_what_the_platform_relies_on_is_the_charts_own_default(chart: str) -> None:
     """Each relied-on key is read in the pinned chart: its place exists there, and the chart's
     default (where it has one) keeps what the platform needs."""
@@ -285,7 +292,7 @@ def test_what_the_platform_relies_on_is_the_charts_own_default(chart: str) -> No
     archive = chart_archive(pin, [mirror_sources(mirror.MIRROR)])
     assert archive is not None, f"{pin.label} is not in the mirror"
     defaults = read_chart(archive, pin.label).defaults
-    for relied in RELIED[chart]:
+    for relied in CHARTS[chart].relied:
         parents = list(_expand(defaults, relied.key[:-1]))
         assert parents, f"{chart}: no {'.'.join(relied.key[:-1])} in its values.yaml"
         for keys, default in _expand(defaults, relied.key):

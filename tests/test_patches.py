@@ -243,8 +243,8 @@ def test_the_dra_driver_runs_the_kubernetes_sigs_release_and_its_files_are_there
     image's; its init container is given the kubelet directories but does not read them; the
     metrics server's METRICS_PATH is an HTTP path). No shipped stack has a DRA pool, so its chart
     is put beside the kind render's objects."""
-    from components.sources import MIRROR_CHARTS
     from facts.versions import NVIDIA_DRA_DRIVER_CHART
+    from plumbing.sources import MIRROR_CHARTS
     from tests.support import previous_pins
     from tests.support.renders import with_objects
     from tooling.fullrender import Rendered

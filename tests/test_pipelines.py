@@ -16,12 +16,11 @@ from typing import Any
 import pytest
 import yaml
 
-from args.teams import TeamPipelines, team_args
 from components import pipelines as kfp
 from components import team_pipelines
-from components.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
+from components.profiles.args import team_args
 from components.profiles.namespace import profile as team_profile
-from components.sources import mirror_sources, prepared_tree
+from components.team_pipelines import TeamPipelines
 from facts import mysql_auth
 from facts.versions import (
     ARGO_WORKFLOWS,
@@ -33,8 +32,10 @@ from facts.versions import (
     PINS,
     image,
 )
-from stacks.config import ConfigError, load, validate
-from stacks.schema import PIPELINES
+from plumbing.base import CONFIG_DIGEST_ANNOTATION, with_config_digest
+from plumbing.sources import mirror_sources, prepared_tree
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.config import ConfigError, load, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.renders import MIRROR, rendered
 from tooling import check as lint
@@ -159,7 +160,7 @@ def test_under_pulumi_the_volumes_are_protected_and_retained_and_nothing_else_is
     """What `pulumi up` does with the tree's objects (the install's resource transform)."""
     import pulumi
 
-    from components.base import resource_transform
+    from plumbing.base import resource_transform
 
     transform = resource_transform([], kept=kfp.holds_data)
 
@@ -432,7 +433,7 @@ def test_the_cost_view_prices_the_pipelines_database() -> None:
 
 @needs_mirror
 def test_the_pipelines_images_are_pinned_and_named_in_the_inventory() -> None:
-    from components.images import image_sites
+    from plumbing.images import image_sites
 
     references = {site.reference for o in rendered("kind").objects for site in image_sites(o.obj)}
     assert image(MYSQL_IMAGE) in references and "mysql:8.4" not in references
@@ -504,7 +505,7 @@ def _offline_env() -> dict[str, str]:
 
 @needs_mirror
 def test_the_prepared_pipelines_tree_builds_with_no_network_argo_included(tmp_path: Path) -> None:
-    from components.trees import prepare
+    from plumbing.trees import prepare
     from tooling import tools
 
     sources = mirror_sources(MIRROR)
@@ -534,7 +535,7 @@ def test_the_prepared_pipelines_tree_builds_with_no_network_argo_included(tmp_pa
 def test_a_changed_mirror_makes_the_prepared_copy_stale_and_pulumi_up_names_the_command(tmp_path: Path) -> None:
     import shutil
 
-    from components.trees import prepare, unprepared
+    from plumbing.trees import prepare, unprepared
 
     mirror = tmp_path / "mirror"
     shutil.copytree(MIRROR / "kubeflow-manifests" / "26.03.1-rc.2" / "applications" / "pipeline", mirror / "kubeflow-manifests" / "26.03.1-rc.2" / "applications" / "pipeline")
@@ -553,7 +554,7 @@ def test_a_changed_mirror_makes_the_prepared_copy_stale_and_pulumi_up_names_the_
 
 
 def test_a_remote_base_at_another_ref_than_its_pin_is_refused() -> None:
-    from components.sources import remote_reference
+    from plumbing.sources import remote_reference
 
     found = remote_reference(f"{ARGO_WORKFLOWS.location}/manifests/base/crds/minimal?ref={ARGO_WORKFLOWS.version}")
     assert found is not None and found.mirror_path == f"github.com/argoproj/argo-workflows/{ARGO_WORKFLOWS.version}/manifests/base/crds/minimal"
@@ -563,7 +564,7 @@ def test_a_remote_base_at_another_ref_than_its_pin_is_refused() -> None:
 
 
 def test_a_remote_base_the_pin_table_does_not_list_stops_the_preparation(tmp_path: Path) -> None:
-    from components.trees import PrepareError, references
+    from plumbing.trees import PrepareError, references
 
     (tmp_path / "kustomization.yaml").write_text("resources:\n- https://github.com/acme/elsewhere/manifests?ref=v1\n")
     with pytest.raises(PrepareError, match=re.escape("is a remote base the pin table does not list; add it to facts/versions.py REMOTE_BASES")):

@@ -17,7 +17,7 @@ import pulumi_kubernetes as k8s
 import pytest
 from pulumi.runtime import rpc
 
-from stacks.config import load
+from stackmodel.config import load
 from tests.conftest import base_kind, with_changes
 from tooling.plan import DuplicateUrnError, Plan, _unless_duplicate, evaluate
 
@@ -97,7 +97,7 @@ def test_what_a_parse_builds_is_kept_out_of_later_collections() -> None:
 COLLECTOR_CHECK = """
 import gc, weakref
 import pulumi_kubernetes as k8s
-from stacks.config import load
+from stackmodel.config import load
 from tooling.plan import evaluate
 
 seen, cycles = [], []
@@ -153,7 +153,7 @@ def every_loop_closed():
 
 
 import pulumi, pulumi_kubernetes as k8s
-from stacks.config import load
+from stackmodel.config import load
 from tooling.plan import DuplicateUrnError, evaluate
 
 def duplicate(_config):
@@ -339,28 +339,32 @@ def test_whole_numbers_keep_fractions_and_strings() -> None:
 
 def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytest.MonkeyPatch) -> None:
     """rendering_early: each kustomize tree the program registers is handed to kustomize
-    at once, and each chart that waits for no other install to helm; the full render's
-    build_tree and render_chart then take that result instead of running it again."""
+    (or the render cache) at once, and each chart that waits for no other install to helm, with
+    no capabilities; the full render takes an early result where its own inputs are the same
+    (fullrender._early_key), and renders the rest itself."""
     import threading
 
-    from stacks.config import load
-    from tooling import fullrender
+    from stackmodel.config import load
+    from tooling import cluster_version, fullrender
 
-    started: list[str] = []
+    started: list[tuple[str, str, tuple[str, ...], str]] = []
     lock = threading.Lock()
 
-    def kustomize(target: str, label: str) -> str:
+    def render_output(install: Any, capabilities: list[str], kube_version: str, sources: Any, digests: Any) -> Any:
         with lock:
-            started.append(target)
-        return f"# {label}\n"
+            started.append((install.kind, install.target, tuple(capabilities), kube_version))
+        return fullrender.Output("0" * 64, f"# {install.label}\n")
 
-    monkeypatch.setattr(fullrender, "_kustomize", kustomize)
-    monkeypatch.setattr(fullrender, "_TREES", {})
+    monkeypatch.setattr(fullrender, "render_output", render_output)
     monkeypatch.setattr(fullrender, "_EARLY", {})
-    monkeypatch.setattr(fullrender, "_helm", lambda install, capabilities, kube_version, key: f"# {install.release}\n")
-    monkeypatch.setattr(fullrender, "_CHARTS", {})
-    with fullrender.rendering_early("1.36.0") as early:
-        plan = evaluate(load("kind"), "kind", on_record=early)
+    monkeypatch.setattr(fullrender, "_SESSION", None)  # what this plan's early renders leave for a full render
+    config = load("kind")
+    kube_version = cluster_version.kubernetes_version(config)
+    with fullrender.rendering_early(config) as early:
+        plan = evaluate(config, "kind", on_record=early)
+    futures = list(fullrender._EARLY.values())
+    for future in futures:
+        future.result()
     trees = [i for i in fullrender.installs(plan) if i.kind == "kustomize"]
     installs = {i.resource.urn for i in fullrender.installs(plan)}
     # A chart that waits for another install (Trainer for JobSet's CRDs, Grafana for Istio's)
@@ -368,24 +372,22 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     waiting = [i for i in fullrender.installs(plan) if i.kind == "helm" and plan.waits_for(i.resource) & installs]
     charts = [i for i in fullrender.installs(plan) if i.kind == "helm" and i not in waiting]
     assert {i.label for i in waiting} == {"trainer/kubeflow-trainer", "monitoring/grafana"}
-    assert all(fullrender._chart_key(i, [], "1.36.0") not in fullrender._EARLY for i in waiting)
-    assert trees and charts and len(fullrender._EARLY) == len({i.target for i in trees}) + len(charts)
-    for install in trees:
-        assert fullrender.build_tree(install).startswith("# ")
-    assert sorted(started) == sorted({i.target for i in trees}), "each tree built once, early"
-    # A chart rendered early with no capabilities serves a render that asks for none ...
-    assert fullrender.render_chart(charts[0], [], "1.36.0") == f"# {charts[0].release}\n"
-    # ... and never one with other capabilities or another Kubernetes version.
-    assert fullrender._chart_key(charts[1], ["x.io/v1"], "1.36.0") not in fullrender._EARLY
-    assert fullrender._chart_key(charts[1], [], "1.35.0") not in fullrender._EARLY
-    assert len(fullrender._EARLY) == len(charts) - 1
+    assert all(fullrender._early_key(i, [], kube_version) not in fullrender._EARLY for i in waiting)
+    assert trees and charts and len(futures) == len({i.target for i in trees}) + len(charts)
+    expected = [("kustomize", t, (), kube_version) for t in {i.target for i in trees}] + [("helm", i.target, (), kube_version) for i in charts]
+    assert sorted(started) == sorted(expected), "each tree and each chart that waits for nothing started once, early"
+    # A chart's early render serves the full render's where it asks for no capabilities, at the
+    # same Kubernetes version; never one with other capabilities or another version.
+    assert fullrender._early_key(charts[0], [], kube_version) in fullrender._EARLY
+    assert fullrender._early_key(charts[0], ["x.io/v1"], kube_version) not in fullrender._EARLY
+    assert fullrender._early_key(charts[0], [], "1.35.0") not in fullrender._EARLY
 
 
 def _evaluation(plan: Plan) -> tuple[Any, ...]:
     """What one evaluation gave, comparable: its resources and exports, and its install's record
     (each install's transforms by name, moves and kept objects, the prepared trees, the
     transforms of every object, the teams given keys)."""
-    from components.base import transform_name
+    from plumbing.base import transform_name
     from tooling.cli import plan_json
 
     record = plan.record
@@ -409,7 +411,7 @@ def test_evaluations_at_once_or_inside_one_another_keep_their_own_resources_and_
     import threading
 
     import program
-    from stacks.config import validate
+    from stackmodel.config import validate
 
     monitored = with_changes(base_kind(), {"mlplatform:components.kueue": {"enabled": False}, "mlplatform:components.monitoring": {"enabled": True}})
     stacks = {"small": validate(base_kind(), "small"), "monitored": validate(monitored, "monitored")}

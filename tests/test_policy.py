@@ -164,7 +164,7 @@ def test_prod_cluster_without_shielded_nodes(shipped_plan: Callable[[str], Plan]
 
 def test_the_pipelines_database_is_private_and_backed_up(shipped_plan: Callable[[str], Plan]) -> None:
     # infra/cloudsql.py always makes it so: weakened in a recorded plan. Its deletion protection
-    # follows the stack's, which the loader keeps on in prod (stacks/rules.py prod-deletion-protected).
+    # follows the stack's, which the loader keeps on in prod (stackmodel/rules/ prod-deletion-protected).
     instance = "gcp:sql/databaseInstance:DatabaseInstance"
     assert [v for v in check(stack_view(shipped_plan("prod"))) if v.rule == "databases-kept"] == []
 
@@ -189,7 +189,7 @@ def test_a_database_without_backups(shipped_plan: Callable[[str], Plan]) -> None
 
 @pytest.fixture(scope="module")
 def team_view() -> StackView:
-    from stacks.config import validate
+    from stackmodel.config import validate
 
     raw = with_changes(base_kind(), {"mlplatform:teams": [TEAM]})
     return stack_view(evaluate(validate(raw, "test"), "test"))
@@ -297,9 +297,9 @@ def test_kustomize_branch_ref_is_not_a_pin() -> None:
 
 
 def test_plain_kubeconfig_output(plan_of: Callable[[dict[str, Any]], Plan]) -> None:
-    from args.infra import cluster_args
+    from infra.args import cluster_args
     from infra.cluster import build_cluster
-    from stacks.config import validate
+    from stackmodel.config import validate
 
     def leaky(config: Any) -> None:
         cluster = build_cluster(cluster_args(config))

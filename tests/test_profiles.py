@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import pytest
 
-from stacks.config import load
+from stackmodel.config import load
 from tests.support import crds
 from tests.support.validation import validate as validate_object
 from tooling.plan import Plan

@@ -6,9 +6,9 @@ from decimal import Decimal
 
 import pytest
 
-from stacks import quantity
-from stacks.config import ConfigError, validate
-from stacks.schema import MONITORING
+from stackmodel import quantity
+from stackmodel.components.monitoring import MONITORING
+from stackmodel.config import ConfigError, validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 

@@ -1,4 +1,4 @@
-"""Typed wiring (components/readiness.py): every wait between components is a Need naming what
+"""Typed wiring (plumbing/readiness.py): every wait between components is a Need naming what
 it is for, a component asked for before it is installed is an error at plan time, and so is a
 team object whose kind says nothing about what it waits for."""
 
@@ -10,8 +10,13 @@ import pulumi
 import pytest
 
 from components.profiles import team
-from components.readiness import Need, Readiness, What, WiringError
-from stacks.schema import CERT_MANAGER, COMPONENTS, ISTIO, KUBEFLOW, KUBERAY, ComponentSpec, IstioConfig, install_order
+from plumbing.readiness import Need, Readiness, What, WiringError
+from stackmodel.components.cert_manager import CERT_MANAGER
+from stackmodel.components.istio import ISTIO, IstioConfig
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY
+from stackmodel.components.spec import ComponentSpec, install_order
+from stackmodel.registry import COMPONENTS
 from tooling.plan import Plan
 
 
@@ -68,7 +73,7 @@ def test_a_team_object_of_a_kind_without_needs_is_an_error() -> None:
 
 
 def test_every_kind_a_shipped_team_renders_says_what_it_waits_for(shipped_plan: Callable[[str], Plan]) -> None:
-    from stacks.config import load
+    from stackmodel.config import load
     from tooling.render import authored_objects
 
     for stack in ("kind", "dev", "prod"):

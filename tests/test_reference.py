@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stacks.schema import COMPONENTS, Components, PlatformConfig, settings_model
+from stackmodel.registry import COMPONENTS, Components, settings_model
+from stackmodel.stack import PlatformConfig
 from tooling.reference import models, reference
 
 MODELS = models()

@@ -1,8 +1,8 @@
 """One rule namespace (docs/development.md, "Where a rule goes"): every rule has an ID, the IDs
 are unique across the three homes, and each home holds only its kind of rule: facts of the
-stack file in the loader (the schema's model validators and stacks/rules.py), facts only Pulumi
+stack file in the loader (the schema's model validators and stackmodel/rules/), facts only Pulumi
 knows in the policy pack (policy/rules.py), facts only the full render shows in `check`
-(tooling/check.py)."""
+(tooling/check/)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from typing import Any
 from pydantic import BaseModel
 
 from policy import rules as policy
-from stacks import rules as loader
-from stacks.schema import COMPONENTS, PlatformConfig, settings_model
-from stacks.schema.common import rule_id
+from stackmodel import rules as loader
+from stackmodel.registry import COMPONENTS, settings_model
+from stackmodel.schema.common import rule_id
+from stackmodel.stack import PlatformConfig
 from tooling import check
 
 
@@ -58,10 +59,10 @@ def schema_rules() -> list[tuple[str | None, str]]:
 def homes() -> dict[str, list[str]]:
     """Every rule ID, by home."""
     return {
-        "schema (stacks/schema/)": [rid or where for rid, where in schema_rules()],
-        "loader (stacks/rules.py)": [r.name for r in (*loader.RULES, *loader.WARNINGS)],
+        "schema (stackmodel/schema/)": [rid or where for rid, where in schema_rules()],
+        "loader (stackmodel/rules/)": [r.name for r in (*loader.RULES, *loader.WARNINGS)],
         "policy pack (policy/rules.py)": [r.name for r in policy.RULES],
-        "check (tooling/check.py)": [r.name for r in check.RULES],
+        "check (tooling/check/)": [r.name for r in check.RULES],
     }
 
 
@@ -78,7 +79,7 @@ def test_the_walk_finds_the_schemas_models() -> None:
 
 def test_every_schema_rule_has_an_id() -> None:
     unnamed = [where for rid, where in schema_rules() if not rid]
-    assert unnamed == [], "model validators without @rule(<id>) (stacks/schema/common.py rule): " + ", ".join(unnamed)
+    assert unnamed == [], "model validators without @rule(<id>) (stackmodel/schema/common.py rule): " + ", ".join(unnamed)
 
 
 def test_rule_ids_are_unique_across_the_homes() -> None:
@@ -97,9 +98,9 @@ def test_each_home_holds_only_its_kind() -> None:
     wrong = [
         f"{home}: {r.name} reads {first_parameter(r.check)}, not {kind.__name__}"
         for home, table, kind in (
-            ("stacks/rules.py", (*loader.RULES, *loader.WARNINGS), PlatformConfig),
+            ("stackmodel/rules/", (*loader.RULES, *loader.WARNINGS), PlatformConfig),
             ("policy/rules.py", policy.RULES, policy.StackView),
-            ("tooling/check.py", check.RULES, check.Platform),
+            ("tooling/check/", check.RULES, check.Platform),
         )
         for r in table
         if first_parameter(r.check) is not kind
@@ -110,4 +111,4 @@ def test_each_home_holds_only_its_kind() -> None:
 def test_the_autoprovisioning_limits_are_judged_once_from_the_stack() -> None:
     """Written twice until now (a loader rule and a policy rule over the plan): a fact of the stack file."""
     found = {home for home, ids in homes().items() if "autoprovisioning-covers-gpus" in ids}
-    assert found == {"loader (stacks/rules.py)"}
+    assert found == {"loader (stackmodel/rules/)"}

@@ -13,7 +13,6 @@ import pytest
 import yaml
 from kubeflow_trainer_api import models
 
-from args.components import training_runtimes_args
 from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
@@ -23,10 +22,12 @@ from facts.versions import (
     image,
 )
 from runtimes import catalog
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import base_runtimes, cluster_training_runtimes, runtime_name
 from runtimes.component import TrainingRuntimes
-from stacks.config import validate
-from stacks.schema import GpuPool, PlatformConfig
+from stackmodel.config import validate
+from stackmodel.schema import GpuPool
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds
 from tests.support.sdk import fake_sdk

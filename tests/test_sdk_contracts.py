@@ -5,7 +5,7 @@ pyproject.toml pins pulumi, pulumi-policy and the provider SDKs as ranges (the l
 mocks (`set_mocks` with a monitor of ours, `runtime.test`, `configure`/`Settings`,
 `get_root_resource`); its one reach past the public API, for speed, is
 tooling/sdk_adapter.py, which checks the SDK's shape and otherwise leaves it alone (the plan
-is the same, slower). The stack config reader (stacks/config.py) reads the config's context
+is the same, slower). The stack config reader (stackmodel/config.py) reads the config's context
 variable, and the policy pack (policy/pack.py) pulumi_policy's proxies and deserializer. On an
 SDK upgrade (`make lock` after moving a range): run this file first, and for each failure read
 the named SDK source at the new version and adapt the code the message names (then the golden
@@ -196,7 +196,7 @@ def test_rpc_secret_helpers_read_the_wire_form() -> None:
 def test_set_all_config_fills_the_config_context_variable_read_by_the_stack_reader() -> None:
     why = _why(
         "pulumi/runtime/config.py CONFIG, set_all_config, get_config_env",
-        "stacks/config.py read_pulumi_config and tooling/plan.py evaluate (set_all_config)",
+        "stackmodel/config.py read_pulumi_config and tooling/plan.py evaluate (set_all_config)",
     )
     assert isinstance(runtime_config.CONFIG, contextvars.ContextVar), why
     assert _params(pulumi.runtime.set_all_config) == ["config", "secret_keys"], why
@@ -270,7 +270,7 @@ def test_the_source_positions_hook_fits_this_sdk_and_takes_the_positions_away() 
 
 def test_a_plan_is_the_same_with_the_adapter_and_without(shipped_plan: Callable[[str], Any]) -> None:
     """The fallback stays correct: with the hook off, the plan of a stack is the same."""
-    from stacks.config import load
+    from stackmodel.config import load
     from tooling.cli import plan_json
     from tooling.plan import evaluate
 

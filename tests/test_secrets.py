@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from stacks.config import load
-from stacks.schema import KUBEFLOW
-from stacks.secrets import (
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.config import load
+from stackmodel.secrets import (
     DEX_PASSWORD_HASHES,
     GRAFANA_ADMIN_PASSWORD,
     IAP_CLIENT_SECRET,

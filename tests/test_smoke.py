@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from stacks.config import load, validate
-from stacks.schema import GkeClusterConfig, GpuPool
+from stackmodel.config import load, validate
+from stackmodel.schema import GkeClusterConfig, GpuPool
 from tests.conftest import base_gke, with_changes
 from tests.support import crds
 from tests.support.validation import validate as validate_object
@@ -125,7 +125,7 @@ def test_prometheus_is_queried_through_the_api_server_service_proxy() -> None:
 
 
 def test_dcgm_check_is_skipped_with_a_reason_when_the_stack_has_no_dcgm_in_prometheus() -> None:
-    from stacks.config import validate
+    from stackmodel.config import validate
     from tests.conftest import base_gke, with_changes
 
     assert dcgm_skip_reason(load("dev")) is None
@@ -134,7 +134,7 @@ def test_dcgm_check_is_skipped_with_a_reason_when_the_stack_has_no_dcgm_in_prome
 
 
 def test_jobs_run_in_the_first_teams_namespace_else_default() -> None:
-    from stacks.config import validate
+    from stackmodel.config import validate
     from tests.conftest import base_gke
 
     assert default_namespace(load("dev")) == "vision"

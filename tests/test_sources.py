@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from components.sources import ChartSource, chart_source, kubeflow_tree, mirror_sources
 from facts.versions import CERT_MANAGER, KUBE_PROMETHEUS_STACK, KUEUE_CHART
-from stacks.schema import Sources
+from plumbing.sources import ChartSource, chart_source, kubeflow_tree, mirror_sources
+from stackmodel.schema import Sources
 from tests.conftest import base_kind, with_changes
 from tests.support import mirror
 from tooling.plan import Plan

@@ -1,13 +1,13 @@
-"""Each rule of stacks/rules.py, broken by a minimal stack: exactly its problem, with
+"""Each rule of stackmodel/rules/, broken by a minimal stack: exactly its problem, with
 the exact path and message, and nothing else."""
 
 from __future__ import annotations
 
 import pytest
 
-from stacks.config import ConfigError, validate
-from stacks.rules import RULES, WARNINGS, cross_checks, warnings
-from stacks.schema import PlatformConfig
+from stackmodel.config import ConfigError, validate
+from stackmodel.rules import RULES, WARNINGS, cross_checks, warnings
+from stackmodel.stack import PlatformConfig
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.cases import Case
 
@@ -100,8 +100,8 @@ CASES = [
     Case("ray worker of a whole machine", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerCpu": "24"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 24 CPUs never fits a g2-standard-24 node of pool l4: GKE leaves 23.87 of its CPUs to pods; lower workerCpu or use a larger machine type", rule="team-ray-fits-a-node"),
     Case("ray worker memory above the node", {T: [{**TEAM, "quota": L4_GPUS, "ray": {"pool": "l4", "workerMemory": "90Gi"}}]}, f"{T}[0].ray.workerMemory", "a Ray worker of 90.0Gi never fits a g2-standard-24 node of pool l4: GKE leaves 88.5Gi of its memory to pods; lower workerMemory or use a larger machine type", rule="team-ray-fits-a-node"),
     Case("cpu ray worker above autoprovisioning", {T: [{**TEAM, "quota": {"cpu": "300"}, "ray": {"workerCpu": "280"}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 280 CPUs exceeds autoprovisioning's cluster-wide limit of 256; lower workerCpu", rule="team-ray-fits-a-node"),
-    Case("ray head above the team quota", {T: [{**TEAM, "quota": {"cpu": "8", "memory": "4Gi"}, "ray": {"workerCpu": "1", "workerMemory": "1Gi"}}]}, f"{T}[0].ray.headMemory", "a Ray head of 8.0Gi is more than the team's quota on Kueue's default flavor (stacks/team_quota.py), 4.0Gi; lower headMemory or raise quota.memory", rule="team-ray-head-within-quota"),
-    Case("ray worker above the team quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "ray": {}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 4 CPUs is more than the team's quota on Kueue's default flavor (stacks/team_quota.py), 2; lower workerCpu or raise quota.cpu", rule="team-ray-worker-within-quota"),
+    Case("ray head above the team quota", {T: [{**TEAM, "quota": {"cpu": "8", "memory": "4Gi"}, "ray": {"workerCpu": "1", "workerMemory": "1Gi"}}]}, f"{T}[0].ray.headMemory", "a Ray head of 8.0Gi is more than the team's quota on Kueue's default flavor (stackmodel/team_quota.py), 4.0Gi; lower headMemory or raise quota.memory", rule="team-ray-head-within-quota"),
+    Case("ray worker above the team quota", {T: [{**TEAM, "quota": {"cpu": "2"}, "ray": {}}]}, f"{T}[0].ray.workerCpu", "a Ray worker of 4 CPUs is more than the team's quota on Kueue's default flavor (stackmodel/team_quota.py), 2; lower workerCpu or raise quota.cpu", rule="team-ray-worker-within-quota"),
     Case("ray gpus above the team quota", {T: [{**TEAM, "quota": {"gpus": {"nvidia-l4": 1}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes all 2 GPUs of a node, more than the team's nvidia-l4 quota of 1; raise quota.gpus.nvidia-l4 or pick another pool", rule="team-ray-worker-within-quota"),
     Case("ray on a gpu the team has no quota for", {f"{C}.autoprovisioning.limits.nvidia-h100-80gb": 8, T: [{**TEAM, "quota": {"gpus": {"nvidia-h100-80gb": 8}}, "ray": {"pool": "l4"}}]}, f"{T}[0].ray.pool", "a Ray worker on pool l4 takes 2 nvidia-l4 GPUs, and the team's quota has none of that accelerator (quota.gpus: nvidia-h100-80gb), so no worker is ever admitted; add quota.gpus.nvidia-l4 or pick a pool of an accelerator the team has", rule="team-ray-worker-within-quota"),
     Case(
@@ -274,9 +274,9 @@ def test_two_static_users_of_one_password_variable_are_refused(monkeypatch: pyte
     other characters one `_`)."""
     import re
 
-    import stacks.rules
+    import stackmodel.rules.auth
 
-    monkeypatch.setattr(stacks.rules, "dex_password_env", lambda e: "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", e.upper()))
+    monkeypatch.setattr(stackmodel.rules.auth, "dex_password_env", lambda e: "DEX_PASSWORD_" + re.sub(r"[^A-Z0-9]+", "_", e.upper()))
     stack = with_changes(base_kind(), {f"{K}.kubeflow": {"auth": {"staticUsers": ["ana.b@x.com", "ana-b@x.com"]}}})
     rule = next(r for r in RULES if r.name == "dex-password-envs-unique")
     assert rule.problems(PlatformConfig.model_validate(stack)) == [

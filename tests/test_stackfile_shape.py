@@ -1,4 +1,4 @@
-"""A stack file of any shape is refused or read within seconds (stacks/stackfile.py
+"""A stack file of any shape is refused or read within seconds (stackmodel/stackfile.py
 shape_problems): anchors that contain themselves, alias bombs as Pulumi's go-yaml refuses them,
 nesting and sizes past the loader's bounds, each with the path where it is."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from facts.limits import STACK_FILE_MAX_BYTES, YAML_MAX_DEPTH, YAML_MAX_VALUES
-from stacks.config import ConfigError, read_stack
-from stacks.stackfile import shape_problems
+from stackmodel.config import ConfigError, read_stack
+from stackmodel.stackfile import shape_problems
 
 HEAD = "config:\n  mlplatform:cluster: {kind: kind}\n  mlplatform:components:\n    kueue:\n      values:\n"
 

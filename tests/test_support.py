@@ -15,10 +15,12 @@ import pytest
 from facts import support as facts
 from facts.resource_types import HELM_CHART
 from facts.versions import PINS
-from stacks.config import ConfigError, load, stack_file
-from stacks.schema import GkeClusterConfig, ReleaseChannel
+from stackmodel.config import ConfigError, load, stack_file
+from stackmodel.registry import COMPONENTS
+from stackmodel.schema import GkeClusterConfig, ReleaseChannel
 from tooling import check as lint
-from tooling import cluster_version
+from tooling import cluster_version, support
+from tooling.check.upstreams import deployed
 from tooling.fullrender import FullRender, Install, Rendered, RenderError, full_render
 from tooling.plan import Plan, Recorded
 
@@ -167,7 +169,7 @@ def test_kind_node_image_outside_a_components_range(monkeypatch: pytest.MonkeyPa
     minor = facts.minor(cluster_version.KIND_NODE_IMAGE.version)
     lowest = facts.minor_label((minor[0], minor[1] + 1))
     too_new = facts.Upstream("Probe", (facts.Line("*", facts.Ends(), facts.Source("test"), (lowest, None)),), image=r"probe:")
-    monkeypatch.setattr(lint.support, "UPSTREAMS", (*facts.UPSTREAMS, too_new))
+    monkeypatch.setattr(support, "UPSTREAMS", (*facts.UPSTREAMS, too_new))
     [found] = violations(render("kind", "example.com/probe:1.0"), "kubernetes-range")
     assert f"supports Kubernetes {lowest} or later; the cluster runs {facts.minor_label(minor)} (kind node image kindest/node:" in found
 
@@ -182,7 +184,7 @@ def test_versions_come_from_what_the_render_deploys_images_trees_and_charts() ->
         install("helm", "/mirror/charts/kube-prometheus-stack-88.5.3.tgz"),
         install("helm", "kube-prometheus-stack", "81.6.9"),
     ]
-    found = {(d.upstream.name, d.version) for d in lint.deployed(lint.Platform(render("kind", "ghcr.io/dexidp/dex:v2.45.1@sha256:ab", installs=installs)))}
+    found = {(d.upstream.name, d.version) for d in deployed(lint.Platform(render("kind", "ghcr.io/dexidp/dex:v2.45.1@sha256:ab", installs=installs)))}
     assert found == {("Kubeflow", "26.03.1-rc.2"), ("Kubeflow", "26.03"), ("kube-prometheus-stack", "88.5.3"), ("kube-prometheus-stack", "81.6.9"), ("Dex", "v2.45.1")}
 
 
@@ -216,6 +218,22 @@ def test_kubernetes_minors_of_both_clusters_have_facts() -> None:
     for version in ("1.34", "1.35", "1.36"):
         assert facts.KUBERNETES.line_of(version) is not None
     assert set(facts.GKE_CHANNEL_DEFAULTS) == {c.value for c in ReleaseChannel} == {"RAPID", "REGULAR", "STABLE"}
+
+
+def test_every_pin_of_every_component_has_its_support_facts() -> None:
+    """A component's pins (its spec's `pins`, from the list) each stand beside their upstream's
+    support facts: a pin added without them fails here, and `check` fails a stack that installs it."""
+    missing = [f"{spec.name}: {pin.label}" for spec in COMPONENTS for pin in spec.pins if facts.upstream_of_pin(pin.name) is None]
+    assert missing == []
+
+
+def test_check_fails_an_installed_component_whose_pin_has_no_support_facts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(facts, "UPSTREAMS", tuple(u for u in facts.UPSTREAMS if u.name != "JobSet"))
+    [found] = violations(render("kind"), "support")
+    assert found == (
+        "support: jobset 0.12.0 [mlplatform:components.jobset]: no support facts for jobset 0.12.0 in facts/support.py: add its "
+        "upstream with its release lines, each with where it was read (or that upstream publishes none), and name the pin in its `pins`"
+    )
 
 
 def test_every_pin_a_fact_names_exists() -> None:

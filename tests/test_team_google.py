@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from components.profiles.google import team_service_account_id
-from stacks.schema import Team
+from stackmodel.schema import Team
 from tests.conftest import base_gke, with_changes
 from tests.support.teams import TEAM
 from tooling.plan import Plan

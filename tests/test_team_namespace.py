@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from args.teams import team_args
 from components.access import GATEWAY_PRINCIPAL
+from components.profiles.args import team_args
 from components.profiles.namespace import contributor_objects
 from components.profiles.namespace import profile as team_profile
 from facts.naming import kfam_binding_name
-from stacks.config import validate
-from stacks.schema import Role, Team
+from stackmodel.config import validate
+from stackmodel.schema import Role, Team
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.teams import TEAM, objects_of
 from tooling.plan import Plan
@@ -68,7 +68,7 @@ def test_a_team_in_a_cohort_has_namespace_quota_for_what_it_may_borrow() -> None
     alone = {**TEAM, "name": "alone", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": 1}, "cpu": "8", "memory": "8Gi", "notebooks": 1}}
     objects = objects_of(with_changes(base_gke(), {"mlplatform:teams": [nlp, research, alone]}), team="nlp")
     (group,) = objects[("ClusterQueue", "nlp")]["spec"]["resourceGroups"]
-    # Each team's CPU and memory halved between `default` and `l4` (stacks/team_quota.py): nlp
+    # Each team's CPU and memory halved between `default` and `l4` (stackmodel/team_quota.py): nlp
     # 16 + 16 CPUs and 64Gi + 64Gi, research 8 + 8 and 32Gi + 32Gi, lent flavor by flavor.
     assert group["flavors"] == [
         {

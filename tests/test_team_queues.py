@@ -6,10 +6,10 @@ from decimal import Decimal
 
 import pytest
 
-from args.teams import team_args
+from components.profiles.args import team_args
 from components.profiles.queues import cluster_queue
-from stacks import quantity
-from stacks.config import load
+from stackmodel import quantity
+from stackmodel.config import load
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support.teams import TEAM, objects_of
 

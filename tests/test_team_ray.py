@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from args.teams import team_args
-from components.profiles import team_objects
+from components.profiles.args import team_args
+from components.profiles.team import team_objects
 from facts.image_set import dockerfile, notebook_end, problems
 from facts.versions import RAY, RAY_GPU_IMAGE, RAY_IMAGE, image
-from stacks.config import validate
+from stackmodel.config import validate
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import nginx
 from tests.support.teams import TEAM, objects_of
@@ -173,7 +173,7 @@ def test_the_heads_resources_come_from_the_stack_with_documented_defaults() -> N
 
 
 def test_a_head_size_that_is_no_quantity_is_refused_with_its_path() -> None:
-    from stacks.config import ConfigError
+    from stackmodel.config import ConfigError
 
     raw = with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "quota": {}, "ray": {"headMemory": "lots"}}]})
     with pytest.raises(ConfigError) as error:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from args.components import training_runtimes_args
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
-from stacks.config import load, validate
-from stacks.rules import WARNINGS
-from stacks.schema import GpuPool
+from stackmodel.config import load, validate
+from stackmodel.rules import WARNINGS
+from stackmodel.schema import GpuPool
 from tests.conftest import base_gke, with_changes
 from tests.support import crds
 from tests.support.sdk import fake_sdk

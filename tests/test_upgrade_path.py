@@ -14,12 +14,11 @@ from typing import Any
 
 import pytest
 
-from args.components import kubeflow_args
-from components.base import InstallRecord, child_name, child_type, matches
-from components.kubeflow import GCS_FUSE_WEBHOOK_CONFIGURATION, dashboard_links, dashboard_menu
-from components.sources import MIRROR_CHARTS
+from components.kubeflow import GCS_FUSE_WEBHOOK_CONFIGURATION, dashboard_links, dashboard_menu, kubeflow_args
 from facts.resource_types import KUSTOMIZE
 from facts.versions import NVIDIA_DRA_DRIVER_CHART
+from plumbing.base import InstallRecord, child_name, child_type, matches
+from plumbing.sources import MIRROR_CHARTS
 from tests.support import mirror, previous_pins, renders
 from tooling import fullrender
 from tooling.fullrender import FullRender, RenderError

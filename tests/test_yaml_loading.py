@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tooling import schemas
+from tooling import render_cache, schemas
 from tooling.schemas import Loader, PureLoader, crd_folders, load_all
 
 # prometheus-operator's AlertmanagerConfig CRD (kube-prometheus-stack renders it) lists the
@@ -53,22 +53,35 @@ def test_both_loaders_read_the_pinned_crds_alike() -> None:
 
 
 def test_what_one_process_parsed_another_reads_back(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The test workers share parses through SHARED_PARSES: the second reads, never parses."""
-    monkeypatch.setattr(schemas, "SHARED_PARSES", tmp_path)
+    """Parses are kept in the render cache (the test workers share one): the second process reads, never parses."""
+    monkeypatch.setenv(render_cache.ENV, str(tmp_path))
     monkeypatch.setattr(schemas, "_PARSED", {})
     text = "a: 1\n---\nb: [x, 2.5, true, null]\n"
     assert schemas.parsed(text) == ({"a": 1}, {"b": ["x", 2.5, True, None]})
-    assert [p.suffix for p in tmp_path.iterdir()] == [".marshal"]
+    assert [p.suffix for p in (tmp_path / "parsed").iterdir()] == [".marshal"]
     monkeypatch.setattr(schemas, "_PARSED", {})  # as another process starts
     monkeypatch.setattr(schemas, "load_all", lambda text: pytest.fail("parsed a second time"))
     assert schemas.parsed(text) == ({"a": 1}, {"b": ["x", 2.5, True, None]})
 
 
 def test_a_document_with_a_timestamp_is_parsed_by_each_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(schemas, "SHARED_PARSES", tmp_path)
+    monkeypatch.setenv(render_cache.ENV, str(tmp_path))
     monkeypatch.setattr(schemas, "_PARSED", {})
     assert schemas.parsed("since: 2026-12-01\n") == ({"since": datetime.date(2026, 12, 1)},)
-    assert list(tmp_path.iterdir()) == []
+    assert not (tmp_path / "parsed").exists()
+
+
+def test_a_parse_is_kept_per_parser_version(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another loader (an edit of tooling/schemas.py, another PyYAML) parses again: a parse is
+    kept under the text's digest and the parser's version."""
+    monkeypatch.setenv(render_cache.ENV, str(tmp_path))
+    monkeypatch.setattr(schemas, "_PARSED", {})
+    schemas.parsed("a: 1\n")
+    monkeypatch.setattr(schemas, "_PARSED", {})
+    monkeypatch.setattr(schemas, "_parser", lambda: "another-loader")
+    monkeypatch.setattr(schemas, "load_all", lambda text: [{"a": "parsed again"}])
+    assert schemas.parsed("a: 1\n") == ({"a": "parsed again"},)
+    assert len(list((tmp_path / "parsed").iterdir())) == 2
 
 
 class PyYamlsOwn(yaml.CSafeLoader):
@@ -135,9 +148,10 @@ def test_the_fast_loader_gives_pyyamls_own_documents_on_every_shipped_install() 
 
     for stack in ("kind", "dev", "prod"):
         rendered(stack)
-    texts = {*fullrender._TREES.values(), *fullrender._CHARTS.values()}
-    if fullrender.SHARED_TREES is not None:  # renders another worker made: their outputs are files there
-        texts |= {path.read_text() for path in fullrender.SHARED_TREES.glob("*.yaml")}
+    texts = {o.text for o in fullrender._OUTPUTS.values() if o.text is not None}
+    cache = render_cache.current()  # the run's: what another worker rendered is there
+    assert cache is not None
+    texts |= {path.read_text() for path in (cache.root / "outputs").glob("*.yaml")}
     assert sum(len(text) for text in texts) > 10_000_000  # every install of the three stacks: ~20 MB
     for text in texts:
         assert documents(text, Loader) == documents(text, PyYamlsOwn), text[:200]

@@ -56,8 +56,8 @@ from facts.node_labels import GPU_RESOURCE
 from facts.pod_overhead import pipeline_step_pods
 from facts.pod_resources import Requests, as_admitted, as_kueue_counts, pod_requests
 from facts.topology import PREFERRED_ANNOTATION, REQUIRED_ANNOTATION
-from stacks import quantity
-from stacks.schema import GkeClusterConfig, GpuPool, Provisioning
+from stackmodel import quantity
+from stackmodel.schema import GkeClusterConfig, GpuPool, Provisioning
 from tooling.fullrender import FullRender, Rendered
 
 UNCONSTRAINED_ANNOTATION = "kueue.x-k8s.io/podset-unconstrained-topology"

@@ -1,6 +1,6 @@
 # Long by design: one entry point, one short function per command, each handing off to its tool
 # (a comment, not the docstring, which is the command's --help).
-"""`python -m stacks …` (or `mlplatform …`): the tools that act on a stack, offline, for people and CI.
+"""`python -m mlplatform …` (or `mlplatform …`; `python -m stacks …` is its alias): the tools that act on a stack, offline, for people and CI.
 
 plan <stack> [--json]      evaluate the real program under mocks; print the resource tree
 plan <stack> --against F   what it would delete of F (a `pulumi stack export`, a plan JSON, or
@@ -55,12 +55,16 @@ reported missing), or with `--esc-file NAME=FILE` per environment: what `esc ope
 The full render (render --full, check, images) fetches charts and trees from the stack's
 sources (mlplatform:sources; default the public upstreams), or from a mirror directory:
 --mirror DIR, else the clone's own (.mlplatform/upstream, `make mirror`), else $MLPLATFORM_MIRROR,
-else ../shared/upstream beside the repo if present.
+else ../shared/upstream beside the repo if present. What helm and kustomize print for a chart or
+tree from a local mirror is kept in the render cache (.mlplatform/cache, or $MLPLATFORM_CACHE),
+keyed by everything it depends on: the next run renders only the installs whose inputs changed;
+--no-cache renders every install and keeps nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -70,8 +74,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from stacks.config import ConfigError, Problem, load_stack, stack_file
-from stacks.schema import PlatformConfig
+from stackmodel.config import ConfigError, Problem, load_stack, stack_file
+from stackmodel.stack import PlatformConfig
 from tooling.mirror import mirror_for, outdated
 from tooling.plan import DuplicateUrnError, Plan, Recorded, evaluate
 
@@ -99,13 +103,13 @@ EscFiles = Mapping[str, Path]
 def load(name_or_path: str, esc_files: EscFiles | None = None, mirror: Path | None = None) -> PlatformConfig:
     """The validated stack, its chart overlays judged too (against the charts of `mirror`, else
     of the mirror the full render reads); what the offline view cannot see of it is noted on stderr."""
-    from components.overlays import overlay_verdict
-    from components.sources import mirror_sources
+    from plumbing.overlays import overlay_verdict
+    from plumbing.sources import mirror_sources
     from program import args_of
 
     loaded = load_stack(name_or_path, esc_files)
     directory = mirror_for(mirror)
-    verdict = overlay_verdict(args_of(loaded.config, {}), [mirror_sources(directory)] if directory else [])
+    verdict = overlay_verdict(args_of(loaded.config, {}).components, [mirror_sources(directory)] if directory else [])
     for note in [*loaded.notes, *(Problem(path, why) for path, why in verdict.unchecked)]:
         print(f"note: {note}", file=sys.stderr)
     if verdict.problems:
@@ -214,10 +218,10 @@ def policy(plan: Plan) -> int:
 
 
 def prepare(plan: Plan) -> int:
-    """Write the prepared copies of the trees the plan reads (components/trees.py); 3 when one
+    """Write the prepared copies of the trees the plan reads (plumbing/trees.py); 3 when one
     cannot be (a missing mirror, a remote base the pin table does not list)."""
-    from components.trees import PrepareError
-    from components.trees import prepare as prepare_tree
+    from plumbing.trees import PrepareError
+    from plumbing.trees import prepare as prepare_tree
 
     trees = list(plan.record.prepared_trees.values())
     if not trees:
@@ -270,8 +274,7 @@ def full_render_for(
 ) -> FullRender:
     """The stack's full render; a mirror replaces the stack's sources. `allow_unmirrored`: render
     what the mirror holds and leave out the release manifests it lacks (FullRender.left_out)."""
-    from components.sources import mirror_sources
-    from tooling.cluster_version import kubernetes_version
+    from plumbing.sources import mirror_sources
     from tooling.fullrender import full_render, rendering_early
 
     config = load(name_or_path, esc_files, mirror)
@@ -284,9 +287,9 @@ def full_render_for(
         stale = outdated(directory)
         if stale:
             print(f"warning: {stale}: `make mirror` rebuilds it", file=sys.stderr)
-    with rendering_early(kubernetes_version(config)) as early:
+    with rendering_early(config) as early:
         plan = evaluate(config, stack_name(name_or_path), on_record=early)
-    print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize", file=sys.stderr)
+    print(f"rendering {plan.stack}: every chart through helm, every tree through kustomize (or from the render cache)", file=sys.stderr)
     return full_render(plan, progress=lambda line: print(f"  {line}", file=sys.stderr, flush=True), allow_unmirrored=allow_unmirrored)
 
 
@@ -329,7 +332,9 @@ def check_command(
             print(violation)
         for note in said:
             print(f"note: {note}")
-        summary = f"stack {render.stack}: {len(render.objects)} objects from {len(render.installs)} installs, {len(RULES)} rules on {day.isoformat()}"
+        reused = sum(t.reused for t in render.timings.values())
+        cached = f" ({reused} from the render cache)" if reused else ""
+        summary = f"stack {render.stack}: {len(render.objects)} objects from {len(render.installs)} installs{cached}, {len(RULES)} rules on {day.isoformat()}"
         print(f"{summary}, {len(found)} violation{'s' if len(found) != 1 else ''}" if found else f"{summary}, no violations")
     incomplete = left_out(render)
     return EXIT_VIOLATIONS if found else incomplete
@@ -355,9 +360,14 @@ def add_esc_file(command: argparse.ArgumentParser) -> None:
     )
 
 
-def parser() -> argparse.ArgumentParser:
+PROG = "python -m mlplatform"
+"""The command line's name in its usage: the package mlplatform/ runs it (so does the
+`mlplatform` command); stacks/__main__.py, the alias kept, passes its own."""
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m stacks",
+        prog=prog,
         description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("\n\n", 1)[1],
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -405,6 +415,11 @@ def parser() -> argparse.ArgumentParser:
             action="store_true",
             help="render what the mirror holds, list the release manifests it lacks and exit 3 (default: refuse, naming them)",
         )
+        sub.add_argument(
+            "--no-cache",
+            action="store_true",
+            help="run helm and kustomize for every install, neither reading nor writing the render cache (.mlplatform/cache)",
+        )
     command("prepare", "write the Kubeflow trees the stack reads from its local remote-base mirror, before pulumi up")
     command("policy", "run the policy pack's rules offline")
     cost_cmd = command("cost", "idle and full-autoscale cost per hour; --usage: last week's GPU-hours per team")
@@ -451,8 +466,8 @@ def write_dashboards(out: Path) -> list[Path]:
     return paths
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+    args = parser(prog).parse_args(argv)
 
     if args.command == "versions":
         print(versions_table())
@@ -530,7 +545,7 @@ def duplicate_urn(err: DuplicateUrnError) -> int:
     stack known to lead there, so this is a gap in its rules: said plainly, without a traceback."""
     print(
         f"the program stopped where `pulumi up` would: {err}. The stack file passed the loader's checks, "
-        "so this is a bug of the loader (stacks/rules.py): please report it with the stack file",
+        "so this is a bug of the loader (stackmodel/rules/): please report it with the stack file",
         file=sys.stderr,
     )
     return EXIT_VIOLATIONS
@@ -607,13 +622,15 @@ def against(plan: Plan, previous: str, allowed: list[str]) -> int:
 
 def full_command(args: argparse.Namespace, esc_files: EscFiles | None = None) -> int:
     """check, images and render --full: everything that renders charts and trees for real."""
+    from tooling import render_cache
     from tooling.fullrender import RenderError
     from tooling.tools import ToolError
 
     try:
-        if args.command == "check":
-            return check_command(args.stack, args.mirror, args.json, esc_files, args.on, args.allow_unmirrored)
-        render = full_render_for(args.stack, args.mirror, esc_files, args.allow_unmirrored)
+        with render_cache.disabled() if args.no_cache else contextlib.nullcontext():
+            if args.command == "check":
+                return check_command(args.stack, args.mirror, args.json, esc_files, args.on, args.allow_unmirrored)
+            render = full_render_for(args.stack, args.mirror, esc_files, args.allow_unmirrored)
     except ConfigError as err:
         print(err, file=sys.stderr)
         return EXIT_CONFIG_ERROR
@@ -663,10 +680,10 @@ def images_command(render: FullRender, copy_list: bool, as_json: bool) -> int:
     return 0
 
 
-def run() -> None:
+def run(prog: str = PROG) -> None:
     """The process entry point: exit with main's code."""
     try:
-        sys.exit(main())
+        sys.exit(main(prog=prog))
     except BrokenPipeError:  # `python -m stacks plan dev | head`: the reader left; not an error
         sys.stderr.close()
         sys.exit(0)

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from facts.support import GKE_CHANNEL_DEFAULTS, minor
 from facts.versions import KIND_NODE_IMAGE
-from stacks.schema import GkeClusterConfig, KindClusterConfig, PlatformConfig
+from stackmodel.schema import GkeClusterConfig, KindClusterConfig
+from stackmodel.stack import PlatformConfig
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from args.fabric import fabric_pools
 from facts.gpu_catalog import ACCELERATORS
 from facts.prices import (
     AS_OF,
@@ -28,7 +27,10 @@ from facts.prices import (
     machine_price,
     vcpus,
 )
-from stacks.schema import PIPELINES, GkeClusterConfig, GpuPool, PlatformConfig, Provisioning
+from infra.args import fabric_pools
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.schema import GkeClusterConfig, GpuPool, Provisioning
+from stackmodel.stack import PlatformConfig
 
 __all__ = ["CostLine", "CostView", "PriceError", "cost_lines", "cost_view"]
 
@@ -88,7 +90,7 @@ def cheapest_node(region: str, accelerator: str) -> tuple[str, int, float]:
 
 
 def fabric_lines(config: PlatformConfig) -> CostView:
-    """Each GPUDirect pool's extra networks (args/fabric.py): what the program creates, at no
+    """Each GPUDirect pool's extra networks (infra/args.py): what the program creates, at no
     hourly charge (facts/prices.py FABRIC_NETWORKS_HOURLY), and a note where its traffic may
     cross zones."""
     cluster = config.cluster

@@ -353,7 +353,7 @@ def _claim(key: Key, old: dict[str, Any], new: dict[str, Any], paths: list[str])
 
 
 def _quantity(value: Any) -> float:
-    from stacks.quantity import parse
+    from stackmodel.quantity import parse
 
     return float(parse(str(value)))
 

@@ -26,26 +26,30 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from functools import partial
+from functools import cache, partial
 from pathlib import Path
 from typing import Any
 
 import pulumi
 import yaml
 
-from components.base import child_name, child_type, moved_aliases, transform_name
-from components.sources import is_local, is_prepared
-from components.trees import PrepareError, prepare_all
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.support import minor, minor_label
 from facts.versions import RELEASE_MANIFESTS
-from tooling import cluster_version, tools
+from plumbing.base import child_name, child_type, moved_aliases, transform_name
+from plumbing.sources import PREPARED_TREES, PreparedTree, is_local, is_prepared, prepared_tree, remote_bases_of
+from plumbing.trees import PrepareError, prepare, prepare_all
+from stackmodel.schema import Sources
+from stackmodel.stack import PlatformConfig
+from tooling import cluster_version, render_cache, tools
 from tooling.plan import SECRET, Plan, Recorded, few_collections, uncollected, waiting_for
 from tooling.render import (
     APPLY_ORDER,
@@ -58,7 +62,8 @@ from tooling.render import (
     manifest,
     ordered,
 )
-from tooling.schemas import Validator, crd_scopes, is_builtin, parsed, schemas_of, scopes_of
+from tooling.render_cache import Digests
+from tooling.schemas import Validator, crd_scopes, is_builtin, parsed_output, schemas_of, scopes_of
 from tooling.unknowns import null_sites, placeholder, with_placeholders
 
 REPO = Path(__file__).resolve().parents[1]
@@ -149,7 +154,7 @@ class Rendered:
     aliases: tuple[str, ...] = ()
     """the URNs it had before (a move between installs, a rename), as `aliases` give them"""
     kept: bool = False
-    """protected and retained: Pulumi never deletes it on its own (components.base.keep)"""
+    """protected and retained: Pulumi never deletes it on its own (plumbing.base.keep)"""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -169,6 +174,18 @@ class Unknown:
     placeholder: Any
 
 
+@dataclass(frozen=True)
+class Timing:
+    """Where an install's time went (the benchmark prints it)."""
+
+    tool: float
+    """seconds helm or kustomize ran (0: reused)"""
+    parse: float
+    """seconds its documents took to parse, or to read back from the render cache"""
+    reused: bool
+    """its output came from the render cache, not from the tool"""
+
+
 @dataclass
 class FullRender:
     stack: str
@@ -179,6 +196,8 @@ class FullRender:
     """Where the render wrote a placeholder for a value only the cloud knows."""
     left_out: list[Install] = field(default_factory=list)
     """Release manifests the mirror does not hold, left out of the render (`allow_unmirrored`)."""
+    timings: dict[str, Timing] = field(default_factory=dict)
+    """Per install label: the tool's and the parse's seconds, and whether the render cache had it."""
 
     def by_urn(self, urn: str) -> list[Rendered]:
         return [o for o in self.objects if o.urn == urn]
@@ -253,6 +272,12 @@ def read_manifest(install: Install) -> str:
     return data.decode()
 
 
+def manifest_output(install: Install) -> Output:
+    """A release manifest's text as an Output (its documents come from the render cache's parses)."""
+    text = read_manifest(install)
+    return Output(render_cache.digest(text.encode()), text)
+
+
 def unmirrored_message(left_out: Iterable[Install]) -> str:
     """What the render cannot read, each by install and where it looked, and how to get it."""
     lines = [f"{i.label}: {i.target}" for i in left_out]
@@ -266,11 +291,24 @@ def unmirrored_message(left_out: Iterable[Install]) -> str:
 # --- running helm and kustomize ---------------------------------------------------------
 
 
-TOOLS_AT_ONCE = threading.BoundedSemaphore(4)
+def _cores() -> int:
+    """The cores this process may run on (a container's CPU set, not the machine's)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+TOOLS = max(4, _cores())
 """helm and kubectl processes at once in this process, those started while the plan is
-evaluated and the full render's together: four, as the full render's pool runs them. More
-(the early pool's four beside the render's four) took the cores from the thread that parses
-their output, which the render waits for."""
+evaluated and the full render's together, as each pool runs them: one per core, at least four
+(on two cores, four keep both busy while the plan and the parsing take their turns; eight took
+the cores from the thread that parses their output, which the render waits for)."""
+TOOLS_AT_ONCE = threading.BoundedSemaphore(TOOLS)
+
+
+GO_GC_PERCENT = "400"
+"""GOGC for helm and kubectl, unless the environment sets one: their Go collector, run at its
+default (100) through processes that live a second, took 30% of their CPU (dev's 27 installs,
+one at a time: 4.5 s of CPU, 3.2 s at 400, 3.1 s with it off); at 400 the largest of them
+(kubectl building the notebook controller's tree) peaks at 190 MB instead of 125 (off: 390)."""
 
 
 def _run(args: list[str], what: str) -> str:
@@ -278,6 +316,7 @@ def _run(args: list[str], what: str) -> str:
     # helm keeps its repository cache and config apart from the user's.
     home = tools.cache_dir().parent / "helm"
     env.update(HELM_CACHE_HOME=str(home / "cache"), HELM_CONFIG_HOME=str(home / "config"), HELM_DATA_HOME=str(home / "data"))
+    env.setdefault("GOGC", GO_GC_PERCENT)
     with TOOLS_AT_ONCE:
         result = subprocess.run(args, cwd=REPO, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
@@ -309,38 +348,102 @@ def api_versions(objects: Iterable[dict[str, Any]]) -> list[str]:
     return sorted(found)
 
 
-_CHARTS: dict[str, str] = {}
+@dataclass(frozen=True)
+class Output:
+    """What helm or kustomize printed for an install (or a release manifest holds)."""
+
+    digest: str
+    """sha256 of the text: where the render cache keeps it and its documents"""
+    text: str | None
+    """None when read from the render cache: only a parse the cache lacks reads it"""
+    seconds: float = 0.0
+    """the tool's time; 0 when reused"""
+    reused: bool = False
+    """from the render cache (or this process's earlier render), no tool run"""
 
 
-def render_chart(install: Install, capabilities: list[str], kube_version: str) -> str:
-    """helm's output for the chart, for the cluster's Kubernetes version (`kube_version`, as
-    `tooling.cluster_version.kubernetes_version` gives it): one chart with the same inputs (release,
-    chart, version, namespace, values, capabilities, Kubernetes version) is rendered once per
-    process, or read from SHARED_TREES (two stacks that differ elsewhere, such as in their
-    image mirror, share it)."""
-    key = _chart_key(install, capabilities, kube_version)
-    if key in _CHARTS:
-        return _CHARTS[key]
-    with _EARLY_LOCK:
-        early = _EARLY.pop(key, None)
-    text = early.result() if early is not None else _helm(install, capabilities, kube_version, key)
-    _CHARTS[key] = text
-    return text
+_OUTPUTS: dict[str, Output] = {}
+"""This process's outputs by output_key: a chart or tree that several stacks (or tests) render
+with the same inputs runs once per process, even with the render cache off."""
 
 
-def _chart_key(install: Install, capabilities: list[str], kube_version: str) -> str:
-    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
-    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
+@cache
+def _code() -> str:
+    """Our code that runs the tools: an edit of it (another flag, another environment) makes new keys."""
+    return render_cache.code_version(sys.modules[__name__], render_cache)
 
 
-def _helm(install: Install, capabilities: list[str], kube_version: str, key: str) -> str:
-    shared = SHARED_TREES / f"chart-{key}.yaml" if SHARED_TREES else None
-    if shared is not None and shared.is_file():
-        return shared.read_text()
-    text = helm_template(install, capabilities, kube_version)
-    if shared is not None:
-        tools.write_whole(shared, text.encode())
-    return text
+def output_key(install: Install, capabilities: list[str], kube_version: str, sources: Sources, digests: Digests) -> str | None:
+    """A digest of everything the install's output depends on, the key of the render cache: the
+    tool binary, our code that runs it and, for a chart, the archive's bytes, release, namespace,
+    values, version, capabilities and Kubernetes version; for a tree, every file of the checkout it
+    lies in. None where that cannot be known offline (a chart from a repository or registry, a tree
+    kustomize fetches parts of): such an install is rendered every time."""
+    if install.kind == "helm":
+        archive = REPO / install.target
+        if install.repo is not None or not is_local(install.target) or not archive.exists():
+            return None
+        tool = tools.find(tools.HELM)
+        inputs = [install.release, install.target, install.version, install.namespace, _plain(install.values)]
+        inputs += [capabilities, kube_version, digests.of(archive)]
+    elif install.kind == "kustomize":
+        root = tree_root(install.target, sources)
+        if root is None:
+            return None
+        tool = tools.find(tools.KUBECTL)
+        inputs = [install.target, str(root), digests.of(root)]
+    else:
+        return None
+    inputs = [install.kind, render_cache.binary_identity(tool), _code(), *inputs]
+    return render_cache.digest(json.dumps(inputs, sort_keys=True, default=str).encode())
+
+
+def tree_root(target: str, sources: Sources) -> Path | None:
+    """The folder every file a local tree reads lies in: its prepared copy (which holds its remote
+    bases), else the stack's local checkout of the Kubeflow release, for a tree that names no
+    remote base (kustomize would fetch those). The pinned trees name no path outside the release
+    (the mirror holds only its folders, and they build there). None for anything else."""
+    if is_prepared(target):
+        return REPO / PREPARED_TREES / Path(target).relative_to(PREPARED_TREES).parts[0]
+    manifests = sources.kubeflow_manifests
+    if manifests is None or not is_local(manifests) or not is_local(target):
+        return None
+    root, path = (REPO / manifests).resolve(), (REPO / target).resolve()
+    if not path.is_relative_to(root) or remote_bases_of(path.relative_to(root).as_posix()):
+        return None
+    return root
+
+
+def render_output(install: Install, capabilities: list[str], kube_version: str, sources: Sources, digests: Digests) -> Output:
+    """The install's output: this process's, else the render cache's, else helm's or kustomize's
+    (then kept in both)."""
+    key = output_key(install, capabilities, kube_version, sources, digests)
+    cache_ = render_cache.current()
+    if key is not None:
+        found = _OUTPUTS.get(key)
+        if found is not None:
+            return replace(found, seconds=0.0, reused=True)
+        recorded = cache_.output(key) if cache_ is not None else None
+        if recorded is not None:
+            _OUTPUTS[key] = Output(recorded, None, reused=True)
+            return _OUTPUTS[key]
+    start = time.perf_counter()
+    if install.kind == "kustomize":
+        text = _run([tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", install.target], install.label)
+    else:
+        text = helm_template(install, capabilities, kube_version)
+    output = Output(render_cache.digest(text.encode()), text, time.perf_counter() - start)
+    if key is not None:
+        _OUTPUTS[key] = replace(output, seconds=0.0)
+        if cache_ is not None:
+            cache_.record(key, text)
+    return output
+
+
+def documents(output: Output) -> tuple[dict[str, Any], ...]:
+    """The output's documents (tooling.schemas.parsed), read from the render cache where it has them."""
+    cache_ = render_cache.current()
+    return parsed_output(output.digest, lambda: output.text if output.text is not None else cache_.text(output.digest) if cache_ else None)
 
 
 def helm_template(install: Install, capabilities: list[str], kube_version: str) -> str:
@@ -367,52 +470,49 @@ def helm_template(install: Install, capabilities: list[str], kube_version: str) 
         return _run(args, install.label)
 
 
-_TREES: dict[str, str] = {}
-SHARED_TREES: Path | None = None
-"""A directory where processes rendering from the same mirror at the same time share
-kustomize's and helm's output (the test suite's workers do: each tree and chart is built
-once per run); None: each process builds for itself. Not a cache across runs: it is keyed
-by a tree's path and a chart's reference and inputs, not by their content."""
+def _early_key(install: Install, capabilities: list[str], kube_version: str) -> str:
+    """Which early render an install of the full render takes: a tree's directory, a chart's inputs."""
+    if install.kind == "kustomize":
+        return install.target
+    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def build_tree(install: Install) -> str:
-    """kustomize's output for the tree; a tree is built once per process (stacks share them),
-    maybe started while the plan was evaluated (rendering_early)."""
-    if install.target in _TREES:
-        return _TREES[install.target]
-    with _EARLY_LOCK:
-        early = _EARLY.pop(install.target, None)
-    text = early.result() if early is not None else _kustomize(install.target, install.label)
-    _TREES[install.target] = text
-    return text
-
-
-def _kustomize(target: str, label: str) -> str:
-    shared = SHARED_TREES / f"{hashlib.sha256(target.encode()).hexdigest()}.yaml" if SHARED_TREES else None
-    if shared is not None and shared.is_file():
-        return shared.read_text()
-    text = _run([tools.find(tools.KUBECTL), "kustomize", "--load-restrictor", "LoadRestrictionsNone", target], label)
-    if shared is not None:
-        tools.write_whole(shared, text.encode())
-    return text
-
-
-_EARLY: dict[str, Future[str]] = {}
+_EARLY: dict[str, Future[Output]] = {}
+"""The renders started while the plan is evaluated, by _early_key; the full render takes them."""
 _EARLY_LOCK = threading.Lock()
 
 
+@dataclass
+class _Session:
+    """What the early renders of a plan leave for the full render that follows them: the file
+    and folder digests they computed, the prepared trees they wrote."""
+
+    digests: Digests = field(default_factory=Digests)
+    prepared: set[PreparedTree] = field(default_factory=set)
+
+
+_SESSION: _Session | None = None
+"""The session of the plan evaluated last under rendering_early, until its full render takes it."""
+
+
 @contextmanager
-def rendering_early(kube_version: str) -> Iterator[Callable[[Recorded], None]]:
-    """For a plan's evaluation (`evaluate(..., on_record=<what this yields>)`): each install
-    starts rendering the moment the program registers it, four at a time in the background, while the plan's Python runs on. A tree's
+def rendering_early(config: PlatformConfig) -> Iterator[Callable[[Recorded], None]]:
+    """For a plan's evaluation (`evaluate(config, ..., on_record=<what this yields>)`): each
+    install starts rendering the moment the program registers it (from the render cache when it
+    holds its output), TOOLS at a time in the background, while the plan's Python runs on. A tree's
     output depends on its directory alone. A chart is rendered with no capabilities, its
     render kept under the inputs it had: the full render takes it only where the chart's
     capabilities turn out to be none (it waits for no other install's CRDs), and renders the
     rest itself. full_render takes the results; a failure is raised there, where the install
-    is rendered. `kube_version`: the stack's cluster's (tooling.cluster_version). A chart
-    that waits for an install registered before it (the program registers what it needs
-    first) is left to the full render: it would see that install's CRDs, and its render
-    without them would be thrown away."""
+    is rendered. A chart that waits for an install registered before it (the program registers
+    what it needs first) is left to the full render: it would see that install's CRDs, and its
+    render without them would be thrown away."""
+    global _SESSION
+    kube_version = cluster_version.kubernetes_version(config)
+    session = _SESSION = _Session()
+    with _EARLY_LOCK:  # a plan that failed before its full render left its renders: none of ours
+        _EARLY.clear()
     registered: dict[str, Recorded] = {}
     child_urns: dict[str, list[str]] = {}
 
@@ -424,23 +524,54 @@ def rendering_early(kube_version: str) -> Iterator[Callable[[Recorded], None]]:
                 child_urns.setdefault(resource.parent, []).append(resource.urn)
             if install is None or install.kind == "manifest":
                 return
-            if install.kind == "kustomize":
-                # A prepared tree (remote bases from a mirror) is written by the full render first.
-                if install.target not in _TREES and install.target not in _EARLY and not is_prepared(install.target):
-                    _EARLY[install.target] = pool.submit(_kustomize, install.target, resource.name)
-                return
-            waits = waiting_for(resource.dependencies, registered, child_urns)
-            if any(registered[urn].type in (HELM_CHART, KUSTOMIZE) for urn in waits if urn in registered):
-                return
-            key = _chart_key(install, [], kube_version)
-            if key not in _CHARTS and key not in _EARLY:
-                _EARLY[key] = pool.submit(_helm, install, [], kube_version, key)
+            render = partial(render_output, install, [], kube_version, config.sources, session.digests)
+            if install.kind == "kustomize" and is_prepared(install.target):
+                # A prepared tree (remote bases from a mirror) is written first (the full render
+                # finds it current); one whose copy this cannot tell is left to the full render.
+                tree = _prepared_tree(install.target, config.sources)
+                if tree is None:
+                    return
+                render = partial(_prepared_then, tree, render, session)
+            if install.kind == "helm":
+                waits = waiting_for(resource.dependencies, registered, child_urns)
+                if any(registered[urn].type in (HELM_CHART, KUSTOMIZE) for urn in waits if urn in registered):
+                    return
+            key = _early_key(install, [], kube_version)
+            if key not in _EARLY:
+                _EARLY[key] = pool.submit(render)
 
-    pool = ThreadPoolExecutor(max_workers=4)
+    pool = ThreadPoolExecutor(max_workers=TOOLS)
+    # The checkout the trees are in, digested while the plan's Python runs (its first install
+    # registers a second in), not when its first tree waits for it.
+    manifests = config.sources.kubeflow_manifests
+    if manifests is not None and is_local(manifests) and (REPO / manifests).is_dir():
+        pool.submit(session.digests.of, (REPO / manifests).resolve())
     try:
         yield start
+    except BaseException:
+        _SESSION = None  # no full render follows this plan
+        raise
     finally:
         pool.shutdown(wait=False)
+
+
+def _prepared_tree(directory: str, sources: Sources) -> PreparedTree | None:
+    """The prepared copy a kustomize directory is read from (`.mlplatform/trees/<copy>/<path>`),
+    as the program named it (plumbing.sources.kubeflow_tree); None if the sources name no such copy."""
+    parts = directory.split("/", 3)
+    if len(parts) < 4:
+        return None
+    tree = prepared_tree(parts[3], sources)
+    return tree if tree is not None and tree.path(parts[3]) == directory else None
+
+
+def _prepared_then(tree: PreparedTree, render: Callable[[], Output], session: _Session) -> Output:
+    try:
+        prepare(tree, REPO)
+    except PrepareError as err:
+        raise RenderError(f"preparing the Kubeflow trees that name remote bases: {err}") from err
+    session.prepared.add(tree)
+    return render()
 
 
 def is_namespaced(obj: dict[str, Any], custom: dict[tuple[str, str], bool]) -> bool | None:
@@ -489,19 +620,23 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
         raise Unmirrored(unmirrored_message(left_out))
     found = [i for i in found if i not in left_out]
     raw: dict[str, tuple[dict[str, Any], ...]] = {}
+    global _SESSION
+    session, _SESSION = _SESSION or _Session(), None
     # Trees whose remote bases a local mirror holds are read from their prepared copies:
-    # written here, as `python -m stacks prepare` does before `pulumi up` (components/trees.py).
+    # written here (unless the plan's early renders did), as `python -m stacks prepare` does
+    # before `pulumi up` (plumbing/trees.py).
     try:
-        prepare_all(plan.record.prepared_trees.values(), REPO)
+        prepare_all((t for t in plan.record.prepared_trees.values() if t not in session.prepared), REPO)
     except PrepareError as err:
         raise RenderError(f"preparing the Kubeflow trees that name remote bases: {err}") from err
 
     def done(install: Install) -> None:
         if progress:
-            progress(f"[{len(raw)}/{len(found)}] {install.kind} {install.label}: {len(raw[install.resource.urn])} objects")
+            reused = " (cached)" if timings[install.label].reused else ""
+            progress(f"[{len(raw)}/{len(found)}] {install.kind} {install.label}: {len(raw[install.resource.urn])} objects{reused}")
 
     # A chart sees the CRDs of the installs it waits for as capabilities, so it renders once
-    # they are parsed; a tree needs nothing. helm and kubectl run four at a time, each install
+    # they are parsed; a tree needs nothing. helm and kubectl run TOOLS at a time, each install
     # as soon as what it needs is there; their output is parsed here, in one thread, as each
     # finishes (parsing in worker threads was GIL-bound and slower). Charts also see the
     # Kubernetes version the stack's cluster is created at. Every chart's kubeVersion
@@ -510,49 +645,66 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
     # its copy inside kube-prometheus-stack) "^1.25.0-0"; JobSet, Trainer, KubeRay and Kueue
     # state none. The "-0" admits GKE's `-gke.<build>` pre-release form.
     kube_version = cluster_version.kubernetes_version(plan.config)
+    sources = plan.config.sources if plan.config is not None else Sources()
+    digests = session.digests
     urns = {i.resource.urn for i in found}
     needs = {i.resource.urn: plan.waits_for(i.resource) & urns if i.kind == "helm" else frozenset() for i in found}
     pending = {i.resource.urn: i for i in found}
-    with ThreadPoolExecutor(max_workers=4) as pool:
+    timings: dict[str, Timing] = {}
+    with ThreadPoolExecutor(max_workers=TOOLS) as pool:
         # An install started while the plan was evaluated is waited for where it runs, not
-        # from a worker of this pool: the pool's four run what is left, a chart the moment
+        # from a worker of this pool: the pool runs what is left, a chart the moment
         # what it needs is parsed.
-        running: dict[Future[str], list[tuple[Install, Callable[[], str]]]] = {}
+        running: dict[Future[Output], list[Install]] = {}
 
-        def start(install: Install, render: Callable[[], str], key: str) -> None:
+        def start(install: Install, render: Callable[[], Output], early_key: str | None) -> None:
             with _EARLY_LOCK:
-                early = _EARLY.get(key)
-            future = early if early is not None else pool.submit(render)
-            running.setdefault(future, []).append((install, render))
+                future = _EARLY.get(early_key) if early_key is not None else None
+                # One the early pool has not started is this pool's to schedule (a heavy tree the
+                # plan registered last waited behind the early queue otherwise).
+                if future is None or future.cancel():
+                    future = pool.submit(render)
+                    if early_key is not None:
+                        _EARLY[early_key] = future
+            running.setdefault(future, []).append(install)
 
         def start_what_can_run() -> None:
             for urn, install in list(pending.items()):
                 if needs[urn] <= raw.keys():
                     del pending[urn]
-                    if install.kind == "kustomize":
-                        start(install, partial(build_tree, install), install.target)
-                    elif install.kind == "manifest":
-                        start(install, partial(read_manifest, install), install.target)
-                    else:
-                        capabilities = api_versions(o for dependency in needs[urn] for o in raw[dependency])
-                        key = _chart_key(install, capabilities, kube_version)
-                        start(install, partial(render_chart, install, capabilities, kube_version), key)
+                    if install.kind == "manifest":
+                        start(install, partial(manifest_output, install), None)
+                        continue
+                    capabilities = api_versions(o for dependency in needs[urn] for o in raw[dependency])
+                    render = partial(render_output, install, capabilities, kube_version, sources, digests)
+                    start(install, render, _early_key(install, capabilities, kube_version))
 
-        start_what_can_run()
-        while running:
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            # What a waiting chart needs is parsed first, and the chart started right after.
-            needed = {urn for waiting in pending for urn in needs[waiting]}
-            ready = sorted((i for future in finished for i in running.pop(future)), key=lambda i: (i[0].resource.urn not in needed, i[0].resource.urn))
-            for install, render in ready:
-                # The render's own call: done already, it takes the output (or raises its error).
-                text = render()
-                with uncollected():
-                    raw[install.resource.urn] = parsed(text)
-                done(install)
-                start_what_can_run()
+        try:
+            start_what_can_run()
+            while running:
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                # What a waiting chart needs is parsed first, and the chart started right after.
+                needed = {urn for waiting in pending for urn in needs[waiting]}
+                ready = sorted(
+                    ((future, install) for future in finished for install in running.pop(future)),
+                    key=lambda f: (f[1].resource.urn not in needed, f[1].resource.urn),
+                )
+                for future, install in ready:
+                    output = future.result()  # a failure is raised here, naming the install
+                    parse_start = time.perf_counter()
+                    with uncollected():
+                        raw[install.resource.urn] = documents(output)
+                    timings[install.label] = Timing(output.seconds, time.perf_counter() - parse_start, output.reused)
+                    done(install)
+                    start_what_can_run()
+        finally:
+            with _EARLY_LOCK:  # taken, or of another render: never read again
+                _EARLY.clear()
     if pending:
         raise RenderError("charts depend on each other in a cycle: " + ", ".join(i.label for i in pending.values()))
+    cache_ = render_cache.current()
+    if cache_ is not None:
+        cache_.prune()
 
     everything = [o for objects in raw.values() for o in objects] + authored_objects(plan)
     custom = scopes_of(everything)
@@ -578,7 +730,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
                     final = result
                     matched.add(number)
             # Then the stack's transforms, which concern every object (the engine's order:
-            # the install's own, then the stack's; components.base.InstallRecord.platform_transforms).
+            # the install's own, then the stack's; plumbing.base.InstallRecord.platform_transforms).
             for transform in plan.record.platform_transforms:
                 result = transform(final)
                 if result is not None:
@@ -612,7 +764,7 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
             o = replace(o, obj=with_placeholders(o.obj, sites))
         rendered.append(o)
     rendered.sort(key=_apply_rank)
-    return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered, unknowns=unknowns, left_out=left_out)
+    return FullRender(stack=plan.stack, plan=plan, installs=found, objects=rendered, unknowns=unknowns, left_out=left_out, timings=timings)
 
 
 # --- files ------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 """`python -m stacks images <stack>`: every image the platform runs or hands an operator to
-run, read from the full render through the one image inventory (components/images.py), as
+run, read from the full render through the one image inventory (plumbing/images.py), as
 a list, as `source destination` pairs that fill the stack's mirror (`--copy-list`), or as
 JSON for tools (`--json`)."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from components.images import image_sites
 from facts.image_refs import ImagePolicy
+from plumbing.images import image_sites
 from tooling.check import label
 from tooling.fullrender import FullRender
 

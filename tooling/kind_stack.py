@@ -22,9 +22,9 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from stacks.config import read_stack_file, stack_file, validate
-from stacks.schema import KUBEFLOW
-from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.config import read_stack_file, stack_file, validate
+from stackmodel.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 
 STACK = "kind"
 REPO = Path(__file__).resolve().parents[1]

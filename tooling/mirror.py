@@ -1,7 +1,7 @@
 """The upstream mirror, built from the pin table alone (`make mirror`, `python -m tooling.mirror`),
 and where the tools and tests find one.
 
-What a mirror holds, laid out as ../shared/upstream is (components/sources.py), each piece
+What a mirror holds, laid out as ../shared/upstream is (plumbing/sources.py), each piece
 fetched with the tool its upstream publishes for and checked:
 - `charts/<chart>-<version>.tgz`: every Helm chart of the pin table at its pinned version, by
   `helm pull` (helm v4, tooling/tools.py) from its HTTP chart repository (the archive's sha256
@@ -66,14 +66,6 @@ from typing import Any
 
 import yaml
 
-from components.sources import (
-    MIRROR_CHARTS,
-    MIRROR_MANIFESTS,
-    MIRROR_RELEASE_MANIFESTS,
-    MIRROR_REMOTE,
-    is_local,
-)
-from components.trees import PrepareError, references
 from facts.versions import (
     KUBEFLOW_FOLDERS,
     KUBEFLOW_MANIFESTS,
@@ -86,9 +78,17 @@ from facts.versions import (
     ReleaseManifest,
     RemoteBase,
 )
-from stacks.config import STACKS_DIR, ConfigError, load_stack
-from stacks.schema.component import ComponentSpec
-from stacks.schema.registry import COMPONENTS
+from plumbing.sources import (
+    MIRROR_CHARTS,
+    MIRROR_MANIFESTS,
+    MIRROR_RELEASE_MANIFESTS,
+    MIRROR_REMOTE,
+    is_local,
+)
+from plumbing.trees import PrepareError, references
+from stackmodel.components.spec import ComponentSpec
+from stackmodel.config import STACKS_DIR, ConfigError, load_stack
+from stackmodel.registry import COMPONENTS
 from tooling import tools
 from tooling.mirror_charts import fetch_charts
 from tooling.mirror_fetch import MirrorError, Unavailable, run_tool, sha256, tried

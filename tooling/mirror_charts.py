@@ -19,9 +19,9 @@ from typing import Any
 
 import yaml
 
-from components.sources import ChartSource, chart_source
 from facts.versions import Pin
-from stacks.schema import Sources
+from plumbing.sources import ChartSource, chart_source
+from stackmodel.schema import Sources
 from tooling import tools
 from tooling.mirror_fetch import MirrorError, Unavailable, run_tool, sha256, tried
 

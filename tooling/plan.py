@@ -32,10 +32,10 @@ from typing import Any
 import pulumi
 from pulumi.runtime import mocks, rpc
 
-from components.base import InstallRecord
 from facts import resource_types
+from plumbing.base import InstallRecord
 from policy.rules import SECRET  # the plan masks secrets with the leaf the policy rules read
-from stacks.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tooling.sdk_adapter import no_source_positions
 
 PROJECT = "mlplatform"
@@ -81,7 +81,7 @@ class Plan:
     record: InstallRecord = field(default_factory=InstallRecord)
     """What the program's install returned besides its resources: each chart's and tree's
     transforms, moves and kept objects, the transforms of every object, the prepared trees
-    (components.base.InstallRecord); the full render reads it."""
+    (plumbing.base.InstallRecord); the full render reads it."""
     config: PlatformConfig | None = None
     """The validated config the program ran with."""
 
@@ -468,7 +468,7 @@ def evaluate(
     `on_record` hears each resource as it is recorded, on the registering thread (the full render
     starts helm and kustomize meanwhile). Raises DuplicateUrnError where the engine would stop on
     a duplicate URN."""
-    from stacks.secrets import offline_config
+    from stackmodel.secrets import offline_config
 
     if build is None:
         import program

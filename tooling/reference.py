@@ -12,7 +12,10 @@ import annotated_types
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
-from stacks import schema
+from stackmodel import schema
+from stackmodel.registry import COMPONENTS, Components, settings_model
+from stackmodel.schema.chart_values import CHART_VALUES_RULE
+from stackmodel.stack import PlatformConfig
 
 
 def _kind(metadata: Any) -> str | None:
@@ -62,7 +65,7 @@ def _default(field: Any) -> str:
     value = field.default_factory() if field.default_factory else field.default
     if value is PydanticUndefined or value is None:
         return "-"
-    if isinstance(value, BaseModel) or (value == {} and _inner_models(field.annotation) == [schema.Components]):
+    if isinstance(value, BaseModel) or (value == {} and _inner_models(field.annotation) == [Components]):
         return "see below"
     if isinstance(value, enum.Enum):
         value = value.value
@@ -78,11 +81,11 @@ def _inner_models(annotation: Any) -> list[type[BaseModel]]:
 
 def models() -> list[type[BaseModel]]:
     """Every model of the stack file, each after the one that names it (its fields in order);
-    `mlplatform:components` as the list of components makes it (stacks/schema/registry.py)."""
+    `mlplatform:components` as the list of components makes it (stackmodel/registry.py)."""
     found: list[type[BaseModel]] = []
 
     def visit(model: type[BaseModel]) -> None:
-        model = schema.settings_model(schema.COMPONENTS) if model is schema.Components else model
+        model = settings_model(COMPONENTS) if model is Components else model
         if model in found:
             return
         found.append(model)
@@ -90,7 +93,7 @@ def models() -> list[type[BaseModel]]:
             for inner in _inner_models(field.annotation):
                 visit(inner)
 
-    visit(schema.PlatformConfig)
+    visit(PlatformConfig)
     return found
 
 
@@ -98,7 +101,7 @@ RULES_FOR_EVERY_KEY = (
     "Values have their YAML type: a number is written as a number and a boolean as `true` or `false` "
     '(`max: "4"` or `enabled: "true"` is refused, as are text fields left empty), and every list takes each entry once '
     "(a repeated entry is refused, naming its index). E-mail addresses are kept exactly as written and must be "
-    "spelled alike wherever one person appears. " + schema.CHART_VALUES_RULE
+    "spelled alike wherever one person appears. " + CHART_VALUES_RULE
 )
 
 

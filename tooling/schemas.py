@@ -12,12 +12,11 @@ hold other versions beside them.
 from __future__ import annotations
 
 import copy
-import hashlib
-import marshal
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,7 @@ import yaml
 
 from facts.support import minor, minor_label
 from facts.versions import CRD_SOURCES, KIND_NODE_IMAGE
-from tooling.tools import write_whole
+from tooling import render_cache
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mlplatform" / "crds"
@@ -148,38 +147,36 @@ def load_all(text: str) -> list[dict[str, Any]]:
 
 
 _PARSED: dict[str, tuple[dict[str, Any], ...]] = {}
-SHARED_PARSES: Path | None = None
-"""A directory where processes share what they parsed (the test suite's workers do: helm
-and kustomize output, the pinned CRDs; parsing is most of a render's time, reading it back
-is 40x faster); None: each process parses for itself."""
+
+
+@cache
+def _parser() -> str:
+    return render_cache.parser_version(sys.modules[__name__])
 
 
 def parsed(text: str) -> tuple[dict[str, Any], ...]:
     """The non-empty mapping documents of `text` (load_all), parsed once per process (shipped
-    stacks share most installs) or read from SHARED_PARSES. Callers never mutate them:
+    stacks share most installs) and kept in the render cache (tooling/render_cache.py: parsing is
+    most of a render's time, reading it back is 40x faster). Callers never mutate them:
     normalizing and transforms build new dicts."""
-    digest = hashlib.sha256(text.encode()).hexdigest()
-    if digest in _PARSED:
-        return _PARSED[digest]
-    # marshal holds plain data only (no code runs on reading, unlike pickle); a Python-version
-    # format, so the version is in the name.
-    path = SHARED_PARSES / f"{digest}.py{sys.version_info[0]}{sys.version_info[1]}.marshal" if SHARED_PARSES else None
-    if path is not None and path.is_file():
-        docs: tuple[dict[str, Any], ...] = marshal.loads(path.read_bytes())
-    else:
-        docs = tuple(load_all(text))
-        if path is not None:
-            _share(path, docs)
-    _PARSED[digest] = docs
+    return parsed_output(render_cache.digest(text.encode()), lambda: text)
+
+
+def parsed_output(output: str, text: Callable[[], str | None]) -> tuple[dict[str, Any], ...]:
+    """parsed() of the text whose digest is `output`; `text` gives it when no cache holds its
+    documents (a render cache hit needs no text at all)."""
+    if output in _PARSED:
+        return _PARSED[output]
+    cache_ = render_cache.current()
+    docs = cache_.documents(output, _parser()) if cache_ is not None else None
+    if docs is None:
+        source = text()
+        assert source is not None, f"no text for the output {output}"
+        docs = tuple(load_all(source))
+        if cache_ is not None:
+            cache_.keep_documents(output, _parser(), docs)
+    _PARSED[output] = docs
     return docs
-
-
-def _share(path: Path, docs: tuple[dict[str, Any], ...]) -> None:
-    try:
-        data = marshal.dumps(docs)
-    except ValueError:  # a YAML timestamp (datetime) is not plain data: parsed by each process
-        return
-    write_whole(path, data)
 
 
 SHARED_CRD_ROOTS = (REPO.parent / "shared" / "crds", REPO.parent / "shared" / "crds-next")
@@ -407,14 +404,86 @@ def builtin_definitions(kubernetes_minor: str) -> dict[str, Any]:
 @cache
 def _builtin_validator(api_version: str, kind: str, kubernetes_minor: str) -> jsonschema.protocols.Validator | None:
     """kubernetes-validate's strict schema of one kind in one minor, compiled once (its own
-    `validate` re-reads the multi-megabyte definitions file on every call)."""
+    `validate` re-reads the multi-megabyte definitions file on every call), its references to
+    the definitions put in place (Inlined): a third of the validation was resolving them."""
     from referencing import Registry, Resource
 
     schema = builtin_schema(api_version, kind, kubernetes_minor)
     if schema is None:
         return None
     registry = _definitions(_schema_dir(kubernetes_minor), kubernetes_minor) @ (Resource.from_contents(schema) @ Registry())
-    return jsonschema.validators.Draft202012Validator(schema, registry=registry)
+    inlined = _inlined(_schema_dir(kubernetes_minor), kubernetes_minor).schema(schema)
+    return jsonschema.validators.Draft202012Validator(inlined, registry=registry)
+
+
+ANNOTATIONS = frozenset({"description", "title", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"})
+"""Keywords that validate nothing (JSON Schema 2020-12, meta-data vocabulary; and `x-` extensions,
+which validators ignore): a `$ref` beside only these is its target."""
+SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
+SUBSCHEMAS = ("additionalProperties", "items", "not", "if", "then", "else", "contains", "propertyNames", "unevaluatedItems", "unevaluatedProperties")
+SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf", "prefixItems")
+"""Where JSON Schema 2020-12 keeps subschemas (the applicator and unevaluated vocabularies)."""
+
+
+@dataclass
+class Inlined:
+    """kubernetes-validate's schemas with each reference into the definitions
+    (`..._definitions.json#/$defs/<name>`) replaced by the definition itself, one shared object
+    per definition (a recursive one, such as JSONSchemaProps, becomes a cycle): the validator
+    walks them as it would resolve them, without resolving. A reference beside keywords that
+    validate becomes `allOf: [definition]` beside them (the same in JSON Schema 2020-12); any
+    other reference stays, for the registry."""
+
+    definitions: dict[str, Any]
+    _done: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def schema(self, node: Any) -> Any:
+        if not isinstance(node, dict):
+            return node
+        name = self._definition(node.get("$ref"))
+        if name is not None and all(k == "$ref" or k in ANNOTATIONS or k.startswith("x-") for k in node):
+            return self._inlined(name)
+        return self._walked(node)
+
+    def _walked(self, node: dict[str, Any]) -> dict[str, Any]:
+        """`node` with its subschemas inlined, and its own reference (if one of ours) as allOf."""
+        name = self._definition(node.get("$ref"))
+        found: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "$ref" and name is not None:
+                continue
+            if key in SUBSCHEMA_MAPS and isinstance(value, dict):
+                found[key] = {k: self.schema(v) for k, v in value.items()}
+            elif key in SUBSCHEMA_LISTS and isinstance(value, list):
+                found[key] = [self.schema(v) for v in value]
+            elif key in SUBSCHEMAS:
+                found[key] = self.schema(value)
+            else:
+                found[key] = value
+        if name is not None:
+            found["allOf"] = [*found.get("allOf", []), self._inlined(name)]
+        return found
+
+    def _definition(self, reference: Any) -> str | None:
+        """The definition a reference names, if it is one of ours."""
+        if not isinstance(reference, str):
+            return None
+        document, _, name = reference.partition("#/$defs/")
+        if document not in ("", "/api/_definitions.json", "https://kubernetes.io/api/_definitions.json") or name not in self.definitions:
+            return None
+        return name
+
+    def _inlined(self, name: str) -> dict[str, Any]:
+        if name not in self._done:
+            self._done[name] = {}  # in place before its subschemas: a reference back to it is this object
+            self._done[name].update(self._walked(self.definitions[name]))
+        return self._done[name]
+
+
+@cache
+def _inlined(schema_dir: str, kubernetes_minor: str) -> Inlined:
+    contents: dict[str, Any] = _definitions(schema_dir, kubernetes_minor).contents
+    return Inlined(contents["$defs"])
 
 
 def builtin_errors(obj: dict[str, Any], kubernetes_minor: str = DEFAULT_KUBERNETES_MINOR) -> list[str]:

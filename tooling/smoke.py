@@ -31,15 +31,10 @@ from facts.image_refs import ImagePolicy
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
 from facts.versions import SMOKE_CUDA_IMAGE, image
 from runtimes import catalog
-from stacks.schema import (
-    DCGM_EXPORTER,
-    MONITORING,
-    DcgmSource,
-    GkeClusterConfig,
-    GpuPool,
-    MetricsBackend,
-    PlatformConfig,
-)
+from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
+from stackmodel.components.monitoring import MONITORING, MetricsBackend
+from stackmodel.schema import GkeClusterConfig, GpuPool
+from stackmodel.stack import PlatformConfig
 from tooling import prerequisites
 from tooling.waiting import WaitTimeout, wait_for
 

@@ -22,15 +22,17 @@ from facts.support import (
     Upstream,
     minor,
     minor_label,
+    upstream_of_pin,
 )
-from stacks.schema import KindClusterConfig, PlatformConfig
+from stackmodel.schema import KindClusterConfig
+from stackmodel.stack import PlatformConfig
 from tooling.cluster_version import ClusterMinor, cluster_minors
 
 if TYPE_CHECKING:
     from tooling.fullrender import Install
 
 Finding = tuple[str, str, str]
-"""(object, where, message) of one violation; tooling/check.py names the rule."""
+"""(object, where, message) of one violation; tooling/check/upstreams.py names the rule."""
 
 
 @dataclass(frozen=True)
@@ -113,8 +115,27 @@ def _missing(upstream: Upstream, version: str) -> str:
     return f"no support fact for {upstream.name} {version} in facts/support.py: read upstream's support page at that release and add its line"
 
 
+def without_facts(config: PlatformConfig | None) -> Iterator[Finding]:
+    """Every pin of a component the stack installs (its spec's `pins`) that no upstream of
+    facts/support.py names: nothing could say whether it is supported."""
+    if config is None:
+        return
+    for spec in config.components.specs:
+        if config.enabled(spec):
+            for pin in spec.pins:
+                if upstream_of_pin(pin.name) is None:
+                    yield (
+                        pin.label,
+                        spec.path,
+                        f"no support facts for {pin.label} in facts/support.py: add its upstream with its release lines, "
+                        "each with where it was read (or that upstream publishes none), and name the pin in its `pins`",
+                    )
+
+
 def ended(found: list[Deployed], config: PlatformConfig | None, on: date) -> Iterator[Finding]:
-    """No component, and no kind cluster's Kubernetes, past its end of support on `on`."""
+    """No component, and no kind cluster's Kubernetes, past its end of support on `on`; no pin
+    of an installed component without support facts."""
+    yield from without_facts(config)
     minors = cluster_minors(config)
     for item in found:
         line = item.upstream.line_of(item.version)

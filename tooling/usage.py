@@ -25,7 +25,8 @@ from typing import Any
 
 from components.gpu_hours import ALLOCATED, BUSY, INTERVAL_SECONDS
 from facts.prices import AS_OF, PriceError
-from stacks.schema import GkeClusterConfig, PlatformConfig
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
 from tooling.cost import cheapest_node, node_price
 
 WEEK = "7d"

@@ -22,7 +22,7 @@ PROJECT = "mlplatform"
 def inline_program() -> None:
     """What `__main__.py` does, run in this process by the Automation API."""
     import program
-    from stacks.config import running_stack_config
+    from stackmodel.config import running_stack_config
 
     program.build(running_stack_config())
 

@@ -5,11 +5,5 @@ with its owner, contributors written exactly as KFAM writes them, a quota and a 
 (`pod_default`), optionally a RayCluster behind the Kubeflow gateway (`ray`), and on GKE a
 Google service account (Workload Identity) and an optional bucket (`google`). `team` makes
 them one component per team, each object waiting only for what it needs; `names` keeps the
-names live objects have.
+names live objects have; `args` cuts the teams' Args from the stack model.
 """
-
-from __future__ import annotations
-
-from components.profiles.team import Team, install_teams, team_objects
-
-__all__ = ["Team", "install_teams", "team_objects"]

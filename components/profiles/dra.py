@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from args.teams import TeamArgs
+from components.profiles.args import TeamArgs
 from facts.dra import DEVICE_CLASS, RESOURCE_API_VERSION, claim_template_name
 from runtimes import dra
 from runtimes.catalog import dra_runtimes

@@ -10,14 +10,14 @@ from typing import Any
 import pulumi
 import pulumi_gcp as gcp
 
-from args.teams import GoogleCloud
-from components.base import workload_identity_account
+from components.profiles.args import GoogleCloud
 from components.profiles.namespace import EDITOR_SA
 from components.profiles.pod_default import bucket_name
 from facts import naming
 from facts.labels import WORKLOAD_IDENTITY_ANNOTATION
 from infra.registry import WRITER, ImageRegistry
-from stacks.schema import Team as TeamConfig
+from plumbing.base import workload_identity_account
+from stackmodel.schema import Team as TeamConfig
 
 
 def team_service_account_id(team: TeamConfig) -> str:
@@ -80,7 +80,7 @@ def google_identity(
             opts=child(),
         )
     if team.push_images:
-        if registry is None:  # stacks/rules.py team-push-images-needs-registry refuses such a stack
+        if registry is None:  # stackmodel/rules/ team-push-images-needs-registry refuses such a stack
             raise ValueError(f"team {team.name} pushes images but the stack has no image registry")
         registry.member(
             f"{team.name}-image-pusher",

@@ -32,13 +32,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from args.teams import TeamArgs, TeamGroup
 from components.access import GATEWAY_PRINCIPALS, USER_HEADER, LiveGrant, identities, team_gateway_policy
 from components.istio import GATEWAY_NAMESPACE
+from components.profiles.args import TeamArgs, TeamGroup
 from components.profiles.namespace import CLUSTER_ROLES, RBAC
 from facts.naming import contributor_binding_name, kfam_binding_name, ray_dashboard_path
-from stacks.schema import Role
-from stacks.schema import Team as TeamConfig
+from stackmodel.schema import Role
+from stackmodel.schema import Team as TeamConfig
 
 GROUP_ANNOTATION = "group"
 """PR #317's annotation of a group's binding (beside `role`), as `user` is a person's."""
@@ -86,7 +86,7 @@ def group_objects(team: TeamConfig, group: TeamGroup) -> list[dict[str, Any]]:
 def member_bindings(team: TeamConfig, groups: Sequence[TeamGroup]) -> list[dict[str, Any]]:
     """A RoleBinding per member and role, named as KFAM names a person's, in the order members
     first appear. Left out: the owner (kubeflow-admin already), and a person the team lists with
-    that very role, whose own binding has that name: stacks/rules.py refuses it for a stack's
+    that very role, whose own binding has that name: stackmodel/rules/ refuses it for a stack's
     groups, and a cloudIdentity group's members, read at `pulumi up`, are not the stack's to edit."""
     people = _person_roles(team)
     granted: dict[tuple[str, Role], list[str]] = {}

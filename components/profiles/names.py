@@ -7,8 +7,8 @@ from typing import Any
 
 import pulumi
 
-from components.base import child_type, component_child_urn
-from stacks.schema import Team as TeamConfig
+from plumbing.base import child_type, component_child_urn
+from stackmodel.schema import Team as TeamConfig
 
 
 def resource_name(team: TeamConfig, obj: dict[str, Any]) -> str:

@@ -17,8 +17,8 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from args.teams import TeamArgs
 from components.access import GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL, USER_HEADER
+from components.profiles.args import TeamArgs
 from components.profiles.queues import queue_admits
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import kfam_binding_name
@@ -30,9 +30,9 @@ from facts.pod_overhead import (
     pipeline_step_pods,
 )
 from facts.pod_resources import as_admitted, pod_requests
-from stacks import quantity
-from stacks.schema import Role
-from stacks.schema import Team as TeamConfig
+from stackmodel import quantity
+from stackmodel.schema import Role
+from stackmodel.schema import Team as TeamConfig
 
 CLUSTER_ROLES = {"admin": "kubeflow-admin", "edit": "kubeflow-edit", "view": "kubeflow-view"}
 EDITOR_SA = "default-editor"

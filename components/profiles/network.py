@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.network import SAME_NAMESPACE, namespace_peer, network_policy
-from stacks.schema import Team as TeamConfig
+from plumbing.network import SAME_NAMESPACE, namespace_peer, network_policy
+from stackmodel.schema import Team as TeamConfig
 
 # Namespaces whose traffic a team namespace accepts: the gateway, Kubeflow's web apps and
 # notebook culling, the operators that probe workloads, and metrics scraping.

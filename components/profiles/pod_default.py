@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from args.teams import GoogleCloud, TeamArgs
 from components.access import RAY_DASHBOARD_PORT, RAY_SERVE_PORT
+from components.profiles.args import GoogleCloud, TeamArgs
 from components.profiles.namespace import EDITOR_SA
 from components.profiles.ray import ray_head_host, ray_token_env
 from components.team_pipelines import pipeline_token_access
 from facts import naming
 from facts.naming import TEAM_POD_DEFAULT
-from stacks.schema import Team as TeamConfig
+from stackmodel.schema import Team as TeamConfig
 
 
 def bucket_name(team: TeamConfig, google: GoogleCloud) -> str:

@@ -7,15 +7,15 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from args.teams import TeamArgs
 from components import kueue_owners
 from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
+from components.profiles.args import TeamArgs
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE, namespace_selector
 from facts.node_labels import GPU_RESOURCE
 from runtimes import kueue_guard
-from stacks import quantity, team_quota
-from stacks.schema import GpuPool
-from stacks.schema import Team as TeamConfig
+from stackmodel import quantity, team_quota
+from stackmodel.schema import GpuPool
+from stackmodel.schema import Team as TeamConfig
 
 LOCAL_QUEUE = KUEUE_DEFAULT_LOCAL_QUEUE
 
@@ -23,7 +23,7 @@ LOCAL_QUEUE = KUEUE_DEFAULT_LOCAL_QUEUE
 def nominal_quota(team: TeamConfig, gpu_pools: Sequence[GpuPool]) -> dict[tuple[str, str], Decimal]:
     """(flavor, resource) -> the team's nominal quota: its CPU and memory shared among the
     `default` flavor and the flavors of the pools it has GPUs of, its GPUs per pool flavor
-    (stacks/team_quota.py says how; the parts add up to the stack's figures)."""
+    (stackmodel/team_quota.py says how; the parts add up to the stack's figures)."""
     split = team_quota.shares(team, gpu_pools)
     quota = {(DEFAULT_FLAVOR, name): split.default[name] for name in team_quota.RESOURCES}
     for pool in gpu_pools:
@@ -61,7 +61,7 @@ def cluster_queue(args: TeamArgs) -> dict[str, Any]:
     """One resource group of CPU, memory and GPUs: the `default` flavor first (CPU-only work),
     then one flavor per GPU pool, each with its part of the team's quota (nominal_quota), so a
     GPU pod takes its CPU, memory and GPUs from its pool's flavor, as a pod set on a
-    topology-aware pool must (stacks/team_quota.py cites Kueue); in a cohort, what it may
+    topology-aware pool must (stackmodel/team_quota.py cites Kueue); in a cohort, what it may
     borrow written out (borrowing_limits).
 
     A workload given a queued pool's flavor is admitted only once its ProvisioningRequest

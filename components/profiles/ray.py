@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from args.teams import TeamArgs
 from components.access import (
     KUBEFLOW_GATEWAY,
     RAY_DASHBOARD_AUTH_PROXY_PORT,
@@ -21,6 +20,7 @@ from components.access import (
     ray_dashboard_proxy_policy,
     ray_policy,
 )
+from components.profiles.args import TeamArgs
 from components.profiles.groups import writers
 from components.profiles.namespace import EDITOR_SA
 from components.profiles.queues import LOCAL_QUEUE
@@ -28,7 +28,7 @@ from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_ELASTIC_JOB_GATE, K
 from facts.naming import ray_dashboard_path, ray_serve_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
 from facts.versions import RAY, RAY_DASHBOARD_AUTH_PROXY_IMAGE, RAY_GPU_IMAGE, RAY_IMAGE, image
-from stacks.schema import Team as TeamConfig
+from stackmodel.schema import Team as TeamConfig
 
 # Ray ports pinned for Istio (Ray's Istio guide): same on head and workers.
 RAY_PORTS = {

@@ -8,10 +8,9 @@ from typing import Any
 
 import pulumi
 
-from args.teams import TeamArgs
 from components.access import team_policies
-from components.base import PlatformComponent, apply_manifest
 from components.idle_reclaim import team_binding as idle_reclaim_binding
+from components.profiles.args import TeamArgs
 from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
 from components.profiles.groups import group_access_objects, writers
@@ -21,11 +20,16 @@ from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
-from components.readiness import Need, Readiness, What, WiringError
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
 from infra.component import type_token
-from stacks.schema import ISTIO, KUBEFLOW, KUBEFLOW_POD_DEFAULTS, KUBERAY, KUEUE
+from plumbing.base import PlatformComponent, apply_manifest
+from plumbing.readiness import Need, Readiness, What, WiringError
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kubeflow_parts import KUBEFLOW_POD_DEFAULTS
+from stackmodel.components.kuberay import KUBERAY
+from stackmodel.components.kueue import KUEUE
 
 
 def team_objects(

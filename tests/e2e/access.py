@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from stacks.schema import Team
+from stackmodel.schema import Team
 
 Membership = Literal["owner", "edit", "view", "outsider"]
 EVERY_MEMBER: frozenset[Membership] = frozenset({"owner", "edit", "view"})

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from components import jobset, kubeflow, kuberay, kueue, trainer
-from stacks import quantity
+from stackmodel import quantity
 from tooling.smoke import State, true_condition
 
 Obj = Mapping[str, Any]

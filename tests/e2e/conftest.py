@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from stacks.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tests.e2e.cluster import Cluster
 from tests.e2e.session import FAILED, Platform, collect_logs, kind_kubeconfig, writer
 from tests.e2e.stack import STACK, bcrypt_hash, config_values, e2e_config, kind_stack_config, new_people

@@ -10,7 +10,7 @@ from typing import TextIO
 
 from pulumi import automation as auto
 
-from stacks.schema import PlatformConfig
+from stackmodel.stack import PlatformConfig
 from tests.e2e.checks import terminating
 from tests.e2e.cluster import Cluster
 from tests.e2e.stack import CLUSTER_NAME, People, state_resources, teardown_stages

@@ -19,8 +19,8 @@ from typing import Any
 from pulumi import automation as auto
 
 from facts.resource_types import STACK as STACK_TYPE
-from stacks.config import read_stack_file, stack_file
-from stacks.secrets import DEX_PASSWORD_HASHES, NAMESPACE
+from stackmodel.config import read_stack_file, stack_file
+from stackmodel.secrets import DEX_PASSWORD_HASHES, NAMESPACE
 from tooling import kind_stack
 from tooling.workspace import plain_values
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from stacks.config import stack_names
+from stackmodel.config import stack_names
 from tests.support import envtest
 from tests.support.apiserver import Applied, Cluster
 from tests.support.profile_controller import profile_bindings, profile_owners

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from stacks.config import stack_names
+from stackmodel.config import stack_names
 from tests.envtest.conftest import applied
 from tests.support import mirror
 from tests.support.apiserver import Cluster

@@ -12,10 +12,10 @@ import pytest
 import yaml
 from kubernetes.client.exceptions import ApiException
 
-from args.components import training_runtimes_args
-from args.teams import teams_args
+from components.profiles.args import teams_args
 from components.profiles.dra import claim_templates
 from runtimes import dra
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes, dra_runtimes
 from tests.envtest.conftest import kept
 from tests.support.apiserver import Cluster, api_message

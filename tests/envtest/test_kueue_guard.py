@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from args.components import training_runtimes_args
+from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from runtimes.kueue_guard import TRAINJOB_GPU_POLICY
-from stacks.config import load
+from stackmodel.config import load
 from tests.envtest.conftest import kept
 from tests.support import mirror
 from tests.support.apiserver import Cluster, api_message

@@ -22,7 +22,7 @@ from kubernetes.client import ApiException
 
 from facts.pod_overhead import pipeline_step_pods
 from facts.pod_resources import as_kueue_counts, pod_requests
-from stacks import quantity
+from stackmodel import quantity
 from tests.envtest.conftest import kept
 from tests.support.apiserver import Cluster, api_message
 from tests.support.profile_controller import profile_quota

@@ -36,7 +36,7 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from facts.versions import CRD_SOURCES, GKE_MANAGED_CERTS_CRDS
-from stacks.schema import GkeClusterConfig
+from stackmodel.schema import GkeClusterConfig
 from tests.support.envtest import ControlPlane
 from tooling.check import selects
 from tooling.fullrender import FullRender, Rendered, object_key

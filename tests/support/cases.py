@@ -20,7 +20,7 @@ class Case:
     message: str
     base: str = "gke"
     rule: str = ""
-    """The rule of stacks/rules.py the stack breaks, for the cases that test one."""
+    """The rule of stackmodel/rules/ the stack breaks, for the cases that test one."""
 
     def stack(self) -> dict[str, Any]:
         """The bad stack, as a stack file's `config:` mapping."""

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from stacks import config
+from stackmodel import config
 
 FIXTURE_STACKS = Path(__file__).resolve().parents[1] / "stacks"
-PROJECT_STACKS = Path(config.__file__).resolve().parent
+PROJECT_STACKS = Path(config.__file__).resolve().parents[1] / "stacks"
 """The project's stacks/ (Pulumi.yaml `stackConfigDir`), where the tools look a name up outside the tests."""
 
 

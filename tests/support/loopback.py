@@ -25,8 +25,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from components.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_RELEASE_MANIFESTS, MIRROR_REMOTE
 from facts.versions import KUBEFLOW_MANIFESTS
+from plumbing.sources import MIRROR_CHARTS, MIRROR_MANIFESTS, MIRROR_RELEASE_MANIFESTS, MIRROR_REMOTE
 from tooling import tools
 from tooling.mirror import LICENSE, ROLES, Request, role_file_name
 

@@ -31,9 +31,11 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from stacks import schema
-from stacks.config import stack_file, stack_names
-from stacks.stackfile import load_yaml
+from stackmodel import schema
+from stackmodel.config import stack_file, stack_names
+from stackmodel.registry import COMPONENTS, Components, settings_model
+from stackmodel.stack import PlatformConfig
+from stackmodel.stackfile import load_yaml
 
 Path_ = tuple[str | int, ...]
 DROP = object()
@@ -157,14 +159,14 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any], bool]:
 
 def _model_field(model: type[BaseModel], key: str) -> FieldInfo | None:
     """The field of `model` at `key`; the components' root has one per component of the list."""
-    model = schema.settings_model(schema.COMPONENTS) if model is schema.Components else model
+    model = settings_model(COMPONENTS) if model is Components else model
     return next((f for n, f in model.model_fields.items() if (f.alias or n) == key), None)
 
 
 def place(config: dict[str, Any], path: Path_) -> tuple[Any, FieldInfo | None]:
     """The schema's annotation at `path` of a raw config, and the field it belongs to (None
     for a list entry or a map value); (None, None) where the schema has nothing."""
-    annotation: Any = schema.PlatformConfig
+    annotation: Any = PlatformConfig
     field: FieldInfo | None = None
     raw: Any = config
     for part in path:
@@ -303,12 +305,12 @@ def _changed(value: Any) -> Any:
 def overlay_mutations(stack: str) -> list[Mutation]:
     """Each chart key the program sets for the stack (its values builders' output, components/
     overlays.py `overlays`), changed in the component's overlay: each must be refused."""
-    from components.overlays import overlays
+    from plumbing.overlays import overlays
     from program import args_of as platform_args
-    from stacks.config import validate
+    from stackmodel.config import validate
 
     found = []
-    for overlay in overlays(platform_args(validate(shipped_config(stack), stack), {})):
+    for overlay in overlays(platform_args(validate(shipped_config(stack), stack), {}).components):
         _, component, field = overlay.field.rsplit(".", 2)
         for path, value in _places(dict(overlay.platform)):
             if path and not (isinstance(value, dict) and value) and all(isinstance(p, str) for p in path):

@@ -1,7 +1,7 @@
 """What the previous release of the pins created, as a record the upgrade tests hold the current
 render against (tests/test_upgrade_path.py): per chart or tree (its URN without the stack) the
 objects it rendered, each one a child resource whose URN follows from the install's
-(components.base.child_name), our own objects with their URNs, and per workload its selector
+(plumbing.base.child_name), our own objects with their URNs, and per workload its selector
 (immutable in place).
 
 The records in tests/snapshots/previous-pins/ are of the pins before this move (Kubeflow 26.03,
@@ -25,7 +25,7 @@ from typing import Any
 
 import yaml
 
-from components.base import child_name, child_type
+from plumbing.base import child_name, child_type
 from tooling.fullrender import FullRender
 from tooling.removals import stackless
 
@@ -75,9 +75,9 @@ def dra_driver(mirror: Path) -> list[dict[str, Any]]:
     """The DRA driver's chart as helm renders it with the platform's values, from `mirror`, for
     the base GKE stack with its L4 pool on DRA (tests/test_dra.py's stack)."""
     from components.dra import RELEASE
-    from components.sources import mirror_sources
     from facts.resource_types import HELM_CHART
-    from stacks.config import validate
+    from plumbing.sources import mirror_sources
+    from stackmodel.config import validate
     from tests.conftest import base_gke, with_changes
     from tooling import fullrender
     from tooling.plan import evaluate

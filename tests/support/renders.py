@@ -1,7 +1,8 @@
 """The full render of a shipped stack, once per test run: in memory per process, and shared
 by pytest-xdist's workers through a file in the run's temporary directory (the pattern of
 pytest-xdist's docs, "Making session-scoped fixtures execute only once"), so two test files
-on two workers do not both spend half a minute rendering the same stack."""
+on two workers do not both spend half a minute rendering the same stack; beneath it, the run's
+own render cache."""
 
 from __future__ import annotations
 
@@ -16,14 +17,14 @@ from typing import Any
 
 from filelock import FileLock
 
-from components.base import InstallRecord
-from components.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources
 from facts.versions import RELEASE_MANIFESTS
-from stacks.config import load
-from stacks.schema import Images
+from plumbing.base import InstallRecord
+from plumbing.sources import MIRROR_RELEASE_MANIFESTS, mirror_sources
+from stackmodel.config import load
+from stackmodel.schema import Images
 from tests.support.fixtures import fixture
 from tests.support.mirror import MIRROR
-from tooling import check, fullrender, schemas
+from tooling import check, fullrender, render_cache
 from tooling.cli import stack_name
 from tooling.fullrender import FullRender, Rendered
 from tooling.plan import evaluate
@@ -35,15 +36,13 @@ three runs); set by tests/conftest.py when pytest-xdist runs the suite, else Non
 
 
 def share_between_workers(root: Path) -> None:
-    """Workers share whole renders here, kustomize's output and what each parsed
-    (tooling.fullrender.SHARED_TREES, tooling.schemas.SHARED_PARSES): two stacks rendered on
-    two workers build their common trees and parse their common output and CRDs once."""
+    """Every render of the run reads and writes the render cache in `root` (the run's temporary
+    directory: the clone's own cache stays out of the tests), so two stacks rendered on two
+    workers run each common chart and tree once and parse its output once (tooling/render_cache.py).
+    The processes the tests start inherit it. Workers also share whole renders there (`rendered`)."""
     global SHARED
     SHARED = root if os.environ.get("PYTEST_XDIST_WORKER") else None
-    if SHARED is not None:
-        for name in ("trees", "parsed"):
-            (SHARED / name).mkdir(exist_ok=True)
-        fullrender.SHARED_TREES, schemas.SHARED_PARSES = SHARED / "trees", SHARED / "parsed"
+    os.environ[render_cache.ENV] = str(root / "render-cache")
 
 
 IMAGE_MIRROR = "europe-docker.pkg.dev/acme-ml/mirror"

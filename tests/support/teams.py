@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from args.teams import team_args
-from components.profiles import team_objects
-from stacks.config import validate
+from components.profiles.args import team_args
+from components.profiles.team import team_objects
+from stackmodel.config import validate
 
 TEAM = {
     "name": "vision",

@@ -1,0 +1,2 @@
+"""The platform's command line: `python -m mlplatform <command>` (the `mlplatform` command),
+the tools that act on a stack (tooling/cli.py)."""

@@ -1,0 +1,260 @@
+"""The components the stack installs, beside the cluster and one another: what each needs, where it
+runs, what its settings reach."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from facts.limits import PERSISTENT_DISK_MAX_BYTES
+from stackmodel import quantity
+from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
+from stackmodel.components.idle_reclaim import IDLE_RECLAIM
+from stackmodel.components.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
+from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.kuberay import KUBERAY, RaySource
+from stackmodel.components.monitoring import MONITORING, MetricsBackend
+from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.spec import ComponentSpec
+from stackmodel.rules.rule import (
+    CLUSTER,
+    ENABLED,
+    KIND,
+    MANAGED_PROMETHEUS,
+    POOLS,
+    REGISTRY,
+    Found,
+    gke_cluster,
+    gpu_pools_of,
+    stack_rule,
+)
+from stackmodel.schema import RETENTION_SECONDS, SharingStrategy
+from stackmodel.schema.chart_values import CHART_VALUES_KIND
+from stackmodel.stack import PlatformConfig
+
+
+@stack_rule("component-needs", "A component the stack installs has the components it needs installed too.", reads=ENABLED)
+def _components_needed(config: PlatformConfig) -> Found:
+    """A component the stack installs has what it needs installed too (its spec's needs that are
+    not optional: stackmodel/components/spec.py)."""
+    for spec in config.components.specs:
+        if not config.enabled(spec):
+            continue
+        for needed in spec.required():
+            if needed in config.components.specs and not config.enabled(needed):
+                yield (
+                    f"{needed.path}.enabled",
+                    f"{spec.name} needs {needed.name}; enable {needed.name} or disable {spec.name}",
+                )
+
+
+@stack_rule("ray-addon-on-gke", "KubeRay from GKE's Ray add-on only on GKE.", reads=(KUBERAY.path, KIND))
+def _ray_addon_on_gke(config: PlatformConfig) -> Found:
+    if config.components[KUBERAY].source is RaySource.GKE_ADDON and gke_cluster(config) is None:
+        yield f"{KUBERAY.path}.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator"
+
+
+@stack_rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", reads=(DCGM_EXPORTER.path, KIND))
+def _dcgm_on_gke(config: PlatformConfig) -> Found:
+    if config.components[DCGM_EXPORTER].enabled and gke_cluster(config) is None:
+        yield f"{DCGM_EXPORTER.path}.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled"
+
+
+@stack_rule("managed-dcgm-needs-managed-prometheus", "GKE's managed DCGM metrics need managed Prometheus on the cluster.", reads=(DCGM_EXPORTER.path, KIND, MANAGED_PROMETHEUS))
+def _managed_dcgm_needs_managed_prometheus(config: PlatformConfig) -> Found:
+    gke, dcgm = gke_cluster(config), config.components[DCGM_EXPORTER]
+    if gke and dcgm.enabled is not False and dcgm.source is DcgmSource.GKE_MANAGED and not gke.managed_prometheus:
+        yield (
+            f"{DCGM_EXPORTER.path}.source",
+            "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart",
+        )
+
+
+@stack_rule("managed-backend-needs-managed-prometheus", "The gke-managed monitoring backend needs a GKE cluster with managed Prometheus.", reads=(MONITORING.path, KIND, MANAGED_PROMETHEUS))
+def _managed_backend_needs_managed_prometheus(config: PlatformConfig) -> Found:
+    monitoring = config.components[MONITORING]
+    if not (monitoring.enabled and monitoring.backend is MetricsBackend.GKE_MANAGED):
+        return
+    gke = gke_cluster(config)
+    if gke is None:
+        yield (
+            f"{MONITORING.path}.backend",
+            "gke-managed is GKE's managed Prometheus; on kind use backend: kube-prometheus-stack",
+        )
+    elif not gke.managed_prometheus:
+        yield (
+            f"{MONITORING.path}.backend",
+            "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack",
+        )
+
+
+@stack_rule("gpu-metrics-reach-prometheus", "GPU metrics go to the Prometheus that dashboards and alerts read.", reads=ENABLED)
+def _gpu_metrics_reach_prometheus(config: PlatformConfig) -> Found:
+    dcgm, monitoring = config.components[DCGM_EXPORTER], config.components[MONITORING]
+    if not (monitoring.enabled and config.enabled(DCGM_EXPORTER)):
+        return
+    managed_dcgm = dcgm.source is DcgmSource.GKE_MANAGED
+    managed_backend = monitoring.backend is MetricsBackend.GKE_MANAGED
+    if managed_dcgm and not managed_backend:
+        yield (
+            f"{DCGM_EXPORTER.path}.source",
+            "GKE's managed DCGM metrics go to managed Prometheus, which kube-prometheus-stack does not read; "
+            "use source: chart or monitoring.backend: gke-managed",
+        )
+    if managed_backend and not managed_dcgm:
+        yield (
+            f"{DCGM_EXPORTER.path}.source",
+            "with monitoring.backend gke-managed use source: gke-managed "
+            "(the chart's ServiceMonitor is for kube-prometheus-stack)",
+        )
+
+
+@stack_rule("idle-reclaim-can-judge", "The idle reclaim runs only where notebooks, Prometheus and GPU metrics are.", reads=ENABLED)
+def _idle_reclaim_can_judge(config: PlatformConfig) -> Found:
+    if config.components[IDLE_RECLAIM].enabled is not True:
+        return
+    needs = ((KUBEFLOW, "notebooks to stop"), (MONITORING, "the Prometheus it reads"), (DCGM_EXPORTER, "the GPUs' utilisation; kind has no GPUs"))
+    missing = [f"{spec.name} ({why})" for spec, why in needs if not config.enabled(spec)]
+    if missing:
+        yield f"{IDLE_RECLAIM.path}.enabled", f"idle reclaim needs {' and '.join(missing)}; enable them or remove idleReclaim.enabled"
+
+
+@stack_rule("idle-reclaim-period-within-retention", "The idle reclaim's period fits in the samples the stack's Prometheus keeps.", reads=(*ENABLED, IDLE_RECLAIM.path, MONITORING.path))
+def _idle_reclaim_period_within_retention(config: PlatformConfig) -> Found:
+    """The reclaim reads a notebook's samples of the whole period and two steps before it
+    (components/idle_reclaim_job.py prometheus_range); a Prometheus of the stack that keeps less
+    never holds a stretch that long, and no notebook would ever be stopped. GKE's managed
+    Prometheus keeps 24 months."""
+    monitoring, reclaim = config.components[MONITORING], config.components[IDLE_RECLAIM]
+    if not config.enabled(IDLE_RECLAIM) or monitoring.backend is not MetricsBackend.KUBE_PROMETHEUS_STACK:
+        return
+    kept = int(Decimal(monitoring.retention[:-1]) * RETENTION_SECONDS[monitoring.retention[-1]])
+    needed = reclaim.period_seconds + 2 * IDLE_RECLAIM_STEP_SECONDS
+    if needed > kept:
+        yield (
+            f"{IDLE_RECLAIM.path}.period",
+            f"the idle reclaim judges {reclaim.period} of samples (and {2 * IDLE_RECLAIM_STEP_SECONDS // 60} minutes before "
+            f"them), and the stack's Prometheus keeps {monitoring.retention} (monitoring.retention): no notebook could ever "
+            "be idle that long to it; shorten idleReclaim.period or lengthen monitoring.retention",
+        )
+
+
+@stack_rule("idle-reclaim-reads-mig-slices", "The idle reclaim runs on MIG pools only with the chart's DCGM exporter, which reports each slice.", reads=(POOLS, IDLE_RECLAIM.path, DCGM_EXPORTER.path))
+def _idle_reclaim_reads_mig_slices(config: PlatformConfig) -> Found:
+    """On a MIG slice DCGM's utilisation reads 0 or is absent (dcgm-exporter#216, #430); the reclaim
+    judges slices by DCGM_FI_PROF_GR_ENGINE_ACTIVE, which the chart's exporter collects per slice
+    (components/dashboards/common.py gpu_activity). Which fields GKE's managed DCGM collection
+    reports per slice is not confirmed here (docs/teams.md, "GPU notebooks"), so the reclaim is
+    not run on MIG pools on it: off by default there, refused when switched on."""
+    if config.components[IDLE_RECLAIM].enabled is not True or config.components[DCGM_EXPORTER].source is not DcgmSource.GKE_MANAGED:
+        return
+    for i, pool in enumerate(gpu_pools_of(config)):
+        if pool.sharing is not None and pool.sharing.strategy is SharingStrategy.MIG:
+            yield (
+                f"{POOLS}[{i}].sharing",
+                f"pool {pool.name}'s GPUs are MIG slices, whose utilisation the idle reclaim reads from "
+                "DCGM_FI_PROF_GR_ENGINE_ACTIVE, which GKE's managed DCGM collection is not known to report per slice: it "
+                "could stop a busy notebook or never an idle one; use dcgmExporter.source: chart, or remove "
+                "idleReclaim.enabled (it is off by default on such a stack)",
+            )
+
+
+@stack_rule("notebook-images-have-a-registry", "A gke stack's notebook images come from its Artifact Registry repository or a named registry.", reads=(KIND, REGISTRY, KUBEFLOW.path))
+def _notebook_images_have_a_registry(config: PlatformConfig) -> Found:
+    gke, kubeflow = gke_cluster(config), config.components[KUBEFLOW]
+    if gke and kubeflow.enabled and not gke.image_registry.enabled and not kubeflow.notebook_registry:
+        yield (
+            f"{KUBEFLOW.path}.notebookRegistry",
+            "the notebook images need a registry the nodes pull from; set notebookRegistry, or leave "
+            "cluster.imageRegistry enabled to use the stack's Artifact Registry repository",
+        )
+
+
+@stack_rule("notebook-registry-reachable", "On gke the notebook registry is one the nodes reach, not localhost.", reads=(KIND, KUBEFLOW.path))
+def _notebook_registry_reachable(config: PlatformConfig) -> Found:
+    """A registry on localhost is kind's (images loaded into its nodes); a GKE node pulling from
+    localhost asks itself."""
+    registry = config.components[KUBEFLOW].notebook_registry
+    if gke_cluster(config) is None or registry is None:
+        return
+    host = registry.split("/", 1)[0].split(":", 1)[0]
+    if host == "localhost" or host.startswith("127.") or host.endswith(".local") or "." not in host:
+        yield (
+            f"{KUBEFLOW.path}.notebookRegistry",
+            f"{registry!r} is a registry on the machine itself (kind's `make notebook-images` loads images there); a "
+            "GKE node would ask itself for the image; remove the key to use the stack's Artifact Registry repository, "
+            "or name a registry the nodes reach",
+        )
+
+
+def _chart_values_fields(spec: ComponentSpec[Any]) -> list[tuple[str, str]]:
+    """(attribute, key) of each chart-values overlay of a component's settings (a ChartValues field)."""
+    return [
+        (name, field.alias or name)
+        for name, field in spec.model.model_fields.items()
+        if CHART_VALUES_KIND in field.metadata
+    ]
+
+
+@stack_rule("chart-values-reach-a-chart", "A chart values overlay belongs to a component that installs that chart in this stack.", reads=ENABLED)
+def _chart_values_reach_a_chart(config: PlatformConfig) -> Found:
+    """An overlay for a chart the stack does not install would be silently ignored."""
+    for spec in config.components.specs:
+        settings = config.components[spec]
+        unused = spec.unused_overlays(settings) if spec.unused_overlays else {}
+        for name, key in _chart_values_fields(spec):
+            if not getattr(settings, name):
+                continue
+            if not config.enabled(spec):
+                yield f"{spec.path}.{key}", f"{spec.name} is off here, so no chart takes these values; remove them or enable {spec.name}"
+            elif key in unused:
+                yield f"{spec.path}.{key}", f"{unused[key]}; remove {key}"
+
+
+@stack_rule("pipelines-database-of-the-target", "Pipelines' database settings are the target's: Cloud SQL on gke, in-cluster MySQL elsewhere; Cloud SQL has a private path.", reads=(KIND, f"{CLUSTER}.network", PIPELINES.path))
+def _pipelines_database_of_the_target(config: PlatformConfig) -> Found:
+    """On GKE the pipelines database is Cloud SQL, elsewhere MySQL in the cluster: the other one's
+    settings would be silently ignored."""
+    pipelines = config.components[PIPELINES]
+    if not pipelines.enabled:
+        return
+    gke = gke_cluster(config)
+    if gke is None and "cloud_sql" in pipelines.model_fields_set:
+        yield (
+            f"{PIPELINES.path}.cloudSql",
+            f"cloudSql is the database of a gke stack; on {config.cluster.kind} Pipelines keeps MySQL in the cluster "
+            "(its volume: databaseStorage); remove cloudSql",
+        )
+    if gke is not None and "database_storage" in pipelines.model_fields_set:
+        yield (
+            f"{PIPELINES.path}.databaseStorage",
+            "on gke the pipelines database is Cloud SQL (cloudSql.diskSizeGb sizes it), and databaseStorage, the "
+            "in-cluster MySQL's volume, would be ignored; remove it or set cloudSql.diskSizeGb",
+        )
+    if gke is not None and gke.network.existing is None and pipelines.cloud_sql.private_service_access is False:
+        yield (
+            f"{PIPELINES.path}.cloudSql.privateServiceAccess",
+            "the stack creates its network, which has no Private Service Access unless the program makes it, and the "
+            "Cloud SQL instance has a private IP only: it would have no path to the cluster; remove "
+            "privateServiceAccess: false (it is for an existing network that has one)",
+        )
+
+
+@stack_rule("volumes-fit-the-storage-class", "On gke each volume fits a Persistent Disk of the default StorageClass (64 TiB).", reads=(KIND, PIPELINES.path, MONITORING.path))
+def _volumes_fit_the_storage_class(config: PlatformConfig) -> Found:
+    """On GKE the volumes come from the default StorageClass, a Persistent Disk of at most 64 TiB."""
+    if gke_cluster(config) is None:
+        return
+    volumes = []
+    if config.components[PIPELINES].enabled:
+        volumes.append((f"{PIPELINES.path}.objectStoreStorage", config.components[PIPELINES].object_store_storage))
+    monitoring = config.components[MONITORING]
+    if monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK:
+        volumes.append((f"{MONITORING.path}.storageSize", monitoring.storage_size))
+    for path, size in volumes:
+        if quantity.parse(size) > PERSISTENT_DISK_MAX_BYTES:
+            yield (
+                path,
+                f"{size} is more than GKE's default StorageClass provisions (a Persistent Disk of at most 64Ti); "
+                "give at most 64Ti",
+            )

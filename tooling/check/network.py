@@ -1,0 +1,178 @@
+"""What reaches what: the control plane every webhook and aggregated API it calls, GKE's load
+balancer the NEG backends, pods the Networks of their GPU fabric."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from components.gateway import GOOGLE_LB_RANGES
+from facts import fabric_pods
+from tooling.check.platform import Platform, Violation, admits, check_rule, label, mappings_where
+from tooling.fullrender import Rendered
+
+
+def container_port(template: dict[str, Any], port: Any) -> int | None:
+    """A Service targetPort (number or name) as the container port number it reaches."""
+    if isinstance(port, int) or str(port).isdigit():
+        return int(port)
+    for container in ((template.get("spec") or {}).get("containers")) or []:
+        for p in container.get("ports") or []:
+            if p.get("name") == port:
+                return int(p["containerPort"])
+    return None
+
+
+def port_names(template: dict[str, Any], number: int) -> set[str]:
+    names = set()
+    for container in ((template.get("spec") or {}).get("containers")) or []:
+        for p in container.get("ports") or []:
+            if p.get("containerPort") == number and p.get("name"):
+                names.add(p["name"])
+    return names
+
+
+def control_plane_calls(platform: Platform) -> Iterator[tuple[Rendered, str, dict[str, Any]]]:
+    """(object, what calls, service reference) of every call the API server makes into the
+    cluster: admission webhooks, CRD conversion webhooks (apiextensions.k8s.io/v1
+    `spec.conversion.webhook.clientConfig.service`) and aggregated APIs (apiregistration.k8s.io/v1
+    APIService `spec.service`). Each reference has namespace, name and an optional port (443)."""
+    for o in platform.of_kind("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"):
+        for hook in o.obj.get("webhooks") or []:
+            ref = (hook.get("clientConfig") or {}).get("service")
+            if ref:
+                yield o, f"webhook {hook.get('name')}", ref
+    for o in platform.of_kind("CustomResourceDefinition"):
+        conversion = (o.obj.get("spec") or {}).get("conversion") or {}
+        ref = ((conversion.get("webhook") or {}).get("clientConfig") or {}).get("service")
+        if conversion.get("strategy") == "Webhook" and ref:
+            yield o, "conversion webhook", ref
+    for o in platform.of_kind("APIService"):
+        ref = (o.obj.get("spec") or {}).get("service")
+        if ref:
+            yield o, "aggregated API", ref
+
+
+@check_rule("control-plane-reach", "every admission webhook, conversion webhook and aggregated API reachable from the API server")
+def control_plane_reachable(platform: Platform) -> Iterator[Violation]:
+    """Every call the API server makes into the cluster (control_plane_calls) is reachable: its
+    Service and target port exist, NetworkPolicies admit the API server, and a private GKE
+    cluster's firewall opens the pod's port (the control plane reaches pods directly). An
+    unreachable webhook fails the requests it admits; an unreachable conversion webhook every
+    read of its CRD's other versions; an unavailable aggregated API breaks discovery, which
+    stalls namespace deletion cluster-wide."""
+    for o, caller, ref in control_plane_calls(platform):
+        where = f"{caller} -> {ref.get('namespace')}/{ref.get('name')}"
+        service = platform.service(ref.get("namespace", ""), ref.get("name", ""))
+        if service is None:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: no such Service")
+            continue
+        port = ref.get("port", 443)
+        spec_port = next((p for p in (service.obj.get("spec") or {}).get("ports") or [] if p.get("port") == port), None)
+        if spec_port is None:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: the Service has no port {port}")
+            continue
+        pods = platform.pods_behind(service)
+        if not pods:
+            yield Violation("control-plane-reach", label(o), o.source, f"{where}: no pods match the Service's selector")
+            continue
+        for template in pods:
+            number = container_port(template, spec_port.get("targetPort", port))
+            if number is None:
+                yield Violation("control-plane-reach", label(o), o.source, f"{where}: target port {spec_port.get('targetPort')} names no container port")
+                continue
+            pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
+            policies = platform.policies_for(service.key[2], pod_labels)
+            if not admits(policies, number, port_names(template, number), None):
+                yield Violation("control-plane-reach", label(o), o.source, f"{where}: NetworkPolicies in {service.key[2]} drop the API server's traffic to port {number}")
+            ports = platform.firewall_ports
+            if ports is not None and number not in ports:
+                yield Violation(
+                    "control-plane-reach", label(o), o.source,
+                    f"{where}: the private cluster's control-plane firewall does not open port {number}; add it to infra/gke.py CONTROL_PLANE_TARGET_PORTS",
+                )
+
+
+@check_rule("load-balancer", "GKE load balancer and health checks reach NEG backends")
+def load_balancer_admitted(platform: Platform) -> Iterator[Violation]:
+    """Every Service behind a GKE Ingress (container-native, NEG) admits Google's load-balancer
+    and health-check ranges on its serving port and its health-check port."""
+    for service in platform.of_kind("Service"):
+        annotations = (service.obj.get("metadata") or {}).get("annotations") or {}
+        try:
+            neg = json.loads(annotations.get("cloud.google.com/neg", "{}"))
+        except json.JSONDecodeError:
+            neg = {}
+        if not neg.get("ingress"):
+            continue
+        health_ports: set[int] = set()
+        backend = json.loads(annotations.get("cloud.google.com/backend-config", "{}")).get("default")
+        for config in platform.of_kind("BackendConfig"):
+            if config.key[2:] == (service.key[2], backend):
+                port = ((config.obj.get("spec") or {}).get("healthCheck") or {}).get("port")
+                if port:
+                    health_ports.add(int(port))
+        for template in platform.pods_behind(service):
+            pod_labels = ((template.get("metadata") or {}).get("labels")) or {}
+            policies = platform.policies_for(service.key[2], pod_labels)
+            serving = {container_port(template, p.get("targetPort", p.get("port"))) for p in (service.obj.get("spec") or {}).get("ports") or []}
+            for number in sorted(p for p in serving | health_ports if p is not None):
+                for source in GOOGLE_LB_RANGES:
+                    if not admits(policies, number, port_names(template, number), source):
+                        yield Violation("load-balancer", label(service), service.source, f"NetworkPolicies in {service.key[2]} drop {source} to port {number}")
+
+
+def _pod_templates(node: Any) -> Iterator[dict[str, Any]]:
+    """Every pod template in an object (`{metadata, spec}` whose spec has a `containers` list)."""
+    return mappings_where(node, lambda m: isinstance(m.get("spec"), dict) and isinstance(m["spec"].get("containers"), list))
+
+
+def _fabric_problems(template: dict[str, Any], networks: dict[str, Rendered], param_sets: set[str]) -> Iterator[str]:
+    """What keeps a pod template's GPUDirect attachments from working (fabric_attached)."""
+    annotations = ((template.get("metadata") or {}).get("annotations")) or {}
+    spec = template["spec"]
+    containers = [*(spec.get("initContainers") or []), *spec["containers"]]
+    names = {c.get("name") for c in containers}
+    for key in annotations:
+        if key.startswith(fabric_pods.DEVICE_ANNOTATION_PREFIX) and key.removeprefix(fabric_pods.DEVICE_ANNOTATION_PREFIX) not in names:
+            yield f"{key} names container {key.removeprefix(fabric_pods.DEVICE_ANNOTATION_PREFIX)!r}, which the pod does not have: the NRI injector gives its devices to nothing"
+    text = annotations.get(fabric_pods.INTERFACES_ANNOTATION)
+    if text is None:
+        return
+    try:
+        interfaces = json.loads(text)
+        attached = {i["interfaceName"]: i["network"] for i in interfaces}
+    except (ValueError, TypeError, KeyError):
+        yield f"{fabric_pods.INTERFACES_ANNOTATION} is not a JSON list of {{interfaceName, network}}: {text[:80]!r}"
+        return
+    for interface, network in attached.items():
+        if network == fabric_pods.DEFAULT_NETWORK:
+            continue
+        found = networks.get(network)
+        if found is None:
+            yield f"interface {interface} attaches Network {network!r}, which nothing in the platform creates: the pod is refused"
+            continue
+        ref = ((found.obj.get("spec") or {}).get("parametersRef")) or {}
+        if ref.get("kind") == "GKENetworkParamSet" and ref.get("name") not in param_sets:
+            yield f"Network {network!r} points at GKENetworkParamSet {ref.get('name')!r}, which nothing in the platform creates"
+    for container in containers:
+        for variable in container.get("env") or []:
+            if variable.get("name") in ("NCCL_FASTRAK_IFNAME", "NCCL_FASTRAK_CTRL_DEV", "NCCL_SOCKET_IFNAME") and isinstance(variable.get("value"), str):
+                missing = [i for i in variable["value"].split(",") if i and i not in attached]
+                if missing:
+                    yield f"container {container.get('name')}: {variable['name']} names {', '.join(missing)}, not an interface of the pod's {fabric_pods.INTERFACES_ANNOTATION}"
+
+
+@check_rule("fabric-attached", "pods attach only Networks the platform creates, and their NCCL interfaces are the pod's")
+def fabric_attached(platform: Platform) -> Iterator[Violation]:
+    """Every pod template that attaches GPUDirect NICs (GKE multi-networking's interfaces
+    annotation) names Networks the platform creates, whose parameter sets it creates too; the
+    NCCL interfaces its containers name are the pod's; the NRI device annotation names one of
+    its containers (a runtime variant built for another pool, or a renamed NIC, fails here)."""
+    networks = {o.key[3]: o for o in platform.of_kind("Network") if o.key[0] == "networking.gke.io"}
+    param_sets = {o.key[3] for o in platform.of_kind("GKENetworkParamSet") if o.key[0] == "networking.gke.io"}
+    for o in platform.objects:
+        for template in _pod_templates(o.obj):
+            for problem in _fabric_problems(template, networks, param_sets):
+                yield Violation("fabric-attached", label(o), o.source, problem)
