@@ -401,7 +401,7 @@ UPSTREAMS: tuple[Upstream, ...] = (
                 ("1.32", None),
             ),
         ),
-        pins=("kserve-llmisvc-crd", "kserve-llmisvc-resources"),
+        pins=("kserve-llmisvc-crd", "kserve-llmisvc-resources", "kserve-runtime-configs"),
     ),
     Upstream(
         "llm-d",

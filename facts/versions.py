@@ -377,13 +377,6 @@ NVIDIA_DRIVER_INSTALLER_COS = ReleaseManifest(
     "nvidia-driver-installer/cos/daemonset-preloaded.yaml",
     "41c303c5f1c1279eae47f5e183591b12e2cc4176523ad5764ab1081c1b9d27ee",
 )
-RELEASE_MANIFESTS: tuple[ReleaseManifest, ...] = (
-    NCCL_TCPXO_INSTALLER,
-    NRI_DEVICE_INJECTOR,
-    NCCL_RDMA_INSTALLER,
-    NVIDIA_DRIVER_INSTALLER_COS,
-)
-"""Every release manifest the platform may install: what `make mirror` fetches."""
 
 TCPXO_DAEMON_IMAGE = Pin(
     name="gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev",
@@ -576,6 +569,19 @@ KSERVE_LLMISVC_CHART = Pin(
     # values.yaml kserve.llmisvc.controller.image kserve/llmisvc-controller, tag: the appVersion.
     deploys=(Deployed(("kserve/llmisvc-controller",)),),
 )
+KSERVE_RUNTIMES_CHART = Pin(
+    name="kserve-runtime-configs",
+    kind=PinKind.HELM,
+    version="v0.20.0",
+    location="oci://ghcr.io/kserve/charts/kserve-runtime-configs",
+    source="kserve/kserve tag v0.20.0 charts/kserve-runtime-configs: the ClusterServingRuntimes behind "
+    "kserve.servingruntime.enabled, each with a `disabled` value; the KServe-built servers at the release tag, "
+    "Triton at values.yaml tritonserver.tag 23.05-py3, vLLM at `latest` (VLLM_IMAGE pins it)",
+    deploys=(
+        Deployed(("kserve/sklearnserver", "kserve/xgbserver", "kserve/huggingfaceserver")),
+        Deployed(("nvidia/tritonserver",), "23.05-py3"),
+    ),
+)
 # The images KServe v0.20.0's LLMInferenceServiceConfig presets run (charts/kserve-runtime-configs/
 # files/llmisvcconfigs/resources.yaml, from config/llmisvcconfig/*.yaml at the tag): llm-d's
 # releases, not KServe's. Each LLMInferenceService gets its own endpoint picker (EPP) Deployment
@@ -683,6 +689,16 @@ INFERENCE_POOL_CRD = ReleaseManifest(
     "config/crd/bases/inference.networking.k8s.io_inferencepools.yaml",
     "0bc3ddd94db6f588a5cecc627c39e3d12b4343d51c48d47ffa68c50fa73c290c",
 )
+RELEASE_MANIFESTS: tuple[ReleaseManifest, ...] = (
+    NCCL_TCPXO_INSTALLER,
+    NRI_DEVICE_INJECTOR,
+    NCCL_RDMA_INSTALLER,
+    NVIDIA_DRIVER_INSTALLER_COS,
+    *GATEWAY_API_CRD_FILES,
+    INFERENCE_POOL_CRD,
+)
+"""Every release manifest the platform may install: what `make mirror` fetches."""
+
 OPENAI_SDK = Pin(
     name="openai",
     kind=PinKind.PYTHON,
@@ -1165,6 +1181,7 @@ PINS: tuple[Pin, ...] = (
     UBUNTU_IMAGE,
     KSERVE_LLMISVC_CRD_CHART,
     KSERVE_LLMISVC_CHART,
+    KSERVE_RUNTIMES_CHART,
     LLM_D_CUDA_IMAGE,
     LLM_D_EPP_IMAGE,
     LLM_D_TOKENIZER_IMAGE,

@@ -9,6 +9,7 @@ from facts.naming import team_bucket_name
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kueue import KUEUE
+from stackmodel.components.llm_serving import LLM_SERVING
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.schema import GkeClusterConfig, GpuPool, GroupSource, KubeflowAuth, Role, Team
 from stackmodel.stack import PlatformConfig
@@ -60,6 +61,8 @@ class TeamArgs:
     """The other teams of its Kueue cohort: what its ClusterQueue may borrow."""
     idle_reclaim: bool = False
     """The idle reclaim runs: its job may read and stop the namespace's notebooks."""
+    llm: bool = False
+    """LLM serving is installed: the team's LLM config and the gateway's check of its LLM prefix."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -88,6 +91,7 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         groups=team_groups(auth, team),
         cohort_peers=tuple(t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name),
         idle_reclaim=config.enabled(IDLE_RECLAIM),
+        llm=config.enabled(LLM_SERVING),
     )
 
 

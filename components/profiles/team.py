@@ -13,7 +13,8 @@ from components.idle_reclaim import team_binding as idle_reclaim_binding
 from components.profiles.args import TeamArgs
 from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
-from components.profiles.groups import group_access_objects, writers
+from components.llm_serving import llm_gateway_policy, team_config
+from components.profiles.groups import group_access_objects, readers, writers
 from components.profiles.names import OldNames, resource_name
 from components.profiles.namespace import contributor_objects, limit_range, namespace, profile
 from components.profiles.network import network_policies
@@ -30,6 +31,7 @@ from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kubeflow_parts import KUBEFLOW_POD_DEFAULTS
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
+from stackmodel.components.llm_serving import LLM_SERVING
 
 
 def team_objects(
@@ -54,6 +56,8 @@ def team_objects(
         objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
     if args.idle_reclaim:
         objects.append(idle_reclaim_binding(team.name))
+    if args.llm:
+        objects += [team_config(team.name), llm_gateway_policy(team.name, readers(args))]
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
@@ -85,6 +89,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "LocalQueue": (Need(KUEUE, What.CRDS),),
     "RayCluster": (Need(KUBERAY, What.CRDS, optional=True), Need(KUEUE, What.WEBHOOKS)),
     "PodDefault": (Need(KUBEFLOW_POD_DEFAULTS, What.CRDS),),
+    "LLMInferenceServiceConfig": (Need(LLM_SERVING, What.WEBHOOKS),),  # its validating webhook is the controller's
 }
 
 

@@ -1,0 +1,127 @@
+"""The inference gateway (docs/llm-serving.md): the Gateway API `Gateway` every team's
+LLMInferenceService route attaches to, and the CRDs it and KServe's LLM controller need where
+the cluster does not bring them.
+
+- **istio** (kind, and GKE by default): Istio 1.30 implements Gateway API and, behind
+  ENABLE_GATEWAY_API_INFERENCE_EXTENSION (istio/istio 1.30.3 pilot/pkg/features/experimental.go:
+  208, default false), InferencePool v1 backends: istiod calls the pool's endpoint picker over
+  ext_proc. components/istio.py sets the variable on istiod where this provider is chosen. The
+  Gateway is bound to Kubeflow's own ingress gateway by address (Istio's manual deployment: one
+  address of type Hostname, pilot/pkg/config/kube/gatewaycommon/gateway_utils.go IsManaged), so
+  Istio programs no new proxy: the LLM routes are served by the same pods, on the same port, behind
+  the same oauth2-proxy sign-in and the same AuthorizationPolicies as every other route. Istio
+  merges the servers of two gateways on one plain-HTTP port (pilot/pkg/model/gateway.go
+  MergeGateways, "Same bind, merge with existing server") and sorts the catch-all `/` of the
+  central dashboard after every other route (pilot/pkg/networking/core/gateway.go
+  buildGatewayHTTPRouteConfig, route.go SortVHostRoutes).
+- **gke**: GKE Inference Gateway, GKE's own regional load balancer with an InferencePool backend
+  (GatewayClass gke-l7-rilb or gke-l7-regional-external-managed). It is not Kubeflow's gateway:
+  no oauth2-proxy sign-in, none of the teams' AuthorizationPolicies (docs/llm-serving.md says so).
+
+Routes attach from team namespaces only (allowedRoutes: the profile label), each on its team's
+own prefixes (components/llm_serving.py, the HTTPRoute policy). GKE brings Gateway API's CRDs
+when its Gateway API is on (`cluster.gatewayApi`, infra/gke.py) and InferencePool's from
+1.34.0-gke.1626000 (facts/versions.py INFERENCE_EXTENSION_CRDS); kind, and GKE with it off, get
+them here, as the release publishes them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+
+from components.istio import GATEWAY_NAMESPACE, GATEWAY_SERVICE
+from facts.labels import PROFILE_NAMESPACE_LABEL
+from facts.versions import GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD
+from infra.cluster import Cluster
+from plumbing.base import PlatformComponent, UpstreamArgs, apply_manifest
+from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.readiness import Readiness
+from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayProvider, GkeGatewayClass
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
+
+GATEWAY = "kubeflow-llm"
+"""The Gateway's name, in GATEWAY_NAMESPACE; KServe's `ingress.kserveIngressGateway` names it."""
+ISTIO_CLASS = "istio"
+"""The GatewayClass istiod makes itself (pilot/pkg/features/pilot.go PILOT_GATEWAY_API_DEFAULT_GATEWAYCLASS_NAME,
+the GatewayClass controller on by default: experimental.go PILOT_ENABLE_GATEWAY_API_GATEWAYCLASS_CONTROLLER)."""
+LISTENER = "http"
+LISTENER_PORT = 80
+"""The ingress gateway Service's HTTP port (Kubeflow's kubeflow-gateway serves the same)."""
+
+
+@dataclass(frozen=True)
+class InferenceGatewayArgs(UpstreamArgs):
+    provider: GatewayProvider
+    gke_class: GkeGatewayClass
+    install_crds: bool
+    """Install Gateway API's and InferencePool's CRDs: the cluster does not bring them (kind, or GKE
+    with its Gateway API off)."""
+
+
+def gateway_address() -> str:
+    """The ingress gateway Service's in-cluster name, the address the istio Gateway binds to."""
+    return f"{GATEWAY_SERVICE}.{GATEWAY_NAMESPACE}.svc.cluster.local"
+
+
+def gateway_object(args: InferenceGatewayArgs) -> dict[str, Any]:
+    """The Gateway: one HTTP listener that takes routes from team namespaces only."""
+    key, value = PROFILE_NAMESPACE_LABEL
+    spec: dict[str, Any] = {
+        "gatewayClassName": ISTIO_CLASS if args.provider is GatewayProvider.ISTIO else args.gke_class.value,
+        "listeners": [
+            {
+                "name": LISTENER,
+                "port": LISTENER_PORT,
+                "protocol": "HTTP",
+                "allowedRoutes": {"namespaces": {"from": "Selector", "selector": {"matchLabels": {key: value}}}},
+            }
+        ],
+    }
+    if args.provider is GatewayProvider.ISTIO:
+        spec["addresses"] = [{"type": "Hostname", "value": gateway_address()}]
+    return {
+        "apiVersion": "gateway.networking.k8s.io/v1",
+        "kind": "Gateway",
+        "metadata": {"name": GATEWAY, "namespace": GATEWAY_NAMESPACE},
+        "spec": spec,
+    }
+
+
+class InferenceGateway(PlatformComponent):
+    """The CRDs the cluster lacks, and the Gateway."""
+
+    ready: pulumi.Resource
+    """Done when the Gateway exists (after the CRDs this installs)."""
+
+    def __init__(self, name: str, args: InferenceGatewayArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
+        super().__init__(name, cluster, opts, args.sources)
+        crds: list[pulumi.Resource] = []
+        if args.install_crds:
+            for manifest in (*GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD):
+                short = manifest.path.rsplit("/", 1)[-1].removesuffix(".yaml").replace("_", "-").replace(".", "-")
+                crds.append(self.release_manifest(short, manifest, depends_on=needs))
+        self.ready = apply_manifest(GATEWAY, gateway_object(args), self.child([*needs, *crds]))
+        self.register_outputs({"ready": self.ready.urn})
+
+
+def inference_gateway_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> InferenceGatewayArgs:
+    settings = config.components[INFERENCE_GATEWAY]
+    cluster = config.cluster
+    on_gke = isinstance(cluster, GkeClusterConfig)
+    return InferenceGatewayArgs(
+        sources=config.sources,
+        provider=settings.provider,
+        gke_class=settings.gke_gateway_class,
+        install_crds=not (on_gke and cluster.gateway_api),
+    )
+
+
+def _install(args: InferenceGatewayArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+    return InferenceGateway("inference-gateway", args, cluster, ready.resources(INFERENCE_GATEWAY.needs, "the inference gateway"))
+
+
+INSTALLATION = Installation(INFERENCE_GATEWAY, inference_gateway_args, _install)

@@ -1,0 +1,51 @@
+"""The stack file's inference gateway (components/inference_gateway.py): the Gateway API
+Gateway the teams' LLM routes attach to, and the CRDs it needs where the cluster lacks them."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import Field
+
+from facts import versions
+from stackmodel.components.istio import ISTIO
+from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
+
+
+class GatewayProvider(str, Enum):
+    ISTIO = "istio"
+    GKE = "gke"
+
+
+class GkeGatewayClass(str, Enum):
+    """GKE's GatewayClasses that take an InferencePool backend (GKE docs, "Deploy GKE Inference Gateway")."""
+
+    INTERNAL = "gke-l7-rilb"
+    EXTERNAL = "gke-l7-regional-external-managed"
+
+
+class InferenceGatewayConfig(Toggle):
+    """The inference gateway: where the teams' LLMInferenceServices are reached, each request
+    sent to the replica the service's endpoint picker chooses (Gateway API inference extension)."""
+
+    provider: GatewayProvider = Field(
+        default=GatewayProvider.ISTIO,
+        description="istio: a Gateway bound to Kubeflow's own ingress gateway, so LLM routes pass its sign-in and the "
+        "teams' role checks like every other route (kind and GKE); gke: GKE Inference Gateway, GKE's own load "
+        "balancer (gke only), which skips the sign-in and role checks of Kubeflow's gateway (docs/llm-serving.md).",
+    )
+    gke_gateway_class: GkeGatewayClass = Field(
+        default=GkeGatewayClass.INTERNAL,
+        description="With provider gke: gke-l7-rilb (internal) or gke-l7-regional-external-managed; both need a "
+        "proxy-only subnet in the cluster's region.",
+    )
+
+
+INFERENCE_GATEWAY = ComponentSpec(
+    "inferenceGateway",
+    InferenceGatewayConfig,
+    "The Gateway the teams' LLM routes attach to (Istio's Gateway API support, or GKE Inference Gateway), and the Gateway "
+    "API and InferencePool CRDs where the cluster lacks them; llmServing needs it.",
+    needs=(Need(ISTIO, What.CRDS),),  # Istio's istiod programs the gateway; its ingress gateway is what it binds to
+    pins=(versions.GATEWAY_API_CRDS, versions.INFERENCE_EXTENSION_CRDS),
+)
