@@ -52,7 +52,7 @@ RELIED = (
     Relied(("enableCertManager",), exactly(False), "enableCertManager false, the chart's default",
            "values.yaml, templates/manager/configmap.yaml (internalCertManagement), templates/webhook/webhook.yaml",
            "with cert-manager's certificates nothing injects their CA into the chart's webhook configurations or its "
-           "CRD's conversion webhook (no cert-manager.io/inject-ca-from at v0.8.0); the controller's own certificates do"),
+           "CRD's conversion webhook (no cert-manager.io/inject-ca-from at the pinned release); the controller's own certificates do"),
     Relied(("enablePrometheus",), exactly(False), "enablePrometheus false, the chart's default",
            "values.yaml, templates/prometheus/monitor.yaml (a ServiceMonitor, a kind of Monitoring's)",
            "LeaderWorkerSet is installed without waiting for Monitoring, so its first install would fail on a kind not served yet"),

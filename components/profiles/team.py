@@ -10,10 +10,10 @@ import pulumi
 
 from components.access import team_policies
 from components.idle_reclaim import team_binding as idle_reclaim_binding
+from components.llm_serving import llm_gateway_policy, team_config
 from components.profiles.args import TeamArgs
 from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
-from components.llm_serving import llm_gateway_policy, team_config
 from components.profiles.groups import group_access_objects, readers, writers
 from components.profiles.names import OldNames, resource_name
 from components.profiles.namespace import contributor_objects, limit_range, namespace, profile
