@@ -42,10 +42,7 @@ GKE_PROVIDED_KINDS = frozenset(
         ("cloud.google.com/v1", "BackendConfig"),
         ("networking.gke.io/v1", "Network"),
         ("networking.gke.io/v1", "GKENetworkParamSet"),
-        # GKE installs Gateway API's CRDs itself where its Gateway API is on (cluster.gatewayApi,
-        # components/inference_gateway.py); the kind stack's render holds the pinned release's
-        # CRD, against which its Gateway is validated and applied (tests/envtest/test_apply.py).
-        ("gateway.networking.k8s.io/v1", "Gateway"),
+        ("gateway.networking.k8s.io/v1", "Gateway"),  # with cluster.gatewayApi (components/inference_gateway.py)
     }
 )
 

@@ -8,8 +8,7 @@ from enum import Enum
 from pydantic import Field
 
 from facts import versions
-from stackmodel.components.istio import ISTIO
-from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
+from stackmodel.components.spec import ComponentSpec, Toggle
 
 
 class GatewayProvider(str, Enum):
@@ -46,6 +45,8 @@ INFERENCE_GATEWAY = ComponentSpec(
     InferenceGatewayConfig,
     "The Gateway the teams' LLM routes attach to (Istio's Gateway API support, or GKE Inference Gateway), and the Gateway "
     "API and InferencePool CRDs where the cluster lacks them; llmServing needs it.",
-    needs=(Need(ISTIO, What.CRDS),),  # Istio's istiod programs the gateway; its ingress gateway is what it binds to
+    # No need of Istio's: istiod takes Gateways and routes whenever they appear (istio/istio 1.30.3
+    # pilot/pkg/config/kube/gateway/controller.go, delayed informers), and the Gateway binds to its
+    # ingress gateway by the Service's name alone.
     pins=(versions.GATEWAY_API_CRDS, versions.INFERENCE_EXTENSION_CRDS),
 )
