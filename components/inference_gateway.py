@@ -34,9 +34,9 @@ import pulumi
 
 from components.istio import GATEWAY_NAMESPACE, GATEWAY_SERVICE
 from facts.labels import PROFILE_NAMESPACE_LABEL
-from facts.versions import GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD
+from facts.versions import GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD, ReleaseManifest
 from infra.cluster import Cluster
-from plumbing.base import PlatformComponent, UpstreamArgs, apply_manifest
+from plumbing.base import PlatformComponent, UpstreamArgs
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
 from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayProvider, GkeGatewayClass
@@ -91,21 +91,26 @@ def gateway_object(args: InferenceGatewayArgs) -> dict[str, Any]:
     }
 
 
+def _install_name(manifest: ReleaseManifest) -> str:
+    """`gateway-networking-k8s-io-gateways` for config/crd/standard/gateway.networking.k8s.io_gateways.yaml."""
+    return manifest.path.rsplit("/", 1)[-1].removesuffix(".yaml").replace("_", "-").replace(".", "-")
+
+
 class InferenceGateway(PlatformComponent):
-    """The CRDs the cluster lacks, and the Gateway."""
+    """The CRDs the cluster lacks. The Gateway itself is made by LLM serving (components/llm_serving.py),
+    which waits for Istio: its namespace is the ingress gateway's."""
 
     ready: pulumi.Resource
-    """Done when the Gateway exists (after the CRDs this installs)."""
+    """Done when the CRDs this installs are there (a nothing-to-install marker where the cluster brings them)."""
 
-    def __init__(self, name: str, args: InferenceGatewayArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: InferenceGatewayArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
-        crds: list[pulumi.Resource] = []
+        self.ready = self
         if args.install_crds:
-            for manifest in (*GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD):
-                short = manifest.path.rsplit("/", 1)[-1].removesuffix(".yaml").replace("_", "-").replace(".", "-")
-                crds.append(self.release_manifest(short, manifest, depends_on=needs))
-        self.ready = apply_manifest(GATEWAY, gateway_object(args), self.child([*needs, *crds]))
-        self.register_outputs({"ready": self.ready.urn})
+            gateway_api = [self.release_manifest(_install_name(m), m) for m in GATEWAY_API_CRD_FILES]
+            # Last, after Gateway API's: what waits for the component waits for every CRD through it.
+            self.ready = self.release_manifest(_install_name(INFERENCE_POOL_CRD), INFERENCE_POOL_CRD, depends_on=gateway_api)
+        self.register_outputs({})
 
 
 def inference_gateway_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> InferenceGatewayArgs:
@@ -121,7 +126,7 @@ def inference_gateway_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS
 
 
 def _install(args: InferenceGatewayArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
-    return InferenceGateway("inference-gateway", args, cluster, ready.resources(INFERENCE_GATEWAY.needs, "the inference gateway"))
+    return InferenceGateway("inference-gateway", args, cluster)
 
 
 INSTALLATION = Installation(INFERENCE_GATEWAY, inference_gateway_args, _install)

@@ -93,13 +93,15 @@ WALKED_KINDS = (
     RAYJOB,
     RAYSERVICE,
     TRAINJOB,
-    LEADERWORKERSET,
 )
 """The kinds Kueue walks through (integrationmanager.go isKnownOwner: every registered
-integration, and ReplicaSet) of which the platform serves the API; Kueue's other integrations
-(AppWrapper, MPIJob, Kubeflow's v1 jobs, SparkApplication) have no CRD here. A LeaderWorkerSet
-is served where the leaderWorkerSet component is on; where it is not, a rule naming it matches
-nothing."""
+integration, and ReplicaSet) of which the platform serves the API, LeaderWorkerSet too where it is
+installed (walked_kinds); Kueue's other integrations (AppWrapper, MPIJob, Kubeflow's v1 jobs,
+SparkApplication) have no CRD here."""
+
+
+def walked_kinds(frameworks: tuple[str, ...]) -> tuple[Kind, ...]:
+    return (*WALKED_KINDS, LEADERWORKERSET) if LWS_FRAMEWORK in frameworks else WALKED_KINDS
 
 KUBE_CONTROLLER_MANAGER = "system:kube-controller-manager"
 """kube-controller-manager's own identity: its controllers use it when it runs without
@@ -244,7 +246,7 @@ def policies(frameworks: tuple[str, ...], kuberay_chart: bool) -> list[dict[str,
     gpus = {"name": "asks-for-gpus", "expression": asks_for_gpus("object")}
     return [
         _policy(OWNED_GPU_PODS, _rules((POD,)), [owner, gpus], allowed, "a pod asking for GPUs"),
-        _policy(OWNED_WORKLOADS, _rules(WALKED_KINDS), [owner], allowed, "a workload"),
+        _policy(OWNED_WORKLOADS, _rules(walked_kinds(frameworks)), [owner], allowed, "a workload"),
         *([gate_policy()] if POD_FRAMEWORK in frameworks else []),
     ]
 

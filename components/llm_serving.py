@@ -33,13 +33,14 @@ Read at kserve/kserve tag v0.20.0 (1fb78105) unless said:
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 
 from components.access import EMAIL_CLAIM, GATEWAY_SELECTOR, SECURITY_API, identities
-from components.inference_gateway import GATEWAY
+from components.inference_gateway import GATEWAY, InferenceGatewayArgs, gateway_object, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
@@ -176,18 +177,26 @@ def llm_gateway_policy(namespace: str, readers: Sequence[str]) -> dict[str, Any]
     }
 
 
+@dataclass(frozen=True)
+class LlmServingArgs(ChartArgs):
+    crd_values: Mapping[str, Any]
+    presets_values: Mapping[str, Any]
+    gateway: InferenceGatewayArgs
+    """The inference gateway's settings: the Gateway this component makes for the routes."""
+
+
 class LlmServing(PlatformComponent):
     """KServe's LLM controller, its presets and the route policy."""
 
     ready: pulumi.Resource
     """Done when the controller and its webhooks are ready."""
 
-    def __init__(self, name: str, args: ChartArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
+    def __init__(self, name: str, args: LlmServingArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        crds = self.chart("kserve-llmisvc-crd", KSERVE_LLMISVC_CRD_CHART, NAMESPACE, {}, [namespace])
+        crds = self.chart("kserve-llmisvc-crd", KSERVE_LLMISVC_CRD_CHART, NAMESPACE, {}, [namespace], overlay=args.crd_values)
         self.ready = self.chart(
-            "kserve-llmisvc",
+            "kserve-llmisvc-resources",
             KSERVE_LLMISVC_CHART,
             NAMESPACE,
             llmisvc_values(),
@@ -195,17 +204,29 @@ class LlmServing(PlatformComponent):
             transforms=(with_path_routing_only,),
             overlay=args.values,
         )
-        self.chart("kserve-llm-configs", KSERVE_RUNTIMES_CHART, NAMESPACE, presets_values(), [namespace, crds, self.ready])
+        self.chart(
+            "kserve-runtime-configs", KSERVE_RUNTIMES_CHART, NAMESPACE, presets_values(), [namespace, crds, self.ready], overlay=args.presets_values
+        )
+        # The Gateway the routes attach to, in the ingress gateway's namespace (Istio's), before the
+        # controller looks it up for its first route.
+        apply_manifest(GATEWAY, gateway_object(args.gateway), self.child(needs))
         policy = apply_manifest(ROUTES_POLICY, routes_policy(), self.child())
         apply_manifest(f"{ROUTES_POLICY}-binding", routes_binding(), self.child([policy]))
         self.register_outputs({"ready": self.ready.urn})
 
 
-def llm_serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> ChartArgs:
-    return ChartArgs(sources=config.sources, values=config.components[LLM_SERVING].values)
+def llm_serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> LlmServingArgs:
+    settings = config.components[LLM_SERVING]
+    return LlmServingArgs(
+        sources=config.sources,
+        values=settings.values,
+        crd_values=settings.crd_values,
+        presets_values=settings.presets_values,
+        gateway=inference_gateway_args(config),
+    )
 
 
-def _install(args: ChartArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
+def _install(args: LlmServingArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:
     return LlmServing("llm-serving", args, cluster, ready.resources(LLM_SERVING.needs, "LLM serving"))
 
 
@@ -226,5 +247,10 @@ INSTALLATION = Installation(
     LLM_SERVING,
     llm_serving_args,
     _install,
-    charts=(ChartValues("values", KSERVE_LLMISVC_CHART, lambda args: llmisvc_values(), lambda args: args.values, built_by(llmisvc_values), relied=RELIED, hints=HINTS),),
+    charts=(
+        ChartValues("values", KSERVE_LLMISVC_CHART, lambda args: llmisvc_values(), lambda args: args.values, built_by(llmisvc_values), relied=RELIED, hints=HINTS),
+        ChartValues("crdValues", KSERVE_LLMISVC_CRD_CHART, lambda args: {}, lambda args: args.crd_values, "components/llm_serving.py: no values of its own"),
+        ChartValues("presetsValues", KSERVE_RUNTIMES_CHART, lambda args: presets_values(), lambda args: args.presets_values, built_by(presets_values),
+                    hints=(Hint(("kserve",), "this release of the chart holds the LLM presets alone; the serving runtimes are the serving component's"),)),
+    ),
 )

@@ -20,7 +20,9 @@ Where images are named (each checked in the 26.03 tree and the pinned charts):
   `global.hub`/`global.proxy.image`/`global.tag` (pkg/kube/inject ProxyImage), plus the literal
   `image:` lines of its templates (`grpc-simple`'s busybox). Its mesh config (ConfigMap
   `istio`, key `mesh`) names no image in 1.30;
-- the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers.
+- the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers;
+- KServe's `inferenceservice-config` entries (JSON with an `image`) and ClusterStorageContainer's
+  `spec.container`: the images its controllers put into the pods they make.
 KubeRay's, Trainer's and Kueue's arguments and ConfigMaps name no image at the pinned
 versions (Ray pods take theirs from the RayCluster, TrainJobs from their runtime).
 """
@@ -204,6 +206,8 @@ class _Walk:
             values = json.loads(text)
         except json.JSONDecodeError:
             return text
+        if isinstance(values, dict) and isinstance(values.get("image"), str) and "global" not in values:
+            return self.kserve_entry(values, text, where)
         if not isinstance(values, dict) or not isinstance(values.get("global"), dict) or "hub" not in values["global"]:
             return text
         before = self.changed
@@ -214,6 +218,13 @@ class _Walk:
             for name, image in istio_sidecar_images(values["global"]).items():
                 self.derived(f"{where} global.{name}.image (global.hub, global.tag)", image)
         return json.dumps(values, indent=2) if changed else text
+
+    def kserve_entry(self, values: dict[str, Any], text: str, where: str) -> str:
+        """An entry of KServe's inferenceservice-config (`agent`, `router`, `storageInitializer`, ...:
+        JSON with the `image` the controller puts into the pods it makes; kserve v0.20.0
+        charts/kserve-resources files/common/configmap-patch.yaml)."""
+        image = self.value(f"{where} image", values["image"])
+        return json.dumps({**values, "image": image}, indent=4) if image != values["image"] else text
 
     def hubs(self, node: Any, where: str) -> Any:
         if isinstance(node, list):
@@ -236,6 +247,9 @@ class _Walk:
             result["spec"] = {**spec, "image": self.value("spec.image", spec["image"])}
         if obj.get("kind") == "ConfigMap" and isinstance(obj.get("data"), dict):
             result["data"] = self.config_map(obj["data"])
+        if obj.get("kind") == "ClusterStorageContainer" and isinstance(spec, dict) and isinstance(spec.get("container"), dict):
+            # KServe's storage initializer, one container (kserve v0.20.0 ClusterStorageContainer spec.container).
+            result["spec"] = {**spec, "container": self.container(spec["container"], "spec.container")}
         return result
 
 

@@ -375,8 +375,8 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     assert {i.label for i in waiting} == {
         "trainer/kubeflow-trainer",
         "monitoring/grafana",
-        "llm-serving/kserve-llmisvc",
-        "llm-serving/kserve-llm-configs",
+        "llm-serving/kserve-llmisvc-resources",
+        "llm-serving/kserve-runtime-configs",
     }
     assert all(fullrender._early_key(i, [], kube_version) not in fullrender._EARLY for i in waiting)
     assert trees and charts and len(futures) == len({i.target for i in trees}) + len(charts)

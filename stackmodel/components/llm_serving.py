@@ -6,6 +6,7 @@ from __future__ import annotations
 from facts import versions
 from stackmodel.components.cert_manager import CERT_MANAGER
 from stackmodel.components.inference_gateway import INFERENCE_GATEWAY
+from stackmodel.components.istio import ISTIO
 from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
@@ -16,7 +17,9 @@ class LlmServingConfig(Toggle):
     through LeaderWorkerSet, an endpoint picker per service behind the inference gateway), and in
     every team namespace what a team's LLMInferenceService needs (docs/llm-serving.md)."""
 
-    values: ChartValues = chart_values_field("the kserve-llmisvc-resources chart")
+    values: ChartValues = chart_values_field("the kserve-llmisvc-resources chart (the controller)")
+    crd_values: ChartValues = chart_values_field("the kserve-llmisvc-crd chart (LLMInferenceService's CRDs)")
+    presets_values: ChartValues = chart_values_field("the kserve-runtime-configs chart as the LLM presets' release")
 
 
 LLM_SERVING = ComponentSpec(
@@ -30,6 +33,7 @@ LLM_SERVING = ComponentSpec(
         # when it starts (kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/controller.go:428-459, IsCrdAvailable).
         Need(LEADER_WORKER_SET, What.CRDS),
         Need(INFERENCE_GATEWAY, What.CRDS),
+        Need(ISTIO, What.NAMESPACE),  # the Gateway it makes is in the ingress gateway's namespace
     ),
     pins=(
         versions.KSERVE_LLMISVC_CRD_CHART,

@@ -8,7 +8,18 @@ from typing import Any
 
 from facts.versions import GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD, KSERVE_LLMISVC_CRD_CHART
 from tests.support.mirror import MIRROR
-from tooling.schemas import CACHE, REPO, Schemas, Validator, crds_where, missing_crd_folders, parsed, schemas_of, shared_schemas, strict
+from tooling.schemas import (
+    CACHE,
+    REPO,
+    Schemas,
+    Validator,
+    crds_where,
+    missing_crd_folders,
+    parsed,
+    schemas_of,
+    shared_schemas,
+    strict,
+)
 
 __all__ = ["CACHE", "MISSING", "REPO", "available", "schemas", "strict", "validate_custom"]
 
