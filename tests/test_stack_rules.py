@@ -67,6 +67,18 @@ CASES = [
     ),
     Case("queued pool without kueue", {f"{P0}.provisioning": "queued", f"{K}.kueue": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "queued pools get nodes only through ProvisioningRequests, which Kueue creates; enable the kueue component or use provisioning: flex-start", rule="queued-pools-need-kueue"),
     Case("ray addon on kind", {f"{K}.kuberay": {"source": "gke-addon"}}, f"{K}.kuberay.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator", base="kind", rule="ray-addon-on-gke"),
+    Case(
+        "two LeaderWorkerSets",
+        {f"{K}.leaderWorkerSet": {"enabled": True}, f"{K}.trainer": {"values": {"dataCache": {"enabled": True}}}},
+        f"{K}.trainer.values.dataCache",
+        "Trainer's data cache would install a second LeaderWorkerSet beside the leaderWorkerSet component: set "
+        "dataCache.lws.install: false (the component's serves it), or disable leaderWorkerSet",
+        base="kind",
+        rule="one-leader-worker-set",
+    ),
+    Case("gke inference gateway on kind", {f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "gke is GKE Inference Gateway; on kind use provider: istio", base="kind", rule="gke-inference-gateway-on-gke"),
+    Case("gke inference gateway without gateway api", {f"{C}.gatewayApi": False, f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio", rule="gke-inference-gateway-on-gke"),
+    Case("llm serving without leader worker set", {f"{K}.llmServing": {"enabled": True}, f"{K}.inferenceGateway": {"enabled": True}}, f"{K}.leaderWorkerSet.enabled", "llmServing needs leaderWorkerSet; enable leaderWorkerSet or disable llmServing", base="kind", rule="component-needs"),
     Case("dcgm on kind", {f"{K}.dcgmExporter": {"enabled": True}}, f"{K}.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled", base="kind", rule="dcgm-on-gke"),
     Case("managed dcgm without managed prometheus", {f"{K}.dcgmExporter": {"source": "gke-managed"}}, f"{K}.dcgmExporter.source", "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart", rule="managed-dcgm-needs-managed-prometheus"),
     Case("managed backend without managed prometheus", {f"{K}.monitoring": {"enabled": True, "backend": "gke-managed"}}, f"{K}.monitoring.backend", "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack", rule="managed-backend-needs-managed-prometheus"),

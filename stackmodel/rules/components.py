@@ -11,11 +11,14 @@ from stackmodel import quantity
 from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
+from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayProvider
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY, RaySource
+from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.monitoring import MONITORING, MetricsBackend
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.components.spec import ComponentSpec
+from stackmodel.components.trainer import TRAINER
 from stackmodel.rules.rule import (
     CLUSTER,
     ENABLED,
@@ -257,4 +260,39 @@ def _volumes_fit_the_storage_class(config: PlatformConfig) -> Found:
                 path,
                 f"{size} is more than GKE's default StorageClass provisions (a Persistent Disk of at most 64Ti); "
                 "give at most 64Ti",
+            )
+
+
+@stack_rule(
+    "one-leader-worker-set",
+    "LeaderWorkerSet is installed once: not by Trainer's data cache beside the leaderWorkerSet component.",
+    reads=(LEADER_WORKER_SET.path, f"{TRAINER.path}.values"),
+)
+def _one_leader_worker_set(config: PlatformConfig) -> Found:
+    """kubeflow-trainer 2.3.0 installs lws 0.8.0 as a dependency where `dataCache.enabled` and
+    `dataCache.lws.install` (Chart.yaml `condition: dataCache.enabled,dataCache.lws.install`): the
+    same CRD, webhooks and controller a second time."""
+    if not (config.enabled(LEADER_WORKER_SET) and config.enabled(TRAINER)):
+        return
+    cache = config.components[TRAINER].values.get("dataCache")
+    if isinstance(cache, dict) and cache.get("enabled") is True:
+        lws = cache.get("lws")
+        if not (isinstance(lws, dict) and lws.get("install") is False):
+            yield (
+                f"{TRAINER.path}.values.dataCache",
+                "Trainer's data cache would install a second LeaderWorkerSet beside the leaderWorkerSet component: "
+                "set dataCache.lws.install: false (the component's serves it), or disable leaderWorkerSet",
+            )
+
+
+@stack_rule("gke-inference-gateway-on-gke", "GKE Inference Gateway only on GKE.", reads=(INFERENCE_GATEWAY.path, KIND))
+def _gke_inference_gateway_on_gke(config: PlatformConfig) -> Found:
+    if config.enabled(INFERENCE_GATEWAY) and config.components[INFERENCE_GATEWAY].provider is GatewayProvider.GKE:
+        cluster = gke_cluster(config)
+        if cluster is None:
+            yield f"{INFERENCE_GATEWAY.path}.provider", "gke is GKE Inference Gateway; on kind use provider: istio"
+        elif not cluster.gateway_api:
+            yield (
+                f"{INFERENCE_GATEWAY.path}.provider",
+                "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio",
             )

@@ -296,6 +296,9 @@ CORPUS: tuple[Broken, ...] = (
     Broken("owner-also-contributor", "the owner listed as a contributor too", (f"{T}[0].contributors[0].email",), edit("prod", ("contributors: [{email: ana@acme.com, role: edit}]", "contributors: [{email: lead@acme.com, role: edit}]"))),
     Broken("mirror-s3", "a chart mirror on S3", ("mlplatform:sources.charts",), append("dev", "  mlplatform:sources: {charts: s3://acme-charts}\n")),
     Broken("sources-typo", "sources.chart for sources.charts", ("mlplatform:sources.chart",), append("kind", "  mlplatform:sources: {chart: oci://europe-docker.pkg.dev/acme/charts}\n")),
+    Broken("two-leader-worker-sets", "Trainer's data cache installing LeaderWorkerSet beside the component", (f"{K}.trainer.values.dataCache",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    trainer: {values: {dataCache: {enabled: true}}}\n"))),
+    Broken("gke-inference-gateway-on-kind", "GKE Inference Gateway on kind", (f"{K}.inferenceGateway.provider",), edit("kind", ("    inferenceGateway: {enabled: true}\n", "    inferenceGateway: {enabled: true, provider: gke}\n"))),
+    Broken("llm-serving-without-lws", "LLM serving with LeaderWorkerSet off", (f"{K}.leaderWorkerSet.enabled",), edit("kind", ("    leaderWorkerSet: {enabled: true}\n", "    leaderWorkerSet: {enabled: false}\n"))),
     Broken("ray-addon-on-kind", "GKE's Ray add-on on kind", (f"{K}.kuberay.source",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    kuberay: {source: gke-addon}\n"))),
     Broken("deletion-protection-string", "deletionProtection given a word, not a boolean", (f"{C}.deletionProtection",), edit("prod", ("    deletionProtection: true\n", '    deletionProtection: "enabled"\n'))),
     # --- identities: spelled as upstream compares them ------------------------------------
