@@ -101,32 +101,37 @@ def with_path_routing_only(props: dict[str, Any]) -> dict[str, Any] | None:
     return {**props, "data": data}
 
 
-def team_prefix(namespace: str) -> str:
-    """The path prefix of a team's LLM routes: KServe's own `/<namespace>/` (the router-route preset)."""
-    return f"/{namespace}/"
+def team_prefixes(namespace: str) -> tuple[str, str]:
+    """The path prefixes of a team's LLM routes, as KServe's router-route preset writes them:
+    `/<namespace>/<name>/v1/...` and `/publishers/<namespace>/models/<model>/...`."""
+    return (f"/{namespace}/", f"/publishers/{namespace}/")
 
 
 def routes_policy() -> dict[str, Any]:
-    """Every HTTPRoute of a team namespace matches paths of its own prefix only: each rule has
-    matches, each match a path of type PathPrefix or Exact under `/<namespace>/` (the CRD defaults
+    """Every HTTPRoute of a team namespace matches paths of its own prefixes only: each rule has
+    matches, each match a path of type PathPrefix or Exact under team_prefixes (the CRD defaults
     a rule without matches to PathPrefix `/` before admission policies run, so that is refused
     too; a RegularExpression could match any path)."""
     rules = [{"apiGroups": [GATEWAY_API], "apiVersions": ["*"], "resources": ["httproutes"], "operations": ["CREATE", "UPDATE"]}]
-    own = "'/' + object.metadata.namespace + '/'"
+    variables = [
+        {"name": "own", "expression": "'/' + object.metadata.namespace + '/'"},
+        {"name": "published", "expression": "'/publishers/' + object.metadata.namespace + '/'"},
+    ]
     validations = [
         {
             "expression": (
                 "!has(object.spec.rules) || object.spec.rules.all(r, has(r.matches) && size(r.matches) > 0 && "
                 "r.matches.all(m, has(m.path) && has(m.path.value) && has(m.path.type) && "
-                f"(m.path.type == 'PathPrefix' || m.path.type == 'Exact') && m.path.value.startsWith({own})))"
+                "(m.path.type == 'PathPrefix' || m.path.type == 'Exact') && "
+                "(m.path.value.startsWith(variables.own) || m.path.value.startsWith(variables.published))))"
             ),
             "messageExpression": (
-                f"'an HTTPRoute of namespace ' + object.metadata.namespace + ' may match paths under ' + {own} + "
-                "' only (PathPrefix or Exact): the gateway checks that team\\'s roles there (docs/llm-serving.md)'"
+                "'an HTTPRoute of namespace ' + object.metadata.namespace + ' may match paths under ' + variables.own + ' and ' + "
+                "variables.published + ' only (PathPrefix or Exact): the gateway checks that team\\'s roles there (docs/llm-serving.md)'"
             ),
         }
     ]
-    return fail_closed_policy(ROUTES_POLICY, rules, [], validations)
+    return fail_closed_policy(ROUTES_POLICY, rules, [], validations, variables)
 
 
 def routes_binding() -> dict[str, Any]:
@@ -164,7 +169,7 @@ def llm_gateway_policy(namespace: str, readers: Sequence[str]) -> dict[str, Any]
         "rules": [
             {
                 "from": [{"source": {"notRequestPrincipals": [f"*/system:serviceaccount:{namespace}:{MODEL_CLIENT}"]}}],
-                "to": [{"operation": {"paths": [team_prefix(namespace) + "*"]}}],
+                "to": [{"operation": {"paths": [prefix + "*" for prefix in team_prefixes(namespace)]}}],
                 "when": [{"key": EMAIL_CLAIM, "notValues": identities(readers)}],
             }
         ],

@@ -1,0 +1,123 @@
+"""LLM serving (docs/llm-serving.md): what the platform gives KServe's LLM controller, the gateway
+it binds to, and who passes the gateway's role check on a team's LLM prefixes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from components.access import GATEWAY_SELECTOR
+from components.inference_gateway import InferenceGatewayArgs, gateway_object
+from components.istio import INFERENCE_EXTENSION_ENV
+from components.llm_serving import llm_gateway_policy, routes_policy, team_config, with_path_routing_only
+from stackmodel.components.inference_gateway import GatewayProvider, GkeGatewayClass
+from stackmodel.schema import Sources
+from tests.support import mirror
+from tests.support.mesh import Request, istio_decision
+from tests.support.renders import edited, rendered, violations, with_objects
+
+GATEWAY_NAMESPACE = "istio-system"
+DEX = "http://dex.auth.svc.cluster.local:5556/dex"
+
+
+def _at_gateway(policies: list[dict], email: str | None, method: str, path: str, principal: str | None = None) -> bool:
+    claims: dict[str, str | list[str]] = {"email": email, "sub": email} if email else {"sub": "system:serviceaccount:x"}
+    request = Request(method, path, 8080, claims=claims, request_principal=principal or (f"{DEX}/{email}" if email else None))
+    return istio_decision(policies, GATEWAY_NAMESPACE, {**GATEWAY_SELECTOR, "istio": "ingressgateway"}, request).allowed
+
+
+@pytest.mark.parametrize(
+    ("email", "path", "passes"),
+    [
+        ("bo@example.com", "/vision/chat/v1/chat/completions", True),  # a viewer of vision queries (a POST)
+        ("lead@example.com", "/vision/chat/v1/chat/completions", True),  # its owner
+        ("bo@example.com", "/nlp/chat/v1/chat/completions", False),  # not in nlp
+        ("raj@example.com", "/publishers/vision/models/chat/v1/completions", False),  # another team's owner
+        ("ana@example.com", "/publishers/nlp/models/chat/v1/completions", True),  # a viewer of nlp
+    ],
+)
+def test_the_gateway_lets_a_team_query_its_own_models_only(email: str, path: str, passes: bool) -> None:
+    policies = [
+        llm_gateway_policy("vision", ["lead@example.com", "ana@example.com", "bo@example.com"]),
+        llm_gateway_policy("nlp", ["kim@example.com", "ana@example.com"]),
+    ]
+    assert _at_gateway(policies, email, "POST", path) is passes
+
+
+def test_a_teams_model_client_token_passes_on_its_team_prefix_only() -> None:
+    policies = [llm_gateway_policy("vision", ["lead@example.com"]), llm_gateway_policy("nlp", ["kim@example.com"])]
+    issuer = "https://kubernetes.default.svc"
+    client = f"{issuer}/system:serviceaccount:vision:model-client"
+    assert _at_gateway(policies, None, "POST", "/vision/chat/v1/completions", principal=client)
+    assert not _at_gateway(policies, None, "POST", "/nlp/chat/v1/completions", principal=client)
+    assert not _at_gateway(policies, None, "POST", "/vision/chat/v1/completions", principal=f"{issuer}/system:serviceaccount:vision:default-editor")
+
+
+def test_model_based_routing_is_off_in_kserves_configuration() -> None:
+    config = {"kind": "ConfigMap", "metadata": {"name": "inferenceservice-config"}, "data": {"ingress": json.dumps({"kserveIngressGateway": "a/b"})}}
+    ingress = json.loads(with_path_routing_only(config)["data"]["ingress"])  # type: ignore[index]
+    assert ingress == {"kserveIngressGateway": "a/b", "modelBasedRoutingMode": "disabled"}
+    assert with_path_routing_only({"kind": "ConfigMap", "metadata": {"name": "other"}}) is None
+
+
+def test_the_team_config_keeps_istio_out_of_the_llm_and_picker_pods() -> None:
+    spec = team_config("nlp")["spec"]
+    assert spec["annotations"] == {"sidecar.istio.io/inject": "false"}
+    assert spec["router"]["scheduler"]["annotations"] == {"sidecar.istio.io/inject": "false"}
+
+
+def test_the_istio_gateway_binds_to_kubeflows_ingress_gateway_and_takes_routes_from_team_namespaces() -> None:
+    args = InferenceGatewayArgs(sources=Sources(), provider=GatewayProvider.ISTIO, gke_class=GkeGatewayClass.INTERNAL, install_crds=True)
+    gateway = gateway_object(args)
+    assert gateway["spec"]["gatewayClassName"] == "istio"
+    assert gateway["spec"]["addresses"] == [{"type": "Hostname", "value": "istio-ingressgateway.istio-system.svc.cluster.local"}]
+    assert gateway["spec"]["listeners"][0]["allowedRoutes"]["namespaces"]["selector"] == {"matchLabels": {"app.kubernetes.io/part-of": "kubeflow-profile"}}
+    gke = gateway_object(InferenceGatewayArgs(sources=Sources(), provider=GatewayProvider.GKE, gke_class=GkeGatewayClass.INTERNAL, install_crds=False))
+    assert gke["spec"]["gatewayClassName"] == "gke-l7-rilb" and "addresses" not in gke["spec"]
+
+
+def test_the_route_policy_names_both_team_prefixes() -> None:
+    policy = routes_policy()
+    assert [r["resources"] for r in policy["spec"]["matchConstraints"]["resourceRules"]] == [["httproutes"]]
+    assert {v["name"] for v in policy["spec"]["variables"]} == {"own", "published"}
+
+
+@mirror.needed
+def test_the_kind_render_holds_the_llm_controller_lws_the_gateway_and_each_teams_check() -> None:
+    render = rendered("kind")
+    names = {(o.obj["kind"], o.key[3]) for o in render.objects}
+    assert {("Deployment", "llmisvc-controller-manager"), ("Deployment", "lws-controller-manager"), ("Gateway", "kubeflow-llm")} <= names
+    assert ("CustomResourceDefinition", "inferencepools.inference.networking.k8s.io") in names
+    assert ("LLMInferenceServiceConfig", "kserve-config-llm-router-route") in names
+    assert {("LLMInferenceServiceConfig", "team-llm"), ("AuthorizationPolicy", "team-nlp-llm")} <= names
+    istiod = next(o.obj for o in render.objects if o.obj["kind"] == "Deployment" and o.key[3] == "istiod")
+    env = {e["name"]: e.get("value") for c in istiod["spec"]["template"]["spec"]["containers"] for e in c.get("env") or []}
+    assert env[INFERENCE_EXTENSION_ENV] == "true"
+    kueue = next(o.obj for o in render.objects if o.obj["kind"] == "ConfigMap" and o.key[3] == "kueue-manager-config")
+    frameworks = yaml.safe_load(kueue["data"]["controller_manager_config.yaml"])["integrations"]["frameworks"]
+    assert "leaderworkerset.x-k8s.io/leaderworkerset" in frameworks
+    config = next(o.obj for o in render.objects if o.obj["kind"] == "ConfigMap" and o.key[3] == "inferenceservice-config")
+    ingress = json.loads(config["data"]["ingress"])
+    assert ingress["kserveIngressGateway"] == "istio-system/kubeflow-llm" and ingress["modelBasedRoutingMode"] == "disabled"
+
+
+@mirror.needed
+def test_check_fails_a_team_llm_prefix_no_role_check_covers() -> None:
+    render = rendered("kind")
+    assert violations(render, "llm-routes-role-checked") == []
+    without = with_objects(render, lambda objs: [o for o in objs if o.key[3] != "team-nlp-llm"])
+    found = [v.message for v in violations(without, "llm-routes-role-checked")]
+    assert found == ["no DENY policy at the gateway checks who reaches /nlp/*", "no DENY policy at the gateway checks who reaches /publishers/nlp/*"]
+
+
+@mirror.needed
+def test_check_fails_header_routing_left_on() -> None:
+    def enable(obj: dict) -> None:
+        ingress = json.loads(obj["data"]["ingress"])
+        ingress["modelBasedRoutingMode"] = "enabled"
+        obj["data"]["ingress"] = json.dumps(ingress)
+
+    found = violations(edited(rendered("kind"), "ConfigMap", "inferenceservice-config", enable), "llm-routes-role-checked")
+    assert [v.object for v in found] == ["LLMInferenceServiceConfig.serving.kserve.io kserve/kserve-config-llm-router-route"]
