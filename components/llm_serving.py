@@ -50,6 +50,7 @@ from plumbing.base import ChartArgs, PlatformComponent, apply_manifest, matches
 from plumbing.charts import ChartValues, Hint, Relied, built_by, exactly
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
+from plumbing.roles import VERBS_READ, Rule, cluster_role
 from stackmodel.components.llm_serving import LLM_SERVING
 from stackmodel.stack import PlatformConfig
 
@@ -66,6 +67,9 @@ MODEL_CLIENT = "model-client"
 """The team service account whose tokens programs query the team's models with (the serving
 component's, docs/serving.md "Programs": a token of that account, of the serving audience)."""
 ROUTES_POLICY = "llm-routes-own-prefix"
+LLM_RESOURCES = ("llminferenceservices", "llminferenceserviceconfigs")
+EDIT_RULES = (Rule(("serving.kserve.io",), LLM_RESOURCES, ("get", "list", "watch", "create", "delete", "deletecollection", "patch", "update")),)
+VIEW_RULES = (Rule(("serving.kserve.io",), LLM_RESOURCES, VERBS_READ),)
 GATEWAY_API = "gateway.networking.k8s.io"
 
 
@@ -215,6 +219,11 @@ class LlmServing(PlatformComponent):
         # The Gateway the routes attach to, in the ingress gateway's namespace (Istio's), before the
         # controller looks it up for its first route.
         apply_manifest(GATEWAY, gateway_object(args.gateway), self.child(needs))
+        # Kubeflow's roles: editors deploy LLMs in their team's namespace, viewers read them (the
+        # charts carry no such roles; kserve v0.20.0 config/overlays/kubeflow/cluster-role.yaml lists
+        # the same resources for Kubeflow's own KServe install).
+        cluster_role("kubeflow-llm-edit", ("kubeflow-edit",), EDIT_RULES, opts=self.child())
+        cluster_role("kubeflow-llm-view", ("kubeflow-view",), VIEW_RULES, opts=self.child())
         policy = apply_manifest(ROUTES_POLICY, routes_policy(), self.child())
         apply_manifest(f"{ROUTES_POLICY}-binding", routes_binding(), self.child([policy]))
         self.register_outputs({"ready": self.ready.urn})
