@@ -116,12 +116,12 @@ class InferenceGateway(PlatformComponent):
 def inference_gateway_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> InferenceGatewayArgs:
     settings = config.components[INFERENCE_GATEWAY]
     cluster = config.cluster
-    on_gke = isinstance(cluster, GkeClusterConfig)
+    gke_brings_them = isinstance(cluster, GkeClusterConfig) and cluster.gateway_api
     return InferenceGatewayArgs(
         sources=config.sources,
         provider=settings.provider,
         gke_class=settings.gke_gateway_class,
-        install_crds=not (on_gke and cluster.gateway_api),
+        install_crds=not gke_brings_them,
     )
 
 

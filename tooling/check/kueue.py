@@ -25,7 +25,7 @@ from stackmodel import quantity
 from tooling import admission
 from tooling.check.platform import Platform, Violation, check_rule, label, selects
 
-OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer", "leaderWorkerSet/lws")
+OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer", "lws/lws")
 """The installs whose controllers make objects owned by jobs Kueue queues (components/kueue_owners.py)."""
 GUARDED_CONTROLLERS = {
     kueue_owners.OWNED_GPU_PODS: (
