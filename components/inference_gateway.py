@@ -48,6 +48,11 @@ GATEWAY = "kubeflow-llm"
 ISTIO_CLASS = "istio"
 """The GatewayClass istiod makes itself (pilot/pkg/features/pilot.go PILOT_GATEWAY_API_DEFAULT_GATEWAYCLASS_NAME,
 the GatewayClass controller on by default: experimental.go PILOT_ENABLE_GATEWAY_API_GATEWAYCLASS_CONTROLLER)."""
+MODEL_ROUTING_ANNOTATION = "serving.kserve.io/model-based-routing-enabled"
+"""kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/router.go AnnotationModelBasedRoutingEnabled: on a
+Gateway a route attaches to, "false" turns model-based (header) routing off for every service on it
+(config_merge.go isModelBasedRoutingEnabled), beside inferenceservice-config's
+`modelBasedRoutingMode: disabled` (components/llm_serving.py): its rules match /v1/... of no team."""
 LISTENER = "http"
 LISTENER_PORT = 80
 """The ingress gateway Service's HTTP port (Kubeflow's kubeflow-gateway serves the same)."""
@@ -68,7 +73,9 @@ def gateway_address() -> str:
 
 
 def gateway_object(args: InferenceGatewayArgs) -> dict[str, Any]:
-    """The Gateway: one HTTP listener that takes routes from team namespaces only."""
+    """The Gateway: one HTTP listener that takes HTTPRoutes, which the route policy holds to their
+    team's prefixes (components/llm_serving.py), from team namespaces only: no GRPCRoute, whose
+    matches name no path (Gateway API v1.5.1 GRPCRouteMatch: method and headers)."""
     key, value = PROFILE_NAMESPACE_LABEL
     spec: dict[str, Any] = {
         "gatewayClassName": ISTIO_CLASS if args.provider is GatewayProvider.ISTIO else args.gke_class.value,
@@ -77,7 +84,10 @@ def gateway_object(args: InferenceGatewayArgs) -> dict[str, Any]:
                 "name": LISTENER,
                 "port": LISTENER_PORT,
                 "protocol": "HTTP",
-                "allowedRoutes": {"namespaces": {"from": "Selector", "selector": {"matchLabels": {key: value}}}},
+                "allowedRoutes": {
+                    "namespaces": {"from": "Selector", "selector": {"matchLabels": {key: value}}},
+                    "kinds": [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}],
+                },
             }
         ],
     }
@@ -86,7 +96,7 @@ def gateway_object(args: InferenceGatewayArgs) -> dict[str, Any]:
     return {
         "apiVersion": "gateway.networking.k8s.io/v1",
         "kind": "Gateway",
-        "metadata": {"name": GATEWAY, "namespace": GATEWAY_NAMESPACE},
+        "metadata": {"name": GATEWAY, "namespace": GATEWAY_NAMESPACE, "annotations": {MODEL_ROUTING_ANNOTATION: "false"}},
         "spec": spec,
     }
 

@@ -51,7 +51,7 @@ from plumbing.charts import ChartValues, Hint, Relied, built_by, exactly
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
 from plumbing.roles import VERBS_READ, Rule, cluster_role
-from stackmodel.components.llm_serving import LLM_SERVING
+from stackmodel.components.llm_serving import LLM_SERVING, PUBLISHED_PREFIX
 from stackmodel.stack import PlatformConfig
 
 NAMESPACE = "kserve"
@@ -108,7 +108,7 @@ def with_path_routing_only(props: dict[str, Any]) -> dict[str, Any] | None:
 def team_prefixes(namespace: str) -> tuple[str, str]:
     """The path prefixes of a team's LLM routes, as KServe's router-route preset writes them:
     `/<namespace>/<name>/v1/...` and `/publishers/<namespace>/models/<model>/...`."""
-    return (f"/{namespace}/", f"/publishers/{namespace}/")
+    return (f"/{namespace}/", f"/{PUBLISHED_PREFIX}/{namespace}/")
 
 
 def routes_policy() -> dict[str, Any]:
@@ -119,7 +119,7 @@ def routes_policy() -> dict[str, Any]:
     rules = [{"apiGroups": [GATEWAY_API], "apiVersions": ["*"], "resources": ["httproutes"], "operations": ["CREATE", "UPDATE"]}]
     variables = [
         {"name": "own", "expression": "'/' + object.metadata.namespace + '/'"},
-        {"name": "published", "expression": "'/publishers/' + object.metadata.namespace + '/'"},
+        {"name": "published", "expression": f"'/{PUBLISHED_PREFIX}/' + object.metadata.namespace + '/'"},
     ]
     validations = [
         {

@@ -73,7 +73,11 @@ def test_the_istio_gateway_binds_to_kubeflows_ingress_gateway_and_takes_routes_f
     gateway = gateway_object(args)
     assert gateway["spec"]["gatewayClassName"] == "istio"
     assert gateway["spec"]["addresses"] == [{"type": "Hostname", "value": "istio-ingressgateway.istio-system.svc.cluster.local"}]
-    assert gateway["spec"]["listeners"][0]["allowedRoutes"]["namespaces"]["selector"] == {"matchLabels": {"app.kubernetes.io/part-of": "kubeflow-profile"}}
+    allowed = gateway["spec"]["listeners"][0]["allowedRoutes"]
+    assert allowed["namespaces"]["selector"] == {"matchLabels": {"app.kubernetes.io/part-of": "kubeflow-profile"}}
+    assert allowed["kinds"] == [{"group": "gateway.networking.k8s.io", "kind": "HTTPRoute"}]  # the route policy's kind alone
+    # KServe's own switch for model-based (header) routing of every service on this Gateway.
+    assert gateway["metadata"]["annotations"] == {"serving.kserve.io/model-based-routing-enabled": "false"}
     gke = gateway_object(InferenceGatewayArgs(sources=Sources(), provider=GatewayProvider.GKE, gke_class=GkeGatewayClass.INTERNAL, install_crds=False))
     assert gke["spec"]["gatewayClassName"] == "gke-l7-rilb" and "addresses" not in gke["spec"]
 

@@ -78,6 +78,15 @@ CASES = [
     ),
     Case("gke inference gateway on kind", {f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "gke is GKE Inference Gateway; on kind use provider: istio", base="kind", rule="gke-inference-gateway-on-gke"),
     Case("gke inference gateway without gateway api", {f"{C}.gatewayApi": False, f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio", rule="gke-inference-gateway-on-gke"),
+    Case(
+        "a team named publishers with llm serving",
+        {**{f"{K}.{c}": {"enabled": True} for c in ("leaderWorkerSet", "inferenceGateway", "llmServing")}, T: [{**TEAM, "name": "publishers"}]},
+        f"{T}[0].name",
+        "'publishers' is the path prefix of every team's published LLMs (/publishers/<team>/models/...): a team of that name "
+        "could route another team's models; rename the team",
+        base="kind",
+        rule="llm-team-not-publishers",
+    ),
     Case("llm serving without leader worker set", {f"{K}.llmServing": {"enabled": True}, f"{K}.inferenceGateway": {"enabled": True}}, f"{K}.leaderWorkerSet.enabled", "llmServing needs leaderWorkerSet; enable leaderWorkerSet or disable llmServing", base="kind", rule="component-needs"),
     Case("dcgm on kind", {f"{K}.dcgmExporter": {"enabled": True}}, f"{K}.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled", base="kind", rule="dcgm-on-gke"),
     Case("managed dcgm without managed prometheus", {f"{K}.dcgmExporter": {"source": "gke-managed"}}, f"{K}.dcgmExporter.source", "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart", rule="managed-dcgm-needs-managed-prometheus"),

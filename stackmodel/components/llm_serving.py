@@ -11,6 +11,12 @@ from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
 
+PUBLISHED_PREFIX = "publishers"
+"""KServe's route preset publishes each model at /publishers/<namespace>/models/<model>/... too
+(kserve v0.20.0 charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml,
+kserve-config-llm-router-route; pkg/controller/v1alpha2/llmisvc/router_discovery.go: "The
+/publishers/ prefix is reserved for controller-managed model-level routes")."""
+
 
 class LlmServingConfig(Toggle):
     """LLM serving: KServe v0.20.0's LLMInferenceService controller (vLLM, multi-node replicas

@@ -298,6 +298,7 @@ CORPUS: tuple[Broken, ...] = (
     Broken("sources-typo", "sources.chart for sources.charts", ("mlplatform:sources.chart",), append("kind", "  mlplatform:sources: {chart: oci://europe-docker.pkg.dev/acme/charts}\n")),
     Broken("two-leader-worker-sets", "Trainer's data cache installing LeaderWorkerSet beside the component", (f"{K}.trainer.values.dataCache",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    trainer: {values: {dataCache: {enabled: true}}}\n"))),
     Broken("gke-inference-gateway-on-kind", "GKE Inference Gateway on kind", (f"{K}.inferenceGateway.provider",), edit("kind", ("    inferenceGateway: {enabled: true}\n", "    inferenceGateway: {enabled: true, provider: gke}\n"))),
+    Broken("llm-team-publishers", "a team named like the prefix of every team's published LLMs", (f"{T}[1].name",), edit("kind", ("    - name: nlp\n", "    - name: publishers\n"))),
     Broken("llm-serving-without-lws", "LLM serving with LeaderWorkerSet off", (f"{K}.leaderWorkerSet.enabled",), edit("kind", ("    leaderWorkerSet: {enabled: true}\n", "    leaderWorkerSet: {enabled: false}\n"))),
     Broken("ray-addon-on-kind", "GKE's Ray add-on on kind", (f"{K}.kuberay.source",), edit("kind", ("  mlplatform:components:\n", "  mlplatform:components:\n    kuberay: {source: gke-addon}\n"))),
     Broken("deletion-protection-string", "deletionProtection given a word, not a boolean", (f"{C}.deletionProtection",), edit("prod", ("    deletionProtection: true\n", '    deletionProtection: "enabled"\n'))),
