@@ -89,14 +89,23 @@ NOTEBOOK_PATH = "/notebook/{namespace}/*"
 generateVirtualService: the rewrite keeps the prefix Jupyter serves under)."""
 
 
+SERVING_PATH = "/serving/{namespace}/*"
+"""The team's models (facts/naming.py serving_path; components/profiles/serving.py): a query is a
+POST, and viewers may query. The path alone decides where the gateway sends a request (its
+route to the team's model router), so leaving it out of the read-only rule opens nothing else."""
+
+
 def team_policies(namespace: str, writers: Sequence[str]) -> list[dict[str, Any]]:
     """In a team namespace, for everyone who is not a writer (viewers, and anyone the
-    dashboard added): reads only, and no notebook at all (a Jupyter server runs code for
-    whoever reaches it, even over GET: terminals and kernels are websockets)."""
+    dashboard added): reads only, but for queries of the team's models, and no notebook at all
+    (a Jupyter server runs code for whoever reaches it, even over GET: terminals and kernels are
+    websockets)."""
     spec = {
         "action": "DENY",
         "rules": [
-            _not_a_writer(writers, [{"operation": {"notMethods": list(READ_METHODS)}}]),
+            _not_a_writer(
+                writers, [{"operation": {"notMethods": list(READ_METHODS), "notPaths": [SERVING_PATH.format(namespace=namespace)]}}]
+            ),
             _not_a_writer(writers, [{"operation": {"paths": [NOTEBOOK_PATH.format(namespace=namespace)]}}]),
         ],
     }
@@ -171,6 +180,7 @@ TEAM_ROUTES = (
     "/tensorboards/api/namespaces/{namespace}/*",
     "/ray/{namespace}/*",
     "/ray-serve/{namespace}/*",
+    SERVING_PATH,
 )
 
 
@@ -200,10 +210,11 @@ def team_gateway_policy(
         f"{prefix.rstrip('/')}{path}" for prefix in ray_dashboards for path in RAY_ACTING_GETS
     ]
     rules = [{"to": [{"operation": {"paths": routes}}], "when": _left_their_groups(g.members, g.groups)} for g in readers]
+    acting_routes = [route for route in routes if route != SERVING_PATH.format(namespace=namespace)]  # a query is a read
     for grant in writers:
         when = _left_their_groups(grant.members, grant.groups)
         rules += [
-            {"to": [{"operation": {"paths": routes, "notMethods": list(READ_METHODS)}}], "when": when},
+            {"to": [{"operation": {"paths": acting_routes, "notMethods": list(READ_METHODS)}}], "when": when},
             {"to": [{"operation": {"paths": acting}}], "when": when},
         ]
     spec = {"action": "DENY", "selector": {"matchLabels": dict(GATEWAY_SELECTOR)}, "rules": rules}

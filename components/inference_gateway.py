@@ -1,4 +1,4 @@
-"""The inference gateway (docs/llm-serving.md): the Gateway API `Gateway` every team's
+"""The inference gateway (docs/serving.md, "LLMs"): the Gateway API `Gateway` every team's
 LLMInferenceService route attaches to, and the CRDs it and KServe's LLM controller need where
 the cluster does not bring them.
 
@@ -16,10 +16,10 @@ the cluster does not bring them.
   buildGatewayHTTPRouteConfig, route.go SortVHostRoutes).
 - **gke**: GKE Inference Gateway, GKE's own regional load balancer with an InferencePool backend
   (GatewayClass gke-l7-rilb or gke-l7-regional-external-managed). It is not Kubeflow's gateway:
-  no oauth2-proxy sign-in, none of the teams' AuthorizationPolicies (docs/llm-serving.md says so).
+  no oauth2-proxy sign-in, none of the teams' AuthorizationPolicies (docs/serving.md says so).
 
 Routes attach from team namespaces only (allowedRoutes: the profile label), each on its team's
-own prefixes (components/llm_serving.py, the HTTPRoute policy). GKE brings Gateway API's CRDs
+own prefixes (components/serving_llm.py, the HTTPRoute policy). GKE brings Gateway API's CRDs
 when its Gateway API is on (`cluster.gatewayApi`, infra/gke.py) and InferencePool's from
 1.34.0-gke.1626000 (facts/versions.py INFERENCE_EXTENSION_CRDS); kind, and GKE with it off, get
 them here, as the release publishes them.
@@ -52,7 +52,7 @@ MODEL_ROUTING_ANNOTATION = "serving.kserve.io/model-based-routing-enabled"
 """kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/router.go AnnotationModelBasedRoutingEnabled: on a
 Gateway a route attaches to, "false" turns model-based (header) routing off for every service on it
 (config_merge.go isModelBasedRoutingEnabled), beside inferenceservice-config's
-`modelBasedRoutingMode: disabled` (components/llm_serving.py): its rules match /v1/... of no team."""
+`modelBasedRoutingMode: disabled` (components/serving_llm.py): its rules match /v1/... of no team."""
 LISTENER = "http"
 LISTENER_PORT = 80
 """The ingress gateway Service's HTTP port (Kubeflow's kubeflow-gateway serves the same)."""
@@ -74,7 +74,7 @@ def gateway_address() -> str:
 
 def gateway_object(args: InferenceGatewayArgs) -> dict[str, Any]:
     """The Gateway: one HTTP listener that takes HTTPRoutes, which the route policy holds to their
-    team's prefixes (components/llm_serving.py), from team namespaces only: no GRPCRoute, whose
+    team's prefixes (components/serving_llm.py), from team namespaces only: no GRPCRoute, whose
     matches name no path (Gateway API v1.5.1 GRPCRouteMatch: method and headers)."""
     key, value = PROFILE_NAMESPACE_LABEL
     spec: dict[str, Any] = {
@@ -107,7 +107,7 @@ def _install_name(manifest: ReleaseManifest) -> str:
 
 
 class InferenceGateway(PlatformComponent):
-    """The CRDs the cluster lacks. The Gateway itself is made by LLM serving (components/llm_serving.py),
+    """The CRDs the cluster lacks. The Gateway itself is made by serving with llm (components/serving.py),
     which waits for Istio: its namespace is the ingress gateway's."""
 
     ready: pulumi.Resource

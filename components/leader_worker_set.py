@@ -1,5 +1,5 @@
 """LeaderWorkerSet (kubernetes-sigs/lws v0.8.0), once for the cluster: KServe's LLM controller
-runs a multi-node LLM replica as one LeaderWorkerSet group (docs/llm-serving.md), and Kueue
+runs a multi-node LLM replica as one LeaderWorkerSet group (docs/serving.md, "LLMs"), and Kueue
 admits each group whole (components/kueue.py, its `leaderworkerset.x-k8s.io/leaderworkerset`
 integration).
 

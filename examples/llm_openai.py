@@ -20,7 +20,7 @@ emptiest KV cache.
 
 Query: from a notebook of your team the service answers at its in-cluster address (no sign-in:
 the namespace's own traffic); from elsewhere through the gateway at the URL in the service's
-status, with a token of your team in `OPENAI_API_KEY` (docs/llm-serving.md).
+status, with a token of your team in `OPENAI_API_KEY` (docs/serving.md, "LLMs").
 
 Local: KServe 0.20.0's own model server cannot serve the OpenAI API without vLLM (its
 kserve/protocol/rest/openai/types import vLLM's request and response classes, and vLLM 0.24.0, the

@@ -6,6 +6,9 @@ split across 3 nodes by DistributedSampler, submitted with the Kubeflow SDK.
     python examples/pytorch_ddp_mnist.py --local                  # a few steps here, on CPU
                                                                   # (pip install -r examples/requirements.txt)
 
+With `model_repository`, rank 0 also writes the trained model for serving, as TorchScript in
+Triton's model repository layout (examples/kserve_mnist.py serves it with KServe).
+
 The data is synthetic (a fixed pattern per class plus noise) so the example needs no
 download; swap `make_dataset` for torchvision's MNIST to train on the real thing.
 """
@@ -25,9 +28,13 @@ def train_mnist_cnn(
     lr: float = 0.05,
     max_steps: int = 0,
     seed: int = 0,
+    model_repository: str = "",
 ) -> list[float]:
     """Train the CNN; returns this process's loss per step. Self-contained (imports inside)
-    because the SDK ships this function's source to the training nodes."""
+    because the SDK ships this function's source to the training nodes. With `model_repository`
+    (a folder: the team bucket's mount on the cluster), rank 0 writes the model there as
+    `mnist-cnn/1/model.pt` (TorchScript) and `mnist-cnn/config.pbtxt`: an entry of a Triton model
+    repository, which KServe's Triton runtime serves (examples/kserve_mnist.py)."""
     import os
 
     import torch
@@ -82,6 +89,21 @@ def train_mnist_cnn(
                 break
     if rank == 0:
         print(f"rank 0 trained on {len(sampler)} of {num_samples} samples; last loss {losses[-1]:.4f}")
+    if rank == 0 and model_repository:
+        # Triton's PyTorch backend runs TorchScript and names the tensors <name>__<index>
+        # (triton-inference-server/pytorch_backend README, "Naming convention"); the batch
+        # dimension is implied by max_batch_size (model_config.proto).
+        plain = model.module if isinstance(model, nn.parallel.DistributedDataParallel) else model
+        folder = os.path.join(model_repository, "mnist-cnn")
+        os.makedirs(os.path.join(folder, "1"), exist_ok=True)
+        torch.jit.script(plain.cpu().eval()).save(os.path.join(folder, "1", "model.pt"))
+        with open(os.path.join(folder, "config.pbtxt"), "w") as config:
+            config.write(
+                'name: "mnist-cnn"\nplatform: "pytorch_libtorch"\nmax_batch_size: 64\n'
+                'input [ { name: "INPUT__0" data_type: TYPE_FP32 dims: [ 1, 28, 28 ] } ]\n'
+                'output [ { name: "OUTPUT__0" data_type: TYPE_FP32 dims: [ 10 ] } ]\n'
+            )
+        print(f"model written to {folder}")
     if world_size > 1:
         dist.destroy_process_group()
     return losses

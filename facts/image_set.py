@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from facts.versions import (
     JAX,
     KFP_SDK,
+    KSERVE_SDK,
     KUBEFLOW_SDK,
     MLX,
     NOTEBOOK_BASE_IMAGE,
@@ -72,11 +73,12 @@ def torch_cuda_index(runtime: Pin = TORCH_RUNTIME_IMAGE) -> str:
 
 def python_packages(ray: Pin = RAY) -> tuple[str, ...]:
     """The pinned packages of the notebook image and of the examples' local runs, torch apart
-    (it comes from a per-target index): the SDKs (Kubeflow's, KFP's), Ray, what the training
-    functions import, and the OpenAI client that queries a served LLM."""
+    (it comes from a per-target index): the SDKs (Kubeflow's, KFP's, KServe's), Ray, what the
+    training functions import, and the OpenAI client that queries a served LLM."""
     return (
         f"{KUBEFLOW_SDK.name}=={KUBEFLOW_SDK.version}",
         f"{KFP_SDK.name}=={KFP_SDK.version}",
+        f"{KSERVE_SDK.name}=={KSERVE_SDK.version}",
         f"{ray.name}[{RAY_EXTRAS}]=={ray.version}",
         f"{PROTOBUF.name}=={PROTOBUF.version}",
         f"{TRANSFORMERS.name}[{TRANSFORMERS_EXTRAS}]=={TRANSFORMERS.version}",

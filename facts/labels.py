@@ -50,3 +50,8 @@ IDLE_RECLAIM_EXEMPT = "exempt"
 def namespace_label_selector(label: tuple[str, str]) -> dict[str, dict[str, str]]:
     """The label selector of the namespaces that carry `label` (key, value)."""
     return {"matchLabels": {label[0]: label[1]}}
+
+
+INFERENCE_SERVICE_LABEL = "serving.kserve.io/inferenceservice"
+"""The label KServe puts on every pod of an InferenceService, its name the value (kserve/kserve
+v0.20.0 pkg/constants/constants.go InferenceServicePodLabelKey; components/predictor.go buildObjectMeta)."""

@@ -347,6 +347,42 @@ UPSTREAMS: tuple[Upstream, ...] = (
         pins=("dcgm-exporter",),
     ),
     Upstream(
+        "KServe",
+        image=r"(^|/)kserve/kserve-controller:",
+        lines=(
+            Line(
+                "0.20",
+                Ends(),
+                Source("https://kserve.github.io/website/docs/admin-guide/kubernetes-deployment (\"Installation "
+                       "Requirements\": Kubernetes Version 1.32+, cert-manager 1.15.0+; stored copy of the current docs); "
+                       "kserve/kserve v0.20.0 charts name no kubeVersion and RELEASES.md no end of support"),
+                ("1.32", None),
+            ),
+        ),
+        pins=("kserve-crd", "kserve-resources", "kserve-runtime-configs", "kserve", "kserve/storage-initializer", "kserve/agent"),
+    ),
+    Upstream(
+        "KEDA",
+        image=r"(^|/)kedacore/keda:",
+        lines=(
+            Line(
+                "2.20",
+                Ends(when="not stated: best effort, N-2 (kedacore/governance SUPPORT.md)"),
+                Source("https://keda.sh/docs/2.20/operate/cluster/ (\"Kubernetes Compatibility\": the tested window, "
+                       "v2.20 v1.33 - v1.35; v2.21 v1.34 - v1.36 in the 2.22 page) and kedacore/charts v2.20.2 keda/Chart.yaml "
+                       "kubeVersion >=v1.23.0-0"),
+                tested="1.33 to 1.35 (1.36, the kind stack's and GKE Rapid's, is in KEDA 2.21's window, not mirrored here)",
+            ),
+        ),
+        pins=("keda",),
+    ),
+    Upstream(
+        "vLLM",
+        image=r"(^|/)vllm/vllm-openai:",
+        lines=(Line("*", Ends(), _none_published("vllm-project/vllm (v0.24.0, the release KServe v0.20.0 builds its Hugging Face server with)")),),
+        pins=("vllm/vllm-openai",),
+    ),
+    Upstream(
         "Dex",
         image=r"(^|/)dexidp/dex:",
         lines=(Line("*", Ends(), _none_published("dexidp/dex (v2.45.0 in Kubeflow 26.03, v2.45.1 in 26.03.1-rc.2)")),),
@@ -401,7 +437,7 @@ UPSTREAMS: tuple[Upstream, ...] = (
                 ("1.32", None),
             ),
         ),
-        pins=("kserve-llmisvc-crd", "kserve-llmisvc-resources", "kserve-runtime-configs"),
+        pins=("kserve-llmisvc-crd", "kserve-llmisvc-resources"),
     ),
     Upstream(
         "llm-d",

@@ -533,6 +533,108 @@ NVIDIA_DRA_DRIVER_CHART = Pin(
     deploys=(Deployed(("dra-driver-nvidia/dra-driver-nvidia-gpu",), "v{version}"),),
 )
 
+# --- serving: KServe in standard (raw Deployment) mode, its runtimes, KEDA (components/serving.py) ---
+# kserve/kserve tag v0.20.0 (1fb78105) charts/kserve-{crd,resources,runtime-configs}: each Chart.yaml
+# version and appVersion v0.20.0, published at oci://ghcr.io/kserve/charts by .github/workflows/
+# helm-publish.yml; ../shared/upstream/charts holds the three packaged from the tag. The images
+# KServe builds carry the release tag (values.yaml `tag: ""`: the chart's appVersion, templates/
+# _helpers.tpl); kserve-images.env names them.
+
+KSERVE_CRD_CHART = Pin(
+    name="kserve-crd",
+    kind=PinKind.HELM,
+    version="v0.20.0",
+    location="oci://ghcr.io/kserve/charts/kserve-crd",
+    source="kserve/kserve tag v0.20.0 (1fb78105, the newest release tag of the stored snapshot) charts/kserve-crd: "
+    "InferenceService, ServingRuntime, ClusterServingRuntime, InferenceGraph, TrainedModel, ClusterStorageContainer",
+)
+KSERVE_CHART = Pin(
+    name="kserve-resources",
+    kind=PinKind.HELM,
+    version="v0.20.0",
+    location="oci://ghcr.io/kserve/charts/kserve-resources",
+    source="kserve/kserve tag v0.20.0 charts/kserve-resources: the controller (kserve-controller-manager, its webhooks "
+    "on 9443 behind kserve-webhook-server-service:443, a cert-manager Issuer and Certificate when "
+    "kserve.certManager.enabled), the inferenceservice-config ConfigMap, the default ClusterStorageContainer. "
+    "values.yaml kserve.controller.deploymentMode (Knative by default; Standard is raw Deployments, "
+    "pkg/constants/constants.go DeploymentModeType)",
+    # Its kube-rbac-proxy sidecar (values.yaml kserve.controller.rbacProxyImage,
+    # quay.io/brancz/kube-rbac-proxy:v0.18.0) is not pinned here: Kubeflow's pvcviewer-controller
+    # runs that repository at a tag of its own, and a pinned repository holds every install to its tags.
+    deploys=(Deployed(("kserve/kserve-controller",)),),
+)
+KSERVE_RUNTIMES_CHART = Pin(
+    name="kserve-runtime-configs",
+    kind=PinKind.HELM,
+    version="v0.20.0",
+    location="oci://ghcr.io/kserve/charts/kserve-runtime-configs",
+    source="kserve/kserve tag v0.20.0 charts/kserve-runtime-configs: the ClusterServingRuntimes behind "
+    "kserve.servingruntime.enabled, each with a `disabled` value; the KServe-built servers at the release tag, "
+    "Triton at values.yaml tritonserver.tag 23.05-py3, vLLM at `latest` (VLLM_IMAGE pins it)",
+    deploys=(
+        Deployed(("kserve/sklearnserver", "kserve/xgbserver", "kserve/huggingfaceserver")),
+        Deployed(("nvidia/tritonserver",), "23.05-py3"),
+    ),
+)
+KSERVE_STORAGE_INITIALIZER_IMAGE = Pin(
+    name="kserve/storage-initializer",
+    kind=PinKind.IMAGE,
+    version="v0.20.0",
+    location="docker.io/kserve/storage-initializer",
+    source="kserve/kserve v0.20.0 charts/kserve-resources values.yaml kserve.storage.image (tag: the appVersion), "
+    "written into inferenceservice-config `storageInitializer.image`: the init container the controller's pod "
+    "webhook adds to a predictor whose storageUri it downloads (pkg/webhook/admission/pod/storage_initializer_injector.go)",
+)
+KSERVE_AGENT_IMAGE = Pin(
+    name="kserve/agent",
+    kind=PinKind.IMAGE,
+    version="v0.20.0",
+    location="docker.io/kserve/agent",
+    source="kserve/kserve v0.20.0 charts/kserve-resources values.yaml kserve.agent.image, inferenceservice-config "
+    "`agent`, `batcher` and `logger`: the sidecar the pod webhook adds for a logger or batcher",
+)
+KSERVE_HUGGINGFACE_GPU_IMAGE = Pin(
+    name="kserve/huggingfaceserver",
+    kind=PinKind.IMAGE,
+    version="v0.20.0-gpu",
+    location="docker.io/kserve/huggingfaceserver",
+    source="kserve/kserve v0.20.0 .github/workflows/huggingface-docker-publish.yml: python/huggingface_server.Dockerfile "
+    "(CUDA 13.3, vLLM 0.24.0 as its backend: ARG VLLM_VERSION) pushed as kserve/huggingfaceserver:<tag>-gpu; the "
+    "<tag> image without the suffix is huggingface_server_cpu.Dockerfile (huggingface-cpu-docker-publish.yml). The "
+    "chart's multinode runtime names it; the platform's GPU runtime variants run it",
+)
+VLLM_IMAGE = Pin(
+    name="vllm/vllm-openai",
+    kind=PinKind.IMAGE,
+    version="v0.24.0",
+    location="docker.io/vllm/vllm-openai",
+    source="the vLLM KServe v0.20.0 pairs with: python/kserve/pyproject.toml extra `llm` = vllm==0.24.0 and "
+    "python/huggingface_server.Dockerfile ARG VLLM_VERSION=0.24.0; vLLM publishes its OpenAI-compatible server image "
+    "as vllm/vllm-openai:v<version> (docs \"Using Docker\"). The chart's kserve-vllmserver names `latest`, which the "
+    "platform replaces with this",
+)
+KSERVE_SDK = Pin(
+    name="kserve",
+    kind=PinKind.PYTHON,
+    version="0.20.0",
+    location="https://pypi.org/project/kserve/",
+    source="kserve/kserve v0.20.0 python/kserve/pyproject.toml (version 0.20.0, requires-python >=3.10,<3.13; "
+    "protobuf >=6.33.5,<7, psutil <6): the SDK (KServeClient, V1beta1InferenceService, InferenceRESTClient) and "
+    "the model server (ModelServer, Model) of the controller's release. In examples/requirements.txt",
+)
+KEDA_CHART = Pin(
+    name="keda",
+    kind=PinKind.HELM,
+    version="2.20.2",
+    location="https://kedacore.github.io/charts",
+    source="kedacore/charts tag v2.20.2 keda/Chart.yaml (version and appVersion 2.20.2, kubeVersion >=v1.23.0-0); "
+    "its images ghcr.io/kedacore/{keda,keda-metrics-apiserver,keda-admission-webhooks} at the appVersion "
+    "(values.yaml image.*.tag empty). KServe v0.20.0 builds against KEDA's API (go.mod github.com/kedacore/keda/v2) "
+    "and creates a ScaledObject for a predictor annotated serving.kserve.io/autoscalerClass: keda "
+    "(pkg/controller/v1beta1/inferenceservice/reconcilers/keda/keda_reconciler.go)",
+    deploys=(Deployed(tuple(f"kedacore/{name}" for name in ("keda", "keda-metrics-apiserver", "keda-admission-webhooks"))),),
+)
+
 KUEUE_TRAINER_LIBRARY = "2.2.1"
 """The Trainer library the pinned Kueue is built with (kubernetes-sigs/kueue v0.19.2 go.mod:
 github.com/kubeflow/trainer/v2 v2.2.1), which Kueue counts TrainJobs by; not TRAINER_CHART
@@ -568,19 +670,6 @@ KSERVE_LLMISVC_CHART = Pin(
     "four inference-extension CRDs, InferencePool v1 at bundle v1.5.0-rc.2 among them (same spec as v1.5.0's)",
     # values.yaml kserve.llmisvc.controller.image kserve/llmisvc-controller, tag: the appVersion.
     deploys=(Deployed(("kserve/llmisvc-controller",)),),
-)
-KSERVE_RUNTIMES_CHART = Pin(
-    name="kserve-runtime-configs",
-    kind=PinKind.HELM,
-    version="v0.20.0",
-    location="oci://ghcr.io/kserve/charts/kserve-runtime-configs",
-    source="kserve/kserve tag v0.20.0 charts/kserve-runtime-configs: the ClusterServingRuntimes behind "
-    "kserve.servingruntime.enabled, each with a `disabled` value; the KServe-built servers at the release tag, "
-    "Triton at values.yaml tritonserver.tag 23.05-py3, vLLM at `latest` (VLLM_IMAGE pins it)",
-    deploys=(
-        Deployed(("kserve/sklearnserver", "kserve/xgbserver", "kserve/huggingfaceserver")),
-        Deployed(("nvidia/tritonserver",), "23.05-py3"),
-    ),
 )
 # The images KServe v0.20.0's LLMInferenceServiceConfig presets run (charts/kserve-runtime-configs/
 # files/llmisvcconfigs/resources.yaml, from config/llmisvcconfig/*.yaml at the tag): llm-d's
@@ -1146,6 +1235,14 @@ PINS: tuple[Pin, ...] = (
     KUBERAY_CHART,
     KUEUE_CHART,
     NVIDIA_DRA_DRIVER_CHART,
+    KSERVE_CRD_CHART,
+    KSERVE_CHART,
+    KSERVE_RUNTIMES_CHART,
+    KSERVE_STORAGE_INITIALIZER_IMAGE,
+    KSERVE_AGENT_IMAGE,
+    KSERVE_HUGGINGFACE_GPU_IMAGE,
+    VLLM_IMAGE,
+    KEDA_CHART,
     RAY_IMAGE,
     RAY_GPU_IMAGE,
     RAY_DASHBOARD_AUTH_PROXY_IMAGE,
@@ -1155,6 +1252,7 @@ PINS: tuple[Pin, ...] = (
     PROTOBUF,
     KUBEFLOW_SDK,
     KFP_SDK,
+    KSERVE_SDK,
     TORCH,
     TRANSFORMERS,
     MLX,
@@ -1181,7 +1279,6 @@ PINS: tuple[Pin, ...] = (
     UBUNTU_IMAGE,
     KSERVE_LLMISVC_CRD_CHART,
     KSERVE_LLMISVC_CHART,
-    KSERVE_RUNTIMES_CHART,
     LLM_D_CUDA_IMAGE,
     LLM_D_EPP_IMAGE,
     LLM_D_TOKENIZER_IMAGE,

@@ -54,10 +54,12 @@ ENVIRONMENT_LABEL = "mlplatform-environment"
 # injector), 4443 (Kubeflow's PodDefaults webhook: applications/dashboard/upstream/
 # poddefaults-webhooks/base/deployment.yaml containerPort 4443), and Kueue's aggregated
 # visibility API on 8082 (kueue chart 0.19.2 templates/visibility/service.yaml targetPort
-# 8082, the manager's containerPort). GKE opens 443 and 10250 itself (cert-manager's webhook
-# listens on 10250). `python -m stacks check` (rule control-plane-reach) proves the list
+# 8082, the manager's containerPort), KEDA's external metrics API on 6443 (keda chart 2.20.2
+# keda-operator-metrics-apiserver Service targetPort 6443, `--secure-port=6443`; its admission
+# webhook and KServe's listen on 9443). GKE opens 443 and 10250 itself (cert-manager's webhook
+# listens on 10250). `python -m mlplatform check` (rule control-plane-reach) proves the list
 # against every webhook, conversion webhook and APIService of the render.
-CONTROL_PLANE_TARGET_PORTS = ("4443", "8082", "8443", "9443", "15017")
+CONTROL_PLANE_TARGET_PORTS = ("4443", "6443", "8082", "8443", "9443", "15017")
 PODS_RANGE = "pods"
 SERVICES_RANGE = "services"
 """The secondary ranges' names in a subnet the program creates."""

@@ -19,6 +19,7 @@ from facts import resource_types
 from facts.versions import Pin, ReleaseManifest
 from infra.cluster import Cluster
 from infra.component import Component
+from plumbing.postrender import omitting
 from plumbing.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree, release_manifest_source
 from stackmodel.schema import Sources
 
@@ -304,39 +305,36 @@ def with_config_digest(props: dict[str, Any], workloads: tuple[tuple[str, str], 
     return {**props, "spec": {**props["spec"], "template": {**template, "metadata": {**meta, "annotations": annotations}}}}
 
 
+SPEC_KINDS: dict[str, Any] = {
+    kind.__name__: kind for kind in (
+        *(k8s.networking.v1.NetworkPolicy, k8s.core.v1.Service, k8s.core.v1.LimitRange, k8s.core.v1.PersistentVolume),
+        *(k8s.core.v1.PersistentVolumeClaim, k8s.apps.v1.Deployment, k8s.batch.v1.CronJob),
+        *(k8s.admissionregistration.v1.ValidatingAdmissionPolicy, k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding),
+    )
+}
+"""Built-in kinds whose content is their `spec`: each made as its typed resource."""
+
+
 def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
     """The typed resource for a built-in kind, a CustomResource for everything else."""
-    meta = obj["metadata"]
-    kind = obj["kind"]
+    meta, kind = obj["metadata"], obj["kind"]
+    if kind in SPEC_KINDS:
+        return SPEC_KINDS[kind](name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "Namespace":
         return k8s.core.v1.Namespace(name, metadata=meta, opts=opts)
     if kind == "RoleBinding":
         return k8s.rbac.v1.RoleBinding(name, metadata=meta, role_ref=obj["roleRef"], subjects=obj["subjects"], opts=opts)
-    if kind == "NetworkPolicy":
-        return k8s.networking.v1.NetworkPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "Service":
-        return k8s.core.v1.Service(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ServiceAccount":
         return k8s.core.v1.ServiceAccount(name, metadata=meta, opts=opts)
-    if kind == "LimitRange":
-        return k8s.core.v1.LimitRange(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ConfigMap":
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
-    if kind == "Deployment":
-        return k8s.apps.v1.Deployment(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "CronJob":
-        return k8s.batch.v1.CronJob(name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "ClusterRole":
-        return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], opts=opts)
+        return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], aggregation_rule=obj.get("aggregationRule"), opts=opts)
+    if kind == "Role":
+        return k8s.rbac.v1.Role(name, metadata=meta, rules=obj["rules"], opts=opts)
     if kind == "Secret":
         return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
-    if kind == "ValidatingAdmissionPolicy":
-        return k8s.admissionregistration.v1.ValidatingAdmissionPolicy(name, metadata=meta, spec=obj["spec"], opts=opts)
-    if kind == "ValidatingAdmissionPolicyBinding":
-        return k8s.admissionregistration.v1.ValidatingAdmissionPolicyBinding(name, metadata=meta, spec=obj["spec"], opts=opts)
-    return k8s.apiextensions.CustomResource(
-        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
-    )
+    return k8s.apiextensions.CustomResource(name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts)
 
 
 def workload_identity_account(
@@ -442,12 +440,12 @@ class PlatformComponent(Component):
         transforms: Sequence[PropsTransform] = (),
         moves: Sequence[Moved] = (),
         overlay: Mapping[str, Any] | None = None,
+        omit: Sequence[str] = (),
     ) -> k8s.helm.v4.Chart:
         """A pinned Helm chart from its public repository or the stack's mirror (chart_source,
         which the offline render reads too), in `namespace`, its release named after the resource;
-        `overlay`: the stack's values over ours (overlay_values), so the offline render, which
-        reads the chart's inputs, renders them too; `transforms` change its objects, `moves`
-        say where some of them were before."""
+        `overlay`: the stack's values over ours (overlay_values); `transforms` change its objects,
+        `moves` say where some were before; `omit`: its templates left out (plumbing/postrender.py)."""
         source = chart_source(pin, self.sources)
         args = k8s.helm.v4.ChartArgs(
             chart=source.chart,
@@ -455,6 +453,7 @@ class PlatformComponent(Component):
             repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
             namespace=namespace,
             values=overlay_values(values, overlay) if overlay else values,
+            post_renderer=omitting(omit).chart_args() if omit else None,
         )
         options = self._install_options(HELM_CHART_TYPE, name, transforms, moves)
         return k8s.helm.v4.Chart(name, args, opts=self.child(depends_on, **options))

@@ -20,9 +20,7 @@ Where images are named (each checked in the 26.03 tree and the pinned charts):
   `global.hub`/`global.proxy.image`/`global.tag` (pkg/kube/inject ProxyImage), plus the literal
   `image:` lines of its templates (`grpc-simple`'s busybox). Its mesh config (ConfigMap
   `istio`, key `mesh`) names no image in 1.30;
-- the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers;
-- KServe's `inferenceservice-config` entries (JSON with an `image`) and ClusterStorageContainer's
-  `spec.container`: the images its controllers put into the pods they make.
+- the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers.
 KubeRay's, Trainer's and Kueue's arguments and ConfigMaps name no image at the pinned
 versions (Ray pods take theirs from the RayCluster, TrainJobs from their runtime).
 """
@@ -58,6 +56,12 @@ PROMETHEUS_OPERATOR_GROUP = "monitoring.coreos.com"
 PROMETHEUS_OPERATOR_KINDS = frozenset({"Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler"})
 """Custom resources whose `spec.image` the Prometheus Operator runs (its API reference)."""
 SPAWNER_IMAGE_FIELDS = ("image", "imageGroupOne", "imageGroupTwo")
+KSERVE_GROUP = "serving.kserve.io"
+KSERVE_CONFIG_MAP = "inferenceservice-config"
+KSERVE_IMAGE_FIELDS = ("image", "defaultJobImage")
+"""KServe v0.20.0's inferenceservice-config (charts/kserve-resources files/common/configmap-patch.yaml):
+the images its pod webhook injects, `<repository>:<tag>` in one string (the art explainer's
+`image` names no tag: its version is a key of its own, and no runtime of ours runs it)."""
 """spawnerFormDefaults fields with `value` and `options` images: Jupyter, VS Code, RStudio."""
 ISTIO_INJECTOR_TEMPLATES = "config"
 ISTIO_INJECTOR_VALUES = "values"
@@ -206,8 +210,6 @@ class _Walk:
             values = json.loads(text)
         except json.JSONDecodeError:
             return text
-        if isinstance(values, dict) and isinstance(values.get("image"), str) and "global" not in values:
-            return self.kserve_entry(values, text, where)
         if not isinstance(values, dict) or not isinstance(values.get("global"), dict) or "hub" not in values["global"]:
             return text
         before = self.changed
@@ -218,13 +220,6 @@ class _Walk:
             for name, image in istio_sidecar_images(values["global"]).items():
                 self.derived(f"{where} global.{name}.image (global.hub, global.tag)", image)
         return json.dumps(values, indent=2) if changed else text
-
-    def kserve_entry(self, values: dict[str, Any], text: str, where: str) -> str:
-        """An entry of KServe's inferenceservice-config (`agent`, `router`, `storageInitializer`, ...:
-        JSON with the `image` the controller puts into the pods it makes; kserve v0.20.0
-        charts/kserve-resources files/common/configmap-patch.yaml)."""
-        image = self.value(f"{where} image", values["image"])
-        return json.dumps({**values, "image": image}, indent=4) if image != values["image"] else text
 
     def hubs(self, node: Any, where: str) -> Any:
         if isinstance(node, list):
@@ -246,10 +241,34 @@ class _Walk:
         if operated and isinstance(spec, dict) and isinstance(spec.get("image"), str):
             result["spec"] = {**spec, "image": self.value("spec.image", spec["image"])}
         if obj.get("kind") == "ConfigMap" and isinstance(obj.get("data"), dict):
-            result["data"] = self.config_map(obj["data"])
-        if obj.get("kind") == "ClusterStorageContainer" and isinstance(spec, dict) and isinstance(spec.get("container"), dict):
-            # KServe's storage initializer, one container (kserve v0.20.0 ClusterStorageContainer spec.container).
-            result["spec"] = {**spec, "container": self.container(spec["container"], "spec.container")}
+            if (obj.get("metadata") or {}).get("name") == KSERVE_CONFIG_MAP:
+                result["data"] = self.kserve_config(obj["data"])
+            else:
+                result["data"] = self.config_map(obj["data"])
+        container = spec.get("container") if isinstance(spec, dict) else None
+        if group == KSERVE_GROUP and obj.get("kind") == "ClusterStorageContainer" and isinstance(container, dict):
+            result["spec"] = {**spec, "container": self.container(container, "spec.container")}
+        return result
+
+    def kserve_config(self, data: dict[str, Any]) -> dict[str, Any]:
+        """KServe's inferenceservice-config: JSON per key, the images its webhook injects
+        (`storageInitializer.image`, `agent.image`, `router.image`, `localModel.defaultJobImage`, ...)."""
+        result = dict(data)
+        for key, text in data.items():
+            try:
+                values = json.loads(text) if isinstance(text, str) else None
+            except json.JSONDecodeError:
+                continue
+            if not isinstance(values, dict):
+                continue
+            before = self.changed
+            self.changed = False
+            for field in KSERVE_IMAGE_FIELDS:
+                if isinstance(values.get(field), str) and ":" in values[field]:
+                    values[field] = self.value(f"data.{key} {field}", values[field])
+            changed, self.changed = self.changed, before or self.changed
+            if changed:
+                result[key] = json.dumps(values, indent=2)
         return result
 
 

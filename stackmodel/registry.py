@@ -28,9 +28,9 @@ from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
 from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
-from stackmodel.components.llm_serving import LLM_SERVING
 from stackmodel.components.monitoring import MONITORING
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.components.spec import ComponentSpec, install_order
 from stackmodel.components.trainer import TRAINER
 from stackmodel.schema.common import Model
@@ -47,11 +47,11 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     DCGM_EXPORTER,
     NVIDIA_DRA_DRIVER,
     PIPELINES,
+    SERVING,
     IDLE_RECLAIM,
     GPU_FABRIC,
     LEADER_WORKER_SET,
     INFERENCE_GATEWAY,
-    LLM_SERVING,
 )
 
 # --- the schema root, from the list ---------------------------------------------------------

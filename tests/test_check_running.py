@@ -101,7 +101,7 @@ def test_control_plane_reach_rule_catches_the_visibility_api_port_the_firewall_k
     plan = render.plan
     firewall = plan.of_type(GCP_FIREWALL)[0]
     assert "8082" in firewall.inputs["allows"][0]["ports"]
-    closed = replace(firewall, inputs={**firewall.inputs, "allows": [{"protocol": "tcp", "ports": ["4443", "8443", "9443", "15017"]}]})
+    closed = replace(firewall, inputs={**firewall.inputs, "allows": [{"protocol": "tcp", "ports": ["4443", "6443", "8443", "9443", "15017"]}]})
     broken = replace(render, plan=replace(plan, resources=[closed if r.urn == firewall.urn else r for r in plan.resources]))
     found = {(v.object, v.message) for v in violations(broken, "control-plane-reach")}
     assert found == {

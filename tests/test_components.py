@@ -20,7 +20,7 @@ from stackmodel.schema.pools import PoolTaint
 from tests.conftest import base_gke, base_kind, with_changes
 from tests.support import crds, mirror, renders
 from tests.support.mirror import MIRROR
-from tests.support.validation import GKE_PROVIDED_KINDS, validate
+from tests.support.validation import CHART_CRD_KINDS, GKE_PROVIDED_KINDS, validate
 from tooling.plan import Plan
 from tooling.render import HELM_CHART, KUSTOMIZE, authored_objects, upstream
 
@@ -33,14 +33,17 @@ def _charts(plan: Plan) -> dict[str, dict[str, Any]]:
 def test_every_component_is_installed_at_its_pinned_version(stack: str, shipped_plan: Callable[[str], Plan]) -> None:
     entries = upstream(shipped_plan(stack))
     charts = {e["name"]: e for e in entries if e["kind"] == "helm"}
-    for pin in (versions.CERT_MANAGER, versions.JOBSET_CHART, versions.TRAINER_CHART, versions.KUBERAY_CHART, versions.KUEUE_CHART):
+    for pin in (
+        versions.CERT_MANAGER, versions.JOBSET_CHART, versions.TRAINER_CHART, versions.KUBERAY_CHART, versions.KUEUE_CHART,
+        versions.KSERVE_CRD_CHART, versions.KSERVE_CHART, versions.KSERVE_RUNTIMES_CHART, versions.KEDA_CHART,
+    ):
         assert charts[pin.name]["version"] == pin.version
     trees = [e["directory"] for e in entries if e["kind"] == "kustomize"]
     assert trees and all(t.startswith(versions.KUBEFLOW_MANIFESTS.location + "//") for t in trees)
     assert all(t.endswith(f"?ref={versions.KUBEFLOW_MANIFESTS.version}") for t in trees)
     components = {e["component"] for e in entries}
-    platform = {"cert-manager", "istio", "kubeflow-namespaces", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "pipelines"}
-    platform |= {"lws", "inference-gateway", "llm-serving"} if stack == "kind" else {"lws", "llm-serving"}  # GKE brings the gateway's CRDs
+    platform = {"cert-manager", "istio", "kubeflow-namespaces", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "pipelines", "serving"}
+    platform |= {"lws", "inference-gateway"} if stack == "kind" else {"lws"}  # GKE brings the gateway's CRDs
     assert components == platform | ({"dcgm-exporter"} if stack == "dev" else set())
 
 
@@ -284,7 +287,7 @@ def test_authored_objects_validate_against_real_schemas(stack: str, shipped_plan
     objects = authored_objects(shipped_plan(stack))
     assert objects
     for obj in objects:
-        if (obj["apiVersion"], obj["kind"]) in GKE_PROVIDED_KINDS:
+        if (obj["apiVersion"], obj["kind"]) in GKE_PROVIDED_KINDS | CHART_CRD_KINDS:
             continue  # GKE serves these CRDs; no upstream copy to validate against (shape tested above)
         assert validate(obj) == [], f"{obj['kind']} {obj['metadata']['name']}"
 

@@ -27,8 +27,8 @@ from tests.support.sdk import fake_sdk
 from tests.support.validation import validate as validate_object
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-OPTIONAL = ("mlx", "deepspeed", "ray", "transformers", "jax")
-NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed"]
+OPTIONAL = ("mlx", "deepspeed", "ray", "transformers", "jax", "kserve")
+NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kserve_mnist"]
 RUNTIMES = cluster_training_runtimes(training_runtimes_args(validate(base_gke(), "test")))  # base four + the l4 variants
 
 
@@ -84,6 +84,24 @@ def test_pytorch_example_submits_three_nodes_on_torch_distributed() -> None:
     assert spec["runtimeRef"]["name"] == "torch-distributed"
     assert spec["trainer"]["numNodes"] == 3
     assert "def train_mnist_cnn(" in " ".join(spec["trainer"]["command"])
+
+
+def test_serving_example_trains_on_one_node_and_writes_the_model_to_the_team_bucket() -> None:
+    module = load("kserve_mnist")
+    spec = submitted(module.submit)["spec"]
+    assert spec["runtimeRef"]["name"] == "torch-distributed" and spec["trainer"]["numNodes"] == 1
+    command = " ".join(spec["trainer"]["command"])
+    assert "def train_mnist_cnn(" in command
+    assert f"'model_repository': '{BUCKET_MOUNT_PATH}/models'" in command  # the bucket's mount, as the PodDefault has it
+    (patch,) = spec["runtimePatches"]
+    (job,) = patch["trainingRuntimeSpec"]["template"]["spec"]["replicatedJobs"]
+    assert job["name"] == "node" and job["template"]["spec"]["template"]["metadata"]["labels"] == {POD_DEFAULT_LABEL: "true"}
+    assert module.MOUNT_PATH == BUCKET_MOUNT_PATH and module.TEAM_RESOURCES_LABEL == POD_DEFAULT_LABEL
+    # It deploys from the team's model store, the claim the platform makes (components/serving.py).
+    from components.profiles.serving import MODEL_STORE
+    from components.serving import RUNTIMES_KEPT
+
+    assert module.MODEL_STORE_PVC == MODEL_STORE and module.RUNTIME.removeprefix("kserve-") in RUNTIMES_KEPT
 
 
 def test_mlx_example_submits_on_mlx_distributed_through_mpirun() -> None:

@@ -116,7 +116,7 @@ def test_private_cluster_has_nat_and_webhook_firewall(shipped_plan: Callable[[st
     firewall = plan.one("gcp:compute/firewall:Firewall", "ml-dev-webhooks").inputs
     assert firewall["sourceRanges"] == ["172.16.0.0/28"]
     # 4443: Kubeflow's PodDefaults webhook (applications/dashboard/upstream/poddefaults-webhooks/base/deployment.yaml).
-    assert firewall["allows"] == [{"protocol": "tcp", "ports": ["4443", "8082", "8443", "9443", "15017"]}]
+    assert firewall["allows"] == [{"protocol": "tcp", "ports": ["4443", "6443", "8082", "8443", "9443", "15017"]}]
     node_tags = {tuple(p.inputs["nodeConfig"]["tags"]) for p in plan.of_type(POOL)}
     assert node_tags == {tuple(firewall["targetTags"])}
 

@@ -149,7 +149,7 @@ def test_a_team_running_pipelines_keeps_room_for_its_cpu_steps() -> None:
 @needs_mirror
 @pytest.mark.parametrize("stack", ["kind", "dev"])
 def test_the_database_and_object_store_volumes_are_kept_and_sized_from_the_stack(stack: str) -> None:
-    volumes = {o.key[3]: o for o in rendered(stack).objects if o.obj["kind"] == "PersistentVolumeClaim"}
+    volumes = {o.key[3]: o for o in rendered(stack).objects if o.obj["kind"] == "PersistentVolumeClaim" and o.source == "pipelines/pipelines"}
     assert set(volumes) == set(kfp.VOLUMES)
     assert all(o.kept for o in volumes.values())
     settings = load(stack).components[PIPELINES]

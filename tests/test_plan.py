@@ -373,10 +373,8 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
     waiting = [i for i in fullrender.installs(plan) if i.kind == "helm" and plan.waits_for(i.resource) & installs]
     charts = [i for i in fullrender.installs(plan) if i.kind == "helm" and i not in waiting]
     assert {i.label for i in waiting} == {
-        "trainer/kubeflow-trainer",
-        "monitoring/grafana",
-        "llm-serving/kserve-llmisvc-resources",
-        "llm-serving/kserve-runtime-configs",
+        "trainer/kubeflow-trainer", "monitoring/grafana", "serving/kserve-resources", "serving/kserve-runtime-configs", "serving/keda",
+        "serving/kserve-llmisvc-resources",
     }
     assert all(fullrender._early_key(i, [], kube_version) not in fullrender._EARLY for i in waiting)
     assert trees and charts and len(futures) == len({i.target for i in trees}) + len(charts)

@@ -80,14 +80,14 @@ CASES = [
     Case("gke inference gateway without gateway api", {f"{C}.gatewayApi": False, f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio", rule="gke-inference-gateway-on-gke"),
     Case(
         "a team named publishers with llm serving",
-        {**{f"{K}.{c}": {"enabled": True} for c in ("leaderWorkerSet", "inferenceGateway", "llmServing")}, T: [{**TEAM, "name": "publishers"}]},
+        {**{f"{K}.{c}": {"enabled": True} for c in ("leaderWorkerSet", "inferenceGateway")}, f"{K}.serving": {"enabled": True, "llm": True}, T: [{**TEAM, "name": "publishers"}]},
         f"{T}[0].name",
         "'publishers' is the path prefix of every team's published LLMs (/publishers/<team>/models/...): a team of that name "
         "could route another team's models; rename the team",
         base="kind",
         rule="llm-team-not-publishers",
     ),
-    Case("llm serving without leader worker set", {f"{K}.llmServing": {"enabled": True}, f"{K}.inferenceGateway": {"enabled": True}}, f"{K}.leaderWorkerSet.enabled", "llmServing needs leaderWorkerSet; enable leaderWorkerSet or disable llmServing", base="kind", rule="component-needs"),
+    Case("llm serving without leader worker set", {f"{K}.serving": {"enabled": True, "llm": True}, f"{K}.inferenceGateway": {"enabled": True}}, f"{K}.serving.llm", "LLM serving needs leaderWorkerSet; enable leaderWorkerSet or set llm: false", base="kind", rule="serving-llm-needs"),
     Case("dcgm on kind", {f"{K}.dcgmExporter": {"enabled": True}}, f"{K}.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled", base="kind", rule="dcgm-on-gke"),
     Case("managed dcgm without managed prometheus", {f"{K}.dcgmExporter": {"source": "gke-managed"}}, f"{K}.dcgmExporter.source", "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart", rule="managed-dcgm-needs-managed-prometheus"),
     Case("managed backend without managed prometheus", {f"{K}.monitoring": {"enabled": True, "backend": "gke-managed"}}, f"{K}.monitoring.backend", "backend gke-managed needs cluster.managedPrometheus: true; set it or use backend: kube-prometheus-stack", rule="managed-backend-needs-managed-prometheus"),
@@ -195,6 +195,13 @@ CASES = [
         rule="idle-reclaim-reads-mig-slices",
     ),
     Case("idle reclaim on kind", {f"{K}.idleReclaim": {"enabled": True}}, f"{K}.idleReclaim.enabled", "idle reclaim needs monitoring (the Prometheus it reads) and dcgmExporter (the GPUs' utilisation; kind has no GPUs); enable them or remove idleReclaim.enabled", base="kind", rule="idle-reclaim-can-judge"),
+    Case(
+        "serving scales to zero on prod",
+        {**PROD, f"{K}.serving": {"enabled": True, "replicas": {"minReplicas": 0}}},
+        f"{K}.serving.replicas.minReplicas",
+        "0 on a prod stack: a model scaled to zero answers its first request only after a replica starts; use 1 or more on prod (zero is for dev, staging and ci)",
+        rule="serving-scale-to-zero-off-prod",
+    ),
     Case("team pushes images without the registry", {f"{C}.imageRegistry": {"enabled": False}, f"{K}.kubeflow.notebookRegistry": "ghcr.io/acme/ml", T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", rule="team-push-images-needs-registry"),
 ]
 

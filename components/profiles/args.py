@@ -9,8 +9,8 @@ from facts.naming import team_bucket_name
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kueue import KUEUE
-from stackmodel.components.llm_serving import LLM_SERVING
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.schema import GkeClusterConfig, GpuPool, GroupSource, KubeflowAuth, Role, Team
 from stackmodel.stack import PlatformConfig
 
@@ -61,8 +61,19 @@ class TeamArgs:
     """The other teams of its Kueue cohort: what its ClusterQueue may borrow."""
     idle_reclaim: bool = False
     """The idle reclaim runs: its job may read and stop the namespace's notebooks."""
+    serving: TeamServing | None = None
+    """Serving is installed: the team's models have their path, router, tokens and model store."""
+
+
+@dataclass(frozen=True)
+class TeamServing:
+    """A team's share of serving (components/profiles/serving.py)."""
+
+    bucket: str | None
+    """On GKE with a team bucket: the bucket its model store reads."""
     llm: bool = False
-    """LLM serving is installed: the team's LLM config and the gateway's check of its LLM prefix."""
+    """KServe's LLM controller is installed (`serving.llm`): the team's LLM config and the gateway's
+    check of its LLM prefixes."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -91,7 +102,12 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         groups=team_groups(auth, team),
         cohort_peers=tuple(t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name),
         idle_reclaim=config.enabled(IDLE_RECLAIM),
-        llm=config.enabled(LLM_SERVING),
+        serving=TeamServing(
+            bucket=(team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket and google.gcs_fuse else None,
+            llm=config.components[SERVING].llm,
+        )
+        if config.enabled(SERVING)
+        else None,
     )
 
 

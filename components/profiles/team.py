@@ -10,7 +10,6 @@ import pulumi
 
 from components.access import team_policies
 from components.idle_reclaim import team_binding as idle_reclaim_binding
-from components.llm_serving import llm_gateway_policy, team_config
 from components.profiles.args import TeamArgs
 from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
@@ -21,6 +20,7 @@ from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
+from components.profiles.serving import team_serving_objects, token_minters
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
 from infra.component import type_token
@@ -31,7 +31,7 @@ from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kubeflow_parts import KUBEFLOW_POD_DEFAULTS
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
-from stackmodel.components.llm_serving import LLM_SERVING
+from stackmodel.components.serving import SERVING
 
 
 def team_objects(
@@ -56,11 +56,12 @@ def team_objects(
         objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
     if args.idle_reclaim:
         objects.append(idle_reclaim_binding(team.name))
-    if args.llm:
-        objects += [team_config(team.name), llm_gateway_policy(team.name, readers(args))]
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
+    if args.serving:
+        minters = token_minters(team.owner, [str(p.email) for p in team.people], [g.name for g in args.groups])
+        objects += team_serving_objects(team.name, minters, args.serving.bucket, readers(args) if args.serving.llm else None)
     return objects
 
 
@@ -82,6 +83,10 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
     "ResourceClaimTemplate": (),
+    "Deployment": (),
+    "Role": (),
+    "PersistentVolume": (),
+    "PersistentVolumeClaim": (),
     "Profile": (Need(KUBEFLOW, What.CRDS),),
     "AuthorizationPolicy": (Need(ISTIO, What.CRDS),),
     "VirtualService": (Need(ISTIO, What.CRDS),),
@@ -89,7 +94,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "LocalQueue": (Need(KUEUE, What.CRDS),),
     "RayCluster": (Need(KUBERAY, What.CRDS, optional=True), Need(KUEUE, What.WEBHOOKS)),
     "PodDefault": (Need(KUBEFLOW_POD_DEFAULTS, What.CRDS),),
-    "LLMInferenceServiceConfig": (Need(LLM_SERVING, What.WEBHOOKS),),  # its validating webhook is the controller's
+    "LLMInferenceServiceConfig": (Need(SERVING, What.WEBHOOKS),),  # its validating webhook is the LLM controller's
 }
 
 
@@ -112,6 +117,10 @@ def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
 KEPT: dict[str, dict[str, Any]] = {
     "Namespace": {"protect": True, "retain_on_delete": True},
     "Profile": {"protect": True},
+    # The model store's claim and volume (components/profiles/serving.py): a read-only view of
+    # the team bucket, kept like every claim (check's data-kept) and removed with the team.
+    "PersistentVolumeClaim": {"protect": True, "retain_on_delete": True},
+    "PersistentVolume": {"protect": True, "retain_on_delete": True},
 }
 
 

@@ -31,7 +31,7 @@ class InferenceGatewayConfig(Toggle):
         default=GatewayProvider.ISTIO,
         description="istio: a Gateway bound to Kubeflow's own ingress gateway, so LLM routes pass its sign-in and the "
         "teams' role checks like every other route (kind and GKE); gke: GKE Inference Gateway, GKE's own load "
-        "balancer (gke only), which skips the sign-in and role checks of Kubeflow's gateway (docs/llm-serving.md).",
+        "balancer (gke only), which skips the sign-in and role checks of Kubeflow's gateway (docs/serving.md, LLMs).",
     )
     gke_gateway_class: GkeGatewayClass = Field(
         default=GkeGatewayClass.INTERNAL,
@@ -44,7 +44,7 @@ INFERENCE_GATEWAY = ComponentSpec(
     "inferenceGateway",
     InferenceGatewayConfig,
     "The Gateway the teams' LLM routes attach to (Istio's Gateway API support, or GKE Inference Gateway), and the Gateway "
-    "API and InferencePool CRDs where the cluster lacks them; llmServing needs it.",
+    "API and InferencePool CRDs where the cluster lacks them; serving with llm needs it.",
     # No need of Istio's: istiod takes Gateways and routes whenever they appear (istio/istio 1.30.3
     # pilot/pkg/config/kube/gateway/controller.go, delayed informers), and the Gateway binds to its
     # ingress gateway by the Service's name alone.

@@ -7,7 +7,7 @@ from stackmodel.components.spec import chart_component
 
 LEADER_WORKER_SET = chart_component(
     "leaderWorkerSet",
-    "LeaderWorkerSet: multi-node LLM replicas (one leader and its workers, admitted whole by Kueue); llmServing needs it.",
+    "LeaderWorkerSet: multi-node LLM replicas (one leader and its workers, admitted whole by Kueue); serving with llm needs it.",
     module=__name__,
     pins=(versions.LWS_CHART,),
     settings=(

@@ -17,6 +17,7 @@ from stackmodel.components.kuberay import KUBERAY, RaySource
 from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.monitoring import MONITORING, MetricsBackend
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.components.spec import ComponentSpec
 from stackmodel.components.trainer import TRAINER
 from stackmodel.rules.rule import (
@@ -33,6 +34,7 @@ from stackmodel.rules.rule import (
 )
 from stackmodel.schema import RETENTION_SECONDS, SharingStrategy
 from stackmodel.schema.chart_values import CHART_VALUES_KIND
+from stackmodel.schema.cluster import Environment
 from stackmodel.stack import PlatformConfig
 
 
@@ -296,3 +298,35 @@ def _gke_inference_gateway_on_gke(config: PlatformConfig) -> Found:
                 f"{INFERENCE_GATEWAY.path}.provider",
                 "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio",
             )
+
+
+@stack_rule(
+    "serving-scale-to-zero-off-prod",
+    "A prod stack keeps a replica of every model: zero replicas are for the other environments.",
+    reads=("mlplatform:environment", f"{SERVING.path}.replicas.minReplicas"),
+)
+def _serving_zero_off_prod(config: PlatformConfig) -> Found:
+    """An idle model at zero replicas waits for a replica (and maybe a GPU node) on its first
+    request: KServe's standard mode does not scale from zero on HTTP requests (docs/serving.md)."""
+    if config.enabled(SERVING) and config.environment is Environment.PROD and config.components[SERVING].replicas.min_replicas == 0:
+        yield (
+            f"{SERVING.path}.replicas.minReplicas",
+            "0 on a prod stack: a model scaled to zero answers its first request only after a replica starts; "
+            "use 1 or more on prod (zero is for dev, staging and ci)",
+        )
+
+
+@stack_rule(
+    "serving-llm-needs",
+    "KServe's LLM controller (serving.llm) needs leaderWorkerSet and inferenceGateway.",
+    reads=(f"{SERVING.path}.llm", LEADER_WORKER_SET.path, INFERENCE_GATEWAY.path),
+)
+def _serving_llm_needs(config: PlatformConfig) -> Found:
+    """It manages LeaderWorkerSets, HTTPRoutes and InferencePools only if their CRDs are served
+    when it starts (kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/controller.go, IsCrdAvailable),
+    and the teams' routes attach to the inference gateway's Gateway."""
+    if not (config.enabled(SERVING) and config.components[SERVING].llm):
+        return
+    for spec in (LEADER_WORKER_SET, INFERENCE_GATEWAY):
+        if not config.enabled(spec):
+            yield f"{SERVING.path}.llm", f"LLM serving needs {spec.key}; enable {spec.key} or set llm: false"

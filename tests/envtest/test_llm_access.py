@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
-from components.llm_serving import ROUTES_POLICY
+from components.serving_llm import ROUTES_POLICY
 from tests.envtest.conftest import kept, rbac_of
 from tests.support import mirror
 from tests.support.apiserver import Cluster, Who, api_message, user

@@ -26,7 +26,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kfp_pipeline", "llm_openai"]
+NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kfp_pipeline", "kserve_mnist", "llm_openai"]
 
 
 def test_every_example_is_covered() -> None:
@@ -36,7 +36,7 @@ def test_every_example_is_covered() -> None:
 REQUIREMENTS = (EXAMPLES / "requirements.txt").read_text()
 PINNED = {line.split("==")[0].split("[")[0] for line in REQUIREMENTS.splitlines() if line and not line.startswith("#")}
 CLUSTER_ONLY = {"deepspeed": "the deepspeed-runtime image; the local run trains without it"}
-COMES_WITH = {"numpy": "jax and torch", "kubernetes": "kfp", "tokenizers": "transformers"}
+COMES_WITH = {"numpy": "jax and torch", "kubernetes": "kserve and kfp", "tokenizers": "transformers"}
 LOCAL_NEEDS = {
     "pytorch_ddp_mnist": ("torch",),
     "mlx_distributed": ("mlx",),
@@ -45,6 +45,7 @@ LOCAL_NEEDS = {
     "jax_distributed": ("jax",),
     "kfp_pipeline": ("kfp", "torch"),
     "llm_openai": ("transformers", "torch", "openai"),
+    "kserve_mnist": ("torch", "kserve"),
 }
 
 
@@ -62,7 +63,7 @@ def imported_packages(name: str) -> set[str]:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_every_framework_an_example_imports_is_pinned(name: str) -> None:
-    unpinned = imported_packages(name) - PINNED - set(CLUSTER_ONLY) - set(COMES_WITH)
+    unpinned = imported_packages(name) - PINNED - set(CLUSTER_ONLY) - set(COMES_WITH) - set(NAMES)
     assert unpinned == set(), f"{name} imports {unpinned}: pin them in facts/image_set.py python_packages"
     assert set(LOCAL_NEEDS[name]) <= PINNED
 
@@ -182,6 +183,57 @@ def test_the_pipeline_runs_its_steps_in_order_and_keeps_the_model_in_its_store(t
     print(f"kfp_pipeline: steps {' -> '.join(started)}; model {model.relative_to(tmp_path)} {fitted}")
 
 
+def test_kserve_serves_the_trained_cnn_over_v2_as_triton_would(tmp_path: Path) -> None:
+    """The model pytorch_ddp_mnist trains, written as a Triton model repository entry (TorchScript
+    and its config.pbtxt, in a folder standing in for gs://$TEAM_BUCKET/models), served by KServe's
+    own Python model server in the example's process and queried over the v2 protocol with KServe's
+    REST client: the served logits are the TorchScript model's, the classes the data's, and the
+    archive is one the Triton of KServe v0.20.0's runtime (PyTorch 2.0) reads (format <= 10,
+    caffe2/serialize/versions.h kMaxSupportedFileFormatVersion, unchanged since 2022)."""
+    repository = tmp_path / "models"
+    output = run_local("kserve_mnist", "--repository", str(repository), "--port", str(free_port()))
+    learned("kserve_mnist", output)
+    example = runpy_example("kserve_mnist")
+    folder = repository / str(example["MODEL_NAME"])
+    config = (folder / "config.pbtxt").read_text()
+    assert 'platform: "pytorch_libtorch"' in config and f'name: "{example["INPUT"]}"' in config and f'name: "{example["OUTPUT"]}"' in config
+    assert (folder / "1" / "model.pt").is_file()
+    version = int(re.findall(r"^torchscript archive version (\d+)$", output, re.M)[-1])
+    assert 3 <= version <= 10, version
+    assert "served logits equal the TorchScript model's: True" in output, output[-2000:]
+    accuracy = float(re.findall(r"^accuracy (\S+)$", output, re.M)[-1])
+    assert accuracy >= 0.75, output[-2000:]
+    print(f"kserve_mnist: {folder.relative_to(tmp_path)} served over v2, archive format {version}, accuracy {accuracy:.2f}")
+
+
+def runpy_example(name: str) -> dict[str, object]:
+    import runpy
+
+    return runpy.run_path(str(EXAMPLES / f"{name}.py"), run_name="example")
+
+
+def test_the_inference_service_the_example_deploys_is_the_kserve_sdks() -> None:
+    """What `deploy` sends, as the Kubernetes client serialises the kserve SDK's models: Triton
+    for the pytorch format, the team's model store, 1-2 replicas, a GPU only when asked."""
+    needs("kserve")
+    from kubernetes.client import ApiClient
+
+    example = runpy_example("kserve_mnist")
+    build = example["inference_service"]
+    body = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models"))  # type: ignore[operator]
+    assert body["apiVersion"] == "serving.kserve.io/v1beta1" and body["kind"] == "InferenceService"
+    assert body["metadata"] == {"name": "mnist-cnn", "namespace": "team-a"}
+    predictor = body["spec"]["predictor"]
+    assert (predictor["minReplicas"], predictor["maxReplicas"]) == (1, 2)
+    model = predictor["model"]
+    assert model["modelFormat"] == {"name": "pytorch"} and model["runtime"] == "kserve-tritonserver"
+    assert model["storageUri"] == "pvc://team-models/models"
+    assert "nvidia.com/gpu" not in model["resources"]["limits"]
+    gpu = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models", 1))  # type: ignore[operator]
+    assert gpu["spec"]["predictor"]["model"]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    assert gpu["spec"]["predictor"]["model"]["resources"]["requests"]["nvidia.com/gpu"] == "1"
+
+
 def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -209,7 +261,9 @@ def test_pytorch_example_trains_as_two_processes_the_way_torchrun_starts_it(tmp_
     script = tmp_path / "train.py"
     script.write_text(
         f"import runpy; f = runpy.run_path({str(EXAMPLES / 'pytorch_ddp_mnist.py')!r})['train_mnist_cnn']; "
-        "losses = f(num_samples=1_000, batch_size=32, max_steps=10); print('loss', losses[0], '->', losses[-1])\n"
+        # One write per process: two ranks share the pipe, and print's pieces interleaved under load.
+        "losses = f(num_samples=1_000, batch_size=32, max_steps=10); "
+        "import sys; sys.stdout.write(f'loss {losses[0]} -> {losses[-1]}\\n'); sys.stdout.flush()\n"
     )
     run = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", "--nproc-per-node=2",

@@ -1,5 +1,5 @@
-"""LLM serving (docs/llm-serving.md): what the platform gives KServe's LLM controller, the gateway
-it binds to, and who passes the gateway's role check on a team's LLM prefixes."""
+"""Serving's LLM half (docs/serving.md, "LLMs"): what the platform gives KServe's LLM controller,
+the gateway it binds to, and who passes the gateway's role check on a team's LLM prefixes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import yaml
 from components.access import GATEWAY_SELECTOR
 from components.inference_gateway import InferenceGatewayArgs, gateway_object
 from components.istio import INFERENCE_EXTENSION_ENV
-from components.llm_serving import llm_gateway_policy, routes_policy, team_config, with_path_routing_only
+from components.profiles.serving import llm_gateway_policy, team_llm_config
+from components.serving_llm import routes_policy, with_path_routing_only
 from stackmodel.components.inference_gateway import GatewayProvider, GkeGatewayClass
 from stackmodel.schema import Sources
 from tests.support import mirror
@@ -63,9 +64,17 @@ def test_model_based_routing_is_off_in_kserves_configuration() -> None:
 
 
 def test_the_team_config_keeps_istio_out_of_the_llm_and_picker_pods() -> None:
-    spec = team_config("nlp")["spec"]
+    spec = team_llm_config("nlp", model_store=False)["spec"]
     assert spec["annotations"] == {"sidecar.istio.io/inject": "false"}
     assert spec["router"]["scheduler"]["annotations"] == {"sidecar.istio.io/inject": "false"}
+    assert "template" not in spec
+
+
+def test_with_a_model_store_the_llm_pods_read_the_team_bucket_as_the_model_server() -> None:
+    """As the serving PodDefault does for an InferenceService's pods, which it does not select."""
+    spec = team_llm_config("nlp", model_store=True)["spec"]
+    assert spec["template"] == {"serviceAccountName": "model-server"}
+    assert spec["annotations"] == {"sidecar.istio.io/inject": "false", "gke-gcsfuse/volumes": "true"}
 
 
 def test_the_istio_gateway_binds_to_kubeflows_ingress_gateway_and_takes_routes_from_team_namespaces() -> None:
@@ -95,6 +104,12 @@ def test_the_kind_render_holds_the_llm_controller_lws_the_gateway_and_each_teams
     assert {("Deployment", "llmisvc-controller-manager"), ("Deployment", "lws-controller-manager"), ("Gateway", "kubeflow-llm")} <= names
     assert ("CustomResourceDefinition", "inferencepools.inference.networking.k8s.io") in names
     assert ("LLMInferenceServiceConfig", "kserve-config-llm-router-route") in names
+    # One copy of what KServe's two controllers share: the CRD both CRD charts render, the ConfigMap and Issuer.
+    crds = {o.key[3]: o.source for o in render.objects if o.obj["kind"] == "CustomResourceDefinition"}
+    assert crds["clusterstoragecontainers.serving.kserve.io"] == "serving/kserve-crd"
+    assert crds["llminferenceservices.serving.kserve.io"] == "serving/kserve-llmisvc-crd"
+    shared = [o.source for o in render.objects if (o.obj["kind"], o.key[3]) in {("ConfigMap", "inferenceservice-config"), ("Issuer", "selfsigned-issuer")}]
+    assert shared == ["serving/kserve-resources", "serving/kserve-resources"]
     assert {("LLMInferenceServiceConfig", "team-llm"), ("AuthorizationPolicy", "team-nlp-llm")} <= names
     istiod = next(o.obj for o in render.objects if o.obj["kind"] == "Deployment" and o.key[3] == "istiod")
     env = {e["name"]: e.get("value") for c in istiod["spec"]["template"]["spec"]["containers"] for e in c.get("env") or []}

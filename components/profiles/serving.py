@@ -1,0 +1,356 @@
+"""A team's share of serving (components/serving.py installs KServe): the path of its
+InferenceServices on the Kubeflow gateway and the router behind it, the token its programs query
+with, the PodDefault of its serving pods, and on GKE its model store (docs/serving.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from components.access import (
+    EMAIL_CLAIM,
+    GATEWAY_PRINCIPAL,
+    GATEWAY_SELECTOR,
+    KUBEFLOW_GATEWAY,
+    USER_HEADER,
+    identities,
+)
+from components.istio import GATEWAY_NAMESPACE
+from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
+from components.serving import MODEL_CLIENT, service_account_user
+from facts.labels import INFERENCE_SERVICE_LABEL
+from facts.naming import llm_prefixes, serving_path
+from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
+from plumbing.base import CONFIG_DIGEST_ANNOTATION, config_digest
+
+# --- the team's path: /serving/<team>/<name>/ ------------------------------------------------
+# InferenceServices are made at run time, so no per-model route can be rendered, and an Istio
+# route's destination cannot be taken from the path. Each team gets one route of its prefix to a
+# router in its namespace (the nginx image the Ray dashboard proxy runs), which sends
+# /serving/<team>/<name>/<rest> to <name>-predictor.<team>.svc.cluster.local/<rest>. nginx needs a
+# resolver for a proxy_pass with variables (nginx docs, ngx_http_proxy_module proxy_pass): the
+# cluster's DNS Service, kube-dns in kube-system on GKE and on kind (CoreDNS keeps that name).
+ROUTER = "model-router"
+ROUTER_PORT = 8080
+CLUSTER_DNS = "kube-dns.kube-system.svc.cluster.local"
+ISVC_NAME = "[a-z]([-a-z0-9]*[a-z0-9])?"
+"""KServe's InferenceService name rule (pkg/apis/serving/v1beta1/inference_service_validation.go IsvcNameFmt)."""
+NGINX_CONF = "default.conf"
+NGINX_CONF_DIR = "/etc/nginx/conf.d"
+ROUTER_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}
+
+
+def router_config(namespace: str, resolver: str = CLUSTER_DNS, listen: str = str(ROUTER_PORT)) -> str:
+    """The router's nginx server: each InferenceService of `namespace` under its path, the rest
+    of the path and the query passed on as they came, responses streamed (an LLM's tokens), no
+    size limit on a request body (a batch of inputs). `resolver` and `listen` for a test."""
+    prefix = serving_path(namespace)
+    return f"""# The team's model router (mlplatform components/serving.py): {prefix}<name>/<path> to the
+# InferenceService <name>'s predictor, <name>-predictor.{namespace}.svc.cluster.local/<path>.
+server {{
+    listen {listen};
+    resolver {resolver} valid=10s ipv6=off;
+    client_max_body_size 0;
+    location ~ "^{prefix}(?<model>{ISVC_NAME})(?<rest>/.*)$" {{
+        proxy_pass http://$model-predictor.{namespace}.svc.cluster.local$rest$is_args$args;
+        proxy_http_version 1.1;
+        proxy_set_header Connection "";
+        proxy_buffering off;
+        proxy_request_buffering off;
+        proxy_read_timeout 1h;
+    }}
+    location / {{
+        return 404;
+    }}
+}}
+"""
+
+
+def router_objects(namespace: str) -> list[dict[str, Any]]:
+    """The router's configuration, Deployment and Service, and the gateway's route of the team's prefix to it."""
+    labels = {"app.kubernetes.io/name": ROUTER}
+    config = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": ROUTER, "namespace": namespace},
+        "data": {NGINX_CONF: router_config(namespace)},
+    }
+    container = {
+        "name": "nginx",
+        "image": image(RAY_DASHBOARD_AUTH_PROXY_IMAGE),
+        "ports": [{"name": "http", "containerPort": ROUTER_PORT}],
+        "readinessProbe": {"tcpSocket": {"port": ROUTER_PORT}},
+        "resources": ROUTER_RESOURCES,
+        "volumeMounts": [{"name": "config", "mountPath": NGINX_CONF_DIR, "readOnly": True}],
+    }
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": ROUTER, "namespace": namespace, "labels": labels},
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": labels},
+            "template": {
+                # Its configuration changes roll it (nginx reads it at start).
+                "metadata": {"labels": labels, "annotations": {CONFIG_DIGEST_ANNOTATION: config_digest(config["data"])}},
+                "spec": {"containers": [container], "volumes": [{"name": "config", "configMap": {"name": ROUTER}}]},
+            },
+        },
+    }
+    service = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": ROUTER, "namespace": namespace, "labels": labels},
+        "spec": {"selector": labels, "ports": [{"name": "http", "port": 80, "targetPort": ROUTER_PORT, "appProtocol": "http"}]},
+    }
+    route = {
+        "apiVersion": "networking.istio.io/v1",
+        "kind": "VirtualService",
+        "metadata": {"name": ROUTER, "namespace": namespace},
+        "spec": {
+            "gateways": [KUBEFLOW_GATEWAY],
+            "hosts": ["*"],
+            "http": [
+                {
+                    # No rewrite: the router reads the model's name from the path.
+                    "match": [{"uri": {"prefix": serving_path(namespace)}}],
+                    "route": [{"destination": {"host": f"{ROUTER}.{namespace}.svc.cluster.local", "port": {"number": 80}}}],
+                    "timeout": "3600s",
+                }
+            ],
+        },
+    }
+    return [config, deployment, service, route]
+
+
+# --- programs: a token the team mints ----------------------------------------------------------
+# The gateway takes a bearer JWT in place of a session (kubeflow/community-distribution 26.03.1-rc.2
+# common/oauth2-proxy/components/istio-external-auth: oauth2-proxy's CUSTOM policy skips requests
+# with an Authorization header, and the require-jwt DENY wants a request principal from a
+# RequestAuthentication; istio-m2m's RequestAuthentication trusts a cluster issuer and writes the
+# token's `sub` into kubeflow-userid). Kubeflow's m2m trusts every token of the cluster; this trusts
+# one audience and, through the DENY below, one service account per team on that team's prefix.
+TOKEN_MINTER = "model-client-token"
+
+
+def token_objects(namespace: str, members: Sequence[dict[str, str]]) -> list[dict[str, Any]]:
+    """The team's model client account, and who may mint its tokens (`create serviceaccounts/token`
+    on that account alone; RBAC subjects `members`: the team's people and groups, any role)."""
+    account = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": MODEL_CLIENT, "namespace": namespace}}
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "Role",
+        "metadata": {"name": TOKEN_MINTER, "namespace": namespace},
+        "rules": [{"apiGroups": [""], "resources": ["serviceaccounts/token"], "resourceNames": [MODEL_CLIENT], "verbs": ["create"]}],
+    }
+    binding = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "RoleBinding",
+        "metadata": {"name": TOKEN_MINTER, "namespace": namespace},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": TOKEN_MINTER},
+        "subjects": [dict(m) for m in members],
+    }
+    return [account, role, binding] if members else [account]
+
+
+def router_client_policy(namespace: str) -> dict[str, Any]:
+    """On the team's router: requests the gateway passes on for the team's model client (its
+    token's `sub` in kubeflow-userid) reach the team's prefix. People are let in by the team's
+    own policies (KFAM's contributors, the owner's)."""
+    return {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "AuthorizationPolicy",
+        "metadata": {"name": f"{ROUTER}-{MODEL_CLIENT}", "namespace": namespace},
+        "spec": {
+            "action": "ALLOW",
+            "selector": {"matchLabels": {"app.kubernetes.io/name": ROUTER}},
+            "rules": [
+                {
+                    "from": [{"source": {"principals": [GATEWAY_PRINCIPAL]}}],
+                    "to": [{"operation": {"paths": [serving_path(namespace) + "*"]}}],
+                    "when": [{"key": f"request.headers[{USER_HEADER}]", "values": [service_account_user(namespace, MODEL_CLIENT)]}],
+                }
+            ],
+        },
+    }
+
+
+# --- the serving pods of a team: one PodDefault ----------------------------------------------
+# Kubeflow's PodDefaults webhook (kubeflow.org/v1alpha1 PodDefault; its CRD in ../shared/crds/
+# kubeflow-dashboard-v2.0.0: selector, labels, annotations, serviceAccountName, ...) applies it to
+# every pod of the team namespace that KServe labels as an InferenceService's
+# (pkg/constants/constants.go InferenceServicePodLabelKey, set on every predictor pod by
+# components/predictor.go buildObjectMeta). It is the one place an InferenceService's pods' labels,
+# annotations and identity are decided; an LLMInferenceService's pods carry other labels
+# (app.kubernetes.io/*) and take theirs from the team's LLM config instead (team_llm_config, below).
+SERVING_POD_DEFAULT = "serving-pods"
+MODEL_SERVER = "model-server"
+"""The serving pods' service account: on GKE, Workload Identity to a Google account that may read
+the team bucket and nothing more (the model store's identity)."""
+
+
+def serving_pod_labels() -> dict[str, str]:
+    """The labels every serving pod of a team gets. The hook for Kueue's priority: once the
+    WorkloadPriorityClasses of issue 42 exist, `kueue.x-k8s.io/priority-class: interactive` goes
+    here, so a GPU replica is never preempted by batch work (Kueue reads the label from the pod:
+    kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework/utils.go WorkloadPriorityClassName, constants.go WorkloadPriorityClassLabel)."""
+    return {}
+
+
+def serving_pod_default(namespace: str, model_store: bool) -> dict[str, Any]:
+    """The team's PodDefault for its serving pods: the labels above; with a model store (GKE, a
+    team bucket), the account that reads it and GCS Fuse's sidecar, with the annotations Istio
+    needs beside it (components/profiles/pod_default.py)."""
+    spec: dict[str, Any] = {
+        "desc": f"Team {namespace}: its InferenceServices' pods",
+        "selector": {"matchExpressions": [{"key": INFERENCE_SERVICE_LABEL, "operator": "Exists"}]},
+    }
+    labels = serving_pod_labels()
+    if labels:
+        spec["labels"] = labels
+    if model_store:
+        spec["serviceAccountName"] = MODEL_SERVER
+        spec["annotations"] = {GCS_FUSE_ANNOTATION: "true", **ISTIO_GCS_FUSE_ANNOTATIONS}
+    return {
+        "apiVersion": "kubeflow.org/v1alpha1",
+        "kind": "PodDefault",
+        "metadata": {"name": SERVING_POD_DEFAULT, "namespace": namespace},
+        "spec": spec,
+    }
+
+
+# --- the team's model store on GKE ---------------------------------------------------------------
+# The team bucket, read-only, as a PersistentVolume of GKE's GCS Fuse CSI driver (static
+# provisioning: GKE docs, "Access Cloud Storage buckets with the Cloud Storage FUSE CSI driver"; the
+# volume handle is the bucket's name) on the serving profile's StorageClass, which GKE installs from
+# 1.35.1-gke.1616000 and whose driver tunes the file cache, parallel downloads and prefetch for model
+# loading (GKE docs, "gcsfuse-profiles"); and its claim, which KServe mounts at /mnt/models for a
+# `pvc://team-models/<path>` storage URI (pkg/webhook/admission/pod/storage_initializer_injector.go).
+MODEL_STORE = "team-models"
+SERVING_PROFILE = "gcsfusecsi-serving"
+MODEL_STORE_CAPACITY = "5Gi"
+"""A PersistentVolume must name a capacity; the driver ignores it (a bucket has no size)."""
+
+
+def model_store_objects(namespace: str, bucket: str) -> list[dict[str, Any]]:
+    """The PersistentVolume `<namespace>-team-models` of `bucket`, bound to the claim `team-models`
+    of `namespace` alone."""
+    volume = f"{namespace}-{MODEL_STORE}"
+    persistent_volume = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": volume},
+        "spec": {
+            "accessModes": ["ReadOnlyMany"],
+            "capacity": {"storage": MODEL_STORE_CAPACITY},
+            "persistentVolumeReclaimPolicy": "Retain",
+            "storageClassName": SERVING_PROFILE,
+            "claimRef": {"namespace": namespace, "name": MODEL_STORE},
+            "mountOptions": ["implicit-dirs"],
+            "csi": {"driver": GCS_FUSE_DRIVER, "volumeHandle": bucket, "readOnly": True},
+        },
+    }
+    claim = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": MODEL_STORE, "namespace": namespace},
+        "spec": {
+            "accessModes": ["ReadOnlyMany"],
+            "resources": {"requests": {"storage": MODEL_STORE_CAPACITY}},
+            "storageClassName": SERVING_PROFILE,
+            "volumeName": volume,
+        },
+    }
+    return [persistent_volume, claim]
+
+
+# --- the team's LLMs (with serving.llm; components/serving_llm.py) ------------------------------
+# KServe's LLM route preset puts a team's LLMs at /<team>/<name>/v1/... and /publishers/<team>/
+# models/<model>/... of the inference gateway, which is Kubeflow's ingress gateway (components/
+# inference_gateway.py). The role check is the gateway's, not the pods': the LLM pods and their
+# endpoint picker run without Istio's sidecar. vLLM's data-parallel RPC and NCCL between an LWS
+# group's pods do not pass a sidecar (as the training runtimes keep it out), the gateway calls the
+# endpoint picker over ext_proc, which carries no `kubeflow-userid` header a namespace's ALLOW
+# policies could match, and the namespace's viewers-read-only DENY would refuse a viewer's query,
+# a POST.
+TEAM_LLM_CONFIG = "team-llm"
+"""Each team's LLMInferenceServiceConfig, which a service names in `baseRefs` (examples/llm_openai.py)."""
+NO_SIDECAR = {"sidecar.istio.io/inject": "false"}
+
+
+def team_llm_config(namespace: str, model_store: bool) -> dict[str, Any]:
+    """The team's LLMInferenceServiceConfig: what serving_pod_default gives an InferenceService's
+    pods, for its LLM pods, whose labels it does not select (kserve v0.20.0
+    pkg/controller/v1alpha2/llmisvc workload_single_node.go singleNodeLabels: app.kubernetes.io/*,
+    no serving.kserve.io/inferenceservice). No sidecar on the LLM pods and the endpoint picker's;
+    with a model store (GKE), the account that reads the team bucket and GCS Fuse's sidecar, so
+    `pvc://team-models/<path>` loads from it. KServe puts `spec.annotations` and `spec.labels` on
+    the workload's pods (workload_single_node.go:179-180, workload_multi_node.go:264-268),
+    `spec.router.scheduler.annotations` on the picker's (scheduler.go:489), and takes the pods'
+    account from `spec.template.serviceAccountName` (workload_single_node.go)."""
+    annotations = {**NO_SIDECAR, **({GCS_FUSE_ANNOTATION: "true"} if model_store else {})}
+    spec: dict[str, Any] = {"annotations": annotations, "router": {"scheduler": {"annotations": dict(NO_SIDECAR)}}}
+    labels = serving_pod_labels()
+    if labels:
+        spec["labels"] = labels
+    if model_store:
+        spec["template"] = {"serviceAccountName": MODEL_SERVER}
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": TEAM_LLM_CONFIG, "namespace": namespace},
+        "spec": spec,
+    }
+
+
+def llm_gateway_policy(namespace: str, readers: Sequence[str]) -> dict[str, Any]:
+    """At the gateway: nobody but the team's people (any role: viewers query, a query is a POST)
+    and the team's model client reaches the team's LLM prefixes. A token's principal is
+    `<issuer>/<sub>`, the model client's sub `system:serviceaccount:<namespace>:model-client`
+    (Istio matches a principal by suffix with a leading `*`)."""
+    spec = {
+        "action": "DENY",
+        "selector": {"matchLabels": dict(GATEWAY_SELECTOR)},
+        "rules": [
+            {
+                "from": [{"source": {"notRequestPrincipals": [f"*/{service_account_user(namespace, MODEL_CLIENT)}"]}}],
+                "to": [{"operation": {"paths": [prefix + "*" for prefix in llm_prefixes(namespace)]}}],
+                "when": [{"key": EMAIL_CLAIM, "notValues": identities(readers)}],
+            }
+        ],
+    }
+    return {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "AuthorizationPolicy",
+        "metadata": {"name": f"team-{namespace}-llm", "namespace": GATEWAY_NAMESPACE},
+        "spec": spec,
+    }
+
+
+# --- the team's share, together ----------------------------------------------------------------
+
+RBAC = "rbac.authorization.k8s.io"
+
+
+def token_minters(owner: str, people: Sequence[str], groups: Sequence[str]) -> list[dict[str, str]]:
+    """Who may mint the model client's tokens: the owner, every contributor (viewers query too) and
+    every group of the team, as RBAC subjects (the names the API server authenticates them by)."""
+    users = dict.fromkeys([owner, *people])
+    return [{"apiGroup": RBAC, "kind": "User", "name": u} for u in users] + [{"apiGroup": RBAC, "kind": "Group", "name": g} for g in dict.fromkeys(groups)]
+
+
+def team_serving_objects(
+    namespace: str, minters: Sequence[dict[str, str]], bucket: str | None, llm_readers: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
+    """Everything of serving in one team namespace: its route and router, the model client and who
+    mints its tokens, the router's policy for it, its serving pods' PodDefault, with a bucket (GKE)
+    its model store, and with LLMs (`llm_readers`: everyone the team lets in) its LLM config and
+    the gateway's check of its LLM prefixes."""
+    objects = [*router_objects(namespace), router_client_policy(namespace), *token_objects(namespace, minters)]
+    objects.append(serving_pod_default(namespace, model_store=bucket is not None))
+    if bucket is not None:
+        objects += model_store_objects(namespace, bucket)
+    if llm_readers is not None:
+        objects += [team_llm_config(namespace, model_store=bucket is not None), llm_gateway_policy(namespace, llm_readers)]
+    return objects

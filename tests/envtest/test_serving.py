@@ -1,0 +1,190 @@
+"""Serving's facts the real API server decides (components/serving.py): the rollout KServe writes
+from inferenceservice-config is one a Deployment takes; who may mint the team's model-client
+tokens; who may deploy and who may only read InferenceServices, through Kubeflow's aggregated
+roles as the controller manager aggregates them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from kubernetes.client.exceptions import ApiException
+
+from components.profiles.serving import MODEL_CLIENT, token_objects
+from components.serving import (
+    DEFAULT_ROLLOUT,
+    kubeflow_roles,
+    replica_bounds_binding,
+    replica_bounds_policy,
+)
+from components.serving_runtimes import gpu_runtimes
+from facts.labels import PROFILE_NAMESPACE_LABEL
+from facts.node_labels import Taint
+from tests.envtest.conftest import kept
+from tests.support import mirror
+from tests.support.apiserver import Cluster, user
+from tooling.waiting import wait_for
+
+NAMESPACE = "serving-a"
+OTHER = "serving-b"
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _deployment(strategy: dict[str, str]) -> dict[str, Any]:
+    """A predictor Deployment as KServe's Standard mode writes one (its rollout strategy's
+    values as strings: deployment_reconciler.go applyRolloutStrategyFromConfigmap, intstr.String)."""
+    labels = {"app": "isvc.mnist-cnn-predictor"}
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": "mnist-cnn-predictor", "namespace": NAMESPACE},
+        "spec": {
+            "selector": {"matchLabels": labels},
+            "strategy": {"type": "RollingUpdate", "rollingUpdate": strategy},
+            "template": {"metadata": {"labels": labels}, "spec": {"containers": [{"name": "kserve-container", "image": "nvcr.io/nvidia/tritonserver:23.05-py3"}]}},
+        },
+    }
+
+
+def test_the_no_surge_rollout_is_one_a_deployment_takes_and_a_bare_number_would_not_be(cluster: Cluster) -> None:
+    with kept(cluster, [_namespace(NAMESPACE)]):
+        assert cluster.apply(_deployment(DEFAULT_ROLLOUT), dry_run=True) in (200, 201)
+        with pytest.raises(ApiException) as refused:
+            cluster.apply(_deployment({"maxSurge": "0", "maxUnavailable": "1"}), dry_run=True)
+        body = str(refused.value.body)
+        assert refused.value.status == 422 and "spec.strategy.rollingUpdate.maxSurge" in body and "[0-9]+%" in body
+
+
+def test_a_teams_members_mint_model_client_tokens_of_their_team_only(cluster: Cluster) -> None:
+    ana = {"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "ana@acme.com"}
+    objects = [_namespace(NAMESPACE), _namespace(OTHER), *token_objects(NAMESPACE, [ana])]
+    with kept(cluster, objects):
+        def mints(who: str, namespace: str, account: str) -> bool:
+            cluster._reviews.clear()  # each question asked afresh
+            return cluster.allows(user(who), "create", "serviceaccounts", namespace, subresource="token", name=account)
+
+        # The RBAC authorizer reads Roles through an informer: the binding reaches it a moment after it is stored.
+        wait_for("the token Role bound", lambda: [] if mints("ana@acme.com", NAMESPACE, MODEL_CLIENT) else ["ana"], timeout=10, interval=0.1)
+        assert not mints("ana@acme.com", NAMESPACE, "default-editor")  # not the notebooks' account
+        assert not mints("ana@acme.com", OTHER, MODEL_CLIENT)
+        assert not mints("bo@acme.com", NAMESPACE, MODEL_CLIENT)
+
+
+KUBEFLOW_ROLES = "kubeflow-roles/common_kubeflow-roles_base_cluster-roles.yaml"
+
+
+@mirror.needed
+def test_editors_deploy_and_viewers_read_inference_services_through_kubeflows_roles(cluster: Cluster) -> None:
+    """kubeflow-edit and kubeflow-view of the pinned Kubeflow release, with the KServe roles
+    aggregated into them by the controller manager; bound in one namespace as the profile
+    controller binds contributors."""
+    roles = [o for o in yaml.safe_load_all(Path(mirror.MIRROR, KUBEFLOW_ROLES).read_text()) if o and o["kind"] == "ClusterRole"]
+
+    def binding(name: str, role: str, who: str) -> dict[str, Any]:
+        return {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "RoleBinding",
+            "metadata": {"name": name, "namespace": NAMESPACE},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": role},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": who}],
+        }
+
+    objects = [_namespace(NAMESPACE), *roles, *kubeflow_roles(), binding("ed", "kubeflow-edit", "ed@acme.com"), binding("vi", "kubeflow-view", "vi@acme.com")]
+    with kept(cluster, objects):
+        def may(who: str, verb: str, namespace: str = NAMESPACE) -> bool:
+            cluster._reviews.clear()  # each question asked afresh
+            return cluster.allows(user(who), verb, "inferenceservices", namespace, group="serving.kserve.io")
+
+        wait_for("the bindings seen by the authorizer", lambda: [] if may("ed@acme.com", "create") and may("vi@acme.com", "get") else ["ed, vi"], timeout=10, interval=0.1)
+        assert may("ed@acme.com", "create") and may("ed@acme.com", "delete") and may("ed@acme.com", "get")
+        assert not may("ed@acme.com", "create", OTHER)
+        assert may("vi@acme.com", "get") and may("vi@acme.com", "list")
+        assert not may("vi@acme.com", "create") and not may("vi@acme.com", "patch")
+
+
+def _kserve_crds(tmp_path: Path) -> list[dict[str, Any]]:
+    """The CRDs of the pinned kserve-crd chart, as `helm template` renders them."""
+    import subprocess
+
+    from facts.versions import KSERVE_CRD_CHART
+    from tooling import tools
+
+    package = Path(mirror.MIRROR, "charts", f"{KSERVE_CRD_CHART.name}-{KSERVE_CRD_CHART.version}.tgz")
+    run = subprocess.run([tools.find(tools.HELM), "template", "kserve-crd", str(package)], capture_output=True, text=True, timeout=120, check=True)
+    return [o for o in yaml.safe_load_all(run.stdout) if o and o["kind"] == "CustomResourceDefinition"]
+
+
+@dataclass(frozen=True)
+class _Pool:
+    name: str
+    accelerator: str = "nvidia-l4"
+    spot: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    extra_taints: tuple[Taint, ...] = ()
+    dra: bool = False
+
+
+@mirror.needed
+def test_the_gpu_runtimes_and_the_examples_inference_service_are_valid_under_kserves_crds(cluster: Cluster, tmp_path: Path) -> None:
+    """What the platform and the example send, judged by the CRDs of KServe v0.20.0 (schema and
+    CEL rules; the controller's webhooks are not there to call)."""
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "mnist-cnn", "namespace": NAMESPACE},
+        "spec": {
+            "predictor": {
+                "minReplicas": 1,
+                "maxReplicas": 2,
+                "model": {
+                    "modelFormat": {"name": "pytorch"},
+                    "runtime": "kserve-tritonserver",
+                    "storageUri": "pvc://team-models/models",
+                    "resources": {"requests": {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "1"}, "limits": {"cpu": "1", "memory": "2Gi", "nvidia.com/gpu": "1"}},
+                },
+            }
+        },
+    }
+    runtimes = gpu_runtimes([_Pool("l4", spot=True), _Pool("h100", accelerator="nvidia-h100-80gb")])
+    with kept(cluster, [*_kserve_crds(tmp_path), _namespace(NAMESPACE)]):
+        for obj in (*runtimes, isvc):
+            assert cluster.apply(obj, dry_run=True) in (200, 201), obj["metadata"]["name"]
+
+
+def _isvc(name: str, replicas: dict[str, int]) -> dict[str, Any]:
+    return {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"predictor": {**replicas, "model": {"modelFormat": {"name": "sklearn"}, "storageUri": "pvc://team-models/iris"}}},
+    }
+
+
+@mirror.needed
+def test_the_stacks_replica_floor_and_ceiling_hold_for_inference_services_of_team_namespaces(cluster: Cluster, tmp_path: Path) -> None:
+    """A floor of 1 and a ceiling of 4, enforced by the API server: an unset minimum is KServe's 1
+    and an unset maximum the minimum, as KServe reads them."""
+    key, value = PROFILE_NAMESPACE_LABEL
+    team = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {key: value}}}
+    objects = [*_kserve_crds(tmp_path), team, replica_bounds_policy(1, 4), replica_bounds_binding()]
+    with kept(cluster, objects):
+        def refusal(replicas: dict[str, int]) -> str:
+            try:
+                cluster.apply(_isvc("iris", replicas), dry_run=True)
+            except ApiException as error:
+                return str(json.loads(error.body)["message"])
+            return ""
+
+        # The binding reaches the API server's policy informer a moment after it is stored.
+        wait_for("the replica policy in force", lambda: [] if refusal({"minReplicas": 0}) else ["not yet"], timeout=20, interval=0.2)
+        assert "spec.predictor.minReplicas 0 is below the platform's floor of 1 replicas" in refusal({"minReplicas": 0})
+        assert "spec.predictor.maxReplicas 9 is above the platform's ceiling of 4 replicas" in refusal({"minReplicas": 1, "maxReplicas": 9})
+        assert "spec.predictor.maxReplicas 5 is above" in refusal({"minReplicas": 5})  # no maximum: the minimum's
+        assert refusal({}) == "" and refusal({"minReplicas": 2, "maxReplicas": 4}) == ""

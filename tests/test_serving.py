@@ -1,0 +1,364 @@
+"""Serving's builders (components/serving.py): the KServe charts rendered from the mirror with the
+platform's values and transforms, the team router served by a real nginx, and the gateway's
+token policies judged with Istio's semantics (tests/support/mesh.py)."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import subprocess
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from components.access import GATEWAY_PRINCIPAL, USER_HEADER
+from components.profiles.serving import (
+    MODEL_CLIENT,
+    MODEL_SERVER,
+    ROUTER,
+    model_store_objects,
+    router_client_policy,
+    router_config,
+    router_objects,
+    service_account_user,
+    serving_pod_default,
+    serving_pod_labels,
+    token_objects,
+)
+from components.serving import (
+    DEFAULT_ROLLOUT,
+    MULTINODE_RUNTIME,
+    kserve_values,
+    kubeflow_roles,
+    runtime_values,
+    with_multinode_runtime_disabled,
+    with_rollout_strategy,
+)
+from components.serving_runtimes import gpu_runtimes
+from facts.node_labels import GPU_RESOURCE, Taint, pool_selector, pool_taints
+from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART
+from tests.support import crds, mirror
+from tests.support import nginx as real_nginx
+from tests.support.mesh import Request, istio_decision
+from tests.support.validation import validate as validate_object
+from tooling import tools
+
+
+def helm_template(chart: str, version: str, values: dict[str, Any], tmp_path: Path) -> list[dict[str, Any]]:
+    """`helm template` of a pinned chart of the mirror with `values`: its objects."""
+    values_file = tmp_path / f"{chart}-values.yaml"
+    values_file.write_text(yaml.safe_dump(values))
+    package = mirror.MIRROR / "charts" / f"{chart}-{version}.tgz"
+    run = subprocess.run(
+        [tools.find(tools.HELM), "template", "kserve", str(package), "--namespace", "kserve", "-f", str(values_file)],
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    return [o for o in yaml.safe_load_all(run.stdout) if o]
+
+
+@mirror.needed
+def test_the_controller_runs_in_standard_mode_with_no_surge_and_no_ingress_of_its_own(tmp_path: Path) -> None:
+    objects = helm_template(KSERVE_CHART.name, KSERVE_CHART.version, kserve_values(), tmp_path)
+    config = next(o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "inferenceservice-config")
+    transformed = with_rollout_strategy(config)
+    assert transformed is not None
+    deploy = json.loads(transformed["data"]["deploy"])
+    assert deploy == {"defaultDeploymentMode": "Standard", "deploymentRolloutStrategy": {"defaultRollout": DEFAULT_ROLLOUT}}
+    ingress = json.loads(transformed["data"]["ingress"])
+    assert ingress["disableIngressCreation"] is True and ingress["disableIstioVirtualHost"] is True
+    assert json.loads(transformed["data"]["storageInitializer"])["image"] == "kserve/storage-initializer:v0.20.0"
+    # The webhooks' certificate is cert-manager's: the chart's Issuer and Certificate, injected by cainjector.
+    kinds = {o["kind"] for o in objects}
+    assert {"Issuer", "Certificate"} <= kinds
+    hooks = [o for o in objects if o["kind"] in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")]
+    assert hooks and all(h["metadata"]["annotations"]["cert-manager.io/inject-ca-from"] == "kserve/serving-cert" for h in hooks)
+    assert all(with_rollout_strategy(o) is None for o in objects if o is not config)
+
+
+@mirror.needed
+def test_the_runtimes_on_are_sklearn_xgboost_huggingface_and_triton(tmp_path: Path) -> None:
+    objects = helm_template(KSERVE_RUNTIMES_CHART.name, KSERVE_RUNTIMES_CHART.version, runtime_values(), tmp_path)
+    runtimes = [with_multinode_runtime_disabled(o) or o for o in objects if o["kind"] == "ClusterServingRuntime"]
+    enabled = sorted(r["metadata"]["name"] for r in runtimes if not r["spec"]["disabled"])
+    assert enabled == ["kserve-huggingfaceserver", "kserve-sklearnserver", "kserve-tritonserver", "kserve-xgbserver"]
+    # The multi-node runtime follows the single-node one's switch in the chart: only the transform turns it off.
+    (multinode,) = [o for o in objects if o["metadata"]["name"] == MULTINODE_RUNTIME]
+    assert multinode["spec"]["disabled"] is False
+    triton = next(r for r in runtimes if r["metadata"]["name"] == "kserve-tritonserver")
+    assert {"name": "pytorch", "version": "1"} in triton["spec"]["supportedModelFormats"]
+
+
+def test_editors_manage_inference_services_and_viewers_read_them() -> None:
+    admin, edit, view = kubeflow_roles()
+    assert admin["aggregationRule"]["clusterRoleSelectors"] == [{"matchLabels": {"rbac.authorization.kubeflow.org/aggregate-to-kubeflow-kserve-admin": "true"}}]
+    assert edit["metadata"]["labels"]["rbac.authorization.kubeflow.org/aggregate-to-kubeflow-edit"] == "true"
+    assert view["metadata"]["labels"] == {"rbac.authorization.kubeflow.org/aggregate-to-kubeflow-view": "true"}
+    assert "create" in edit["rules"][0]["verbs"] and set(view["rules"][0]["verbs"]) == {"get", "list", "watch"}
+    assert "inferenceservices" in view["rules"][0]["resources"]
+
+
+# --- the router, served --------------------------------------------------------------------
+
+
+class _Echo(http.server.BaseHTTPRequestHandler):
+    """An upstream that says what it was sent: method, path with query, Host, body length."""
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length) if length else b""
+        answer = json.dumps({"method": self.command, "path": self.path, "host": self.headers["Host"], "body": len(body)}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
+
+    do_GET = do_POST = _answer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def echo() -> Iterator[int]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Echo)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield int(server.server_address[1])
+    server.shutdown()
+
+
+def _nginx() -> str:
+    found = real_nginx.nginx_binary()
+    if found is None:
+        if real_nginx.required_in_ci():
+            pytest.fail(f"no nginx: {real_nginx.INSTALL}")
+        pytest.skip(f"no nginx: {real_nginx.INSTALL}")
+    return found
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_the_router_passes_a_models_path_to_its_predictor_and_nothing_else(tmp_path: Path, echo: int) -> None:
+    """/serving/nlp/<name>/<rest>?<query> reaches <name>-predictor.nlp.svc.cluster.local/<rest>?<query>
+    (here an nginx upstream of that name on loopback, which nginx takes before asking its
+    resolver); another team's prefix, a name KServe would refuse and a bare prefix do not."""
+    nginx = _nginx()
+    port = _free_port()
+    conf = {
+        "router.conf": router_config("nlp", resolver="127.0.0.1:9", listen=f"127.0.0.1:{port}"),
+        "upstream.conf": f"upstream mnist-cnn-predictor.nlp.svc.cluster.local {{ server 127.0.0.1:{echo}; }}\n",
+    }
+    config = real_nginx.main_config(tmp_path, conf)
+    checked = real_nginx.check(nginx, config)
+    assert checked.returncode == 0, checked.stderr
+    process = real_nginx.start(nginx, config)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/", timeout=1)
+            except urllib.error.HTTPError:
+                break  # nginx answers (404): up
+            except OSError:
+                assert time.monotonic() < deadline, "nginx did not start"
+                time.sleep(0.1)
+        with urllib.request.urlopen(f"{base}/serving/nlp/mnist-cnn/v2/models/mnist-cnn/ready?verbose=1", timeout=5) as got:
+            seen = json.load(got)
+        assert seen == {"method": "GET", "path": "/v2/models/mnist-cnn/ready?verbose=1", "host": "mnist-cnn-predictor.nlp.svc.cluster.local", "body": 0}
+        body = json.dumps({"inputs": [{"name": "INPUT__0", "shape": [1], "datatype": "FP32", "data": [0.5]}]}).encode()
+        posted = urllib.request.Request(f"{base}/serving/nlp/mnist-cnn/v2/models/mnist-cnn/infer", data=body, method="POST")
+        with urllib.request.urlopen(posted, timeout=5) as got:
+            seen = json.load(got)
+        assert (seen["method"], seen["path"], seen["body"]) == ("POST", "/v2/models/mnist-cnn/infer", len(body))
+        for path in ("/serving/vision/mnist-cnn/v2/models", "/serving/nlp/Mnist_CNN/v2", "/serving/nlp/mnist-cnn", "/v2/models"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"{base}{path}", timeout=5)
+            assert refused.value.code == 404, path
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_gateway_routes_the_teams_prefix_to_its_router_unchanged() -> None:
+    config, deployment, service, route = router_objects("nlp")
+    assert config["data"]["default.conf"] == router_config("nlp")
+    (http_route,) = route["spec"]["http"]
+    assert http_route["match"] == [{"uri": {"prefix": "/serving/nlp/"}}] and "rewrite" not in http_route
+    assert http_route["route"][0]["destination"] == {"host": f"{ROUTER}.nlp.svc.cluster.local", "port": {"number": 80}}
+    assert service["spec"]["ports"][0]["targetPort"] == deployment["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"]
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+ISSUER = "https://kubernetes.default.svc"
+GATEWAY = ("istio-system", {"app": "istio-ingressgateway", "istio": "ingressgateway"})
+
+
+def _gateway_allows(policies: list[dict[str, Any]], principal: str, path: str, method: str = "POST") -> bool:
+    request = Request(method, path, 8080, request_principal=principal)
+    return istio_decision(policies, GATEWAY[0], GATEWAY[1], request).allowed
+
+
+def test_a_teams_model_client_token_reaches_its_teams_models_and_nothing_else() -> None:
+    from components.serving import gateway_token_objects
+
+    objects = gateway_token_objects(GATEWAY[0], {"app": "istio-ingressgateway"}, ISSUER, f"{ISSUER}/openid/v1/jwks", "mlplatform-serving", ["nlp", "vision"])
+    authentication, deny = objects
+    (rule,) = authentication["spec"]["jwtRules"]
+    assert rule["audiences"] == ["mlplatform-serving"] and rule["issuer"] == ISSUER
+    assert {"header": USER_HEADER, "claim": "sub"} in rule["outputClaimToHeaders"]
+    nlp_client = f"{ISSUER}/{service_account_user('nlp', MODEL_CLIENT)}"
+    assert _gateway_allows([deny], nlp_client, "/serving/nlp/mnist-cnn/v2/models/mnist-cnn/infer")
+    assert not _gateway_allows([deny], nlp_client, "/serving/vision/mnist-cnn/v2/models/mnist-cnn/infer")
+    assert not _gateway_allows([deny], nlp_client, "/notebook/nlp/nb/", "GET")
+    assert not _gateway_allows([deny], nlp_client, "/pipeline/apis/v2beta1/runs", "GET")
+    # Another account of the team (a notebook's default-editor) is refused everywhere, its own prefix too.
+    assert not _gateway_allows([deny], f"{ISSUER}/{service_account_user('nlp', 'default-editor')}", "/serving/nlp/mnist-cnn/v2/models")
+    # A person's Dex token is not these policies' business.
+    assert _gateway_allows([deny], "http://dex.auth.svc.cluster.local:5556/dex/ana@acme.com", "/notebook/nlp/nb/", "GET")
+
+
+def test_the_router_lets_in_its_teams_model_client_on_its_prefix_only() -> None:
+    policy = router_client_policy("nlp")
+    labels = {"app.kubernetes.io/name": ROUTER}
+    client = {USER_HEADER: service_account_user("nlp", MODEL_CLIENT)}
+
+    def allowed(path: str, headers: dict[str, str], principal: str = GATEWAY_PRINCIPAL) -> bool:
+        return istio_decision([policy], "nlp", labels, Request("POST", path, 8080, principal=principal, namespace="istio-system", headers=headers)).allowed
+
+    assert allowed("/serving/nlp/mnist-cnn/v2/models/mnist-cnn/infer", client)
+    assert not allowed("/serving/nlp/mnist-cnn/v2/models/mnist-cnn/infer", {USER_HEADER: service_account_user("vision", MODEL_CLIENT)})
+    assert not allowed("/other", client)
+
+
+def test_the_team_mints_tokens_of_the_model_client_only() -> None:
+    members = [{"kind": "User", "name": "ana@acme.com", "apiGroup": "rbac.authorization.k8s.io"}]
+    account, role, binding = token_objects("nlp", members)
+    assert account["metadata"] == {"name": MODEL_CLIENT, "namespace": "nlp"}
+    assert role["rules"] == [{"apiGroups": [""], "resources": ["serviceaccounts/token"], "resourceNames": [MODEL_CLIENT], "verbs": ["create"]}]
+    assert binding["subjects"] == members and binding["roleRef"]["name"] == role["metadata"]["name"]
+    assert token_objects("nlp", []) == [account]
+
+
+# --- GPU runtimes ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Pool:
+    """A GPU pool as facts/node_labels.py reads one (the stack model's GpuPool has these)."""
+
+    name: str
+    accelerator: str = "nvidia-l4"
+    spot: bool = False
+    labels: dict[str, str] = field(default_factory=dict)
+    extra_taints: tuple[Taint, ...] = ()
+    dra: bool = False
+
+
+def test_each_device_plugin_gpu_pool_gets_a_vllm_and_a_huggingface_runtime_placed_on_it() -> None:
+    spot = _Pool("l4", spot=True, extra_taints=(Taint("team", "nlp", "NoSchedule"),))
+    runtimes = gpu_runtimes([spot, _Pool("h100", accelerator="nvidia-h100-80gb"), _Pool("b200", accelerator="nvidia-b200", dra=True)])
+    assert [r["metadata"]["name"] for r in runtimes] == [
+        "kserve-vllm-l4", "kserve-huggingface-l4", "kserve-vllm-h100", "kserve-huggingface-h100",
+    ]  # no runtime on the DRA pool: its GPUs are claimed, which a runtime cannot say
+    vllm, huggingface = runtimes[:2]
+    for runtime in (vllm, huggingface):
+        spec = runtime["spec"]
+        assert spec["nodeSelector"] == pool_selector(spot) and spec["nodeSelector"]["cloud.google.com/gke-spot"] == "true"
+        assert spec["tolerations"] == [t.toleration() for t in pool_taints(spot)] and len(spec["tolerations"]) == 2
+        (container,) = spec["containers"]
+        assert container["resources"]["limits"][GPU_RESOURCE] == "1" == container["resources"]["requests"][GPU_RESOURCE]
+        assert all(not f["autoSelect"] for f in spec["supportedModelFormats"])  # a predictor names the pool's runtime
+    (vllm_container,) = vllm["spec"]["containers"]
+    assert vllm_container["image"] == "vllm/vllm-openai:v0.24.0" and "--served-model-name={{.Name}}" in vllm_container["args"]
+    assert huggingface["spec"]["containers"][0]["image"] == "kserve/huggingfaceserver:v0.20.0-gpu"
+
+
+def test_the_teams_serving_pods_get_the_model_stores_identity_and_gcs_fuse_from_one_pod_default() -> None:
+    gke = serving_pod_default("nlp", model_store=True)
+    spec = gke["spec"]
+    assert spec["selector"] == {"matchExpressions": [{"key": "serving.kserve.io/inferenceservice", "operator": "Exists"}]}
+    assert spec["serviceAccountName"] == MODEL_SERVER and spec["annotations"]["gke-gcsfuse/volumes"] == "true"
+    # Istio's annotations for GCS Fuse, as the team's own PodDefault has them.
+    assert spec["annotations"]["traffic.sidecar.istio.io/excludeOutboundIPRanges"] == "169.254.169.254/32"
+    kind = serving_pod_default("nlp", model_store=False)["spec"]
+    assert "serviceAccountName" not in kind and "annotations" not in kind
+    if crds.available():
+        assert validate_object(gke) == []  # Kubeflow's PodDefault CRD
+    # The priority hook is empty until issue 42's WorkloadPriorityClasses exist.
+    assert serving_pod_labels() == {} and "labels" not in spec
+
+
+def test_the_model_store_is_the_team_bucket_read_only_on_gkes_serving_profile_for_its_team_alone() -> None:
+    volume, claim = model_store_objects("nlp", "acme-ml-nlp")
+    assert volume["spec"]["csi"] == {"driver": "gcsfuse.csi.storage.gke.io", "volumeHandle": "acme-ml-nlp", "readOnly": True}
+    assert volume["spec"]["storageClassName"] == claim["spec"]["storageClassName"] == "gcsfusecsi-serving"
+    assert volume["spec"]["claimRef"] == {"namespace": "nlp", "name": "team-models"}  # no other namespace's claim binds it
+    assert claim["spec"]["volumeName"] == volume["metadata"]["name"] == "nlp-team-models"
+    assert volume["spec"]["accessModes"] == claim["spec"]["accessModes"] == ["ReadOnlyMany"]
+    for obj in (volume, claim):
+        assert validate_object(obj) == []
+
+
+@mirror.needed
+def test_kedas_metrics_server_and_webhook_take_their_certificates_from_cert_manager(tmp_path: Path) -> None:
+    from components.serving import KEDA_CONTROL_PLANE_PORTS, keda_values
+    from facts.versions import KEDA_CHART
+
+    objects = helm_template(KEDA_CHART.name, KEDA_CHART.version, keda_values(), tmp_path)
+    called = [o for o in objects if o["kind"] in ("APIService", "ValidatingWebhookConfiguration")]
+    assert {o["kind"] for o in called} == {"APIService", "ValidatingWebhookConfiguration"}
+    assert all("cert-manager.io/inject-ca-from" in o["metadata"]["annotations"] for o in called)
+    assert {o["kind"] for o in objects} >= {"Certificate", "Issuer"}
+    # The ports the control plane calls: the Services' target ports behind the APIService and the webhook.
+    services = {o["metadata"]["name"]: o for o in objects if o["kind"] == "Service"}
+    (api,) = [o for o in called if o["kind"] == "APIService"]
+    (hook,) = [o for o in called if o["kind"] == "ValidatingWebhookConfiguration"]
+    targets = {
+        next(p["targetPort"] for p in services[api["spec"]["service"]["name"]]["spec"]["ports"] if p["port"] == 443),
+        next(p["targetPort"] for p in services[hook["webhooks"][0]["clientConfig"]["service"]["name"]]["spec"]["ports"] if p["port"] == 443),
+    }
+    assert targets == set(KEDA_CONTROL_PLANE_PORTS)
+
+
+def test_the_serving_dashboard_alerts_and_monitor_read_the_pinned_metric_names() -> None:
+    """Every PromQL parses, and names only metrics of vLLM 0.24.0 (its wheel's v1/metrics/loggers.py),
+    kserve 0.20.0 (kserve/metrics.py), kube-state-metrics, DCGM and Prometheus itself."""
+    from components.dashboards.common import to_json
+    from components.dashboards.serving import MODEL_LABEL, dashboard, predictor_pod_monitor_spec, serving_alert_rules
+    from tests.support.promql import dashboard_expressions, metric_names, parse
+
+    known = {
+        "vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+        "vllm:time_to_first_token_seconds_bucket", "vllm:e2e_request_latency_seconds_bucket",
+        "vllm:prompt_tokens_total", "vllm:generation_tokens_total", "vllm:request_success_total",
+        "request_predict_seconds_count", "request_predict_seconds_bucket",
+        "kube_deployment_spec_replicas", "kube_deployment_status_replicas_available", "DCGM_FI_DEV_GPU_UTIL", "up",
+    }
+    names: set[str] = set()
+    for _, expr in dashboard_expressions(to_json(dashboard())):
+        names |= metric_names(parse(expr))
+    for rule in serving_alert_rules():
+        names |= metric_names(parse(rule["expr"]))
+    assert names and names <= known, names - known
+    (endpoint,) = predictor_pod_monitor_spec()["podMetricsEndpoints"]
+    assert endpoint["relabelings"][-1]["targetLabel"] == MODEL_LABEL and "port" not in endpoint
+    monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {"name": "kserve-predictors", "namespace": "monitoring"}, "spec": predictor_pod_monitor_spec()}
+    if crds.available():
+        assert validate_object(monitor) == []  # prometheus-operator's PodMonitor CRD
