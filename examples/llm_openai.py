@@ -66,8 +66,9 @@ def namespace() -> str:
 def llm_service(name: str, model_uri: str, gpus: int = 1, replicas: int = 1) -> dict[str, Any]:
     """The LLMInferenceService: the model, one `main` container with its GPUs (merged into KServe's
     vLLM preset by container name), the team's own settings (`baseRefs`: the platform's
-    `team-llm` config in your namespace: service account for the bucket, volume annotations), and
-    KServe's default route, gateway and scheduler."""
+    `team-llm` config in your namespace: no mesh sidecar, the GPU nodes' taint tolerated, on GKE
+    the account and GCS Fuse of your team bucket; a multi-node service with `worker` names
+    `team-llm-workers` too), and KServe's default route, gateway and scheduler."""
     resources = {"nvidia.com/gpu": str(gpus)}
     return {
         "apiVersion": f"{API_GROUP}/{API_VERSION}",

@@ -11,7 +11,7 @@ import yaml
 from components.access import GATEWAY_SELECTOR
 from components.inference_gateway import InferenceGatewayArgs, gateway_object
 from components.istio import INFERENCE_EXTENSION_ENV
-from components.profiles.serving import llm_gateway_policy, team_llm_config
+from components.profiles.serving import llm_gateway_policy, team_llm_config, team_llm_workers_config
 from components.serving_llm import routes_policy, with_path_routing_only
 from stackmodel.components.inference_gateway import GatewayProvider, GkeGatewayClass
 from stackmodel.schema import Sources
@@ -67,13 +67,17 @@ def test_the_team_config_keeps_istio_out_of_the_llm_and_picker_pods() -> None:
     spec = team_llm_config("nlp", model_store=False)["spec"]
     assert spec["annotations"] == {"sidecar.istio.io/inject": "false"}
     assert spec["router"]["scheduler"]["annotations"] == {"sidecar.istio.io/inject": "false"}
-    assert "template" not in spec
+    # The GPU taint tolerated by the pods themselves (no flavor tolerates it for them), no account of the platform's.
+    assert spec["template"] == {"tolerations": [{"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"}]}
+    assert "worker" not in spec  # a worker would make every service naming it a LeaderWorkerSet
+    assert team_llm_workers_config("nlp", model_store=False)["spec"] == {"worker": spec["template"]}
 
 
 def test_with_a_model_store_the_llm_pods_read_the_team_bucket_as_the_model_server() -> None:
     """As the serving PodDefault does for an InferenceService's pods, which it does not select."""
     spec = team_llm_config("nlp", model_store=True)["spec"]
-    assert spec["template"] == {"serviceAccountName": "model-server"}
+    assert spec["template"]["serviceAccountName"] == "model-server"
+    assert team_llm_workers_config("nlp", model_store=True)["spec"]["worker"]["serviceAccountName"] == "model-server"
     assert spec["annotations"] == {"sidecar.istio.io/inject": "false", "gke-gcsfuse/volumes": "true"}
 
 
@@ -140,3 +144,48 @@ def test_check_fails_header_routing_left_on() -> None:
 
     found = violations(edited(rendered("kind"), "ConfigMap", "inferenceservice-config", enable), "llm-routes-role-checked")
     assert [v.object for v in found] == ["LLMInferenceServiceConfig.serving.kserve.io kserve/kserve-config-llm-router-route"]
+
+
+def test_with_llms_a_teams_model_client_passes_every_gateway_check_on_its_llm_prefixes_only() -> None:
+    """The serving tokens' DENY (components/serving.py) and the team's LLM check together, as the
+    gateway holds both: the model client of nlp queries nlp's LLMs, at either prefix, and no other's."""
+    from components.serving import gateway_token_objects
+
+    issuer = "https://container.googleapis.com/v1/projects/p/locations/l/clusters/c"
+    _, tokens = gateway_token_objects(GATEWAY_NAMESPACE, dict(GATEWAY_SELECTOR), issuer, f"{issuer}/jwks", "mlplatform-serving", ["nlp", "vision"], llm=True)
+    policies = [tokens, llm_gateway_policy("nlp", ["kim@example.com"]), llm_gateway_policy("vision", ["lead@example.com"])]
+    client = f"{issuer}/system:serviceaccount:nlp:model-client"
+    assert _at_gateway(policies, None, "POST", "/nlp/chat/v1/chat/completions", principal=client)
+    assert _at_gateway(policies, None, "POST", "/publishers/nlp/models/chat/v1/completions", principal=client)
+    assert not _at_gateway(policies, None, "POST", "/vision/chat/v1/chat/completions", principal=client)
+    assert not _at_gateway(policies, None, "POST", "/publishers/vision/models/chat/v1/completions", principal=client)
+    # Without LLMs the token's paths are the team's models' alone.
+    _, without = gateway_token_objects(GATEWAY_NAMESPACE, dict(GATEWAY_SELECTOR), issuer, f"{issuer}/jwks", "mlplatform-serving", ["nlp"])
+    assert not _at_gateway([without], None, "POST", "/nlp/chat/v1/chat/completions", principal=client)
+
+
+def test_the_gpus_check_judges_are_the_examples() -> None:
+    """tooling/admission.py judges the LLMInferenceService examples/llm_openai.py deploys."""
+    import runpy
+
+    from tooling import admission
+
+    service = runpy.run_path("examples/llm_openai.py", run_name="example")["llm_service"]("chat", "pvc://team-models/chat")
+    (main,) = service["spec"]["template"]["containers"]
+    assert main["name"] == admission.LLM_CONTAINER
+    assert main["resources"] == {"requests": admission.LLM_GPUS, "limits": admission.LLM_GPUS}
+    assert service["spec"]["baseRefs"] == [{"name": admission.TEAM_LLM_CONFIG}]
+
+
+@mirror.needed
+def test_a_multi_node_llm_is_never_admitted_without_its_workers_gpu_toleration() -> None:
+    """Kueue makes the LeaderWorkerSet's Workload from its templates, which GKE's own GPU
+    toleration never reaches: without the team config's the worker pod set gets no GPU flavor."""
+    render = rendered("dev")
+    assert violations(render, "admissible") == []
+
+    def untolerated(obj: dict) -> None:
+        obj["spec"]["worker"].pop("tolerations")
+
+    found = [v.message for v in violations(edited(render, "LLMInferenceServiceConfig", "team-llm-workers", untolerated), "admissible")]
+    assert found and all("LeaderWorkerSet of 2 nodes" in m and "untolerated taint nvidia.com/gpu=present:NoSchedule" in m for m in found)

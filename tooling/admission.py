@@ -26,8 +26,17 @@ The workloads, per team namespace (one whose `default` LocalQueue points at a Cl
 - the team's RayCluster, head and worker groups at their largest (Kueue's
   pkg/controller/jobs/raycluster/common.go BuildPodSets: the head with the autoscaler sidecar
   KubeRay adds, each worker group's replicas);
-- no serving replica: the platform installs no serving component (Ray Serve runs on the team's
-  RayCluster, judged with it).
+- with KServe's LLM controller (`serving.llm`) on a stack with GPU pools, a GPU LLMInferenceService
+  of the team as examples/llm_openai.py deploys it (LLM_GPUS on the `main` container, the team's
+  `team-llm` and, for workers, `team-llm-workers` configs: no mesh sidecar, the GPU taint
+  tolerated) on KServe's presets (the render's LLMInferenceServiceConfigs
+  `kserve-config-llm-template` and `-worker-data-parallel`, merged by container name: kserve v0.20.0
+  pkg/controller/v1alpha2/llmisvc/config_merge.go): single-node, the Deployment's pod, a plain pod
+  Kueue's pod integration queues; multi-node, a LeaderWorkerSet of LLM_GROUP_SIZE pods, which
+  Kueue's LeaderWorkerSet integration makes one Workload of, pod sets `leader` (1) and `worker`
+  (size-1) (kueue v0.19.2 pkg/controller/jobs/leaderworkerset/leaderworkerset_reconciler.go podSets);
+  its model from the team's bucket (`pvc://`, no storage-initializer init container);
+- no other serving replica here (Ray Serve runs on the team's RayCluster, judged with it).
 Each pod template gets the namespace's LimitRange defaults the way Kueue applies them to a
 Workload (facts/pod_resources.py as_kueue_counts; a plain pod's Workload is made from the pod as
 stored, after the API server's LimitRanger: as_admitted). A pod Kueue does not queue (a plain pod
@@ -70,6 +79,19 @@ RAY_AUTOSCALER = {"name": "autoscaler", "resources": {"requests": {"cpu": "500m"
 """The autoscaler sidecar KubeRay adds to an autoscaling head, as Kueue counts it (kueue v0.19.2
 pkg/controller/jobs/raycluster/common.go:153-185 autoscalerContainer, defaultAutoscalerResources)."""
 NO_SCHEDULE_EFFECTS = ("NoSchedule", "NoExecute")
+LLM_PRESET = "kserve-config-llm-template"
+LLM_MULTI_NODE_PRESET = "kserve-config-llm-worker-data-parallel"
+"""KServe v0.20.0's presets of a single-node and a multi-node (LeaderWorkerSet) LLMInferenceService
+(charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml)."""
+TEAM_LLM_CONFIG = "team-llm"
+TEAM_LLM_WORKERS_CONFIG = "team-llm-workers"
+"""components/profiles/serving.py: what a team's services name in `baseRefs`."""
+LLM_CONTAINER = "main"
+LLM_GPUS = {GPU_RESOURCE: "1"}
+"""The `main` container's requests and limits in examples/llm_openai.py llm_service(gpus=1)
+(tests/test_admission.py holds them equal)."""
+LLM_GROUP_SIZE = 2
+"""A multi-node replica's pods: a leader and one worker, one GPU each."""
 
 
 # --- Kueue's view of the render -----------------------------------------------------------
@@ -347,6 +369,7 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
         executor = (yaml.safe_load((config.get("data") or {}).get(EXECUTOR_KEY) or "") or {}).get("resources") or {}
         for name, spec in pipeline_step_pods(executor).items():
             found.append(Workload(f"pipeline step (CPU): its {name} pod", (PodSet("main", 1, _pod_template(spec, limit_ranges)),), queued=asks_for_gpus(spec)))
+    found += llm_workloads(objects, kueue, namespace)
     for o in objects:
         if o.key[1] == "RayCluster" and o.key[2] == namespace:
             spec = o.obj.get("spec") or {}
@@ -358,6 +381,44 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
                 count = int(group.get("maxReplicas", group.get("replicas", 1))) * int(group.get("numOfHosts", 1) or 1)
                 ray_sets.append(PodSet(group.get("groupName", ""), count, _kueue_template(group.get("template") or {}, limit_ranges)))
             found.append(Workload(f"RayCluster {o.key[3]} (workers at maxReplicas)", tuple(ray_sets)))
+    return found
+
+
+def _llm_pod(preset: dict[str, Any], team: dict[str, Any]) -> dict[str, Any]:
+    """A preset's pod spec, the team config's over it and the service's `main` container merged in
+    by name, as KServe's config merge does (a strategic merge of the pod specs in `baseRefs` order,
+    then the service's: containers by name, tolerations added)."""
+    spec = json.loads(json.dumps(preset))
+    for key, value in team.items():
+        spec[key] = [*(spec.get(key) or []), *value] if key == "tolerations" else value
+    for container in spec.get("containers") or []:
+        if container.get("name") == LLM_CONTAINER:
+            container["resources"] = {"requests": dict(LLM_GPUS), "limits": dict(LLM_GPUS)}
+    return spec
+
+
+def llm_workloads(objects: list[Rendered], kueue: Kueue, namespace: str) -> list[Workload]:
+    """The team's GPU LLMInferenceServices (module docstring): none without the LLM presets, the
+    team's `team-llm` config, or a GPU pool to run on."""
+    configs = {(o.key[2], o.key[3]): o.obj.get("spec") or {} for o in objects if o.key[1] == "LLMInferenceServiceConfig"}
+    single = next((spec for (_, name), spec in configs.items() if name == LLM_PRESET), None)
+    multi = next((spec for (_, name), spec in configs.items() if name == LLM_MULTI_NODE_PRESET), None)
+    team = configs.get((namespace, TEAM_LLM_CONFIG))
+    if single is None or team is None or not kueue.pools:
+        return []
+    limit_ranges = kueue.limit_ranges.get(namespace, [])
+    pod = _llm_pod(single.get("template") or {}, team.get("template") or {})
+    found = [Workload("GPU LLMInferenceService (one node)", (PodSet("main", 1, _pod_template(pod, limit_ranges)),), queued=asks_for_gpus(pod))]
+    workers = configs.get((namespace, TEAM_LLM_WORKERS_CONFIG), {})
+    if multi is not None:
+        leader = {"spec": _llm_pod(multi.get("template") or {}, team.get("template") or {})}
+        worker = {"spec": _llm_pod(multi.get("worker") or {}, workers.get("worker") or {})}
+        found.append(
+            Workload(
+                f"GPU LLMInferenceService (LeaderWorkerSet of {LLM_GROUP_SIZE} nodes)",
+                (PodSet("leader", 1, _kueue_template(leader, limit_ranges)), PodSet("worker", LLM_GROUP_SIZE - 1, _kueue_template(worker, limit_ranges))),
+            )
+        )
     return found
 
 

@@ -21,6 +21,7 @@ from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER
 from components.serving import MODEL_CLIENT, service_account_user
 from facts.labels import INFERENCE_SERVICE_LABEL
 from facts.naming import llm_prefixes, serving_path
+from facts.node_labels import GPU_TAINT
 from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
 from plumbing.base import CONFIG_DIGEST_ANNOTATION, config_digest
 
@@ -276,7 +277,17 @@ def model_store_objects(namespace: str, bucket: str) -> list[dict[str, Any]]:
 # a POST.
 TEAM_LLM_CONFIG = "team-llm"
 """Each team's LLMInferenceServiceConfig, which a service names in `baseRefs` (examples/llm_openai.py)."""
+TEAM_LLM_WORKERS_CONFIG = "team-llm-workers"
+"""What a multi-node service names beside it: the same for its LeaderWorkerSet's workers. Apart,
+as KServe makes a LeaderWorkerSet of any service whose merged spec has a `worker`
+(pkg/controller/v1alpha2/llmisvc/workload_multi_node.go)."""
 NO_SIDECAR = {"sidecar.istio.io/inject": "false"}
+
+
+def _llm_pods(model_store: bool) -> dict[str, Any]:
+    """A pod spec's share of the team's LLM configs: the GPU taint tolerated (below), and with a
+    model store the account that reads the team bucket."""
+    return {"tolerations": [GPU_TAINT.toleration()], **({"serviceAccountName": MODEL_SERVER} if model_store else {})}
 
 
 def team_llm_config(namespace: str, model_store: bool) -> dict[str, Any]:
@@ -288,19 +299,35 @@ def team_llm_config(namespace: str, model_store: bool) -> dict[str, Any]:
     `pvc://team-models/<path>` loads from it. KServe puts `spec.annotations` and `spec.labels` on
     the workload's pods (workload_single_node.go:179-180, workload_multi_node.go:264-268),
     `spec.router.scheduler.annotations` on the picker's (scheduler.go:489), and takes the pods'
-    account from `spec.template.serviceAccountName` (workload_single_node.go)."""
+    account from `spec.template.serviceAccountName` (workload_single_node.go).
+
+    The pods tolerate GKE's GPU taint themselves, as the training runtimes do (a pool's flavor
+    does not tolerate it for them: components/kueue.py flavor_tolerations): a multi-node replica's
+    Workload is made from the LeaderWorkerSet's templates (kueue v0.19.2 pkg/controller/jobs/
+    leaderworkerset/leaderworkerset_reconciler.go podSets), not from pods GKE's
+    ExtendedResourceToleration has seen, and Kueue gives a pod set no flavor whose taints it
+    does not tolerate (flavorassigner.go checkFlavorForPodSets; check's `admissible`)."""
     annotations = {**NO_SIDECAR, **({GCS_FUSE_ANNOTATION: "true"} if model_store else {})}
     spec: dict[str, Any] = {"annotations": annotations, "router": {"scheduler": {"annotations": dict(NO_SIDECAR)}}}
     labels = serving_pod_labels()
     if labels:
         spec["labels"] = labels
-    if model_store:
-        spec["template"] = {"serviceAccountName": MODEL_SERVER}
+    spec["template"] = _llm_pods(model_store)
     return {
         "apiVersion": "serving.kserve.io/v1alpha2",
         "kind": "LLMInferenceServiceConfig",
         "metadata": {"name": TEAM_LLM_CONFIG, "namespace": namespace},
         "spec": spec,
+    }
+
+
+def team_llm_workers_config(namespace: str, model_store: bool) -> dict[str, Any]:
+    """The team's config for a multi-node service's workers (TEAM_LLM_WORKERS_CONFIG): as team_llm_config's pods."""
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": TEAM_LLM_WORKERS_CONFIG, "namespace": namespace},
+        "spec": {"worker": _llm_pods(model_store)},
     }
 
 
@@ -352,5 +379,6 @@ def team_serving_objects(
     if bucket is not None:
         objects += model_store_objects(namespace, bucket)
     if llm_readers is not None:
-        objects += [team_llm_config(namespace, model_store=bucket is not None), llm_gateway_policy(namespace, llm_readers)]
+        store = bucket is not None
+        objects += [team_llm_config(namespace, store), team_llm_workers_config(namespace, store), llm_gateway_policy(namespace, llm_readers)]
     return objects
