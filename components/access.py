@@ -224,18 +224,23 @@ def team_gateway_policy(
 ALLOWED_IDENTITIES = "istio-ingressgateway-allowed-identities"
 
 
-def gateway_identity_policy(namespace: str, domains: Sequence[str], emails: Sequence[str]) -> dict[str, Any]:
+def gateway_identity_policy(namespace: str, domains: Sequence[str], emails: Sequence[str], people: str = "") -> dict[str, Any]:
     """At the gateway: no request on behalf of an account outside `domains` and `emails`,
     whichever way it came in (an oauth2-proxy session, or a Dex token in Authorization, which
     skips oauth2-proxy: its CUSTOM policy applies only without that header). Istio matches a
     claim with `*@acme.com` as a suffix (istio.io 1.29 docs, "Authorization Policy": exact,
-    prefix, suffix and presence matches)."""
+    prefix, suffix and presence matches). `people`: the issuer of people's tokens (Dex); the rule
+    then judges its tokens only, and a request without a token of any issuer is the gateway's
+    require-jwt policy's to refuse: a team's model-client token (components/serving.py) carries no
+    e-mail, and its own policy keeps it to its team's models."""
     allowed = [f"*@{d}" for d in sorted(set(domains))] + identities(emails)
+    rule: dict[str, Any] = {"from": [{"source": {"requestPrincipals": [f"{people}/*"]}}]} if people else {}
     spec = {
         "action": "DENY",
         "selector": {"matchLabels": dict(GATEWAY_SELECTOR)},
         "rules": [
             {
+                **rule,
                 "to": [{"operation": {"notPaths": list(SIGN_IN_PATHS)}}],
                 "when": [{"key": "request.auth.claims[email]", "notValues": allowed}],
             }

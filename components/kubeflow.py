@@ -564,7 +564,7 @@ def oauth2_proxy_transforms(
 def gateway_identity(auth: KubeflowAuth) -> dict[str, Any] | None:
     """The gateway's DENY for every account the stack does not let sign in (access.py)."""
     allowed = allowed_sign_ins(auth)
-    return gateway_identity_policy(GATEWAY_NAMESPACE, *allowed) if allowed else None
+    return gateway_identity_policy(GATEWAY_NAMESPACE, *allowed, people=DEX_ISSUER) if allowed else None
 
 
 def with_dex_client_secret(props: dict[str, Any], client_secret: Any) -> dict[str, Any] | None:

@@ -148,8 +148,9 @@ def network_policies() -> list[dict[str, Any]]:
         network_policy("grafana", NAMESPACE, [gateway], GRAFANA_POD_LABELS, [GRAFANA_CONTAINER_PORT]),
     ]
 # kube-prometheus-stack names the Prometheus Service <fullname>-prometheus, port 9090
-# (templates/prometheus/service.yaml, values prometheus.service.port).
-PROMETHEUS_URL = f"http://{PROMETHEUS_RELEASE}-prometheus.{NAMESPACE}.svc:9090"
+# (templates/prometheus/service.yaml, values prometheus.service.port; its targetPort the pod's 9090).
+PROMETHEUS_PORT = 9090
+PROMETHEUS_URL = f"http://{PROMETHEUS_RELEASE}-prometheus.{NAMESPACE}.svc:{PROMETHEUS_PORT}"
 # Labels every ServiceMonitor, PodMonitor and PrometheusRule of ours carries; the same
 # `release: <release>` label kube-prometheus-stack puts on its own monitors, and what our
 # Prometheus selects (set explicitly in prometheus_stack_values).

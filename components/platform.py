@@ -20,12 +20,14 @@ from typing import Any, TypeVar
 import pulumi
 
 from components import dcgm, kueue, monitoring
+from components.dashboards.serving import monitoring_objects as serving_monitoring
 from components.dcgm import DcgmExporter, DcgmExporterArgs
 from components.gateway import HttpsGateway
 from components.kueue import Kueue, KueueArgs
 from components.monitoring import Monitoring, MonitoringArgs
 from components.profiles.args import TeamArgs, teams_args
 from components.profiles.team import install_teams
+from components.serving import ServingArgs, keda_to_prometheus_policy
 from components.trainer import TrainerInstallArgs
 from facts.image_refs import ImagePolicy
 from infra.args import ClusterArgs, cluster_args
@@ -41,7 +43,8 @@ from stackmodel.components.dcgm import DCGM_EXPORTER
 from stackmodel.components.istio import ISTIO
 from stackmodel.components.kubeflow_parts import KUBEFLOW_HTTPS_GATEWAY
 from stackmodel.components.kueue import KUEUE
-from stackmodel.components.monitoring import MONITORING
+from stackmodel.components.monitoring import MONITORING, MetricsBackend
+from stackmodel.components.serving import SERVING
 from stackmodel.components.spec import ComponentSpec
 from stackmodel.components.trainer import TRAINER
 from stackmodel.stack import PlatformConfig
@@ -113,6 +116,14 @@ def _ties(args: PlatformArgs, cluster: Cluster, ready: Readiness) -> None:
         needs = (Need(DCGM_EXPORTER, What.NAMESPACE), MONITORS)
         Tie("dcgm-exporter-metrics", TieArgs((tied,)), cluster, ready.resources(needs, "the DCGM exporter's ServiceMonitor"))
     monitoring_args = args.of(MONITORING, MonitoringArgs)
+    prometheus = monitoring_args is not None and monitoring_args.settings.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
+    if args.of(SERVING, ServingArgs) is not None and prometheus:
+        # KEDA's prometheus triggers query Prometheus (components/serving.py keda_to_prometheus_policy).
+        named = [*serving_monitoring(monitoring.NAMESPACE, labels, dict(monitoring.DASHBOARD_LABEL))]
+        named.append(("serving-keda-queries-prometheus", keda_to_prometheus_policy(monitoring.NAMESPACE, monitoring.PROMETHEUS_PORT)))
+        objects = tuple(Tied(obj, name) for name, obj in named)
+        # All in the monitoring namespace, none of serving's kinds: nothing of serving to wait for.
+        Tie("serving-metrics", TieArgs(objects), cluster, ready.resources((MONITORS,), "serving's monitors and dashboard, and KEDA's way to Prometheus"))
     if monitoring_args is not None and monitoring_args.kubeflow:
         # Until this release children of the Monitoring component, under the same names.
         was = (type_token(Monitoring),)

@@ -27,31 +27,21 @@ from typing import Any
 
 import pulumi
 
-from components.access import GATEWAY_SELECTOR, USER_HEADER
-from components.inference_gateway import GATEWAY, InferenceGatewayArgs, gateway_object, inference_gateway_args
+from components.access import GATEWAY_SELECTOR
+from components.dashboards.serving import MODEL_LABEL
+from components.inference_gateway import InferenceGatewayArgs, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
-from components.serving_llm import (
-    LLM_CHARTS,
-    LLM_CRDS_OMITTED,
-    ROUTES_POLICY,
-    gateway_ref,
-    llmisvc_values,
-    routes_binding,
-    routes_policy,
-    with_path_routing_only,
-)
+from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controller, with_path_routing_only
 from components.serving_runtimes import gpu_runtimes
+from components.serving_tokens import gateway_token_objects
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
-from facts.naming import llm_prefixes, serving_path
 from facts.node_labels import Pool
 from facts.versions import (
     KEDA_CHART,
     KSERVE_AGENT_IMAGE,
     KSERVE_CHART,
     KSERVE_CRD_CHART,
-    KSERVE_LLMISVC_CHART,
-    KSERVE_LLMISVC_CRD_CHART,
     KSERVE_RUNTIMES_CHART,
     KSERVE_STORAGE_INITIALIZER_IMAGE,
     VLLM_IMAGE,
@@ -61,6 +51,7 @@ from infra.cluster import Cluster
 from plumbing.base import ChartArgs, PlatformComponent, apply_manifest
 from plumbing.charts import ChartValues, built_by
 from plumbing.installation import NO_SECRETS, Installation, Secrets
+from plumbing.network import namespace_peer, network_policy
 from plumbing.readiness import Readiness
 from stackmodel.components.serving import SERVING
 from stackmodel.schema import GkeClusterConfig
@@ -220,64 +211,6 @@ def kubeflow_roles() -> list[dict[str, Any]]:
     ]
 
 
-MODEL_CLIENT = "model-client"
-"""The service account whose tokens a team's programs query its models with: no Kubernetes rights."""
-def service_account_user(namespace: str, account: str) -> str:
-    """A service account's username, which its token's `sub` claim holds (Kubernetes
-    ServiceAccount token: sub = system:serviceaccount:<namespace>:<name>)."""
-    return f"system:serviceaccount:{namespace}:{account}"
-
-
-SERVING_TOKENS = "serving-tokens"
-
-
-def _team_paths(team: str, llm: bool) -> list[str]:
-    """Where a team's model client may go: its models' prefix, and with LLMs its LLM prefixes."""
-    return [serving_path(team) + "*", *((prefix + "*" for prefix in llm_prefixes(team)) if llm else ())]
-
-
-def gateway_token_objects(
-    gateway_namespace: str, gateway_selector: dict[str, str], issuer: str, jwks_uri: str, audience: str, teams: Sequence[str], llm: bool = False
-) -> list[dict[str, Any]]:
-    """At the gateway: the cluster's tokens of `audience` verified (their `sub` into kubeflow-userid,
-    as Kubeflow's istio-m2m does), and refused unless they are a team's model client on that
-    team's prefixes (its models', and with `llm` its LLMs': facts/naming.py llm_prefixes)."""
-    authentication = {
-        "apiVersion": "security.istio.io/v1",
-        "kind": "RequestAuthentication",
-        "metadata": {"name": SERVING_TOKENS, "namespace": gateway_namespace},
-        "spec": {
-            "selector": {"matchLabels": dict(gateway_selector)},
-            "jwtRules": [
-                {
-                    "issuer": issuer,
-                    "jwksUri": jwks_uri,
-                    "audiences": [audience],
-                    "forwardOriginalToken": False,
-                    "outputClaimToHeaders": [{"header": USER_HEADER, "claim": "sub"}, {"header": "kubeflow-groups", "claim": "groups"}],
-                    "fromHeaders": [{"name": "Authorization", "prefix": "Bearer "}],
-                }
-            ],
-        },
-    }
-    clients = [f"{issuer}/{service_account_user(team, MODEL_CLIENT)}" for team in teams]
-    rules: list[dict[str, Any]] = [{"from": [{"source": {"requestPrincipals": [f"{issuer}/*"], "notRequestPrincipals": clients}}]}]
-    rules += [
-        {
-            "from": [{"source": {"requestPrincipals": [client]}}],
-            "to": [{"operation": {"notPaths": _team_paths(team, llm)}}],
-        }
-        for team, client in zip(teams, clients, strict=True)
-    ]
-    deny = {
-        "apiVersion": "security.istio.io/v1",
-        "kind": "AuthorizationPolicy",
-        "metadata": {"name": SERVING_TOKENS, "namespace": gateway_namespace},
-        "spec": {"action": "DENY", "selector": {"matchLabels": dict(gateway_selector)}, "rules": rules},
-    }
-    return [authentication, deny]
-
-
 # --- replicas: the stack's floor and ceiling ---------------------------------------------------
 # KServe makes the autoscaler from the predictor's minReplicas and maxReplicas
 # (reconcilers/hpa/hpa_reconciler.go: HPA at least 1; reconcilers/keda/keda_reconciler.go: KEDA
@@ -334,6 +267,58 @@ KEDA_CONTROL_PLANE_PORTS = (6443, 9443)
 def keda_values() -> dict[str, Any]:
     """The KEDA chart's certificates from cert-manager."""
     return {"certificates": {"autoGenerated": False, "certManager": {"enabled": True}}}
+
+
+KEDA_OPERATOR_LABELS = {"app": "keda-operator"}
+"""The KEDA operator's pods (kedacore/charts v2.20.2 keda/templates/manager/deployment.yaml), which
+run the scalers: its prometheus scaler queries Prometheus itself."""
+
+
+def keda_to_prometheus_policy(monitoring_namespace: str, port: int) -> dict[str, Any]:
+    """In the monitoring namespace (whose pods take traffic from that namespace alone,
+    components/monitoring.py): KEDA's operator may query Prometheus, on its port only. Without it
+    every prometheus trigger times out and no model follows its load."""
+    return network_policy("keda-queries-prometheus", monitoring_namespace, [namespace_peer(KEDA_NAMESPACE, KEDA_OPERATOR_LABELS)], None, [port])
+
+
+# --- a predictor's autoscaling on a serving signal ----------------------------------------------
+# What a data scientist puts on an InferenceService for its replicas to follow load (docs/serving.md,
+# examples/kserve_mnist.py): the annotation `serving.kserve.io/autoscalerClass: keda`
+# (pkg/constants/constants.go AutoscalerClass, AutoscalerClassKeda; the default is hpa, CPU only)
+# and one External metric of backend `prometheus` (pkg/apis/serving/v1beta1/component.go
+# ExternalMetricSource, ExternalMetrics, MetricTarget). KServe's defaulting webhook writes the
+# Standard deployment mode on it (inference_service_defaults.go), so its validation is
+# validateScalingKedaCompExtension (a query and a target value wanted); its KEDA reconciler makes the
+# ScaledObject `<name>-predictor`: the query, the server and `threshold` the target's value, min and
+# max replicas the predictor's (0 allowed: keda_reconciler.go createKedaScaledObject, getKedaMetrics).
+# KEDA divides the query's value by the threshold for the replicas wanted (a prometheus trigger's
+# default metric type AverageValue). The queries read the labels the serving PodMonitor gives the
+# model servers' series (namespace, inferenceservice: components/dashboards/serving.py).
+AUTOSCALER_CLASS_ANNOTATION = "serving.kserve.io/autoscalerClass"
+KEDA_AUTOSCALER = "keda"
+SERVING_SIGNALS = {
+    # vLLM 0.24.0 (vllm/v1/metrics/loggers.py): requests waiting for a slot in the batch.
+    "vllm": "sum(vllm:num_requests_waiting{{{selector}}})",
+    # KServe's Python model servers, kserve 0.20.0 kserve/metrics.py: predictions per second.
+    "kserve": "sum(rate(request_predict_seconds_count{{{selector}}}[1m]))",
+    # Triton 23.05 (the chart's kserve-tritonserver; triton-inference-server/core r23.05
+    # src/metrics.cc): successful requests per second, a counter without `_total`.
+    "triton": "sum(rate(nv_inference_request_success{{{selector}}}[1m]))",
+}
+"""The serving signal per model server: what one replica should carry is the trigger's target."""
+
+
+def serving_signal(server: str, namespace: str, name: str) -> str:
+    """The PromQL of `server`'s load of the InferenceService `name` in `namespace`, all its replicas together."""
+    return SERVING_SIGNALS[server].format(selector=f'namespace="{namespace}",{MODEL_LABEL}="{name}"')
+
+
+def keda_autoscaling(query: str, per_replica: str, prometheus: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """(the InferenceService's annotations, its predictor's `autoScaling`): KEDA on `query`, a
+    replica for each `per_replica` of its value, Prometheus at `prometheus`."""
+    metric = {"backend": "prometheus", "serverAddress": prometheus, "query": query}
+    spec = {"metrics": [{"type": "External", "external": {"metric": metric, "target": {"type": "Value", "value": per_replica}}}]}
+    return {AUTOSCALER_CLASS_ANNOTATION: KEDA_AUTOSCALER}, spec
 
 
 # --- the component -----------------------------------------------------------------------------
@@ -404,28 +389,10 @@ class Serving(PlatformComponent):
         )
         keda_namespace = self.create_namespace(KEDA_NAMESPACE)
         keda = self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
-        controllers = [self.ready]
+        controllers: list[pulumi.Resource] = [self.ready]
         if args.gateway is not None:
-            # The LLM controller after KServe's (its ConfigMap and Issuer) and KEDA's (the ScaledObject
-            # kind it looks for at start, like LeaderWorkerSet's and the gateway's among `needs`).
-            # Its ClusterStorageContainer CRD is kserve-crd's too (components/serving_llm.py LLM_CRDS_OMITTED).
-            llm_crds = self.chart(
-                "kserve-llmisvc-crd", KSERVE_LLMISVC_CRD_CHART, NAMESPACE, {}, [namespace], overlay=args.llm_crd_values, omit=LLM_CRDS_OMITTED
-            )
-            self.ready = self.chart(
-                "kserve-llmisvc-resources",
-                KSERVE_LLMISVC_CHART,
-                NAMESPACE,
-                llmisvc_values(),
-                [namespace, llm_crds, self.ready, keda, *needs],
-                overlay=args.llm_values,
-            )
+            self.ready = install_llm_controller(self, NAMESPACE, namespace, args.gateway, args.llm_values, args.llm_crd_values, [self.ready, keda, *needs], needs)
             controllers.append(self.ready)
-            # The Gateway the routes attach to, in the ingress gateway's namespace (Istio's), before the
-            # controller looks it up for its first route.
-            apply_manifest(GATEWAY, gateway_object(args.gateway), self.child(needs))
-            policy = apply_manifest(ROUTES_POLICY, routes_policy(), self.child())
-            apply_manifest(f"{ROUTES_POLICY}-binding", routes_binding(), self.child([policy]))
         # Its LLM presets are validated by the LLM controller's webhook (failurePolicy Fail).
         self.chart(
             "kserve-runtime-configs",

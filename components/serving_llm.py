@@ -38,15 +38,18 @@ Read at kserve/kserve tag v0.20.0 (1fb78105) unless said:
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
-from components.inference_gateway import GATEWAY
+import pulumi
+
+from components.inference_gateway import GATEWAY, InferenceGatewayArgs, gateway_object
 from components.istio import GATEWAY_NAMESPACE
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import PUBLISHED_PREFIX
 from facts.versions import KSERVE_LLMISVC_CHART, KSERVE_LLMISVC_CRD_CHART
-from plumbing.base import matches
+from plumbing.base import PlatformComponent, apply_manifest, matches
 from plumbing.charts import ChartValues, Hint, Relied, built_by
 
 LLM_CRDS_OMITTED = ("templates/serving.kserve.io_clusterstoragecontainers.yaml",)
@@ -155,6 +158,31 @@ HINTS = (
          "not the chart's release candidate"),
     Hint(("kserve", "llmisvc", "controller", "imagePullPolicy"), "the controller's image is pinned (facts/versions.py)"),
 )
+
+def install_llm_controller(
+    serving: PlatformComponent,
+    namespace: str,
+    created: pulumi.Resource,
+    gateway: InferenceGatewayArgs,
+    values: Mapping[str, Any],
+    crd_values: Mapping[str, Any],
+    after: list[pulumi.Resource],
+    needs: list[pulumi.Resource],
+) -> pulumi.Resource:
+    """The LLM controller's charts, the Gateway and the route policy, as children of the serving
+    component; the controller's chart, done when its webhooks serve. `created`: the namespace
+    (all the CRDs wait for); `after`: KServe's controller
+    (its ConfigMap and Issuer) and KEDA (the ScaledObject kind it looks for at start, like
+    LeaderWorkerSet's and the gateway's among `needs`)."""
+    crds = serving.chart("kserve-llmisvc-crd", KSERVE_LLMISVC_CRD_CHART, namespace, {}, [created], overlay=crd_values, omit=LLM_CRDS_OMITTED)
+    controller = serving.chart("kserve-llmisvc-resources", KSERVE_LLMISVC_CHART, namespace, llmisvc_values(), [created, crds, *after], overlay=values)
+    # The Gateway the routes attach to, in the ingress gateway's namespace (Istio's), before the
+    # controller looks it up for its first route.
+    apply_manifest(GATEWAY, gateway_object(gateway), serving.child(needs))
+    policy = apply_manifest(ROUTES_POLICY, routes_policy(), serving.child())
+    apply_manifest(f"{ROUTES_POLICY}-binding", routes_binding(), serving.child([policy]))
+    return controller
+
 
 # The LLM controller's charts whose values a stack may overlay (serving.llmValues, serving.llmCrdValues),
 # installed with `serving.llm` (components/serving.py INSTALLATION; `args` are its ServingArgs).

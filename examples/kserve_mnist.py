@@ -53,6 +53,10 @@ TEAM_RESOURCES_LABEL = "team-resources"
 """The team PodDefault's label: pods with it mount the bucket (examples/deepspeed_t5.py)."""
 RUNTIME = "kserve-tritonserver"
 """KServe v0.20.0's Triton runtime: it lists the `pytorch` format without autoSelect, so it is named."""
+PROMETHEUS = "http://kube-prometheus-stack-prometheus.monitoring.svc:9090"
+"""The platform's Prometheus, which scrapes every model server (docs/serving.md, "Replicas follow load")."""
+REQUESTS_PER_REPLICA = "20"
+"""The load one replica takes: KEDA asks for a replica per 20 requests a second (Triton's counter)."""
 
 
 def sample_images(count: int = 8, seed: int = 0) -> tuple[Any, Any]:
@@ -186,13 +190,26 @@ def run_local(repository: str, port: int) -> None:
     print(f"accuracy {float((classes == labels).mean()):.2f}")
 
 
-def inference_service(namespace: str, storage_uri: str, gpus: int = 0) -> Any:
+def load_query(namespace: str) -> str:
+    """The model's load as the platform's Prometheus sees it: Triton's successful requests a second
+    (nv_inference_request_success), all replicas together; `inferenceservice` is the label the
+    platform's monitor gives each model server's series."""
+    return f'sum(rate(nv_inference_request_success{{namespace="{namespace}",inferenceservice="{MODEL_NAME}"}}[1m]))'
+
+
+def inference_service(namespace: str, storage_uri: str, gpus: int = 0, min_replicas: int = 1) -> Any:
     """The InferenceService, through the kserve SDK's models: Triton, the TorchScript repository at
-    `storage_uri`, 1 to 2 replicas. The platform's defaults do the rest (its routes, its queue for a
-    GPU replica, its autoscaler's floor and ceiling: docs/serving.md)."""
+    `storage_uri`, `min_replicas` (0 where the stack's floor allows: an idle model holds nothing) to
+    2 replicas that follow its load through KEDA. The platform's defaults do the rest (its routes,
+    its queue for a GPU replica, the floor and ceiling: docs/serving.md)."""
     from kserve import (
+        V1beta1AutoScalingSpec,
+        V1beta1ExternalMetrics,
+        V1beta1ExternalMetricSource,
         V1beta1InferenceService,
         V1beta1InferenceServiceSpec,
+        V1beta1MetricsSpec,
+        V1beta1MetricTarget,
         V1beta1ModelFormat,
         V1beta1ModelSpec,
         V1beta1PredictorSpec,
@@ -209,11 +226,22 @@ def inference_service(namespace: str, storage_uri: str, gpus: int = 0) -> Any:
         storage_uri=storage_uri,
         resources=V1ResourceRequirements(requests=dict(limits), limits=limits),
     )
+    load = V1beta1ExternalMetricSource(
+        metric=V1beta1ExternalMetrics(backend="prometheus", server_address=PROMETHEUS, query=load_query(namespace)),
+        target=V1beta1MetricTarget(type="Value", value=REQUESTS_PER_REPLICA),
+    )
+    predictor = V1beta1PredictorSpec(
+        model=model,
+        min_replicas=min_replicas,
+        max_replicas=2,
+        auto_scaling=V1beta1AutoScalingSpec(metrics=[V1beta1MetricsSpec(type="External", external=load)]),
+    )
     return V1beta1InferenceService(
         api_version=constants.KSERVE_V1BETA1,
         kind=constants.KSERVE_KIND_INFERENCESERVICE,
-        metadata=V1ObjectMeta(name=MODEL_NAME, namespace=namespace),
-        spec=V1beta1InferenceServiceSpec(predictor=V1beta1PredictorSpec(model=model, min_replicas=1, max_replicas=2)),
+        # KEDA, not KServe's default HPA (CPU only), scales it on that query.
+        metadata=V1ObjectMeta(name=MODEL_NAME, namespace=namespace, annotations={"serving.kserve.io/autoscalerClass": "keda"}),
+        spec=V1beta1InferenceServiceSpec(predictor=predictor),
     )
 
 
@@ -260,6 +288,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8080, help="--local: the model server's port on 127.0.0.1")
     parser.add_argument("--runtime", default=DEFAULT_RUNTIME, help="train: torch-distributed or torch-distributed-<pool>")
     parser.add_argument("--gpus", type=int, default=0, help="deploy: GPUs per replica (queued in your team's quota)")
+    parser.add_argument("--min-replicas", type=int, default=1, help="deploy: 0 lets it scale to zero when idle (off prod; docs/serving.md)")
     parser.add_argument("--url", help="query: the model's base URL (default: its Service, from inside the cluster)")
     parser.add_argument("--token", default=os.environ.get("SERVING_TOKEN"), help="query: a bearer token for the gateway")
     args = parser.parse_args()
@@ -286,7 +315,7 @@ def main() -> None:
 
         namespace = team_namespace()
         client = KServeClient()
-        client.create(inference_service(namespace, f"pvc://{MODEL_STORE_PVC}/{MODELS_PREFIX}", args.gpus))
+        client.create(inference_service(namespace, f"pvc://{MODEL_STORE_PVC}/{MODELS_PREFIX}", args.gpus, args.min_replicas))
         client.wait_isvc_ready(MODEL_NAME, namespace=namespace, timeout_seconds=1800)
         print(f"InferenceService {MODEL_NAME} ready in {namespace}")
     else:

@@ -16,6 +16,8 @@ acts as (cloud.google.com/kubernetes-engine/docs/how-to/workload-identity)."""
 # pkg/workloadslicing/workloadslicing.go) and the scheduling gate an elastic job's pod
 # templates carry (apis/kueue/v1beta2/constants.go ElasticJobSchedulingGate).
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+"""The label that names a workload's WorkloadPriorityClass (kueue v0.19.2 pkg/controller/constants/constants.go WorkloadPriorityClassLabel)."""
 KUEUE_ELASTIC_JOB_ANNOTATION = "kueue.x-k8s.io/elastic-job"
 KUEUE_ELASTIC_JOB_GATE = "kueue.x-k8s.io/elastic-job"
 KUEUE_DEFAULT_LOCAL_QUEUE = "default"

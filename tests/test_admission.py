@@ -294,3 +294,28 @@ def test_check_prints_the_verdict_of_every_team_and_workload(monkeypatch: pytest
     assert cli.main(["check", "dev", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["admission"]
     assert {"team": "research", "workload": "TrainJob torch-distributed-l4", "status": "admissible", "detail": "node x1 on l4"} in listed
+
+
+@mirror.needed
+def test_a_gpu_inference_service_is_queued_like_a_gpu_notebook_on_its_runtimes_pool() -> None:
+    """Every team with L4 quota may run a replica of a model on either L4 runtime; the pod Kueue
+    sees is the runtime's server with its GPU and the mesh sidecar, with the serving PodDefault's
+    priority class; a runtime placed where no flavor of the queue goes is never admitted."""
+    render = rendered("dev")
+    verdicts = {(v.team, v.workload): v for v in admission.verdicts(render)}
+    for team in ("nlp", "research", "vision"):
+        for runtime in ("kserve-vllm-l4", "kserve-huggingface-l4"):
+            found = verdicts[(team, f"GPU InferenceService on {runtime}")]
+            assert (found.status, found.detail) == (Status.ADMISSIBLE, "predictor x1 on l4")
+    kueue = admission.kueue_of(render)
+    (workload,) = [w for w in admission.workloads(render, kueue, "nlp") if w.name == "GPU InferenceService on kserve-vllm-l4"]
+    (pod_set,) = workload.pod_sets
+    assert workload.queued and [c["name"] for c in pod_set.spec["containers"]] == ["kserve-container", "istio-proxy"]
+    assert pod_set.spec["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] == "1"
+    assert pod_set.template["metadata"]["labels"] == {"kueue.x-k8s.io/priority-class": "interactive"}
+
+    def elsewhere(obj: dict[str, Any]) -> None:
+        obj["spec"]["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
+
+    refused = violations(edited(render, "ClusterServingRuntime", "kserve-vllm-l4", elsewhere), "admissible")
+    assert {v.message.split(" is never admitted")[0] for v in refused} == {f"GPU InferenceService on kserve-vllm-l4 of team {t}" for t in ("nlp", "research", "vision")}

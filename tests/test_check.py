@@ -667,3 +667,47 @@ def test_full_render_ray_clusters_use_tokens_and_every_team_binds_the_kueue_guar
     (policy,) = policies
     assert sorted(bindings) == sorted(teams)
     assert {b["spec"]["policyName"] for b in bindings.values()} == {policy["metadata"]["name"]}
+
+
+# --- serving (tooling/check/serving.py) ------------------------------------------------------
+
+
+def test_serving_gpu_runtime_rule_catches_a_runtime_off_its_pool_and_one_larger_than_a_node() -> None:
+    """dev's l4 pool is g2-standard-24: two L4s a node (facts/gpu_catalog.py)."""
+
+    def elsewhere(obj: dict[str, Any]) -> None:
+        obj["spec"]["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
+
+    def larger(obj: dict[str, Any]) -> None:
+        for key in ("requests", "limits"):
+            obj["spec"]["containers"][0]["resources"][key]["nvidia.com/gpu"] = "4"
+
+    render = rendered("dev")
+    assert not violations(render, "serving-gpu-runtime")
+    [off] = violations(edited(render, "ClusterServingRuntime", "kserve-vllm-l4", elsewhere), "serving-gpu-runtime")
+    assert off.object == "ClusterServingRuntime.serving.kserve.io kserve-vllm-l4"
+    assert "selects no GPU pool of the stack (pools: l4)" in off.message
+    [big] = violations(edited(render, "ClusterServingRuntime", "kserve-huggingface-l4", larger), "serving-gpu-runtime")
+    assert "asks for 4 nvidia.com/gpu on pool l4, whose nodes (g2-standard-24) have 2" in big.message
+
+
+def test_team_route_role_check_rule_catches_a_route_into_a_team_namespace_outside_the_team_routes() -> None:
+    def widen(obj: dict[str, Any]) -> None:
+        obj["spec"]["http"][0]["match"] = [{"uri": {"prefix": "/models/nlp/"}}, {"uri": {"regex": "/serving/nlp/.*"}}]
+
+    render = rendered("dev")
+    assert not violations(render, "team-route-role-check")
+    broken = edited(render, "VirtualService", "model-router", widen)
+    found = [v for v in violations(broken, "team-route-role-check") if v.object.endswith("nlp/model-router")]
+    assert [v.message.split(" of the Kubeflow gateway")[0] for v in found] == ["routes prefix '/models/nlp/'", "routes regex '/serving/nlp/.*'"]
+    assert "/serving/nlp/" in found[0].message
+
+
+def test_control_plane_reach_judges_kserves_and_kedas_webhooks_and_kedas_metrics_api() -> None:
+    """Serving's calls from the API server are among those the rule judges (and dev passes it):
+    KServe's webhooks, KEDA's admission webhook and its external metrics APIService."""
+    from tooling.check.network import control_plane_calls
+
+    called = {(ref.get("namespace"), ref.get("name")) for _, _, ref in control_plane_calls(lint.Platform(rendered("dev")))}
+    assert {("kserve", "kserve-webhook-server-service"), ("keda", "keda-admission-webhooks"), ("keda", "keda-operator-metrics-apiserver")} <= called
+    assert not violations(rendered("dev"), "control-plane-reach")

@@ -18,6 +18,7 @@ import pytest
 from components import gpu_hours
 from components.alerts import rule_spec
 from components.dashboards import dashboards
+from components.monitoring import RULE_NAME
 from stackmodel.components.monitoring import MONITORING, MonitoringConfig
 from stackmodel.config import load
 from tests.support.promql import dashboard_expressions, metric_names, parse
@@ -43,7 +44,8 @@ def test_the_recording_rules_parse_and_read_requests_and_dcgm() -> None:
 
 
 def test_the_rules_are_in_the_prometheus_rule_of_every_monitored_stack(shipped_plan: Callable[[str], Plan]) -> None:
-    [rule] = [r for r in shipped_plan("dev").resources if r.type.endswith("PrometheusRule")]
+    # The GPU rules' object; serving brings its own (components/dashboards/serving.py).
+    [rule] = [r for r in shipped_plan("dev").resources if r.type.endswith("PrometheusRule") and r.inputs["metadata"]["name"] == RULE_NAME]
     groups = {g["name"]: g for g in rule.inputs["spec"]["groups"]}
     assert {r["record"] for r in groups[gpu_hours.GROUP]["rules"]} == RECORDED
     assert rule_spec(load("dev").components[MONITORING])["groups"][1] == groups[gpu_hours.GROUP]

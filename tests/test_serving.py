@@ -20,6 +20,8 @@ import pytest
 import yaml
 
 from components.access import GATEWAY_PRINCIPAL, USER_HEADER
+from components.monitoring import NAMESPACE as MONITORING
+from components.monitoring import PROMETHEUS_PORT, PROMETHEUS_URL
 from components.profiles.serving import (
     MODEL_CLIENT,
     MODEL_SERVER,
@@ -35,10 +37,13 @@ from components.profiles.serving import (
 )
 from components.serving import (
     DEFAULT_ROLLOUT,
+    KEDA_NAMESPACE,
     MULTINODE_RUNTIME,
+    keda_autoscaling,
     kserve_values,
     kubeflow_roles,
     runtime_values,
+    serving_signal,
     with_multinode_runtime_disabled,
     with_rollout_strategy,
 )
@@ -47,7 +52,8 @@ from facts.node_labels import GPU_RESOURCE, Taint, pool_selector, pool_taints
 from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART
 from tests.support import crds, mirror
 from tests.support import nginx as real_nginx
-from tests.support.mesh import Request, istio_decision
+from tests.support.mesh import Pod, Request, istio_decision, network_allows
+from tests.support.renders import rendered
 from tests.support.validation import validate as validate_object
 from tooling import tools
 
@@ -300,9 +306,9 @@ def test_the_teams_serving_pods_get_the_model_stores_identity_and_gcs_fuse_from_
     kind = serving_pod_default("nlp", model_store=False)["spec"]
     assert "serviceAccountName" not in kind and "annotations" not in kind
     if crds.available():
-        assert validate_object(gke) == []  # Kubeflow's PodDefault CRD
-    # The priority hook is empty until issue 42's WorkloadPriorityClasses exist.
-    assert serving_pod_labels() == {} and "labels" not in spec
+        assert validate_object(gke) == [] and validate_object(serving_pod_default("nlp", model_store=False)) == []  # Kubeflow's PodDefault CRD
+    # Kueue's priority, on GKE and on kind: a serving replica is interactive work (issue 42's class).
+    assert spec["labels"] == kind["labels"] == serving_pod_labels() == {"kueue.x-k8s.io/priority-class": "interactive"}
 
 
 def test_the_model_store_is_the_team_bucket_read_only_on_gkes_serving_profile_for_its_team_alone() -> None:
@@ -362,3 +368,37 @@ def test_the_serving_dashboard_alerts_and_monitor_read_the_pinned_metric_names()
     monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {"name": "kserve-predictors", "namespace": "monitoring"}, "spec": predictor_pod_monitor_spec()}
     if crds.available():
         assert validate_object(monitor) == []  # prometheus-operator's PodMonitor CRD
+
+
+# --- replicas on a serving signal ---------------------------------------------------------------
+
+
+@mirror.needed
+def test_kedas_operator_reaches_prometheus_through_the_monitoring_namespaces_policies() -> None:
+    """The operator's pods as the pinned chart labels them, in the dev render: the monitoring
+    namespace otherwise takes traffic from itself alone, and every prometheus trigger would time out."""
+    objects = [o.obj for o in rendered("dev").objects]
+    operator = next(o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == "keda-operator")
+    keda = Pod(KEDA_NAMESPACE, operator["spec"]["template"]["metadata"]["labels"])
+    policies = [o for o in objects if o["kind"] == "NetworkPolicy"]
+    prometheus = Pod(MONITORING, {"app.kubernetes.io/name": "prometheus"})
+    assert network_allows(policies, {}, prometheus, PROMETHEUS_PORT, keda)
+    assert not network_allows(policies, {}, prometheus, 9093, keda)  # Alertmanager's port stays closed
+    assert not network_allows(policies, {}, prometheus, PROMETHEUS_PORT, Pod("nlp", {}))
+
+
+def test_a_predictor_follows_its_servers_load_through_keda_as_kserve_builds_the_scaled_object() -> None:
+    """What the example puts on its InferenceService, and the ScaledObject KServe v0.20.0's KEDA
+    reconciler makes of it (keda_reconciler.go getKedaMetrics: the External metric's backend the
+    trigger's type, its query and server, `threshold` the target value; min and max the predictor's)."""
+    query = serving_signal("vllm", "nlp", "chat")
+    assert query == 'sum(vllm:num_requests_waiting{namespace="nlp",inferenceservice="chat"})'
+    annotations, spec = keda_autoscaling(query, "4", PROMETHEUS_URL)
+    assert annotations == {"serving.kserve.io/autoscalerClass": "keda"}
+    (metric,) = spec["metrics"]
+    external = metric["external"]
+    trigger = {"type": external["metric"]["backend"], "metadata": {"serverAddress": external["metric"]["serverAddress"], "query": external["metric"]["query"], "threshold": external["target"]["value"]}}
+    assert trigger == {"type": "prometheus", "metadata": {"serverAddress": "http://kube-prometheus-stack-prometheus.monitoring.svc:9090", "query": query, "threshold": "4"}}
+    # Every signal reads the labels the serving PodMonitor writes and a metric of its server's.
+    assert serving_signal("kserve", "nlp", "iris") == 'sum(rate(request_predict_seconds_count{namespace="nlp",inferenceservice="iris"}[1m]))'
+    assert serving_signal("triton", "nlp", "mnist-cnn") == 'sum(rate(nv_inference_request_success{namespace="nlp",inferenceservice="mnist-cnn"}[1m]))'

@@ -36,7 +36,19 @@ The workloads, per team namespace (one whose `default` LocalQueue points at a Cl
   Kueue's LeaderWorkerSet integration makes one Workload of, pod sets `leader` (1) and `worker`
   (size-1) (kueue v0.19.2 pkg/controller/jobs/leaderworkerset/leaderworkerset_reconciler.go podSets);
   its model from the team's bucket (`pvc://`, no storage-initializer init container);
-- no other serving replica here (Ray Serve runs on the team's RayCluster, judged with it).
+- a GPU InferenceService on each GPU ClusterServingRuntime the render holds (components/
+  serving_runtimes.py), one replica of its predictor as KServe v0.20.0 builds the pod of an
+  InferenceService that names the runtime and sets nothing else of its pod (pkg/controller/
+  v1beta1/inferenceservice/components/predictor.go buildPodSpec: the runtime's containers,
+  MergeServingRuntimeAndInferenceServiceSpecs its nodeSelector, affinity, tolerations and
+  volumes; buildObjectMeta the labels the deployment reconciler gives the pod template), with the
+  team's serving PodDefault's labels and the mesh sidecar (team namespaces inject it; KServe sets
+  no `sidecar.istio.io/inject`). Its owners are ReplicaSet, Deployment, InferenceService, none of
+  which Kueue manages here, so each replica is one plain-pod Workload (components/kueue_pods.py),
+  queued like a GPU notebook. A model from the team's store (`pvc://`) gets no init container;
+  KServe's storage initializer (`gs://`, 100m CPU and 100Mi by inferenceservice-config) asks less
+  than the runtime's container, and Kueue counts the larger of the two (Kubernetes PodRequests).
+  (Ray Serve runs on the team's RayCluster, judged with it.)
 Each pod template gets the namespace's LimitRange defaults the way Kueue applies them to a
 Workload (facts/pod_resources.py as_kueue_counts; a plain pod's Workload is made from the pod as
 stored, after the API server's LimitRanger: as_admitted). A pod Kueue does not queue (a plain pod
@@ -60,7 +72,7 @@ from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue import PROVISIONING_REQUEST_CONTROLLER
 from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
-from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE
+from facts.labels import INFERENCE_SERVICE_LABEL, KUEUE_DEFAULT_LOCAL_QUEUE
 from facts.node_labels import GPU_RESOURCE
 from facts.pod_overhead import pipeline_step_pods
 from facts.pod_resources import Requests, as_admitted, as_kueue_counts, pod_requests
@@ -345,6 +357,34 @@ def notebook_pod(form: dict[str, Any], sidecar: dict[str, Any] | None, option: t
     return spec
 
 
+RUNTIME_POD_FIELDS = ("nodeSelector", "affinity", "tolerations", "volumes")
+"""What a ServingRuntime's pod spec gives the predictor's pod besides its containers and what Kueue
+reads of it (kserve v0.20.0 pkg/apis/serving/v1alpha1/servingruntime_types.go ServingRuntimePodSpec)."""
+
+
+def predictor_pod(runtime_spec: dict[str, Any], sidecar: dict[str, Any] | None) -> dict[str, Any]:
+    """One replica's pod of an InferenceService that names the runtime and sets nothing else of its
+    pod (module docstring): the runtime's containers, `kserve-container` first, and its placement."""
+    containers = json.loads(json.dumps(runtime_spec.get("containers") or []))
+    containers.sort(key=lambda c: c.get("name") != "kserve-container")
+    spec: dict[str, Any] = {key: json.loads(json.dumps(runtime_spec[key])) for key in RUNTIME_POD_FIELDS if key in runtime_spec}
+    spec["containers"] = containers + ([json.loads(json.dumps(sidecar))] if sidecar is not None else [])
+    return spec
+
+
+def _serving_pod_labels(objects: list[Rendered], namespace: str) -> dict[str, str]:
+    """The labels the team's PodDefaults give a pod KServe labels as an InferenceService's."""
+    labels: dict[str, str] = {}
+    for o in objects:
+        if o.key[1] == "PodDefault" and o.key[2] == namespace:
+            spec = o.obj.get("spec") or {}
+            selector = spec.get("selector") or {}
+            every_one = {"key": INFERENCE_SERVICE_LABEL, "operator": "Exists"}
+            if every_one in (selector.get("matchExpressions") or []) and not selector.get("matchLabels"):
+                labels.update(spec.get("labels") or {})
+    return labels
+
+
 def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload]:
     """Every workload the platform offers the team of `namespace`, in a fixed order."""
     objects = render.objects
@@ -370,6 +410,15 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
         for name, spec in pipeline_step_pods(executor).items():
             found.append(Workload(f"pipeline step (CPU): its {name} pod", (PodSet("main", 1, _pod_template(spec, limit_ranges)),), queued=asks_for_gpus(spec)))
     found += llm_workloads(objects, kueue, namespace)
+    serving_labels = _serving_pod_labels(objects, namespace)
+    for o in objects:
+        spec = o.obj.get("spec") or {}
+        if o.key[1] == "ClusterServingRuntime" and not spec.get("disabled"):
+            pod = predictor_pod(spec, sidecar)
+            if asks_for_gpus(pod):
+                template = _pod_template(pod, limit_ranges, dict(spec.get("annotations") or {}))
+                template["metadata"]["labels"] = {**(spec.get("labels") or {}), **serving_labels}
+                found.append(Workload(f"GPU InferenceService on {o.key[3]}", (PodSet("predictor", 1, template),)))
     for o in objects:
         if o.key[1] == "RayCluster" and o.key[2] == namespace:
             spec = o.obj.get("spec") or {}
@@ -408,7 +457,9 @@ def llm_workloads(objects: list[Rendered], kueue: Kueue, namespace: str) -> list
         return []
     limit_ranges = kueue.limit_ranges.get(namespace, [])
     pod = _llm_pod(single.get("template") or {}, team.get("template") or {})
-    found = [Workload("GPU LLMInferenceService (one node)", (PodSet("main", 1, _pod_template(pod, limit_ranges)),), queued=asks_for_gpus(pod))]
+    template = _pod_template(pod, limit_ranges, dict(team.get("annotations") or {}))
+    template["metadata"]["labels"] = dict(team.get("labels") or {})  # KServe's spec.labels, on the pod (workload_single_node.go)
+    found = [Workload("GPU LLMInferenceService (one node)", (PodSet("main", 1, template),), queued=asks_for_gpus(pod))]
     workers = configs.get((namespace, TEAM_LLM_WORKERS_CONFIG), {})
     if multi is not None:
         leader = {"spec": _llm_pod(multi.get("template") or {}, team.get("template") or {})}

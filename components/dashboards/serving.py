@@ -234,3 +234,25 @@ def serving_alert_rules() -> list[dict[str, Any]]:
             },
         },
     ]
+
+
+def monitoring_objects(namespace: str, scrape_labels: dict[str, str], dashboard_labels: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
+    """What serving adds to kube-prometheus-stack's Prometheus and to Grafana, in the monitoring
+    namespace: the predictors' PodMonitor, the serving alerts and the dashboard (names, objects)."""
+    from components.dashboards.common import to_json
+
+    meta = {"namespace": namespace, "labels": dict(scrape_labels)}
+    monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {"name": PREDICTOR_MONITOR, **meta}, "spec": predictor_pod_monitor_spec()}
+    rules = {
+        "apiVersion": "monitoring.coreos.com/v1",
+        "kind": "PrometheusRule",
+        "metadata": {"name": SERVING_ALERT_GROUP, **meta},
+        "spec": {"groups": [{"name": SERVING_ALERT_GROUP, "rules": serving_alert_rules()}]},
+    }
+    board = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "dashboard-serving", "namespace": namespace, "labels": dict(dashboard_labels)},
+        "data": {"serving.json": to_json(dashboard())},
+    }
+    return [(f"serving-{PREDICTOR_MONITOR}", monitor), (f"serving-{SERVING_ALERT_GROUP}", rules), ("serving-dashboard", board)]

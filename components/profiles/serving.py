@@ -18,8 +18,8 @@ from components.access import (
 )
 from components.istio import GATEWAY_NAMESPACE
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
-from components.serving import MODEL_CLIENT, service_account_user
-from facts.labels import INFERENCE_SERVICE_LABEL
+from components.serving_tokens import MODEL_CLIENT, service_account_user
+from facts.labels import INFERENCE_SERVICE_LABEL, KUEUE_PRIORITY_CLASS_LABEL
 from facts.naming import llm_prefixes, serving_path
 from facts.node_labels import GPU_TAINT
 from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
@@ -191,12 +191,23 @@ MODEL_SERVER = "model-server"
 the team bucket and nothing more (the model store's identity)."""
 
 
+SERVING_PRIORITY_CLASS = "interactive"
+"""The Kueue WorkloadPriorityClass of serving replicas: someone waits on them, like a GPU notebook,
+so batch work of the team never preempts them (issue 42, the fair-share change, defines the class)."""
+
+
 def serving_pod_labels() -> dict[str, str]:
-    """The labels every serving pod of a team gets. The hook for Kueue's priority: once the
-    WorkloadPriorityClasses of issue 42 exist, `kueue.x-k8s.io/priority-class: interactive` goes
-    here, so a GPU replica is never preempted by batch work (Kueue reads the label from the pod:
-    kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework/utils.go WorkloadPriorityClassName, constants.go WorkloadPriorityClassLabel)."""
-    return {}
+    """The labels every serving pod of a team gets: Kueue's priority class, which its pod
+    integration reads from the pod (kubernetes-sigs/kueue v0.19.2 pkg/controller/jobframework/
+    utils.go WorkloadPriorityClassName, pkg/controller/constants/constants.go
+    WorkloadPriorityClassLabel). The class must exist: for a label naming none Kueue makes no
+    Workload and the pod stays gated (reconciler.go ExtractPriority, pkg/util/priority/priority.go
+    GetPriorityFromWorkloadPriorityClass returns the NotFound), so this waits on issue 42's classes
+    (docs/serving.md). KServe gives the Deployment's pod template the runtime's, the
+    InferenceService's and the predictor's labels (kserve v0.20.0 components/predictor.go
+    buildObjectMeta; reconcilers/deployment/deployment_reconciler.go createRawDefaultDeployment),
+    none of Kueue's of its own: the PodDefault is the one place the platform adds them."""
+    return {KUEUE_PRIORITY_CLASS_LABEL: SERVING_PRIORITY_CLASS}
 
 
 def serving_pod_default(namespace: str, model_store: bool) -> dict[str, Any]:

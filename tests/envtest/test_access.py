@@ -50,6 +50,7 @@ from components.access import (
     USER_HEADER,
 )
 from components.monitoring import GRAFANA_CONTAINER_PORT
+from components.profiles.serving import ROUTER, ROUTER_PORT
 from tests.envtest.conftest import kept, rbac_of
 from tests.support import mirror
 from tests.support.apiserver import Cluster, Who, service_account, user
@@ -61,6 +62,7 @@ from tooling.check import Platform
 pytestmark = mirror.needed
 
 TEAM, CLUSTER, NOTEBOOK = "nlp", "ray", "nb"
+ROUTER_HOST = f"{ROUTER}.{TEAM}.svc.cluster.local"
 GATEWAY_POD = Pod("istio-system", {"app": "istio-ingressgateway", "istio": "ingressgateway"})
 DEX_ISSUER = "http://dex.auth.svc.cluster.local:5556/dex"
 NOTEBOOK_CONTROLLER = "cluster.local/ns/kubeflow/sa/notebook-controller-service-account"
@@ -116,6 +118,7 @@ class World:
         objects = [o.obj for o in render.objects]
         self.namespaces = platform.namespaces
         self.profiles = profile_owners(objects)
+        self.render_objects = objects
         self.policies = [o for o in objects if o["kind"] == "AuthorizationPolicy"]
         self.policies += [owner_policy(ns, owner) for ns, owner in self.profiles.items()]
         self.network = [o for o in objects if o["kind"] == "NetworkPolicy"]
@@ -151,6 +154,7 @@ class World:
             (KFP_UI, 80): Target(Pod("kubeflow", pod_labels("ml-pipeline-ui")), KFP_UI_PORT),
             (KFP_API, KFP_API_PORT): Target(self.kfp_api, KFP_API_PORT),
             (MLMD_ENVOY, MLMD_PORT): Target(Pod("kubeflow", pod_labels("metadata-envoy-deployment")), MLMD_PORT),
+            (ROUTER_HOST, 80): Target(Pod(TEAM, {"app.kubernetes.io/name": ROUTER}), ROUTER_PORT),
         }
         ini = next(o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "grafana")["data"]["grafana.ini"]
         self.grafana_role_header = re.search(r"^headers = Role:(\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
@@ -158,7 +162,7 @@ class World:
         self.grafana_header = re.search(r"^header_name = (\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
         dex = yaml.safe_load(next(o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "dex")["data"]["config.yaml"])
         self.token_groups = {p["email"]: list(p.get("groups") or []) for p in dex.get("staticPasswords") or []}
-        authn = next(o for o in objects if o["kind"] == "RequestAuthentication")
+        authn = next(o for o in objects if o["kind"] == "RequestAuthentication" and o["metadata"]["name"] == "dex-jwt")
         self.claim_headers = {h["claim"]: h["header"] for r in authn["spec"]["jwtRules"] for h in r.get("outputClaimToHeaders") or []}
         proxy = next(o for o in objects if o["kind"] == "ConfigMap" and "oauth2_proxy.cfg" in (o.get("data") or {}))
         config = proxy["data"]["oauth2_proxy.cfg"]
@@ -309,6 +313,8 @@ ACTORS = (
     Actor("other team's notebook", pod=Pod("research", {"notebook-name": "x"}), principal="cluster.local/ns/research/sa/default-editor"),
 )
 HEAD = f"{CLUSTER}-head-svc.{TEAM}.svc.cluster.local"
+INFER = f"/serving/{TEAM}/mnist-cnn/v2/models/mnist-cnn/infer"
+"""A query of the team's InferenceService mnist-cnn, through its router (components/profiles/serving.py)."""
 TOKEN_PROXY = f"{CLUSTER}-dashboard-auth.{TEAM}.svc.cluster.local"
 GRAFANA = "grafana.monitoring.svc.cluster.local"
 
@@ -343,6 +349,9 @@ OPERATIONS = (
     Operation("notebook", "write", "GET", f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1", f"{NOTEBOOK}.{TEAM}.svc.cluster.local", 80, f"/notebook/{TEAM}/{NOTEBOOK}/api/terminals/websocket/1"),
     Operation("Grafana", "read", "GET", "/grafana/d/gpus-by-team", GRAFANA, 80, "/grafana/d/gpus-by-team"),
     Operation("Grafana", "write", "POST", "/grafana/api/dashboards/db", GRAFANA, 80, "/grafana/api/dashboards/db"),
+    # The team's models: a query is a POST, and viewers may query (components/access.py SERVING_PATH).
+    Operation("model", "read", "POST", INFER, ROUTER_HOST, 80, INFER),
+    Operation("model", "read", "GET", f"/serving/{TEAM}/mnist-cnn/v2/models/mnist-cnn/ready", ROUTER_HOST, 80, f"/serving/{TEAM}/mnist-cnn/v2/models/mnist-cnn/ready"),
     # Kubeflow Pipelines: the UI's page (one app for every namespace), and its API through the UI.
     Operation("Pipelines UI", "read", "GET", "/pipeline/", KFP_UI, 80, "/pipeline/"),
     Operation("Pipelines API", "read", "GET", f"/pipeline/apis/v2beta1/runs?namespace={TEAM}", KFP_API, KFP_API_PORT, f"/apis/v2beta1/runs?namespace={TEAM}", ("list", "runs")),
@@ -373,6 +382,7 @@ EXPECTED = {
     ("Ray client", "write"): WRITERS,
     ("Ray token proxy", "write"): set(),
     ("notebook", "write"): WRITERS,
+    ("model", "read"): MEMBERS,
     ("Grafana", "read"): SIGNED_IN,
     ("Grafana", "write"): {"other team, Grafana admin"},
     ("Pipelines UI", "read"): SIGNED_IN,
@@ -415,7 +425,7 @@ def test_every_route_we_publish_is_in_the_matrix() -> None:
         if KUBEFLOW_GATEWAY in vs["spec"]["gateways"] and (vs.get("metadata") or {}).get("namespace") in (TEAM, "monitoring")
         for http in vs["spec"]["http"]
     }
-    assert published == {f"/ray/{TEAM}/{CLUSTER}/", f"/ray-serve/{TEAM}/{CLUSTER}/", "/grafana/"}
+    assert published == {f"/ray/{TEAM}/{CLUSTER}/", f"/ray-serve/{TEAM}/{CLUSTER}/", f"/serving/{TEAM}/", "/grafana/"}
     pipelines = {
         http["match"][0]["uri"]["prefix"]
         for vs in world().routes
@@ -520,3 +530,48 @@ def test_the_group_objects_carry_the_proposed_upstream_naming() -> None:
         assert pair["RoleBinding"]["roleRef"]["name"] == f"kubeflow-{role}"
     member = next(o for o in objects if o["kind"] == "RoleBinding" and o["metadata"]["name"] == "user-eve-acme-com-clusterrole-edit")
     assert member["metadata"]["annotations"] == {"user": EVE, "role": "edit", "mlplatform.io/groups": EDITOR_GROUP}
+
+
+# --- serving: who deploys, and the model client's tokens ----------------------------------------
+
+
+def test_editors_deploy_models_in_their_team_and_viewers_only_read_them() -> None:
+    """An editor of nlp may create InferenceServices there (kubeflow-edit, with KServe's roles
+    aggregated into it), a viewer may read them only, another team's person neither."""
+    w = world()
+
+    def may(email: str, verb: str, namespace: str = TEAM) -> bool:
+        return w.can(email, verb, "inferenceservices", namespace, group="serving.kserve.io")
+
+    assert may(BO, "create") and may(BO, "delete") and may(KIM, "create")
+    assert may(ANA, "get") and not may(ANA, "create") and not may(ANA, "patch")
+    assert not may(RAJ, "create") and not may(RAJ, "get")
+
+
+def _model_client_query(namespace: str, path: str) -> tuple[bool, str]:
+    """A program's query with its team's model-client token: verified at the gateway by the
+    stack's serving RequestAuthentication, its `sub` then the request's kubeflow-userid."""
+    w = world()
+    authn = next(o for o in w.render_objects if o["kind"] == "RequestAuthentication" and o["metadata"]["name"] == "serving-tokens")
+    issuer = authn["spec"]["jwtRules"][0]["issuer"]
+    subject = f"system:serviceaccount:{namespace}:model-client"
+    at_gateway = Request("POST", path, 8080, headers={"authorization": "Bearer <token>"}, claims={"sub": subject}, request_principal=f"{issuer}/{subject}")
+    gateway = istio_decision(w.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, at_gateway)
+    if not gateway.allowed:
+        return False, f"gateway: {gateway.why}"
+    found = route(w.routes, KUBEFLOW_GATEWAY, path, {"sub": subject}, {USER_HEADER: subject})
+    if found is None:
+        return False, "no route"
+    target = w.targets[(found.host, found.port)]
+    return w._at(target, Request("POST", found.path, target.port, GATEWAY_PRINCIPAL, GATEWAY_POD.namespace, {USER_HEADER: subject}), GATEWAY_POD)
+
+
+def test_a_teams_model_client_token_queries_its_teams_models_and_nothing_else() -> None:
+    assert _model_client_query(TEAM, INFER)[0], _model_client_query(TEAM, INFER)[1]
+    # Another team's client, on nlp's models: refused at the gateway (its token is for its own prefix).
+    allowed, why = _model_client_query("research", INFER)
+    assert not allowed and why.startswith("gateway"), why
+    # nlp's client anywhere else: the gateway refuses it.
+    for path in (f"/ray/{TEAM}/{CLUSTER}/api/jobs/", f"/notebook/{TEAM}/{NOTEBOOK}/", "/pipeline/apis/v2beta1/runs", "/grafana/"):
+        allowed, why = _model_client_query(TEAM, path)
+        assert not allowed and why.startswith("gateway"), (path, why)

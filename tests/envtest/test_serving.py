@@ -188,3 +188,57 @@ def test_the_stacks_replica_floor_and_ceiling_hold_for_inference_services_of_tea
         assert "spec.predictor.maxReplicas 9 is above the platform's ceiling of 4 replicas" in refusal({"minReplicas": 1, "maxReplicas": 9})
         assert "spec.predictor.maxReplicas 5 is above" in refusal({"minReplicas": 5})  # no maximum: the minimum's
         assert refusal({}) == "" and refusal({"minReplicas": 2, "maxReplicas": 4}) == ""
+
+
+def _keda_crds() -> list[dict[str, Any]]:
+    """The ScaledObject CRD of the pinned KEDA chart, as `helm template` renders it."""
+    import subprocess
+
+    from facts.versions import KEDA_CHART
+    from tooling import tools
+
+    package = Path(mirror.MIRROR, "charts", f"{KEDA_CHART.name}-{KEDA_CHART.version}.tgz")
+    run = subprocess.run([tools.find(tools.HELM), "template", "keda", str(package)], capture_output=True, text=True, timeout=120, check=True)
+    return [o for o in yaml.safe_load_all(run.stdout) if o and o["kind"] == "CustomResourceDefinition" and o["spec"]["names"]["kind"] == "ScaledObject"]
+
+
+@mirror.needed
+def test_a_model_that_follows_its_load_down_to_zero_is_taken_off_prod_and_kedas_scaled_object_of_it_too(cluster: Cluster, tmp_path: Path) -> None:
+    """The InferenceService a data scientist writes for its replicas to follow vLLM's queue, down to
+    zero where the stack's floor is 0, taken by KServe's CRD and the replica policy; and the
+    ScaledObject KServe v0.20.0 makes of it (keda_reconciler.go createKedaScaledObject: named after
+    the predictor, minReplicaCount 0, a prometheus trigger) taken by KEDA 2.20.2's CRD."""
+    from components.monitoring import PROMETHEUS_URL
+    from components.serving import keda_autoscaling, serving_signal
+
+    key, value = PROFILE_NAMESPACE_LABEL
+    team = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {key: value}}}
+    query = serving_signal("vllm", NAMESPACE, "chat")
+    annotations, autoscaling = keda_autoscaling(query, "4", PROMETHEUS_URL)
+    isvc = _isvc("chat", {"minReplicas": 0, "maxReplicas": 2})
+    isvc["metadata"]["annotations"] = annotations
+    isvc["spec"]["predictor"]["autoScaling"] = autoscaling
+    metric = autoscaling["metrics"][0]["external"]
+    scaled = {
+        "apiVersion": "keda.sh/v1alpha1",
+        "kind": "ScaledObject",
+        "metadata": {"name": "chat-predictor", "namespace": NAMESPACE},
+        "spec": {
+            "scaleTargetRef": {"name": "chat-predictor"},
+            "minReplicaCount": 0,
+            "maxReplicaCount": 2,
+            "triggers": [{"type": metric["metric"]["backend"], "metadata": {"serverAddress": metric["metric"]["serverAddress"], "query": query, "threshold": metric["target"]["value"]}}],
+        },
+    }
+    with kept(cluster, [*_kserve_crds(tmp_path), *_keda_crds(), team, replica_bounds_policy(0, 4), replica_bounds_binding()]):
+        wait_for("the replica policy in force", lambda: [] if _refused(cluster, _isvc("big", {"minReplicas": 5})) else ["not yet"], timeout=20, interval=0.2)
+        assert _refused(cluster, isvc) == ""
+        assert cluster.apply(scaled, dry_run=True) in (200, 201)
+
+
+def _refused(cluster: Cluster, obj: dict[str, Any]) -> str:
+    try:
+        cluster.apply(obj, dry_run=True)
+    except ApiException as error:
+        return str(json.loads(error.body)["message"])
+    return ""

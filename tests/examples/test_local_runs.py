@@ -214,7 +214,7 @@ def runpy_example(name: str) -> dict[str, object]:
 
 def test_the_inference_service_the_example_deploys_is_the_kserve_sdks() -> None:
     """What `deploy` sends, as the Kubernetes client serialises the kserve SDK's models: Triton
-    for the pytorch format, the team's model store, 1-2 replicas, a GPU only when asked."""
+    for the pytorch format, the team's model store, 1-2 replicas on KEDA, a GPU only when asked."""
     needs("kserve")
     from kubernetes.client import ApiClient
 
@@ -222,13 +222,32 @@ def test_the_inference_service_the_example_deploys_is_the_kserve_sdks() -> None:
     build = example["inference_service"]
     body = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models"))  # type: ignore[operator]
     assert body["apiVersion"] == "serving.kserve.io/v1beta1" and body["kind"] == "InferenceService"
-    assert body["metadata"] == {"name": "mnist-cnn", "namespace": "team-a"}
+    assert (body["metadata"]["name"], body["metadata"]["namespace"]) == ("mnist-cnn", "team-a")
     predictor = body["spec"]["predictor"]
     assert (predictor["minReplicas"], predictor["maxReplicas"]) == (1, 2)
     model = predictor["model"]
     assert model["modelFormat"] == {"name": "pytorch"} and model["runtime"] == "kserve-tritonserver"
     assert model["storageUri"] == "pvc://team-models/models"
     assert "nvidia.com/gpu" not in model["resources"]["limits"]
+    # Replicas follow Triton's requests through KEDA (KServe v0.20.0 makes a ScaledObject of it).
+    assert body["metadata"]["annotations"] == {"serving.kserve.io/autoscalerClass": "keda"}
+    assert predictor["autoScaling"] == {
+        "metrics": [
+            {
+                "type": "External",
+                "external": {
+                    "metric": {
+                        "backend": "prometheus",
+                        "serverAddress": "http://kube-prometheus-stack-prometheus.monitoring.svc:9090",
+                        "query": 'sum(rate(nv_inference_request_success{namespace="team-a",inferenceservice="mnist-cnn"}[1m]))',
+                    },
+                    "target": {"type": "Value", "value": "20"},
+                },
+            }
+        ]
+    }
+    idle = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models", 0, 0))  # type: ignore[operator]
+    assert idle["spec"]["predictor"]["minReplicas"] == 0
     gpu = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models", 1))  # type: ignore[operator]
     assert gpu["spec"]["predictor"]["model"]["resources"]["limits"]["nvidia.com/gpu"] == "1"
     assert gpu["spec"]["predictor"]["model"]["resources"]["requests"]["nvidia.com/gpu"] == "1"

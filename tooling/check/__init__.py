@@ -10,6 +10,7 @@ area, each rule a pure function of the render declared with its ID and descripti
 - images.py: tags, pins, retired registries, the mirror;
 - kueue.py: Kueue's rules, the teams' quotas against their queues, admissible workloads;
 - processes.py: files a process reads, configuration that rolls its pods, critical pods;
+- serving.py: GPU serving runtimes on pools with the GPUs, team routes under a role check;
 - upstreams.py: support windows, Kubernetes ranges, advisories on the check's day.
 
 Here they are gathered into RULES, in the order violations are reported in, and run.
@@ -23,13 +24,13 @@ from datetime import date
 from types import ModuleType
 
 from tooling import advisories
-from tooling.check import images, kueue, monitoring, network, objects, processes, upstreams
+from tooling.check import images, kueue, monitoring, network, objects, processes, serving, upstreams
 from tooling.check.platform import DECLARED, Platform, Rule, Violation, label, selects
 from tooling.check.upstreams import deployed
 from tooling.fullrender import FullRender
 from tooling.plan import few_collections
 
-AREAS: tuple[ModuleType, ...] = (objects, network, monitoring, images, kueue, processes, upstreams)
+AREAS: tuple[ModuleType, ...] = (objects, network, monitoring, images, kueue, processes, serving, upstreams)
 """The modules that hold the rules, in the order a rule REPORTED does not list is reported in."""
 REPORTED: tuple[str, ...] = (
     "schema", "null", "duplicate", "order", "control-plane-reach", "load-balancer", "monitor", "critical-priority",

@@ -1,0 +1,103 @@
+"""Serving: a GPU serving runtime lands on a pool that has the GPUs it asks for, and every route
+of the Kubeflow gateway into a team namespace is one the role checks judge (docs/serving.md).
+
+The other needs of serving are judged by the general rules: KServe's and KEDA's webhooks and
+KEDA's metrics API reachable from the control plane (control-plane-reach, with the firewall's
+ports), the runtimes' and injected images pinned (image-tag, image-pin: a ClusterServingRuntime's
+containers and inferenceservice-config's images are image sites, plumbing/images.py), and a GPU
+InferenceService queued like a GPU notebook (admissible, tooling/admission.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from components.access import KUBEFLOW_GATEWAY, TEAM_ROUTES
+from facts.labels import PROFILE_NAMESPACE_LABEL
+from facts.node_labels import GPU_RESOURCE, pool_selector
+from stackmodel import quantity
+from tooling.check.platform import Platform, Violation, check_rule, label
+
+RUNTIME_KINDS = ("ClusterServingRuntime", "ServingRuntime")
+
+
+def runtime_gpus(spec: dict[str, Any]) -> int:
+    """The GPUs one replica of the runtime asks for: its containers' `nvidia.com/gpu`, the limit
+    where given (the device plugin's resource is counted by its limit), else the request."""
+    total = 0
+    for container in spec.get("containers") or []:
+        resources = container.get("resources") or {}
+        amount = (resources.get("limits") or {}).get(GPU_RESOURCE, (resources.get("requests") or {}).get(GPU_RESOURCE))
+        if amount is not None:
+            total += int(quantity.parse(str(amount)))
+    return total
+
+
+@check_rule("serving-gpu-runtime", "a GPU serving runtime only on a pool whose nodes have the GPUs it asks for")
+def gpu_runtime_on_gpu_pool(platform: Platform) -> Iterator[Violation]:
+    """A ServingRuntime or ClusterServingRuntime that asks for `nvidia.com/gpu` selects (its
+    `nodeSelector`) a GPU pool of the stack whose GPUs the device plugin counts (not a DRA pool:
+    its GPUs are claimed, and a runtime cannot name a claim), and asks no more than one node of
+    that pool has: otherwise every replica of every model on it stays Pending (or gated by Kueue)."""
+    pools = platform.config.gpu_pools if platform.config else ()
+    for o in platform.of_kind(*RUNTIME_KINDS):
+        spec = o.obj.get("spec") or {}
+        gpus = runtime_gpus(spec)
+        if gpus == 0:
+            continue
+        selector = spec.get("nodeSelector") or {}
+        pool = next((p for p in pools if pool_selector(p).items() <= selector.items()), None)
+        if pool is None:
+            have = ", ".join(p.name for p in pools) or "none"
+            yield Violation(
+                "serving-gpu-runtime", label(o), o.source,
+                f"asks for {gpus} {GPU_RESOURCE} but its nodeSelector {selector or '{}'} selects no GPU pool of the stack "
+                f"(pools: {have}); select one pool's nodes (facts/node_labels.py pool_selector), as components/serving_runtimes.py does",
+            )
+            continue
+        if pool.dra:
+            yield Violation(
+                "serving-gpu-runtime", label(o), o.source,
+                f"asks for {GPU_RESOURCE} on pool {pool.name}, whose GPUs are DRA devices the device plugin does not count; "
+                "serve from a device-plugin pool",
+            )
+        elif gpus > pool.gpus_per_node:
+            yield Violation(
+                "serving-gpu-runtime", label(o), o.source,
+                f"asks for {gpus} {GPU_RESOURCE} on pool {pool.name}, whose nodes ({pool.machine_type}) have {pool.gpus_per_node}; "
+                "ask for at most that, or serve from a pool with larger nodes",
+            )
+
+
+def team_namespaces(platform: Platform) -> set[str]:
+    key, value = PROFILE_NAMESPACE_LABEL
+    return {o.key[3] for o in platform.of_kind("Namespace") if ((o.obj.get("metadata") or {}).get("labels") or {}).get(key) == value}
+
+
+@check_rule("team-route-role-check", "every route of the Kubeflow gateway into a team namespace is one the role checks judge")
+def team_routes_role_checked(platform: Platform) -> Iterator[Violation]:
+    """A VirtualService of a team namespace on the Kubeflow gateway publishes only prefixes of the
+    team routes (components/access.py TEAM_ROUTES: the team's notebooks, Ray, models, ...), which
+    the viewers' read-only rule, the gateway's group checks and the role matrix
+    (tests/envtest/test_access.py) judge; a route elsewhere, or matched other than by a prefix,
+    would reach the namespace with no role check of ours."""
+    teams = team_namespaces(platform)
+    for o in platform.of_kind("VirtualService"):
+        namespace = o.key[2]
+        spec = o.obj.get("spec") or {}
+        if namespace not in teams or KUBEFLOW_GATEWAY not in (spec.get("gateways") or []):
+            continue
+        allowed = [route.format(namespace=namespace).removesuffix("*") for route in TEAM_ROUTES]
+        for http in spec.get("http") or []:
+            for match in http.get("match") or [{}]:
+                uri = match.get("uri") or {}
+                prefix = uri.get("prefix")
+                if prefix is not None and prefix.startswith(tuple(allowed)):
+                    continue
+                shown = next(iter(uri.items()), ("match", "every path"))
+                yield Violation(
+                    "team-route-role-check", label(o), o.source,
+                    f"routes {shown[0]} {shown[1]!r} of the Kubeflow gateway into team namespace {namespace}, which no role check "
+                    f"covers; publish under one of {', '.join(allowed)} (a new kind of route: add it to components/access.py TEAM_ROUTES "
+                    "and to the role matrix)",
+                )
