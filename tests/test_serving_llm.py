@@ -189,3 +189,35 @@ def test_a_multi_node_llm_is_never_admitted_without_its_workers_gpu_toleration()
 
     found = [v.message for v in violations(edited(render, "LLMInferenceServiceConfig", "team-llm-workers", untolerated), "admissible")]
     assert found and all("LeaderWorkerSet of 2 nodes" in m and "untolerated taint nvidia.com/gpu=present:NoSchedule" in m for m in found)
+
+
+@mirror.needed
+def test_the_dev_render_holds_kserve_its_runtimes_the_llm_controller_lws_the_pool_path_and_a_teams_routes() -> None:
+    """What issue 41 checks in the dev render; `check` and the API server judge it elsewhere
+    (tests/test_check.py, tests/envtest/test_apply.py)."""
+    render = rendered("dev")
+    found = {(o.obj["kind"], o.key[2], o.key[3]) for o in render.objects}
+    assert {
+        ("Deployment", "kserve", "kserve-controller-manager"),
+        ("ClusterServingRuntime", "", "kserve-vllm-l4"),
+        ("ClusterServingRuntime", "", "kserve-tritonserver"),
+        ("Deployment", "kserve", "llmisvc-controller-manager"),
+        ("Deployment", "lws-system", "lws-controller-manager"),
+        ("Gateway", "istio-system", "kubeflow-llm"),
+        ("VirtualService", "nlp", "model-router"),  # the team's models at /serving/nlp/
+        ("LLMInferenceServiceConfig", "nlp", "team-llm"),
+        ("AuthorizationPolicy", "istio-system", "team-nlp-llm"),  # its LLMs at /nlp/ and /publishers/nlp/
+    } <= found
+    # The InferencePool path: KServe's route preset sends a team's LLM paths to the service's pool,
+    # the scheduler preset makes the pool and its endpoint picker, and istiod routes to pools.
+    route = next(o.obj for o in render.objects if o.key[3] == "kserve-config-llm-router-route")
+    rules = route["spec"]["router"]["route"]["http"]["spec"]["rules"]
+    to_pool = {r["name"] for r in rules for b in r["backendRefs"] if (b["kind"], b.get("group")) == ("InferencePool", "inference.networking.k8s.io")}
+    assert {"v1-completions-path", "v1-chat-completions-path", "v1-chat-completions-publisher-path"} <= to_pool
+    # The rest reach the workload's Service: catch-alls on the same team prefixes.
+    assert {r["name"] for r in rules} - to_pool == {"v1-publisher-path-catch-all", "v1-catch-all-path", "v1-catch-all-model-routing"}
+    scheduler = next(o.obj for o in render.objects if o.key[3] == "kserve-config-llm-scheduler")
+    assert "pool" in scheduler["spec"]["router"]["scheduler"]
+    istiod = next(o.obj for o in render.objects if o.obj["kind"] == "Deployment" and o.key[3] == "istiod")
+    env = {e["name"]: e.get("value") for c in istiod["spec"]["template"]["spec"]["containers"] for e in c.get("env") or []}
+    assert env[INFERENCE_EXTENSION_ENV] == "true"
