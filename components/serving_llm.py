@@ -105,20 +105,33 @@ def with_path_routing_only(props: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def routes_policy() -> dict[str, Any]:
-    """Every HTTPRoute of a team namespace matches paths of its own prefixes only
-    (facts/naming.py llm_prefixes): each rule has matches, each match a path of type PathPrefix or
-    Exact under them (the CRD defaults a rule without matches, and a match without a path, to
-    PathPrefix `/` before admission policies run, so those are refused too; a RegularExpression
-    could match any path)."""
-    rules = [{"apiGroups": [GATEWAY_API], "apiVersions": ["*"], "resources": ["httproutes"], "operations": ["CREATE", "UPDATE"]}]
+    """What a team namespace may hold of Gateway API (facts/naming.py llm_prefixes):
+    - HTTPRoutes that match paths of its own prefixes only: each rule has matches, each match a
+      path of type PathPrefix or Exact under them (the CRD defaults a rule without matches, and a
+      match without a path, to PathPrefix `/` before admission policies run, so those are refused
+      too; a RegularExpression could match any path), attached to the platform's Gateway alone;
+    - no Gateway: one of its own (Istio's class deploys a proxy and a LoadBalancer for it, GKE's a
+      load balancer; KubeRay makes one for a RayService's incremental upgrade) would publish the
+      namespace's Services past the sign-in and the role checks of Kubeflow's gateway."""
+    rules = [
+        {"apiGroups": [GATEWAY_API], "apiVersions": ["*"], "resources": ["httproutes", "gateways"], "operations": ["CREATE", "UPDATE"]}
+    ]
     variables = [
         {"name": "own", "expression": "'/' + object.metadata.namespace + '/'"},
         {"name": "published", "expression": f"'/{PUBLISHED_PREFIX}/' + object.metadata.namespace + '/'"},
+        {"name": "route", "expression": "object.kind == 'HTTPRoute'"},
     ]
     validations = [
         {
+            "expression": "object.kind != 'Gateway'",
+            "messageExpression": (
+                "'namespace ' + object.metadata.namespace + ' holds no Gateway: a team\\'s routes attach to the platform\\'s "
+                f"({GATEWAY_NAMESPACE}/{GATEWAY}), behind its sign-in and the team\\'s role checks (docs/serving.md, LLMs)'"
+            ),
+        },
+        {
             "expression": (
-                "!has(object.spec.rules) || object.spec.rules.all(r, has(r.matches) && size(r.matches) > 0 && "
+                "!variables.route || !has(object.spec.rules) || object.spec.rules.all(r, has(r.matches) && size(r.matches) > 0 && "
                 "r.matches.all(m, has(m.path) && has(m.path.value) && has(m.path.type) && "
                 "(m.path.type == 'PathPrefix' || m.path.type == 'Exact') && "
                 "(m.path.value.startsWith(variables.own) || m.path.value.startsWith(variables.published))))"
@@ -127,7 +140,18 @@ def routes_policy() -> dict[str, Any]:
                 "'an HTTPRoute of namespace ' + object.metadata.namespace + ' may match paths under ' + variables.own + ' and ' + "
                 "variables.published + ' only (PathPrefix or Exact): the gateway checks that team\\'s roles there (docs/serving.md)'"
             ),
-        }
+        },
+        {
+            "expression": (
+                "!variables.route || !has(object.spec.parentRefs) || object.spec.parentRefs.all(p, "
+                f"(!has(p.kind) || p.kind == 'Gateway') && (!has(p.group) || p.group == '{GATEWAY_API}') && p.name == '{GATEWAY}' && "
+                f"has(p.namespace) && p.namespace == '{GATEWAY_NAMESPACE}')"
+            ),
+            "messageExpression": (
+                "'an HTTPRoute of namespace ' + object.metadata.namespace + ' attaches to the platform\\'s Gateway "
+                f"{GATEWAY_NAMESPACE}/{GATEWAY} only (docs/serving.md, LLMs)'"
+            ),
+        },
     ]
     return fail_closed_policy(ROUTES_POLICY, rules, [], validations, variables)
 

@@ -97,8 +97,8 @@ def test_the_istio_gateway_binds_to_kubeflows_ingress_gateway_and_takes_routes_f
 
 def test_the_route_policy_names_both_team_prefixes() -> None:
     policy = routes_policy()
-    assert [r["resources"] for r in policy["spec"]["matchConstraints"]["resourceRules"]] == [["httproutes"]]
-    assert {v["name"] for v in policy["spec"]["variables"]} == {"own", "published"}
+    assert [r["resources"] for r in policy["spec"]["matchConstraints"]["resourceRules"]] == [["httproutes", "gateways"]]
+    assert {v["name"] for v in policy["spec"]["variables"]} == {"own", "published", "route"}
 
 
 @mirror.needed

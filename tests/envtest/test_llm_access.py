@@ -72,7 +72,8 @@ def world() -> list[dict[str, Any]]:
     """What the routes need of the kind render: Gateway API's HTTPRoute CRD, the Namespaces, the
     platform's HTTPRoute policy and its binding."""
     objects = [o.obj for o in rendered("kind").objects]
-    found = [o for o in objects if o["kind"] == "CustomResourceDefinition" and o["metadata"]["name"] == "httproutes.gateway.networking.k8s.io"]
+    crds = ("httproutes.gateway.networking.k8s.io", "gateways.gateway.networking.k8s.io")
+    found = [o for o in objects if o["kind"] == "CustomResourceDefinition" and o["metadata"]["name"] in crds]
     found += [o for o in objects if o["kind"] == "Namespace"]
     found += [o for o in objects if o["kind"].startswith("ValidatingAdmissionPolicy") and o["metadata"]["name"] == ROUTES_POLICY]
     return found
@@ -80,7 +81,8 @@ def world() -> list[dict[str, Any]]:
 
 def refusal(cluster: Cluster, route: dict[str, Any]) -> str | None:
     """None when the API server admits `route` (a dry run), else its message."""
-    path = f"/apis/gateway.networking.k8s.io/v1/namespaces/{route['metadata']['namespace']}/httproutes"
+    plural = route["kind"].lower() + "s"
+    path = f"/apis/gateway.networking.k8s.io/v1/namespaces/{route['metadata']['namespace']}/{plural}"
     try:
         cluster.request("POST", path, route, [("dryRun", "All")])
     except ApiException as error:
@@ -99,19 +101,39 @@ def routes_world(cluster: Cluster) -> Iterator[None]:
         yield
 
 
+OWN = "may match paths under /nlp/ and /publishers/nlp/ only"
+PLATFORMS = "attaches to the platform's Gateway istio-system/kubeflow-llm only"
+GATEWAY = {
+    "apiVersion": "gateway.networking.k8s.io/v1",
+    "kind": "Gateway",
+    "metadata": {"name": "mine", "namespace": "nlp"},
+    "spec": {"gatewayClassName": "istio", "listeners": [{"name": "http", "port": 80, "protocol": "HTTP"}]},
+}
+
+
+def _on_its_own_gateway(route: dict[str, Any]) -> dict[str, Any]:
+    route = copy.deepcopy(route)
+    route["spec"]["parentRefs"] = [{"name": "mine", "namespace": "nlp"}]
+    return route
+
+
 @pytest.mark.parametrize(
-    ("name", "route", "taken"),
+    ("name", "obj", "refused"),
     [
-        ("KServe's preset paths", _route("nlp", ["/nlp/chat/v1/completions", "/publishers/nlp/models/chat/v1/completions"]), True),
-        ("another team's prefix", _route("nlp", ["/vision/chat/v1/completions"]), False),
-        ("the gateway's root", _route("nlp", ["/"]), False),
-        ("a rule with no matches (defaulted to /)", _route("nlp", ["/nlp/chat/v1/completions"], {"backendRefs": [{"name": "x", "port": 80}]}), False),
-        ("a regular expression", _route("nlp", [], {"matches": [{"path": {"type": "RegularExpression", "value": "/nlp/.*|/vision/.*"}}]}), False),
-        ("outside team namespaces", _route("kubeflow", ["/"]), True),
+        ("KServe's preset paths", _route("nlp", ["/nlp/chat/v1/completions", "/publishers/nlp/models/chat/v1/completions"]), None),
+        ("another team's prefix", _route("nlp", ["/vision/chat/v1/completions"]), OWN),
+        ("the gateway's root", _route("nlp", ["/"]), OWN),
+        ("a rule with no matches (defaulted to /)", _route("nlp", ["/nlp/chat/v1/completions"], {"backendRefs": [{"name": "x", "port": 80}]}), OWN),
+        ("a regular expression", _route("nlp", [], {"matches": [{"path": {"type": "RegularExpression", "value": "/nlp/.*|/vision/.*"}}]}), OWN),
+        ("its own prefix on a Gateway of its own", _on_its_own_gateway(_route("nlp", ["/nlp/chat/v1/completions"])), PLATFORMS),
+        ("a Gateway of its own", GATEWAY, "holds no Gateway"),
+        ("outside team namespaces", _route("kubeflow", ["/"]), None),
     ],
 )
-def test_a_team_namespace_takes_httproutes_on_its_own_prefixes_only(cluster: Cluster, routes_world: None, name: str, route: dict[str, Any], taken: bool) -> None:
-    refused = refusal(cluster, copy.deepcopy(route))
-    assert (refused is None) is taken, f"{name}: {refused}"
+def test_a_team_namespace_takes_httproutes_on_its_own_prefixes_of_the_platforms_gateway_only(
+    cluster: Cluster, routes_world: None, name: str, obj: dict[str, Any], refused: str | None
+) -> None:
+    message = refusal(cluster, copy.deepcopy(obj))
+    assert (message is None) is (refused is None), f"{name}: {message}"
     if refused is not None:
-        assert f"ValidatingAdmissionPolicy '{ROUTES_POLICY}'" in refused and "may match paths under /nlp/ and /publishers/nlp/ only" in refused
+        assert f"ValidatingAdmissionPolicy '{ROUTES_POLICY}'" in str(message) and refused in str(message), message

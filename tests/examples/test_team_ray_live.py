@@ -99,7 +99,7 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Team:
     assert cluster["spec"]["authOptions"] == {"mode": "token"}
     (pod_default,) = [
         o for o in objects
-        if o["kind"] == "PodDefault" and o["metadata"]["namespace"] == namespace and any(e["name"] == "RAY_ADDRESS" for e in o["spec"]["env"])
+        if o["kind"] == "PodDefault" and o["metadata"]["namespace"] == namespace and any(e["name"] == "RAY_ADDRESS" for e in o["spec"].get("env") or [])
     ]
     (config_map,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"] == {"name": f"{name}-{PROXY}", "namespace": namespace}]
     (template,) = config_map["data"].values()
