@@ -72,7 +72,18 @@ def submit(address: str, step: list[str], env: dict[str, Any], python: str = "py
 
     client = JobSubmissionClient(address)
     entrypoint = shlex.join([python, HERE.name, "--on-cluster", *step])
-    job = client.submit_job(entrypoint=entrypoint, runtime_env={"working_dir": str(HERE.parent), **env})
+    agent_deadline = time.monotonic() + 120
+    while True:
+        try:
+            job = client.submit_job(entrypoint=entrypoint, runtime_env={"working_dir": str(HERE.parent), **env})
+            break
+        except RuntimeError as error:
+            # A head whose job agent has not registered yet answers 500 "No available agent to
+            # submit job, please try again later." (ray 2.58 dashboard/modules/job/job_head.py):
+            # a just-started cluster on a busy machine. Anything else, or an agent that never comes, stops here.
+            if "No available agent" not in str(error) or time.monotonic() > agent_deadline:
+                raise
+            time.sleep(1)
     print(f"submitted Ray job {job}: {entrypoint}")
     deadline = time.monotonic() + timeout_s
     while (status := client.get_job_status(job)) not in {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED}:
