@@ -35,6 +35,7 @@ from components.monitoring import GRAFANA_PATH
 from facts.image_set import LOCAL_REGISTRY, SPAWNER_CONFIG_KEY, notebook_image
 from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
+from facts.priorities import NOTEBOOK_PRIORITY_POD_DEFAULT
 from infra.args import image_registry_args
 from infra.cluster import Cluster
 from infra.component import type_token
@@ -209,8 +210,9 @@ def with_menu(props: dict[str, Any], links: str) -> dict[str, Any] | None:
 # the file's name, mounted into the web app. We change four of its fields and keep the rest:
 # - image: the platform's notebook images (facts/image_set.py), the CPU one the default;
 #   `allowCustomImage` stays on for anything else;
-# - configurations: the teams' PodDefault preselected by its label (the form's values are
-#   PodDefault labels; a namespace without that PodDefault just gets an unused label);
+# - configurations: the teams' PodDefault and the one that gives notebooks the `interactive`
+#   priority class (components/profiles/preemption.py) preselected by their labels (the form's
+#   values are PodDefault labels; a namespace without that PodDefault just gets an unused label);
 # - affinityConfig / tolerationGroup: per GPU pool a GPU notebook can run on (notebook_pools)
 #   a node affinity to the pool and its taints, so a GPU notebook lands on the pool its user picks.
 
@@ -232,7 +234,7 @@ def spawner_form(upstream: dict[str, Any], args: KubeflowArgs) -> dict[str, Any]
     form = dict(upstream)
     images = args.notebook_images
     form["image"] = {**form.get("image", {}), "value": images.cpu, "options": [images.cpu, images.gpu]}
-    form["configurations"] = {**form.get("configurations", {}), "value": [TEAM_POD_DEFAULT]}
+    form["configurations"] = {**form.get("configurations", {}), "value": [TEAM_POD_DEFAULT, NOTEBOOK_PRIORITY_POD_DEFAULT]}
     offered = notebook_pools(args.gpu_pools)
     if offered:
         form["affinityConfig"] = {

@@ -32,11 +32,13 @@ from components.kueue_owners import LWS_FRAMEWORK
 from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_pods_only
 from facts.dra import DEVICE_CLASS
 from facts.node_labels import GPU_RESOURCE, GPU_TAINT, pool_selector, pool_taints
+from facts.priorities import CLASSES as PRIORITY_CLASSES
 from facts.topology import LEVELS, TOPOLOGY_NAME
 from facts.versions import KUEUE_CHART
 from infra.cluster import Cluster
 from plumbing.base import ChartArgs, PlatformComponent, apply_manifest
 from plumbing.charts import ChartValues, Hint, Relied, built_by, empty, exactly
+from plumbing.custom_object import CustomObject
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
 from plumbing.roles import VERBS_READ, Rule, cluster_role
@@ -102,6 +104,8 @@ class KueueArgs(ChartArgs):
     kuberay_chart: bool
     """The KubeRay operator is our chart's (not GKE's add-on): the owner guard knows its identity
     (components/kueue_owners.py)."""
+    fair_sharing: bool = True
+    """Kueue's fair sharing (FAIR_SHARING) in its configuration."""
     leader_worker_set: bool = False
     """LeaderWorkerSet is installed: Kueue admits each of its groups whole."""
 
@@ -124,7 +128,18 @@ def device_class_mappings(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
     return [{"name": GPU_RESOURCE, "deviceClassNames": [DEVICE_CLASS]}]
 
 
-def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), leader_worker_set: bool = False) -> str:
+# Fair sharing, Kueue v0.19.2: on when the Configuration has `fairSharing` (apis/config/v1beta2/
+# configuration_types.go FairSharing; v1beta1's `enable` is gone, apis/config/v1beta1/
+# configuration_conversion.go:44-46), whose preemptionStrategies must be one of three lists
+# (pkg/config/validation.go:385-426 validStrategySets). Both, in the order Kueue's fair-sharing doc
+# configures them (site/content/en/docs/concepts/preemption.md, "Fair Sharing"): a preemption must
+# leave the preempting queue's share at most the target's (LessThanOrEqualToFinalShare), and only
+# if that finds nothing, below the target's share before it (LessThanInitialShare). What each
+# team queue's preemption does with it: components/profiles/queues.py.
+FAIR_SHARING = {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
+
+
+def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), fair_sharing: bool = True, leader_worker_set: bool = False) -> str:
     config = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -138,20 +153,22 @@ def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[G
         "managedJobsNamespaceSelector": managed_namespaces(),
         "integrations": {"frameworks": list(frameworks(leader_worker_set))},
     }
+    if fair_sharing:
+        config["fairSharing"] = FAIR_SHARING
     mappings = device_class_mappings(pools)
     if mappings:
         config["resources"] = {"deviceClassMappings": mappings}
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kueue_values(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), leader_worker_set: bool = False) -> dict[str, Any]:
+def kueue_values(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), fair_sharing: bool = True, leader_worker_set: bool = False) -> dict[str, Any]:
     """`enablePrometheus` stays off: it would render the chart's ServiceMonitor (charts/kueue/
     templates/prometheus/monitor.yaml), whose CRD is Monitoring's, and so make the whole chart
     wait for Monitoring; `service_monitor` is ours instead, tied to both (plumbing/ties.py).
     It also renders a Role and RoleBinding for kube-prometheus' `prometheus-k8s` and
     `prometheus-operator` accounts (templates/prometheus/role.yaml), which kube-prometheus-stack
     does not have: its Prometheus discovers targets through its own ClusterRole."""
-    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready, pools, leader_worker_set)}, "enablePrometheus": False}
+    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready, pools, fair_sharing, leader_worker_set)}, "enablePrometheus": False}
 
 
 METRICS_SERVICE_LABELS = {
@@ -279,12 +296,34 @@ def provisioning_admission_checks(pools: Sequence[GpuPool]) -> list[dict[str, An
     return objects
 
 
+def workload_priority_classes() -> list[dict[str, Any]]:
+    """The platform's WorkloadPriorityClasses (facts/priorities.py: interactive, batch, preemptible):
+    what a job names with `kueue.x-k8s.io/priority-class`, and what each kind of workload gets
+    when it names none (kueue v0.19.2 apis/kueue/v1beta2/workloadpriorityclass_types.go)."""
+    return [
+        {"apiVersion": API_VERSION, "kind": "WorkloadPriorityClass", "metadata": {"name": c.name}, "value": c.value, "description": c.description}
+        for c in PRIORITY_CLASSES
+    ]
+
+
 WORKLOAD_READER = "kubeflow-kueue-view"
 """Aggregated into kubeflow-view, so into -edit and -admin too (plumbing/roles.py): team members read
 their namespace's Workloads and LocalQueue, where Kueue says why a notebook or job waits (the
-Workload's `QuotaReserved` condition and `Pending` events). The chart's own viewer roles
-aggregate into Kubernetes' view/edit/admin, which profile members are not bound to."""
-READ_RULES = (Rule((API_GROUP,), ("workloads", "localqueues"), VERBS_READ),)
+Workload's `QuotaReserved` condition and `Pending` events), and the LocalQueue's pending workloads
+from Kueue's visibility API, their place in the queue (`queue-status` in the notebook image). Bound
+in a team namespace only (the profile's RoleBindings), so a member sees their own namespace's and
+nothing of another team's: the LocalQueue endpoint lists only that LocalQueue's workloads (kueue
+v0.19.2 pkg/visibility/storage/pending_workloads_lq.go Get: namespace and queue name must match),
+and `clusterqueues/pendingworkloads`, cluster-scoped, no RoleBinding can grant. The chart's own
+viewer roles aggregate into Kubernetes' view/edit/admin, which profile members are not bound to."""
+VISIBILITY_GROUP = "visibility.kueue.x-k8s.io"
+"""Kueue's visibility API (apis/visibility/v1beta2, VisibilityOnDemand, beta and on since 0.9:
+pkg/features/kube_features.go:663-666), served by the manager on 8082 behind the chart's
+APIService v1beta2.visibility.kueue.x-k8s.io (infra/gke.py opens the port on private clusters)."""
+READ_RULES = (
+    Rule((API_GROUP,), ("workloads", "localqueues"), VERBS_READ),
+    Rule((VISIBILITY_GROUP,), ("localqueues/pendingworkloads",), ("get",)),
+)
 
 
 class Kueue(PlatformComponent):
@@ -306,7 +345,7 @@ class Kueue(PlatformComponent):
     ):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        values = kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.leader_worker_set)
+        values = kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.fair_sharing, args.leader_worker_set)
         self.ready = self.chart(
             "kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace], transforms=(with_gpu_pods_only,), overlay=args.values
         )
@@ -319,6 +358,8 @@ class Kueue(PlatformComponent):
         # Cluster-wide, in force where a team namespace binds them (components/profiles/queues.py).
         for obj in kueue_owners.policies(frameworks(args.leader_worker_set), args.kuberay_chart):
             apply_manifest(obj['metadata']['name'], obj, self.child())
+        for obj in workload_priority_classes():
+            CustomObject(f"priority-{obj['metadata']['name']}", obj, self.child([self.ready]))
         for obj in provisioning_admission_checks(args.gpu_pools):
             apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child([self.ready]))
         self.namespace = namespace.metadata.apply(lambda m: m.name or NAMESPACE)
@@ -333,6 +374,7 @@ def kueue_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> KueueAr
         service_monitor=service_monitor_enabled(config),
         wait_for_pods_ready=config.components[KUEUE].wait_for_pods_ready,
         kuberay_chart=kuberay_args(config) is not None,
+        fair_sharing=config.components[KUEUE].fair_sharing,
         leader_worker_set=config.enabled(LEADER_WORKER_SET),
         values=config.components[KUEUE].values,
     )
@@ -349,6 +391,11 @@ RELIED = (
            "values.yaml, templates/certmanager/certificate.yaml, templates/manager/manager-config.yaml",
            "Kueue makes its own webhook certificate (internalCertManagement in the platform's configuration) and is installed "
            "without waiting for cert-manager"),
+    Relied(("enableKueueViz",), exactly(False), "enableKueueViz false, the chart's default",
+           "templates/kueueviz/clusterrole.yaml, cluster-role-binding.yaml; cmd/kueueviz/backend/handlers/workloads.go, middleware/auth.go",
+           "KueueViz's backend reads every namespace's Workloads with its own cluster-wide role and takes the namespace from the "
+           "request, its TokenReview mode only authenticates: exposed, it would show every team's queue to any member. Teams see "
+           "their own with queue-status (docs/teams.md, \"Your queue\")"),
     Relied(("nameOverride",), empty, "nameOverride empty, the chart's default",
            "templates/_helpers.tpl kueue.name (app.kubernetes.io/name)",
            "the platform's ServiceMonitor selects Kueue's metrics Service by app.kubernetes.io/name kueue (components/kueue.py)"),
@@ -363,6 +410,8 @@ HINTS = (
          "namespaces alone; elsewhere Kueue's pod webhook must not hold pods back"),
     Hint(("managerConfig", "controllerManagerConfigYaml", "internalCertManagement"), "Kueue makes its own webhook certificate"),
     Hint(("managerConfig", "controllerManagerConfigYaml", "metrics"), "the dashboards read Kueue's cluster-queue metrics from this endpoint"),
+    Hint(("managerConfig", "controllerManagerConfigYaml", "fairSharing"), "Kueue's fair sharing: teams share a cohort's idle quota "
+         "by weight", f"{KUEUE.path}.fairSharing"),
     Hint(("enablePrometheus",), "the chart's ServiceMonitor is a kind of Monitoring's and would make Kueue wait for it; the platform's "
          "own monitor ties the two (plumbing/ties.py)"),
 )
@@ -379,7 +428,7 @@ INSTALLATION = Installation(
         ChartValues(
             "values",
             KUEUE_CHART,
-            lambda args: kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.leader_worker_set),
+            lambda args: kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.fair_sharing, args.leader_worker_set),
             lambda args: args.values,
             built_by(kueue_values),
             relied=RELIED,

@@ -36,7 +36,6 @@ in SeaweedFS at its start: `with_team_identities`) in the cluster otherwise.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -45,8 +44,8 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 import pulumi_random as random
-import yaml
 
+from components.argo import with_executor_resources, with_step_priority
 from components.kubeflow import with_secrets
 from components.team_pipelines import (
     ACCESS_KEY,
@@ -56,7 +55,6 @@ from components.team_pipelines import (
     ObjectStoreKeys,
     team_prefix,
 )
-from facts.pod_overhead import ARGO_EXECUTOR_RESOURCES
 from facts.resource_types import RANDOM_PASSWORD
 from infra.cloudsql import CloudSqlArgs, CloudSqlDatabase
 from infra.cluster import Cluster
@@ -183,27 +181,6 @@ def initdb_sql() -> str:
     return "\n".join(lines) + "\n"
 
 
-WORKFLOW_CONTROLLER_CONFIG = "workflow-controller-configmap"
-"""Argo's configuration in the Pipelines tree (third-party/argo), read by the workflow controller
-named by its `--configmap` flag; the controller watches it and applies a change without a restart
-(argoproj/argo-workflows v3.7.3 workflow/controller/controller.go:459-490 runConfigMapWatcher ->
-UpdateConfig)."""
-EXECUTOR_KEY = "executor"
-
-
-def with_executor_resources(props: dict[str, Any]) -> dict[str, Any] | None:
-    """Argo's configuration with requests and limits for its executor containers (the `init` and
-    `wait` of every pipeline pod: facts/pod_overhead.py ARGO_EXECUTOR_RESOURCES), which the tree
-    leaves without: each then took the team namespace's LimitRange default, and a running CPU step
-    with its driver pod cost about 3 CPUs and 6Gi of the team's quota."""
-    if not matches(props, "ConfigMap", WORKFLOW_CONTROLLER_CONFIG):
-        return None
-    data = props.get("data") or {}
-    executor = yaml.safe_load(data.get(EXECUTOR_KEY) or "") or {}
-    executor["resources"] = copy.deepcopy(ARGO_EXECUTOR_RESOURCES)
-    return {**props, "data": {**data, EXECUTOR_KEY: yaml.safe_dump(executor, sort_keys=False)}}
-
-
 def with_mysql_user(props: dict[str, Any]) -> dict[str, Any] | None:
     """The in-cluster MySQL with a root password and our user (from `mysql-secret`), and the
     init script granting that user its databases, instead of an empty root password."""
@@ -318,6 +295,7 @@ def pipelines_transforms(
         partial(with_object_store_keys, access_key=access_key, secret_key=secret_key),
         with_mysql_user,
         with_executor_resources,
+        with_step_priority,
         partial(not_running, kind=METACONTROLLER[0], name=METACONTROLLER[1], why=hook),
         partial(not_running, kind=PROFILE_HOOK[0], name=PROFILE_HOOK[1], why=hook),
         partial(with_volume_size, sizes={name: getattr(settings, field) for name, field in VOLUMES.items()}),

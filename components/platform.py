@@ -173,7 +173,8 @@ def install(args: PlatformArgs, cluster: Cluster) -> Installed:
         TrainingRuntimes("runtimes", trainer.runtimes, ready.resources(RUNTIMES_NEEDS, "the training runtimes"), runtimes_opts)
     _ties(args, cluster, ready)
     # Teams last: each team object waits only for what it needs (components/profiles/team.py NEEDS).
-    install_teams(args.teams, cluster, ready, record.team_keys)
+    for team in install_teams(args.teams, cluster, ready, record.team_keys):
+        record.add(team.installs)  # a team's own trees (its Model Registry)
     gateway = ready.get(KUBEFLOW_HTTPS_GATEWAY)
     if gateway is not None and not isinstance(gateway, HttpsGateway):
         raise WiringError(f"{KUBEFLOW_HTTPS_GATEWAY} recorded {type(gateway).__name__}, not the HttpsGateway")

@@ -211,6 +211,11 @@ def kubeflow_roles() -> list[dict[str, Any]]:
     ]
 
 
+ROUTER_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}
+"""The size of each team's model router (components/profiles/serving.py), which the team's quota
+keeps room for (components/profiles/namespace.py serving_requests)."""
+
+
 # --- replicas: the stack's floor and ceiling ---------------------------------------------------
 # KServe makes the autoscaler from the predictor's minReplicas and maxReplicas
 # (reconcilers/hpa/hpa_reconciler.go: HPA at least 1; reconcilers/keda/keda_reconciler.go: KEDA

@@ -73,7 +73,10 @@ def llm_service(name: str, model_uri: str, gpus: int = 1, replicas: int = 1) -> 
     return {
         "apiVersion": f"{API_GROUP}/{API_VERSION}",
         "kind": "LLMInferenceService",
-        "metadata": {"name": name},
+        # Kueue reads a job's priority class from the object it queues: a multi-node replica's
+        # LeaderWorkerSet, which KServe gives the service's kueue.x-k8s.io labels (a single-node
+        # replica's pod gets the label from the team's `team-llm` config).
+        "metadata": {"name": name, "labels": {"kueue.x-k8s.io/priority-class": "interactive"}},
         "spec": {
             "model": {"uri": model_uri, "name": name},
             "replicas": replicas,

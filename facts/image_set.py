@@ -30,6 +30,7 @@ from facts.versions import (
     KSERVE_SDK,
     KUBEFLOW_SDK,
     MLX,
+    MODEL_REGISTRY_SDK,
     NOTEBOOK_BASE_IMAGE,
     NOTEBOOK_BASE_PYTHON,
     OPENAI_SDK,
@@ -74,11 +75,13 @@ def torch_cuda_index(runtime: Pin = TORCH_RUNTIME_IMAGE) -> str:
 def python_packages(ray: Pin = RAY) -> tuple[str, ...]:
     """The pinned packages of the notebook image and of the examples' local runs, torch apart
     (it comes from a per-target index): the SDKs (Kubeflow's, KFP's, KServe's), Ray, what the
-    training functions import, and the OpenAI client that queries a served LLM."""
+    training functions import; the Model Registry client the SDK's ModelRegistryClient drives, and
+    the OpenAI client that queries a served LLM."""
     return (
         f"{KUBEFLOW_SDK.name}=={KUBEFLOW_SDK.version}",
         f"{KFP_SDK.name}=={KFP_SDK.version}",
         f"{KSERVE_SDK.name}=={KSERVE_SDK.version}",
+        f"{MODEL_REGISTRY_SDK.name}=={MODEL_REGISTRY_SDK.version}",
         f"{ray.name}[{RAY_EXTRAS}]=={ray.version}",
         f"{PROTOBUF.name}=={PROTOBUF.version}",
         f"{TRANSFORMERS.name}[{TRANSFORMERS_EXTRAS}]=={TRANSFORMERS.version}",
@@ -114,6 +117,11 @@ def _install(index: str, ray: Pin) -> str:
     )
 
 
+NOTEBOOK_HELPERS = (("queue_status.py", "/usr/local/bin/queue-status"),)
+"""Commands of the notebook image: (file beside the Dockerfile, where it is installed). COPY keeps
+the file's executable bit, set in git."""
+
+
 def dockerfile(ray: Pin = RAY, python: str = NOTEBOOK_BASE_PYTHON, base: Pin = NOTEBOOK_BASE_IMAGE) -> str:
     """images/notebook/Dockerfile: targets `cpu` and `gpu` on one base. The arguments exist
     so a test can build the file of a bumped pin."""
@@ -129,6 +137,8 @@ FROM {image(base)} AS base
 ENV MLPLATFORM_PYTHON={python} \\
     MLPLATFORM_RAY={ray.version}
 RUN python3 -c "import sys; v = '%d.%d' % sys.version_info[:2]; assert v == '{python}', 'Python ' + v"
+# queue-status NAME: where a job waits in the team's queue and why (docs/teams.md, "Your queue").
+{chr(10).join(f"COPY {source} {target}" for source, target in NOTEBOOK_HELPERS)}
 
 FROM base AS cpu
 {_install(TORCH_CPU_INDEX, ray)}

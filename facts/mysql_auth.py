@@ -31,3 +31,19 @@ turns the plugin off by default): kubeflow/community-distribution 26.03.1-rc.2
 applications/pipeline/upstream/third-party/mysql/base/mysql-deployment.yaml ("MLMD workloads ...
 depend on mysql_native_password authentication plugin"); the docker-library entrypoint creates
 MYSQL_USER with the server's default plugin."""
+
+GO_MYSQL_DRIVER_PLUGINS = frozenset({NATIVE, CACHING_SHA2})
+"""go-sql-driver/mysql, the client of Katib's database manager (v1.5.0, kubeflow/katib v0.19.0 go.mod) and of
+the Model Registry server (v1.9.3 under gorm.io/driver/mysql v1.6.0, kubeflow/hub v0.3.8 go.mod; the v0.3.9
+server is the same line): auth.go speaks mysql_native_password (cfg.AllowNativePasswords, true by default, dsn.go)
+and caching_sha2_password, whose full authentication over plain TCP asks the server for its RSA public key
+(auth.go handleAuthResult, `cachingSha2PasswordRequestPublicKey`, at both tags). So either a server that gives its
+users caching_sha2_password (the in-cluster MySQL 8.4, Cloud SQL for MySQL 8.4) or one that gives them
+mysql_native_password (Cloud SQL for MySQL 8.0) lets them sign in, with no flag."""
+KATIB_CLIENT_PLUGINS = GO_MYSQL_DRIVER_PLUGINS
+MODEL_REGISTRY_CLIENT_PLUGINS = GO_MYSQL_DRIVER_PLUGINS
+IN_CLUSTER_MYSQL_DEFAULT_PLUGIN = CACHING_SHA2
+"""What MySQL 8.4 gives a user the docker-library entrypoint creates (MYSQL_USER, root) when started without
+`--authentication-policy`: its default plugin, caching_sha2_password (MySQL 8.4 reference manual, "Pluggable
+Authentication": mysql_native_password is deprecated and disabled by default from 8.4). Katib's and the Model
+Registry's in-cluster servers are started that way (their trees pass no such flag)."""

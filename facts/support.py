@@ -7,6 +7,9 @@ pin. Nothing here is inferred: a window upstream does not publish is `NOT_STATED
 upstream's own estimate ("~Nov 2026 (Expected)", "best effort for 6 months") is kept apart
 from a firm date (`Ends.expected`). Re-read each source on a bump and add the new line
 before moving a pin to it: a release line without a fact is itself a `check` violation.
+
+Long by design: the one home of every upstream's support facts, an entry per upstream, which each
+component adds beside its pins (docs/development.md, "Adding a component").
 """
 
 from __future__ import annotations
@@ -471,6 +474,45 @@ UPSTREAMS: tuple[Upstream, ...] = (
         "Gateway API inference extension",
         lines=(Line("*", Ends(), _none_published("kubernetes-sigs/gateway-api-inference-extension v1.5.0 (config/crd/bases)")),),
         pins=("kubernetes-sigs/gateway-api-inference-extension",),
+    ),
+    Upstream(
+        "Katib",
+        image=r"(^|/)kubeflow/katib/katib-controller:",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                _none_published("kubeflow/katib v0.19.0 (README.md and manifests/v1beta1 name no Kubernetes range; v0.19.0 in Kubeflow 26.03.1-rc.2)"),
+            ),
+        ),
+        pins=("kubeflow/katib",),
+    ),
+    Upstream(
+        "Kubeflow Hub (Model Registry)",
+        image=r"(^|/)kubeflow/(hub|model-registry)/server:",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                _none_published("kubeflow/hub v0.3.8 README.md and v0.3.9 manifests (applications/hub/upstream in Kubeflow 26.03.1-rc.2)"),
+            ),
+        ),
+        pins=("kubeflow/hub",),
+    ),
+    Upstream(
+        "Spark operator",
+        image=r"(^|/)kubeflow/spark-operator/controller:",
+        lines=(
+            Line(
+                "*",
+                Ends(),
+                Source(
+                    "kubeflow/spark-operator README.md @ v2.5.0 \"Version Matrix\": Kubernetes 1.16+ for v2.0.x to v2.3.x; "
+                    "no row for 2.4 or 2.5, no support window, and charts/spark-operator-chart/Chart.yaml names no kubeVersion"
+                ),
+            ),
+        ),
+        pins=("kubeflow/spark-operator",),
     ),
 )
 

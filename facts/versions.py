@@ -251,6 +251,90 @@ ARGO_WORKFLOWS = Pin(
     # third-party/argo/base/workflow-controller-deployment-patch.yaml).
     deploys=(Deployed(("argoproj/workflow-controller", "argoproj/argoexec")),),
 )
+# --- the rest of Kubeflow, as options (issue 43): Katib, the Hub's Model Registry, the Spark operator ---
+# Each is a folder of the pinned Kubeflow tree, at the release its README table names
+# (kubeflow/community-distribution 26.03.1-rc.2 README.md, "Katib | applications/katib/upstream | v0.19.0",
+# "Kubeflow Hub | applications/hub/upstream | v0.3.9", "Spark Operator | applications/spark/spark-operator |
+# 2.5.0"), installed through the overlay its example/kustomization.yaml names (docs/katib.md,
+# docs/model-registry.md, docs/spark.md).
+
+KATIB = Pin(
+    name="kubeflow/katib",
+    kind=PinKind.KUSTOMIZE,
+    version="v0.19.0",
+    location="kubeflow/community-distribution 26.03.1-rc.2: applications/katib",
+    source="what the pinned Kubeflow tree ships: applications/katib/upstream is kubeflow/katib tag v0.19.0 (578e60f1, "
+    "2025-10-30) manifests/v1beta1, synced by \"Synchronize katib manifests v0.19.0 (#3288)\"; the 26.03.1 example "
+    "installs applications/katib/upstream/installs/katib-with-kubeflow (example/kustomization.yaml at the tag). Its "
+    "katib-config lists TrainJob.v1alpha1.trainer.kubeflow.org among the trial resources, and Katib v0.19.0 defaults "
+    "a TrainJob trial's success and failure conditions and primary pod labels (pkg/apis/controller/experiments/"
+    "v1beta1/experiment_defaults.go setDefaultTrialTemplate, constants.go DefaultTrainJob*)",
+    deploys=(
+        # The three Deployments (installs/katib-with-kubeflow/kustomization.yaml images: newTag v0.19.0) and the
+        # images the controller starts, named in its katib-config (runtime.metricsCollectors, .suggestions,
+        # .earlyStoppings of components/controller/katib-config.yaml, installs/katib-cert-manager).
+        Deployed(
+            tuple(
+                f"kubeflow/katib/{name}"
+                for name in (
+                    "katib-controller",
+                    "katib-db-manager",
+                    "katib-ui",
+                    "file-metrics-collector",
+                    "tfevent-metrics-collector",
+                    "suggestion-hyperopt",
+                    "suggestion-optuna",
+                    "suggestion-hyperband",
+                    "suggestion-skopt",
+                    "suggestion-goptuna",
+                    "suggestion-enas",
+                    "suggestion-darts",
+                    "suggestion-pbt",
+                    "earlystopping-medianstop",
+                    # the trial templates' trainers (components/trial-templates/trial-templates.yaml):
+                    # the UI offers them to everyone (components/katib.py keeps them on a TrainJob)
+                    "pytorch-mnist-cpu",
+                    "enas-cnn-cifar10-cpu",
+                )
+            )
+        ),
+    ),
+)
+KUBEFLOW_HUB = Pin(
+    name="kubeflow/hub",
+    kind=PinKind.KUSTOMIZE,
+    version="v0.3.9",
+    location="kubeflow/community-distribution 26.03.1-rc.2: applications/hub",
+    source="what the pinned Kubeflow tree ships: applications/hub/upstream is kubeflow/hub (formerly kubeflow/"
+    "model-registry) v0.3.9 manifests/kustomize, synced by \"Rename kubeflow/model-registry to kubeflow/hub (#3450)\" "
+    "(be46467c, 2026-05-13). The v0.3.9 tag is not in the stored kubeflow/hub snapshot (its newest ref is of "
+    "2026-05-01, tag v0.3.8): the server's and UI's code was read at v0.3.8 (cc86b769) and the manifests at the "
+    "tree (docs/model-registry.md). The 26.03.1 example installs applications/hub/overlays/model-registry into one "
+    "profile namespace (\"per-tenant: deployed to user profile namespace\")",
+    # base/kustomization.yaml and options/ui/base/kustomization.yaml images: newTag v0.3.9.
+    deploys=(Deployed(("kubeflow/hub/server", "kubeflow/hub/ui")),),
+)
+SPARK_OPERATOR = Pin(
+    name="kubeflow/spark-operator",
+    kind=PinKind.KUSTOMIZE,
+    version="2.5.0",
+    location="kubeflow/community-distribution 26.03.1-rc.2: applications/spark",
+    source="what the pinned Kubeflow tree ships: applications/spark/spark-operator is kubeflow/spark-operator chart "
+    "2.5.0 rendered into base/resources.yaml (labels helm.sh/chart: spark-operator-2.5.0), synced by \"Update "
+    "kubeflow/spark-operator manifests from v2.5.0 (#3410)\"; the 26.03.1 example installs "
+    "applications/spark/spark-operator/overlays/kubeflow. kubeflow/spark-operator tag v2.5.0 (f270767b): Dockerfile "
+    "builds the controller on docker.io/library/spark:4.0.1 (its spark-submit)",
+    deploys=(Deployed(("kubeflow/spark-operator/controller",)),),
+)
+SPARK_IMAGE = Pin(
+    name="apache/spark",
+    kind=PinKind.IMAGE,
+    version="4.0.4",
+    location="docker.io/apache/spark",
+    source="the image every Spark job of the Kubeflow SDK runs (kubeflow 0.5.0 kubeflow/spark/backends/kubernetes/"
+    "constants.py DEFAULT_SPARK_IMAGE = \"apache/spark:4.0.4\", DEFAULT_SPARK_VERSION 4.0.4: SparkClient.submit_job "
+    "takes no image); Spark 4.0, the line of the operator's own spark-submit (SPARK_OPERATOR: spark 4.0.1)",
+)
 @dataclass(frozen=True)
 class RemoteBase:
     """A kustomize base a pinned tree names by its remote URL (`https://<host>/<owner>/<repo>/
@@ -283,6 +367,9 @@ KUBEFLOW_FOLDERS: tuple[str, ...] = (
     "applications/dashboard",
     "applications/notebooks-v1",
     "applications/pipeline",
+    "applications/katib",
+    "applications/hub",
+    "applications/spark",
 )
 """The component folders of the pinned Kubeflow release that hold every tree the platform
 installs, whole (sibling overlays included): what the upstream mirror keeps of it (`make mirror`,
@@ -410,6 +497,17 @@ CLOUD_SQL_MYSQL = Pin(
     "ML Metadata 1.14.0 (KFP 2.16.1's metadata server) speaks mysql_native_password only. 8.0 is in Cloud SQL's "
     "extended support from 2026-07-01 (charged) until 2029-07-01 (db-versions). Database version enum: pulumi-gcp "
     "10.2.0 sql.DatabaseInstance database_version",
+)
+CLOUD_SQL_MYSQL_84 = Pin(
+    name="Cloud SQL for MySQL",
+    kind=PinKind.MANAGED,
+    version="MYSQL_8_4",
+    location="https://cloud.google.com/sql/docs/mysql/db-versions",
+    source="the Model Registry's database on GKE (components/model_registry.py): its MySQL client, go-sql-driver/mysql "
+    "v1.9.3, speaks the caching_sha2_password Cloud SQL for MySQL 8.4 gives the users its Admin API makes "
+    "(facts/mysql_auth.py), so it takes the LTS line in standard support rather than 8.0's extended support "
+    "(charged from 2026-07-01; db-versions, read 2026-12-02). Database version enum: pulumi-gcp 10.2.0 "
+    "sql.DatabaseInstance database_version",
 )
 CERT_MANAGER = Pin(
     name="cert-manager",
@@ -866,8 +964,20 @@ KUBEFLOW_SDK = Pin(
     kind=PinKind.PYTHON,
     version="0.5.0",
     location="https://pypi.org/project/kubeflow/",
-    source="the Kubeflow SDK (TrainerClient); its metadata requires kubeflow-trainer-api >=2.3.0,<2.4 (the pinned "
-    "Trainer) and Python >=3.10",
+    source="the Kubeflow SDK (TrainerClient; OptimizerClient for Katib, ModelRegistryClient for the Hub, SparkClient "
+    "for the Spark operator); its metadata requires kubeflow-trainer-api >=2.3.0,<2.4 (the pinned Trainer), "
+    "kubeflow-katib-api >=0.19.0,<0.20 (the pinned Katib) and Python >=3.10",
+)
+MODEL_REGISTRY_SDK = Pin(
+    name="model-registry",
+    kind=PinKind.PYTHON,
+    version="0.3.18",
+    location="https://pypi.org/project/model-registry/",
+    source="the Model Registry client the Kubeflow SDK's `hub` extra takes (kubeflow 0.5.0 metadata: model-registry "
+    "<0.4,>=0.3.14, so not the server's 0.3.9), the newest 0.3 on PyPI (2026-10); it and the 0.3.9 client speak the "
+    "same REST API, v1alpha3 (mr_openapi/configuration.py of both wheels), the API the v0.3.9 server serves under "
+    "/api/model_registry/v1alpha3 (kubeflow/community-distribution 26.03.1-rc.2 tests/model_registry_test.sh). Its "
+    "requirements (aiohttp, pydantic 2, nest-asyncio2) sit beside the other examples' pins",
 )
 KFP_SDK = Pin(
     name="kfp",
@@ -1026,6 +1136,14 @@ MYSQL_IMAGE = Pin(
 UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {
     "docker.io/library/busybox:1.28": BUSYBOX,
     "docker.io/library/mysql:8.4": MYSQL_IMAGE,
+    # Katib's database (kubeflow/katib v0.19.0 manifests/v1beta1/components/mysql/mysql.yaml `mysql:8.0`) and the
+    # Hub's MySQL option (applications/hub/upstream/overlays/db `public.ecr.aws/docker/library/mysql:8.3`): lines
+    # past their support (MySQL 8.0 ended 2026-04-30; 8.3 was an Innovation release, superseded by the 8.4 LTS in
+    # April 2024), so both run the platform's 8.4 LTS. Both clients speak 8.4's default authentication,
+    # caching_sha2_password, over plain TCP (facts/mysql_auth.py), and both servers start on an empty volume here
+    # (neither component existed before), so no 8.0 data directory is upgraded in place.
+    "docker.io/library/mysql:8.0": MYSQL_IMAGE,
+    "public.ecr.aws/docker/library/mysql:8.3": MYSQL_IMAGE,
     # The KFP cache server's `cacheImage` (pipeline-install-config), untagged: what a cached step
     # runs instead of its own image (it only echoes that its outputs come from the cache). Any
     # busybox does; the one already pinned above saves mirroring another image.
@@ -1227,6 +1345,10 @@ PINS: tuple[Pin, ...] = (
     KUBEFLOW_MANIFESTS,
     KUBEFLOW_PIPELINES,
     ARGO_WORKFLOWS,
+    KATIB,
+    KUBEFLOW_HUB,
+    SPARK_OPERATOR,
+    SPARK_IMAGE,
     CERT_MANAGER,
     ISTIO,
     OAUTH2_PROXY,
@@ -1252,6 +1374,7 @@ PINS: tuple[Pin, ...] = (
     PROTOBUF,
     KUBEFLOW_SDK,
     KFP_SDK,
+    MODEL_REGISTRY_SDK,
     KSERVE_SDK,
     TORCH,
     TRANSFORMERS,
@@ -1268,6 +1391,7 @@ PINS: tuple[Pin, ...] = (
     BUSYBOX,
     MYSQL_IMAGE,
     CLOUD_SQL_MYSQL,
+    CLOUD_SQL_MYSQL_84,
     SMOKE_CUDA_IMAGE,
     RENDER_TOOLS,
     KUBEFLOW_DASHBOARD_CRDS,

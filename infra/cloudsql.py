@@ -46,6 +46,30 @@ class CloudSqlArgs:
     deletion_protection: bool
     private_service_access: bool
     """Create the network's Private Service Access (PipelinesCloudSql.private_service_access resolved)."""
+    database_version: str = CLOUD_SQL_MYSQL.version
+    """The MySQL line (facts/versions.py: Pipelines' CLOUD_SQL_MYSQL, the Model Registry's CLOUD_SQL_MYSQL_84)."""
+
+
+def private_service_access(name: str, range_name: str, network: ClusterNetwork, opts: pulumi.ResourceOptions) -> pulumi.Resource:
+    """The network's Private Service Access: a range for Google's producer network and the one
+    servicenetworking connection a VPC has (made once: by the first database that needs it)."""
+    peering_range = gcp.compute.GlobalAddress(
+        f"{name}-psa",
+        gcp.compute.GlobalAddressArgs(
+            project=network.project,
+            name=f"{range_name}-psa",
+            purpose="VPC_PEERING",
+            address_type="INTERNAL",
+            prefix_length=PSA_PREFIX_LENGTH,
+            network=network.network,
+        ),
+        opts=opts,
+    )
+    return gcp.servicenetworking.Connection(
+        f"{name}-psa",
+        gcp.servicenetworking.ConnectionArgs(network=network.network, service=SERVICE_NETWORKING, reserved_peering_ranges=[peering_range.name]),
+        opts=opts,
+    )
 
 
 def instance_args(args: CloudSqlArgs, network: pulumi.Input[str]) -> gcp.sql.DatabaseInstanceArgs:
@@ -54,7 +78,7 @@ def instance_args(args: CloudSqlArgs, network: pulumi.Input[str]) -> gcp.sql.Dat
         project=args.project,
         name=args.instance,
         region=args.region,
-        database_version=CLOUD_SQL_MYSQL.version,
+        database_version=args.database_version,
         # Pulumi refuses to delete it; the API too (settings.deletion_protection_enabled).
         deletion_protection=args.deletion_protection,
         settings=gcp.sql.DatabaseInstanceSettingsArgs(
@@ -104,27 +128,7 @@ class CloudSqlDatabase(Component):
         child = pulumi.ResourceOptions(parent=self)
         peering: list[pulumi.Resource] = []
         if args.private_service_access:
-            peering_range = gcp.compute.GlobalAddress(
-                f"{name}-psa",
-                gcp.compute.GlobalAddressArgs(
-                    project=network.project,
-                    name=f"{args.instance}-psa",
-                    purpose="VPC_PEERING",
-                    address_type="INTERNAL",
-                    prefix_length=PSA_PREFIX_LENGTH,
-                    network=network.network,
-                ),
-                opts=child,
-            )
-            peering.append(
-                gcp.servicenetworking.Connection(
-                    f"{name}-psa",
-                    gcp.servicenetworking.ConnectionArgs(
-                        network=network.network, service=SERVICE_NETWORKING, reserved_peering_ranges=[peering_range.name]
-                    ),
-                    opts=child,
-                )
-            )
+            peering.append(private_service_access(name, args.instance, network, child))
         instance = gcp.sql.DatabaseInstance(
             name,
             instance_args(args, network.network),

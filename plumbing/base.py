@@ -114,9 +114,8 @@ def nothing(props: dict[str, Any]) -> bool:
 
 
 def keep() -> pulumi.ResourceOptions:
-    """The resource options of what holds data Pulumi must never delete on its own
-    (volumes of a database or object store): protected, and kept in the cluster when its
-    resource goes."""
+    """The resource options of what holds data Pulumi must never delete on its own (volumes of a
+    database, an object store, checkpoints): protected, kept in the cluster when its resource goes."""
     return pulumi.ResourceOptions(protect=True, retain_on_delete=True)
 
 
@@ -466,9 +465,9 @@ class PlatformComponent(Component):
         transforms: Sequence[PropsTransform] = (),
         moves: Sequence[Moved] = (),
         kept: Callable[[dict[str, Any]], bool] = nothing,
+        namespace: str | None = None,
     ) -> k8s.kustomize.v2.Directory:
-        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects,
-        `moves` say where some of them were before, `kept` which hold data (`keep()`)."""
+        """A kustomize tree of the pinned Kubeflow release; `transforms` change its objects, `moves` say where some of them were before, `kept` which hold data (`keep()`), `namespace` where its unnamespaced objects go."""
         options = self._install_options(KUSTOMIZE_TYPE, name, transforms, moves, kept)
         directory = kubeflow_tree(path, self.sources)
         prepared = prepared_tree(path, self.sources)
@@ -476,7 +475,7 @@ class PlatformComponent(Component):
             self.installs.prepared_trees[directory] = prepared
         return k8s.kustomize.v2.Directory(
             name,
-            k8s.kustomize.v2.DirectoryArgs(directory=directory),
+            k8s.kustomize.v2.DirectoryArgs(directory=directory, namespace=namespace),
             opts=self.child(depends_on, **options),
         )
 

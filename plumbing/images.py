@@ -20,7 +20,9 @@ Where images are named (each checked in the 26.03 tree and the pinned charts):
   `global.hub`/`global.proxy.image`/`global.tag` (pkg/kube/inject ProxyImage), plus the literal
   `image:` lines of its templates (`grpc-simple`'s busybox). Its mesh config (ConfigMap
   `istio`, key `mesh`) names no image in 1.30;
-- the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers.
+- the Jupyter web app's form (`spawner_ui_config.yaml`): the images it offers;
+- Katib's katib-config (the suggestion, metrics-collector and early-stopping images its controller
+  starts) and its trial templates (workloads kept as text in a ConfigMap).
 KubeRay's, Trainer's and Kueue's arguments and ConfigMaps name no image at the pinned
 versions (Ray pods take theirs from the RayCluster, TrainJobs from their runtime).
 """
@@ -55,6 +57,23 @@ mutation.go, read as CACHE_IMAGE)."""
 PROMETHEUS_OPERATOR_GROUP = "monitoring.coreos.com"
 PROMETHEUS_OPERATOR_KINDS = frozenset({"Prometheus", "PrometheusAgent", "Alertmanager", "ThanosRuler"})
 """Custom resources whose `spec.image` the Prometheus Operator runs (its API reference)."""
+KATIB_CONFIG_KEY = "katib-config.yaml"
+KATIB_IMAGE_SECTIONS = ("metricsCollectors", "suggestions", "earlyStoppings")
+"""Katib's katib-config (components/katib.py): the images its controller starts, by section."""
+
+
+def _is_workload_manifest(text: str) -> bool:
+    """A ConfigMap value that is a Kubernetes workload (an `apiVersion`, a `kind` and a `spec`):
+    Katib's trial templates (ConfigMap trial-templates), whose pod specs name images."""
+    if "apiVersion:" not in text or "kind:" not in text:
+        return False
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return False
+    return isinstance(document, dict) and {"apiVersion", "kind", "spec"} <= document.keys()
+
+
 SPAWNER_IMAGE_FIELDS = ("image", "imageGroupOne", "imageGroupTwo")
 KSERVE_GROUP = "serving.kserve.io"
 KSERVE_CONFIG_MAP = "inferenceservice-config"
@@ -170,6 +189,10 @@ class _Walk:
                 result[key] = self.value(where, text)
             elif key == SPAWNER_CONFIG_KEY:
                 result[key] = self.spawner(text, where)
+            elif key == KATIB_CONFIG_KEY:
+                result[key] = self.katib_config(text, where)
+            elif _is_workload_manifest(text):
+                result[key] = self.workload_manifest(text, where)
             elif injector and key == ISTIO_INJECTOR_TEMPLATES:
                 result[key] = self.templates(text, where)
             elif text.lstrip().startswith("{"):
@@ -183,6 +206,27 @@ class _Walk:
             return found["lead"] + found["quote"] + self.value(f"{where} image:", found["ref"]) + found["quote"]
 
         return TEMPLATE_IMAGE.sub(line, text)
+
+    def katib_config(self, text: str, where: str) -> str:
+        """Katib's katib-config: the images its controller starts (runtime.metricsCollectors,
+        .suggestions, .earlyStoppings: kubeflow/katib v0.19.0 pkg/apis/config/v1beta1/types.go)."""
+        config = yaml.safe_load(text) or {}
+        before = self.changed
+        self.changed = False
+        for section in KATIB_IMAGE_SECTIONS:
+            for i, entry in enumerate((config.get("runtime") or {}).get(section) or []):
+                if isinstance(entry, dict) and isinstance(entry.get("image"), str):
+                    entry["image"] = self.value(f"{where} runtime.{section}[{i}].image", entry["image"])
+        changed, self.changed = self.changed, before or self.changed
+        return yaml.safe_dump(config, sort_keys=False) if changed else text
+
+    def workload_manifest(self, text: str, where: str) -> str:
+        """A workload kept as text in a ConfigMap (Katib's trial templates): its pod specs' images."""
+        before = self.changed
+        self.changed = False
+        manifest = self.tree(yaml.safe_load(text), where)
+        changed, self.changed = self.changed, before or self.changed
+        return yaml.safe_dump(manifest, sort_keys=False) if changed else text
 
     def spawner(self, text: str, where: str) -> str:
         config = yaml.safe_load(text) or {}

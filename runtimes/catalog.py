@@ -29,6 +29,12 @@ Our deliberate differences from upstream:
 - No `kueue.x-k8s.io/queue-name` label: Kueue v0.19 gives a TrainJob without one the
   LocalQueue named `default` of its namespace (LocalQueueDefaulting, GA and locked on);
   the platform gives every team namespace that queue.
+- Preemption-safe pods (docs/teams.md, "Preemption-safe jobs"): `priorityClassName` the
+  platform's `batch` class, which Kueue takes as the priority of a TrainJob that names no
+  WorkloadPriorityClass (facts/priorities.py); `terminationGracePeriodSeconds` long enough to
+  write a checkpoint after SIGTERM, and the job's name in TRAINJOB_NAME and the label of the
+  team's checkpoint PodDefault, which mounts the team's checkpoint store and sets
+  CHECKPOINT_DIR to the job's own folder there (facts/checkpoints.py).
 """
 
 from __future__ import annotations
@@ -38,8 +44,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from facts.checkpoints import CHECKPOINT_LABEL, JOBSET_NAME_LABEL, TERMINATION_GRACE_SECONDS, TRAINJOB_NAME_ENV
 from facts.naming import DNS_LABEL_MAX
 from facts.node_labels import GPU_RESOURCE, POOL_LABEL, pool_selector, pool_taints
+from facts.priorities import RUNTIME_PREEMPTION_POLICY, RUNTIME_PRIORITY_CLASS
 from facts.versions import (
     DEEPSPEED_RUNTIME_IMAGE,
     JAX_RUNTIME_IMAGE,
@@ -134,8 +142,13 @@ def runtime_name(spec: RuntimeSpec, pool: GpuPool | None = None) -> str:
     return name
 
 
+TRAINJOB_NAME = {"name": TRAINJOB_NAME_ENV, "valueFrom": {"fieldRef": {"fieldPath": f"metadata.labels['{JOBSET_NAME_LABEL}']"}}}
+"""The TrainJob's name, from its JobSet's label on the pod: first in the container's variables, so
+the checkpoint PodDefault's CHECKPOINT_DIR, appended after them, may name it."""
+
+
 def _container(spec: RuntimeSpec, *, sshd: bool, pool: GpuPool | None) -> dict[str, Any]:
-    container: dict[str, Any] = {"name": NODE, "image": image(spec.image)}
+    container: dict[str, Any] = {"name": NODE, "image": image(spec.image), "env": [dict(TRAINJOB_NAME)]}
     if spec.policy is Policy.MPI:
         container["securityContext"] = {"runAsUser": MPI_USER_ID}
     if sshd:
@@ -169,6 +182,8 @@ def _replicated_job(
         # files/runtimes/deepspeed-distributed.yaml: on the launcher's and the nodes' pods.
         pod_spec["securityContext"] = {"fsGroup": MPI_FS_GROUP}
     pod_spec["containers"] = [_container(spec, sshd=not trainer, pool=pool)]
+    pod_spec["priorityClassName"] = RUNTIME_PRIORITY_CLASS.name
+    pod_spec["terminationGracePeriodSeconds"] = TERMINATION_GRACE_SECONDS
     if pool is not None:
         pod_spec["nodeSelector"] = pool_selector(pool)
         pod_spec["tolerations"] = [taint.toleration() for taint in pool_taints(pool)]
@@ -178,7 +193,7 @@ def _replicated_job(
     template: dict[str, Any] = {}
     if trainer:
         template["metadata"] = {"labels": {ANCESTOR_LABEL: ANCESTOR_TRAINER}}
-    pod_metadata: dict[str, Any] = {"labels": {ISTIO_INJECT_LABEL: "false"}}
+    pod_metadata: dict[str, Any] = {"labels": {ISTIO_INJECT_LABEL: "false", CHECKPOINT_LABEL: "true"}}
     placement = topology.pod_annotations(pool, grouped=spec.policy is Policy.MPI)
     if placement:
         pod_metadata["annotations"] = placement
@@ -241,6 +256,22 @@ def runtime(spec: RuntimeSpec, pool: GpuPool | None = None) -> dict[str, Any]:
             "mlPolicy": _ml_policy(spec, pool),
             "template": {"spec": _jobset_spec(spec, pool)},
         },
+    }
+
+
+def runtime_priority_class() -> dict[str, Any]:
+    """The Kubernetes PriorityClass the runtimes' pods name (facts/priorities.py
+    RUNTIME_PRIORITY_CLASS): Kueue reads its value as the priority of a TrainJob that names no
+    WorkloadPriorityClass. It never preempts (`preemptionPolicy: Never`: Kueue decides who gives
+    way, the kube-scheduler evicts nobody for these pods) and is no cluster default."""
+    return {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": RUNTIME_PRIORITY_CLASS.name},
+        "value": RUNTIME_PRIORITY_CLASS.value,
+        "preemptionPolicy": RUNTIME_PREEMPTION_POLICY,
+        "globalDefault": False,
+        "description": RUNTIME_PRIORITY_CLASS.description,
     }
 
 

@@ -10,7 +10,7 @@ import pulumi_kubernetes as k8s
 from infra.component import Component
 from runtimes import dra, kueue_guard
 from runtimes.args import TrainingRuntimesArgs
-from runtimes.catalog import cluster_training_runtimes, dra_runtimes
+from runtimes.catalog import cluster_training_runtimes, dra_runtimes, runtime_priority_class
 
 
 class TrainingRuntimes(Component):
@@ -33,6 +33,17 @@ class TrainingRuntimes(Component):
         (pulumi/runtime/resource.py prepare_resource reads only the resource's options)."""
         super().__init__(name, opts)
         child = pulumi.ResourceOptions(parent=self, depends_on=needs)
+        # Before any TrainJob's pod: the API server refuses a pod naming a PriorityClass that does not exist.
+        priority = runtime_priority_class()
+        k8s.scheduling.v1.PriorityClass(
+            f"priority-{priority['metadata']['name']}",
+            metadata=k8s.meta.v1.ObjectMetaArgs(name=priority["metadata"]["name"]),
+            value=priority["value"],
+            preemption_policy=priority["preemptionPolicy"],
+            global_default=priority["globalDefault"],
+            description=priority["description"],
+            opts=pulumi.ResourceOptions(parent=self),
+        )
         self.names = []
         for manifest in cluster_training_runtimes(args):
             metadata = manifest["metadata"]

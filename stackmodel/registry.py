@@ -24,13 +24,16 @@ from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.inference_gateway import INFERENCE_GATEWAY
 from stackmodel.components.istio import ISTIO
 from stackmodel.components.jobset import JOBSET
+from stackmodel.components.katib import KATIB
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
 from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
+from stackmodel.components.model_registry import MODEL_REGISTRY
 from stackmodel.components.monitoring import MONITORING
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.components.serving import SERVING
+from stackmodel.components.spark import SPARK
 from stackmodel.components.spec import ComponentSpec, install_order
 from stackmodel.components.trainer import TRAINER
 from stackmodel.schema.common import Model
@@ -47,6 +50,9 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     DCGM_EXPORTER,
     NVIDIA_DRA_DRIVER,
     PIPELINES,
+    KATIB,
+    MODEL_REGISTRY,
+    SPARK,
     SERVING,
     IDLE_RECLAIM,
     GPU_FABRIC,

@@ -24,6 +24,17 @@ so the team's figure is divided, and the parts add up to what the stack says:
   to a whole CPU and GiB (a millicore and a mebibyte when smaller);
 - the `default` flavor keeps the rest (at least 1/(n+1)): CPU-only jobs and Ray heads.
 With a cohort each flavor may also borrow what the other members lend of it (their own parts).
+
+That split is needed only where a pool is topology-aware, and it costs where sharing happens, so
+a stack without a topology-aware pool keeps two resource groups instead (`split_by_pool`): CPU
+and memory on `default` alone, the team's whole figure (every pod takes them there, a GPU pod
+too), and the GPUs in a group of their own, one flavor per pool. Split, a flavor's CPU is its
+own: a GPU job whose CPU outgrows its pool's part borrows CPU from the cohort while the team's
+own CPU idles on `default`, and Kueue then counts the team as borrowing: its workloads become
+candidates for the other teams' reclaim (site/content/en/docs/concepts/preemption.md,
+"Candidates": a queue borrowing a resource the preemptor needs) and its fair-sharing share rises
+(pkg/cache/scheduler/fair_sharing.go dominantResourceShare adds up, per resource, what each
+flavor uses above its quota); CPU-only work also gets only its `default` part of the team's CPU.
 """
 
 from __future__ import annotations
@@ -50,10 +61,22 @@ class Shares:
     """resource -> the `default` flavor's part."""
     pools: dict[str, dict[str, Decimal]]
     """pool name -> resource (cpu, memory, nvidia.com/gpu as `gpus`) -> that pool flavor's part."""
+    split: bool = True
+    """CPU and memory divided among the flavors (a topology-aware pool); False: all on `default`."""
 
     def of(self, flavor: str | None) -> dict[str, Decimal]:
         """A flavor's part; None: the default flavor's."""
         return self.default if flavor is None else self.pools[flavor]
+
+    def cpu_flavor(self, pool: str | None) -> str | None:
+        """The flavor a pod on `pool` (None: no GPU pool) takes its CPU and memory from; None: `default`."""
+        return pool if self.split else None
+
+
+def split_by_pool(gpu_pools: Sequence[GpuPool]) -> bool:
+    """CPU and memory are divided among the flavors: only where a pool is topology-aware (the
+    module's docstring says why)."""
+    return any(pool.topology_aware for pool in gpu_pools)
 
 
 def pool_gpus(team: Team, gpu_pools: Sequence[GpuPool]) -> dict[str, int]:
@@ -87,7 +110,8 @@ def shares(team: Team, gpu_pools: Sequence[GpuPool]) -> Shares:
     """The team's quota per flavor (the module's docstring says how it is divided)."""
     gpus = pool_gpus(team, gpu_pools)
     total = {"cpu": quantity.parse(team.quota.cpu), "memory": quantity.parse(team.quota.memory)}
-    holding = [pool.name for pool in gpu_pools if gpus[pool.name] > 0]
+    split = split_by_pool(gpu_pools)
+    holding = [pool.name for pool in gpu_pools if gpus[pool.name] > 0 and split]
     pools: dict[str, dict[str, Decimal]] = {}
     for pool in gpu_pools:
         part: dict[str, Decimal] = {name: Decimal(0) for name in RESOURCES}
@@ -99,4 +123,4 @@ def shares(team: Team, gpu_pools: Sequence[GpuPool]) -> Shares:
         part["gpus"] = Decimal(gpus[pool.name])
         pools[pool.name] = part
     default = {name: total[name] - sum((p[name] for p in pools.values()), Decimal(0)) for name in RESOURCES}
-    return Shares(default=default, pools=pools)
+    return Shares(default=default, pools=pools, split=split)

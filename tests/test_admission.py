@@ -250,10 +250,11 @@ def test_every_workload_of_every_fixture_is_admissible_or_not_queued(stack: str)
 
 @mirror.needed
 def test_the_team_ray_cluster_and_gpu_notebooks_are_judged_on_their_pool() -> None:
+    # dev has no topology-aware pool: CPU and memory from `default`, GPUs from the pool (stackmodel/team_quota.py).
     verdicts = {(v.team, v.workload): v for v in admission.verdicts(rendered("dev"))}
     ray = verdicts[("nlp", "RayCluster ray (workers at maxReplicas)")]
-    assert (ray.status, ray.detail) == (Status.ADMISSIBLE, "head x1 on default, l4 x2 on l4")
-    assert verdicts[("vision", "GPU notebook (gpu-pool-l4)")].detail == "main x1 on l4"
+    assert (ray.status, ray.detail) == (Status.ADMISSIBLE, "head x1 on default, l4 x2 on default+l4")
+    assert verdicts[("vision", "GPU notebook (gpu-pool-l4)")].detail == "main x1 on default+l4"
     assert verdicts[("vision", "pipeline step (CPU): its executor pod")].status is Status.NOT_QUEUED
 
 
@@ -289,11 +290,63 @@ def test_check_prints_the_verdict_of_every_team_and_workload(monkeypatch: pytest
     assert cli.main(["check", "dev"]) == 0
     out = capsys.readouterr().out
     assert "admission, per team and workload (Kueue's rules; rule admissible):" in out
-    assert "  nlp: RayCluster ray (workers at maxReplicas): admissible: head x1 on default, l4 x2 on l4\n" in out
+    assert "  nlp: RayCluster ray (workers at maxReplicas): admissible: head x1 on default, l4 x2 on default+l4\n" in out
     assert "  vision: notebook (CPU): not queued: Kueue does not queue it (no GPUs); the namespace's ResourceQuota counts it\n" in out
     assert cli.main(["check", "dev", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)["admission"]
-    assert {"team": "research", "workload": "TrainJob torch-distributed-l4", "status": "admissible", "detail": "node x1 on l4"} in listed
+    assert {"team": "research", "workload": "TrainJob torch-distributed-l4", "status": "admissible", "detail": "node x1 on default+l4"} in listed
+
+
+@mirror.needed
+def test_a_katib_trial_is_a_workload_of_the_team_queue_and_a_spark_gpu_executor_waits_on_a_gpu_pool() -> None:
+    """dev-groups installs Katib and Spark: the trial template Katib offers (a TrainJob on the
+    platform's torch runtime) is admitted by each team's queue like the runtime's own TrainJob,
+    and a Spark executor asking for a GPU (a plain pod Kueue queues) on the l4 pool's flavor (its CPU
+    and memory from `default`: without a topology-aware pool the queue keeps them there)."""
+    verdicts = {(v.team, v.workload): v for v in admission.verdicts(rendered("dev-groups"))}
+    for team in ("vision", "nlp", "research"):
+        trial = verdicts[(team, "Katib trial trainJobTemplate on torch-distributed")]
+        assert (trial.status, trial.detail, trial.queue) == (Status.ADMISSIBLE, "node x1 on default", team)
+        executor = verdicts[(team, "Spark executor (1 GPU)")]
+        assert (executor.status, executor.detail) == (Status.ADMISSIBLE, "main x1 on default+l4")
+
+
+def test_a_spark_executor_is_counted_with_sparks_memory_overhead() -> None:
+    """Spark asks for its executor's memory plus the larger of 10% and 384 MiB (BasicExecutorFeatureStep)."""
+    small, large = admission.spark_executor_pod(1, memory_mib=1024), admission.spark_executor_pod(1, memory_mib=8192)
+    assert small["containers"][0]["resources"]["requests"]["memory"] == "1408Mi"
+    assert large["containers"][0]["resources"]["requests"]["memory"] == "9011Mi"
+    assert admission.asks_for_gpus(small)
+
+
+
+@mirror.needed
+@pytest.mark.parametrize(("runtime", "placed"), [("torch-distributed", "node x1 on default"), ("torch-distributed-l4", "node x1 on default+l4")])
+def test_the_example_searchs_trials_are_workloads_of_each_teams_queue(runtime: str, placed: str) -> None:
+    """The Experiment examples/katib_mnist_search.py makes through the Kubeflow SDK, its trial as
+    Katib's trial controller creates it (a TrainJob with the suggested learning rate, owned by the
+    Trial): Kueue gives it the team's `default` queue and admits it there on the runtime's pool, so
+    a search takes no more than the team's quota."""
+    from tests.test_examples import load
+
+    search = load("katib_mnist_search").search
+    render = rendered("dev-groups")
+    kueue = admission.kueue_of(render)
+    runtimes = {o.key[3]: o.obj for o in render.objects if o.key[1] == "ClusterTrainingRuntime"}
+    with fake_sdk(list(runtimes.values()), client="optimizer") as (client, created):
+        search(client, runtime=runtime)
+    (experiment,) = created
+    experiment["metadata"]["namespace"] = "vision"
+    job = admission.katib_trial_job(experiment, {"lr": "0.0123"}, "search-abc-trial-1")
+    assert (job["kind"], job["metadata"]["ownerReferences"][0]["kind"]) == ("TrainJob", "Trial")
+    assert "'lr': '0.0123'" in " ".join(job["spec"]["trainer"]["command"]) and "trialParameters" not in json.dumps(job)
+    assert "labels" not in job["metadata"]  # no queue named: Kueue's default LocalQueue of the namespace
+    queues = admission.team_queues(render)
+    assert set(queues) == {"vision", "nlp", "research"}
+    for team, queue in queues.items():
+        workload = admission.trainjob_workload("trial", job, runtimes[runtime], kueue.limit_ranges.get(team, []))
+        assert admission.judge(workload, kueue.queues[queue], kueue, team) == (Status.ADMISSIBLE, placed), team
+        assert queue == team
 
 
 @mirror.needed
@@ -306,7 +359,7 @@ def test_a_gpu_inference_service_is_queued_like_a_gpu_notebook_on_its_runtimes_p
     for team in ("nlp", "research", "vision"):
         for runtime in ("kserve-vllm-l4", "kserve-huggingface-l4"):
             found = verdicts[(team, f"GPU InferenceService on {runtime}")]
-            assert (found.status, found.detail) == (Status.ADMISSIBLE, "predictor x1 on l4")
+            assert (found.status, found.detail) == (Status.ADMISSIBLE, "predictor x1 on default+l4")
     kueue = admission.kueue_of(render)
     (workload,) = [w for w in admission.workloads(render, kueue, "nlp") if w.name == "GPU InferenceService on kserve-vllm-l4"]
     (pod_set,) = workload.pod_sets

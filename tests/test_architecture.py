@@ -40,7 +40,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("program", ("program", "__main__")),
     ("tools", ("tooling",)),
     ("command line", ("mlplatform", "stacks.__main__")),
-    ("scripts", ("scripts", "benchmarks", "examples")),
+    ("scripts", ("scripts", "benchmarks", "examples", "images")),
 )
 """Bottom to top; a module is in the layer of its longest listed prefix, and imports only
 from its own layer or lower ones. The command line, `python -m mlplatform` (mlplatform/) and

@@ -118,7 +118,7 @@ def test_dev_notebooks_get_the_platform_images_their_team_and_gang_admission() -
     registry = "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
     assert form["image"]["options"] == [f"{registry}/notebook:{notebook_tag()}", f"{registry}/notebook:{notebook_tag(gpu=True)}"]
     assert form["image"]["value"] == form["image"]["options"][0]
-    assert form["configurations"]["value"] == ["team-resources"]
+    assert form["configurations"]["value"] == ["team-resources", "interactive-priority"]
 
     ray_team = next(t for t in load("dev").teams if t.ray and t.bucket)
     defaults = _one(render, "PodDefault", ray_team.name, "team-resources")["spec"]
@@ -576,14 +576,105 @@ def test_kueue_rule_refuses_the_resource_groups_kueues_webhook_refuses(case: str
 
 
 def test_kueue_rule_catches_a_queue_whose_flavor_names_a_resource_its_group_does_not_cover() -> None:
-    def gpu_first(obj: dict[str, Any]) -> None:
+    def gpu_first(obj: dict[str, Any]) -> None:  # prod's queues: one group (a topology-aware pool)
         flavor = obj["spec"]["resourceGroups"][0]["flavors"][1]
         flavor["resources"] = [flavor["resources"][2], *flavor["resources"][:2]]
 
-    found = violations(edited(rendered("dev"), "ClusterQueue", "vision", gpu_first), "kueue")
+    found = violations(edited(rendered("prod"), "ClusterQueue", "vision", gpu_first), "kueue")
     assert [v.message for v in found] == [
         "resourceGroups[0]: flavor l4 lists ['nvidia.com/gpu', 'cpu', 'memory'], not the group's coveredResources ['cpu', 'memory', 'nvidia.com/gpu'] in order"
     ]
+
+
+# --- sharing a cohort and the priority classes (issue 42, docs/teams.md "Sharing GPUs") -------------
+
+
+def test_the_dev_renders_team_queues_reclaim_within_their_cohort_with_the_stack_files_weights() -> None:
+    """tests/stacks/Pulumi.dev.yaml: nlp (weight 2) and research (the default, 1) share cohort
+    research; vision is alone. Kueue's configuration turns fair sharing on."""
+    queues = {o.key[3]: o.obj["spec"] for o in rendered("dev").objects if o.obj["kind"] == "ClusterQueue"}
+    assert {name: (spec.get("cohortName"), spec.get("fairSharing")) for name, spec in queues.items()} == {
+        "vision": (None, None),
+        "nlp": ("research", {"weight": "2"}),
+        "research": ("research", {"weight": "1"}),
+    }
+    assert all(spec["preemption"] == {"reclaimWithinCohort": "Any", "withinClusterQueue": "LowerPriority"} for spec in queues.values())
+    config_map = _one(rendered("dev"), "ConfigMap", "kueue-system", "kueue-manager-config")
+    config = yaml.safe_load(config_map["data"]["controller_manager_config.yaml"])
+    assert config["fairSharing"] == {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
+
+
+def _kueue_config_edited(change: Any) -> FullRender:
+    def edit(obj: dict[str, Any]) -> None:
+        config = yaml.safe_load(obj["data"]["controller_manager_config.yaml"])
+        change(config)
+        obj["data"]["controller_manager_config.yaml"] = yaml.safe_dump(config)
+
+    return edited(rendered("dev"), "ConfigMap", "kueue-manager-config", edit)
+
+
+def test_cohort_sharing_rule_catches_a_queue_that_never_takes_back_what_it_lends() -> None:
+    def no_reclaim(obj: dict[str, Any]) -> None:
+        del obj["spec"]["preemption"]["reclaimWithinCohort"]  # Kueue's default: Never
+
+    found = violations(edited(rendered("dev"), "ClusterQueue", "research", no_reclaim), "cohort-sharing")
+    assert [(v.object, v.message.split(":")[0]) for v in found] == [
+        ("ClusterQueue.kueue.x-k8s.io research", "it lends its quota to cohort research and never takes it back (preemption.reclaimWithinCohort Never)")
+    ]
+
+
+def test_cohort_sharing_rule_catches_weights_kueue_ignores_without_fair_sharing() -> None:
+    found = violations(_kueue_config_edited(lambda config: config.pop("fairSharing")), "cohort-sharing")
+    assert sorted((v.object, v.message.split(":")[0]) for v in found) == [
+        ("ClusterQueue.kueue.x-k8s.io nlp", "fairSharing.weight 2, and Kueue's configuration has no fairSharing"),
+        ("ClusterQueue.kueue.x-k8s.io research", "fairSharing.weight 1, and Kueue's configuration has no fairSharing"),
+    ]
+
+
+def test_cohort_sharing_rule_catches_borrow_within_cohort_under_fair_sharing() -> None:
+    def classic(obj: dict[str, Any]) -> None:  # as the queues are with kueue.fairSharing false
+        obj["spec"]["preemption"]["borrowWithinCohort"] = {"policy": "LowerPriority", "maxPriorityThreshold": -100}
+
+    found = violations(edited(rendered("dev"), "ClusterQueue", "nlp", classic), "cohort-sharing")
+    assert [v.message.split(":")[0] for v in found] == ["preemption.borrowWithinCohort works only with Kueue's classic preemption, and its configuration has fairSharing"]
+
+
+def test_cohort_sharing_rule_catches_a_borrowing_limit_beyond_the_cohort_and_one_without_a_cohort() -> None:
+    def beyond(obj: dict[str, Any]) -> None:  # research lends nlp 4 L4s
+        obj["spec"]["resourceGroups"][1]["flavors"][0]["resources"][0]["borrowingLimit"] = 6
+
+    found = violations(edited(rendered("dev"), "ClusterQueue", "nlp", beyond), "cohort-sharing")
+    assert [v.message.split(":")[0] for v in found] == ["flavor l4 nvidia.com/gpu"]
+    assert "borrowingLimit 6 is more than the other queues of cohort research lend (4)" in found[0].message
+
+    def alone(obj: dict[str, Any]) -> None:
+        obj["spec"]["resourceGroups"][0]["flavors"][0]["resources"][0]["borrowingLimit"] = "8"
+
+    found = violations(edited(rendered("dev"), "ClusterQueue", "vision", alone), "cohort-sharing")
+    assert [v.message for v in found] == ["flavor default cpu: a borrowingLimit without a cohort, which Kueue's webhook refuses; remove it"]
+
+
+def test_priority_classes_rule_catches_a_workload_class_and_a_pod_class_that_do_not_exist() -> None:
+    def urgent(obj: dict[str, Any]) -> None:
+        obj["metadata"]["labels"]["kueue.x-k8s.io/priority-class"] = "urgent"
+
+    found = violations(edited(rendered("dev"), "RayCluster", "ray", urgent), "priority-classes")
+    assert [(v.object, v.message.split(",")[0]) for v in found] == [
+        ("RayCluster.ray.io nlp/ray", "labels its workloads kueue.x-k8s.io/priority-class: urgent")
+    ]
+    assert "(it has batch, interactive, preemptible)" in found[0].message
+    without_batch = with_objects(rendered("dev"), lambda objects: [o for o in objects if not (o.obj["kind"] == "PriorityClass" and o.key[3] == "batch")])
+    found = violations(without_batch, "priority-classes")
+    assert {v.message for v in found} == {"its pods name PriorityClass batch, which the platform does not create: the API server refuses them"}
+    assert {v.object.split()[0] for v in found} == {"ClusterTrainingRuntime.trainer.kubeflow.org"}
+
+
+def test_priority_classes_rule_reads_the_class_argo_gives_every_pipeline_step() -> None:
+    def renamed(obj: dict[str, Any]) -> None:
+        obj["data"]["workflowDefaults"] = obj["data"]["workflowDefaults"].replace("priority-class: batch", "priority-class: training")
+
+    found = violations(edited(rendered("kind"), "ConfigMap", "workflow-controller-configmap", renamed), "priority-classes")
+    assert [v.message.split(",")[0] for v in found] == ["labels its workloads kueue.x-k8s.io/priority-class: training"]
 
 
 def test_upstream_secret_rule_catches_the_release_cookie_secret() -> None:

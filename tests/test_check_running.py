@@ -180,11 +180,14 @@ def test_quota_rule_catches_a_namespace_quota_equal_to_the_queue_nominal_quota()
     # the form's 0.5 CPU/1Gi with its own: 540m and 1184Mi; and a CPU pipeline step: its driver pod
     # (Argo's init 100m/64Mi, or wait 100m/64Mi and the driver 100m/64Mi: 200m, 128Mi) and its
     # executor pod (init 100m/64Mi or kfp-launcher 100m/256Mi; wait 100m/64Mi and main at the
-    # LimitRange's 1 CPU/2Gi: 1100m, 2112Mi), 1300m and 2240Mi: 1840m and 3424Mi Kueue never sees.
-    unqueued = "(a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars): a job admitted then has its pods refused; give the Profile at least"
+    # LimitRange's 1 CPU/2Gi: 1100m, 2112Mi), 1300m and 2240Mi; and its Model Registry's server with its sidecar
+    # and its MySQL (100m/128Mi, 10m/40Mi, 250m/512Mi: components/model_registry.py), 360m and 680Mi; and its
+    # model router with its sidecar (50m/32Mi, 10m/40Mi: components/serving.py ROUTER_RESOURCES), 60m and 72Mi:
+    # 2260m and 4176Mi Kueue never sees.
+    unqueued = "(a notebook at the form's default, a CPU pipeline step with its driver, mesh sidecars, the namespace's own workloads): a job admitted then has its pods refused; give the Profile at least"
     assert [v.message for v in found] == [
-        f"its namespace's ResourceQuota admits cpu 32, but ClusterQueue nlp may admit 64 (nominal and borrowed) and Kueue does not count 1840m {unqueued} 65840m (components/profiles/namespace.py profile)",
-        f"its namespace's ResourceQuota admits memory 128Gi, but ClusterQueue nlp may admit 256Gi (nominal and borrowed) and Kueue does not count 3424Mi {unqueued} 265568Mi (components/profiles/namespace.py profile)",
+        f"its namespace's ResourceQuota admits cpu 32, but ClusterQueue nlp may admit 64 (nominal and borrowed) and Kueue does not count 2260m {unqueued} 66260m (components/profiles/namespace.py profile)",
+        f"its namespace's ResourceQuota admits memory 128Gi, but ClusterQueue nlp may admit 256Gi (nominal and borrowed) and Kueue does not count 4176Mi {unqueued} 266320Mi (components/profiles/namespace.py profile)",
         "its namespace's ResourceQuota limits nvidia.com/gpu to 4, but Kueue admits every GPU pod there and a pod waiting at its gate "
         "counts against the ResourceQuota from its creation: waiting pods would hold room Kueue gives to the next admitted workload, "
         "whose pods are then refused; leave GPUs to the queue (components/profiles/namespace.py profile)",
@@ -206,5 +209,7 @@ def test_quota_rule_catches_argo_executor_containers_left_at_the_namespace_defau
     found = violations(edited(rendered("dev"), "ConfigMap", "workflow-controller-configmap", shipped_executor), "quota-admits-queue")
     assert {(v.object, v.message.split(",")[0]) for v in found} == {
         (f"Profile.kubeflow.org {team}", "its namespace's ResourceQuota admits memory " + hard)
-        for team, hard in (("vision", "268752Mi"), ("nlp", "268872Mi"), ("research", "268752Mi"))
+        # each dev team keeps room for its Model Registry (680Mi: components/profiles/namespace.py registry_requests)
+        # and its model router (72Mi: serving_requests) too
+        for team, hard in (("vision", "269504Mi"), ("nlp", "269624Mi"), ("research", "269504Mi"))
     }

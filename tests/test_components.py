@@ -44,7 +44,9 @@ def test_every_component_is_installed_at_its_pinned_version(stack: str, shipped_
     components = {e["component"] for e in entries}
     platform = {"cert-manager", "istio", "kubeflow-namespaces", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "pipelines", "serving"}
     platform |= {"lws", "inference-gateway"} if stack == "kind" else {"lws"}  # GKE brings the gateway's CRDs
-    assert components == platform | ({"dcgm-exporter"} if stack == "dev" else set())
+    # dev: the DCGM exporter, and the Model Registry's UI and each team's registry (its Team installs it).
+    registry = {"model-registry", "nlp", "research", "vision"}
+    assert components == platform | ({"dcgm-exporter", *registry} if stack == "dev" else set())
 
 
 def test_jobset_installed_once_and_off_in_trainer(shipped_plan: Callable[[str], Plan]) -> None:
@@ -109,7 +111,7 @@ def test_jupyter_web_app_offers_the_platform_notebook_images(shipped_plan: Calla
     registry = "us-central1-docker.pkg.dev/acme-ml-dev/ml-dev"
     assert form["image"]["value"] == f"{registry}/notebook:{notebook_tag()}"
     assert form["image"]["options"] == [f"{registry}/notebook:{notebook_tag()}", f"{registry}/notebook:{notebook_tag(gpu=True)}"]
-    assert form["configurations"]["value"] == ["team-resources"]  # the teams' PodDefault, preselected
+    assert form["configurations"]["value"] == ["team-resources", "interactive-priority"]  # the teams' PodDefaults, preselected
     if SPAWNER_CONFIG.is_file():  # the rest of the release's form stays
         assert form["allowCustomImage"] is True and form["cpu"]["value"] == "0.5"
         (pool,) = form["affinityConfig"]["options"]

@@ -26,7 +26,8 @@ COUNTER = re.compile(r"^\s*(DCGM_FI_[A-Z0-9_]+)\s*,", re.MULTILINE)
 
 
 def _panels(model: dict[str, Any]) -> list[dict[str, Any]]:
-    return [p for p in model["panels"] if p["type"] != "row"]
+    """The panels that query: not rows, not text (the Kueue dashboard's note on where your own queue is)."""
+    return [p for p in model["panels"] if p["type"] not in ("row", "text")]
 
 
 @pytest.mark.parametrize("file", sorted(DASHBOARDS))
@@ -213,3 +214,15 @@ def test_alerts_use_the_configured_thresholds() -> None:
 def test_parser_rejects_broken_promql() -> None:
     with pytest.raises(ValueError, match="unclosed left parenthesis"):
         parse("sum(DCGM_FI_DEV_GPU_UTIL")
+
+
+def test_the_kueue_dashboard_shows_how_teams_share_and_links_where_a_member_sees_their_own_queue() -> None:
+    board = json.loads(DASHBOARDS["kueue.json"])
+    found: set[str] = set()
+    for _, expr in dashboard_expressions(DASHBOARDS["kueue.json"]):
+        found |= metric_names(parse(expr))
+    # Kueue v0.19.2 pkg/metrics/metrics.go: preemptions by reason, evictions, the fair share.
+    assert {"kueue_preempted_workloads_total", "kueue_evicted_workloads_total", "kueue_cluster_queue_weighted_share"} <= found
+    (text,) = [p for p in board["panels"] if p["type"] == "text"]
+    assert "queue-status NAME" in text["options"]["content"]
+    assert [link["url"] for link in text["links"]] == ["/jupyter/"]  # the notebooks UI behind the same gateway

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from components.profiles.pod_default import BUCKET_MOUNT_PATH, POD_DEFAULT_LABEL
+from facts import priorities
 from facts.image_set import TORCH_CPU_INDEX
 from facts.versions import NOTEBOOK_BASE_PYTHON, TORCH
 from runtimes.args import training_runtimes_args
@@ -27,8 +28,18 @@ from tests.support.sdk import fake_sdk
 from tests.support.validation import validate as validate_object
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-OPTIONAL = ("mlx", "deepspeed", "ray", "transformers", "jax", "kserve")
-NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kserve_mnist"]
+OPTIONAL = ("mlx", "deepspeed", "ray", "transformers", "jax", "pyspark", "model_registry", "kserve")
+NAMES = [
+    "pytorch_ddp_mnist",
+    "mlx_distributed",
+    "deepspeed_t5",
+    "ray_train_serve",
+    "jax_distributed",
+    "katib_mnist_search",
+    "model_registry_mnist",
+    "spark_mnist_stats",
+    "kserve_mnist",
+]
 RUNTIMES = cluster_training_runtimes(training_runtimes_args(validate(base_gke(), "test")))  # base four + the l4 variants
 
 
@@ -54,6 +65,7 @@ SHIPPED = [
     ("mlx_distributed", "train_mlx_mlp"),
     ("deepspeed_t5", "finetune_t5"),
     ("jax_distributed", "train_jax_mlp"),
+    ("spark_mnist_stats", "mnist_stats"),
 ]
 
 
@@ -84,6 +96,21 @@ def test_pytorch_example_submits_three_nodes_on_torch_distributed() -> None:
     assert spec["runtimeRef"]["name"] == "torch-distributed"
     assert spec["trainer"]["numNodes"] == 3
     assert "def train_mnist_cnn(" in " ".join(spec["trainer"]["command"])
+
+
+@pytest.mark.parametrize("priority", [c.name for c in priorities.CLASSES])
+def test_a_priority_chosen_with_the_sdk_reaches_the_trainjob_as_kueues_label(priority: str) -> None:
+    """`--priority` (the SDK's `options=[Labels(...)]`) labels the TrainJob itself, the object whose
+    labels Kueue reads the class from (facts/priorities.py); without it the job names none and
+    runs at its runtime's default."""
+    module = load("pytorch_ddp_mnist")
+    assert module.PRIORITY_LABEL == priorities.PRIORITY_LABEL
+    with fake_sdk(RUNTIMES) as (client, created):
+        module.submit(client, priority=priority)
+    (trainjob,) = created
+    assert trainjob["metadata"]["labels"] == {priorities.PRIORITY_LABEL: priority}
+    if crds.available():
+        assert validate_object(trainjob) == []
 
 
 def test_serving_example_trains_on_one_node_and_writes_the_model_to_the_team_bucket() -> None:
@@ -195,3 +222,51 @@ def test_the_pipeline_example_trains_on_a_platform_runtime_in_the_notebooks_pyth
     assert constants["RUNTIME"] in {r["metadata"]["name"] for r in RUNTIMES}
     tag = constants["BASE_IMAGE"].split(":", 1)[1]
     assert tag.startswith(f"{NOTEBOOK_BASE_PYTHON}."), f"the steps run Python {tag}, the notebooks {NOTEBOOK_BASE_PYTHON}"
+
+
+def test_the_search_is_a_katib_experiment_of_trainjob_trials_on_a_platform_runtime() -> None:
+    """The Kubeflow SDK's OptimizerClient builds the Experiment: each trial a TrainJob on
+    torch-distributed, its learning rate handed in through Katib's trial parameter (Katib v0.19.0
+    substitutes `${trialParameters.lr}` in the trial spec), the metric the MNIST function prints."""
+    module = load("katib_mnist_search")
+    with fake_sdk(RUNTIMES, client="optimizer") as (client, created):
+        module.search(client)
+    (experiment,) = created
+    assert (experiment["apiVersion"], experiment["kind"]) == ("kubeflow.org/v1beta1", "Experiment")
+    spec = experiment["spec"]
+    assert (spec["maxTrialCount"], spec["parallelTrialCount"]) == (module.NUM_TRIALS, module.PARALLEL_TRIALS)
+    assert spec["objective"] == {"objectiveMetricName": "loss", "type": "minimize"}
+    (parameter,) = spec["parameters"]
+    assert parameter["name"] == "lr" and parameter["feasibleSpace"]["min"] == str(module.LR_MIN)
+    template = spec["trialTemplate"]
+    assert template["primaryContainerName"] == "node"  # the runtimes' trainer container (runtimes/catalog.py NODE)
+    trial = template["trialSpec"]
+    assert (trial["apiVersion"], trial["kind"]) == ("trainer.kubeflow.org/v1alpha1", "TrainJob")
+    assert trial["spec"]["runtimeRef"]["name"] == "torch-distributed"
+    command = " ".join(trial["spec"]["trainer"]["command"])
+    assert "def train_mnist_cnn(" in command and "'lr': '${trialParameters.lr}'" in command
+    assert "labels" not in trial.get("metadata", {})  # Kueue gives the trial its namespace's default queue
+
+
+def test_the_registry_example_registers_the_weights_it_saved_under_their_uri(monkeypatch: pytest.MonkeyPatch) -> None:
+    from unittest.mock import Mock
+
+    from kubeflow.hub import ModelRegistryClient
+
+    module = load("model_registry_mnist")
+    client = Mock(spec=ModelRegistryClient)
+    module.register(client, "gs://acme-vision/models/mnist-cnn/v1/model.pt", "v1", 0.25)
+    ((name, uri), kwargs) = client.register_model.call_args
+    assert (name, uri) == ("mnist-cnn", "gs://acme-vision/models/mnist-cnn/v1/model.pt")
+    assert kwargs["version"] == "v1" and kwargs["model_format_name"] == "pytorch" and kwargs["metadata"] == {"loss": 0.25}
+    assert module.registry_url("vision") == "http://model-registry-service.vision.svc.cluster.local"
+    monkeypatch.setenv("TEAM_BUCKET", "acme-vision")
+    monkeypatch.setenv("TEAM_BUCKET_PATH", BUCKET_MOUNT_PATH)
+    assert module.uri_prefix(None) == "gs://acme-vision/models"
+    assert module.local_path("gs://acme-vision/models/mnist-cnn/v1/model.pt") == f"{BUCKET_MOUNT_PATH}/models/mnist-cnn/v1/model.pt"
+
+
+def test_the_registry_example_wants_a_store_a_model_server_can_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TEAM_BUCKET", raising=False)
+    with pytest.raises(SystemExit, match="pass --uri-prefix"):
+        load("model_registry_mnist").uri_prefix(None)

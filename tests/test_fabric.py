@@ -49,7 +49,7 @@ def pod_templates(runtime: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]
 
 
 def env(container: dict[str, Any]) -> dict[str, str]:
-    return {e["name"]: e["value"] for e in container.get("env") or []}
+    return {e["name"]: e["value"] for e in container.get("env") or [] if "value" in e}  # not TRAINJOB_NAME, from the Downward API
 
 
 # --- the multi-networking objects -------------------------------------------------------

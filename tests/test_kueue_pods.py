@@ -23,10 +23,10 @@ from components.kueue_pods import (
 )
 from facts.labels import KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
 from tests.support import mirror
-from tests.support.renders import edited, rendered, violations
+from tests.support.renders import edited, rendered, violations, with_objects
 from tooling import check as lint
 from tooling.check.kueue import gpu_pods_queued
-from tooling.fullrender import FullRender
+from tooling.fullrender import FullRender, Rendered
 
 pytestmark = mirror.needed
 
@@ -176,4 +176,39 @@ def test_quota_rule_catches_gpu_pods_neither_queued_nor_limited(dev: FullRender)
 
     found = violations(edited(dev, "ConfigMap", CONFIG_MAP, without_pods), "quota-admits-queue")
     assert {v.object for v in found} == {f"Profile.kubeflow.org {team}" for team in TEAMS}
-    assert all(v.message.startswith("neither its namespace's ResourceQuota nor Kueue limits its GPU pods") for v in found)
+    assert all(
+        v.message.startswith("neither its namespace's ResourceQuota nor Kueue limits its GPU pods") for v in found
+    )
+
+
+def pod_webhook_configuration(name: str) -> dict[str, Any]:
+    """A webhook configuration that mutates every pod created (the Spark operator's shape: no
+    namespaceSelector, spark-operator-webhook's `mutate--v1-pod.sparkoperator.k8s.io`)."""
+    rule = {"apiGroups": [""], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["pods"]}
+    webhook = {
+        "name": f"pods.{name}.example.com",
+        "rules": [rule],
+        "failurePolicy": "Fail",
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+    }
+    return {
+        "apiVersion": "admissionregistration.k8s.io/v1",
+        "kind": "MutatingWebhookConfiguration",
+        "metadata": {"name": name},
+        "webhooks": [webhook],
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "caught"), [("spark-operator-webhook", True), ("zz-gpu-injector", True), ("a-gpu-injector", False)]
+)
+def test_kueue_rule_catches_a_pod_webhook_called_after_kueues(dev: FullRender, name: str, caught: bool) -> None:
+    """The API server calls mutating webhook configurations in name order and Kueue's once: one
+    sorting after `kueue-mutating-webhook-configuration` could add GPUs Kueue never queues (the
+    Spark operator's spec.executor.gpu), unless a policy refuses them (components/spark.py: not in dev)."""
+    added = with_objects(dev, lambda objects: [*objects, Rendered(pod_webhook_configuration(name), "test", "", True)])
+    found = [v for v in violations(added, "kueue") if name in v.object]
+    assert bool(found) is caught
+    assert all("after Kueue's pod webhook" in v.message and sorted(TEAMS)[0] in v.message for v in found)
+    assert [v for v in violations(dev, "kueue") if "after Kueue's pod webhook" in v.message] == []

@@ -88,7 +88,7 @@ def test_every_tree_the_fixture_stacks_install_lies_in_a_mirrored_folder(shipped
     prefix, suffix = f"{KUBEFLOW_MANIFESTS.location}//", f"?ref={TAG}"
     paths = {
         e["directory"].removeprefix(prefix).removesuffix(suffix)
-        for stack in ("kind", "prod")  # kind and GKE
+        for stack in ("kind", "prod", "dev", "kind-kubeflow-options")  # kind and GKE; Katib, the Hub and Spark
         for e in upstream(shipped_plan(stack))
         if e["kind"] == "kustomize"
     }

@@ -92,6 +92,8 @@ CASES = [
     Case("Kueue's own ServiceMonitor", values("kueue", {"enablePrometheus": True}), f"{K}.kueue.values.enablePrometheus", "would make Kueue wait for it"),
     Case("Kueue's webhook certificate from cert-manager", values("kueue", {"enableCertManager": True}), f"{K}.kueue.values.enableCertManager",
          "Kueue makes its own webhook certificate"),
+    Case("KueueViz, which would show every team's queue to anyone", values("kueue", {"enableKueueViz": True}), f"{K}.kueue.values.enableKueueViz",
+         "true: the platform relies on enableKueueViz false, the chart's default"),
     # An operator limited to a namespace.
     Case("KubeRay in its own namespace only", values("kuberay", {"singleNamespaceInstall": True}), f"{K}.kuberay.values.singleNamespaceInstall",
          "true: the platform relies on singleNamespaceInstall false, the chart's default (kuberay-operator 1.7.0 values.yaml, templates/deployment.yaml"),
@@ -194,7 +196,8 @@ ALLOWED = {
                 "waitForPodsReady: {timeout: 20m, blockAdmission: false, requeuingStrategy: {timestamp: Eviction}}",
                 "managedJobsNamespaceSelector: {matchExpressions: [{key: app.kubernetes.io/part-of, operator: In, values: [kubeflow-profile]}]}",
                 "integrations: {frameworks: [batch/job, jobset.x-k8s.io/jobset, trainer.kubeflow.org/trainjob, ray.io/rayjob, ray.io/raycluster, pod]}",
-                "fairSharing: {preemptionStrategies: [LessThanOrEqualToFinalShare]}",
+                "fairSharing: {preemptionStrategies: [LessThanOrEqualToFinalShare, LessThanInitialShare]}",
+                "objectRetentionPolicies: {workloads: {afterFinished: 1h}}",
             ]
         )}},
     ),

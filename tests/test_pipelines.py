@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 import yaml
 
+from components import argo, team_pipelines
 from components import pipelines as kfp
-from components import team_pipelines
 from components.profiles.args import team_args
 from components.profiles.namespace import profile as team_profile
 from components.team_pipelines import TeamPipelines
@@ -124,10 +124,29 @@ def test_metacontroller_and_the_upstream_hook_run_no_replica() -> None:
 
 
 @needs_mirror
+def test_every_pipeline_step_pod_is_labelled_batch_through_argos_workflow_defaults() -> None:
+    """Kueue reads a GPU step pod's class from its own label (facts/priorities.py); the tree's
+    configuration has no workflowDefaults of its own (kubeflow manifests 26.03.1-rc.2 third-party/argo)."""
+    defaults = yaml.safe_load(_one(rendered("kind"), "ConfigMap", argo.WORKFLOW_CONTROLLER_CONFIG)["data"]["workflowDefaults"])
+    assert defaults == {"spec": {"podMetadata": {"labels": {"kueue.x-k8s.io/priority-class": "batch"}}}}
+
+
+def test_the_step_priority_keeps_what_argos_configuration_already_defaults() -> None:
+    workflow_defaults = "spec:\n  ttlStrategy: {secondsAfterCompletion: 60}\n  podMetadata:\n    labels: {team: nlp}\n"
+    props = {"kind": "ConfigMap", "metadata": {"name": argo.WORKFLOW_CONTROLLER_CONFIG}, "data": {"workflowDefaults": workflow_defaults, "executor": "{}"}}
+    changed = argo.with_step_priority(props)
+    assert changed is not None and changed["data"]["executor"] == "{}"
+    assert yaml.safe_load(changed["data"]["workflowDefaults"]) == {
+        "spec": {"ttlStrategy": {"secondsAfterCompletion": 60}, "podMetadata": {"labels": {"team": "nlp", "kueue.x-k8s.io/priority-class": "batch"}}}
+    }
+    assert argo.with_step_priority({"kind": "ConfigMap", "metadata": {"name": "other"}, "data": {}}) is None
+
+
+@needs_mirror
 def test_argos_executor_containers_get_argos_documented_size_and_the_rest_of_its_settings_stay() -> None:
     # argoproj/argo-workflows v3.7.3 docs/workflow-controller-configmap.yaml, `executor` example:
     # requests 0.1 CPU / 64Mi, limits 0.5 CPU / 512Mi. The tree sets a pull policy and a security context.
-    executor = yaml.safe_load(_one(rendered("kind"), "ConfigMap", kfp.WORKFLOW_CONTROLLER_CONFIG)["data"]["executor"])
+    executor = yaml.safe_load(_one(rendered("kind"), "ConfigMap", argo.WORKFLOW_CONTROLLER_CONFIG)["data"]["executor"])
     assert executor["resources"] == {"requests": {"cpu": "100m", "memory": "64Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}
     assert executor["imagePullPolicy"] == "IfNotPresent" and executor["securityContext"]["runAsNonRoot"] is True
 

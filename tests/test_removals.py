@@ -46,7 +46,11 @@ def test_a_dropped_team_is_reported_with_its_protected_data(shipped_plan: Callab
     found = removals(previous_resources(state_export(plan, "acme-kind")), without_team(plan, "research"))
     assert list(found.teams) == ["research"]
     protected = {(r.type, r.name) for r in found.protected}
-    assert protected == {("kubernetes:core/v1:Namespace", "research/research"), ("kubernetes:kubeflow.org/v1:Profile", "research/research")}
+    assert protected == {
+        ("kubernetes:core/v1:Namespace", "research/research"),
+        ("kubernetes:kubeflow.org/v1:Profile", "research/research"),
+        ("kubernetes:core/v1:PersistentVolumeClaim", "research/checkpoints"),  # kind: the team's checkpoints
+    }
     namespace = next(r for r in found.protected if r.type.endswith("Namespace"))
     assert namespace.retain_on_delete, "a deliberate removal still keeps the volumes"
     assert found.alarming() and not found.alarming(["research"])

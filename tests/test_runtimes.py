@@ -211,12 +211,52 @@ UPSTREAM_DEEPSPEED = UPSTREAM_MPI.format(framework="deepspeed", image="ghcr.io/k
 UPSTREAM_MLX = UPSTREAM_MPI.format(framework="mlx", image="ghcr.io/kubeflow/trainer/mlx-runtime:v2.3.0")
 
 
+PREEMPTION_SAFE: dict[str, Any] = {
+    "priorityClassName": "batch",
+    "terminationGracePeriodSeconds": 120,
+    "label": ("team-checkpoints", "true"),
+    "env": {"name": "TRAINJOB_NAME", "valueFrom": {"fieldRef": {"fieldPath": "metadata.labels['jobset.sigs.k8s.io/jobset-name']"}}},
+}
+"""What every runtime's pods get beside upstream's (facts/priorities.py, facts/checkpoints.py)."""
+
+
+def without_preemption_safety(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The runtime with PREEMPTION_SAFE taken out of every pod template (asserting each is there)."""
+    stripped = json.loads(json.dumps(manifest))
+    for _, template in pod_specs(stripped):
+        spec, labels = template["spec"], template["metadata"]["labels"]
+        assert spec.pop("priorityClassName") == PREEMPTION_SAFE["priorityClassName"]
+        assert spec.pop("terminationGracePeriodSeconds") == PREEMPTION_SAFE["terminationGracePeriodSeconds"]
+        key, value = PREEMPTION_SAFE["label"]
+        assert labels.pop(key) == value
+        for container in spec["containers"]:
+            assert container.pop("env")[0] == PREEMPTION_SAFE["env"]  # first, so CHECKPOINT_DIR may name it
+    return stripped
+
+
 @pytest.mark.parametrize(
     "expected", [UPSTREAM_TORCH, UPSTREAM_DEEPSPEED, UPSTREAM_MLX, UPSTREAM_JAX], ids=lambda y: yaml.safe_load(y)["metadata"]["name"]
 )
-def test_base_runtime_is_the_upstream_v2_3_0_one_plus_the_istio_opt_out(expected: str) -> None:
+def test_base_runtime_is_the_upstream_v2_3_0_one_plus_the_istio_opt_out_and_preemption_safety(expected: str) -> None:
     manifest = yaml.safe_load(expected)
-    assert BY_NAME[manifest["metadata"]["name"]] == manifest
+    assert without_preemption_safety(BY_NAME[manifest["metadata"]["name"]]) == manifest
+
+
+@pytest.mark.parametrize("name", sorted(BY_NAME))
+def test_every_runtimes_pods_run_at_batch_priority_with_time_and_a_place_to_checkpoint(name: str) -> None:
+    without_preemption_safety(BY_NAME[name])  # asserts them on every pod template and container
+
+
+def test_the_runtimes_priority_class_never_preempts_and_is_no_cluster_default() -> None:
+    assert catalog.runtime_priority_class() == {
+        "apiVersion": "scheduling.k8s.io/v1",
+        "kind": "PriorityClass",
+        "metadata": {"name": "batch"},
+        "value": 100,
+        "preemptionPolicy": "Never",
+        "globalDefault": False,
+        "description": catalog.RUNTIME_PRIORITY_CLASS.description,
+    }
 
 
 def test_torch_runtimes_run_the_pytorch_image_of_trainer_v2_3_0() -> None:

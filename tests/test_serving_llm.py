@@ -175,6 +175,12 @@ def test_the_gpus_check_judges_are_the_examples() -> None:
     assert main["name"] == admission.LLM_CONTAINER
     assert main["resources"] == {"requests": admission.LLM_GPUS, "limits": admission.LLM_GPUS}
     assert service["spec"]["baseRefs"] == [{"name": admission.TEAM_LLM_CONFIG}]
+    # Serving's priority (facts/priorities.py), on the service: KServe carries kueue.x-k8s.io labels to a
+    # LeaderWorkerSet (kserve v0.20.0 workload_multi_node.go propagateTopLevelLeaderWorkerSetMetadata).
+    from facts.priorities import PRIORITY_LABEL, SERVING_PRIORITY
+
+    assert service["metadata"]["labels"] == {PRIORITY_LABEL: SERVING_PRIORITY.name}
+    assert team_llm_config("nlp", model_store=False)["spec"]["labels"] == {PRIORITY_LABEL: SERVING_PRIORITY.name}
 
 
 @mirror.needed
@@ -221,3 +227,17 @@ def test_the_dev_render_holds_kserve_its_runtimes_the_llm_controller_lws_the_poo
     istiod = next(o.obj for o in render.objects if o.obj["kind"] == "Deployment" and o.key[3] == "istiod")
     env = {e["name"]: e.get("value") for c in istiod["spec"]["template"]["spec"]["containers"] for e in c.get("env") or []}
     assert env[INFERENCE_EXTENSION_ENV] == "true"
+
+
+@mirror.needed
+def test_leaderworkersets_pod_webhook_after_kueues_is_judged_and_found_harmless(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its webhook is named `mpod.kb.io` like Kueue's; the rule tells the two apart by their
+    configurations' names, and LWS's sorts after Kueue's: judged, and harmless only by its reason."""
+    from tooling.check import kueue as kueue_rules
+
+    render = rendered("dev")
+    assert violations(render, "kueue") == []
+    monkeypatch.setattr(kueue_rules, "HARMLESS_AFTER_KUEUE", {})
+    found = [(v.object, v.message) for v in violations(render, "kueue")]
+    assert [o for o, _ in found] == ["MutatingWebhookConfiguration.admissionregistration.k8s.io lws-mutating-webhook-configuration"]
+    assert "webhook mpod.kb.io changes pods of nlp, research, vision after Kueue's pod webhook" in found[0][1]

@@ -67,26 +67,20 @@ def test_a_team_in_a_cohort_has_namespace_quota_for_what_it_may_borrow() -> None
     research = {**nlp, "name": "research", "owner": "eve@acme.com", "quota": {"gpus": {"nvidia-l4": 2}, "cpu": "16", "memory": "64Gi"}}
     alone = {**TEAM, "name": "alone", "owner": "a@acme.com", "quota": {"gpus": {"nvidia-l4": 1}, "cpu": "8", "memory": "8Gi", "notebooks": 1}}
     objects = objects_of(with_changes(base_gke(), {"mlplatform:teams": [nlp, research, alone]}), team="nlp")
-    (group,) = objects[("ClusterQueue", "nlp")]["spec"]["resourceGroups"]
-    # Each team's CPU and memory halved between `default` and `l4` (stackmodel/team_quota.py): nlp
-    # 16 + 16 CPUs and 64Gi + 64Gi, research 8 + 8 and 32Gi + 32Gi, lent flavor by flavor.
-    assert group["flavors"] == [
-        {
-            "name": "default",
-            "resources": [
-                {"name": "cpu", "nominalQuota": "16", "borrowingLimit": "8"},
-                {"name": "memory", "nominalQuota": "64Gi", "borrowingLimit": "32Gi"},
-                {"name": "nvidia.com/gpu", "nominalQuota": 0},
-            ],
-        },
-        {
-            "name": "l4",
-            "resources": [
-                {"name": "cpu", "nominalQuota": "16", "borrowingLimit": "8"},
-                {"name": "memory", "nominalQuota": "64Gi", "borrowingLimit": "32Gi"},
-                {"name": "nvidia.com/gpu", "nominalQuota": 4, "borrowingLimit": 2},
-            ],
-        },
+    groups = objects[("ClusterQueue", "nlp")]["spec"]["resourceGroups"]
+    # No topology-aware pool: each team's CPU and memory whole on `default` (stackmodel/team_quota.py),
+    # nlp 32 CPUs and 128Gi, research 16 and 64Gi, lent flavor by flavor, GPUs on l4.
+    assert [group["flavors"] for group in groups] == [
+        [
+            {
+                "name": "default",
+                "resources": [
+                    {"name": "cpu", "nominalQuota": "32", "borrowingLimit": "16"},
+                    {"name": "memory", "nominalQuota": "128Gi", "borrowingLimit": "64Gi"},
+                ],
+            }
+        ],
+        [{"name": "l4", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 4, "borrowingLimit": 2}]}],
     ]
     # 32 + 16 CPUs and 128Gi + 64Gi, and one notebook (0.5 CPU, 1Gi) with its sidecar (10m, 40Mi);
     # the 4 + 2 GPUs are the queue's alone (Kueue admits every GPU pod of the namespace).

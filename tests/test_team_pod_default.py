@@ -58,6 +58,53 @@ def test_pod_default_without_gcs_fuse_names_the_bucket_only() -> None:
     assert spec["env"] == [{"name": "TEAM_BUCKET", "value": "b-1"}] and "volumes" not in spec
 
 
-def test_no_pod_default_for_a_team_without_ray_or_bucket() -> None:
-    assert not [k for k in objects_of(with_changes(base_gke(), {"mlplatform:teams": [TEAM]})) if k[0] == "PodDefault"]
+def test_no_team_resources_pod_default_for_a_team_without_ray_or_bucket() -> None:
+    """Nor a checkpoint store on GKE without a bucket; the notebooks' priority class all the same."""
+    found = [k for k in objects_of(with_changes(base_gke(), {"mlplatform:teams": [TEAM]})) if k[0] == "PodDefault"]
+    assert found == [("PodDefault", "interactive-priority")]
 
+
+
+# --- preemption-safe jobs and the notebooks' priority (components/profiles/preemption.py) ----------
+
+
+def test_a_gke_teams_trainjobs_checkpoint_to_their_own_folder_of_the_bucket_with_the_checkpointing_settings() -> None:
+    objects = objects_of(with_changes(base_gke(), {"mlplatform:teams": [{**TEAM, "bucket": {}}]}))
+    spec = objects[("PodDefault", "team-checkpoints")]["spec"]
+    assert spec["selector"] == {"matchLabels": {"team-checkpoints": "true"}}  # what every runtime's pods carry
+    # Appended after the runtime's own TRAINJOB_NAME (the webhook appends), so Kubernetes expands it.
+    assert spec["env"] == [{"name": "CHECKPOINT_DIR", "value": "/mnt/checkpoints/$(TRAINJOB_NAME)"}]
+    (volume,) = spec["volumes"]
+    assert volume["csi"]["driver"] == "gcsfuse.csi.storage.gke.io"
+    assert volume["csi"]["volumeAttributes"]["bucketName"] == "acme-test-vision"
+    # Cloud Storage FUSE's aiml-checkpointing profile, written out (gcsfuse cfg/params.yaml).
+    assert volume["csi"]["volumeAttributes"]["mountOptions"].split(",") == [
+        "only-dir=checkpoints", "implicit-dirs", "uid=1000", "gid=100",
+        "metadata-cache:ttl-secs:-1", "metadata-cache:stat-cache-max-size-mb:-1",
+        "metadata-cache:type-cache-max-size-mb:-1", "metadata-cache:negative-ttl-secs:0", "file-system:rename-dir-limit:200000",
+    ]
+    assert spec["volumeMounts"] == [{"name": "team-checkpoints", "mountPath": "/mnt/checkpoints"}]
+    assert spec["annotations"] == {"gke-gcsfuse/volumes": "true"} and spec["serviceAccountName"] == "default-editor"
+    if crds.available():
+        assert validate_object(objects[("PodDefault", "team-checkpoints")]) == []
+
+
+def test_a_kind_teams_checkpoints_are_a_kept_claim_of_its_namespace() -> None:
+    objects = objects_of(with_changes(base_kind(), {"mlplatform:teams": [{**TEAM, "quota": {}}]}))
+    claim = objects[("PersistentVolumeClaim", "checkpoints")]
+    assert claim["metadata"]["namespace"] == "vision" and claim["spec"]["accessModes"] == ["ReadWriteOnce"]
+    spec = objects[("PodDefault", "team-checkpoints")]["spec"]
+    assert spec["volumes"] == [{"name": "team-checkpoints", "persistentVolumeClaim": {"claimName": "checkpoints"}}]
+    assert "serviceAccountName" not in spec and "annotations" not in spec
+
+
+def test_a_gke_team_without_a_bucket_has_no_checkpoint_store() -> None:
+    assert ("PodDefault", "team-checkpoints") not in objects_of(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))
+
+
+def test_notebooks_get_the_interactive_class_through_a_pod_default_the_form_preselects() -> None:
+    defaults = objects_of(with_changes(base_gke(), {"mlplatform:teams": [TEAM]}))[("PodDefault", "interactive-priority")]
+    assert defaults["spec"]["selector"] == {"matchLabels": {"interactive-priority": "true"}}
+    assert defaults["spec"]["labels"] == {"kueue.x-k8s.io/priority-class": "interactive"}
+    if crds.available():
+        assert validate_object(defaults) == []

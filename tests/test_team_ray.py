@@ -65,7 +65,8 @@ ELASTIC_GATE = [{"name": "kueue.x-k8s.io/elastic-job"}]
 def test_ray_cluster_is_an_elastic_kueue_job_in_the_default_queue() -> None:
     team = {**TEAM, "ray": {"pool": "l4", "maxWorkers": 3}}
     cluster = objects_of(with_changes(base_gke(), {"mlplatform:teams": [team]}))[("RayCluster", "ray")]
-    assert cluster["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "default"}
+    # At `interactive`, which Kueue reads from the RayCluster itself (facts/priorities.py).
+    assert cluster["metadata"]["labels"] == {"kueue.x-k8s.io/queue-name": "default", "kueue.x-k8s.io/priority-class": "interactive"}
     assert cluster["metadata"]["annotations"] == {"kueue.x-k8s.io/elastic-job": "true"}
     assert cluster["spec"]["enableInTreeAutoscaling"] is True  # allowed: the cluster is elastic
     assert cluster["spec"]["headGroupSpec"]["template"]["spec"]["schedulingGates"] == ELASTIC_GATE

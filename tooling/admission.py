@@ -26,6 +26,12 @@ The workloads, per team namespace (one whose `default` LocalQueue points at a Cl
 - the team's RayCluster, head and worker groups at their largest (Kueue's
   pkg/controller/jobs/raycluster/common.go BuildPodSets: the head with the autoscaler sidecar
   KubeRay adds, each worker group's replicas);
+- with Katib, each TrainJob trial template Katib offers every team, as its trial controller
+  creates the trial's TrainJob (katib_trial_job); Kueue gives it the namespace's `default`
+  LocalQueue like any TrainJob, its controller (the Trial) being no kind Kueue manages (kueue
+  v0.19.2 pkg/controller/jobframework/defaults.go defaultLocalQueueApplies,
+  integrationmanager.go IsOwnerManagedByKueueForObject);
+- with the Spark operator and a GPU pool, a Spark executor asking for a GPU (a plain pod);
 - with KServe's LLM controller (`serving.llm`) on a stack with GPU pools, a GPU LLMInferenceService
   of the team as examples/llm_openai.py deploys it (LLM_GPUS on the `main` container, the team's
   `team-llm` and, for workers, `team-llm-workers` configs: no mesh sidecar, the GPU taint
@@ -67,11 +73,11 @@ from typing import Any
 
 import yaml
 
+from components.argo import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
 from components.kueue import PROVISIONING_REQUEST_CONTROLLER
-from components.pipelines import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from facts.labels import INFERENCE_SERVICE_LABEL, KUEUE_DEFAULT_LOCAL_QUEUE
 from facts.node_labels import GPU_RESOURCE
 from facts.pod_overhead import pipeline_step_pods
@@ -87,6 +93,10 @@ SLICE_SIZE_ANNOTATION = "kueue.x-k8s.io/podset-slice-size"
 SLICE_CONSTRAINTS_ANNOTATION = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
 """kueue v0.19.2 apis/kueue/v1beta2/topology_types.go:28-69, beside facts/topology.py's."""
 TRAINER_ANCESTOR = ("trainer.kubeflow.org/trainjob-ancestor-step", "trainer")
+KATIB_TRIAL_TEMPLATES = "trial-templates"
+"""Katib's trial templates for every team (components/katib.py TRIAL_TEMPLATES)."""
+SPARK_CONTROLLER = "spark-operator-controller"
+"""The Spark operator's controller (applications/spark/spark-operator: components/spark.py)."""
 RAY_AUTOSCALER = {"name": "autoscaler", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}, "limits": {"cpu": "500m", "memory": "512Mi"}}}
 """The autoscaler sidecar KubeRay adds to an autoscaling head, as Kueue counts it (kueue v0.19.2
 pkg/controller/jobs/raycluster/common.go:153-185 autoscalerContainer, defaultAutoscalerResources)."""
@@ -409,6 +419,8 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
         executor = (yaml.safe_load((config.get("data") or {}).get(EXECUTOR_KEY) or "") or {}).get("resources") or {}
         for name, spec in pipeline_step_pods(executor).items():
             found.append(Workload(f"pipeline step (CPU): its {name} pod", (PodSet("main", 1, _pod_template(spec, limit_ranges)),), queued=asks_for_gpus(spec)))
+    found += katib_trials(objects, limit_ranges)
+    found += spark_gpu_executors(objects, kueue, limit_ranges)
     found += llm_workloads(objects, kueue, namespace)
     serving_labels = _serving_pod_labels(objects, namespace)
     for o in objects:
@@ -431,6 +443,87 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
                 ray_sets.append(PodSet(group.get("groupName", ""), count, _kueue_template(group.get("template") or {}, limit_ranges)))
             found.append(Workload(f"RayCluster {o.key[3]} (workers at maxReplicas)", tuple(ray_sets)))
     return found
+
+
+KATIB_TRIAL_PARAMETER = "${{trialParameters.{}}}"
+"""kubeflow/katib v0.19.0 pkg/controller.v1beta1/consts/const.go TrialTemplateParamReplaceFormat."""
+
+
+def katib_trial_job(experiment: dict[str, Any], assignments: dict[str, str], trial: str) -> dict[str, Any]:
+    """The job Katib's trial controller creates for one trial of `experiment` (`assignments`: the
+    suggestion's value per search parameter): the trial template's text with each trial
+    parameter's placeholder replaced by the value of the parameter it references, named after the
+    trial in the experiment's namespace (kubeflow/katib v0.19.0 pkg/controller.v1beta1/experiment/
+    manifest/generator.go GetRunSpecWithHyperParameters, applyParameters), the Trial its
+    controller (pkg/controller.v1beta1/trial/trial_controller.go reconcileJob,
+    SetControllerReference). Trial parameters that reference the trial's own metadata are not
+    modelled: a KeyError names them."""
+    template = experiment["spec"]["trialTemplate"]
+    text = json.dumps(template["trialSpec"])
+    for parameter in template.get("trialParameters") or []:
+        text = text.replace(KATIB_TRIAL_PARAMETER.format(parameter["name"]), assignments[parameter["reference"]])
+    job: dict[str, Any] = json.loads(text)
+    owner = {"apiVersion": "kubeflow.org/v1beta1", "kind": "Trial", "name": trial, "controller": True, "blockOwnerDeletion": True}
+    job["metadata"] = {**(job.get("metadata") or {}), "name": trial, "namespace": experiment["metadata"]["namespace"], "ownerReferences": [owner]}
+    return job
+
+
+def trainjob_workload(name: str, job: dict[str, Any], runtime: dict[str, Any], limit_ranges: list[dict[str, Any]]) -> Workload:
+    """A TrainJob on `runtime` as Kueue counts it (the JobSet Trainer builds: trainjob_pod_sets)."""
+    return Workload(name, tuple(PodSet(n, count, _kueue_template(t, limit_ranges)) for n, count, t in trainjob_pod_sets(runtime, job)))
+
+
+def katib_trials(objects: list[Rendered], limit_ranges: list[dict[str, Any]]) -> list[Workload]:
+    """Each TrainJob trial template Katib offers every team (its ConfigMap `trial-templates`,
+    components/katib.py), as the trial controller creates it: the template with the trial's
+    parameters substituted, owned by the Trial, nothing else changed (kubeflow/katib v0.19.0
+    pkg/controller.v1beta1/trial/trial_controller.go reconcileJob); Kueue counts it as any TrainJob
+    of the runtime it names (the metrics collector Katib then adds to its first pod is the quota's,
+    components/profiles/namespace.py katib_requests)."""
+    runtimes = {o.key[3]: o.obj for o in objects if o.key[1] == "ClusterTrainingRuntime"}
+    found = []
+    for o in objects:
+        if o.key[1] != "ConfigMap" or o.key[3] != KATIB_TRIAL_TEMPLATES:
+            continue
+        for key, text in sorted((o.obj.get("data") or {}).items()):
+            job = yaml.safe_load(text) or {}
+            if job.get("kind") != "TrainJob":
+                continue
+            runtime = runtimes.get(((job.get("spec") or {}).get("runtimeRef") or {}).get("name", ""))
+            if runtime is None:
+                found.append(Workload(f"Katib trial {key} (no such runtime)", ()))
+                continue
+            found.append(trainjob_workload(f"Katib trial {key} on {runtime['metadata']['name']}", job, runtime, limit_ranges))
+    return found
+
+
+SPARK_EXECUTOR_MEMORY_MIB = 4096
+SPARK_MEMORY_OVERHEAD = (0.1, 384)
+"""Spark on Kubernetes: an executor's memory overhead is the larger of 10% of its memory and
+384 MiB, and its pod requests memory plus overhead, as request and limit, its cores as its CPU
+request, and each custom resource (`spark.executor.resource.gpu.amount`, vendor `nvidia.com`)
+as a limit (Spark's BasicExecutorFeatureStep, execResources.totalMemMiB)."""
+
+
+def spark_executor_pod(gpus: int, memory_mib: int = SPARK_EXECUTOR_MEMORY_MIB, cores: int = 1) -> dict[str, Any]:
+    """A Spark executor's pod spec as Spark builds it (SPARK_MEMORY_OVERHEAD), asking for `gpus`."""
+    total = memory_mib + max(int(memory_mib * SPARK_MEMORY_OVERHEAD[0]), SPARK_MEMORY_OVERHEAD[1])
+    resources = {"requests": {"cpu": str(cores), "memory": f"{total}Mi"}, "limits": {"memory": f"{total}Mi", GPU_RESOURCE: str(gpus)}}
+    # GKE's ExtendedResourceToleration admission plugin tolerates the GPU taint for a pod that asks
+    # for nvidia.com/gpu (components/kueue.py flavor_tolerations), before Kueue's webhook sees it.
+    tolerations = [{"key": GPU_RESOURCE, "operator": "Exists", "effect": "NoSchedule"}]
+    return {"containers": [{"name": "spark-kubernetes-executor", "resources": resources}], "tolerations": tolerations, "restartPolicy": "Never"}
+
+
+def spark_gpu_executors(objects: list[Rendered], kueue: Kueue, limit_ranges: list[dict[str, Any]]) -> list[Workload]:
+    """With the Spark operator: an executor asking for one GPU, a plain pod Kueue's pod
+    integration queues (components/kueue_pods.py; docs/spark.md): each GPU pool's flavor must take it."""
+    if not any(o.key[1] == "Deployment" and o.key[3] == SPARK_CONTROLLER for o in objects):
+        return []
+    if not any(not pool.dra for pool in kueue.pools.values()):
+        return []  # no pool serves nvidia.com/gpu to a plain pod: no GPU executor to offer
+    spec = spark_executor_pod(gpus=1)
+    return [Workload("Spark executor (1 GPU)", (PodSet("main", 1, _pod_template(spec, limit_ranges)),), queued=asks_for_gpus(spec))]
 
 
 def _llm_pod(preset: dict[str, Any], team: dict[str, Any]) -> dict[str, Any]:
@@ -733,6 +826,7 @@ def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tup
         problem = problem or uncovered(one, queue)
         if problem:
             return Status.REFUSED, f"pod set {pod_set.name}: {problem}"
+        flavors: list[str] = []
         for group in queue.groups:
             wanted = {name: value * pod_set.count for name, value in one.items() if name in group.covered}
             if not wanted:
@@ -765,7 +859,9 @@ def judge(workload: Workload, queue: Queue, kueue: Kueue, namespace: str) -> tup
             if problem:
                 return Status.REFUSED, problem
             misplaced.append(gpu_pool_takes_cpu_work(pod_set, one, group, kueue, queue) or "")
-            placed.append(f"{pod_set.name} x{pod_set.count} on {chosen.name}")
+            flavors.append(chosen.name)
+        if flavors:  # one per resource group it asks of: `default+l4` where the GPUs have a group of their own
+            placed.append(f"{pod_set.name} x{pod_set.count} on {'+'.join(flavors)}")
     if any(misplaced):
         return Status.ON_GPU_NODES, "; ".join(m for m in misplaced if m)
     return Status.ADMISSIBLE, ", ".join(dict.fromkeys(placed)) or "asks for nothing"

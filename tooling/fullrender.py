@@ -676,13 +676,18 @@ def _full_render(plan: Plan, progress: Callable[[str], None] | None, allow_unmir
         # what it needs is parsed.
         running: dict[Future[Output], list[Install]] = {}
 
+        scheduled: set[Future[Output]] = set()
+
         def start(install: Install, render: Callable[[], Output], early_key: str | None) -> None:
             with _EARLY_LOCK:
                 future = _EARLY.get(early_key) if early_key is not None else None
                 # One the early pool has not started is this pool's to schedule (a heavy tree the
-                # plan registered last waited behind the early queue otherwise).
-                if future is None or future.cancel():
+                # plan registered last waited behind the early queue otherwise). One this pool
+                # scheduled already serves every install of the same key (a tree installed once
+                # per team): cancelling it would cancel the install that scheduled it.
+                if future is None or (future not in scheduled and future.cancel()):
                     future = pool.submit(render)
+                    scheduled.add(future)
                     if early_key is not None:
                         _EARLY[early_key] = future
             running.setdefault(future, []).append(install)

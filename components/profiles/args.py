@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from components.model_registry import TeamRegistry, team_registry_args
 from components.team_pipelines import TeamPipelines
 from facts.naming import team_bucket_name
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
+from stackmodel.components.katib import KATIB, KatibRoom
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kueue import KUEUE
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.components.serving import SERVING
+from stackmodel.components.spark import SPARK
 from stackmodel.schema import GkeClusterConfig, GpuPool, GroupSource, KubeflowAuth, Role, Team
 from stackmodel.stack import PlatformConfig
 
@@ -61,6 +64,16 @@ class TeamArgs:
     """The other teams of its Kueue cohort: what its ClusterQueue may borrow."""
     idle_reclaim: bool = False
     """The idle reclaim runs: its job may read and stop the namespace's notebooks."""
+    katib: KatibRoom | None = None
+    """Katib is installed: the namespace takes its metrics collectors, and its quota keeps this
+    room for Katib's pods beside the trials (components/katib.py, docs/katib.md)."""
+    spark: bool = False
+    """The Spark operator is installed: the namespace gets the Spark service account the Kubeflow
+    SDK's jobs run as (components/profiles/spark.py)."""
+    model_registry: TeamRegistry | None = None
+    """The Model Registry is installed: the team's own registry, in its namespace."""
+    fair_sharing: bool = True
+    """Kueue's fair sharing is on: the team's queue carries its weight in the cohort."""
     serving: TeamServing | None = None
     """Serving is installed: the team's models have their path, router, tokens and model store."""
 
@@ -102,6 +115,10 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         groups=team_groups(auth, team),
         cohort_peers=tuple(t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name),
         idle_reclaim=config.enabled(IDLE_RECLAIM),
+        katib=config.components[KATIB].room if config.enabled(KATIB) else None,
+        spark=config.enabled(SPARK),
+        model_registry=team_registry_args(config, team.name),
+        fair_sharing=config.components[KUEUE].fair_sharing,
         serving=TeamServing(
             bucket=(team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket and google.gcs_fuse else None,
             llm=config.components[SERVING].llm,

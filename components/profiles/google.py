@@ -41,7 +41,11 @@ def editor_service_account(team: TeamConfig, gcp_service_account: pulumi.Input[s
 
 
 def google_identity(
-    team: TeamConfig, google: GoogleCloud, registry: ImageRegistry | None, child: Callable[..., pulumi.ResourceOptions]
+    team: TeamConfig,
+    google: GoogleCloud,
+    registry: ImageRegistry | None,
+    child: Callable[..., pulumi.ResourceOptions],
+    also_for: tuple[str, ...] = (),
 ) -> pulumi.Output[str]:
     """A Google service account for the namespace's default-editor (Workload Identity),
     the team bucket with that account as object admin, and with `pushImages` write
@@ -55,6 +59,16 @@ def google_identity(
         (team.name, EDITOR_SA),
         child(),
     )
+    for service_account in also_for:  # the namespace's other accounts that act as the team (Spark's)
+        gcp.serviceaccount.IAMMember(
+            f"{team.name}-gsa-{service_account}-workload-identity",
+            gcp.serviceaccount.IAMMemberArgs(
+                service_account_id=account.name,
+                role="roles/iam.workloadIdentityUser",
+                member=f"serviceAccount:{google.project or ''}.svc.id.goog[{team.name}/{service_account}]",
+            ),
+            opts=child(),
+        )
     if team.bucket:
         bucket = gcp.storage.Bucket(
             f"{team.name}-bucket",

@@ -18,8 +18,12 @@ from decimal import Decimal
 from typing import Any
 
 from components.access import GATEWAY_PRINCIPAL, KFP_UI_PRINCIPAL, USER_HEADER
+from components.katib import INJECTION_LABEL as KATIB_INJECTION_LABEL
+from components.katib import POD_REQUESTS as KATIB_POD_REQUESTS
+from components.model_registry import DATABASE_RESOURCES, REGISTRY_RESOURCES
 from components.profiles.args import TeamArgs
 from components.profiles.queues import queue_admits
+from components.serving import ROUTER_RESOURCES
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import kfam_binding_name
 from facts.node_labels import GPU_RESOURCE
@@ -62,21 +66,58 @@ def pipeline_step_requests(team: TeamConfig) -> dict[str, Decimal]:
     return total
 
 
+def katib_requests(args: TeamArgs) -> dict[str, Decimal]:
+    """CPU and memory of what Katib runs beside the trials Kueue admits, at the room the stack
+    keeps (katib.room): a suggestion pod per running search, the metrics collector of each running
+    trial's first pod (Katib v0.19.0 pkg/apis/config/v1beta1/defaults.go: 50m and 10Mi each; the
+    suggestion pods carry no mesh sidecar, pkg/controller.v1beta1/util/labels.go SuggestionLabels)."""
+    room = args.katib
+    if room is None:
+        return {"cpu": Decimal(0), "memory": Decimal(0)}
+    return {name: (room.searches + room.trials) * quantity.parse(KATIB_POD_REQUESTS[name]) for name in ("cpu", "memory")}
+
+
+def registry_requests(args: TeamArgs) -> dict[str, Decimal]:
+    """CPU and memory of the team's Model Registry: its server with the mesh sidecar and, in the
+    cluster, its MySQL (no sidecar: the tree's label), at the sizes components/model_registry.py gives them."""
+    registry = args.model_registry
+    if registry is None:
+        return {"cpu": Decimal(0), "memory": Decimal(0)}
+    pods = [REGISTRY_RESOURCES["requests"], ISTIO_SIDECAR_REQUESTS]
+    if registry.cloud_sql is None:
+        pods.append(DATABASE_RESOURCES["requests"])
+    return {name: sum((quantity.parse(p[name]) for p in pods), Decimal(0)) for name in ("cpu", "memory")}
+
+
+def serving_requests(args: TeamArgs) -> dict[str, Decimal]:
+    """CPU and memory of the team's model router (components/profiles/serving.py, one replica with
+    the mesh sidecar) where serving is on: a pod of the namespace Kueue never sees."""
+    if args.serving is None:
+        return {"cpu": Decimal(0), "memory": Decimal(0)}
+    pods = [ROUTER_RESOURCES["requests"], ISTIO_SIDECAR_REQUESTS]
+    return {name: sum((quantity.parse(p[name]) for p in pods), Decimal(0)) for name in ("cpu", "memory")}
+
+
 def unqueued_requests(args: TeamArgs) -> dict[str, Decimal]:
     """CPU and memory the team's pods request beyond what its queue admits: the mesh sidecar of
     every queued Ray pod (injected when the pod is created; runtimes opt out), the room for
-    `quota.notebooks` notebooks at the form's default size with their sidecars and, with
-    Pipelines, for `quota.pipelineSteps` CPU-only steps (pipeline_step_requests)
-    (facts/pod_overhead.py): CPU-only notebooks and steps, which Kueue does not queue, and GPU
+    `quota.notebooks` notebooks at the form's default size with their sidecars, with
+    Pipelines, for `quota.pipelineSteps` CPU-only steps (pipeline_step_requests), with Katib, for
+    its own pods (katib_requests), with the Model Registry, for the team's registry (registry_requests),
+    with serving, for the team's model router (serving_requests) (facts/pod_overhead.py): CPU-only notebooks and steps, which Kueue does not queue, and GPU
     ones while they wait at Kueue's gate (a pod counts against the ResourceQuota from its creation)."""
     team = args.team
     sidecars = (1 + team.ray.max_workers if team.ray else 0) + team.quota.notebooks
     steps = team.quota.pipeline_steps if args.pipelines is not None else 0
     step = pipeline_step_requests(team)
+    katib, registry, serving = katib_requests(args), registry_requests(args), serving_requests(args)
     return {
         name: sidecars * quantity.parse(ISTIO_SIDECAR_REQUESTS[name])
         + team.quota.notebooks * quantity.parse(NOTEBOOK_FORM_REQUESTS[name])
         + steps * step[name]
+        + katib[name]
+        + registry[name]
+        + serving[name]
         for name in ("cpu", "memory")
     }
 
@@ -107,12 +148,16 @@ def profile(args: TeamArgs) -> dict[str, Any]:
     return {"apiVersion": "kubeflow.org/v1", "kind": "Profile", "metadata": {"name": team.name}, "spec": spec}
 
 
-def namespace(team: TeamConfig) -> dict[str, Any]:
-    """Created by us (so our objects can land in it at once) the way the controller accepts it."""
+def namespace(team: TeamConfig, katib: bool = False) -> dict[str, Any]:
+    """Created by us (so our objects can land in it at once) the way the controller accepts it;
+    with Katib, labelled for its metrics collectors (components/katib.py INJECTION_LABEL)."""
+    labels = dict(NAMESPACE_LABELS)
+    if katib:
+        labels[KATIB_INJECTION_LABEL[0]] = KATIB_INJECTION_LABEL[1]
     return {
         "apiVersion": "v1",
         "kind": "Namespace",
-        "metadata": {"name": team.name, "labels": dict(NAMESPACE_LABELS), "annotations": {"owner": team.owner}},
+        "metadata": {"name": team.name, "labels": labels, "annotations": {"owner": team.owner}},
     }
 
 

@@ -12,6 +12,7 @@ from components.kueue import DEFAULT_FLAVOR, admission_check_name, queued_pools
 from components.profiles.args import TeamArgs
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE, namespace_selector
 from facts.node_labels import GPU_RESOURCE
+from facts.priorities import PREEMPTIBLE
 from runtimes import kueue_guard
 from stackmodel import quantity, team_quota
 from stackmodel.schema import GpuPool
@@ -21,14 +22,16 @@ LOCAL_QUEUE = KUEUE_DEFAULT_LOCAL_QUEUE
 
 
 def nominal_quota(team: TeamConfig, gpu_pools: Sequence[GpuPool]) -> dict[tuple[str, str], Decimal]:
-    """(flavor, resource) -> the team's nominal quota: its CPU and memory shared among the
-    `default` flavor and the flavors of the pools it has GPUs of, its GPUs per pool flavor
-    (stackmodel/team_quota.py says how; the parts add up to the stack's figures)."""
+    """(flavor, resource) -> the team's nominal quota: its CPU and memory on `default` (or, with a
+    topology-aware pool, shared among `default` and the flavors of the pools it has GPUs of), its
+    GPUs per pool flavor (stackmodel/team_quota.py says how; the parts add up to the stack's
+    figures)."""
     split = team_quota.shares(team, gpu_pools)
     quota = {(DEFAULT_FLAVOR, name): split.default[name] for name in team_quota.RESOURCES}
     for pool in gpu_pools:
         part = split.pools[pool.name]
-        quota.update({(pool.name, name): part[name] for name in team_quota.RESOURCES})
+        if split.split:
+            quota.update({(pool.name, name): part[name] for name in team_quota.RESOURCES})
         quota[(pool.name, GPU_RESOURCE)] = part["gpus"]
     return quota
 
@@ -52,17 +55,56 @@ def _resource(flavor: str, name: str, nominal: Decimal, borrowing: dict[tuple[st
     return resource
 
 
-def covered_resources(gpu_pools: Sequence[GpuPool]) -> list[str]:
-    """The one resource group's resources: CPU and memory, and GPUs where there are GPU pools."""
-    return [*team_quota.RESOURCES, *([GPU_RESOURCE] if gpu_pools else [])]
+def resource_groups(gpu_pools: Sequence[GpuPool]) -> list[tuple[list[str], list[str]]]:
+    """(covered resources, flavors) per resource group. With a topology-aware pool one group of
+    CPU, memory and GPUs, `default` first (CPU-only work) then one flavor per GPU pool, so a GPU
+    pod takes its CPU, memory and GPUs from its pool's flavor, as a pod set on a topology-aware
+    pool must; otherwise CPU and memory on `default` and the GPUs in a group of their own
+    (stackmodel/team_quota.py cites Kueue for both)."""
+    pools = [pool.name for pool in gpu_pools]
+    if team_quota.split_by_pool(gpu_pools):
+        return [([*team_quota.RESOURCES, GPU_RESOURCE], [DEFAULT_FLAVOR, *pools])]
+    return [(list(team_quota.RESOURCES), [DEFAULT_FLAVOR]), *([([GPU_RESOURCE], pools)] if pools else [])]
+
+
+# What a team's queue may preempt (kueue v0.19.2 apis/kueue/v1beta2/clusterqueue_types.go
+# ClusterQueuePreemption): `reclaimWithinCohort: Any` takes back, regardless of priority, what
+# the team lent: a workload that fits the team's nominal quota preempts workloads of cohort
+# queues that are above their own nominal quota, so borrowers go before owners and an owner is
+# never preempted by another team (site/content/en/docs/concepts/preemption.md, "Candidates"; with
+# fair sharing a queue at or below its nominal quota has share 0 and is no target,
+# pkg/scheduler/preemption/fairsharing/ordering.go). `withinClusterQueue: LowerPriority`: in the
+# team's own queue, work of a higher class preempts lower classes (facts/priorities.py). Kueue's
+# own fair-sharing tests run this block: pkg/scheduler/preemption/preemption_fair_test.go
+# "reclaim nominal from user using the most", "can't preempt when everyone under nominal", "CQ
+# with higher weight can preempt more", "can preempt lower priority workloads from same CQ";
+# classic: preemption_test.go "reclaim quota from borrower", "reclaim borrowed quota from same
+# priority for withinCohort=ReclaimFromAny".
+RECLAIM_WITHIN_COHORT = "Any"
+WITHIN_CLUSTER_QUEUE = "LowerPriority"
+
+
+def preemption(fair_sharing: bool) -> dict[str, Any]:
+    """The team queue's preemption. Without fair sharing (Kueue's classic preemption) a workload
+    that must borrow may also preempt preemptible work of other teams that borrow
+    (`borrowWithinCohort`, LowerPriority up to the preemptible class's value); Kueue honours
+    borrowWithinCohort with classic preemption only (clusterqueue_types.go:539-544), so with fair
+    sharing it is left out: there the shares decide."""
+    block: dict[str, Any] = {"reclaimWithinCohort": RECLAIM_WITHIN_COHORT, "withinClusterQueue": WITHIN_CLUSTER_QUEUE}
+    if not fair_sharing:
+        block["borrowWithinCohort"] = {"policy": "LowerPriority", "maxPriorityThreshold": PREEMPTIBLE.value}
+    return block
+
+
+def weight_text(weight: Decimal) -> str:
+    """A weight as a Kubernetes quantity: `2`, `0.5`, `100` (never `1E+2`)."""
+    return format(weight.normalize(), "f")
 
 
 def cluster_queue(args: TeamArgs) -> dict[str, Any]:
-    """One resource group of CPU, memory and GPUs: the `default` flavor first (CPU-only work),
-    then one flavor per GPU pool, each with its part of the team's quota (nominal_quota), so a
-    GPU pod takes its CPU, memory and GPUs from its pool's flavor, as a pod set on a
-    topology-aware pool must (stackmodel/team_quota.py cites Kueue); in a cohort, what it may
-    borrow written out (borrowing_limits).
+    """The team's quota per flavor (nominal_quota) in its resource groups (resource_groups); in a
+    cohort, what it may borrow written out (borrowing_limits); what it may preempt (preemption)
+    and, with fair sharing, its weight in the cohort.
 
     A workload given a queued pool's flavor is admitted only once its ProvisioningRequest
     is provisioned: the pool's AdmissionCheck (components/kueue.py) runs on that flavor
@@ -71,21 +113,25 @@ def cluster_queue(args: TeamArgs) -> dict[str, Any]:
     team = args.team
     nominal = nominal_quota(team, args.gpu_pools)
     borrowing = borrowing_limits(args) if team.cohort else {}
-    covered = covered_resources(args.gpu_pools)
-    flavors = [DEFAULT_FLAVOR, *(pool.name for pool in args.gpu_pools)]
-    group = {
-        "coveredResources": covered,
-        "flavors": [
-            {"name": flavor, "resources": [_resource(flavor, name, nominal[(flavor, name)] if (flavor, name) in nominal else Decimal(0), borrowing) for name in covered]}
-            for flavor in flavors
-        ],
-    }
+    groups = [
+        {
+            "coveredResources": covered,
+            "flavors": [
+                {"name": flavor, "resources": [_resource(flavor, name, nominal.get((flavor, name), Decimal(0)), borrowing) for name in covered]}
+                for flavor in flavors
+            ],
+        }
+        for covered, flavors in resource_groups(args.gpu_pools)
+    ]
     spec: dict[str, Any] = {
         "namespaceSelector": namespace_selector(team.name),
-        "resourceGroups": [group],
+        "resourceGroups": groups,
+        "preemption": preemption(args.fair_sharing),
     }
     if team.cohort:
         spec["cohortName"] = team.cohort
+        if args.fair_sharing:
+            spec["fairSharing"] = {"weight": weight_text(team.weight)}
     checks = [{"name": admission_check_name(pool), "onFlavors": [pool.name]} for pool in queued_pools(args.gpu_pools)]
     if checks:
         spec["admissionChecksStrategy"] = {"admissionChecks": checks}

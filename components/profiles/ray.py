@@ -27,6 +27,7 @@ from components.profiles.queues import LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_ELASTIC_JOB_GATE, KUEUE_QUEUE_LABEL
 from facts.naming import ray_dashboard_path, ray_serve_path
 from facts.node_labels import GPU_RESOURCE, pool_selector, pool_taints
+from facts.priorities import PRIORITY_LABEL, RAY_CLUSTER_PRIORITY
 from facts.versions import RAY, RAY_DASHBOARD_AUTH_PROXY_IMAGE, RAY_GPU_IMAGE, RAY_IMAGE, image
 from stackmodel.schema import Team as TeamConfig
 
@@ -258,7 +259,8 @@ def ray_objects(args: TeamArgs) -> list[dict[str, Any]]:
     }
     metadata: dict[str, Any] = {"name": name, "namespace": ns}
     if args.kueue:
-        metadata["labels"] = {KUEUE_QUEUE_LABEL: LOCAL_QUEUE}
+        # Its Workload's priority: Kueue reads the class from the RayCluster's own label (facts/priorities.py).
+        metadata["labels"] = {KUEUE_QUEUE_LABEL: LOCAL_QUEUE, PRIORITY_LABEL: RAY_CLUSTER_PRIORITY.name}
         metadata["annotations"] = {KUEUE_ELASTIC_JOB_ANNOTATION: "true"}
         for pod in (head_pod, worker_pod):
             pod["schedulingGates"] = [{"name": KUEUE_ELASTIC_JOB_GATE}]

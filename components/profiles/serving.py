@@ -18,10 +18,12 @@ from components.access import (
 )
 from components.istio import GATEWAY_NAMESPACE
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
+from components.serving import ROUTER_RESOURCES
 from components.serving_tokens import MODEL_CLIENT, service_account_user
 from facts.labels import INFERENCE_SERVICE_LABEL, KUEUE_PRIORITY_CLASS_LABEL
 from facts.naming import llm_prefixes, serving_path
 from facts.node_labels import GPU_TAINT
+from facts.priorities import SERVING_PRIORITY
 from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
 from plumbing.base import CONFIG_DIGEST_ANNOTATION, config_digest
 
@@ -39,7 +41,6 @@ ISVC_NAME = "[a-z]([-a-z0-9]*[a-z0-9])?"
 """KServe's InferenceService name rule (pkg/apis/serving/v1beta1/inference_service_validation.go IsvcNameFmt)."""
 NGINX_CONF = "default.conf"
 NGINX_CONF_DIR = "/etc/nginx/conf.d"
-ROUTER_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}
 
 
 def router_config(namespace: str, resolver: str = CLUSTER_DNS, listen: str = str(ROUTER_PORT)) -> str:
@@ -191,9 +192,9 @@ MODEL_SERVER = "model-server"
 the team bucket and nothing more (the model store's identity)."""
 
 
-SERVING_PRIORITY_CLASS = "interactive"
+SERVING_PRIORITY_CLASS = SERVING_PRIORITY.name
 """The Kueue WorkloadPriorityClass of serving replicas: someone waits on them, like a GPU notebook,
-so batch work of the team never preempts them (issue 42, the fair-share change, defines the class)."""
+so batch work of the team never preempts them (facts/priorities.py)."""
 
 
 def serving_pod_labels() -> dict[str, str]:
@@ -202,8 +203,8 @@ def serving_pod_labels() -> dict[str, str]:
     utils.go WorkloadPriorityClassName, pkg/controller/constants/constants.go
     WorkloadPriorityClassLabel). The class must exist: for a label naming none Kueue makes no
     Workload and the pod stays gated (reconciler.go ExtractPriority, pkg/util/priority/priority.go
-    GetPriorityFromWorkloadPriorityClass returns the NotFound), so this waits on issue 42's classes
-    (docs/serving.md). KServe gives the Deployment's pod template the runtime's, the
+    GetPriorityFromWorkloadPriorityClass returns the NotFound): check's `priority-classes` rule
+    holds it to the classes the platform makes. KServe gives the Deployment's pod template the runtime's, the
     InferenceService's and the predictor's labels (kserve v0.20.0 components/predictor.go
     buildObjectMeta; reconcilers/deployment/deployment_reconciler.go createRawDefaultDeployment),
     none of Kueue's of its own: the PodDefault is the one place the platform adds them."""

@@ -10,6 +10,7 @@ import pulumi
 
 from components.access import team_policies
 from components.idle_reclaim import team_binding as idle_reclaim_binding
+from components.model_registry import install_team_registry
 from components.profiles.args import TeamArgs
 from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
@@ -18,9 +19,11 @@ from components.profiles.names import OldNames, resource_name
 from components.profiles.namespace import contributor_objects, limit_range, namespace, profile
 from components.profiles.network import network_policies
 from components.profiles.pod_default import pod_default
+from components.profiles.preemption import checkpoint_objects, priority_pod_default
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
 from components.profiles.serving import team_serving_objects, token_minters
+from components.profiles.spark import SPARK_SERVICE_ACCOUNT, spark_objects
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
 from infra.component import type_token
@@ -31,6 +34,7 @@ from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kubeflow_parts import KUBEFLOW_POD_DEFAULTS
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
+from stackmodel.components.model_registry import MODEL_REGISTRY
 from stackmodel.components.serving import SERVING
 
 
@@ -40,7 +44,7 @@ def team_objects(
     """Every Kubernetes object of one team, in apply order; `pipeline_keys`: its key pair of the
     in-cluster object store, when its pipelines keep their artifacts there."""
     team = args.team
-    objects = [namespace(team)]
+    objects = [namespace(team, katib=args.katib is not None)]
     if gcp_service_account:
         objects.append(editor_service_account(team, gcp_service_account))
     objects += [profile(args), limit_range(team)]
@@ -56,9 +60,15 @@ def team_objects(
         objects += pipeline_objects(team.name, args.pipelines, pipeline_keys)
     if args.idle_reclaim:
         objects.append(idle_reclaim_binding(team.name))
+    if args.spark:
+        objects += spark_objects(team, gcp_service_account)
     defaults = pod_default(args)
     if defaults:
         objects.append(defaults)
+    objects += checkpoint_objects(args)
+    priority = priority_pod_default(args)
+    if priority:
+        objects.append(priority)
     if args.serving:
         minters = token_minters(team.owner, [str(p.email) for p in team.people], [g.name for g in args.groups])
         objects += team_serving_objects(team.name, minters, args.serving.bucket, readers(args) if args.serving.llm else None)
@@ -80,13 +90,14 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "NetworkPolicy": (),
     "ConfigMap": (),
     "Secret": (),
+    "PersistentVolumeClaim": (),
     "Service": (),
     "ValidatingAdmissionPolicyBinding": (),
     "ResourceClaimTemplate": (),
+    "EndpointSlice": (),  # a team registry's way to its Cloud SQL instance (components/model_registry.py)
     "Deployment": (),
     "Role": (),
     "PersistentVolume": (),
-    "PersistentVolumeClaim": (),
     "Profile": (Need(KUBEFLOW, What.CRDS),),
     "AuthorizationPolicy": (Need(ISTIO, What.CRDS),),
     "VirtualService": (Need(ISTIO, What.CRDS),),
@@ -117,8 +128,9 @@ def needs_of(obj: dict[str, Any]) -> tuple[Need, ...]:
 KEPT: dict[str, dict[str, Any]] = {
     "Namespace": {"protect": True, "retain_on_delete": True},
     "Profile": {"protect": True},
-    # The model store's claim and volume (components/profiles/serving.py): a read-only view of
-    # the team bucket, kept like every claim (check's data-kept) and removed with the team.
+    # The team's checkpoints on kind, and the model store's claim and volume
+    # (components/profiles/serving.py): a read-only view of the team bucket, kept like every
+    # claim (check's data-kept) and removed with the team.
     "PersistentVolumeClaim": {"protect": True, "retain_on_delete": True},
     "PersistentVolume": {"protect": True, "retain_on_delete": True},
 }
@@ -144,11 +156,12 @@ class Team(PlatformComponent):
         """`ready`: what each component made ready (OBJECT_NEEDS says what each object waits
         for); `old_names`: shared by all teams of the stack (see OldNames); `pipeline_keys`: see
         team_objects."""
-        super().__init__(name, cluster, opts)
+        super().__init__(name, cluster, opts, args.model_registry.sources if args.model_registry else None)
         team = args.team
         old_names = old_names or OldNames()
         kind = type_token(type(self))
-        gsa_email = google_identity(team, args.google, cluster.image_registry, self.child) if args.google else None
+        also_for = (SPARK_SERVICE_ACCOUNT,) if args.spark else ()
+        gsa_email = google_identity(team, args.google, cluster.image_registry, self.child, also_for) if args.google else None
         ns, *rest = team_objects(args, gcp_service_account=gsa_email, pipeline_keys=pipeline_keys)
         namespace_resource = apply_manifest(
             resource_name(team, ns), ns, self.child(aliases=old_names.aliases(team, ns, kind), **KEPT["Namespace"])
@@ -165,6 +178,9 @@ class Team(PlatformComponent):
             )
             if obj["kind"] == "ServiceAccount":
                 editor.append(created)
+        if args.model_registry is not None:
+            needs = ready.resources((Need(MODEL_REGISTRY, What.CONTROLLER),), f"team {team.name}'s Model Registry")
+            install_team_registry(self, args.model_registry, team.name, [namespace_resource, *needs], cluster)
         self.namespace = pulumi.Output.from_input(team.name)
         self.google_service_account = gsa_email
         self.register_outputs({"namespace": self.namespace, "googleServiceAccount": gsa_email})

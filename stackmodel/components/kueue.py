@@ -58,6 +58,12 @@ class KueueConfig(Toggle):
         description="All-or-nothing admission: a multi-node TrainJob or RayJob starts whole, or is evicted "
         "and requeued.",
     )
+    fair_sharing: StrictBool = Field(
+        default=True,
+        description="Kueue's fair sharing: the teams of a cohort share what its members leave idle by their "
+        "`weight` (a team's own quota always comes back to it), and a team above its share is preempted first. "
+        "false: Kueue's classic preemption, first come first served for idle quota (weights are then refused).",
+    )
     values: ChartValues = chart_values_field("the Kueue chart")
 
 

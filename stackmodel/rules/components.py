@@ -15,6 +15,7 @@ from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayPr
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY, RaySource
 from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
+from stackmodel.components.model_registry import MODEL_REGISTRY, RegistryDatabase
 from stackmodel.components.monitoring import MONITORING, MetricsBackend
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.components.serving import SERVING
@@ -57,6 +58,17 @@ def _components_needed(config: PlatformConfig) -> Found:
 def _ray_addon_on_gke(config: PlatformConfig) -> Found:
     if config.components[KUBERAY].source is RaySource.GKE_ADDON and gke_cluster(config) is None:
         yield f"{KUBERAY.path}.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator"
+
+
+@stack_rule("model-registry-has-a-database", "A Model Registry's database is one the cluster has: Cloud SQL only on GKE.", reads=(MODEL_REGISTRY.path, KIND))
+def _model_registry_has_a_database(config: PlatformConfig) -> Found:
+    registry = config.components[MODEL_REGISTRY]
+    if registry.enabled and registry.database is RegistryDatabase.CLOUD_SQL and gke_cluster(config) is None:
+        yield (
+            f"{MODEL_REGISTRY.path}.database",
+            "cloudSql is GKE's Cloud SQL: a registry on this cluster would have no database; use database: inCluster "
+            "(the default off GKE)",
+        )
 
 
 @stack_rule("dcgm-on-gke", "The DCGM exporter is switched on only on GKE (kind has no GPUs).", reads=(DCGM_EXPORTER.path, KIND))

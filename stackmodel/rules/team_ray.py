@@ -125,10 +125,11 @@ def _quota_reach(config: PlatformConfig, i: int, pool: str | None) -> tuple[dict
     peers = [t for t in config.teams if team.cohort and t.cohort == team.cohort and t.name != team.name]
     reach = {name: Decimal(0) for name in team_quota.RESOURCES}
     for member in (team, *peers):
-        part = team_quota.shares(member, pools).of(pool if pool in {p.name for p in pools} else None)
+        shares = team_quota.shares(member, pools)
+        part = shares.of(shares.cpu_flavor(pool if pool in {p.name for p in pools} else None))
         for name in team_quota.RESOURCES:
             reach[name] += part[name]
-    flavor = f"flavor {pool}" if pool else "default flavor"
+    flavor = f"flavor {pool}" if pool and team_quota.split_by_pool(pools) else "default flavor"
     return reach, f"the team's quota on Kueue's {flavor}{' with what its cohort lends' if peers else ''} (stackmodel/team_quota.py)"
 
 

@@ -336,3 +336,30 @@ def _llm_team_not_publishers(config: PlatformConfig, i: int) -> Found:
             f"{PUBLISHED_PREFIX!r} is the path prefix of every team's published LLMs (/{PUBLISHED_PREFIX}/<team>/models/...): "
             "a team of that name could route another team's models; rename the team",
         )
+
+
+@team_rule("team-weight-needs-fair-sharing", "A team's fair-share weight is set only where Kueue's fair sharing is on.", reads=(TEAMS, KUEUE.path))
+def _team_weight_needs_fair_sharing(config: PlatformConfig, i: int) -> Found:
+    """Kueue reads a ClusterQueue's fairSharing.weight only with fair sharing on in its configuration
+    (kueue v0.19.2 apis/kueue/v1beta2/clusterqueue_types.go `fairSharing`: "only relevant if
+    FairSharing is enabled in the Kueue configuration"): a weight without it is silently nothing."""
+    team = config.teams[i]
+    if team.weight != 1 and not config.components[KUEUE].fair_sharing:
+        yield (
+            f"{team_path(i)}.weight",
+            f"weight {team.weight} shares the cohort's idle quota by weight, which only Kueue's fair sharing does; "
+            f"set {KUEUE.path}.fairSharing true or remove the weight",
+        )
+
+
+@team_rule("team-weight-needs-cohort", "A team's fair-share weight is set only where the team shares a cohort.", reads=(TEAMS,))
+def _team_weight_needs_cohort(config: PlatformConfig, i: int) -> Found:
+    """A weight orders teams competing for a cohort's idle quota (kueue v0.19.2 pkg/cache/scheduler/
+    fair_sharing.go dominantResourceShare: 0 for a queue without a parent cohort)."""
+    team = config.teams[i]
+    if team.weight != 1 and not team.cohort:
+        yield (
+            f"{team_path(i)}.weight",
+            f"weight {team.weight} weighs the team against the other teams of its cohort, and it has no cohort; "
+            "set cohort or remove the weight",
+        )

@@ -3,6 +3,7 @@ container defaults, bucket and Ray cluster; and the namespaces a team may not ta
 
 from __future__ import annotations
 
+from decimal import Decimal
 from enum import Enum
 from typing import Annotated
 
@@ -230,7 +231,18 @@ class Team(Model):
         "job starts and counts against the quota.",
     )
     cohort: str | None = Field(
-        default=None, description="Kueue cohort: teams in one cohort borrow each other's unused GPUs."
+        default=None,
+        description="Kueue cohort: teams in one cohort borrow each other's unused quota, and each gets back what it "
+        "lent by preempting the borrowers' jobs (docs/teams.md, \"Sharing GPUs\").",
+    )
+    weight: Decimal = Field(
+        default=Decimal(1),
+        ge=0,
+        le=1000,
+        decimal_places=3,
+        description="The team's fair-share weight in its cohort (Kueue's ClusterQueue fairSharing.weight): of what "
+        "the cohort leaves idle, a team of weight 2 gets twice the share of a team of weight 1; 0: only what no "
+        "other team wants, given back first. Needs a cohort and kueue.fairSharing.",
     )
     bucket: TeamBucket | None = Field(default=None, description="A GCS bucket for the team (gke only).")
     ray: TeamRay | None = Field(default=None, description="A RayCluster in the namespace (needs kuberay).")
@@ -239,6 +251,13 @@ class Team(Model):
         description="The team's Google service account (its notebooks and jobs, through Workload Identity) may push "
         "to the stack's Artifact Registry repository (gke).",
     )
+
+    @field_validator("weight", mode="before")
+    @classmethod
+    def _weight(cls, value: object) -> object:
+        if isinstance(value, bool) or not isinstance(value, (int, float, str, Decimal)):
+            raise ValueError(f"{value!r} is not a weight: a number such as 1, 2 or 0.5")
+        return value
 
     @field_validator("cohort")
     @classmethod

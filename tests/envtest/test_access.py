@@ -78,6 +78,12 @@ KFP_API_PREFIX = "/pipeline/apis/"
 """What the KFP UI forwards to the API server (stripping `/pipeline`)."""
 KFP_GROUP = "pipelines.kubeflow.org"
 MLMD_ENVOY, MLMD_PORT = "metadata-envoy-service.kubeflow.svc.cluster.local", 9090
+REGISTRY = f"model-registry-service.{TEAM}.svc.cluster.local"
+REGISTRY_UI = "model-registry-ui-service.kubeflow.svc.cluster.local"
+REGISTRY_PORT, REGISTRY_UI_PORT = 8080, 8080
+REGISTRY_API = "/api/model_registry/v1alpha3/registered_models"
+"""A team's Model Registry (kubeflow/hub v0.3.9 base/model-registry-service.yaml, port http-api 8080) and its REST API."""
+KATIB_UI = "katib-ui.kubeflow.svc.cluster.local"
 NO_SIDECAR = "sidecar.istio.io/inject"
 """The pod label that keeps Istio's sidecar out of a pod (the release's metadata-envoy has it)."""
 
@@ -156,6 +162,11 @@ class World:
             (MLMD_ENVOY, MLMD_PORT): Target(Pod("kubeflow", pod_labels("metadata-envoy-deployment")), MLMD_PORT),
             (ROUTER_HOST, 80): Target(Pod(TEAM, {"app.kubernetes.io/name": ROUTER}), ROUTER_PORT),
         }
+        deployments = {o["metadata"]["name"] for o in objects if o["kind"] == "Deployment"}
+        if {"model-registry-deployment", "katib-ui"} <= deployments:  # a stack with the rest of Kubeflow (issue 43)
+            self.targets[(REGISTRY, REGISTRY_PORT)] = Target(Pod(TEAM, pod_labels("model-registry-deployment")), REGISTRY_PORT)
+            self.targets[(REGISTRY_UI, 80)] = Target(Pod("kubeflow", pod_labels("model-registry-ui")), REGISTRY_UI_PORT)
+            self.targets[(KATIB_UI, 80)] = Target(Pod("kubeflow", pod_labels("katib-ui")), 8080)
         ini = next(o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "grafana")["data"]["grafana.ini"]
         self.grafana_role_header = re.search(r"^headers = Role:(\S+)$", ini, re.MULTILINE)[1].lower()  # type: ignore[index]
         self.grafana_default_role = re.search(r"^auto_assign_org_role = (\S+)$", ini, re.MULTILINE)[1]  # type: ignore[index]
@@ -365,6 +376,14 @@ OPERATIONS = (
     Operation("ML Metadata", "read", "POST", "/ml_metadata/ml_metadata.MetadataStoreService/GetArtifacts", MLMD_ENVOY, MLMD_PORT, "/ml_metadata/ml_metadata.MetadataStoreService/GetArtifacts"),
     # kfp.Client() in a notebook of the namespace: the API server straight, its account's token.
     Operation("Pipelines API from a notebook", "write", "POST", "", KFP_API, KFP_API_PORT, "/apis/v2beta1/runs", ("create", "runs")),
+    # The team's Model Registry (docs/model-registry.md): its REST API from a pod of the namespace (no
+    # gateway route leads to it), and the one UI for every team, reads only.
+    Operation("Model Registry from a notebook", "read", "GET", "", REGISTRY, REGISTRY_PORT, REGISTRY_API),
+    Operation("Model Registry from a notebook", "write", "POST", "", REGISTRY, REGISTRY_PORT, REGISTRY_API),
+    Operation("Model Registry UI", "read", "GET", f"/model-registry/api/v1/model_registry?namespace={TEAM}", REGISTRY_UI, 80, f"/api/v1/model_registry?namespace={TEAM}"),
+    Operation("Model Registry UI", "write", "POST", f"/model-registry/api/v1/model_registry/model-registry-service/registered_models?namespace={TEAM}", REGISTRY_UI, 80, "/api/v1/model_registry/model-registry-service/registered_models"),
+    # Katib's UI: one app for every namespace; its backend reviews the user itself (docs/katib.md, Access).
+    Operation("Katib UI", "read", "GET", f"/katib/fetch_experiments/?namespace={TEAM}", KATIB_UI, 80, f"/katib/fetch_experiments/?namespace={TEAM}"),
 )
 
 # Who may: per (route, access), the actors allowed. Everyone who signs in reads Grafana;
@@ -390,6 +409,11 @@ EXPECTED = {
     ("Pipelines API", "write"): WRITERS,
     ("Pipelines API from a notebook", "write"): WRITERS,
     ("ML Metadata", "read"): SIGNED_IN,
+    ("Model Registry from a notebook", "read"): WRITERS,  # a pod of the namespace: who may run one there
+    ("Model Registry from a notebook", "write"): WRITERS,
+    ("Model Registry UI", "read"): SIGNED_IN,  # the mesh lets the gateway in; the UI's backend reviews who may read the team's Services
+    ("Model Registry UI", "write"): set(),  # read-only: its backend would let a viewer write (components/model_registry.py)
+    ("Katib UI", "read"): SIGNED_IN,  # the mesh; the UI reviews the user for each namespace (APP_DISABLE_AUTH=false)
 }
 CELLS = [(a, o) for a in ACTORS for o in OPERATIONS]
 
@@ -530,6 +554,36 @@ def test_the_group_objects_carry_the_proposed_upstream_naming() -> None:
         assert pair["RoleBinding"]["roleRef"]["name"] == f"kubeflow-{role}"
     member = next(o for o in objects if o["kind"] == "RoleBinding" and o["metadata"]["name"] == "user-eve-acme-com-clusterrole-edit")
     assert member["metadata"]["annotations"] == {"user": EVE, "role": "edit", "mlplatform.io/groups": EDITOR_GROUP}
+
+
+def test_a_team_registry_answers_the_ui_with_reads_only() -> None:
+    """The UI (its own identity, no user header: kubeflow/hub v0.3.8 clients/ui/bff) reads a team's
+    registry; a write from it is refused at the registry too, whatever the UI's own policy."""
+    w = world()
+    ui = Pod("kubeflow", {"app": "model-registry-ui"})
+    principal = "cluster.local/ns/kubeflow/sa/model-registry-ui"
+    assert w.from_pod(ui, principal, REGISTRY, REGISTRY_PORT, "GET", REGISTRY_API, {})[0]
+    assert not w.from_pod(ui, principal, REGISTRY, REGISTRY_PORT, "POST", REGISTRY_API, {})[0]
+
+
+KINDS = (
+    ("kubeflow.org", "experiments"),
+    ("kubeflow.org", "trials"),
+    ("sparkoperator.k8s.io", "sparkapplications"),
+    ("sparkoperator.k8s.io", "scheduledsparkapplications"),
+)
+"""Katib's and the Spark operator's kinds, which their trees' aggregated roles give the profile roles
+(kubeflow-katib-edit/-view, kubeflow-spark-edit/-view: aggregate-to-kubeflow-edit/-view)."""
+
+
+@pytest.mark.parametrize(("group", "resource"), KINDS, ids=[r for _, r in KINDS])
+def test_katib_and_spark_kinds_follow_the_profile_roles(group: str, resource: str) -> None:
+    w = world()
+    for email, writes in ((KIM, True), (BO, True), (ANA, False)):
+        assert w.can(email, "list", resource, TEAM, group=group), email
+        assert w.can(email, "create", resource, TEAM, group=group) is writes, email
+    assert not w.can(RAJ, "list", resource, TEAM, group=group)  # another team's
+    assert not w.can(SAM, "list", resource, TEAM, group=group)  # in no group of this team
 
 
 # --- serving: who deploys, and the model client's tokens ----------------------------------------

@@ -16,7 +16,7 @@ from components.profiles.args import teams_args
 from components.profiles.dra import claim_templates
 from runtimes import dra
 from runtimes.args import training_runtimes_args
-from runtimes.catalog import cluster_training_runtimes, dra_runtimes
+from runtimes.catalog import cluster_training_runtimes, dra_runtimes, runtime_priority_class
 from tests.envtest.conftest import kept
 from tests.support.apiserver import Cluster, api_message
 from tests.test_dra import CONFIG
@@ -42,6 +42,7 @@ def test_the_api_server_serves_resource_v1_and_takes_the_claim_template_and_a_cl
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}},
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "default", "namespace": NAMESPACE}},
         template,
+        runtime_priority_class(),  # the runtimes' pods name it; the Priority admission plugin refuses a pod naming none that exists
     ]
     with kept(cluster, world):
         assert cluster.apply(pod, dry_run=True) in (200, 201)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from kubernetes.client.exceptions import ApiException
 
+from facts.priorities import PRIORITY_LABEL
 from runtimes.args import training_runtimes_args
 from runtimes.catalog import cluster_training_runtimes
 from runtimes.kueue_guard import TRAINJOB_GPU_POLICY
@@ -200,3 +201,16 @@ def test_kueues_rewrite_of_a_job_admitted_before_the_policy_still_passes(sdk: An
     with pytest.raises(ApiException) as refused:
         cluster.request("PUT", path, changed)
     assert api_message(refused.value).endswith("spec.trainer: Invalid value: field is immutable")
+
+
+@pytest.mark.parametrize("priority", ["interactive", "preemptible"])
+def test_a_trainjob_the_sdk_builds_with_a_chosen_priority_is_stored_with_kueues_label(sdk: Any, cluster: Cluster, priority: str) -> None:
+    """docs/teams.md, "Priorities": `options=[Labels({...})]` puts the class on the TrainJob itself,
+    where Kueue reads it (facts/priorities.py); the runtime's pods keep their default class, which
+    Kueue reads only where the job names none."""
+    from kubeflow.trainer import CustomTrainer
+    from kubeflow.trainer.options import Labels
+
+    name = sdk.train(runtime="torch-distributed", trainer=CustomTrainer(func=train, num_nodes=2), options=[Labels({PRIORITY_LABEL: priority})])
+    stored = cluster.request("GET", f"{TRAINJOBS.format(namespace=TEAM)}/{name}")
+    assert stored["metadata"]["labels"][PRIORITY_LABEL] == priority

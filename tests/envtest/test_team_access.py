@@ -76,3 +76,45 @@ def test_kubeflow_edit_holds_what_the_controller_manager_aggregated_into_it(clus
     rules = cluster.request("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/kubeflow-edit")["rules"]
     assert any(rule["apiGroups"] == [RAY] and rule["resources"] == ["*"] for rule in rules)  # kubeflow-kuberay-edit
     assert any(rule["apiGroups"] == [TRAINER] and rule["resources"] == ["trainjobs"] for rule in rules)  # kubeflow-trainer-edit
+
+
+# --- the queue a data scientist sees (docs/teams.md, "Your queue") ----------------------------------
+# Kueue's visibility API (visibility.kueue.x-k8s.io/v1beta2): a LocalQueue's pending workloads are
+# the subresource `pendingworkloads` of `localqueues` in the team's namespace, a ClusterQueue's of
+# cluster-scoped `clusterqueues` (kueue v0.19.2 pkg/visibility/storage/pending_workloads_lq.go and
+# _cq.go; the chart's roles pending_workloads_lq_viewer_role.yaml, _cq_viewer_role.yaml). The API
+# server authorizes the request before it reaches Kueue's aggregated server: this is that answer.
+VISIBILITY, KUEUE = "visibility.kueue.x-k8s.io", "kueue.x-k8s.io"
+NLP_EDITOR_ACCOUNT = service_account("nlp", "default-editor")
+QUEUE_READERS: list[tuple[Who, str, bool]] = [
+    # (who, team namespace, may read its queue)
+    (LEAD, "vision", True),
+    (LEAD, "nlp", False),  # owning one team gives nothing of another
+    (ANA, "vision", True),
+    (BO, "vision", True),  # a viewer of vision sees vision's queue ...
+    (BO, "nlp", False),  # ... and nothing of nlp's
+    (BO, "research", False),
+    (ANA, "nlp", True),  # a viewer there
+    *((who, "vision", False) for who in OUTSIDERS),
+    (VISION_EDITOR_ACCOUNT, "vision", True),  # queue-status in a vision notebook
+    (VISION_EDITOR_ACCOUNT, "nlp", False),
+    (NLP_EDITOR_ACCOUNT, "vision", False),
+    (ANONYMOUS, "vision", False),
+]
+
+
+@pytest.mark.parametrize(("who", "namespace", "allowed"), QUEUE_READERS, ids=[f"{c[0].name} in {c[1]}" for c in QUEUE_READERS])
+def test_a_member_reads_their_teams_queue_and_nothing_of_another_team(cluster: Cluster, who: Who, namespace: str, allowed: bool) -> None:
+    """What queue-status reads: the LocalQueue's pending workloads (positions) and the Workloads
+    (reasons, who preempted), each in one namespace."""
+    assert cluster.allows(who, "get", "localqueues", namespace, VISIBILITY, subresource="pendingworkloads", name="default") is allowed
+    assert cluster.allows(who, "list", "workloads", namespace, KUEUE) is allowed
+
+
+@pytest.mark.parametrize("who", [LEAD, ANA, BO, VISION_EDITOR_ACCOUNT, *OUTSIDERS], ids=lambda w: w.name)
+def test_nobody_of_a_team_reads_every_teams_queue(cluster: Cluster, who: Who) -> None:
+    """A ClusterQueue's pending workloads list every namespace's (pending_workloads_cq.go): the
+    chart aggregates that role into Kubernetes' view/edit/admin, which no team member is bound to,
+    and a team's RoleBindings cannot grant a cluster-scoped resource."""
+    assert not cluster.allows(who, "get", "clusterqueues", "", VISIBILITY, subresource="pendingworkloads", name="vision")
+    assert not cluster.allows(who, "list", "workloads", "", KUEUE)  # every namespace's Workloads

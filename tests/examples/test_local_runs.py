@@ -26,7 +26,20 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
-NAMES = ["pytorch_ddp_mnist", "mlx_distributed", "deepspeed_t5", "ray_train_serve", "jax_distributed", "kfp_pipeline", "kserve_mnist", "llm_openai"]
+NAMES = [
+    "pytorch_ddp_mnist",
+    "mlx_distributed",
+    "deepspeed_t5",
+    "ray_train_serve",
+    "jax_distributed",
+    "kfp_pipeline",
+    "katib_mnist_search",
+    "model_registry_mnist",
+    "spark_mnist_stats",
+    "kserve_mnist",
+    "llm_openai",
+]
+NO_LOCAL_RUN = {"spark_mnist_stats": "its job runs in the Spark image; PySpark's jars and a JVM for a dozen lines (its docstring)"}
 
 
 def test_every_example_is_covered() -> None:
@@ -35,7 +48,10 @@ def test_every_example_is_covered() -> None:
 
 REQUIREMENTS = (EXAMPLES / "requirements.txt").read_text()
 PINNED = {line.split("==")[0].split("[")[0] for line in REQUIREMENTS.splitlines() if line and not line.startswith("#")}
-CLUSTER_ONLY = {"deepspeed": "the deepspeed-runtime image; the local run trains without it"}
+CLUSTER_ONLY = {
+    "deepspeed": "the deepspeed-runtime image; the local run trains without it",
+    "pyspark": "the Spark image the SDK's Spark jobs run (facts/versions.py SPARK_IMAGE); the example has no local run",
+}
 COMES_WITH = {"numpy": "jax and torch", "kubernetes": "kserve and kfp", "tokenizers": "transformers"}
 LOCAL_NEEDS = {
     "pytorch_ddp_mnist": ("torch",),
@@ -44,6 +60,9 @@ LOCAL_NEEDS = {
     "ray_train_serve": ("ray", "torch"),
     "jax_distributed": ("jax",),
     "kfp_pipeline": ("kfp", "torch"),
+    "katib_mnist_search": ("torch",),
+    "model_registry_mnist": ("torch",),
+    "spark_mnist_stats": (),
     "llm_openai": ("transformers", "torch", "openai"),
     "kserve_mnist": ("torch", "kserve"),
 }
@@ -58,7 +77,8 @@ def imported_packages(name: str) -> set[str]:
             found |= {alias.name.split(".")[0] for alias in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module.split(".")[0])
-    return {m for m in found if m not in sys.stdlib_module_names and m != "__future__"}
+    # A sibling example (the MNIST one, which the search and the registry examples train) is no package.
+    return {m for m in found if m not in sys.stdlib_module_names and m != "__future__" and m not in NAMES}
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -110,6 +130,36 @@ def test_pytorch_ddp_learns_on_every_sample() -> None:
     output = run_local("pytorch_ddp_mnist")
     learned("pytorch_ddp_mnist", output)
     assert "rank 0 trained on 1000 of 1000 samples" in output  # one process: every sample
+    # The metric line a Katib search reads (Katib v0.19.0 StdOut collector: `name=value`).
+    assert re.search(r"^loss=[0-9.]+$", output, re.M)
+
+
+TRIAL = re.compile(r"^trial \d+: lr=(\S+) loss=(\S+)$", re.M)
+
+
+def test_the_learning_rate_search_runs_its_trials_and_tells_them_apart() -> None:
+    output = run_local("katib_mnist_search")
+    trials = [(float(lr), float(loss)) for lr, loss in TRIAL.findall(output)]
+    assert len(trials) == 4, output[-2000:]
+    assert all(0.001 <= lr <= 0.1 for lr, _ in trials)  # drawn from the search space
+    best = min(loss for _, loss in trials)
+    worst = max(loss for _, loss in trials)
+    assert best < worst, f"every learning rate gave the same loss: {trials}"
+    found = re.search(r"^best lr=(\S+) loss=(\S+);", output, re.M)
+    assert found and float(found[2]) == pytest.approx(best, abs=1e-4)
+
+
+def test_the_registry_example_trains_and_keeps_the_weights_it_would_register(tmp_path: Path) -> None:
+    needs("torch")
+    output = run_local("model_registry_mnist", "--out", str(tmp_path), "--version", "v3")
+    learned("model_registry_mnist", output)
+    weights = tmp_path / "mnist-cnn" / "v3" / "model.pt"
+    assert weights.is_file()
+    import torch
+
+    state = torch.load(weights)
+    assert state["0.weight"].shape == (16, 1, 3, 3)  # the example's first convolution
+    assert "not registered: no Model Registry runs outside the cluster" in output
 
 
 def test_mlx_learns_as_a_group_of_one() -> None:
@@ -317,3 +367,91 @@ def test_jax_example_trains_as_two_processes_the_way_the_runtime_starts_it() -> 
     assert float(results[0][1]) < float(results[0][0])
     assert "2 processes" in outputs[0][0]
     print(f"jax_distributed as 2 processes: loss {results[0][0]} -> {results[0][1]} on both")
+
+
+# --- preemption-safe: SIGTERM, checkpoint, run again, resume --------------------------------
+
+STEP_LINE = re.compile(r"^epoch \d+ step (\d+) loss", re.M)
+RESUMED = re.compile(r"^resumed from step (\d+) \((\S+)\)$", re.M)
+WRITTEN = re.compile(r"^checkpoint step (\d+) written to (\S+) \((.+)\)$", re.M)
+
+
+def run_until_terminated(command: list[str], after_step: int, exit_code: int = 143) -> str:
+    """Start `command`, wait until it has logged step `after_step` or later, send it SIGTERM (what
+    the kubelet sends a preempted TrainJob's pods), and return its output once it has exited with
+    `exit_code` (the example's 143, 128 + SIGTERM: a job stopped, not finished)."""
+    import signal
+    import time
+
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV, cwd=REPO)
+    assert process.stdout is not None
+    lines: list[str] = []
+    deadline = time.monotonic() + 300
+    for line in process.stdout:
+        lines.append(line)
+        found = STEP_LINE.match(line)
+        if found and int(found.group(1)) >= after_step:
+            process.send_signal(signal.SIGTERM)
+            break
+        assert time.monotonic() < deadline, "".join(lines)[-2000:]
+    else:
+        process.wait(timeout=60)
+        raise AssertionError(f"ended (exit {process.returncode}) before step {after_step}:\n" + "".join(lines)[-3000:])
+    rest, _ = process.communicate(timeout=120)
+    output = "".join(lines) + rest
+    assert process.returncode == exit_code, f"exit {process.returncode}:\n{output[-3000:]}"
+    return output
+
+
+def test_a_run_stopped_by_sigterm_checkpoints_and_the_next_run_resumes_from_that_step(tmp_path: Path) -> None:
+    """`make examples`' preemption drill, as a data scientist runs it locally: train with a
+    checkpoint folder (the job's $CHECKPOINT_DIR on the cluster), send SIGTERM mid-run, start it
+    again: it resumes from the step of the checkpoint SIGTERM wrote (> 0), with the model as
+    trained (its first loss is the trained model's, far below a fresh start's ~2.3), and goes on
+    to the step it was asked for."""
+    needs("torch")
+    folder = tmp_path / "checkpoints"
+    command = [sys.executable, str(EXAMPLES / "pytorch_ddp_mnist.py"), "--local", "--checkpoint-dir", str(folder), "--checkpoint-every", "20"]
+    first = run_until_terminated([*command, "--max-steps", "100000"], after_step=30)
+    written = [(int(step), why) for step, where, why in WRITTEN.findall(first) if where == str(folder)]
+    assert (20, "every 20 steps") in written, first[-2000:]  # on the schedule
+    stopped, why = written[-1]
+    assert why == "SIGTERM" and stopped >= 30, written
+    assert sorted(p.name for p in folder.iterdir()) == [f"step-{s:08d}.pt" for s in sorted({s for s, _ in written})[-2:]]  # the two newest, nothing half-written
+
+    second = run_local("pytorch_ddp_mnist", "--checkpoint-dir", str(folder), "--checkpoint-every", "20", "--max-steps", str(stopped + 15))
+    (resumed, path), = RESUMED.findall(second)
+    assert int(resumed) == stopped > 0 and path == str(folder / f"step-{stopped:08d}.pt"), second[-2000:]
+    assert f"; step {stopped + 15};" in second  # it went on from there, not from 0
+    first_loss, _ = (float(v) for v in LOSS_LINE.findall(second)[-1])
+    assert first_loss < 1.0, second[-2000:]  # the trained model, not a fresh one (~2.3)
+    print(f"\npytorch_ddp_mnist: SIGTERM at step {stopped} (checkpoints {written}); the next run resumed from step {resumed}, first loss {first_loss:.3f}")
+
+
+def test_two_torchrun_ranks_stop_together_on_sigterm_and_resume_together(tmp_path: Path) -> None:
+    """In a pod, SIGTERM reaches torchrun (the runtime's entrypoint; the SDK's `bash -c` execs it
+    as its last command), which passes it to its workers: both ranks agree to stop after the
+    same step and rank 0 writes the checkpoint once (torchrun itself then exits 1: its
+    SignalException, torch/distributed/elastic/multiprocessing/api.py _terminate_process_handler);
+    two ranks started again resume from it."""
+    needs("torch")
+    folder = tmp_path / "checkpoints"
+    script = tmp_path / "train.py"
+    script.write_text(
+        f"import runpy, sys; f = runpy.run_path({str(EXAMPLES / 'pytorch_ddp_mnist.py')!r})['train_mnist_cnn']\n"
+        f"f(num_samples=1_000, batch_size=32, epochs=1_000, max_steps=int(sys.argv[1]), checkpoint_dir={str(folder)!r}, "
+        "checkpoint_every=1_000, log_every=5)\n"
+    )
+
+    def torchrun(*args: str) -> list[str]:
+        return [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", "--nproc-per-node=2", "--master-addr=127.0.0.1",
+                f"--master-port={free_port()}", str(script), *args]
+
+    first = run_until_terminated(torchrun("100000"), after_step=15, exit_code=1)
+    ((stopped, _, why),) = WRITTEN.findall(first)  # rank 0 alone writes, once
+    assert why == "SIGTERM" and int(stopped) >= 15, first[-2000:]
+    run = subprocess.run(torchrun(str(int(stopped) + 10)), capture_output=True, text=True, timeout=300, env=ENV)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert RESUMED.findall(run.stdout)[0][0] == stopped, run.stdout[-2000:]
+    assert run.stdout.count(f"; step {int(stopped) + 10};") == 1  # rank 0 reports; both ranks took the same steps (DDP would hang otherwise)
+    print(f"\npytorch_ddp_mnist under torchrun: both ranks stopped at step {stopped} on SIGTERM; two new ranks resumed there")

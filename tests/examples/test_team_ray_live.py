@@ -100,7 +100,7 @@ def team(tmp_path_factory: pytest.TempPathFactory) -> Team:
     (pod_default,) = [
         o for o in objects
         if o["kind"] == "PodDefault" and o["metadata"]["namespace"] == namespace and any(e["name"] == "RAY_ADDRESS" for e in o["spec"].get("env") or [])
-    ]
+    ]  # the namespace's other PodDefaults (checkpoints, the notebooks' priority) give other variables, or labels alone
     (config_map,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"] == {"name": f"{name}-{PROXY}", "namespace": namespace}]
     (template,) = config_map["data"].values()
     return Team(namespace, cluster, pod_default, template)

@@ -16,9 +16,14 @@ def _thread(value: Any) -> Mock:
 
 
 @contextmanager
-def fake_sdk(runtimes: list[dict[str, Any]], namespace: str = "vision") -> Iterator[tuple[Any, list[dict[str, Any]]]]:
-    """A TrainerClient whose cluster has `runtimes` as ClusterTrainingRuntimes and no
-    namespaced TrainingRuntimes; yields it and the list of objects it creates."""
+def fake_sdk(
+    runtimes: list[dict[str, Any]], namespace: str = "vision", client: str = "trainer"
+) -> Iterator[tuple[Any, list[dict[str, Any]]]]:
+    """A TrainerClient (or, with `client="optimizer"`, the SDK's OptimizerClient for Katib, which
+    builds its trials with the Trainer backend) whose cluster has `runtimes` as
+    ClusterTrainingRuntimes and no namespaced TrainingRuntimes; yields it and the list of
+    objects it creates."""
+    from kubeflow.optimizer import OptimizerClient
     from kubeflow.trainer import KubernetesBackendConfig, TrainerClient
     from kubernetes.client import ApiException
 
@@ -46,4 +51,5 @@ def fake_sdk(runtimes: list[dict[str, Any]], namespace: str = "vision") -> Itera
         patch("kubernetes.client.CustomObjectsApi", return_value=custom),
         patch("kubernetes.client.CoreV1Api", return_value=Mock()),
     ):
-        yield TrainerClient(KubernetesBackendConfig(namespace=namespace)), created
+        make = {"trainer": TrainerClient, "optimizer": OptimizerClient}[client]
+        yield make(KubernetesBackendConfig(namespace=namespace)), created

@@ -123,10 +123,18 @@ def _absolute(value: Any) -> str | None:
     return value if isinstance(value, str) and ABSOLUTE_PATH.match(value) else None
 
 
+URL_PATH_FLAGS = frozenset({"--metrics-endpoint"})
+"""Flags whose value is the path of an HTTP endpoint the process serves, not a file: the Spark
+operator's (kubeflow/spark-operator v2.5.0 cmd/operator/controller/start.go and
+cmd/operator/webhook/start.go, `--metrics-endpoint`, "Metrics endpoint", default /metrics)."""
+
+
 def _flag_paths(words: list[Any]) -> Iterator[tuple[str, str]]:
     """(path, how it is named) of every absolute path among a container's arguments:
-    `--flag=/path`, `--flag /path` and positional paths."""
+    `--flag=/path`, `--flag /path` and positional paths (not the URL paths of URL_PATH_FLAGS)."""
     for word in (str(w) for w in words):
+        if word.split("=", 1)[0] in URL_PATH_FLAGS:
+            continue
         value = word.split("=", 1)[1] if word.startswith("-") and "=" in word else word
         if path := _absolute(value):
             yield path, f"argument {word!r}"
