@@ -20,9 +20,10 @@ import yaml
 from facts.image_refs import parse
 from facts.versions import ISTIO as PIN
 from infra.cluster import Cluster
-from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, config_digest, with_config_digest
+from plumbing.base import PlatformComponent, PropsTransform, UpstreamArgs, config_digest, matches, with_config_digest
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
+from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayProvider
 from stackmodel.components.istio import ISTIO
 from stackmodel.components.kubeflow import behind_gke_ingress
 from stackmodel.schema import GkeClusterConfig
@@ -53,6 +54,9 @@ class IstioArgs(UpstreamArgs):
     """On GKE (its CNI bin directory)."""
     gke_ingress: bool
     """The ingress gateway Service is the backend of a GKE Ingress (see behind_gke_ingress)."""
+    inference_extension: bool = False
+    """istiod routes Gateway API InferencePools: the inference gateway is Istio's
+    (components/inference_gateway.py)."""
 
 
 def install_tree(args: IstioArgs) -> str:
@@ -196,6 +200,29 @@ def with_escaped_annotations(props: dict[str, Any]) -> dict[str, Any] | None:
     return {**props, "data": {**props["data"], INJECTOR_TEMPLATES_KEY: text}}
 
 
+ISTIOD = ("Deployment", "istiod")
+INFERENCE_EXTENSION_ENV = "ENABLE_GATEWAY_API_INFERENCE_EXTENSION"
+"""istio/istio 1.30.3 pilot/pkg/features/experimental.go:208 (default false): istiod converts an
+HTTPRoute's InferencePool backend (inference.networking.k8s.io v1 only: pilot/pkg/config/kube/
+gateway/conversion.go, gvk.InferencePool) into a route through the pool's endpoint picker. Read at
+start, like every env of istiod: a change rolls its pods (the Deployment's template changes)."""
+
+
+def with_inference_extension(props: dict[str, Any]) -> dict[str, Any] | None:
+    """istiod with the inference extension on; None for other objects."""
+    if not matches(props, *ISTIOD):
+        return None
+    template = props["spec"]["template"]
+    pod = template["spec"]
+    containers = []
+    for container in pod["containers"]:
+        if container.get("name") == "discovery":
+            env = [e for e in container.get("env") or [] if e.get("name") != INFERENCE_EXTENSION_ENV]
+            container = {**container, "env": [*env, {"name": INFERENCE_EXTENSION_ENV, "value": "true"}]}
+        containers.append(container)
+    return {**props, "spec": {**props["spec"], "template": {**template, "spec": {**pod, "containers": containers}}}}
+
+
 def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
     """The args as transforms of the Istio objects they concern, the mesh's path normalization,
     and the pinned patch release."""
@@ -209,7 +236,8 @@ def istio_transforms(args: IstioArgs) -> tuple[PropsTransform, ...]:
             # The CNI agent reads its ConfigMap (AGENT_VERSION_KEY among it) as env, at start.
             partial(with_config_digest, workloads=(CNI_AGENT,), digest=config_digest(PIN.runs)),
         )
-    return (with_path_normalization, *patch, *with_annotations)
+    inference = (with_inference_extension,) if args.inference_extension else ()
+    return (with_path_normalization, *patch, *with_annotations, *inference)
 
 
 class Istio(PlatformComponent):
@@ -238,8 +266,12 @@ class Istio(PlatformComponent):
 
 
 def istio_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> IstioArgs:
+    gateway = config.components[INFERENCE_GATEWAY]
     return IstioArgs(
-        sources=config.sources, gke=isinstance(config.cluster, GkeClusterConfig), gke_ingress=behind_gke_ingress(config)
+        sources=config.sources,
+        gke=isinstance(config.cluster, GkeClusterConfig),
+        gke_ingress=behind_gke_ingress(config),
+        inference_extension=config.enabled(INFERENCE_GATEWAY) and gateway.provider is GatewayProvider.ISTIO,
     )
 
 

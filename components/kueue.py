@@ -28,6 +28,7 @@ import yaml
 
 from components import kueue_owners
 from components.kuberay import kuberay_args
+from components.kueue_owners import LWS_FRAMEWORK
 from components.kueue_pods import POD_FRAMEWORK, managed_namespaces, with_gpu_pods_only
 from facts.dra import DEVICE_CLASS
 from facts.node_labels import GPU_RESOURCE, GPU_TAINT, pool_selector, pool_taints
@@ -42,6 +43,7 @@ from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
 from plumbing.roles import VERBS_READ, Rule, cluster_role
 from stackmodel.components.kueue import KUEUE, WaitForPodsReady
+from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.monitoring import service_monitor_enabled
 from stackmodel.schema import GpuPool, Provisioning
 from stackmodel.stack import PlatformConfig
@@ -59,6 +61,14 @@ FRAMEWORKS = (
     "ray.io/raycluster",
     POD_FRAMEWORK,
 )
+
+
+def frameworks(leader_worker_set: bool) -> tuple[str, ...]:
+    """Kueue's integrations: FRAMEWORKS, and LeaderWorkerSet's where it is installed (an LLM
+    replica across nodes is one group, admitted whole: components/leader_worker_set.py)."""
+    return (*FRAMEWORKS, LWS_FRAMEWORK) if leader_worker_set else FRAMEWORKS
+
+
 DEFAULT_FLAVOR = "default"
 """CPU-only nodes (kind, the system pool): no labels, no taints."""
 API_GROUP = "kueue.x-k8s.io"
@@ -96,6 +106,8 @@ class KueueArgs(ChartArgs):
     (components/kueue_owners.py)."""
     fair_sharing: bool = True
     """Kueue's fair sharing (FAIR_SHARING) in its configuration."""
+    leader_worker_set: bool = False
+    """LeaderWorkerSet is installed: Kueue admits each of its groups whole."""
 
 
 def wait_for_pods_ready(settings: WaitForPodsReady) -> dict[str, Any]:
@@ -127,7 +139,7 @@ def device_class_mappings(pools: Sequence[GpuPool]) -> list[dict[str, Any]]:
 FAIR_SHARING = {"preemptionStrategies": ["LessThanOrEqualToFinalShare", "LessThanInitialShare"]}
 
 
-def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), fair_sharing: bool = True) -> str:
+def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), fair_sharing: bool = True, leader_worker_set: bool = False) -> str:
     config = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2",
         "kind": "Configuration",
@@ -139,7 +151,7 @@ def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[G
         "waitForPodsReady": wait_for_pods_ready(pods_ready or WaitForPodsReady()),
         # Only team namespaces: pods elsewhere never reach Kueue (components/kueue_pods.py).
         "managedJobsNamespaceSelector": managed_namespaces(),
-        "integrations": {"frameworks": list(FRAMEWORKS)},
+        "integrations": {"frameworks": list(frameworks(leader_worker_set))},
     }
     if fair_sharing:
         config["fairSharing"] = FAIR_SHARING
@@ -149,14 +161,14 @@ def manager_config(pods_ready: WaitForPodsReady | None = None, pools: Sequence[G
     return yaml.safe_dump(config, sort_keys=False)
 
 
-def kueue_values(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), fair_sharing: bool = True) -> dict[str, Any]:
+def kueue_values(pods_ready: WaitForPodsReady | None = None, pools: Sequence[GpuPool] = (), fair_sharing: bool = True, leader_worker_set: bool = False) -> dict[str, Any]:
     """`enablePrometheus` stays off: it would render the chart's ServiceMonitor (charts/kueue/
     templates/prometheus/monitor.yaml), whose CRD is Monitoring's, and so make the whole chart
     wait for Monitoring; `service_monitor` is ours instead, tied to both (plumbing/ties.py).
     It also renders a Role and RoleBinding for kube-prometheus' `prometheus-k8s` and
     `prometheus-operator` accounts (templates/prometheus/role.yaml), which kube-prometheus-stack
     does not have: its Prometheus discovers targets through its own ClusterRole."""
-    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready, pools, fair_sharing)}, "enablePrometheus": False}
+    return {"managerConfig": {"controllerManagerConfigYaml": manager_config(pods_ready, pools, fair_sharing, leader_worker_set)}, "enablePrometheus": False}
 
 
 METRICS_SERVICE_LABELS = {
@@ -333,7 +345,7 @@ class Kueue(PlatformComponent):
     ):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
-        values = kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.fair_sharing)
+        values = kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.fair_sharing, args.leader_worker_set)
         self.ready = self.chart(
             "kueue", KUEUE_CHART, namespace.metadata.name, values, [namespace], transforms=(with_gpu_pods_only,), overlay=args.values
         )
@@ -344,7 +356,7 @@ class Kueue(PlatformComponent):
             apply_manifest(f"flavor-{flavor['metadata']['name']}", flavor, self.child([self.ready, *placed])) for flavor in flavors
         ]
         # Cluster-wide, in force where a team namespace binds them (components/profiles/queues.py).
-        for obj in kueue_owners.policies(FRAMEWORKS, args.kuberay_chart):
+        for obj in kueue_owners.policies(frameworks(args.leader_worker_set), args.kuberay_chart):
             apply_manifest(obj['metadata']['name'], obj, self.child())
         for obj in workload_priority_classes():
             CustomObject(f"priority-{obj['metadata']['name']}", obj, self.child([self.ready]))
@@ -363,6 +375,7 @@ def kueue_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> KueueAr
         wait_for_pods_ready=config.components[KUEUE].wait_for_pods_ready,
         kuberay_chart=kuberay_args(config) is not None,
         fair_sharing=config.components[KUEUE].fair_sharing,
+        leader_worker_set=config.enabled(LEADER_WORKER_SET),
         values=config.components[KUEUE].values,
     )
 
@@ -415,7 +428,7 @@ INSTALLATION = Installation(
         ChartValues(
             "values",
             KUEUE_CHART,
-            lambda args: kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.fair_sharing),
+            lambda args: kueue_values(args.wait_for_pods_ready, args.gpu_pools, args.fair_sharing, args.leader_worker_set),
             lambda args: args.values,
             built_by(kueue_values),
             relied=RELIED,

@@ -47,7 +47,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from components import jobset, kuberay, trainer
+from components import jobset, kuberay, leader_worker_set, trainer
 from components.kueue_pods import POD_FRAMEWORK, asks_for_gpus
 from facts.admission import cel_list, fail_closed_policy, team_binding
 
@@ -64,6 +64,10 @@ JOB, POD = Kind("batch", "Job", "jobs"), Kind("", "Pod", "pods")
 JOBSET = Kind("jobset.x-k8s.io", "JobSet", "jobsets")
 TRAINJOB = Kind("trainer.kubeflow.org", "TrainJob", "trainjobs")
 RAYJOB, RAYCLUSTER, RAYSERVICE = Kind("ray.io", "RayJob", "rayjobs"), Kind("ray.io", "RayCluster", "rayclusters"), Kind("ray.io", "RayService", "rayservices")
+LEADERWORKERSET = Kind("leaderworkerset.x-k8s.io", "LeaderWorkerSet", "leaderworkersets")
+LWS_FRAMEWORK = "leaderworkerset.x-k8s.io/leaderworkerset"
+"""kueue v0.19.2 pkg/controller/jobs/leaderworkerset/leaderworkerset_controller.go FrameworkName: one
+Workload per group, pod sets `leader` (1) and `worker` (size-1) (leaderworkerset_reconciler.go podSets)."""
 
 FRAMEWORK_KINDS = {
     "batch/job": JOB,
@@ -72,6 +76,7 @@ FRAMEWORK_KINDS = {
     "ray.io/rayjob": RAYJOB,
     "ray.io/raycluster": RAYCLUSTER,
     "ray.io/rayservice": RAYSERVICE,
+    LWS_FRAMEWORK: LEADERWORKERSET,
     POD_FRAMEWORK: POD,
 }
 """Kueue's framework names and the kind each manages (kueue v0.19.2 pkg/controller/jobs/*/
@@ -90,8 +95,13 @@ WALKED_KINDS = (
     TRAINJOB,
 )
 """The kinds Kueue walks through (integrationmanager.go isKnownOwner: every registered
-integration, and ReplicaSet) of which the platform serves the API; Kueue's other integrations
-(LeaderWorkerSet, AppWrapper, MPIJob, Kubeflow's v1 jobs, SparkApplication) have no CRD here."""
+integration, and ReplicaSet) of which the platform serves the API, LeaderWorkerSet too where it is
+installed (walked_kinds); Kueue's other integrations (AppWrapper, MPIJob, Kubeflow's v1 jobs,
+SparkApplication) have no CRD here."""
+
+
+def walked_kinds(frameworks: tuple[str, ...]) -> tuple[Kind, ...]:
+    return (*WALKED_KINDS, LEADERWORKERSET) if LWS_FRAMEWORK in frameworks else WALKED_KINDS
 
 KUBE_CONTROLLER_MANAGER = "system:kube-controller-manager"
 """kube-controller-manager's own identity: its controllers use it when it runs without
@@ -117,6 +127,11 @@ TRAINER_CONTROLLER = _account(trainer.NAMESPACE, "kubeflow-trainer-controller-ma
 """Creates a TrainJob's JobSet (kubeflow-trainer chart 2.3.0 templates/manager/deployment.yaml
 serviceAccountName, release `kubeflow-trainer`)."""
 
+LWS_CONTROLLER = _account(leader_worker_set.NAMESPACE, "lws-controller-manager")
+"""Creates a LeaderWorkerSet's leader StatefulSet (owner: the LeaderWorkerSet) and each group's
+worker StatefulSet (owner: the leader pod) (lws chart v0.8.0 templates/rbac/serviceaccount.yaml
+`{{ include "lws.fullname" . }}-controller-manager`, release `lws`: components/leader_worker_set.py)."""
+
 KUEUE_CONTROLLER = _account("kueue-system", "kueue-controller-manager")
 """Lifts the admission gate once a pod's Workload is admitted (kueue chart 0.19.2
 templates/manager/manager.yaml serviceAccountName `{{ include "kueue.fullname" . }}-controller-manager`,
@@ -130,10 +145,17 @@ ADMISSION_GATE = "kueue-admission-gate"
 POLICIES = (OWNED_GPU_PODS, OWNED_WORKLOADS, ADMISSION_GATE)
 
 
-def controllers(kuberay_chart: bool) -> tuple[str, ...]:
+def controllers(kuberay_chart: bool, leader_worker_set: bool = False) -> tuple[str, ...]:
     """Who may make an object whose controller Kueue manages. GKE's managed Ray operator runs
     as an identity GKE does not document: with it, `managed_kinds` leaves the Ray kinds out."""
-    return (KUBE_CONTROLLER_MANAGER, JOB_CONTROLLER, JOBSET_CONTROLLER, TRAINER_CONTROLLER, *((KUBERAY_OPERATOR,) if kuberay_chart else ()))
+    return (
+        KUBE_CONTROLLER_MANAGER,
+        JOB_CONTROLLER,
+        JOBSET_CONTROLLER,
+        TRAINER_CONTROLLER,
+        *((KUBERAY_OPERATOR,) if kuberay_chart else ()),
+        *((LWS_CONTROLLER,) if leader_worker_set else ()),
+    )
 
 
 def managed_kinds(frameworks: tuple[str, ...], kuberay_chart: bool) -> tuple[Kind, ...]:
@@ -219,12 +241,12 @@ def policies(frameworks: tuple[str, ...], kuberay_chart: bool) -> list[dict[str,
     kinds = managed_kinds(frameworks, kuberay_chart)
     if not kinds:
         return []
-    allowed = controllers(kuberay_chart)
+    allowed = controllers(kuberay_chart, LWS_FRAMEWORK in frameworks)
     owner = {"name": "a-new-controller-kueue-manages", "expression": _new_managed_owner(kinds)}
     gpus = {"name": "asks-for-gpus", "expression": asks_for_gpus("object")}
     return [
         _policy(OWNED_GPU_PODS, _rules((POD,)), [owner, gpus], allowed, "a pod asking for GPUs"),
-        _policy(OWNED_WORKLOADS, _rules(WALKED_KINDS), [owner], allowed, "a workload"),
+        _policy(OWNED_WORKLOADS, _rules(walked_kinds(frameworks)), [owner], allowed, "a workload"),
         *([gate_policy()] if POD_FRAMEWORK in frameworks else []),
     ]
 

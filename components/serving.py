@@ -22,18 +22,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 
-from components.access import GATEWAY_SELECTOR, USER_HEADER
+from components.access import GATEWAY_SELECTOR
 from components.dashboards.serving import MODEL_LABEL
+from components.inference_gateway import InferenceGatewayArgs, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
+from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controller, with_path_routing_only
 from components.serving_runtimes import gpu_runtimes
+from components.serving_tokens import gateway_token_objects
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
-from facts.naming import serving_path
 from facts.node_labels import Pool
 from facts.versions import (
     KEDA_CHART,
@@ -67,18 +69,22 @@ STANDARD = "Standard"
 # --- the charts' values ----------------------------------------------------------------------
 
 
-def kserve_values() -> dict[str, Any]:
+def kserve_values(llm: bool = False) -> dict[str, Any]:
     """kserve-resources: Standard mode; the webhook certificate from cert-manager (the chart's
     Issuer and Certificate, templates/common/certmanager.yaml, files/kserve/certificate-patch.yaml);
     no Ingress or Istio VirtualService of KServe's (the team router serves the path); the images
-    it injects at the pinned tags (the chart's `tag: ""` is its appVersion, the same)."""
+    it injects at the pinned tags (the chart's `tag: ""` is its appVersion, the same); with `llm`,
+    the inference gateway the LLM routes attach to (components/serving_llm.py)."""
+    gateway: dict[str, Any] = {"disableIngressCreation": True, "disableIstioVirtualHost": True}
+    if llm:
+        gateway["ingressGateway"] = {"kserveGateway": gateway_ref()}
     return {
         "kserve": {
             "certManager": {"enabled": True},
             "controller": {
                 "deploymentMode": STANDARD,
                 "imagePullPolicy": "IfNotPresent",
-                "gateway": {"disableIngressCreation": True, "disableIstioVirtualHost": True},
+                "gateway": gateway,
             },
             "storage": {"image": _repository(KSERVE_STORAGE_INITIALIZER_IMAGE), "tag": KSERVE_STORAGE_INITIALIZER_IMAGE.version},
             "agent": {"image": _repository(KSERVE_AGENT_IMAGE), "tag": KSERVE_AGENT_IMAGE.version},
@@ -111,12 +117,16 @@ RUNTIMES_DISABLED = (
 """Every other runtime of the chart's values.yaml at v0.20.0 (kserve.servingruntime.*)."""
 
 
-def runtime_values() -> dict[str, Any]:
-    """kserve-runtime-configs: its ClusterServingRuntimes on, all but RUNTIMES_KEPT disabled."""
+def runtime_values(llm: bool = False) -> dict[str, Any]:
+    """kserve-runtime-configs: its ClusterServingRuntimes on, all but RUNTIMES_KEPT disabled; with
+    `llm`, the LLMInferenceServiceConfig presets too (components/serving_llm.py)."""
     runtimes: dict[str, Any] = {name: {"disabled": True} for name in RUNTIMES_DISABLED}
     # Disabled, and still an object of the cluster: at the pinned vLLM, not values.yaml's `latest`.
     runtimes["vllmserver"]["tag"] = VLLM_IMAGE.version
-    return {"kserve": {"servingruntime": {"enabled": True, **runtimes}}}
+    values: dict[str, Any] = {"servingruntime": {"enabled": True, **runtimes}}
+    if llm:
+        values["llmisvcConfigs"] = {"enabled": True}
+    return {"kserve": values}
 
 
 MULTINODE_RUNTIME = "kserve-huggingfaceserver-multinode"
@@ -204,59 +214,6 @@ def kubeflow_roles() -> list[dict[str, Any]]:
 ROUTER_RESOURCES = {"requests": {"cpu": "50m", "memory": "32Mi"}, "limits": {"cpu": "1", "memory": "128Mi"}}
 """The size of each team's model router (components/profiles/serving.py), which the team's quota
 keeps room for (components/profiles/namespace.py serving_requests)."""
-
-
-MODEL_CLIENT = "model-client"
-"""The service account whose tokens a team's programs query its models with: no Kubernetes rights."""
-def service_account_user(namespace: str, account: str) -> str:
-    """A service account's username, which its token's `sub` claim holds (Kubernetes
-    ServiceAccount token: sub = system:serviceaccount:<namespace>:<name>)."""
-    return f"system:serviceaccount:{namespace}:{account}"
-
-
-SERVING_TOKENS = "serving-tokens"
-
-
-def gateway_token_objects(
-    gateway_namespace: str, gateway_selector: dict[str, str], issuer: str, jwks_uri: str, audience: str, teams: Sequence[str]
-) -> list[dict[str, Any]]:
-    """At the gateway: the cluster's tokens of `audience` verified (their `sub` into kubeflow-userid,
-    as Kubeflow's istio-m2m does), and refused unless they are a team's model client on that
-    team's prefix."""
-    authentication = {
-        "apiVersion": "security.istio.io/v1",
-        "kind": "RequestAuthentication",
-        "metadata": {"name": SERVING_TOKENS, "namespace": gateway_namespace},
-        "spec": {
-            "selector": {"matchLabels": dict(gateway_selector)},
-            "jwtRules": [
-                {
-                    "issuer": issuer,
-                    "jwksUri": jwks_uri,
-                    "audiences": [audience],
-                    "forwardOriginalToken": False,
-                    "outputClaimToHeaders": [{"header": USER_HEADER, "claim": "sub"}, {"header": "kubeflow-groups", "claim": "groups"}],
-                    "fromHeaders": [{"name": "Authorization", "prefix": "Bearer "}],
-                }
-            ],
-        },
-    }
-    clients = [f"{issuer}/{service_account_user(team, MODEL_CLIENT)}" for team in teams]
-    rules: list[dict[str, Any]] = [{"from": [{"source": {"requestPrincipals": [f"{issuer}/*"], "notRequestPrincipals": clients}}]}]
-    rules += [
-        {
-            "from": [{"source": {"requestPrincipals": [client]}}],
-            "to": [{"operation": {"notPaths": [serving_path(team) + "*"]}}],
-        }
-        for team, client in zip(teams, clients, strict=True)
-    ]
-    deny = {
-        "apiVersion": "security.istio.io/v1",
-        "kind": "AuthorizationPolicy",
-        "metadata": {"name": SERVING_TOKENS, "namespace": gateway_namespace},
-        "spec": {"action": "DENY", "selector": {"matchLabels": dict(gateway_selector)}, "rules": rules},
-    }
-    return [authentication, deny]
 
 
 # --- replicas: the stack's floor and ceiling ---------------------------------------------------
@@ -403,6 +360,15 @@ class ServingArgs(ChartArgs):
     """GKE's issuer; None on kind, whose issuer's keys are served only inside the cluster over its
     own CA (Kubeflow's m2m-dex-and-kind overlay proxies them with an image that cannot be pinned):
     the model clients' tokens are not taken there (docs/serving.md)."""
+    llm_values: Mapping[str, Any] = field(default_factory=dict)
+    llm_crd_values: Mapping[str, Any] = field(default_factory=dict)
+    gateway: InferenceGatewayArgs | None = None
+    """With `serving.llm`: the inference gateway's settings, for the Gateway the LLM routes attach to;
+    None without LLMs."""
+
+    @property
+    def llm(self) -> bool:
+        return self.gateway is not None
 
 
 class Serving(PlatformComponent):
@@ -416,15 +382,29 @@ class Serving(PlatformComponent):
         super().__init__(name, cluster, opts, args.sources)
         namespace = self.create_namespace(NAMESPACE)
         crds = self.chart("kserve-crd", KSERVE_CRD_CHART, NAMESPACE, {}, [namespace], overlay=args.crd_values)
+        routing = (with_path_routing_only,) if args.llm else ()
         self.ready = self.chart(
-            "kserve-resources", KSERVE_CHART, NAMESPACE, kserve_values(), [namespace, crds, *needs], transforms=(with_rollout_strategy,), overlay=args.values
+            "kserve-resources",
+            KSERVE_CHART,
+            NAMESPACE,
+            kserve_values(args.llm),
+            [namespace, crds, *needs],
+            transforms=(with_rollout_strategy, *routing),
+            overlay=args.values,
         )
+        keda_namespace = self.create_namespace(KEDA_NAMESPACE)
+        keda = self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
+        controllers: list[pulumi.Resource] = [self.ready]
+        if args.gateway is not None:
+            self.ready = install_llm_controller(self, NAMESPACE, namespace, args.gateway, args.llm_values, args.llm_crd_values, [self.ready, keda, *needs], needs)
+            controllers.append(self.ready)
+        # Its LLM presets are validated by the LLM controller's webhook (failurePolicy Fail).
         self.chart(
             "kserve-runtime-configs",
             KSERVE_RUNTIMES_CHART,
             NAMESPACE,
-            runtime_values(),
-            [self.ready],
+            runtime_values(args.llm),
+            controllers,
             transforms=(with_multinode_runtime_disabled,),
             overlay=args.runtime_values,
         )
@@ -434,11 +414,9 @@ class Serving(PlatformComponent):
             apply_manifest(role["metadata"]["name"], role, self.child())
         apply_manifest(REPLICA_BOUNDS, replica_bounds_policy(args.min_replicas, args.max_replicas), self.child())
         apply_manifest(f"{REPLICA_BOUNDS}-binding", replica_bounds_binding(), self.child())
-        keda_namespace = self.create_namespace(KEDA_NAMESPACE)
-        self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
         if args.issuer is not None:
             for obj in gateway_token_objects(
-                GATEWAY_NAMESPACE, dict(GATEWAY_SELECTOR), args.issuer.issuer, args.issuer.jwks_uri, args.audience, args.teams
+                GATEWAY_NAMESPACE, dict(GATEWAY_SELECTOR), args.issuer.issuer, args.issuer.jwks_uri, args.audience, args.teams, args.llm
             ):
                 apply_manifest(f"{obj['kind'].lower()}-{obj['metadata']['name']}", obj, self.child(needs))
         self.register_outputs({"ready": self.ready.urn})
@@ -463,6 +441,9 @@ def serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> Servi
         teams=tuple(team.name for team in config.teams),
         audience=settings.token_audience,
         issuer=issuer,
+        llm_values=settings.llm_values,
+        llm_crd_values=settings.llm_crd_values,
+        gateway=inference_gateway_args(config) if settings.llm else None,
     )
 
 
@@ -475,9 +456,10 @@ INSTALLATION = Installation(
     serving_args,
     _install,
     charts=(
-        ChartValues("values", KSERVE_CHART, lambda args: kserve_values(), lambda args: args.values, built_by(kserve_values)),
-        ChartValues("runtimeValues", KSERVE_RUNTIMES_CHART, lambda args: runtime_values(), lambda args: args.runtime_values, built_by(runtime_values)),
+        ChartValues("values", KSERVE_CHART, lambda args: kserve_values(args.llm), lambda args: args.values, built_by(kserve_values)),
+        ChartValues("runtimeValues", KSERVE_RUNTIMES_CHART, lambda args: runtime_values(args.llm), lambda args: args.runtime_values, built_by(runtime_values)),
         ChartValues("crdValues", KSERVE_CRD_CHART, lambda args: {}, lambda args: args.crd_values, "components/serving.py (none: the chart's defaults)"),
         ChartValues("kedaValues", KEDA_CHART, lambda args: keda_values(), lambda args: args.keda_values, built_by(keda_values)),
+        *LLM_CHARTS,
     ),
 )

@@ -33,6 +33,7 @@ from facts.versions import (
     MODEL_REGISTRY_SDK,
     NOTEBOOK_BASE_IMAGE,
     NOTEBOOK_BASE_PYTHON,
+    OPENAI_SDK,
     PROTOBUF,
     RAY,
     RAY_GPU_IMAGE,
@@ -52,6 +53,9 @@ LOCAL_REGISTRY = "localhost/mlplatform"
 """Where a kind stack takes the notebook images from: `make notebook-images` builds them under
 this name and loads them into the kind cluster (the web app pulls IfNotPresent)."""
 RAY_EXTRAS = "client,default,serve,train"
+TRANSFORMERS_EXTRAS = "serving"
+"""transformers' OpenAI-compatible server (`transformers serve`), which the LLM example's local run
+serves its model with (examples/llm_openai.py)."""
 """The job CLI and SDK and the dashboard (default), Serve, Train (the Ray example uses these three), and
 Ray Client for code written against it."""
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
@@ -70,8 +74,9 @@ def torch_cuda_index(runtime: Pin = TORCH_RUNTIME_IMAGE) -> str:
 
 def python_packages(ray: Pin = RAY) -> tuple[str, ...]:
     """The pinned packages of the notebook image and of the examples' local runs, torch apart
-    (it comes from a per-target index): the SDKs (Kubeflow's, KFP's, KServe's), Ray, and what the
-    training functions import; the Model Registry client the SDK's ModelRegistryClient drives."""
+    (it comes from a per-target index): the SDKs (Kubeflow's, KFP's, KServe's), Ray, what the
+    training functions import; the Model Registry client the SDK's ModelRegistryClient drives, and
+    the OpenAI client that queries a served LLM."""
     return (
         f"{KUBEFLOW_SDK.name}=={KUBEFLOW_SDK.version}",
         f"{KFP_SDK.name}=={KFP_SDK.version}",
@@ -79,9 +84,10 @@ def python_packages(ray: Pin = RAY) -> tuple[str, ...]:
         f"{MODEL_REGISTRY_SDK.name}=={MODEL_REGISTRY_SDK.version}",
         f"{ray.name}[{RAY_EXTRAS}]=={ray.version}",
         f"{PROTOBUF.name}=={PROTOBUF.version}",
-        f"{TRANSFORMERS.name}=={TRANSFORMERS.version}",
+        f"{TRANSFORMERS.name}[{TRANSFORMERS_EXTRAS}]=={TRANSFORMERS.version}",
         f"{JAX.name}[cpu]=={JAX.version}",
         f"{MLX.name}[cpu]=={MLX.version}",
+        f"{OPENAI_SDK.name}=={OPENAI_SDK.version}",
     )
 
 

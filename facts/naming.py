@@ -178,6 +178,19 @@ def serving_path(team: str, name: str = "") -> str:
     return f"/serving/{team}/{name}/" if name else f"/serving/{team}/"
 
 
+PUBLISHED_PREFIX = "publishers"
+"""KServe's LLM route preset publishes each model at /publishers/<namespace>/models/<model>/...
+too (kserve v0.20.0 charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml,
+kserve-config-llm-router-route; pkg/controller/v1alpha2/llmisvc/router_discovery.go: "The
+/publishers/ prefix is reserved for controller-managed model-level routes")."""
+
+
+def llm_prefixes(team: str) -> tuple[str, str]:
+    """The path prefixes of a team's LLMs on the gateway, as KServe's route preset writes them:
+    /<team>/<name>/v1/... and /publishers/<team>/models/<model>/... (docs/serving.md, "LLMs")."""
+    return (f"/{team}/", f"/{PUBLISHED_PREFIX}/{team}/")
+
+
 TEAM_POD_DEFAULT = "team-resources"
 """Name of each team's PodDefault and the pod label that selects it (components/profiles/pod_default.py);
 the Jupyter web app's form preselects it (components/kubeflow.py), so one name in every namespace."""

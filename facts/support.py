@@ -7,6 +7,9 @@ pin. Nothing here is inferred: a window upstream does not publish is `NOT_STATED
 upstream's own estimate ("~Nov 2026 (Expected)", "best effort for 6 months") is kept apart
 from a firm date (`Ends.expected`). Re-read each source on a bump and add the new line
 before moving a pin to it: a release line without a fact is itself a `check` violation.
+
+Long by design: the one home of every upstream's support facts, an entry per upstream, which each
+component adds beside its pins (docs/development.md, "Adding a component").
 """
 
 from __future__ import annotations
@@ -424,6 +427,53 @@ UPSTREAMS: tuple[Upstream, ...] = (
         image=r"(^|/)kubeflow/kfp-api-server:",
         lines=(Line("*", Ends(), _none_published("kubeflow/pipelines (2.16.1 in Kubeflow 26.03.1-rc.2; its manifests name no kubeVersion)")),),
         pins=("kubeflow/pipelines",),
+    ),
+    Upstream(
+        "KServe LLM controller",
+        image=r"(^|/)kserve/llmisvc-controller:",
+        lines=(
+            Line(
+                "0.20",
+                Ends(),
+                Source("as KServe's: kserve/kserve v0.20.0 charts/kserve-llmisvc-{crd,resources} name no kubeVersion and "
+                       "RELEASES.md no end of support; KServe's installation requirements (Kubernetes 1.32+) cover it"),
+                ("1.32", None),
+            ),
+        ),
+        pins=("kserve-llmisvc-crd", "kserve-llmisvc-resources"),
+    ),
+    Upstream(
+        "llm-d",
+        image=r"(^|/)llm-d/llm-d-(cuda|router-endpoint-picker):",
+        lines=(Line("*", Ends(), _none_published("llm-d/llm-d (the images KServe v0.20.0's LLM presets name: llm-d-cuda v0.8.0, "
+                                                 "the endpoint picker v0.9.0)")),),
+        pins=("llm-d/llm-d-cuda", "llm-d/llm-d-router-endpoint-picker", "llm-d/llm-d-uds-tokenizer",
+              "llm-d/llm-d-router-disagg-sidecar", "llm-d/llm-d-latency-predictor-training-server",
+              "llm-d/llm-d-latency-predictor-prediction-server"),
+    ),
+    Upstream(
+        "LeaderWorkerSet",
+        image=r"(^|/)lws/lws:",
+        lines=(
+            Line(
+                "0.8",
+                Ends(),
+                Source("kubernetes-sigs/lws v0.8.0 site/content/en/docs/installation/_index.md:28 (\"A Kubernetes cluster "
+                       "with version >= 1.26 is Required\"); no end of support published, charts/lws names no kubeVersion"),
+                ("1.26", None),
+            ),
+        ),
+        pins=("lws",),
+    ),
+    Upstream(
+        "Gateway API",
+        lines=(Line("*", Ends(), _none_published("kubernetes-sigs/gateway-api v1.5.1 (config/crd/standard)")),),
+        pins=("kubernetes-sigs/gateway-api",),
+    ),
+    Upstream(
+        "Gateway API inference extension",
+        lines=(Line("*", Ends(), _none_published("kubernetes-sigs/gateway-api-inference-extension v1.5.0 (config/crd/bases)")),),
+        pins=("kubernetes-sigs/gateway-api-inference-extension",),
     ),
     Upstream(
         "Katib",

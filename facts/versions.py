@@ -464,13 +464,6 @@ NVIDIA_DRIVER_INSTALLER_COS = ReleaseManifest(
     "nvidia-driver-installer/cos/daemonset-preloaded.yaml",
     "41c303c5f1c1279eae47f5e183591b12e2cc4176523ad5764ab1081c1b9d27ee",
 )
-RELEASE_MANIFESTS: tuple[ReleaseManifest, ...] = (
-    NCCL_TCPXO_INSTALLER,
-    NRI_DEVICE_INJECTOR,
-    NCCL_RDMA_INSTALLER,
-    NVIDIA_DRIVER_INSTALLER_COS,
-)
-"""Every release manifest the platform may install: what `make mirror` fetches."""
 
 TCPXO_DAEMON_IMAGE = Pin(
     name="gce-ai-infra/gpudirect-tcpxo/tcpgpudmarxd-dev",
@@ -744,6 +737,164 @@ KUEUE_TRAINER_LIBRARY = "2.2.1"
 """The Trainer library the pinned Kueue is built with (kubernetes-sigs/kueue v0.19.2 go.mod:
 github.com/kubeflow/trainer/v2 v2.2.1), which Kueue counts TrainJobs by; not TRAINER_CHART
 (runtimes/kueue_guard.py guards where the two differ)."""
+
+# --- LLM serving: KServe's LLMInferenceService controller, LeaderWorkerSet, the inference gateway ---
+# KServe v0.20.0's LLM controller (kserve/kserve tag v0.20.0, 1fb78105, 2026-08-06) lives in two
+# charts of its own beside the three of serving above; its LLMInferenceServiceConfig presets
+# (vLLM, the endpoint picker, multi-node) are the `llmisvcConfigs` half of KSERVE_RUNTIMES_CHART
+# (charts/kserve-runtime-configs/templates/llmisvcconfigs/resources.yaml, behind
+# kserve.llmisvcConfigs.enabled). Its go.mod names gateway-api v1.5.1, gateway-api-inference-
+# extension v1.5.0 and lws v0.8.0: the versions below (../shared/upstream/README.md, "Added
+# 2026-12-05").
+
+KSERVE_LLMISVC_CRD_CHART = Pin(
+    name="kserve-llmisvc-crd",
+    kind=PinKind.HELM,
+    version="v0.20.0",
+    location="oci://ghcr.io/kserve/charts/kserve-llmisvc-crd",
+    source="kserve/kserve tag v0.20.0 charts/kserve-llmisvc-crd (Chart.yaml version and appVersion v0.20.0; pushed to "
+    "oci://ghcr.io/kserve/charts by .github/workflows/helm-publish.yml): LLMInferenceService and "
+    "LLMInferenceServiceConfig (serving.kserve.io v1alpha1 and v1alpha2, storage v1alpha2) and ClusterStorageContainer",
+)
+KSERVE_LLMISVC_CHART = Pin(
+    name="kserve-llmisvc-resources",
+    kind=PinKind.HELM,
+    version="v0.20.0",
+    location="oci://ghcr.io/kserve/charts/kserve-llmisvc-resources",
+    source="kserve/kserve tag v0.20.0 charts/kserve-llmisvc-resources: llmisvc-controller-manager (cmd/llmisvc/main.go: "
+    "webhooks on 9443 behind llmisvc-webhook-server-service:443, a cert-manager Certificate llmisvc-serving-cert from "
+    "Issuer selfsigned-issuer), and, behind kserve.createSharedResources, the inferenceservice-config ConfigMap and "
+    "default ClusterStorageContainer KSERVE_CHART also renders; behind kserve.llmisvc.createGIECRDs (default true) "
+    "four inference-extension CRDs, InferencePool v1 at bundle v1.5.0-rc.2 among them (same spec as v1.5.0's)",
+    # values.yaml kserve.llmisvc.controller.image kserve/llmisvc-controller, tag: the appVersion.
+    deploys=(Deployed(("kserve/llmisvc-controller",)),),
+)
+# The images KServe v0.20.0's LLMInferenceServiceConfig presets run (charts/kserve-runtime-configs/
+# files/llmisvcconfigs/resources.yaml, from config/llmisvcconfig/*.yaml at the tag): llm-d's
+# releases, not KServe's. Each LLMInferenceService gets its own endpoint picker (EPP) Deployment
+# from kserve-config-llm-scheduler (pkg/controller/v1alpha2/llmisvc/scheduler.go).
+LLM_D_CUDA_IMAGE = Pin(
+    name="llm-d/llm-d-cuda",
+    kind=PinKind.IMAGE,
+    version="v0.8.0",
+    location="ghcr.io/llm-d/llm-d-cuda",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-template.yaml (and the decode, prefill and "
+    "worker-data-parallel presets): the vLLM server every LLMInferenceService runs (`vllm serve /mnt/models ... --port "
+    "8000`). The vLLM release inside it is not named there and was not read here (no llm-d v0.8.0 tag in the stored "
+    "llm-d/llm-d snapshot); the preset's script checks `vllm --version` at start for the flags it passes",
+)
+LLM_D_EPP_IMAGE = Pin(
+    name="llm-d/llm-d-router-endpoint-picker",
+    kind=PinKind.IMAGE,
+    version="v0.9.0",
+    location="ghcr.io/llm-d/llm-d-router-endpoint-picker",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler.yaml: the endpoint picker (EPP, gRPC ext_proc "
+    "on 9002, health 9003) of each service's InferencePool; llm-d/llm-d-router tag v0.9.0 (pkg/epp/server/"
+    "controller_config.go) looks InferenceObjective and InferenceModelRewrite up by discovery and runs without them",
+)
+LLM_D_TOKENIZER_IMAGE = Pin(
+    name="llm-d/llm-d-uds-tokenizer",
+    kind=PinKind.IMAGE,
+    version="vllm-v0.19.1",
+    location="ghcr.io/llm-d/llm-d-uds-tokenizer",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler.yaml: the EPP pod's tokenizer sidecar "
+    "(TOKENIZERS_DIR /mnt/models, health on 8082)",
+)
+LLM_D_DISAGG_SIDECAR_IMAGE = Pin(
+    name="llm-d/llm-d-router-disagg-sidecar",
+    kind=PinKind.IMAGE,
+    version="v0.9.0",
+    location="ghcr.io/llm-d/llm-d-router-disagg-sidecar",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-decode-template.yaml and "
+    "config-llm-decode-worker-data-parallel.yaml: the routing sidecar of a disaggregated (prefill/decode) service",
+)
+LLM_D_LATENCY_TRAINING_IMAGE = Pin(
+    name="llm-d/llm-d-latency-predictor-training-server",
+    kind=PinKind.IMAGE,
+    version="v0.8.0",
+    location="ghcr.io/llm-d/llm-d-latency-predictor-training-server",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler-latency-predictor.yaml: the training server "
+    "of the optional latency-predicting scheduler preset",
+)
+LLM_D_LATENCY_PREDICTION_IMAGE = Pin(
+    name="llm-d/llm-d-latency-predictor-prediction-server",
+    kind=PinKind.IMAGE,
+    version="v0.8.0",
+    location="ghcr.io/llm-d/llm-d-latency-predictor-prediction-server",
+    source="kserve/kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler-latency-predictor.yaml: the prediction "
+    "server of the same preset",
+)
+LWS_CHART = Pin(
+    name="lws",
+    kind=PinKind.HELM,
+    version="v0.8.0",
+    location="oci://registry.k8s.io/lws/charts/lws",
+    source="kubernetes-sigs/lws tag v0.8.0 (fc19b9a, 2026-01-27) charts/lws, published as its hack/push-chart.sh does "
+    "(chart and app version v0.8.0, image.manager.tag v0.8.0) at this OCI repository (charts/lws/README.md); the "
+    "LeaderWorkerSet CRD in the chart's crds/, webhooks on 9443 behind lws-webhook-service, certificates from "
+    "cert-manager with enableCertManager. The version KServe v0.20.0's go.mod names; kubeflow-trainer 2.3.0 carries "
+    "the same chart as a dependency behind dataCache.enabled (off in the platform: this pin is LWS's one owner)",
+    deploys=(Deployed(("lws/lws",)),),
+)
+GATEWAY_API_CRDS = Pin(
+    name="kubernetes-sigs/gateway-api",
+    kind=PinKind.MANIFEST,
+    version="e7677b70ae75d14a4448fba94870e7deea6cf0ad",
+    location="https://github.com/kubernetes-sigs/gateway-api",
+    source="tag v1.5.1 (that commit) config/crd/standard: the standard channel's CRDs (bundle-version v1.5.1; the "
+    "release's standard-install.yaml is these files concatenated) and the safe-upgrades ValidatingAdmissionPolicy. "
+    "Installed where the cluster does not bring its own: GKE installs Gateway API's CRDs itself when the cluster's "
+    "Gateway API is on (cluster.gatewayApi)",
+)
+INFERENCE_EXTENSION_CRDS = Pin(
+    name="kubernetes-sigs/gateway-api-inference-extension",
+    kind=PinKind.MANIFEST,
+    version="df9f8909fe06fe2dfd4a6fc0bd0c01a0acabf849",
+    location="https://github.com/kubernetes-sigs/gateway-api-inference-extension",
+    source="tag v1.5.0 (that commit, 2026-04-18) config/crd/bases/inference.networking.k8s.io_inferencepools.yaml: "
+    "InferencePool v1, the one kind Istio 1.30 (pilot/pkg/config/kube/gateway/conversion.go, gvk.InferencePool) and "
+    "KServe's controller route to. GKE installs it itself from 1.34.0-gke.1626000 (llm-d.ai/docs/infrastructure/"
+    "gateway/gke, \"GKE automatically installs all GA CRDs for Gateway API and Gateway API Inference Extension\")",
+)
+# sha256 of each file at its pinned commit (../shared/upstream/manifests, sha256sum, 2026-12-05).
+GATEWAY_API_CRD_FILES: tuple[ReleaseManifest, ...] = tuple(
+    ReleaseManifest(GATEWAY_API_CRDS, f"config/crd/standard/gateway.networking.k8s.io_{name}.yaml", sha256)
+    for name, sha256 in (
+        ("backendtlspolicies", "9b8818172153d72f9c84032db0be0a4a657277d13f5bbc22226ad9481ff57971"),
+        ("gatewayclasses", "234ad4b2757ee1b3596a4187bb98df071c5bbdd9e1806f692f2dbf8387e6bef4"),
+        ("gateways", "7416e8300eb4d8c0a71a23445609075bbacbe8bc80104584b019cfe1ebe77c31"),
+        ("grpcroutes", "979f4125d44d3df24659ba00d1d04ff8e76c45423193e8aae82dd5810d7827df"),
+        ("httproutes", "682203b109baecb18d38073a578f7bc2c17d22fe9b0c27bf030850abe014c370"),
+        ("listenersets", "9221468d19fdfbb0026113b1ef64abac64f27607975aff2410361b8b38f0e0bb"),
+        ("referencegrants", "a8902c486eed0b7339f5bb8a476ccaba0918eb038048402bdc01cbb69b0fbb51"),
+        ("tlsroutes", "818e4827c469a40e2527a2851591e656782c50fea8dd44812c900d219da09345"),
+        ("vap_safeupgrades", "981a4da92706cb567c051e006ff229429947f054b90cd0719c297abe14f958a1"),
+    )
+)
+INFERENCE_POOL_CRD = ReleaseManifest(
+    INFERENCE_EXTENSION_CRDS,
+    "config/crd/bases/inference.networking.k8s.io_inferencepools.yaml",
+    "0bc3ddd94db6f588a5cecc627c39e3d12b4343d51c48d47ffa68c50fa73c290c",
+)
+RELEASE_MANIFESTS: tuple[ReleaseManifest, ...] = (
+    NCCL_TCPXO_INSTALLER,
+    NRI_DEVICE_INJECTOR,
+    NCCL_RDMA_INSTALLER,
+    NVIDIA_DRIVER_INSTALLER_COS,
+    *GATEWAY_API_CRD_FILES,
+    INFERENCE_POOL_CRD,
+)
+"""Every release manifest the platform may install: what `make mirror` fetches."""
+
+OPENAI_SDK = Pin(
+    name="openai",
+    kind=PinKind.PYTHON,
+    version="3.63.0",
+    location="https://pypi.org/project/openai/",
+    source="PyPI, the newest release (2026-12-05; requires Python >=3.10): the client the LLM example queries an "
+    "LLMInferenceService with over vLLM's OpenAI-compatible API (and KServe's own model server locally). In "
+    "examples/requirements.txt",
+)
 
 # --- the image set data scientists work in (facts/image_set.py) ---
 # What a notebook tries locally runs unchanged on the team's Ray cluster only when both have
@@ -1250,6 +1401,18 @@ PINS: tuple[Pin, ...] = (
     GPUDIRECT_MANIFESTS,
     TCPXO_DAEMON_IMAGE,
     UBUNTU_IMAGE,
+    KSERVE_LLMISVC_CRD_CHART,
+    KSERVE_LLMISVC_CHART,
+    LLM_D_CUDA_IMAGE,
+    LLM_D_EPP_IMAGE,
+    LLM_D_TOKENIZER_IMAGE,
+    LLM_D_DISAGG_SIDECAR_IMAGE,
+    LLM_D_LATENCY_TRAINING_IMAGE,
+    LLM_D_LATENCY_PREDICTION_IMAGE,
+    LWS_CHART,
+    GATEWAY_API_CRDS,
+    INFERENCE_EXTENSION_CRDS,
+    OPENAI_SDK,
 )
 
 

@@ -19,6 +19,7 @@ from facts import resource_types
 from facts.versions import Pin, ReleaseManifest
 from infra.cluster import Cluster
 from infra.component import Component
+from plumbing.postrender import omitting
 from plumbing.sources import PreparedTree, chart_source, kubeflow_tree, prepared_tree, release_manifest_source
 from stackmodel.schema import Sources
 
@@ -315,8 +316,7 @@ SPEC_KINDS: dict[str, Any] = {
 
 def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions) -> pulumi.Resource:
     """The typed resource for a built-in kind, a CustomResource for everything else."""
-    meta = obj["metadata"]
-    kind = obj["kind"]
+    meta, kind = obj["metadata"], obj["kind"]
     if kind in SPEC_KINDS:
         return SPEC_KINDS[kind](name, metadata=meta, spec=obj["spec"], opts=opts)
     if kind == "Namespace":
@@ -333,9 +333,7 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.rbac.v1.Role(name, metadata=meta, rules=obj["rules"], opts=opts)
     if kind == "Secret":
         return k8s.core.v1.Secret(name, metadata=meta, string_data=obj.get("stringData"), type=obj.get("type"), opts=opts)
-    return k8s.apiextensions.CustomResource(
-        name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts
-    )
+    return k8s.apiextensions.CustomResource(name, api_version=obj["apiVersion"], kind=kind, metadata=meta, spec=obj.get("spec"), opts=opts)
 
 
 def workload_identity_account(
@@ -441,12 +439,12 @@ class PlatformComponent(Component):
         transforms: Sequence[PropsTransform] = (),
         moves: Sequence[Moved] = (),
         overlay: Mapping[str, Any] | None = None,
+        omit: Sequence[str] = (),
     ) -> k8s.helm.v4.Chart:
         """A pinned Helm chart from its public repository or the stack's mirror (chart_source,
         which the offline render reads too), in `namespace`, its release named after the resource;
-        `overlay`: the stack's values over ours (overlay_values), so the offline render, which
-        reads the chart's inputs, renders them too; `transforms` change its objects, `moves`
-        say where some of them were before."""
+        `overlay`: the stack's values over ours (overlay_values); `transforms` change its objects,
+        `moves` say where some were before; `omit`: its templates left out (plumbing/postrender.py)."""
         source = chart_source(pin, self.sources)
         args = k8s.helm.v4.ChartArgs(
             chart=source.chart,
@@ -454,6 +452,7 @@ class PlatformComponent(Component):
             repository_opts=k8s.helm.v4.RepositoryOptsArgs(repo=source.repo) if source.repo else None,
             namespace=namespace,
             values=overlay_values(values, overlay) if overlay else values,
+            post_renderer=omitting(omit).chart_args() if omit else None,
         )
         options = self._install_options(HELM_CHART_TYPE, name, transforms, moves)
         return k8s.helm.v4.Chart(name, args, opts=self.child(depends_on, **options))

@@ -47,6 +47,8 @@ class Readiness:
         """What to wait for to meet `needs`; `needed_by` names the waiting object in errors."""
         found: list[pulumi.Resource] = []
         for need in needs:
+            if not need.waits:
+                continue
             resource = self.get(need.on)
             if resource is None:
                 if not need.optional:

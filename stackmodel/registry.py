@@ -21,12 +21,14 @@ from stackmodel.components.dcgm import DCGM_EXPORTER
 from stackmodel.components.dra import NVIDIA_DRA_DRIVER
 from stackmodel.components.fabric import GPU_FABRIC
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
+from stackmodel.components.inference_gateway import INFERENCE_GATEWAY
 from stackmodel.components.istio import ISTIO
 from stackmodel.components.jobset import JOBSET
 from stackmodel.components.katib import KATIB
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
+from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.model_registry import MODEL_REGISTRY
 from stackmodel.components.monitoring import MONITORING
 from stackmodel.components.pipelines import PIPELINES
@@ -54,6 +56,8 @@ COMPONENTS: tuple[ComponentSpec[Any], ...] = (
     SERVING,
     IDLE_RECLAIM,
     GPU_FABRIC,
+    LEADER_WORKER_SET,
+    INFERENCE_GATEWAY,
 )
 
 # --- the schema root, from the list ---------------------------------------------------------

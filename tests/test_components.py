@@ -43,6 +43,7 @@ def test_every_component_is_installed_at_its_pinned_version(stack: str, shipped_
     assert all(t.endswith(f"?ref={versions.KUBEFLOW_MANIFESTS.version}") for t in trees)
     components = {e["component"] for e in entries}
     platform = {"cert-manager", "istio", "kubeflow-namespaces", "kubeflow", "jobset", "trainer", "kuberay", "kueue", "monitoring", "pipelines", "serving"}
+    platform |= {"lws", "inference-gateway"} if stack == "kind" else {"lws"}  # GKE brings the gateway's CRDs
     # dev: the DCGM exporter, and the Model Registry's UI and each team's registry (its Team installs it).
     registry = {"model-registry", "nlp", "research", "vision"}
     assert components == platform | ({"dcgm-exporter", *registry} if stack == "dev" else set())

@@ -332,8 +332,10 @@ def test_make_mirror_fetches_release_manifests_and_checks_their_sums(tmp_path: P
 
 def test_every_release_manifest_is_pinned_at_the_commit_with_a_sum() -> None:
     for manifest in RELEASE_MANIFESTS:
-        assert manifest.pin is GPUDIRECT_MANIFESTS and len(manifest.sha256) == 64
-        assert manifest.url.startswith(f"https://raw.githubusercontent.com/GoogleCloudPlatform/container-engine-accelerators/{GPUDIRECT_MANIFESTS.version}/")
+        assert len(manifest.sha256) == 64 and len(manifest.pin.version) == 40
+        assert manifest.url == f"https://raw.githubusercontent.com/{manifest.repository}/{manifest.pin.version}/{manifest.path}"
+    gpudirect = [m for m in RELEASE_MANIFESTS if m.pin is GPUDIRECT_MANIFESTS]
+    assert gpudirect and all(m.repository == "GoogleCloudPlatform/container-engine-accelerators" for m in gpudirect)
     assert release_manifest_source(RELEASE_MANIFESTS[0], Sources()) == RELEASE_MANIFESTS[0].url
     mirror = mirror_sources("/m")
     assert release_manifest_source(RELEASE_MANIFESTS[0], mirror) == f"/m/manifests/{RELEASE_MANIFESTS[0].mirror_path}"

@@ -367,12 +367,14 @@ def test_installs_start_rendering_while_the_plan_is_evaluated(monkeypatch: pytes
         future.result()
     trees = [i for i in fullrender.installs(plan) if i.kind == "kustomize"]
     installs = {i.resource.urn for i in fullrender.installs(plan)}
-    # A chart that waits for another install (Trainer for JobSet's CRDs, Grafana for Istio's)
+    # A chart that waits for another install (Trainer for JobSet's CRDs, Grafana for Istio's, the
+    # LLM controller for KServe's LLM CRDs and the gateway's, its presets for the controller)
     # would see its CRDs: it is left to the full render, its render without them never made.
     waiting = [i for i in fullrender.installs(plan) if i.kind == "helm" and plan.waits_for(i.resource) & installs]
     charts = [i for i in fullrender.installs(plan) if i.kind == "helm" and i not in waiting]
     assert {i.label for i in waiting} == {
-        "trainer/kubeflow-trainer", "monitoring/grafana", "serving/kserve-resources", "serving/kserve-runtime-configs", "serving/keda"
+        "trainer/kubeflow-trainer", "monitoring/grafana", "serving/kserve-resources", "serving/kserve-runtime-configs", "serving/keda",
+        "serving/kserve-llmisvc-resources",
     }
     assert all(fullrender._early_key(i, [], kube_version) not in fullrender._EARLY for i in waiting)
     assert trees and charts and len(futures) == len({i.target for i in trees}) + len(charts)

@@ -67,6 +67,27 @@ CASES = [
     ),
     Case("queued pool without kueue", {f"{P0}.provisioning": "queued", f"{K}.kueue": {"enabled": False}}, f"{C}.gpuPools[0].provisioning", "queued pools get nodes only through ProvisioningRequests, which Kueue creates; enable the kueue component or use provisioning: flex-start", rule="queued-pools-need-kueue"),
     Case("ray addon on kind", {f"{K}.kuberay": {"source": "gke-addon"}}, f"{K}.kuberay.source", "gke-addon is GKE's managed Ray operator; on kind use source: operator", base="kind", rule="ray-addon-on-gke"),
+    Case(
+        "two LeaderWorkerSets",
+        {f"{K}.leaderWorkerSet": {"enabled": True}, f"{K}.trainer": {"values": {"dataCache": {"enabled": True}}}},
+        f"{K}.trainer.values.dataCache",
+        "Trainer's data cache would install a second LeaderWorkerSet beside the leaderWorkerSet component: set "
+        "dataCache.lws.install: false (the component's serves it), or disable leaderWorkerSet",
+        base="kind",
+        rule="one-leader-worker-set",
+    ),
+    Case("gke inference gateway on kind", {f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "gke is GKE Inference Gateway; on kind use provider: istio", base="kind", rule="gke-inference-gateway-on-gke"),
+    Case("gke inference gateway without gateway api", {f"{C}.gatewayApi": False, f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio", rule="gke-inference-gateway-on-gke"),
+    Case(
+        "a team named publishers with llm serving",
+        {**{f"{K}.{c}": {"enabled": True} for c in ("leaderWorkerSet", "inferenceGateway")}, f"{K}.serving": {"enabled": True, "llm": True}, T: [{**TEAM, "name": "publishers"}]},
+        f"{T}[0].name",
+        "'publishers' is the path prefix of every team's published LLMs (/publishers/<team>/models/...): a team of that name "
+        "could route another team's models; rename the team",
+        base="kind",
+        rule="llm-team-not-publishers",
+    ),
+    Case("llm serving without leader worker set", {f"{K}.serving": {"enabled": True, "llm": True}, f"{K}.inferenceGateway": {"enabled": True}}, f"{K}.serving.llm", "LLM serving needs leaderWorkerSet; enable leaderWorkerSet or set llm: false", base="kind", rule="serving-llm-needs"),
     Case("a Model Registry on Cloud SQL on kind", {f"{K}.modelRegistry": {"enabled": True, "database": "cloudSql"}}, f"{K}.modelRegistry.database", "cloudSql is GKE's Cloud SQL: a registry on this cluster would have no database; use database: inCluster (the default off GKE)", base="kind", rule="model-registry-has-a-database"),
     Case("dcgm on kind", {f"{K}.dcgmExporter": {"enabled": True}}, f"{K}.dcgmExporter.enabled", "kind clusters have no GPUs; remove dcgmExporter.enabled", base="kind", rule="dcgm-on-gke"),
     Case("managed dcgm without managed prometheus", {f"{K}.dcgmExporter": {"source": "gke-managed"}}, f"{K}.dcgmExporter.source", "GKE's managed DCGM metrics need cluster.managedPrometheus: true; set it or use source: chart", rule="managed-dcgm-needs-managed-prometheus"),

@@ -32,6 +32,16 @@ The workloads, per team namespace (one whose `default` LocalQueue points at a Cl
   v0.19.2 pkg/controller/jobframework/defaults.go defaultLocalQueueApplies,
   integrationmanager.go IsOwnerManagedByKueueForObject);
 - with the Spark operator and a GPU pool, a Spark executor asking for a GPU (a plain pod);
+- with KServe's LLM controller (`serving.llm`) on a stack with GPU pools, a GPU LLMInferenceService
+  of the team as examples/llm_openai.py deploys it (LLM_GPUS on the `main` container, the team's
+  `team-llm` and, for workers, `team-llm-workers` configs: no mesh sidecar, the GPU taint
+  tolerated) on KServe's presets (the render's LLMInferenceServiceConfigs
+  `kserve-config-llm-template` and `-worker-data-parallel`, merged by container name: kserve v0.20.0
+  pkg/controller/v1alpha2/llmisvc/config_merge.go): single-node, the Deployment's pod, a plain pod
+  Kueue's pod integration queues; multi-node, a LeaderWorkerSet of LLM_GROUP_SIZE pods, which
+  Kueue's LeaderWorkerSet integration makes one Workload of, pod sets `leader` (1) and `worker`
+  (size-1) (kueue v0.19.2 pkg/controller/jobs/leaderworkerset/leaderworkerset_reconciler.go podSets);
+  its model from the team's bucket (`pvc://`, no storage-initializer init container);
 - a GPU InferenceService on each GPU ClusterServingRuntime the render holds (components/
   serving_runtimes.py), one replica of its predictor as KServe v0.20.0 builds the pod of an
   InferenceService that names the runtime and sets nothing else of its pod (pkg/controller/
@@ -91,6 +101,19 @@ RAY_AUTOSCALER = {"name": "autoscaler", "resources": {"requests": {"cpu": "500m"
 """The autoscaler sidecar KubeRay adds to an autoscaling head, as Kueue counts it (kueue v0.19.2
 pkg/controller/jobs/raycluster/common.go:153-185 autoscalerContainer, defaultAutoscalerResources)."""
 NO_SCHEDULE_EFFECTS = ("NoSchedule", "NoExecute")
+LLM_PRESET = "kserve-config-llm-template"
+LLM_MULTI_NODE_PRESET = "kserve-config-llm-worker-data-parallel"
+"""KServe v0.20.0's presets of a single-node and a multi-node (LeaderWorkerSet) LLMInferenceService
+(charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml)."""
+TEAM_LLM_CONFIG = "team-llm"
+TEAM_LLM_WORKERS_CONFIG = "team-llm-workers"
+"""components/profiles/serving.py: what a team's services name in `baseRefs`."""
+LLM_CONTAINER = "main"
+LLM_GPUS = {GPU_RESOURCE: "1"}
+"""The `main` container's requests and limits in examples/llm_openai.py llm_service(gpus=1)
+(tests/test_admission.py holds them equal)."""
+LLM_GROUP_SIZE = 2
+"""A multi-node replica's pods: a leader and one worker, one GPU each."""
 
 
 # --- Kueue's view of the render -----------------------------------------------------------
@@ -398,6 +421,7 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
             found.append(Workload(f"pipeline step (CPU): its {name} pod", (PodSet("main", 1, _pod_template(spec, limit_ranges)),), queued=asks_for_gpus(spec)))
     found += katib_trials(objects, limit_ranges)
     found += spark_gpu_executors(objects, kueue, limit_ranges)
+    found += llm_workloads(objects, kueue, namespace)
     serving_labels = _serving_pod_labels(objects, namespace)
     for o in objects:
         spec = o.obj.get("spec") or {}
@@ -500,6 +524,46 @@ def spark_gpu_executors(objects: list[Rendered], kueue: Kueue, limit_ranges: lis
         return []  # no pool serves nvidia.com/gpu to a plain pod: no GPU executor to offer
     spec = spark_executor_pod(gpus=1)
     return [Workload("Spark executor (1 GPU)", (PodSet("main", 1, _pod_template(spec, limit_ranges)),), queued=asks_for_gpus(spec))]
+
+
+def _llm_pod(preset: dict[str, Any], team: dict[str, Any]) -> dict[str, Any]:
+    """A preset's pod spec, the team config's over it and the service's `main` container merged in
+    by name, as KServe's config merge does (a strategic merge of the pod specs in `baseRefs` order,
+    then the service's: containers by name, tolerations added)."""
+    spec = json.loads(json.dumps(preset))
+    for key, value in team.items():
+        spec[key] = [*(spec.get(key) or []), *value] if key == "tolerations" else value
+    for container in spec.get("containers") or []:
+        if container.get("name") == LLM_CONTAINER:
+            container["resources"] = {"requests": dict(LLM_GPUS), "limits": dict(LLM_GPUS)}
+    return spec
+
+
+def llm_workloads(objects: list[Rendered], kueue: Kueue, namespace: str) -> list[Workload]:
+    """The team's GPU LLMInferenceServices (module docstring): none without the LLM presets, the
+    team's `team-llm` config, or a GPU pool to run on."""
+    configs = {(o.key[2], o.key[3]): o.obj.get("spec") or {} for o in objects if o.key[1] == "LLMInferenceServiceConfig"}
+    single = next((spec for (_, name), spec in configs.items() if name == LLM_PRESET), None)
+    multi = next((spec for (_, name), spec in configs.items() if name == LLM_MULTI_NODE_PRESET), None)
+    team = configs.get((namespace, TEAM_LLM_CONFIG))
+    if single is None or team is None or not kueue.pools:
+        return []
+    limit_ranges = kueue.limit_ranges.get(namespace, [])
+    pod = _llm_pod(single.get("template") or {}, team.get("template") or {})
+    template = _pod_template(pod, limit_ranges, dict(team.get("annotations") or {}))
+    template["metadata"]["labels"] = dict(team.get("labels") or {})  # KServe's spec.labels, on the pod (workload_single_node.go)
+    found = [Workload("GPU LLMInferenceService (one node)", (PodSet("main", 1, template),), queued=asks_for_gpus(pod))]
+    workers = configs.get((namespace, TEAM_LLM_WORKERS_CONFIG), {})
+    if multi is not None:
+        leader = {"spec": _llm_pod(multi.get("template") or {}, team.get("template") or {})}
+        worker = {"spec": _llm_pod(multi.get("worker") or {}, workers.get("worker") or {})}
+        found.append(
+            Workload(
+                f"GPU LLMInferenceService (LeaderWorkerSet of {LLM_GROUP_SIZE} nodes)",
+                (PodSet("leader", 1, _kueue_template(leader, limit_ranges)), PodSet("worker", LLM_GROUP_SIZE - 1, _kueue_template(worker, limit_ranges))),
+            )
+        )
+    return found
 
 
 # --- Kueue's admission rules ---------------------------------------------------------------

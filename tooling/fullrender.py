@@ -44,7 +44,9 @@ import yaml
 from facts.resource_types import HELM_CHART, KUSTOMIZE
 from facts.support import minor, minor_label
 from facts.versions import RELEASE_MANIFESTS
+from plumbing import postrender
 from plumbing.base import child_name, child_type, moved_aliases, transform_name
+from plumbing.postrender import PostRenderer
 from plumbing.sources import PREPARED_TREES, PreparedTree, is_local, is_prepared, prepared_tree, remote_bases_of
 from plumbing.trees import PrepareError, prepare, prepare_all
 from stackmodel.schema import Sources
@@ -131,6 +133,8 @@ class Install:
     version: str | None = None
     repo: str | None = None
     values: dict[str, Any] = field(default_factory=dict)
+    post_renderer: PostRenderer | None = None
+    """A chart's post-renderer (plumbing/postrender.py), run on helm's output as pulumi up runs it."""
 
     @property
     def label(self) -> str:
@@ -237,12 +241,20 @@ def install_of(resource: Recorded, component: str) -> Install | None:
             version=inputs.get("version"),
             repo=(inputs.get("repositoryOpts") or {}).get("repo"),
             values=inputs.get("values") or {},
+            post_renderer=_post_renderer(inputs.get("postRenderer")),
         )
     if resource.type == KUSTOMIZE:
         return Install(resource, component, "kustomize", inputs["directory"], namespace)
     if resource.type == CONFIG_FILE:
         return Install(resource, component, "manifest", inputs["file"], None)
     return None
+
+
+def _post_renderer(recorded: Any) -> PostRenderer | None:
+    """The Chart's `postRenderer` input as the plan recorded it."""
+    if not isinstance(recorded, dict) or not recorded.get("command"):
+        return None
+    return PostRenderer(str(recorded["command"]), tuple(str(a) for a in recorded.get("args") or ()))
 
 
 # --- release manifests ------------------------------------------------------------------
@@ -384,7 +396,7 @@ def output_key(install: Install, capabilities: list[str], kube_version: str, sou
         if install.repo is not None or not is_local(install.target) or not archive.exists():
             return None
         tool = tools.find(tools.HELM)
-        inputs = [install.release, install.target, install.version, install.namespace, _plain(install.values)]
+        inputs = [install.release, install.target, install.version, install.namespace, _plain(install.values), install.post_renderer]
         inputs += [capabilities, kube_version, digests.of(archive)]
     elif install.kind == "kustomize":
         root = tree_root(install.target, sources)
@@ -467,14 +479,21 @@ def helm_template(install: Install, capabilities: list[str], kube_version: str) 
             args += ["--repo", install.repo]
         for capability in capabilities:
             args += ["--api-versions", capability]
-        return _run(args, install.label)
+        text = _run(args, install.label)
+    if install.post_renderer is None:
+        return text
+    try:
+        return postrender.run(install.post_renderer, text)
+    except postrender.PostRenderError as error:
+        raise RenderError(f"{install.label}: its post-renderer failed: {error}") from None
 
 
 def _early_key(install: Install, capabilities: list[str], kube_version: str) -> str:
     """Which early render an install of the full render takes: a tree's directory, a chart's inputs."""
     if install.kind == "kustomize":
         return install.target
-    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), capabilities, kube_version]
+    inputs = [install.release, install.target, install.version, install.repo, install.namespace, _plain(install.values), install.post_renderer]
+    inputs += [capabilities, kube_version]
     return hashlib.sha256(json.dumps(inputs, sort_keys=True, default=str).encode()).hexdigest()
 
 

@@ -42,6 +42,7 @@ GKE_PROVIDED_KINDS = frozenset(
         ("cloud.google.com/v1", "BackendConfig"),
         ("networking.gke.io/v1", "Network"),
         ("networking.gke.io/v1", "GKENetworkParamSet"),
+        ("gateway.networking.k8s.io/v1", "Gateway"),  # with cluster.gatewayApi (components/inference_gateway.py)
     }
 )
 
@@ -283,13 +284,16 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
     """
     schema = copy.deepcopy(schema)
 
-    def walk(node: Any) -> None:
+    def walk(node: Any, in_junctor: bool = False) -> None:
         if not isinstance(node, dict):
             return
         if node.get("x-kubernetes-int-or-string"):
             node.pop("type", None)
             node["anyOf"] = [{"type": "integer"}, {"type": "string"}]
-        if "properties" in node and not node.get("x-kubernetes-preserve-unknown-fields"):
+        # Inside allOf/anyOf/oneOf/not a structural schema only validates values: the fields are
+        # the enclosing node's (Kubernetes "Specifying a structural schema"; Gateway API v1.5.1's
+        # Gateway `addresses` items: a oneOf branch naming `type` alone).
+        if "properties" in node and not node.get("x-kubernetes-preserve-unknown-fields") and not in_junctor:
             node.setdefault("additionalProperties", False)
         pattern = node.get("pattern")
         if isinstance(pattern, str) and pattern.startswith("^(?i)"):
@@ -298,12 +302,13 @@ def strict(schema: dict[str, Any]) -> dict[str, Any]:
             kind = node.get("type")
             if isinstance(kind, str):
                 node["type"] = [kind, "null"]
-        for value in node.values():
+        for key, value in node.items():
+            junctor = in_junctor or key in ("allOf", "anyOf", "oneOf", "not")
             if isinstance(value, dict):
-                walk(value)
+                walk(value, junctor)
             elif isinstance(value, list):
                 for item in value:
-                    walk(item)
+                    walk(item, junctor)
 
     walk(schema)
     # metadata is validated by the API server, not by the CRD schema.

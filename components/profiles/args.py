@@ -84,6 +84,9 @@ class TeamServing:
 
     bucket: str | None
     """On GKE with a team bucket: the bucket its model store reads."""
+    llm: bool = False
+    """KServe's LLM controller is installed (`serving.llm`): the team's LLM config and the gateway's
+    check of its LLM prefixes."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -116,7 +119,10 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         spark=config.enabled(SPARK),
         model_registry=team_registry_args(config, team.name),
         fair_sharing=config.components[KUEUE].fair_sharing,
-        serving=TeamServing(bucket=(team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket and google.gcs_fuse else None)
+        serving=TeamServing(
+            bucket=(team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket and google.gcs_fuse else None,
+            llm=config.components[SERVING].llm,
+        )
         if config.enabled(SERVING)
         else None,
     )

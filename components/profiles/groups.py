@@ -121,6 +121,13 @@ def writers(args: TeamArgs) -> list[str]:
     return people + [m for g in args.groups if g.role in WRITING_ROLES for m in g.members]
 
 
+def readers(args: TeamArgs) -> list[str]:
+    """Everyone the team lets in, as the gateway's policies name them: the owner, every
+    contributor of any role, and the listed members of every group of the team."""
+    team = args.team
+    return [team.owner] + [str(c.email) for c in team.people] + [m for g in args.groups for m in g.members]
+
+
 def live_grants(args: TeamArgs) -> tuple[list[LiveGrant], list[LiveGrant]]:
     """(readers, writers): the listed members of the team's provider groups whose access (any, or
     writing) rests on those groups alone, each with the groups that give it them; members with

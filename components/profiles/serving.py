@@ -8,11 +8,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from components.access import GATEWAY_PRINCIPAL, KUBEFLOW_GATEWAY, USER_HEADER
+from components.access import (
+    EMAIL_CLAIM,
+    GATEWAY_PRINCIPAL,
+    GATEWAY_SELECTOR,
+    KUBEFLOW_GATEWAY,
+    USER_HEADER,
+    identities,
+)
+from components.istio import GATEWAY_NAMESPACE
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
-from components.serving import MODEL_CLIENT, ROUTER_RESOURCES, service_account_user
+from components.serving import ROUTER_RESOURCES
+from components.serving_tokens import MODEL_CLIENT, service_account_user
 from facts.labels import INFERENCE_SERVICE_LABEL, KUEUE_PRIORITY_CLASS_LABEL
-from facts.naming import serving_path
+from facts.naming import llm_prefixes, serving_path
+from facts.node_labels import GPU_TAINT
 from facts.priorities import SERVING_PRIORITY
 from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
 from plumbing.base import CONFIG_DIGEST_ANNOTATION, config_digest
@@ -173,8 +183,9 @@ def router_client_policy(namespace: str) -> dict[str, Any]:
 # kubeflow-dashboard-v2.0.0: selector, labels, annotations, serviceAccountName, ...) applies it to
 # every pod of the team namespace that KServe labels as an InferenceService's
 # (pkg/constants/constants.go InferenceServicePodLabelKey, set on every predictor pod by
-# components/predictor.go buildObjectMeta). It is the one place the serving pods' labels,
-# annotations and identity are decided, for LLMInferenceServices too (their pods carry the same key).
+# components/predictor.go buildObjectMeta). It is the one place an InferenceService's pods' labels,
+# annotations and identity are decided; an LLMInferenceService's pods carry other labels
+# (app.kubernetes.io/*) and take theirs from the team's LLM config instead (team_llm_config, below).
 SERVING_POD_DEFAULT = "serving-pods"
 MODEL_SERVER = "model-server"
 """The serving pods' service account: on GKE, Workload Identity to a Google account that may read
@@ -267,6 +278,95 @@ def model_store_objects(namespace: str, bucket: str) -> list[dict[str, Any]]:
     return [persistent_volume, claim]
 
 
+# --- the team's LLMs (with serving.llm; components/serving_llm.py) ------------------------------
+# KServe's LLM route preset puts a team's LLMs at /<team>/<name>/v1/... and /publishers/<team>/
+# models/<model>/... of the inference gateway, which is Kubeflow's ingress gateway (components/
+# inference_gateway.py). The role check is the gateway's, not the pods': the LLM pods and their
+# endpoint picker run without Istio's sidecar. vLLM's data-parallel RPC and NCCL between an LWS
+# group's pods do not pass a sidecar (as the training runtimes keep it out), the gateway calls the
+# endpoint picker over ext_proc, which carries no `kubeflow-userid` header a namespace's ALLOW
+# policies could match, and the namespace's viewers-read-only DENY would refuse a viewer's query,
+# a POST.
+TEAM_LLM_CONFIG = "team-llm"
+"""Each team's LLMInferenceServiceConfig, which a service names in `baseRefs` (examples/llm_openai.py)."""
+TEAM_LLM_WORKERS_CONFIG = "team-llm-workers"
+"""What a multi-node service names beside it: the same for its LeaderWorkerSet's workers. Apart,
+as KServe makes a LeaderWorkerSet of any service whose merged spec has a `worker`
+(pkg/controller/v1alpha2/llmisvc/workload_multi_node.go)."""
+NO_SIDECAR = {"sidecar.istio.io/inject": "false"}
+
+
+def _llm_pods(model_store: bool) -> dict[str, Any]:
+    """A pod spec's share of the team's LLM configs: the GPU taint tolerated (below), and with a
+    model store the account that reads the team bucket."""
+    return {"tolerations": [GPU_TAINT.toleration()], **({"serviceAccountName": MODEL_SERVER} if model_store else {})}
+
+
+def team_llm_config(namespace: str, model_store: bool) -> dict[str, Any]:
+    """The team's LLMInferenceServiceConfig: what serving_pod_default gives an InferenceService's
+    pods, for its LLM pods, whose labels it does not select (kserve v0.20.0
+    pkg/controller/v1alpha2/llmisvc workload_single_node.go singleNodeLabels: app.kubernetes.io/*,
+    no serving.kserve.io/inferenceservice). No sidecar on the LLM pods and the endpoint picker's;
+    with a model store (GKE), the account that reads the team bucket and GCS Fuse's sidecar, so
+    `pvc://team-models/<path>` loads from it. KServe puts `spec.annotations` and `spec.labels` on
+    the workload's pods (workload_single_node.go:179-180, workload_multi_node.go:264-268),
+    `spec.router.scheduler.annotations` on the picker's (scheduler.go:489), and takes the pods'
+    account from `spec.template.serviceAccountName` (workload_single_node.go).
+
+    The pods tolerate GKE's GPU taint themselves, as the training runtimes do (a pool's flavor
+    does not tolerate it for them: components/kueue.py flavor_tolerations): a multi-node replica's
+    Workload is made from the LeaderWorkerSet's templates (kueue v0.19.2 pkg/controller/jobs/
+    leaderworkerset/leaderworkerset_reconciler.go podSets), not from pods GKE's
+    ExtendedResourceToleration has seen, and Kueue gives a pod set no flavor whose taints it
+    does not tolerate (flavorassigner.go checkFlavorForPodSets; check's `admissible`)."""
+    annotations = {**NO_SIDECAR, **({GCS_FUSE_ANNOTATION: "true"} if model_store else {})}
+    spec: dict[str, Any] = {"annotations": annotations, "router": {"scheduler": {"annotations": dict(NO_SIDECAR)}}}
+    labels = serving_pod_labels()
+    if labels:
+        spec["labels"] = labels
+    spec["template"] = _llm_pods(model_store)
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": TEAM_LLM_CONFIG, "namespace": namespace},
+        "spec": spec,
+    }
+
+
+def team_llm_workers_config(namespace: str, model_store: bool) -> dict[str, Any]:
+    """The team's config for a multi-node service's workers (TEAM_LLM_WORKERS_CONFIG): as team_llm_config's pods."""
+    return {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceServiceConfig",
+        "metadata": {"name": TEAM_LLM_WORKERS_CONFIG, "namespace": namespace},
+        "spec": {"worker": _llm_pods(model_store)},
+    }
+
+
+def llm_gateway_policy(namespace: str, readers: Sequence[str]) -> dict[str, Any]:
+    """At the gateway: nobody but the team's people (any role: viewers query, a query is a POST)
+    and the team's model client reaches the team's LLM prefixes. A token's principal is
+    `<issuer>/<sub>`, the model client's sub `system:serviceaccount:<namespace>:model-client`
+    (Istio matches a principal by suffix with a leading `*`)."""
+    spec = {
+        "action": "DENY",
+        "selector": {"matchLabels": dict(GATEWAY_SELECTOR)},
+        "rules": [
+            {
+                "from": [{"source": {"notRequestPrincipals": [f"*/{service_account_user(namespace, MODEL_CLIENT)}"]}}],
+                "to": [{"operation": {"paths": [prefix + "*" for prefix in llm_prefixes(namespace)]}}],
+                "when": [{"key": EMAIL_CLAIM, "notValues": identities(readers)}],
+            }
+        ],
+    }
+    return {
+        "apiVersion": "security.istio.io/v1",
+        "kind": "AuthorizationPolicy",
+        "metadata": {"name": f"team-{namespace}-llm", "namespace": GATEWAY_NAMESPACE},
+        "spec": spec,
+    }
+
+
 # --- the team's share, together ----------------------------------------------------------------
 
 RBAC = "rbac.authorization.k8s.io"
@@ -279,12 +379,18 @@ def token_minters(owner: str, people: Sequence[str], groups: Sequence[str]) -> l
     return [{"apiGroup": RBAC, "kind": "User", "name": u} for u in users] + [{"apiGroup": RBAC, "kind": "Group", "name": g} for g in dict.fromkeys(groups)]
 
 
-def team_serving_objects(namespace: str, minters: Sequence[dict[str, str]], bucket: str | None) -> list[dict[str, Any]]:
+def team_serving_objects(
+    namespace: str, minters: Sequence[dict[str, str]], bucket: str | None, llm_readers: Sequence[str] | None = None
+) -> list[dict[str, Any]]:
     """Everything of serving in one team namespace: its route and router, the model client and who
-    mints its tokens, the router's policy for it, its serving pods' PodDefault, and with a bucket
-    (GKE) its model store."""
+    mints its tokens, the router's policy for it, its serving pods' PodDefault, with a bucket (GKE)
+    its model store, and with LLMs (`llm_readers`: everyone the team lets in) its LLM config and
+    the gateway's check of its LLM prefixes."""
     objects = [*router_objects(namespace), router_client_policy(namespace), *token_objects(namespace, minters)]
     objects.append(serving_pod_default(namespace, model_store=bucket is not None))
     if bucket is not None:
         objects += model_store_objects(namespace, bucket)
+    if llm_readers is not None:
+        store = bucket is not None
+        objects += [team_llm_config(namespace, store), team_llm_workers_config(namespace, store), llm_gateway_policy(namespace, llm_readers)]
     return objects

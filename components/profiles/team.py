@@ -14,7 +14,7 @@ from components.model_registry import install_team_registry
 from components.profiles.args import TeamArgs
 from components.profiles.dra import dra_objects
 from components.profiles.google import editor_service_account, google_identity
-from components.profiles.groups import group_access_objects, writers
+from components.profiles.groups import group_access_objects, readers, writers
 from components.profiles.names import OldNames, resource_name
 from components.profiles.namespace import contributor_objects, limit_range, namespace, profile
 from components.profiles.network import network_policies
@@ -35,6 +35,7 @@ from stackmodel.components.kubeflow_parts import KUBEFLOW_POD_DEFAULTS
 from stackmodel.components.kuberay import KUBERAY
 from stackmodel.components.kueue import KUEUE
 from stackmodel.components.model_registry import MODEL_REGISTRY
+from stackmodel.components.serving import SERVING
 
 
 def team_objects(
@@ -70,7 +71,7 @@ def team_objects(
         objects.append(priority)
     if args.serving:
         minters = token_minters(team.owner, [str(p.email) for p in team.people], [g.name for g in args.groups])
-        objects += team_serving_objects(team.name, minters, args.serving.bucket)
+        objects += team_serving_objects(team.name, minters, args.serving.bucket, readers(args) if args.serving.llm else None)
     return objects
 
 
@@ -104,6 +105,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "LocalQueue": (Need(KUEUE, What.CRDS),),
     "RayCluster": (Need(KUBERAY, What.CRDS, optional=True), Need(KUEUE, What.WEBHOOKS)),
     "PodDefault": (Need(KUBEFLOW_POD_DEFAULTS, What.CRDS),),
+    "LLMInferenceServiceConfig": (Need(SERVING, What.WEBHOOKS),),  # its validating webhook is the LLM controller's
 }
 
 

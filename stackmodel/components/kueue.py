@@ -6,7 +6,8 @@ from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from facts import versions
 from facts.limits import GO_DURATION_MAX_SECONDS
-from stackmodel.components.spec import ComponentSpec, Toggle
+from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
+from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
 from stackmodel.schema.common import DURATION, Model, duration_seconds
 
@@ -74,4 +75,6 @@ KUEUE = ComponentSpec(
     "Queues and quotas per team; queued GPU pools need it.",
     on_by_default=True,
     pins=(versions.KUEUE_CHART,),
+    # Its LeaderWorkerSet integration, where LWS is installed, watches that kind from its start.
+    needs=(Need(LEADER_WORKER_SET, What.CRDS, optional=True),),
 )

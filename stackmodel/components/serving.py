@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import re
 
-from pydantic import Field, StrictInt, field_validator, model_validator
+from pydantic import Field, StrictBool, StrictInt, field_validator, model_validator
 
 from facts import versions
 from stackmodel.components.cert_manager import CERT_MANAGER
+from stackmodel.components.inference_gateway import INFERENCE_GATEWAY
 from stackmodel.components.istio import ISTIO
 from stackmodel.components.kubeflow import KUBEFLOW
+from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.spec import ComponentSpec, Need, Toggle, What
 from stackmodel.schema.chart_values import ChartValues, chart_values_field
 from stackmodel.schema.common import Model, problem, rule
@@ -72,19 +74,49 @@ class ServingConfig(Toggle):
                 "at most 253 characters, such as mlplatform-serving (no scheme or path)"
             )
         return value
-    runtime_values: ChartValues = chart_values_field("the kserve-runtime-configs chart (its runtimes)")
+    runtime_values: ChartValues = chart_values_field("the kserve-runtime-configs chart (its runtimes; with llm its LLM presets too)")
     crd_values: ChartValues = chart_values_field("the kserve-crd chart")
     keda_values: ChartValues = chart_values_field("the KEDA chart")
+    llm: StrictBool = Field(
+        default=False,
+        description="KServe's LLMInferenceService controller and its presets: vLLM, multi-node replicas through "
+        "LeaderWorkerSet, an endpoint picker per service behind the inference gateway; per team its LLMs at "
+        "/<team>/<name>/v1/... of the gateway (docs/serving.md, LLMs). Needs leaderWorkerSet and inferenceGateway.",
+    )
+    llm_values: ChartValues = chart_values_field("the kserve-llmisvc-resources chart (the LLM controller)")
+    llm_crd_values: ChartValues = chart_values_field("the kserve-llmisvc-crd chart")
 
 
 SERVING = ComponentSpec(
     "serving",
     ServingConfig,
-    "Model serving (KServe, KEDA) behind the Kubeflow gateway; needs kubeflow, istio and certManager.",
+    "Model serving (KServe, KEDA; with llm KServe's LLM controller) behind the Kubeflow gateway; needs kubeflow, istio "
+    "and certManager, and with llm leaderWorkerSet and inferenceGateway.",
     needs=(
         Need(CERT_MANAGER, What.CRDS),  # the webhooks' Certificates and Issuers
-        Need(ISTIO, What.CRDS),  # the gateway's token policies
-        Need(KUBEFLOW, What.CRDS),  # the teams' routes and PodDefaults are Kubeflow's, in its profiles
+        Need(ISTIO, What.CRDS),  # the gateway's token policies; with llm, the Gateway in the ingress gateway's namespace
+        # The teams' routes and PodDefaults are Kubeflow's, in its profiles; they wait for Kubeflow in the teams'
+        # own needs (components/profiles/team.py), nothing of serving's own install does, and so the teams'
+        # LLM configs, which wait for serving's LLM webhook, are not a stage later (tests/test_graph.py).
+        Need(KUBEFLOW, What.CRDS, waits=False),
+        # With llm: KServe's LLM controller manages LeaderWorkerSets, HTTPRoutes, Gateways and InferencePools only if
+        # their CRDs are served when it starts (kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/controller.go:428-459,
+        # IsCrdAvailable); the loader refuses llm without them (serving-llm-needs).
+        Need(LEADER_WORKER_SET, What.CRDS, optional=True),
+        Need(INFERENCE_GATEWAY, What.CRDS, optional=True),
     ),
-    pins=(versions.KSERVE_CRD_CHART, versions.KSERVE_CHART, versions.KSERVE_RUNTIMES_CHART, versions.KEDA_CHART),
+    pins=(
+        versions.KSERVE_CRD_CHART,
+        versions.KSERVE_CHART,
+        versions.KSERVE_RUNTIMES_CHART,
+        versions.KEDA_CHART,
+        versions.KSERVE_LLMISVC_CRD_CHART,
+        versions.KSERVE_LLMISVC_CHART,
+        versions.LLM_D_CUDA_IMAGE,
+        versions.LLM_D_EPP_IMAGE,
+        versions.LLM_D_TOKENIZER_IMAGE,
+        versions.LLM_D_DISAGG_SIDECAR_IMAGE,
+        versions.LLM_D_LATENCY_TRAINING_IMAGE,
+        versions.LLM_D_LATENCY_PREDICTION_IMAGE,
+    ),
 )

@@ -58,6 +58,10 @@ class Need:
     on: Ready
     what: What
     optional: bool = False
+    waits: bool = True
+    """False: a stack that installs the component must install `on` too, but the install does not
+    wait for it: nothing the component itself installs uses it (its objects of other owners wait
+    in their own needs), and waiting would only lengthen the deploy's chain of stages."""
 
     def __str__(self) -> str:
         return f"{self.on.name} ({self.what.value})"

@@ -11,13 +11,16 @@ from stackmodel import quantity
 from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
+from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayProvider
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY, RaySource
+from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
 from stackmodel.components.model_registry import MODEL_REGISTRY, RegistryDatabase
 from stackmodel.components.monitoring import MONITORING, MetricsBackend
 from stackmodel.components.pipelines import PIPELINES
 from stackmodel.components.serving import SERVING
 from stackmodel.components.spec import ComponentSpec
+from stackmodel.components.trainer import TRAINER
 from stackmodel.rules.rule import (
     CLUSTER,
     ENABLED,
@@ -275,6 +278,41 @@ def _volumes_fit_the_storage_class(config: PlatformConfig) -> Found:
 
 
 @stack_rule(
+    "one-leader-worker-set",
+    "LeaderWorkerSet is installed once: not by Trainer's data cache beside the leaderWorkerSet component.",
+    reads=(LEADER_WORKER_SET.path, f"{TRAINER.path}.values"),
+)
+def _one_leader_worker_set(config: PlatformConfig) -> Found:
+    """kubeflow-trainer 2.3.0 installs lws 0.8.0 as a dependency where `dataCache.enabled` and
+    `dataCache.lws.install` (Chart.yaml `condition: dataCache.enabled,dataCache.lws.install`): the
+    same CRD, webhooks and controller a second time."""
+    if not (config.enabled(LEADER_WORKER_SET) and config.enabled(TRAINER)):
+        return
+    cache = config.components[TRAINER].values.get("dataCache")
+    if isinstance(cache, dict) and cache.get("enabled") is True:
+        lws = cache.get("lws")
+        if not (isinstance(lws, dict) and lws.get("install") is False):
+            yield (
+                f"{TRAINER.path}.values.dataCache",
+                "Trainer's data cache would install a second LeaderWorkerSet beside the leaderWorkerSet component: "
+                "set dataCache.lws.install: false (the component's serves it), or disable leaderWorkerSet",
+            )
+
+
+@stack_rule("gke-inference-gateway-on-gke", "GKE Inference Gateway only on GKE.", reads=(INFERENCE_GATEWAY.path, KIND))
+def _gke_inference_gateway_on_gke(config: PlatformConfig) -> Found:
+    if config.enabled(INFERENCE_GATEWAY) and config.components[INFERENCE_GATEWAY].provider is GatewayProvider.GKE:
+        cluster = gke_cluster(config)
+        if cluster is None:
+            yield f"{INFERENCE_GATEWAY.path}.provider", "gke is GKE Inference Gateway; on kind use provider: istio"
+        elif not cluster.gateway_api:
+            yield (
+                f"{INFERENCE_GATEWAY.path}.provider",
+                "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio",
+            )
+
+
+@stack_rule(
     "serving-scale-to-zero-off-prod",
     "A prod stack keeps a replica of every model: zero replicas are for the other environments.",
     reads=("mlplatform:environment", f"{SERVING.path}.replicas.minReplicas"),
@@ -288,3 +326,19 @@ def _serving_zero_off_prod(config: PlatformConfig) -> Found:
             "0 on a prod stack: a model scaled to zero answers its first request only after a replica starts; "
             "use 1 or more on prod (zero is for dev, staging and ci)",
         )
+
+
+@stack_rule(
+    "serving-llm-needs",
+    "KServe's LLM controller (serving.llm) needs leaderWorkerSet and inferenceGateway.",
+    reads=(f"{SERVING.path}.llm", LEADER_WORKER_SET.path, INFERENCE_GATEWAY.path),
+)
+def _serving_llm_needs(config: PlatformConfig) -> Found:
+    """It manages LeaderWorkerSets, HTTPRoutes and InferencePools only if their CRDs are served
+    when it starts (kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/controller.go, IsCrdAvailable),
+    and the teams' routes attach to the inference gateway's Gateway."""
+    if not (config.enabled(SERVING) and config.components[SERVING].llm):
+        return
+    for spec in (LEADER_WORKER_SET, INFERENCE_GATEWAY):
+        if not config.enabled(spec):
+            yield f"{SERVING.path}.llm", f"LLM serving needs {spec.key}; enable {spec.key} or set llm: false"

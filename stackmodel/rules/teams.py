@@ -8,6 +8,7 @@ from functools import partial
 
 from facts.gpu_catalog import ACCELERATORS
 from facts.naming import (
+    PUBLISHED_PREFIX,
     bucket_name_problem,
     contributor_binding_name,
     gmp_service_account_id,
@@ -20,6 +21,7 @@ from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kueue import KUEUE
 from stackmodel.components.monitoring import MONITORING, MetricsBackend
 from stackmodel.components.pipelines import PIPELINES
+from stackmodel.components.serving import SERVING
 from stackmodel.rules.auth import sign_in_problem
 from stackmodel.rules.rule import (
     AUTH,
@@ -315,6 +317,24 @@ def _team_push_images_needs_registry(config: PlatformConfig, i: int) -> Found:
             f"{team_path(i)}.pushImages",
             "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with "
             "cluster.imageRegistry enabled has; remove it or enable the registry",
+        )
+
+
+@team_rule(
+    "llm-team-not-publishers",
+    "With LLM serving, no team is named like the prefix of every team's published models.",
+    reads=(TEAMS, f"{SERVING.path}.llm"),
+)
+def _llm_team_not_publishers(config: PlatformConfig, i: int) -> Found:
+    """A team's LLM routes may match paths under /<team>/ (components/serving_llm.py, the route
+    policy): a team named `publishers` would own /publishers/, where every team's models are
+    published (/publishers/<team>/models/<model>/..., facts/naming.py PUBLISHED_PREFIX), and could
+    route another team's."""
+    if config.enabled(SERVING) and config.components[SERVING].llm and config.teams[i].name == PUBLISHED_PREFIX:
+        yield (
+            f"{team_path(i)}.name",
+            f"{PUBLISHED_PREFIX!r} is the path prefix of every team's published LLMs (/{PUBLISHED_PREFIX}/<team>/models/...): "
+            "a team of that name could route another team's models; rename the team",
         )
 
 

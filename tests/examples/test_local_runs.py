@@ -37,6 +37,7 @@ NAMES = [
     "model_registry_mnist",
     "spark_mnist_stats",
     "kserve_mnist",
+    "llm_openai",
 ]
 NO_LOCAL_RUN = {"spark_mnist_stats": "its job runs in the Spark image; PySpark's jars and a JVM for a dozen lines (its docstring)"}
 
@@ -51,7 +52,7 @@ CLUSTER_ONLY = {
     "deepspeed": "the deepspeed-runtime image; the local run trains without it",
     "pyspark": "the Spark image the SDK's Spark jobs run (facts/versions.py SPARK_IMAGE); the example has no local run",
 }
-COMES_WITH = {"numpy": "jax and torch", "kubernetes": "kserve and kfp"}
+COMES_WITH = {"numpy": "jax and torch", "kubernetes": "kserve and kfp", "tokenizers": "transformers"}
 LOCAL_NEEDS = {
     "pytorch_ddp_mnist": ("torch",),
     "mlx_distributed": ("mlx",),
@@ -62,6 +63,7 @@ LOCAL_NEEDS = {
     "katib_mnist_search": ("torch",),
     "model_registry_mnist": ("torch",),
     "spark_mnist_stats": (),
+    "llm_openai": ("transformers", "torch", "openai"),
     "kserve_mnist": ("torch", "kserve"),
 }
 
@@ -305,6 +307,20 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def test_the_llm_answers_over_the_openai_api_what_it_was_taught() -> None:
+    """The tiny model, trained on one exchange, answers it through an OpenAI-compatible server and
+    the OpenAI client: the answer is the sentence it was taught (greedy decoding), and the server
+    counted the tokens it generated."""
+    needs("fastapi", "uvicorn")  # transformers' `serving` extra
+    output = run_local("llm_openai")
+    learned("llm_openai", output)
+    assert re.search(r"^serving model over the OpenAI API at http://127\.0\.0\.1:\d+/v1$", output, re.M), output[-2000:]
+    assert "answer 'the platform serves models to every team'" in output, output[-2000:]
+    (completion,) = re.findall(r"^usage: \d+ prompt \+ (\d+) completion tokens$", output, re.M)
+    assert 0 < int(completion) <= 12
+    print("llm_openai: answered over the OpenAI API with the sentence it was taught")
 
 
 def test_pytorch_example_trains_as_two_processes_the_way_torchrun_starts_it(tmp_path: Path) -> None:

@@ -190,6 +190,14 @@ def place(config: dict[str, Any], path: Path_) -> tuple[Any, FieldInfo | None]:
     return annotation, field
 
 
+def _may_be_empty(config: dict[str, Any], path: Path_) -> bool:
+    """A text the schema documents as possibly empty: a label's value ("empty, or at most 63
+    ...", stackmodel/schema/pools.py NodeLabels), as Kubernetes takes it; a field whose default is
+    empty (a taint's value) is another."""
+    parent, _ = place(config, path[:-1])
+    return any(isinstance(m, schema.ValueKind) and m.name == "map of label key to value" for m in _unwrap(parent)[1]) if parent else False
+
+
 def _is_quantity(annotation: Any) -> bool:
     """A Kubernetes quantity: text, or a YAML number the schema writes as text (64 -> "64")."""
     kinds = [m.name for m in _unwrap(annotation)[1] if isinstance(m, schema.ValueKind)]
@@ -264,7 +272,7 @@ def mutations(stack: str) -> list[Mutation]:
         if isinstance(path[-1], str):
             add(path, "drop", DROP, bool(field and field.is_required()))
         if isinstance(value, str):
-            add(path, "empty", "", True)
+            add(path, "empty", "", not (_may_be_empty(config, path) or (field is not None and field.default == "")))
         elif isinstance(value, list) and value:
             add(path, "empty", [], False)
             add(path, "duplicate", None, True)

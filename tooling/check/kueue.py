@@ -15,7 +15,7 @@ from components.argo import EXECUTOR_KEY, WORKFLOW_CONTROLLER_CONFIG
 from components.kueue import CONFIG_MAP as KUEUE_CONFIG_MAP
 from components.kueue import CONFIG_MAP_KEY as KUEUE_CONFIG_KEY
 from components.kueue import NAMESPACE as KUEUE_NAMESPACE
-from components.kueue_pods import POD_FRAMEWORK, POD_WEBHOOKS
+from components.kueue_pods import MUTATING_CONFIGURATION, POD_FRAMEWORK, POD_WEBHOOKS
 from components.spark import GPU_DRIVER_POLICY
 from facts.labels import KUEUE_DEFAULT_LOCAL_QUEUE as LOCAL_QUEUE
 from facts.labels import KUEUE_ELASTIC_JOB_ANNOTATION, KUEUE_QUEUE_LABEL, NAMESPACE_NAME_LABEL
@@ -28,7 +28,7 @@ from tooling import admission
 from tooling.check.platform import Platform, Violation, check_rule, label, selects
 from tooling.fullrender import Rendered
 
-OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer")
+OWNER_GUARD_CONTROLLERS = ("jobset/jobset", "kuberay/kuberay-operator", "trainer/kubeflow-trainer", "lws/lws")
 """The installs whose controllers make objects owned by jobs Kueue queues (components/kueue_owners.py)."""
 GUARDED_CONTROLLERS = {
     kueue_owners.OWNED_GPU_PODS: (
@@ -45,6 +45,13 @@ GUARDED_AFTER_KUEUE = {"spark-operator-webhook": GPU_DRIVER_POLICY}
 """Pod-mutating webhook configurations that sort after Kueue's, and the ValidatingAdmissionPolicy
 that refuses what they could add to a team's pods unseen by Kueue (the Spark operator's: GPUs of
 spec.executor.gpu, sidecars, init containers; components/spark.py GPU_DRIVER_POLICY)."""
+HARMLESS_AFTER_KUEUE = {
+    "lws-mutating-webhook-configuration": "LWS's pod webhook adds labels, annotations, env, a subdomain and pod (anti-)affinity, "
+    "never a container, resource or toleration (lws v0.8.0 pkg/webhooks/pod_webhook.go Default), to pods Kueue counts from the "
+    "LeaderWorkerSet's templates (kueue v0.19.2 leaderworkerset_reconciler.go podSets); LWS's certificate rotation patches "
+    "it by this name (pkg/cert/cert.go), so it cannot be renamed to sort first",
+}
+"""Pod-mutating webhook configurations that sort after Kueue's and add nothing Kueue counts, and why."""
 
 
 def _mutates_pod_creation(webhook: dict[str, Any]) -> bool:
@@ -67,15 +74,17 @@ def pod_webhooks_after_kueue(platform: Platform) -> Iterator[Violation]:
     (reinvocationPolicy Never): GPUs a later webhook adds run outside the team's queue, and the
     team's quota has no GPU line under Kueue."""
     configurations = platform.of_kind("MutatingWebhookConfiguration")
+    # By its configuration's name: LeaderWorkerSet's pod webhook is named `mpod.kb.io` too.
     kueue = next(
-        (o for o in configurations if any(w.get("name") == POD_WEBHOOKS[0] for w in o.obj.get("webhooks") or [])), None
+        (o for o in configurations if o.key[3] == MUTATING_CONFIGURATION and any(w.get("name") == POD_WEBHOOKS[0] for w in o.obj.get("webhooks") or [])),
+        None,
     )
     if kueue is None:
         return
     teams = [ns for ns in platform.namespaces if gpu_pods_queued(platform, ns)]
     policies = {o.key[3] for o in platform.of_kind("ValidatingAdmissionPolicy")}
     for o in configurations:
-        if o.key[3] <= kueue.key[3] or policies & {GUARDED_AFTER_KUEUE.get(o.key[3], "")}:
+        if o.key[3] <= kueue.key[3] or policies & {GUARDED_AFTER_KUEUE.get(o.key[3], "")} or o.key[3] in HARMLESS_AFTER_KUEUE:
             continue
         for webhook in o.obj.get("webhooks") or []:
             reached = [ns for ns in teams if selects(webhook.get("namespaceSelector") or {}, platform.namespaces[ns])]

@@ -176,3 +176,93 @@ def fabric_attached(platform: Platform) -> Iterator[Violation]:
         for template in _pod_templates(o.obj):
             for problem in _fabric_problems(template, networks, param_sets):
                 yield Violation("fabric-attached", label(o), o.source, problem)
+
+
+# --- LLM routes: on the team's own prefix, behind the team's role check -------------------------
+LLM_ROUTE_PRESET = "kserve-config-llm-router-route"
+"""KServe v0.20.0's route preset (charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml): the
+HTTPRoute every LLMInferenceService of a team gets, its paths templated on the service's namespace."""
+NAMESPACE_TEMPLATE = "{{ .ObjectMeta.Namespace }}"
+
+
+def _route_paths(preset: dict[str, Any]) -> list[str | None]:
+    """Each match of the preset's HTTPRoute: its path value; None for a model-based match (by
+    header), which inferenceservice-config's modelBasedRoutingMode: disabled strips (kserve v0.20.0
+    config_merge.go stripModelBasedRoutingRules)."""
+    spec = ((((preset.get("spec") or {}).get("router") or {}).get("route") or {}).get("http") or {}).get("spec") or {}
+    found: list[str | None] = []
+    for rule in spec.get("rules") or []:
+        for match in rule.get("matches") or [{}]:
+            found.append(None if match.get("headers") else str((match.get("path") or {}).get("value") or "/"))
+    return found
+
+
+def _model_routing_disabled(platform: Platform) -> bool:
+    for o in platform.of_kind("ConfigMap"):
+        if o.key[3] == "inferenceservice-config":
+            ingress = json.loads(((o.obj.get("data") or {}).get("ingress")) or "{}")
+            return bool(ingress.get("modelBasedRoutingMode") == "disabled")
+    return False
+
+
+def _gateway_prefixes(platform: Platform) -> list[tuple[Rendered, str]]:
+    """(route, prefix) of every URI prefix the Kubeflow gateway's VirtualServices route."""
+    found = []
+    for o in platform.of_kind("VirtualService"):
+        spec = o.obj.get("spec") or {}
+        if not any(str(g).endswith("kubeflow-gateway") for g in spec.get("gateways") or []):
+            continue
+        for http in spec.get("http") or []:
+            for match in http.get("match") or []:
+                prefix = (match.get("uri") or {}).get("prefix")
+                if prefix:
+                    found.append((o, str(prefix)))
+    return found
+
+
+def _covers(policy: dict[str, Any], path: str) -> bool:
+    """An Istio DENY policy at the gateway has a rule on exactly this path pattern."""
+    spec = policy.get("spec") or {}
+    if spec.get("action") != "DENY":
+        return False
+    return any(path in (op.get("operation") or {}).get("paths", []) for rule in spec.get("rules") or [] for op in rule.get("to") or [])
+
+
+@check_rule("llm-routes-role-checked", "every team's LLM routes on its own prefixes, which the gateway's role check covers and no other route shares")
+def llm_routes_role_checked(platform: Platform) -> Iterator[Violation]:
+    """Where LLM serving is on (a team's `team-llm` LLMInferenceServiceConfig): KServe's route preset
+    matches paths under `/<namespace>/` only, model-based (header) routing is off (its rules match
+    `/v1/...` of no namespace: kserve v0.20.0 config_merge.go isModelBasedRoutingEnabled), a DENY
+    policy at the gateway checks the team's roles on `/<namespace>/*`, and no route of the Kubeflow
+    gateway shares that prefix (a team named like a Kubeflow path would share the check with it)."""
+    teams = sorted({o.key[2] for o in platform.of_kind("LLMInferenceServiceConfig") if o.key[3] == "team-llm"})
+    if not teams:
+        return
+    presets = [o for o in platform.of_kind("LLMInferenceServiceConfig") if o.key[3] == LLM_ROUTE_PRESET]
+    for preset in presets:
+        paths = _route_paths(preset.obj)
+        outside = [p for p in paths if p is not None and not p.startswith((f"/{NAMESPACE_TEMPLATE}/", f"/publishers/{NAMESPACE_TEMPLATE}/"))]
+        if outside:
+            yield Violation(
+                "llm-routes-role-checked", label(preset), preset.source,
+                f"matches {', '.join(outside)}, outside /<namespace>/ and /publishers/<namespace>/",
+            )
+        if None in paths and not _model_routing_disabled(platform):
+            yield Violation(
+                "llm-routes-role-checked", label(preset), preset.source,
+                "has model-based (header) rules on paths of no namespace, and inferenceservice-config does not disable them "
+                "(ingress.modelBasedRoutingMode: disabled)",
+            )
+    at_gateway = [o.obj for o in platform.of_kind("AuthorizationPolicy") if o.key[2] == "istio-system"]
+    kubeflow_routes = _gateway_prefixes(platform)
+    for team in teams:
+        config = next(o for o in platform.of_kind("LLMInferenceServiceConfig") if o.key[2:] == (team, "team-llm"))
+        for path in (f"/{team}/*", f"/publishers/{team}/*"):
+            if not any(_covers(policy, path) for policy in at_gateway):
+                yield Violation("llm-routes-role-checked", label(config), config.source, f"no DENY policy at the gateway checks who reaches {path}")
+        for route, prefix in kubeflow_routes:
+            if prefix.startswith(f"/{team}/") or (f"/{team}/".startswith(prefix.rstrip("/") + "/") and prefix.rstrip("/")):
+                yield Violation(
+                    "llm-routes-role-checked", label(config), config.source,
+                    f"the team's LLM prefix /{team}/ overlaps {prefix} of {label(route)}: rename the team",
+                )
