@@ -629,3 +629,29 @@ def test_a_teams_model_client_token_queries_its_teams_models_and_nothing_else() 
     for path in (f"/ray/{TEAM}/{CLUSTER}/api/jobs/", f"/notebook/{TEAM}/{NOTEBOOK}/", "/pipeline/apis/v2beta1/runs", "/grafana/"):
         allowed, why = _model_client_query(TEAM, path)
         assert not allowed and why.startswith("gateway"), (path, why)
+
+
+def test_no_other_token_of_the_cluster_passes_the_gateway() -> None:
+    """The gateway's allowed-identities rule judges Dex tokens only (components/access.py
+    gateway_identity_policy `people`): what keeps every other token of the cluster's issuer out is
+    the serving-tokens DENY. A token of the same issuer and audience for any account but a team's
+    model client (a notebook's default-editor, KFP's runner, another team's client named with a
+    lookalike) is refused on the team's models and everywhere else; a request with no token at all
+    is the require-jwt policy's to refuse."""
+    w = world()
+    authn = next(o for o in w.render_objects if o["kind"] == "RequestAuthentication" and o["metadata"]["name"] == "serving-tokens")
+    issuer = authn["spec"]["jwtRules"][0]["issuer"]
+    subjects = (
+        f"system:serviceaccount:{TEAM}:default-editor",
+        "system:serviceaccount:kubeflow:pipeline-runner",
+        f"system:serviceaccount:{TEAM}:model-client-x",
+        f"system:serviceaccount:{TEAM}:model-clien",
+    )
+    for subject in subjects:
+        for path in (INFER, f"/ray/{TEAM}/{CLUSTER}/api/jobs/", "/pipeline/apis/v2beta1/runs", "/grafana/"):
+            request = Request("POST", path, 8080, headers={"authorization": "Bearer <token>"}, claims={"sub": subject}, request_principal=f"{issuer}/{subject}")
+            decision = istio_decision(w.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, request)
+            assert not decision.allowed and "serving-tokens" in decision.why, (subject, path, decision.why)
+    anonymous = Request("POST", INFER, 8080)
+    decision = istio_decision(w.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, anonymous, custom_allows=True)
+    assert not decision.allowed and "require-jwt" in decision.why, decision.why
