@@ -444,13 +444,20 @@ class Serving(PlatformComponent):
         self.register_outputs({"ready": self.ready.urn})
 
 
+def token_issuer(config: PlatformConfig) -> TokenIssuer | None:
+    """Where the gateway verifies the model clients' tokens: a GKE cluster's issuer where serving
+    is on; None where it is off, and on kind (ServingArgs.issuer). Kubeflow's allowed-identities
+    rule leaves this issuer's tokens to serving-tokens' DENY (components/kubeflow.py)."""
+    cluster = config.cluster
+    if not config.components[SERVING].enabled or not isinstance(cluster, GkeClusterConfig):
+        return None
+    found = gke_issuer(config.project or "", cluster.location, cluster.name)
+    return TokenIssuer(found, f"{found}/jwks")
+
+
 def serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> ServingArgs:
     settings = config.components[SERVING]
-    cluster = config.cluster
-    issuer = None
-    if isinstance(cluster, GkeClusterConfig):
-        found = gke_issuer(config.project or "", cluster.location, cluster.name)
-        issuer = TokenIssuer(found, f"{found}/jwks")
+    issuer = token_issuer(config)
     return ServingArgs(
         sources=config.sources,
         values=settings.values,
