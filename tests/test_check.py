@@ -802,3 +802,18 @@ def test_control_plane_reach_judges_kserves_and_kedas_webhooks_and_kedas_metrics
     called = {(ref.get("namespace"), ref.get("name")) for _, _, ref in control_plane_calls(lint.Platform(rendered("dev")))}
     assert {("kserve", "kserve-webhook-server-service"), ("keda", "keda-admission-webhooks"), ("keda", "keda-operator-metrics-apiserver")} <= called
     assert not violations(rendered("dev"), "control-plane-reach")
+
+
+def test_gateway_exempt_issuer_confined_rule_catches_an_exempt_issuer_nothing_confines() -> None:
+    """dev leaves the GKE cluster's tokens out of allowed-identities and serving-tokens confines
+    them; without serving-tokens' first rule (every token of the issuer but the model clients'),
+    any service account's token with the audience would pass the gateway."""
+
+    def unconfined(obj: dict[str, Any]) -> None:
+        obj["spec"]["rules"] = obj["spec"]["rules"][1:]
+
+    render = rendered("dev")
+    assert not violations(render, "gateway-exempt-issuer-confined")
+    [found] = violations(edited(render, "AuthorizationPolicy", "serving-tokens", unconfined), "gateway-exempt-issuer-confined")
+    assert found.object.endswith("istio-system/istio-ingressgateway-allowed-identities")
+    assert "leaves out every token of https://container.googleapis.com/v1/projects/acme-ml-dev/locations/us-central1/clusters/ml-dev" in found.message
