@@ -414,10 +414,21 @@ class Serving(PlatformComponent):
 
     def __init__(self, name: str, args: ServingArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
+        # KEDA before the controller: KServe v0.20.0 looks for KEDA's ScaledObject CRD once, when
+        # it starts (pkg/controller/v1beta1/inferenceservice/controller.go SetupWithManager,
+        # IsCrdAvailable), and owns (watches) the ScaledObjects it makes only if it was there.
+        keda_namespace = self.create_namespace(KEDA_NAMESPACE)
+        keda = self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
         namespace = self.create_namespace(NAMESPACE)
         crds = self.chart("kserve-crd", KSERVE_CRD_CHART, NAMESPACE, {}, [namespace], overlay=args.crd_values)
         self.ready = self.chart(
-            "kserve-resources", KSERVE_CHART, NAMESPACE, kserve_values(), [namespace, crds, *needs], transforms=(with_rollout_strategy,), overlay=args.values
+            "kserve-resources",
+            KSERVE_CHART,
+            NAMESPACE,
+            kserve_values(),
+            [namespace, crds, keda, *needs],
+            transforms=(with_rollout_strategy,),
+            overlay=args.values,
         )
         self.chart(
             "kserve-runtime-configs",
@@ -434,8 +445,6 @@ class Serving(PlatformComponent):
             apply_manifest(role["metadata"]["name"], role, self.child())
         apply_manifest(REPLICA_BOUNDS, replica_bounds_policy(args.min_replicas, args.max_replicas), self.child())
         apply_manifest(f"{REPLICA_BOUNDS}-binding", replica_bounds_binding(), self.child())
-        keda_namespace = self.create_namespace(KEDA_NAMESPACE)
-        self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
         if args.issuer is not None:
             for obj in gateway_token_objects(
                 GATEWAY_NAMESPACE, dict(GATEWAY_SELECTOR), args.issuer.issuer, args.issuer.jwks_uri, args.audience, args.teams
