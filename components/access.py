@@ -224,17 +224,21 @@ def team_gateway_policy(
 ALLOWED_IDENTITIES = "istio-ingressgateway-allowed-identities"
 
 
-def gateway_identity_policy(namespace: str, domains: Sequence[str], emails: Sequence[str], people: str = "") -> dict[str, Any]:
+def gateway_identity_policy(namespace: str, domains: Sequence[str], emails: Sequence[str], machine_issuers: Sequence[str] = ()) -> dict[str, Any]:
     """At the gateway: no request on behalf of an account outside `domains` and `emails`,
     whichever way it came in (an oauth2-proxy session, or a Dex token in Authorization, which
     skips oauth2-proxy: its CUSTOM policy applies only without that header). Istio matches a
     claim with `*@acme.com` as a suffix (istio.io 1.29 docs, "Authorization Policy": exact,
-    prefix, suffix and presence matches). `people`: the issuer of people's tokens (Dex); the rule
-    then judges its tokens only, and a request without a token of any issuer is the gateway's
-    require-jwt policy's to refuse: a team's model-client token (components/serving.py) carries no
-    e-mail, and its own policy keeps it to its team's models."""
+    prefix, suffix and presence matches). A request with no e-mail claim is refused too: no
+    token, or a token of an issuer nobody listed. `machine_issuers`: issuers of tokens that carry
+    no e-mail and that a DENY of their own confines (the cluster's, for the teams' model clients:
+    components/serving.py gateway_token_objects); their tokens alone are left out of the rule.
+    Every other issuer stays judged, so a RequestAuthentication added later (Kubeflow's istio-m2m,
+    say) opens nothing by itself. `notRequestPrincipals` also matches a request with no principal
+    (istio/istio 1.30.0 pilot/pkg/security/authz/model/model.go: notValues become principalNot)."""
     allowed = [f"*@{d}" for d in sorted(set(domains))] + identities(emails)
-    rule: dict[str, Any] = {"from": [{"source": {"requestPrincipals": [f"{people}/*"]}}]} if people else {}
+    exempt = [f"{issuer}/*" for issuer in machine_issuers]
+    rule: dict[str, Any] = {"from": [{"source": {"notRequestPrincipals": exempt}}]} if exempt else {}
     spec = {
         "action": "DENY",
         "selector": {"matchLabels": dict(GATEWAY_SELECTOR)},

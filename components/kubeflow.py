@@ -32,6 +32,7 @@ from components.access import ALLOWED_IDENTITIES, gateway_identity_policy
 from components.gateway import HttpsGateway, HttpsGatewayArgs, https_gateway_args
 from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
+from components.serving import token_issuer
 from facts.image_set import LOCAL_REGISTRY, SPAWNER_CONFIG_KEY, notebook_image
 from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
@@ -168,6 +169,10 @@ class KubeflowArgs(UpstreamArgs):
     """Dex static users: e-mail -> bcrypt hash."""
     oidc_client_secret: pulumi.Output[Any] | None = None
     """An OIDC connector's client secret."""
+    machine_issuers: tuple[str, ...] = ()
+    """Issuers of tokens without an e-mail that the gateway takes, each confined by a DENY of its
+    own: the cluster's, for the teams' model clients, where serving is on (components/serving.py
+    token_issuer). The allowed-identities rule judges every other request."""
 
 @dataclass(frozen=True)
 class KubeflowInstallArgs:
@@ -563,10 +568,11 @@ def oauth2_proxy_transforms(
     return tuple(transforms)
 
 
-def gateway_identity(auth: KubeflowAuth) -> dict[str, Any] | None:
-    """The gateway's DENY for every account the stack does not let sign in (access.py)."""
+def gateway_identity(auth: KubeflowAuth, machine_issuers: Sequence[str] = ()) -> dict[str, Any] | None:
+    """The gateway's DENY for every account the stack does not let sign in (access.py), but for
+    the tokens of `machine_issuers` (KubeflowArgs.machine_issuers)."""
     allowed = allowed_sign_ins(auth)
-    return gateway_identity_policy(GATEWAY_NAMESPACE, *allowed, people=DEX_ISSUER) if allowed else None
+    return gateway_identity_policy(GATEWAY_NAMESPACE, *allowed, machine_issuers=machine_issuers) if allowed else None
 
 
 def with_dex_client_secret(props: dict[str, Any], client_secret: Any) -> dict[str, Any] | None:
@@ -637,7 +643,7 @@ class Kubeflow(PlatformComponent):
         )
         oauth2_proxy = oauth2_proxy_transforms(args.auth, client_secret, cookie_secret, args.https)
         self.kustomize("oauth2-proxy", OAUTH2_PROXY, depends_on=core, transforms=oauth2_proxy)
-        identity = gateway_identity(args.auth)
+        identity = gateway_identity(args.auth, args.machine_issuers)
         if identity is not None:
             apply_manifest(ALLOWED_IDENTITIES, identity, self.child(needs + core))
         self.kustomize("dex", DEX, depends_on=core, transforms=dex_transforms(args, client_secret))
@@ -692,6 +698,7 @@ def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
         https=behind_gke_ingress(config),
         dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
         oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
+        machine_issuers=tuple(issuer.issuer for issuer in [token_issuer(config)] if issuer is not None),
     )
 
 def kubeflow_install_args(config: PlatformConfig, secrets: Secrets) -> KubeflowInstallArgs:

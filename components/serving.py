@@ -380,6 +380,11 @@ class Serving(PlatformComponent):
 
     def __init__(self, name: str, args: ServingArgs, cluster: Cluster, needs: list[pulumi.Resource], opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
+        # KEDA before the controller: KServe v0.20.0 looks for KEDA's ScaledObject CRD once, when
+        # it starts (pkg/controller/v1beta1/inferenceservice/controller.go SetupWithManager,
+        # IsCrdAvailable), and owns (watches) the ScaledObjects it makes only if it was there.
+        keda_namespace = self.create_namespace(KEDA_NAMESPACE)
+        keda = self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
         namespace = self.create_namespace(NAMESPACE)
         crds = self.chart("kserve-crd", KSERVE_CRD_CHART, NAMESPACE, {}, [namespace], overlay=args.crd_values)
         routing = (with_path_routing_only,) if args.llm else ()
@@ -388,12 +393,10 @@ class Serving(PlatformComponent):
             KSERVE_CHART,
             NAMESPACE,
             kserve_values(args.llm),
-            [namespace, crds, *needs],
+            [namespace, crds, keda, *needs],
             transforms=(with_rollout_strategy, *routing),
             overlay=args.values,
         )
-        keda_namespace = self.create_namespace(KEDA_NAMESPACE)
-        keda = self.chart("keda", KEDA_CHART, KEDA_NAMESPACE, keda_values(), [keda_namespace, *needs], overlay=args.keda_values)
         controllers: list[pulumi.Resource] = [self.ready]
         if args.gateway is not None:
             self.ready = install_llm_controller(self, NAMESPACE, namespace, args.gateway, args.llm_values, args.llm_crd_values, [self.ready, keda, *needs], needs)
@@ -422,13 +425,20 @@ class Serving(PlatformComponent):
         self.register_outputs({"ready": self.ready.urn})
 
 
+def token_issuer(config: PlatformConfig) -> TokenIssuer | None:
+    """Where the gateway verifies the model clients' tokens: a GKE cluster's issuer where serving
+    is on; None where it is off, and on kind (ServingArgs.issuer). Kubeflow's allowed-identities
+    rule leaves this issuer's tokens to serving-tokens' DENY (components/kubeflow.py)."""
+    cluster = config.cluster
+    if not config.components[SERVING].enabled or not isinstance(cluster, GkeClusterConfig):
+        return None
+    found = gke_issuer(config.project or "", cluster.location, cluster.name)
+    return TokenIssuer(found, f"{found}/jwks")
+
+
 def serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> ServingArgs:
     settings = config.components[SERVING]
-    cluster = config.cluster
-    issuer = None
-    if isinstance(cluster, GkeClusterConfig):
-        found = gke_issuer(config.project or "", cluster.location, cluster.name)
-        issuer = TokenIssuer(found, f"{found}/jwks")
+    issuer = token_issuer(config)
     return ServingArgs(
         sources=config.sources,
         values=settings.values,

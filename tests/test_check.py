@@ -827,3 +827,18 @@ def test_shutdown_within_grace_rule_catches_torchrun_killing_its_workers_before_
     found = violations(edited(rendered("dev"), "ClusterTrainingRuntime", "torch-distributed", too_long), "shutdown-within-grace")
     assert [v.message.split(":")[0] for v in found] == ["job node container node"]
     assert "120 s after SIGTERM and the pod's grace period is 120 s" in found[0].message
+
+
+def test_gateway_exempt_issuer_confined_rule_catches_an_exempt_issuer_nothing_confines() -> None:
+    """dev leaves the GKE cluster's tokens out of allowed-identities and serving-tokens confines
+    them; without serving-tokens' first rule (every token of the issuer but the model clients'),
+    any service account's token with the audience would pass the gateway."""
+
+    def unconfined(obj: dict[str, Any]) -> None:
+        obj["spec"]["rules"] = obj["spec"]["rules"][1:]
+
+    render = rendered("dev")
+    assert not violations(render, "gateway-exempt-issuer-confined")
+    [found] = violations(edited(render, "AuthorizationPolicy", "serving-tokens", unconfined), "gateway-exempt-issuer-confined")
+    assert found.object.endswith("istio-system/istio-ingressgateway-allowed-identities")
+    assert "leaves out every token of https://container.googleapis.com/v1/projects/acme-ml-dev/locations/us-central1/clusters/ml-dev" in found.message

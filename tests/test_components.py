@@ -184,6 +184,9 @@ def test_order_crds_and_webhooks_before_their_users(shipped_plan: Callable[[str]
         assert not _depends(plan, HELM_CHART, "kueue", HELM_CHART, chart)
     flavor = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
     assert _depends(plan, flavor, "flavor-default", HELM_CHART, "kueue")
+    # KServe's controller looks for KEDA's ScaledObject CRD once, at start (components/serving.py).
+    assert _depends(plan, HELM_CHART, "kserve-resources", HELM_CHART, "keda")
+    assert _depends(plan, HELM_CHART, "kserve-resources", HELM_CHART, "kserve-crd")
 
 
 def test_one_flavor_per_gpu_pool_from_the_pool_labels(shipped_plan: Callable[[str], Plan]) -> None:

@@ -296,6 +296,20 @@ def test_each_device_plugin_gpu_pool_gets_a_vllm_and_a_huggingface_runtime_place
     assert huggingface["spec"]["containers"][0]["image"] == "kserve/huggingfaceserver:v0.20.0-gpu"
 
 
+@mirror.needed
+def test_the_vllm_runtime_starts_vllm_as_the_charts_own_runtime_does(tmp_path: Path) -> None:
+    """The chart's kserve-vllmserver (enabled here to read it: the chart's base file with its patch)
+    starts vLLM's OpenAI server with `python -m`; ours starts it the same way, with the chart's
+    arguments and its /dev/shm, so a change of either shows here."""
+    objects = helm_template(KSERVE_RUNTIMES_CHART.name, KSERVE_RUNTIMES_CHART.version, {"kserve": {"servingruntime": {"enabled": True, "vllmserver": {"disabled": False}}}}, tmp_path)
+    chart = next(o for o in objects if o["kind"] == "ClusterServingRuntime" and o["metadata"]["name"] == "kserve-vllmserver")
+    (upstream,) = chart["spec"]["containers"]
+    (ours,) = gpu_runtimes([_Pool("l4")])[0]["spec"]["containers"]
+    assert ours.get("command") == upstream.get("command")
+    assert set(upstream["args"]) <= set(ours["args"])
+    assert [m["mountPath"] for m in ours["volumeMounts"]] == [m["mountPath"] for m in upstream["volumeMounts"]]
+
+
 def test_the_teams_serving_pods_get_the_model_stores_identity_and_gcs_fuse_from_one_pod_default() -> None:
     gke = serving_pod_default("nlp", model_store=True)
     spec = gke["spec"]

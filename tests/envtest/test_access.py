@@ -629,3 +629,45 @@ def test_a_teams_model_client_token_queries_its_teams_models_and_nothing_else() 
     for path in (f"/ray/{TEAM}/{CLUSTER}/api/jobs/", f"/notebook/{TEAM}/{NOTEBOOK}/", "/pipeline/apis/v2beta1/runs", "/grafana/"):
         allowed, why = _model_client_query(TEAM, path)
         assert not allowed and why.startswith("gateway"), (path, why)
+
+
+def test_no_other_token_of_the_cluster_passes_the_gateway() -> None:
+    """The gateway's allowed-identities rule leaves the cluster issuer's tokens out (components/
+    access.py gateway_identity_policy `machine_issuers`): what keeps every one of them but the model
+    clients' out is the serving-tokens DENY. A token of that issuer and audience for any other
+    account (a notebook's default-editor, KFP's runner, a lookalike of the client's name) is refused
+    on the team's models and everywhere else; a request with no token at all is refused too."""
+    w = world()
+    authn = next(o for o in w.render_objects if o["kind"] == "RequestAuthentication" and o["metadata"]["name"] == "serving-tokens")
+    issuer = authn["spec"]["jwtRules"][0]["issuer"]
+    subjects = (
+        f"system:serviceaccount:{TEAM}:default-editor",
+        "system:serviceaccount:kubeflow:pipeline-runner",
+        f"system:serviceaccount:{TEAM}:model-client-x",
+        f"system:serviceaccount:{TEAM}:model-clien",
+    )
+    for subject in subjects:
+        for path in (INFER, f"/ray/{TEAM}/{CLUSTER}/api/jobs/", "/pipeline/apis/v2beta1/runs", "/grafana/"):
+            request = Request("POST", path, 8080, headers={"authorization": "Bearer <token>"}, claims={"sub": subject}, request_principal=f"{issuer}/{subject}")
+            decision = istio_decision(w.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, request)
+            assert not decision.allowed and "serving-tokens" in decision.why, (subject, path, decision.why)
+    anonymous = Request("POST", INFER, 8080)
+    decision = istio_decision(w.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, anonymous, custom_allows=True)
+    assert not decision.allowed and ("require-jwt" in decision.why or "allowed-identities" in decision.why), decision.why
+
+
+def test_a_token_of_an_issuer_added_later_is_still_judged_by_its_email() -> None:
+    """allowed-identities leaves out the serving issuer's tokens alone (serving-tokens confines
+    them); a token of any other issuer the gateway might come to trust (Kubeflow's istio-m2m
+    trusts the cluster's own issuer for every token, kind's here) carries no listed e-mail and is
+    refused, as before serving."""
+    w = world()
+    authn = next(o for o in w.render_objects if o["kind"] == "RequestAuthentication" and o["metadata"]["name"] == "serving-tokens")
+    issuer = authn["spec"]["jwtRules"][0]["issuer"]
+    identity = next(p for p in w.policies if p["metadata"]["name"] == "istio-ingressgateway-allowed-identities")
+    assert identity["spec"]["rules"][0]["from"] == [{"source": {"notRequestPrincipals": [f"{issuer}/*"]}}]
+    subject = f"system:serviceaccount:{TEAM}:model-client"
+    for other in ("https://kubernetes.default.svc.cluster.local", "https://accounts.google.com"):
+        request = Request("POST", INFER, 8080, headers={"authorization": "Bearer <token>"}, claims={"sub": subject}, request_principal=f"{other}/{subject}")
+        decision = istio_decision(w.policies, GATEWAY_POD.namespace, GATEWAY_POD.labels, request)
+        assert not decision.allowed and "allowed-identities" in decision.why, (other, decision.why)

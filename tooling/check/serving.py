@@ -1,5 +1,6 @@
-"""Serving: a GPU serving runtime lands on a pool that has the GPUs it asks for, and every route
-of the Kubeflow gateway into a team namespace is one the role checks judge (docs/serving.md).
+"""Serving: a GPU serving runtime lands on a pool that has the GPUs it asks for, every route
+of the Kubeflow gateway into a team namespace is one the role checks judge, and every issuer the
+gateway's identity rule leaves out is confined by a DENY of its own (docs/serving.md).
 
 The other needs of serving are judged by the general rules: KServe's and KEDA's webhooks and
 KEDA's metrics API reachable from the control plane (control-plane-reach, with the firewall's
@@ -12,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from components.access import KUBEFLOW_GATEWAY, TEAM_ROUTES
+from components.access import GATEWAY_SELECTOR, KUBEFLOW_GATEWAY, TEAM_ROUTES
+from components.istio import GATEWAY_NAMESPACE
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.node_labels import GPU_RESOURCE, pool_selector
 from stackmodel import quantity
 from tooling.check.platform import Platform, Violation, check_rule, label
+from tooling.fullrender import Rendered
 
 RUNTIME_KINDS = ("ClusterServingRuntime", "ServingRuntime")
 
@@ -100,4 +103,40 @@ def team_routes_role_checked(platform: Platform) -> Iterator[Violation]:
                     f"routes {shown[0]} {shown[1]!r} of the Kubeflow gateway into team namespace {namespace}, which no role check "
                     f"covers; publish under one of {', '.join(allowed)} (a new kind of route: add it to components/access.py TEAM_ROUTES "
                     "and to the role matrix)",
+                )
+
+
+def _gateway_denies(platform: Platform) -> list[tuple[Rendered, dict[str, Any]]]:
+    """(policy, rule) of every DENY AuthorizationPolicy on the gateway's pods."""
+    found: list[tuple[Rendered, dict[str, Any]]] = []
+    for o in platform.of_kind("AuthorizationPolicy"):
+        spec = o.obj.get("spec") or {}
+        labels = (spec.get("selector") or {}).get("matchLabels") or {}
+        if o.key[2] == GATEWAY_NAMESPACE and spec.get("action") == "DENY" and dict(GATEWAY_SELECTOR).items() <= labels.items():
+            found += [(o, rule) for rule in spec.get("rules") or []]
+    return found
+
+
+def _sources(rule: dict[str, Any], field: str) -> list[str]:
+    return [p for source in rule.get("from") or [] for p in (source.get("source") or {}).get(field) or []]
+
+
+@check_rule("gateway-exempt-issuer-confined", "an issuer a gateway DENY leaves out is refused by another DENY but for named principals")
+def exempt_issuers_confined(platform: Platform) -> Iterator[Violation]:
+    """A DENY of the gateway that leaves out an issuer's tokens (`notRequestPrincipals:
+    [<issuer>/*]`, as the allowed-identities rule does for the model clients' tokens, which carry
+    no e-mail: components/access.py gateway_identity_policy) lets every token of that issuer past
+    it. Another DENY must then refuse that issuer's tokens but for the principals it names
+    (`requestPrincipals: [<issuer>/*]` with `notRequestPrincipals`, components/serving.py
+    gateway_token_objects); without one, any service account's token of the issuer with the
+    trusted audience passes the gateway."""
+    denies = _gateway_denies(platform)
+    confined = {p for _, rule in denies for p in _sources(rule, "requestPrincipals") if p.endswith("/*") and _sources(rule, "notRequestPrincipals")}
+    for o, rule in denies:
+        for exempt in _sources(rule, "notRequestPrincipals"):
+            if exempt.endswith("/*") and exempt not in confined and not _sources(rule, "requestPrincipals"):
+                yield Violation(
+                    "gateway-exempt-issuer-confined", label(o), o.source,
+                    f"leaves out every token of {exempt.removesuffix('/*')} and no DENY of the gateway refuses that issuer's "
+                    "tokens but for named principals; add one (components/serving.py gateway_token_objects) or judge the issuer",
                 )
