@@ -274,12 +274,12 @@ def test_the_registry_example_wants_a_store_a_model_server_can_read(monkeypatch:
 
 def test_the_serving_example_registers_its_repository_and_deploys_it_by_its_registry_name() -> None:
     """`register` records the Triton repository `train` wrote; `deploy --registered` names it as the
-    Hub's storage initializer (the platform's ClusterStorageContainer, components/serving.py) reads it."""
+    Hub's storage initializer (the platform's ClusterStorageContainer, components/serving_registry.py) reads it."""
     from unittest.mock import Mock
 
     from kubeflow.hub import ModelRegistryClient
 
-    from components.serving import REGISTRY_PREFIX
+    from components.serving_registry import REGISTRY_PREFIX
 
     module = load("kserve_mnist")
     client = Mock(spec=ModelRegistryClient)

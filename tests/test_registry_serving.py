@@ -1,4 +1,4 @@
-"""Serving a registered model by name (components/serving.py, "a registered model by name"): the
+"""Serving a registered model by name (components/serving_registry.py): the
 Hub's storage initializer, kept when serving and the Model Registry are both on, calls the
 registry of the serving pod's own namespace, reads gs:// with the pod's Workload Identity on GKE,
 runs the pinned image, and its init container is counted by Kueue's rule."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from components.serving import STORAGE_INITIALIZER, with_team_registry
+from components.serving_registry import STORAGE_INITIALIZER, with_team_registry
 from tests.support import mirror
 from tests.support.renders import edited, rendered, violations
 from tooling import admission

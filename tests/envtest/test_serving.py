@@ -249,7 +249,7 @@ def test_the_hubs_storage_initializer_and_a_model_named_by_its_registry_uri_are_
     """The ClusterStorageContainer as the dev stack renders it (serving and the Model Registry on)
     and an InferenceService naming a registered model, judged by KServe v0.20.0's CRDs; a
     ClusterStorageContainer without a container is refused, so the CRD's schema is in force."""
-    from components.serving import STORAGE_INITIALIZER
+    from components.serving_registry import STORAGE_INITIALIZER
     from tests.support.renders import rendered
 
     (initializer,) = [o.obj for o in rendered("dev").objects if o.key[1] == "ClusterStorageContainer" and o.key[3] == STORAGE_INITIALIZER]

@@ -126,7 +126,7 @@ def registry_loader_reaches_the_teams_registry(platform: Platform) -> Iterator[V
     NewAPIClient). So the URL must be a Service's short name and port (resolved in the pod's own
     namespace) that every team namespace has: a name qualified with a namespace reaches that one
     registry, which refuses other namespaces' pods (the profile's mesh policies), and no URL calls
-    the pod itself (components/serving.py)."""
+    the pod itself (components/serving_registry.py)."""
     teams = sorted(team_namespaces(platform))
     services = _services(platform)
     for o in platform.of_kind("ClusterStorageContainer"):
@@ -137,7 +137,7 @@ def registry_loader_reaches_the_teams_registry(platform: Platform) -> Iterator[V
         env = {e.get("name"): e.get("value", "") for e in (spec.get("container") or {}).get("env") or []}
         url = env.get(REGISTRY_URL_ENV) or REGISTRY_URL_DEFAULT
         host, _, port = url.rpartition(":") if ":" in url else (url, "", "80")
-        fix = "set it to `<the registries' Service>:<port>` with no namespace (components/serving.py team_registry_url)"
+        fix = "set it to `<the registries' Service>:<port>` with no namespace (components/serving_registry.py team_registry_url)"
         if "." in host or host == "localhost":
             yield Violation(
                 "model-registry-loader", label(o), o.source,
