@@ -5,7 +5,9 @@ the registry of each team's own namespace (docs/serving.md, "A registered model 
 `storageUri: model-registry://<model>[/<version>]` makes KServe's pod webhook add the init container
 of the ClusterStorageContainer whose prefix matches (kserve v0.20.0 pkg/webhook/admission/pod/
 storage_initializer_injector.go GetStorageContainerSpec, CommonStorageInitialization: the KServe
-init container, args `<uri> /mnt/models`, merged with the ClusterStorageContainer's container).
+init container, args `<uri> /mnt/models`, merged with the ClusterStorageContainer's container);
+without one the controller refuses the URI (pkg/controller/v1beta1/inferenceservice/utils/utils.go
+ValidateStorageURI: not a scheme of KServe's own initializer).
 The Hub's initializer (kubeflow/model-registry v0.3.8 cmd/csi, the nearest stored tag to v0.3.9):
 - resolves the registry (cmd/csi/main.go; internal/modelregistry/api_client.go NewAPIClient): a URI
   `<host>/<model>/<version>` names it; `?namespace=<ns>` makes it `model-registry-service.<ns>.svc.
