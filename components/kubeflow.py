@@ -32,7 +32,7 @@ from components.access import ALLOWED_IDENTITIES, gateway_identity_policy
 from components.gateway import HttpsGateway, HttpsGatewayArgs, https_gateway_args
 from components.istio import GATEWAY_NAMESPACE
 from components.monitoring import GRAFANA_PATH
-from components.serving import token_issuer
+from components.serving_tokens import token_issuer_args
 from facts.image_set import LOCAL_REGISTRY, SPAWNER_CONFIG_KEY, notebook_image
 from facts.naming import TEAM_POD_DEFAULT, dex_password_env, ray_dashboard_path
 from facts.node_labels import pool_selector, pool_taints
@@ -172,7 +172,7 @@ class KubeflowArgs(UpstreamArgs):
     machine_issuers: tuple[str, ...] = ()
     """Issuers of tokens without an e-mail that the gateway takes, each confined by a DENY of its
     own: the cluster's, for the teams' model clients, where serving is on (components/serving.py
-    token_issuer). The allowed-identities rule judges every other request."""
+    token_issuer_args). The allowed-identities rule judges every other request."""
 
 @dataclass(frozen=True)
 class KubeflowInstallArgs:
@@ -698,7 +698,7 @@ def kubeflow_args(config: PlatformConfig, secrets: Secrets) -> KubeflowArgs:
         https=behind_gke_ingress(config),
         dex_password_hashes=secrets.get(DEX_PASSWORD_HASHES),
         oidc_client_secret=secrets.get(OIDC_CLIENT_SECRET),
-        machine_issuers=tuple(issuer.issuer for issuer in [token_issuer(config)] if issuer is not None),
+        machine_issuers=tuple(issuer.issuer for issuer in [token_issuer_args(config)] if issuer is not None),
     )
 
 def kubeflow_install_args(config: PlatformConfig, secrets: Secrets) -> KubeflowInstallArgs:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pulumi
@@ -32,8 +33,9 @@ from components.dashboards.serving import MODEL_LABEL
 from components.inference_gateway import InferenceGatewayArgs, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
 from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controller, with_path_routing_only
+from components.serving_registry import STORAGE_INITIALIZER, STORAGE_INITIALIZER_TREE, with_team_registry
 from components.serving_runtimes import gpu_runtimes
-from components.serving_tokens import gateway_token_objects
+from components.serving_tokens import TokenIssuer, gateway_token_objects, token_issuer_args
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.node_labels import Pool
@@ -53,6 +55,7 @@ from plumbing.charts import ChartValues, built_by
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.network import namespace_peer, network_policy
 from plumbing.readiness import Readiness
+from stackmodel.components.model_registry import MODEL_REGISTRY
 from stackmodel.components.serving import SERVING
 from stackmodel.schema import GkeClusterConfig
 from stackmodel.stack import PlatformConfig
@@ -329,21 +332,6 @@ def keda_autoscaling(query: str, per_replica: str, prometheus: str) -> tuple[dic
 # --- the component -----------------------------------------------------------------------------
 
 
-def gke_issuer(project: str, location: str, cluster: str) -> str:
-    """The issuer of a GKE cluster's service-account tokens; its keys are at `<issuer>/jwks`
-    (cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters/getJwks,
-    .well-known/getOpenid-configuration: `container.googleapis.com/v1/{parent}/...`)."""
-    return f"https://container.googleapis.com/v1/projects/{project}/locations/{location}/clusters/{cluster}"
-
-
-@dataclass(frozen=True)
-class TokenIssuer:
-    """Where the gateway verifies the teams' model-client tokens."""
-
-    issuer: str
-    jwks_uri: str
-
-
 @dataclass(frozen=True)
 class ServingArgs(ChartArgs):
     gpu_pools: tuple[Pool, ...]
@@ -369,6 +357,9 @@ class ServingArgs(ChartArgs):
     @property
     def llm(self) -> bool:
         return self.gateway is not None
+    registry_loader: bool = False
+    """modelRegistry on: the Hub's storage initializer, so InferenceServices load registered models by name."""
+    gke: bool = False
 
 
 class Serving(PlatformComponent):
@@ -417,6 +408,8 @@ class Serving(PlatformComponent):
             apply_manifest(role["metadata"]["name"], role, self.child())
         apply_manifest(REPLICA_BOUNDS, replica_bounds_policy(args.min_replicas, args.max_replicas), self.child())
         apply_manifest(f"{REPLICA_BOUNDS}-binding", replica_bounds_binding(), self.child())
+        if args.registry_loader:
+            self.kustomize(STORAGE_INITIALIZER, STORAGE_INITIALIZER_TREE, [self.ready], transforms=(partial(with_team_registry, gke=args.gke),))
         if args.issuer is not None:
             for obj in gateway_token_objects(
                 GATEWAY_NAMESPACE, dict(GATEWAY_SELECTOR), args.issuer.issuer, args.issuer.jwks_uri, args.audience, args.teams, args.llm
@@ -425,20 +418,9 @@ class Serving(PlatformComponent):
         self.register_outputs({"ready": self.ready.urn})
 
 
-def token_issuer(config: PlatformConfig) -> TokenIssuer | None:
-    """Where the gateway verifies the model clients' tokens: a GKE cluster's issuer where serving
-    is on; None where it is off, and on kind (ServingArgs.issuer). Kubeflow's allowed-identities
-    rule leaves this issuer's tokens to serving-tokens' DENY (components/kubeflow.py)."""
-    cluster = config.cluster
-    if not config.components[SERVING].enabled or not isinstance(cluster, GkeClusterConfig):
-        return None
-    found = gke_issuer(config.project or "", cluster.location, cluster.name)
-    return TokenIssuer(found, f"{found}/jwks")
-
-
 def serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> ServingArgs:
     settings = config.components[SERVING]
-    issuer = token_issuer(config)
+    issuer = token_issuer_args(config)
     return ServingArgs(
         sources=config.sources,
         values=settings.values,
@@ -454,6 +436,8 @@ def serving_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS) -> Servi
         llm_values=settings.llm_values,
         llm_crd_values=settings.llm_crd_values,
         gateway=inference_gateway_args(config) if settings.llm else None,
+        registry_loader=config.enabled(MODEL_REGISTRY),
+        gke=isinstance(config.cluster, GkeClusterConfig),
     )
 
 

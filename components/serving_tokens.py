@@ -13,10 +13,14 @@ one audience and one service account per team on that team's prefixes.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from components.access import USER_HEADER
 from facts.naming import llm_prefixes, serving_path
+from stackmodel.components.serving import SERVING
+from stackmodel.schema import GkeClusterConfig
+from stackmodel.stack import PlatformConfig
 
 MODEL_CLIENT = "model-client"
 """The service account whose tokens a team's programs query its models with: no Kubernetes rights."""
@@ -74,3 +78,29 @@ def gateway_token_objects(
         "spec": {"action": "DENY", "selector": {"matchLabels": dict(gateway_selector)}, "rules": rules},
     }
     return [authentication, deny]
+
+
+def gke_issuer(project: str, location: str, cluster: str) -> str:
+    """The issuer of a GKE cluster's service-account tokens; its keys are at `<issuer>/jwks`
+    (cloud.google.com/kubernetes-engine/docs/reference/rest/v1/projects.locations.clusters/getJwks,
+    .well-known/getOpenid-configuration: `container.googleapis.com/v1/{parent}/...`)."""
+    return f"https://container.googleapis.com/v1/projects/{project}/locations/{location}/clusters/{cluster}"
+
+
+@dataclass(frozen=True)
+class TokenIssuer:
+    """Where the gateway verifies the teams' model-client tokens."""
+
+    issuer: str
+    jwks_uri: str
+
+
+def token_issuer_args(config: PlatformConfig) -> TokenIssuer | None:
+    """Where the gateway verifies the model clients' tokens: a GKE cluster's issuer where serving
+    is on; None where it is off, and on kind (ServingArgs.issuer). Kubeflow's allowed-identities
+    rule leaves this issuer's tokens to serving-tokens' DENY (components/kubeflow.py)."""
+    cluster = config.cluster
+    if not config.components[SERVING].enabled or not isinstance(cluster, GkeClusterConfig):
+        return None
+    found = gke_issuer(config.project or "", cluster.location, cluster.name)
+    return TokenIssuer(found, f"{found}/jwks")

@@ -3,6 +3,8 @@ TorchScript model, served by KServe and queried over the Open Inference Protocol
 
     python examples/kserve_mnist.py train                # TrainJob: train, write gs://$TEAM_BUCKET/models/mnist-cnn
     python examples/kserve_mnist.py deploy               # InferenceService mnist-cnn from there (Triton, CPU)
+    python examples/kserve_mnist.py register --version v1   # or: register it in your team's Model Registry,
+    python examples/kserve_mnist.py deploy --registered v1  # and deploy it by name (model-registry://)
     python examples/kserve_mnist.py query                # POST 8 images, print the classes
     python examples/kserve_mnist.py query --url https://kubeflow.example.com/serving/<team>/mnist-cnn \\
         --token "$(kubectl create token default-viewer -n <team> --audience <the stack's serving audience>)"
@@ -23,7 +25,10 @@ On the cluster (a notebook of your team, the `team-resources` configuration): th
 to the bucket's mount, the InferenceService reads the same objects through the team's model store
 (`pvc://team-models/...`, the bucket mounted read-only by GCS Fuse; docs/serving.md), and the
 query goes through the Kubeflow gateway at /serving/<team>/<name>/ (your browser session, or a
-token of your team's service account for a program).
+token of your team's service account for a program). With the Model Registry on, `register` records
+the repository's URI as a version in your team's registry and `deploy --registered <version>` names
+it, `model-registry://mnist-cnn-triton/<version>`: KServe's storage initializer asks your team's
+registry for the URI and downloads it (docs/serving.md, "A registered model by name").
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from model_registry_mnist import REGISTRY_PORT, own_namespace, registry_url
 from pytorch_ddp_mnist import DEFAULT_RUNTIME, train_mnist_cnn
 
 MODEL_NAME = "mnist-cnn"
@@ -49,6 +55,9 @@ MODELS_PREFIX = "models"
 """The bucket's folder of model repositories: gs://<bucket>/models/<name>/..."""
 MODEL_STORE_PVC = "team-models"
 """The team's read-only view of its bucket for serving (docs/serving.md, "Where models load from")."""
+REGISTERED_MODEL = "mnist-cnn-triton"
+"""Its name in the team's Model Registry: the Triton repository (model_registry_mnist.py registers the
+bare weights as `mnist-cnn`)."""
 TEAM_RESOURCES_LABEL = "team-resources"
 """The team PodDefault's label: pods with it mount the bucket (examples/deepspeed_t5.py)."""
 RUNTIME = "kserve-tritonserver"
@@ -245,6 +254,20 @@ def inference_service(namespace: str, storage_uri: str, gpus: int = 0, min_repli
     )
 
 
+def registered_uri(version: str) -> str:
+    """The storageUri of a registered version: KServe gives `model-registry://` URIs to the Model
+    Registry's storage initializer, which asks the registry of the pod's own namespace."""
+    return f"model-registry://{REGISTERED_MODEL}/{version}"
+
+
+def register(client: object, repository_uri: str, version: str) -> object:
+    """Record the Triton repository at `repository_uri` as `version` (format `pytorch`, as Triton serves it)."""
+    from kubeflow.hub import ModelRegistryClient
+
+    assert isinstance(client, ModelRegistryClient)
+    return client.register_model(REGISTERED_MODEL, repository_uri, version=version, model_format_name="pytorch", model_format_version="1")
+
+
 def team_namespace() -> str:
     """The notebook's namespace (its service account's)."""
     return Path("/var/run/secrets/kubernetes.io/serviceaccount/namespace").read_text().strip()
@@ -282,13 +305,15 @@ def submit(client: object, runtime: str = DEFAULT_RUNTIME) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("step", nargs="?", choices=("train", "deploy", "query"), help="on the cluster, from a notebook")
+    parser.add_argument("step", nargs="?", choices=("train", "register", "deploy", "query"), help="on the cluster, from a notebook")
     parser.add_argument("--local", action="store_true", help="train, serve and query here, on CPU")
     parser.add_argument("--repository", help="--local: where to write the model repository (default: a temporary folder)")
     parser.add_argument("--port", type=int, default=8080, help="--local: the model server's port on 127.0.0.1")
     parser.add_argument("--runtime", default=DEFAULT_RUNTIME, help="train: torch-distributed or torch-distributed-<pool>")
     parser.add_argument("--gpus", type=int, default=0, help="deploy: GPUs per replica (queued in your team's quota)")
     parser.add_argument("--min-replicas", type=int, default=1, help="deploy: 0 lets it scale to zero when idle (off prod; docs/serving.md)")
+    parser.add_argument("--version", default="v1", help="register: the version to record")
+    parser.add_argument("--registered", metavar="VERSION", help="deploy: this registered version, by name (the Model Registry)")
     parser.add_argument("--url", help="query: the model's base URL (default: its Service, from inside the cluster)")
     parser.add_argument("--token", default=os.environ.get("SERVING_TOKEN"), help="query: a bearer token for the gateway")
     args = parser.parse_args()
@@ -299,7 +324,7 @@ def main() -> None:
             run_local(args.repository or tmp, args.port)
         return
     if args.step is None:
-        parser.error("name a step (train, deploy, query) or use --local")
+        parser.error("name a step (train, register, deploy, query) or use --local")
     if args.step == "train":
         if not os.environ.get("TEAM_BUCKET_PATH"):
             parser.error("no team bucket is mounted here: run this in a notebook with the team-resources configuration")
@@ -310,12 +335,20 @@ def main() -> None:
         print(f"TrainJob {name} created; waiting for it to finish")
         client.wait_for_job_status(name, timeout=3600)
         print(f"model in gs://{os.environ.get('TEAM_BUCKET')}/{MODELS_PREFIX}/{MODEL_NAME}")
+    elif args.step == "register":
+        from kubeflow.hub import ModelRegistryClient
+
+        namespace = own_namespace()
+        uri = f"gs://{os.environ.get('TEAM_BUCKET')}/{MODELS_PREFIX}"
+        register(ModelRegistryClient(registry_url(namespace), port=REGISTRY_PORT, author=namespace), uri, args.version)
+        print(f"registered {REGISTERED_MODEL} {args.version} ({uri}) in {namespace}'s registry")
     elif args.step == "deploy":
         from kserve import KServeClient
 
         namespace = team_namespace()
         client = KServeClient()
-        client.create(inference_service(namespace, f"pvc://{MODEL_STORE_PVC}/{MODELS_PREFIX}", args.gpus, args.min_replicas))
+        storage_uri = registered_uri(args.registered) if args.registered else f"pvc://{MODEL_STORE_PVC}/{MODELS_PREFIX}"
+        client.create(inference_service(namespace, storage_uri, args.gpus, args.min_replicas))
         client.wait_isvc_ready(MODEL_NAME, namespace=namespace, timeout_seconds=1800)
         print(f"InferenceService {MODEL_NAME} ready in {namespace}")
     else:

@@ -497,7 +497,7 @@ UPSTREAMS: tuple[Upstream, ...] = (
                 _none_published("kubeflow/hub v0.3.8 README.md and v0.3.9 manifests (applications/hub/upstream in Kubeflow 26.03.1-rc.2)"),
             ),
         ),
-        pins=("kubeflow/hub",),
+        pins=("kubeflow/hub", "kubeflow/hub/storage-initializer"),
     ),
     Upstream(
         "Spark operator",

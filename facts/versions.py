@@ -314,6 +314,18 @@ KUBEFLOW_HUB = Pin(
     # base/kustomization.yaml and options/ui/base/kustomization.yaml images: newTag v0.3.9.
     deploys=(Deployed(("kubeflow/hub/server", "kubeflow/hub/ui")),),
 )
+HUB_STORAGE_INITIALIZER_IMAGE = Pin(
+    name="kubeflow/hub/storage-initializer",
+    kind=PinKind.IMAGE,
+    version="v0.3.9",
+    location="ghcr.io/kubeflow/hub/storage-initializer",
+    source="the Hub's KServe storage initializer for `model-registry://` URIs, of the Hub release the pinned Kubeflow "
+    "tree ships (KUBEFLOW_HUB), which names it on `latest` (applications/hub/upstream/options/csi/"
+    "clusterstoragecontainer.yaml). kubeflow/hub .github/workflows/build-and-push-csi-image.yml pushes "
+    "ghcr.io/kubeflow/hub/storage-initializer:<tag> for each v* tag (IMG_REPO hub/storage-initializer; "
+    "model-registry/storage-initializer before the rename, v0.3.8). Its code read at v0.3.8 (cmd/csi; v0.3.9 is not "
+    "in the stored snapshot): components/serving.py",
+)
 SPARK_OPERATOR = Pin(
     name="kubeflow/spark-operator",
     kind=PinKind.KUSTOMIZE,
@@ -1144,6 +1156,8 @@ UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {
     # (neither component existed before), so no 8.0 data directory is upgraded in place.
     "docker.io/library/mysql:8.0": MYSQL_IMAGE,
     "public.ecr.aws/docker/library/mysql:8.3": MYSQL_IMAGE,
+    # The Hub's storage initializer (applications/hub/upstream/options/csi), named on `latest` by the tree.
+    "ghcr.io/kubeflow/hub/storage-initializer:latest": HUB_STORAGE_INITIALIZER_IMAGE,
     # The KFP cache server's `cacheImage` (pipeline-install-config), untagged: what a cached step
     # runs instead of its own image (it only echoes that its outputs come from the cache). Any
     # busybox does; the one already pinned above saves mirroring another image.
@@ -1347,6 +1361,7 @@ PINS: tuple[Pin, ...] = (
     ARGO_WORKFLOWS,
     KATIB,
     KUBEFLOW_HUB,
+    HUB_STORAGE_INITIALIZER_IMAGE,
     SPARK_OPERATOR,
     SPARK_IMAGE,
     CERT_MANAGER,

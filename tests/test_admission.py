@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from components.serving_registry import STORAGE_INITIALIZER
 from runtimes.catalog import cluster_training_runtimes
 from stackmodel.config import load
 from stackmodel.schema import GpuPool
@@ -371,4 +372,8 @@ def test_a_gpu_inference_service_is_queued_like_a_gpu_notebook_on_its_runtimes_p
         obj["spec"]["nodeSelector"] = {"cloud.google.com/gke-accelerator": "nvidia-h100-80gb"}
 
     refused = violations(edited(render, "ClusterServingRuntime", "kserve-vllm-l4", elsewhere), "admissible")
-    assert {v.message.split(" is never admitted")[0] for v in refused} == {f"GPU InferenceService on kserve-vllm-l4 of team {t}" for t in ("nlp", "research", "vision")}
+    # The same predictor loading a registered model by name (its init container added) too.
+    loaded = f"GPU InferenceService on kserve-vllm-l4 loading a registered model ({STORAGE_INITIALIZER})"
+    assert {v.message.split(" is never admitted")[0] for v in refused} == {
+        f"{workload} of team {t}" for t in ("nlp", "research", "vision") for workload in ("GPU InferenceService on kserve-vllm-l4", loaded)
+    }

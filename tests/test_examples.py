@@ -270,3 +270,21 @@ def test_the_registry_example_wants_a_store_a_model_server_can_read(monkeypatch:
     monkeypatch.delenv("TEAM_BUCKET", raising=False)
     with pytest.raises(SystemExit, match="pass --uri-prefix"):
         load("model_registry_mnist").uri_prefix(None)
+
+
+def test_the_serving_example_registers_its_repository_and_deploys_it_by_its_registry_name() -> None:
+    """`register` records the Triton repository `train` wrote; `deploy --registered` names it as the
+    Hub's storage initializer (the platform's ClusterStorageContainer, components/serving_registry.py) reads it."""
+    from unittest.mock import Mock
+
+    from kubeflow.hub import ModelRegistryClient
+
+    from components.serving_registry import REGISTRY_PREFIX
+
+    module = load("kserve_mnist")
+    client = Mock(spec=ModelRegistryClient)
+    module.register(client, "gs://acme-vision/models", "v2")
+    ((name, uri), kwargs) = client.register_model.call_args
+    assert (name, uri, kwargs["version"], kwargs["model_format_name"]) == ("mnist-cnn-triton", "gs://acme-vision/models", "v2", "pytorch")
+    storage_uri = module.registered_uri("v2")
+    assert storage_uri == "model-registry://mnist-cnn-triton/v2" and storage_uri.startswith(REGISTRY_PREFIX)

@@ -54,6 +54,9 @@ The workloads, per team namespace (one whose `default` LocalQueue points at a Cl
   queued like a GPU notebook. A model from the team's store (`pvc://`) gets no init container;
   KServe's storage initializer (`gs://`, 100m CPU and 100Mi by inferenceservice-config) asks less
   than the runtime's container, and Kueue counts the larger of the two (Kubernetes PodRequests).
+  With the Model Registry on, each predictor is judged again with the init container of the Hub's
+  storage initializer (a `model-registry://` URI; its ClusterStorageContainer's container, which
+  KServe merges into its own: storage_initializer_injector.go CommonStorageInitialization).
   (Ray Serve runs on the team's RayCluster, judged with it.)
 Each pod template gets the namespace's LimitRange defaults the way Kueue applies them to a
 Workload (facts/pod_resources.py as_kueue_counts; a plain pod's Workload is made from the pod as
@@ -382,6 +385,18 @@ def predictor_pod(runtime_spec: dict[str, Any], sidecar: dict[str, Any] | None) 
     return spec
 
 
+def registry_loaders(objects: list[Rendered]) -> list[tuple[str, dict[str, Any]]]:
+    """The init container of each ClusterStorageContainer for `model-registry://` URIs: KServe
+    adds it to a predictor whose storageUri names a registered model (module docstring)."""
+    found = []
+    for o in objects:
+        spec = o.obj.get("spec") or {}
+        formats = spec.get("supportedUriFormats") or []
+        if o.key[1] == "ClusterStorageContainer" and not spec.get("disabled") and any(f.get("prefix") == "model-registry://" for f in formats):
+            found.append((o.key[3], json.loads(json.dumps(spec.get("container") or {}))))
+    return found
+
+
 def _serving_pod_labels(objects: list[Rendered], namespace: str) -> dict[str, str]:
     """The labels the team's PodDefaults give a pod KServe labels as an InferenceService's."""
     labels: dict[str, str] = {}
@@ -428,9 +443,12 @@ def workloads(render: FullRender, kueue: Kueue, namespace: str) -> list[Workload
         if o.key[1] == "ClusterServingRuntime" and not spec.get("disabled"):
             pod = predictor_pod(spec, sidecar)
             if asks_for_gpus(pod):
-                template = _pod_template(pod, limit_ranges, dict(spec.get("annotations") or {}))
-                template["metadata"]["labels"] = {**(spec.get("labels") or {}), **serving_labels}
-                found.append(Workload(f"GPU InferenceService on {o.key[3]}", (PodSet("predictor", 1, template),)))
+                for loader, init in ((None, None), *registry_loaders(objects)):
+                    with_init = {**pod, "initContainers": [init]} if init is not None else pod
+                    template = _pod_template(with_init, limit_ranges, dict(spec.get("annotations") or {}))
+                    template["metadata"]["labels"] = {**(spec.get("labels") or {}), **serving_labels}
+                    name = f"GPU InferenceService on {o.key[3]}" + (f" loading a registered model ({loader})" if loader else "")
+                    found.append(Workload(name, (PodSet("predictor", 1, template),)))
     for o in objects:
         if o.key[1] == "RayCluster" and o.key[2] == namespace:
             spec = o.obj.get("spec") or {}

@@ -566,6 +566,19 @@ def test_a_team_registry_answers_the_ui_with_reads_only() -> None:
     assert not w.from_pod(ui, principal, REGISTRY, REGISTRY_PORT, "POST", REGISTRY_API, {})[0]
 
 
+def test_a_teams_model_servers_read_its_registry_and_not_another_teams() -> None:
+    """The Hub's storage initializer runs in the serving pod, after its mesh sidecar, as the pod's
+    account (docs/serving.md, "A registered model by name"): the team's registry answers it; a
+    model server of another team naming this registry (`?namespace=` or its host) is refused."""
+    w = world()
+    serving = {"serving.kserve.io/inferenceservice": "mnist-cnn"}
+    lookup = "/api/model_registry/v1alpha3/registered_model?name=mnist-cnn"
+    own = Pod(TEAM, serving)
+    assert w.from_pod(own, f"cluster.local/ns/{TEAM}/sa/model-server", REGISTRY, REGISTRY_PORT, "GET", lookup, {})[0]
+    other = Pod("research", serving)
+    assert not w.from_pod(other, "cluster.local/ns/research/sa/model-server", REGISTRY, REGISTRY_PORT, "GET", lookup, {})[0]
+
+
 KINDS = (
     ("kubeflow.org", "experiments"),
     ("kubeflow.org", "trials"),

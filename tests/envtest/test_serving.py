@@ -242,3 +242,30 @@ def _refused(cluster: Cluster, obj: dict[str, Any]) -> str:
     except ApiException as error:
         return str(json.loads(error.body)["message"])
     return ""
+
+
+@mirror.needed
+def test_the_hubs_storage_initializer_and_a_model_named_by_its_registry_uri_are_valid_under_kserves_crds(cluster: Cluster, tmp_path: Path) -> None:
+    """The ClusterStorageContainer as the dev stack renders it (serving and the Model Registry on)
+    and an InferenceService naming a registered model, judged by KServe v0.20.0's CRDs; a
+    ClusterStorageContainer without a container is refused, so the CRD's schema is in force."""
+    from components.serving_registry import STORAGE_INITIALIZER
+    from tests.support.renders import rendered
+
+    (initializer,) = [o.obj for o in rendered("dev").objects if o.key[1] == "ClusterStorageContainer" and o.key[3] == STORAGE_INITIALIZER]
+    isvc = {
+        "apiVersion": "serving.kserve.io/v1beta1",
+        "kind": "InferenceService",
+        "metadata": {"name": "mnist-cnn", "namespace": NAMESPACE},
+        "spec": {
+            "predictor": {
+                "model": {"modelFormat": {"name": "pytorch"}, "runtime": "kserve-tritonserver", "storageUri": "model-registry://mnist-cnn/v1"},
+            }
+        },
+    }
+    with kept(cluster, [*_kserve_crds(tmp_path), _namespace(NAMESPACE)]):
+        assert cluster.apply(initializer, dry_run=True) in (200, 201)
+        assert cluster.apply(isvc, dry_run=True) in (200, 201)
+        broken = json.loads(json.dumps(initializer))
+        del broken["spec"]["container"]
+        assert "spec.container" in _refused(cluster, broken)

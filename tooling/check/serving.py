@@ -140,3 +140,57 @@ def exempt_issuers_confined(platform: Platform) -> Iterator[Violation]:
                     f"leaves out every token of {exempt.removesuffix('/*')} and no DENY of the gateway refuses that issuer's "
                     "tokens but for named principals; add one (components/serving.py gateway_token_objects) or judge the issuer",
                 )
+
+
+REGISTRY_LOADER_PREFIX = "model-registry://"
+REGISTRY_URL_ENV = "MODEL_REGISTRY_BASE_URL"
+REGISTRY_URL_DEFAULT = "localhost:8080"
+"""What the Hub's storage initializer calls without MODEL_REGISTRY_BASE_URL (kubeflow/model-registry
+v0.3.8 cmd/csi/main.go modelRegistryBaseUrlDefault): the serving pod itself."""
+
+
+def _services(platform: Platform) -> dict[tuple[str, str], set[int]]:
+    """(namespace, name) -> the ports of every Service of the render."""
+    return {
+        (o.key[2], o.key[3]): {int(p["port"]) for p in (o.obj.get("spec") or {}).get("ports") or [] if "port" in p}
+        for o in platform.of_kind("Service")
+    }
+
+
+@check_rule("model-registry-loader", "a `model-registry://` storage initializer reaches the registry of each team's own namespace")
+def registry_loader_reaches_the_teams_registry(platform: Platform) -> Iterator[Violation]:
+    """A ClusterStorageContainer for `model-registry://` is cluster-wide, and runs in the serving pod
+    of whichever team deploys; the Hub's initializer calls MODEL_REGISTRY_BASE_URL unless the URI
+    names a host (kubeflow/model-registry v0.3.8 cmd/csi/internal/modelregistry/api_client.go
+    NewAPIClient). So the URL must be a Service's short name and port (resolved in the pod's own
+    namespace) that every team namespace has: a name qualified with a namespace reaches that one
+    registry, which refuses other namespaces' pods (the profile's mesh policies), and no URL calls
+    the pod itself (components/serving_registry.py)."""
+    teams = sorted(team_namespaces(platform))
+    services = _services(platform)
+    for o in platform.of_kind("ClusterStorageContainer"):
+        spec = o.obj.get("spec") or {}
+        prefixes = {f.get("prefix") for f in spec.get("supportedUriFormats") or []}
+        if REGISTRY_LOADER_PREFIX not in prefixes or spec.get("disabled"):
+            continue
+        env = {e.get("name"): e.get("value", "") for e in (spec.get("container") or {}).get("env") or []}
+        url = env.get(REGISTRY_URL_ENV) or REGISTRY_URL_DEFAULT
+        host, _, port = url.rpartition(":") if ":" in url else (url, "", "80")
+        fix = "set it to `<the registries' Service>:<port>` with no namespace (components/serving_registry.py team_registry_url)"
+        if "." in host or host == "localhost":
+            yield Violation(
+                "model-registry-loader", label(o), o.source,
+                f"{REGISTRY_URL_ENV} {url!r} is not a registry of the serving pod's own namespace "
+                f"({'the pod itself' if host == 'localhost' else 'one namespace, whose registry refuses the other teams pods'}); {fix}",
+            )
+            continue
+        if not port.isdigit():
+            yield Violation("model-registry-loader", label(o), o.source, f"{REGISTRY_URL_ENV} {url!r} names no port; {fix}")
+            continue
+        missing = [t for t in teams if int(port) not in services.get((t, host), set())]
+        if missing:
+            yield Violation(
+                "model-registry-loader", label(o), o.source,
+                f"{REGISTRY_URL_ENV} {url!r}: team namespace(s) {', '.join(missing)} have no Service {host} on port {port}, so their "
+                "models cannot load by name; turn on modelRegistry (each team's registry), or drop the storage initializer",
+            )
