@@ -98,7 +98,10 @@ def test_the_istio_gateway_binds_to_kubeflows_ingress_gateway_and_takes_routes_f
 def test_the_route_policy_names_both_team_prefixes() -> None:
     policy = routes_policy()
     assert [r["resources"] for r in policy["spec"]["matchConstraints"]["resourceRules"]] == [["httproutes", "gateways"]]
-    assert {v["name"] for v in policy["spec"]["variables"]} == {"own", "published", "route"}
+    assert {v["name"] for v in policy["spec"]["variables"]} == {"own", "published", "route", "ns"}
+    # The backends held to the route's namespace, Istio's Hostname kind refused (tests/envtest/test_llm_access.py).
+    backends = policy["spec"]["validations"][-1]["expression"]
+    assert "variables.ns" in backends and "requestMirror" in backends and "Hostname" not in backends
 
 
 @mirror.needed
