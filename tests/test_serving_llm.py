@@ -139,6 +139,24 @@ def test_check_fails_a_team_llm_prefix_no_role_check_covers() -> None:
 
 
 @mirror.needed
+@pytest.mark.parametrize(("prefix", "overlaps"), [("/nl", True), ("/nlp", True), ("/nlp/", True), ("/nlp-x/", False), ("/", False)])
+def test_check_fails_a_kubeflow_route_whose_string_prefix_takes_a_teams_llm_prefix(prefix: str, overlaps: bool) -> None:
+    """A VirtualService's prefix is a string prefix (Kubeflow's `/pipeline` takes /pipelines/...)."""
+
+    def on(obj: dict) -> None:
+        obj["spec"]["http"][0]["match"] = [{"uri": {"prefix": prefix}}]
+
+    render = rendered("kind")
+    name = next(
+        o.key[3]
+        for o in render.objects
+        if o.obj["kind"] == "VirtualService" and "kubeflow/kubeflow-gateway" in o.obj["spec"].get("gateways", []) and o.key[3] != "centraldashboard"
+    )
+    found = [v.message for v in violations(edited(render, "VirtualService", name, on), "llm-routes-role-checked")]
+    assert bool([m for m in found if f"the team's LLM prefix /nlp/ overlaps {prefix} of" in m]) is overlaps, found
+
+
+@mirror.needed
 def test_check_fails_header_routing_left_on() -> None:
     def enable(obj: dict) -> None:
         ingress = json.loads(obj["data"]["ingress"])
