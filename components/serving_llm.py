@@ -32,7 +32,17 @@ Read at kserve/kserve tag v0.20.0 (1fb78105) unless said:
 - KServe creates whatever HTTPRoute spec a service names (`spec.router.route.http.spec`,
   router.go expectedHTTPRoute), so an editor of one team could route another team's prefix, or
   `/`, to their model: the ValidatingAdmissionPolicy below keeps every HTTPRoute of a team
-  namespace on that namespace's own prefixes, whoever writes it.
+  namespace on that namespace's own prefixes, whoever writes it (it has no matchConditions: KServe's
+  controller, which writes the route in the service's namespace, router.go expectedHTTPRoute, is
+  held like the team).
+- The backends too: istiod sends a route to a backendRef of kind `Hostname` (group
+  networking.istio.io) by its name alone, any Service of the mesh, with no ReferenceGrant
+  (istio/istio 1.30.3 pilot/pkg/config/kube/gateway/conversion.go buildDestination: the grant is
+  checked only for a backendRef that sets a namespace, and Hostname may set none). On a team's
+  own prefix, behind that team's role check, such a route would reach another team's LLM pods
+  (no sidecar; their namespace takes the gateway's traffic) or a platform Service as the
+  gateway: every backendRef of a team's route, and of its RequestMirror filters, is a Service or
+  an InferencePool of the route's own namespace.
 """
 
 from __future__ import annotations
@@ -120,6 +130,7 @@ def routes_policy() -> dict[str, Any]:
         {"name": "own", "expression": "'/' + object.metadata.namespace + '/'"},
         {"name": "published", "expression": f"'/{PUBLISHED_PREFIX}/' + object.metadata.namespace + '/'"},
         {"name": "route", "expression": "object.kind == 'HTTPRoute'"},
+        {"name": "ns", "expression": "object.metadata.namespace"},
     ]
     validations = [
         {
@@ -152,8 +163,45 @@ def routes_policy() -> dict[str, Any]:
                 f"{GATEWAY_NAMESPACE}/{GATEWAY} only (docs/serving.md, LLMs)'"
             ),
         },
+        {
+            "expression": f"!variables.route || !has(object.spec.rules) || object.spec.rules.all(r, {_backends_own('r')})",
+            "messageExpression": (
+                "'an HTTPRoute of namespace ' + object.metadata.namespace + ' sends to Services and InferencePools of that "
+                "namespace only (no Hostname backend, no other namespace): the gateway checks that team\\'s roles on its "
+                "prefixes (docs/serving.md, LLMs)'"
+            ),
+        },
     ]
     return fail_closed_policy(ROUTES_POLICY, rules, [], validations, variables)
+
+
+BACKEND_KINDS = (("", "Service"), ("inference.networking.k8s.io", "InferencePool"), ("inference.networking.x-k8s.io", "InferencePool"))
+"""What a team's route may send to: a Service (Gateway API's default backendRef kind), or an
+InferencePool (v1, and the v1alpha2 group KServe v0.20.0 still writes while it migrates:
+pkg/controller/v1alpha2/llmisvc/router.go EvaluateInferencePoolConditions)."""
+
+
+def _backend_own(ref: str) -> str:
+    """CEL: the backendRef `ref` is of BACKEND_KINDS, in the route's own namespace. The CRD defaults
+    group to "" and kind to Service before admission policies run."""
+    kinds = " || ".join(
+        f"((has({ref}.group) ? {ref}.group : '') == '{group}' && (has({ref}.kind) ? {ref}.kind : 'Service') == '{kind}')"
+        for group, kind in BACKEND_KINDS
+    )
+    return f"((!has({ref}.namespace) || {ref}.namespace == variables.ns) && ({kinds}))"
+
+
+def _mirrors_own(filters: str) -> str:
+    """CEL: every RequestMirror filter of the list `filters` mirrors to a backend _backend_own allows."""
+    return f"(!has({filters}) || {filters}.all(f, !has(f.requestMirror) || {_backend_own('f.requestMirror.backendRef')}))"
+
+
+def _backends_own(rule: str) -> str:
+    """CEL: every backendRef of the route rule `rule`, and every mirror of it and of its backends."""
+    return (
+        f"(!has({rule}.backendRefs) || {rule}.backendRefs.all(b, {_backend_own('b')} && {_mirrors_own('b.filters')})) && "
+        f"{_mirrors_own(f'{rule}.filters')}"
+    )
 
 
 def routes_binding() -> dict[str, Any]:

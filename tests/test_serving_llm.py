@@ -98,7 +98,10 @@ def test_the_istio_gateway_binds_to_kubeflows_ingress_gateway_and_takes_routes_f
 def test_the_route_policy_names_both_team_prefixes() -> None:
     policy = routes_policy()
     assert [r["resources"] for r in policy["spec"]["matchConstraints"]["resourceRules"]] == [["httproutes", "gateways"]]
-    assert {v["name"] for v in policy["spec"]["variables"]} == {"own", "published", "route"}
+    assert {v["name"] for v in policy["spec"]["variables"]} == {"own", "published", "route", "ns"}
+    # The backends held to the route's namespace, Istio's Hostname kind refused (tests/envtest/test_llm_access.py).
+    backends = policy["spec"]["validations"][-1]["expression"]
+    assert "variables.ns" in backends and "requestMirror" in backends and "Hostname" not in backends
 
 
 @mirror.needed
@@ -133,6 +136,24 @@ def test_check_fails_a_team_llm_prefix_no_role_check_covers() -> None:
     without = with_objects(render, lambda objs: [o for o in objs if o.key[3] != "team-nlp-llm"])
     found = [v.message for v in violations(without, "llm-routes-role-checked")]
     assert found == ["no DENY policy at the gateway checks who reaches /nlp/*", "no DENY policy at the gateway checks who reaches /publishers/nlp/*"]
+
+
+@mirror.needed
+@pytest.mark.parametrize(("prefix", "overlaps"), [("/nl", True), ("/nlp", True), ("/nlp/", True), ("/nlp-x/", False), ("/", False)])
+def test_check_fails_a_kubeflow_route_whose_string_prefix_takes_a_teams_llm_prefix(prefix: str, overlaps: bool) -> None:
+    """A VirtualService's prefix is a string prefix (Kubeflow's `/pipeline` takes /pipelines/...)."""
+
+    def on(obj: dict) -> None:
+        obj["spec"]["http"][0]["match"] = [{"uri": {"prefix": prefix}}]
+
+    render = rendered("kind")
+    name = next(
+        o.key[3]
+        for o in render.objects
+        if o.obj["kind"] == "VirtualService" and "kubeflow/kubeflow-gateway" in o.obj["spec"].get("gateways", []) and o.key[3] != "centraldashboard"
+    )
+    found = [v.message for v in violations(edited(render, "VirtualService", name, on), "llm-routes-role-checked")]
+    assert bool([m for m in found if f"the team's LLM prefix /nlp/ overlaps {prefix} of" in m]) is overlaps, found
 
 
 @mirror.needed

@@ -103,6 +103,21 @@ def routes_world(cluster: Cluster) -> Iterator[None]:
 
 OWN = "may match paths under /nlp/ and /publishers/nlp/ only"
 PLATFORMS = "attaches to the platform's Gateway istio-system/kubeflow-llm only"
+BACKENDS = "sends to Services and InferencePools of that namespace only"
+HOSTNAME = {"group": "networking.istio.io", "kind": "Hostname", "name": "chat-kserve-workload-svc.vision.svc.cluster.local", "port": 8000}
+"""Istio's Hostname backend: any Service of the mesh, no ReferenceGrant asked (istio/istio 1.30.3
+pilot/pkg/config/kube/gateway/conversion.go buildDestination)."""
+
+
+def _sending_to(ref: dict[str, Any], mirror: bool = False) -> dict[str, Any]:
+    """A route on nlp's own prefix whose one rule sends (or, `mirror`, mirrors) to `ref`."""
+    match = [{"path": {"type": "PathPrefix", "value": "/nlp/steal/"}}]
+    own = {"name": "chat-kserve-workload-svc", "port": 8000}
+    if mirror:
+        rule = {"matches": match, "backendRefs": [own], "filters": [{"type": "RequestMirror", "requestMirror": {"backendRef": ref}}]}
+    else:
+        rule = {"matches": match, "backendRefs": [ref]}
+    return _route("nlp", [], rule)
 GATEWAY = {
     "apiVersion": "gateway.networking.k8s.io/v1",
     "kind": "Gateway",
@@ -128,6 +143,11 @@ def _on_its_own_gateway(route: dict[str, Any]) -> dict[str, Any]:
         ("its own prefix on a Gateway of its own", _on_its_own_gateway(_route("nlp", ["/nlp/chat/v1/completions"])), PLATFORMS),
         ("a Gateway of its own", GATEWAY, "holds no Gateway"),
         ("outside team namespaces", _route("kubeflow", ["/"]), None),
+        ("its own Service (the CRD's default kind)", _sending_to({"name": "chat-kserve-workload-svc", "port": 8000}), None),
+        ("another team's LLM by Istio's Hostname kind", _sending_to(HOSTNAME), BACKENDS),
+        ("another team's Service, granted or not", _sending_to({"name": "chat-kserve-workload-svc", "namespace": "vision", "port": 8000}), BACKENDS),
+        ("another team's InferencePool", _sending_to({"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "chat-inference-pool", "namespace": "vision", "port": 8000}), BACKENDS),
+        ("a mirror to a Hostname", _sending_to(HOSTNAME, mirror=True), BACKENDS),
     ],
 )
 def test_a_team_namespace_takes_httproutes_on_its_own_prefixes_of_the_platforms_gateway_only(
