@@ -17,7 +17,8 @@ The Hub's initializer (kubeflow/model-registry v0.3.8 cmd/csi, the nearest store
   pod's own namespace: each team's model servers reach their team's registry, and the registry
   answers only callers of its namespace (the profile's mesh policies), so a URI naming another
   team's registry is refused there.
-- finds the version (the newest one without `/<version>`) and its newest model artifact's URI, and
+- finds the version (without `/<version>`, the first in the registry server's default order:
+  provider.go asks for no order) and its newest model artifact's URI, and
   downloads it with KServe's Go providers: s3://, gs://, http(s):// (internal/storage/
   modelregistry_provider.go; kserve v0.17.0-rc1, its go.mod's, pkg/agent/storage/provider.go
   SupportedProtocols); not pvc://.
@@ -25,7 +26,8 @@ The Hub's initializer (kubeflow/model-registry v0.3.8 cmd/csi, the nearest store
   v0.17.0-rc1 pkg/agent/storage/utils.go GetProvider: option.WithoutAuthentication()), so a team
   bucket would be refused. Set and empty, the client takes Google's default credentials, which skip
   an empty variable and, on GKE, ask the metadata server: the pod's Workload Identity, the team's
-  model-server account (golang.org/x/oauth2 google/default.go FindDefaultCredentialsWithParams).
+  model-server account (cloud.google.com/go/auth v0.16.5, its go.sum's, credentials/detect.go
+  DetectDefault: an empty GOOGLE_APPLICATION_CREDENTIALS is skipped, then the metadata server).
 - runs after the mesh sidecar: with native sidecars the injector orders init containers
   `istio-validation, istio-proxy, the rest` (istio 1.30.1 pkg/kube/inject/webhook.go reorderPod), so
   its calls carry the pod's mesh identity; KServe changes its user to the proxy's only for a sidecar
@@ -55,7 +57,9 @@ def team_registry_url() -> str:
 def with_team_registry(props: dict[str, Any], gke: bool) -> dict[str, Any] | None:
     """The tree's ClusterStorageContainer: the team's own registry (not `kubeflow`'s), on GKE the
     pod's Workload Identity for gs:// artifacts, no namespace (it has none). Its image is the
-    mirror's rewrite of the tree's `latest` (facts/versions.py HUB_STORAGE_INITIALIZER_IMAGE)."""
+    mirror's rewrite of the tree's `latest` (facts/versions.py HUB_STORAGE_INITIALIZER_IMAGE): the
+    tree's kustomization names v0.3.9 in `images`, which kustomize applies to container fields it
+    knows, not to a ClusterStorageContainer's spec.container.image."""
     if not matches(props, "ClusterStorageContainer", STORAGE_INITIALIZER):
         return None
     container = props["spec"]["container"]

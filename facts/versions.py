@@ -1156,7 +1156,8 @@ UPSTREAM_FLOATING_IMAGES: dict[str, Pin] = {
     # (neither component existed before), so no 8.0 data directory is upgraded in place.
     "docker.io/library/mysql:8.0": MYSQL_IMAGE,
     "public.ecr.aws/docker/library/mysql:8.3": MYSQL_IMAGE,
-    # The Hub's storage initializer (applications/hub/upstream/options/csi), named on `latest` by the tree.
+    # The Hub's storage initializer (applications/hub/upstream/options/csi), named on `latest` by the tree: its
+    # kustomization's `images` (v0.3.9) does not reach a ClusterStorageContainer's spec.container.image.
     "ghcr.io/kubeflow/hub/storage-initializer:latest": HUB_STORAGE_INITIALIZER_IMAGE,
     # The KFP cache server's `cacheImage` (pipeline-install-config), untagged: what a cached step
     # runs instead of its own image (it only echoes that its outputs come from the cache). Any
