@@ -37,7 +37,6 @@ from functools import partial
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
 import pulumi_random as random
 
 from components.access import READ_METHODS, SECURITY_API
@@ -264,16 +263,7 @@ def install_team_registry(
             f"{name}-db", registry.cloud_sql, cluster.network, DB_USER, password, (DATABASE,), opts=team.child(needs)
         )
         endpoints = database_endpoints(namespace, database.private_ip)
-        own.append(
-            k8s.discovery.v1.EndpointSlice(
-                f"{namespace}/{DB_SERVICE}",
-                metadata=endpoints["metadata"],
-                address_type=endpoints["addressType"],
-                ports=endpoints["ports"],
-                endpoints=endpoints["endpoints"],
-                opts=team.child(needs),
-            )
-        )
+        own.append(apply_manifest(f"{namespace}/{DB_SERVICE}", endpoints, team.child(needs)))
     return team.kustomize(
         name, TEAM_TREE, depends_on=[*needs, *own], transforms=team_registry_transforms(registry, password), kept=holds_data, namespace=namespace
     )

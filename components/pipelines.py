@@ -403,16 +403,7 @@ class Pipelines(PlatformComponent):
             )
             service, slice_ = database_service(database.private_ip)
             own.append(apply_manifest(f"{NAMESPACE}/{DB_SERVICE}", service, self.child(needs)))
-            own.append(
-                k8s.discovery.v1.EndpointSlice(
-                    f"{NAMESPACE}/{DB_SERVICE}",
-                    metadata=slice_["metadata"],
-                    address_type=slice_["addressType"],
-                    ports=slice_["ports"],
-                    endpoints=slice_["endpoints"],
-                    opts=self.child(needs),
-                )
-            )
+            own.append(apply_manifest(f"{NAMESPACE}/{DB_SERVICE}", slice_, self.child(needs)))
         self.team_keys = dict(team_keys)
         self.installs.team_keys.update(self.team_keys)  # the composition hands them to the teams
         if self.team_keys:

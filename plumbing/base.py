@@ -329,6 +329,8 @@ def apply_manifest(name: str, obj: dict[str, Any], opts: pulumi.ResourceOptions)
         return k8s.core.v1.ConfigMap(name, metadata=meta, data=obj["data"], opts=opts)
     if kind == "ClusterRole":
         return k8s.rbac.v1.ClusterRole(name, metadata=meta, rules=obj["rules"], aggregation_rule=obj.get("aggregationRule"), opts=opts)
+    if kind == "EndpointSlice":
+        return k8s.discovery.v1.EndpointSlice(name, metadata=meta, address_type=obj["addressType"], ports=obj.get("ports"), endpoints=obj["endpoints"], opts=opts)
     if kind == "Role":
         return k8s.rbac.v1.Role(name, metadata=meta, rules=obj["rules"], opts=opts)
     if kind == "Secret":
