@@ -329,10 +329,11 @@ def test_pytorch_example_trains_as_two_processes_the_way_torchrun_starts_it(tmp_
     needs("torch")
     script = tmp_path / "train.py"
     script.write_text(
-        f"import runpy; f = runpy.run_path({str(EXAMPLES / 'pytorch_ddp_mnist.py')!r})['train_mnist_cnn']; "
-        # One write per process: two ranks share the pipe, and print's pieces interleaved under load.
+        f"import os, pathlib, runpy; f = runpy.run_path({str(EXAMPLES / 'pytorch_ddp_mnist.py')!r})['train_mnist_cnn']; "
+        # Each rank reports to its own file: the two ranks share stdout, and under PYTHONUNBUFFERED
+        # one rank's line lands inside the other's (print writes the text and its newline apart).
         "losses = f(num_samples=1_000, batch_size=32, max_steps=10); "
-        "import sys; sys.stdout.write(f'loss {losses[0]} -> {losses[-1]}\\n'); sys.stdout.flush()\n"
+        f"pathlib.Path({str(tmp_path)!r}, 'rank' + os.environ['RANK']).write_text(f'loss {{losses[0]}} -> {{losses[-1]}}')\n"
     )
     run = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--nnodes=1", "--nproc-per-node=2",
@@ -341,7 +342,9 @@ def test_pytorch_example_trains_as_two_processes_the_way_torchrun_starts_it(tmp_
     )
     assert run.returncode == 0, run.stderr[-3000:]
     assert "rank 0 trained on 500 of 1000 samples" in run.stdout, run.stdout[-2000:]
-    assert len(LOSS_LINE.findall(run.stdout)) == 2  # both ranks trained
+    for rank in ("rank0", "rank1"):  # both ranks trained and their loss fell
+        first, last = map(float, LOSS_LINE.fullmatch((tmp_path / rank).read_text()).groups())  # type: ignore[union-attr]
+        assert last < first, f"{rank}: loss {first} -> {last}"
     print(f"pytorch_ddp_mnist under torchrun: 2 ranks, {run.stdout.count('trained on 500')} reported 500 samples")
 
 
