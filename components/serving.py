@@ -225,6 +225,7 @@ keeps room for (components/profiles/namespace.py serving_requests)."""
 # from 0, an unset minimum 1 (constants.go DefaultMinReplicas), a maximum below the minimum
 # raised to it). A policy on InferenceServices in the team namespaces holds both to the stack's
 # bounds, as KServe will read them; the API server evaluates it after KServe's defaulting webhook.
+# The same bounds on LLMInferenceServices: components/serving_llm.py llm_replica_bounds_policy.
 REPLICA_BOUNDS = "serving-replica-bounds"
 EFFECTIVE_MIN = "has(object.spec.predictor.minReplicas) ? object.spec.predictor.minReplicas : 1"
 
@@ -390,7 +391,10 @@ class Serving(PlatformComponent):
         )
         controllers: list[pulumi.Resource] = [self.ready]
         if args.gateway is not None:
-            self.ready = install_llm_controller(self, NAMESPACE, namespace, args.gateway, args.llm_values, args.llm_crd_values, [self.ready, keda, *needs], needs)
+            self.ready = install_llm_controller(
+                self, NAMESPACE, namespace, args.gateway, args.llm_values, args.llm_crd_values, [self.ready, keda, *needs], needs,
+                (args.min_replicas, args.max_replicas),
+            )
             controllers.append(self.ready)
         # Its LLM presets are validated by the LLM controller's webhook (failurePolicy Fail).
         self.chart(

@@ -55,6 +55,7 @@ import pulumi
 
 from components.inference_gateway import GATEWAY, InferenceGatewayArgs, gateway_object
 from components.istio import GATEWAY_NAMESPACE
+from components.serving_runtimes import SERVING_API
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import PUBLISHED_PREFIX
@@ -210,6 +211,106 @@ def routes_binding() -> dict[str, Any]:
     return deny_binding(ROUTES_POLICY, ROUTES_POLICY, {"matchLabels": {key: value}})
 
 
+# --- replicas: the stack's floor and ceiling on LLMs -------------------------------------------
+# What KServe v0.20.0's LLM controller does with replicas (pkg/controller/v1alpha2/llmisvc/ unless
+# said; docs/serving.md, "Limits (LLMs)"):
+# - `spec.replicas` and `spec.prefill.replicas` are the replicas of the Deployment `<name>-kserve`
+#   (`-kserve-prefill`) or, with `worker`, of the LeaderWorkerSet, whose every replica is a group of
+#   pods (workload_single_node.go:123,244; workload_multi_node.go:171,328). Unset, the workload's is
+#   unset too: 1 when it is made (Kubernetes' pkg/apis/apps/v1/defaults.go SetDefaults_Deployment;
+#   lws v0.8.0 crds/leaderworkerset.x-k8s.io_leaderworkersets.yaml `replicas` default 1), what it
+#   holds afterwards (workload.go:219-237 PreserveDeploymentReplicas, PreserveLWSReplicas).
+# - It reads the service's spec merged over its `baseRefs`, the service's own fields first
+#   (controller.go:277-287; pkg/apis/serving/v1alpha2/llm_inference_service_types.go:121-125): a
+#   team's LLMInferenceServiceConfig may carry replicas (KServe's sample docs/samples/llmisvc/
+#   e2e-gpt-oss/llmisvc_config_pd_disagg.yaml does), so the configs of team namespaces are held
+#   too, where they set them.
+# - `scaling` is llm-d's Workload Variant Autoscaler's alone: the CRD wants `wva` in it, and `hpa`
+#   or `keda` in that (llm_inference_service_types.go:495,537-538); the controller makes a
+#   VariantAutoscaling (llmd.ai/v1alpha1) per workload and an HPA or a KEDA ScaledObject on the
+#   `wva_desired_replicas` WVA publishes (scaling.go:49-56,125-135,168-207,377-418,455-467). The
+#   platform installs no WVA: the VariantAutoscaling kind is unknown, the controller marks the
+#   workload `ScalingCRDNotFound` and stops before the route (workload.go:96-107), and nothing
+#   would publish the metric. So `scaling` is refused where a team writes it, naming `replicas`.
+LLM_REPLICA_BOUNDS = "serving-llm-replica-bounds"
+LLM_VERSIONS = ["v1alpha1", "v1alpha2"]
+"""Both served by the CRDs (kserve-llmisvc-crd v0.20.0), with the same fields: a policy naming both
+judges each request as sent, with no call to the conversion webhook."""
+
+
+def _bounds(path: str, variable: str, given: str, lowest: int, highest: int) -> list[dict[str, str]]:
+    """The floor and ceiling on `variables.<variable>`, the replicas of the field `path` (CEL
+    `given`: whether it is set)."""
+    said = f"'{path} ' + string(variables.{variable}[0]) + ({given} ? '' : ' (unset)')"
+    return [
+        {
+            "expression": f"variables.{variable}.all(r, r >= {lowest})",
+            "messageExpression": f"{said} + ' is below the platform\\'s floor of {lowest} replicas'",
+        },
+        {
+            "expression": f"variables.{variable}.all(r, r <= {highest})",
+            "messageExpression": f"{said} + ' is above the platform\\'s ceiling of {highest} replicas (with worker, each one a LeaderWorkerSet group)'",
+        },
+    ]
+
+
+def _no_scaling(path: str, expression: str, lowest: int, highest: int) -> dict[str, str]:
+    """`path` (a `scaling`) refused, saying why and to set the `replicas` beside it instead."""
+    replicas = path.removesuffix("scaling") + "replicas"
+    return {
+        "expression": expression,
+        "message": (
+            f"{path}: KServe {KSERVE_LLMISVC_CHART.version} autoscales an LLMInferenceService only through llm-d's Workload Variant Autoscaler "
+            "(a VariantAutoscaling and an actuator on its wva_desired_replicas), which this platform does not install: "
+            f"the service would stop at ScalingCRDNotFound. Set {replicas} instead, from {lowest} to {highest} here "
+            "(docs/serving.md, Limits (LLMs))"
+        ),
+    }
+
+
+def llm_replica_bounds_policy(lowest: int, highest: int) -> dict[str, Any]:
+    """The ValidatingAdmissionPolicy on LLMInferenceServices and their configs: the main and the
+    prefill workload's replicas from `lowest` to `highest` (the stack's serving.replicas, as for
+    InferenceServices), and no `scaling`."""
+    rules = [
+        {
+            "apiGroups": [SERVING_API],
+            "apiVersions": LLM_VERSIONS,
+            "resources": ["llminferenceservices", "llminferenceserviceconfigs"],
+            "operations": ["CREATE", "UPDATE"],
+        }
+    ]
+    # Each workload's replicas as the controller takes them, in a list: [n], or [] where a config
+    # leaves them to the service or another config (a service's unset replicas is 1).
+    unset = "(variables.service ? [1] : [])"
+    variables = [
+        {"name": "service", "expression": "object.kind == 'LLMInferenceService'"},
+        {"name": "main", "expression": f"has(object.spec) && has(object.spec.replicas) ? [object.spec.replicas] : {unset}"},
+        {
+            "name": "prefill",
+            "expression": (
+                "!has(object.spec) || !has(object.spec.prefill) ? [] : "
+                f"has(object.spec.prefill.replicas) ? [object.spec.prefill.replicas] : {unset}"
+            ),
+        },
+    ]
+    validations = [  # scaling first: with it, replicas are unset (the CRD has them exclusive)
+        _no_scaling("spec.scaling", "!has(object.spec) || !has(object.spec.scaling)", lowest, highest),
+        _no_scaling(
+            "spec.prefill.scaling", "!has(object.spec) || !has(object.spec.prefill) || !has(object.spec.prefill.scaling)", lowest, highest
+        ),
+        *_bounds("spec.replicas", "main", "has(object.spec) && has(object.spec.replicas)", lowest, highest),
+        *_bounds("spec.prefill.replicas", "prefill", "has(object.spec.prefill.replicas)", lowest, highest),
+    ]
+    return fail_closed_policy(LLM_REPLICA_BOUNDS, rules, [], validations, variables)
+
+
+def llm_replica_bounds_binding() -> dict[str, Any]:
+    """The policy in force in every team namespace."""
+    key, value = PROFILE_NAMESPACE_LABEL
+    return deny_binding(LLM_REPLICA_BOUNDS, LLM_REPLICA_BOUNDS, {"matchLabels": {key: value}})
+
+
 # What the platform needs of kserve-llmisvc-resources' values beyond what it sets (plumbing/charts.py):
 # each shared resource follows createSharedResources unless its own switch is set (templates/common/
 # certmanager.yaml, configmap.yaml, clusterstoragecontainer.yaml: `.enabled | default
@@ -240,9 +341,11 @@ def install_llm_controller(
     crd_values: Mapping[str, Any],
     after: list[pulumi.Resource],
     needs: list[pulumi.Resource],
+    replicas: tuple[int, int],
 ) -> pulumi.Resource:
-    """The LLM controller's charts, the Gateway and the route policy, as children of the serving
-    component; the controller's chart, done when its webhooks serve. `created`: the namespace
+    """The LLM controller's charts, the Gateway, the route policy and the replica bounds (`replicas`:
+    the stack's floor and ceiling), as children of the serving component; the controller's chart,
+    done when its webhooks serve. `created`: the namespace
     (all the CRDs wait for); `after`: KServe's controller
     (its ConfigMap and Issuer) and KEDA (the ScaledObject kind it looks for at start, like
     LeaderWorkerSet's and the gateway's among `needs`)."""
@@ -253,6 +356,8 @@ def install_llm_controller(
     apply_manifest(GATEWAY, gateway_object(gateway), serving.child(needs))
     policy = apply_manifest(ROUTES_POLICY, routes_policy(), serving.child())
     apply_manifest(f"{ROUTES_POLICY}-binding", routes_binding(), serving.child([policy]))
+    bounds = apply_manifest(LLM_REPLICA_BOUNDS, llm_replica_bounds_policy(*replicas), serving.child())
+    apply_manifest(f"{LLM_REPLICA_BOUNDS}-binding", llm_replica_bounds_binding(), serving.child([bounds]))
     return controller
 
 

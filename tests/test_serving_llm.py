@@ -4,6 +4,7 @@ the gateway it binds to, and who passes the gateway's role check on a team's LLM
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 import yaml
@@ -12,12 +13,16 @@ from components.access import GATEWAY_SELECTOR
 from components.inference_gateway import InferenceGatewayArgs, gateway_object
 from components.istio import INFERENCE_EXTENSION_ENV
 from components.profiles.serving import llm_gateway_policy, team_llm_config, team_llm_workers_config
-from components.serving_llm import routes_policy, with_path_routing_only
+from components.serving import REPLICA_BOUNDS
+from components.serving_llm import LLM_REPLICA_BOUNDS, routes_policy, with_path_routing_only
 from stackmodel.components.inference_gateway import GatewayProvider, GkeGatewayClass
+from stackmodel.config import validate
 from stackmodel.schema import Sources
 from tests.support import mirror
+from tests.support.fixtures import fixture
 from tests.support.mesh import Request, istio_decision
 from tests.support.renders import edited, rendered, violations, with_objects
+from tooling.plan import evaluate
 
 GATEWAY_NAMESPACE = "istio-system"
 DEX = "http://dex.auth.svc.cluster.local:5556/dex"
@@ -262,3 +267,29 @@ def test_leaderworkersets_pod_webhook_after_kueues_is_judged_and_found_harmless(
     found = [(v.object, v.message) for v in violations(render, "kueue")]
     assert [o for o, _ in found] == ["MutatingWebhookConfiguration.admissionregistration.k8s.io lws-mutating-webhook-configuration"]
     assert "webhook mpod.kb.io changes pods of nlp, research, vision after Kueue's pod webhook" in found[0][1]
+
+
+# --- replicas: the stack's floor and ceiling on LLMs ---------------------------------------------
+
+
+def _kind_planned(changes: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The admission policies of the kind fixture planned with `changes` to its serving settings, by name."""
+    raw = yaml.safe_load(fixture("kind").read_text())["config"]
+    raw["mlplatform:components"]["serving"].update(changes)
+    plan = evaluate(validate(raw, "kind"), "kind")
+    return {r.name: r.inputs for r in plan.resources if r.type.endswith(":ValidatingAdmissionPolicy")}
+
+
+def test_the_stacks_replica_bounds_reach_the_llm_policy_beside_the_inference_service_one() -> None:
+    """serving.replicas 1 to 3: both policies hold exactly those bounds; the LLM one refuses
+    `scaling` naming them; without serving.llm there is no LLM policy."""
+    policies = _kind_planned({"replicas": {"minReplicas": 1, "maxReplicas": 3}})
+    llm = policies[LLM_REPLICA_BOUNDS]["spec"]
+    assert {v["expression"] for v in llm["validations"]} >= {
+        "variables.main.all(r, r >= 1)", "variables.main.all(r, r <= 3)", "variables.prefill.all(r, r >= 1)", "variables.prefill.all(r, r <= 3)"
+    }
+    assert "Set spec.replicas instead, from 1 to 3 here" in llm["validations"][0]["message"]
+    assert [r["resources"] for r in llm["matchConstraints"]["resourceRules"]] == [["llminferenceservices", "llminferenceserviceconfigs"]]
+    isvc = policies[REPLICA_BOUNDS]["spec"]
+    assert [v["expression"] for v in isvc["validations"]] == ["variables.minimum >= 1", "variables.maximum <= 3"]
+    assert LLM_REPLICA_BOUNDS not in _kind_planned({"llm": False})

@@ -23,21 +23,25 @@ AUDIENCE = re.compile(r"^(?=.{1,253}$)[a-z0-9]([-a-z0-9.]*[a-z0-9])?$")
 
 
 class ServingReplicas(Model):
-    """The bounds of every InferenceService's replicas in the team namespaces, enforced by an
-    admission policy as KServe reads them (an unset minimum is 1, an unset maximum the minimum)."""
+    """The bounds of every model's replicas in the team namespaces, enforced by admission policies
+    as KServe reads them: an InferenceService's minReplicas and maxReplicas (an unset minimum is 1,
+    an unset maximum the minimum) and, with llm, an LLMInferenceService's replicas and its prefill's
+    (unset is 1; components/serving_llm.py)."""
 
     min_replicas: StrictInt = Field(
         default=1,
         ge=0,
         le=REPLICAS_MAX,
-        description="The lowest minReplicas a predictor may ask for; 0 lets an idle model give its GPUs back "
-        "(KEDA scales it to zero; the first request after idling waits for a replica), refused on a prod stack.",
+        description="The lowest minReplicas a predictor, and the lowest replicas an LLMInferenceService, may ask for; "
+        "0 lets an idle model give its GPUs back (KEDA scales a predictor to zero, and the first request after "
+        "idling waits for a replica; an LLM at 0 stays there until its replicas are raised), refused on a prod stack.",
     )
     max_replicas: StrictInt = Field(
         default=4,
         ge=1,
         le=REPLICAS_MAX,
-        description="The highest maxReplicas a predictor may ask for: what one model may take of its team's quota.",
+        description="The highest maxReplicas a predictor, and the highest replicas an LLMInferenceService (each "
+        "replica of a multi-node LLM a LeaderWorkerSet group), may ask for: what one model may take of its team's quota.",
     )
 
     @model_validator(mode="after")
@@ -57,7 +61,9 @@ class ServingConfig(Toggle):
     models at /serving/<team>/<name>/ of the Kubeflow gateway, its model client's tokens, its
     serving pods' PodDefault and, on GKE, its model store."""
 
-    replicas: ServingReplicas = Field(default=ServingReplicas(), description="The bounds of every predictor's replicas.")
+    replicas: ServingReplicas = Field(
+        default=ServingReplicas(), description="The bounds of every model's replicas (InferenceService predictors, LLMInferenceServices)."
+    )
     token_audience: str = Field(
         default="mlplatform-serving",
         description="The audience of the tokens a team's programs query its models with (`kubectl create token "

@@ -269,3 +269,112 @@ def test_the_hubs_storage_initializer_and_a_model_named_by_its_registry_uri_are_
         broken = json.loads(json.dumps(initializer))
         del broken["spec"]["container"]
         assert "spec.container" in _refused(cluster, broken)
+
+
+# --- LLMInferenceServices: the same floor and ceiling, no scaling (components/serving_llm.py) --------
+
+
+def _llm_crds() -> list[dict[str, Any]]:
+    """The LLMInferenceService and LLMInferenceServiceConfig CRDs of the pinned kserve-llmisvc-crd
+    chart, as `helm template` renders them (`kept` stores them without their conversion webhook)."""
+    import subprocess
+
+    from facts.versions import KSERVE_LLMISVC_CRD_CHART
+    from tooling import tools
+
+    package = Path(mirror.MIRROR, "charts", f"{KSERVE_LLMISVC_CRD_CHART.name}-{KSERVE_LLMISVC_CRD_CHART.version}.tgz")
+    run = subprocess.run([tools.find(tools.HELM), "template", "llmisvc-crd", str(package)], capture_output=True, text=True, timeout=120, check=True)
+    return [o for o in yaml.safe_load_all(run.stdout) if o and o["kind"] == "CustomResourceDefinition" and o["spec"]["names"]["kind"].startswith("LLMInference")]
+
+
+def _main(gpus: int = 1) -> dict[str, Any]:
+    """A pod template of one `main` container (merged into KServe's vLLM preset by name) with `gpus` GPUs."""
+    resources = {"limits": {"nvidia.com/gpu": str(gpus)}, "requests": {"nvidia.com/gpu": str(gpus)}} if gpus else {}
+    return {"containers": [{"name": "main", "resources": resources}]}
+
+
+def _llm(name: str, spec: dict[str, Any], namespace: str = NAMESPACE, version: str = "v1alpha2", kind: str = "LLMInferenceService") -> dict[str, Any]:
+    """An LLMInferenceService (or config) as KServe v0.20.0's samples write one (docs/samples/llmisvc/
+    single-node-gpu/llm-inference-service-qwen2-7b-gpu.yaml: model, replicas, router, a `main`
+    container with a GPU), `spec` set over it (None deletes a key)."""
+    body = {"model": {"uri": "hf://Qwen/Qwen2.5-7B-Instruct", "name": "Qwen/Qwen2.5-7B-Instruct"}, "router": {"scheduler": {}, "route": {}, "gateway": {}}, "template": _main()}
+    body.update(spec)
+    return {"apiVersion": f"serving.kserve.io/{version}", "kind": kind, "metadata": {"name": name, "namespace": namespace}, "spec": {k: v for k, v in body.items() if v is not None}}
+
+
+def _scaling(actuator: str, low: int, high: int) -> dict[str, Any]:
+    """KServe v0.20.0's test fixture pkg/controller/v1alpha2/llmisvc/fixture/llmisvc_builders.go
+    HPAScaling, KEDAScaling: min and max replicas and WVA with one actuator."""
+    return {"minReplicas": low, "maxReplicas": high, "wva": {actuator: {}}}
+
+
+def _team_namespace(name: str) -> dict[str, Any]:
+    key, value = PROFILE_NAMESPACE_LABEL
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": {key: value}}}
+
+
+@mirror.needed
+def test_the_stacks_replica_floor_and_ceiling_hold_for_llm_services_and_their_configs_and_scaling_is_refused(cluster: Cluster) -> None:
+    """A floor of 2 and a ceiling of 4, enforced by the API server on KServe v0.20.0's own samples:
+    an unset replicas is the 1 the controller's Deployment starts with; a prefill's replicas are held
+    alike; a multi-node replica (`worker`) counts once, as a LeaderWorkerSet group; a team's config
+    is held where it sets replicas; `scaling` (WVA's) is refused, naming `replicas`. Outside the
+    team namespaces nothing is held."""
+    from components.profiles.serving import team_llm_config
+    from components.serving_llm import llm_replica_bounds_binding, llm_replica_bounds_policy
+
+    objects = [*_llm_crds(), _team_namespace(NAMESPACE), _namespace(OTHER), llm_replica_bounds_policy(2, 4), llm_replica_bounds_binding()]
+    with kept(cluster, objects):
+        wait_for("the LLM replica policy in force", lambda: [] if _refused(cluster, _llm("big", {"replicas": 9})) else ["not yet"], timeout=20, interval=0.2)
+        # single-node-gpu/llm-inference-service-qwen2-7b-gpu.yaml, a v1alpha1 sample: three replicas.
+        assert _refused(cluster, _llm("qwen2-7b-instruct-single", {"replicas": 3}, version="v1alpha1")) == ""
+        assert _refused(cluster, _llm("at-the-floor", {"replicas": 2})) == "" and _refused(cluster, _llm("at-the-ceiling", {"replicas": 4})) == ""
+        assert "spec.replicas 9 is above the platform's ceiling of 4 replicas" in _refused(cluster, _llm("big", {"replicas": 9}))
+        # e2e-gpt-oss/inference_pd_disaggregation.yaml: decode 1, prefill 2.
+        pd = {"replicas": 1, "baseRefs": [{"name": "llmisvc-config-pd-disagg"}], "prefill": {"replicas": 2, "template": _main()}}
+        assert "spec.replicas 1 is below the platform's floor of 2 replicas" in _refused(cluster, _llm("gpt-oss-20b", pd))
+        assert _refused(cluster, _llm("gpt-oss-20b", {**pd, "replicas": 2})) == ""
+        over = {**pd, "replicas": 2, "prefill": {"replicas": 5, "template": _main()}}
+        assert "spec.prefill.replicas 5 is above the platform's ceiling of 4 replicas" in _refused(cluster, _llm("gpt-oss-20b", over))
+        # opt-125m-cpu/llm-inference-service-pd-facebook-opt-125m-cpu.yaml: neither sets replicas.
+        unset = _llm("facebook-opt-125m-pd", {"prefill": {"template": _main(0)}, "template": _main(0)})
+        assert "spec.replicas 1 (unset) is below the platform's floor of 2 replicas" in _refused(cluster, unset)
+        assert "spec.prefill.replicas 1 (unset) is below" in _refused(cluster, _llm("opt-pd", {"replicas": 2, "prefill": {"template": _main(0)}}))
+        # dp-ep/deepseek-r1-gpu-rdma-roce/...-naive.yaml: an LWS group per replica (data 16 over 8 a node).
+        multi = {"parallelism": {"data": 16, "dataLocal": 8, "expert": True, "tensor": 1}, "worker": _main()}
+        assert _refused(cluster, _llm("deepseek-coder-v2", {**multi, "replicas": 2}, version="v1alpha1")) == ""
+        assert "each one a LeaderWorkerSet group" in _refused(cluster, _llm("deepseek-coder-v2", {**multi, "replicas": 5}))
+        # WVA's scaling, main and prefill: refused, the message naming the replicas to set instead.
+        scaled = _refused(cluster, _llm("scaled", {"scaling": _scaling("hpa", 2, 3)}))
+        assert "spec.scaling: KServe v0.20.0 autoscales an LLMInferenceService only through llm-d's Workload Variant Autoscaler" in scaled
+        assert "Set spec.replicas instead, from 2 to 4 here" in scaled
+        prefill_scaled = _refused(cluster, _llm("scaled", {"replicas": 2, "prefill": {"scaling": _scaling("keda", 2, 4), "template": _main()}}))
+        assert "spec.prefill.scaling:" in prefill_scaled and "Set spec.prefill.replicas instead" in prefill_scaled
+        # e2e-gpt-oss/llmisvc_config_pd_disagg.yaml: a config carrying decode 1 and prefill 2.
+        config = _llm("llmisvc-config-pd-disagg", {"router": None, "replicas": 1, "prefill": {"replicas": 2, "template": _main()}}, kind="LLMInferenceServiceConfig")
+        assert "spec.replicas 1 is below the platform's floor of 2 replicas" in _refused(cluster, config)
+        assert "spec.scaling:" in _refused(cluster, _llm("autoscaled", {"scaling": _scaling("keda", 2, 4)}, kind="LLMInferenceServiceConfig"))
+        # A config that leaves replicas to the service is not judged on them: the platform's own team-llm.
+        assert _refused(cluster, team_llm_config(NAMESPACE, model_store=False)) == ""
+        # The binding selects the team namespaces only.
+        assert _refused(cluster, _llm("big", {"replicas": 9}, namespace=OTHER)) == ""
+
+
+@mirror.needed
+def test_the_dev_stacks_llm_policy_lets_an_llm_rest_at_zero_and_holds_its_ceiling(cluster: Cluster) -> None:
+    """The policy and binding as the dev fixture renders them (serving.replicas 0 to 4): an LLM at
+    zero replicas holds no GPU off prod; five are refused; the example's service is taken."""
+    import runpy
+
+    from components.serving_llm import LLM_REPLICA_BOUNDS
+    from tests.support.renders import rendered
+
+    policy = [o.obj for o in rendered("dev").objects if o.key[3] == LLM_REPLICA_BOUNDS]
+    assert sorted(o["kind"] for o in policy) == ["ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding"]
+    example = runpy.run_path("examples/llm_openai.py", run_name="example")["llm_service"]("chat", "pvc://team-models/chat")
+    example["metadata"]["namespace"] = NAMESPACE
+    with kept(cluster, [*_llm_crds(), _team_namespace(NAMESPACE), *policy]):
+        wait_for("the LLM replica policy in force", lambda: [] if _refused(cluster, _llm("big", {"replicas": 5})) else ["not yet"], timeout=20, interval=0.2)
+        assert "spec.replicas 5 is above the platform's ceiling of 4 replicas" in _refused(cluster, _llm("big", {"replicas": 5}))
+        assert _refused(cluster, _llm("idle", {"replicas": 0})) == ""
+        assert _refused(cluster, example) == ""
