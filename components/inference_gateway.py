@@ -17,6 +17,21 @@ the cluster does not bring them.
 - **gke**: GKE Inference Gateway, GKE's own regional load balancer with an InferencePool backend
   (GatewayClass gke-l7-rilb or gke-l7-regional-external-managed). It is not Kubeflow's gateway:
   no oauth2-proxy sign-in, none of the teams' AuthorizationPolicies (docs/serving.md says so).
+  Both classes are Envoy-based load balancers: their proxies connect to the backends from the
+  region's proxy-only subnet (cloud.google.com/load-balancing/docs/proxy-only-subnets: "Packets
+  sent from a proxy to a backend VM or endpoint have a source IP address from the proxy-only
+  subnet"), and Google's health checkers probe them from 35.191.0.0/16 and 130.211.0.0/22
+  (load-balancing/docs/firewall-rules, the regional internal and external Application Load
+  Balancers' rows: health check ranges and the proxy-only subnet). So this component makes, on a
+  network the platform creates, the proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE),
+  and wherever the platform makes the network's firewall rules, one that opens the model servers'
+  and endpoint pickers' ports to those sources; each team namespace admits the same sources to the
+  same pods and ports (components/profiles/serving.py gke_gateway_policies; check's
+  `gke-gateway-reach`). The ports are KServe's: its scheduler preset's InferencePool targets 8000
+  on the workload pods and names the endpoint picker's Service on 9002, in the service's own
+  namespace (kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler.yaml `pool.spec`;
+  pkg/controller/v1alpha2/llmisvc/scheduler.go expectedSchedulerDeployment: the picker is made in
+  `llmSvc.GetNamespace()`).
 
 Routes attach from team namespaces only (allowedRoutes: the profile label), each on its team's
 own prefixes (components/serving_llm.py, the HTTPRoute policy). GKE brings Gateway API's CRDs
@@ -27,19 +42,28 @@ them here, as the release publishes them.
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+import pulumi_gcp as gcp
 
+from components.gateway import GOOGLE_LB_RANGES
 from components.istio import GATEWAY_NAMESPACE, GATEWAY_SERVICE
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.versions import GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD, ReleaseManifest
 from infra.cluster import Cluster
+from infra.network import ClusterNetwork
 from plumbing.base import PlatformComponent, UpstreamArgs
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
-from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayProvider, GkeGatewayClass
+from stackmodel.components.inference_gateway import (
+    DEFAULT_PROXY_ONLY_SUBNET_RANGE,
+    INFERENCE_GATEWAY,
+    GatewayProvider,
+    GkeGatewayClass,
+)
 from stackmodel.schema import GkeClusterConfig
 from stackmodel.stack import PlatformConfig
 
@@ -56,6 +80,28 @@ Gateway a route attaches to, "false" turns model-based (header) routing off for 
 LISTENER = "http"
 LISTENER_PORT = 80
 """The ingress gateway Service's HTTP port (Kubeflow's kubeflow-gateway serves the same)."""
+MODEL_SERVER_PORT = 8000
+"""The port the InferencePool of every LLMInferenceService targets on its workload pods (kserve v0.20.0
+config-llm-scheduler.yaml `pool.spec.targetPorts`; vLLM's `--port 8000` in config-llm-template.yaml)."""
+PICKER_PORT = 9002
+"""The endpoint picker's ext_proc port (same preset: `endpointPickerRef.port`, the EPP's `--grpc-port`)."""
+BACKEND_PORTS = (MODEL_SERVER_PORT, PICKER_PORT)
+"""What GKE's load balancer calls in a team namespace: the model servers and the endpoint picker."""
+
+
+@dataclass(frozen=True)
+class GkeGatewayNetwork:
+    """What GKE Inference Gateway needs of the VPC: the region's proxy-only subnet, made here or the network's own."""
+
+    proxy_only_range: ipaddress.IPv4Network
+    makes_subnet: bool
+    """The platform created the network, so it makes the proxy-only subnet too; an existing network has its own."""
+    region: str
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Where GKE's load balancer reaches the backends from: its proxies, and Google's health checkers."""
+        return (str(self.proxy_only_range), *GOOGLE_LB_RANGES)
 
 
 @dataclass(frozen=True)
@@ -65,6 +111,8 @@ class InferenceGatewayArgs(UpstreamArgs):
     install_crds: bool
     """Install Gateway API's and InferencePool's CRDs: the cluster does not bring them (kind, or GKE
     with its Gateway API off)."""
+    gke_network: GkeGatewayNetwork | None = None
+    """With provider gke: the proxy-only subnet and the sources the backends admit."""
 
 
 def gateway_address() -> str:
@@ -101,21 +149,60 @@ def gateway_object(args: InferenceGatewayArgs) -> dict[str, Any]:
     }
 
 
+def proxy_only_subnet_args(network: GkeGatewayNetwork, vpc: ClusterNetwork) -> gcp.compute.SubnetworkArgs:
+    """The region's proxy-only subnet, which every regional Envoy-based load balancer of the network
+    shares (cloud.google.com/load-balancing/docs/proxy-only-subnets: purpose REGIONAL_MANAGED_PROXY,
+    one ACTIVE per region and network)."""
+    return gcp.compute.SubnetworkArgs(
+        project=vpc.project,
+        region=network.region,
+        network=vpc.network,
+        ip_cidr_range=str(network.proxy_only_range),
+        purpose="REGIONAL_MANAGED_PROXY",
+        role="ACTIVE",
+        description="Proxy-only subnet of the region's Envoy-based load balancers (GKE Inference Gateway)",
+    )
+
+
+def backend_firewall_args(network: GkeGatewayNetwork, vpc: ClusterNetwork) -> gcp.compute.FirewallArgs:
+    """The load balancer's proxies and health checkers to the model servers and endpoint pickers on
+    the nodes (their pods' alias IPs). Google asks for both of these load balancers (load-balancing/
+    docs/firewall-rules); the rule lives with the network (a Shared VPC host project's too, where the
+    program makes its rules)."""
+    return gcp.compute.FirewallArgs(
+        project=vpc.project,
+        network=vpc.network,
+        description="GKE Inference Gateway: its proxies (proxy-only subnet) and Google's health checks -> model servers and endpoint pickers",
+        direction="INGRESS",
+        source_ranges=list(network.sources),
+        target_tags=[vpc.node_tag],
+        allows=[gcp.compute.FirewallAllowArgs(protocol="tcp", ports=[str(port) for port in BACKEND_PORTS])],
+    )
+
+
 def _install_name(manifest: ReleaseManifest) -> str:
     """`gateway-networking-k8s-io-gateways` for config/crd/standard/gateway.networking.k8s.io_gateways.yaml."""
     return manifest.path.rsplit("/", 1)[-1].removesuffix(".yaml").replace("_", "-").replace(".", "-")
 
 
 class InferenceGateway(PlatformComponent):
-    """The CRDs the cluster lacks. The Gateway itself is made by serving with llm (components/serving.py),
-    which waits for Istio: its namespace is the ingress gateway's."""
+    """The CRDs the cluster lacks; with provider gke, what the VPC needs for GKE's load balancer. The
+    Gateway itself is made by serving with llm (components/serving.py), which waits for Istio: its
+    namespace is the ingress gateway's."""
 
     ready: pulumi.Resource
-    """Done when the CRDs this installs are there (a nothing-to-install marker where the cluster brings them)."""
+    """Done when the CRDs this installs are there; where the cluster brings them, the component itself
+    (its proxy-only subnet and firewall rule with provider gke)."""
 
     def __init__(self, name: str, args: InferenceGatewayArgs, cluster: Cluster, opts: pulumi.ResourceOptions | None = None):
         super().__init__(name, cluster, opts, args.sources)
         self.ready = self
+        vpc = cluster.network
+        if args.gke_network is not None and vpc is not None:
+            if args.gke_network.makes_subnet:
+                gcp.compute.Subnetwork(f"{name}-proxy-only", proxy_only_subnet_args(args.gke_network, vpc), opts=self.child())
+            if vpc.manages_host_project:
+                gcp.compute.Firewall(f"{name}-backends", backend_firewall_args(args.gke_network, vpc), opts=self.child())
         if args.install_crds:
             gateway_api = [self.release_manifest(_install_name(m), m) for m in GATEWAY_API_CRD_FILES]
             # Last, after Gateway API's: what waits for the component waits for every CRD through it.
@@ -132,7 +219,23 @@ def inference_gateway_args(config: PlatformConfig, secrets: Secrets = NO_SECRETS
         provider=settings.provider,
         gke_class=settings.gke_gateway_class,
         install_crds=not gke_brings_them,
+        gke_network=gke_gateway_network(config),
     )
+
+
+def gke_gateway_network(config: PlatformConfig) -> GkeGatewayNetwork | None:
+    """With GKE Inference Gateway (provider gke, on a gke stack): its proxy-only subnet, the stack's
+    range or, in a network the platform creates, the default (the loader's `gke-proxy-only-subnet`
+    requires one for an existing network)."""
+    settings = config.components[INFERENCE_GATEWAY]
+    cluster = config.cluster
+    if not (config.enabled(INFERENCE_GATEWAY) and settings.provider is GatewayProvider.GKE and isinstance(cluster, GkeClusterConfig)):
+        return None
+    created = cluster.network.existing is None
+    given = settings.proxy_only_subnet_range
+    if given is None and not created:
+        raise ValueError("an existing network's proxy-only subnet range is the stack's to give (rule gke-proxy-only-subnet)")
+    return GkeGatewayNetwork(proxy_only_range=given or DEFAULT_PROXY_ONLY_SUBNET_RANGE, makes_subnet=created, region=cluster.region)
 
 
 def _install(args: InferenceGatewayArgs, cluster: Cluster, ready: Readiness) -> PlatformComponent:

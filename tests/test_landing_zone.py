@@ -13,6 +13,7 @@ from typing import Any
 
 from components.dcgm import dcgm_exporter_args, dcgm_exporter_values
 from components.gateway import GATEWAY_PORTS, GOOGLE_LB_RANGES
+from components.inference_gateway import BACKEND_PORTS
 from infra.gke import CONTROL_PLANE_TARGET_PORTS
 from plumbing.base import overlay_values
 from stackmodel.config import load
@@ -78,12 +79,15 @@ def test_the_service_projects_agents_get_the_host_projects_roles_before_the_clus
 
 def test_the_firewall_rules_are_made_in_the_host_project() -> None:
     rules = {r.name: r.inputs for r in landing_zone().of_type(FIREWALL)}
-    assert set(rules) == {"ml-dev-webhooks", "kubeflow-https-health-checks"}
+    assert set(rules) == {"ml-dev-webhooks", "kubeflow-https-health-checks", "inference-gateway-backends"}
     assert {(r["project"], r["network"]) for r in rules.values()} == {(HOST, NETWORK)}
     assert rules["ml-dev-webhooks"]["sourceRanges"] == ["172.16.8.0/28"]
     # The load balancer's ranges to the gateway's ports: what GKE's Ingress controller opens itself in its own project.
     assert rules["kubeflow-https-health-checks"]["sourceRanges"] == ["130.211.0.0/22", "35.191.0.0/16"]
     assert rules["kubeflow-https-health-checks"]["allows"] == [{"protocol": "tcp", "ports": ["8080", "8443", "15021"]}]
+    # GKE Inference Gateway: the host project's proxy-only subnet (the stack names it) and the health checkers to the LLM pods.
+    assert rules["inference-gateway-backends"]["sourceRanges"] == ["10.129.0.0/23", "130.211.0.0/22", "35.191.0.0/16"]
+    assert rules["inference-gateway-backends"]["allows"] == [{"protocol": "tcp", "ports": ["8000", "9002"]}]
     assert {tuple(r["targetTags"]) for r in rules.values()} == {("ml-dev-node",)}
 
 
@@ -190,6 +194,8 @@ def test_the_docs_firewall_commands_open_what_the_program_opens() -> None:
     assert "--allow " + ",".join(f"tcp:{port}" for port in CONTROL_PLANE_TARGET_PORTS) in text
     assert "--allow " + ",".join(f"tcp:{port}" for port in GATEWAY_PORTS) in text
     assert "--source-ranges " + ",".join(GOOGLE_LB_RANGES) in text
+    assert "--allow " + ",".join(f"tcp:{port}" for port in BACKEND_PORTS) in text
+    assert "--source-ranges PROXY_ONLY_RANGE," + ",".join(GOOGLE_LB_RANGES) in text
 
 
 def test_overlay_values_merges_mappings_and_replaces_everything_else() -> None:
@@ -201,12 +207,10 @@ def test_overlay_values_merges_mappings_and_replaces_everything_else() -> None:
 
 @mirror.needed
 def test_the_stack_renders_and_checks_clean_with_the_overlay_in_the_render() -> None:
-    from plumbing.sources import mirror_sources
+    from tests.support.renders import rendered
     from tooling.check import check
-    from tooling.fullrender import full_render
 
-    config = load(str(FIXTURE))
-    render = full_render(evaluate(config.model_copy(update={"sources": mirror_sources(mirror.MIRROR)}), "dev-shared-vpc"))
+    render = rendered("dev-shared-vpc")
     assert check(render) == []
     (manager,) = [
         o.obj for o in render.objects if o.obj.get("kind") == "Deployment" and o.key[3] == "kueue-controller-manager"

@@ -24,6 +24,7 @@ LONG_EMAIL = "x" * 64 + "@" + "d" * 63 + "." + "e" * 63 + "." + "f" * 50 + ".com
 L4_GPUS = {"gpus": {"nvidia-l4": 2}}
 OFFICE = {"cidr": "203.0.113.0/24", "name": "office"}
 PROD = {"mlplatform:environment": "prod", f"{C}.masterAuthorizedNetworks": [OFFICE]}
+EXISTING_NETWORK = {"hostProject": "acme-net-host", "network": "shared-vpc", "subnetwork": "ml-us-central1", "podsRange": "pods", "servicesRange": "services"}
 
 CASES = [
     Case("pool named system", {f"{P0}.name": "system"}, f"{C}.gpuPools[0].name", "'system' is the system pool's name; pick another pool name", rule="pool-names-free"),
@@ -77,6 +78,18 @@ CASES = [
         rule="one-leader-worker-set",
     ),
     Case("gke inference gateway on kind", {f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "gke is GKE Inference Gateway; on kind use provider: istio", base="kind", rule="gke-inference-gateway-on-gke"),
+    Case(
+        "gke inference gateway on an existing network without its proxy-only subnet",
+        {f"{C}.network": {"existing": EXISTING_NETWORK}, f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}},
+        f"{K}.inferenceGateway.proxyOnlySubnetRange",
+        "the cluster is on the existing network shared-vpc, whose proxy-only subnet in us-central1 the platform does not make: give its "
+        "range (gcloud compute networks subnets list --project acme-net-host --network shared-vpc --filter purpose=REGIONAL_MANAGED_PROXY), "
+        "or have one made in that region first",
+        rule="gke-proxy-only-subnet",
+    ),
+    Case("a proxy-only subnet for the istio gateway", {f"{K}.inferenceGateway": {"enabled": True, "proxyOnlySubnetRange": "10.129.0.0/23"}}, f"{K}.inferenceGateway.proxyOnlySubnetRange", "the proxy-only subnet is GKE Inference Gateway's (provider: gke on a gke cluster); remove it", rule="gke-proxy-only-subnet"),
+    Case("a proxy-only subnet under 64 addresses", {f"{K}.inferenceGateway": {"enabled": True, "provider": "gke", "proxyOnlySubnetRange": "10.129.0.0/27"}}, f"{K}.inferenceGateway.proxyOnlySubnetRange", "10.129.0.0/27 has fewer than the 64 addresses a proxy-only subnet needs; use a /26 or wider, e.g. a /23", rule="gke-proxy-only-subnet"),
+    Case("the default proxy-only subnet inside the pods range", {f"{C}.network": {"podsCidr": "10.128.0.0/14"}, f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.proxyOnlySubnetRange", "the default 10.129.0.0/23 overlaps the cluster's podsCidr 10.128.0.0/14; give the proxy-only subnet a range of its own", rule="gke-proxy-only-subnet"),
     Case("gke inference gateway without gateway api", {f"{C}.gatewayApi": False, f"{K}.inferenceGateway": {"enabled": True, "provider": "gke"}}, f"{K}.inferenceGateway.provider", "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio", rule="gke-inference-gateway-on-gke"),
     Case(
         "a team named publishers with llm serving",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from components.inference_gateway import gke_gateway_network
 from components.model_registry import TeamRegistry, team_registry_args
 from components.team_pipelines import TeamPipelines
 from facts.naming import team_bucket_name
@@ -87,6 +88,9 @@ class TeamServing:
     llm: bool = False
     """KServe's LLM controller is installed (`serving.llm`): the team's LLM config and the gateway's
     check of its LLM prefixes."""
+    gke_gateway_sources: tuple[str, ...] = ()
+    """With LLMs behind GKE Inference Gateway: the ranges its load balancer reaches the team's model
+    servers and endpoint pickers from (components/inference_gateway.py GkeGatewayNetwork.sources)."""
 
 
 def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
@@ -106,6 +110,8 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         bucket = (team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket else None
         pipelines = TeamPipelines(bucket=bucket)
     auth = config.components[KUBEFLOW].auth
+    llm = config.components[SERVING].llm
+    gke_gateway = gke_gateway_network(config) if llm else None
     return TeamArgs(
         team=team,
         gpu_pools=config.gpu_pools,
@@ -121,7 +127,8 @@ def team_args(config: PlatformConfig, team: Team) -> TeamArgs:
         fair_sharing=config.components[KUEUE].fair_sharing,
         serving=TeamServing(
             bucket=(team.bucket.name or team_bucket_name(config.project, team.name)) if google and team.bucket and google.gcs_fuse else None,
-            llm=config.components[SERVING].llm,
+            llm=llm,
+            gke_gateway_sources=gke_gateway.sources if gke_gateway else (),
         )
         if config.enabled(SERVING)
         else None,

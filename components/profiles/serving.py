@@ -16,6 +16,7 @@ from components.access import (
     USER_HEADER,
     identities,
 )
+from components.inference_gateway import MODEL_SERVER_PORT, PICKER_PORT
 from components.istio import GATEWAY_NAMESPACE
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
 from components.serving import ROUTER_RESOURCES
@@ -26,6 +27,7 @@ from facts.node_labels import GPU_TAINT
 from facts.priorities import SERVING_PRIORITY
 from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
 from plumbing.base import CONFIG_DIGEST_ANNOTATION, config_digest
+from plumbing.network import ip_peer, network_policy
 
 # --- the team's path: /serving/<team>/<name>/ ------------------------------------------------
 # InferenceServices are made at run time, so no per-model route can be rendered, and an Istio
@@ -367,6 +369,33 @@ def llm_gateway_policy(namespace: str, readers: Sequence[str]) -> dict[str, Any]
     }
 
 
+# --- GKE Inference Gateway's way in (inferenceGateway.provider: gke) ----------------------------
+# GKE's load balancer is no pod of a platform namespace: its Envoy proxies connect to the model
+# servers and to the endpoint picker from the region's proxy-only subnet, and Google's health
+# checkers probe them from their own ranges (components/inference_gateway.py). The namespace's
+# other policies admit pods by namespace only; these admit exactly those sources, to exactly the
+# pods KServe gives the InferencePool and its picker, on exactly the ports the load balancer calls.
+LLM_MODEL_SERVER_PODS = {"app.kubernetes.io/part-of": "llminferenceservice", "kserve.io/component": "workload"}
+"""Every LLMInferenceService's workload pods, which its InferencePool selects (kserve v0.20.0
+pkg/controller/v1alpha2/llmisvc/workload.go GetWorkloadLabelSelector, less the service's name: a
+policy of the namespace serves every service made in it later)."""
+LLM_PICKER_PODS = {"app.kubernetes.io/part-of": "llminferenceservice", "app.kubernetes.io/component": "llminferenceservice-router-scheduler"}
+"""Every LLMInferenceService's endpoint picker pods (scheduler.go SchedulerLabels, less the name)."""
+GKE_GATEWAY_MODELS_POLICY = "allow-gke-gateway-to-models"
+GKE_GATEWAY_PICKER_POLICY = "allow-gke-gateway-to-picker"
+
+
+def gke_gateway_policies(namespace: str, sources: Sequence[str]) -> list[dict[str, Any]]:
+    """The namespace's LLM model servers take GKE's load balancer on the InferencePool's target port,
+    their endpoint pickers on the ext_proc port, from `sources` (its proxy-only subnet and the health
+    checkers') and from nowhere else the other policies do not already admit."""
+    peers = [ip_peer(cidr) for cidr in sources]
+    return [
+        network_policy(GKE_GATEWAY_MODELS_POLICY, namespace, peers, LLM_MODEL_SERVER_PODS, (MODEL_SERVER_PORT,)),
+        network_policy(GKE_GATEWAY_PICKER_POLICY, namespace, peers, LLM_PICKER_PODS, (PICKER_PORT,)),
+    ]
+
+
 # --- the team's share, together ----------------------------------------------------------------
 
 RBAC = "rbac.authorization.k8s.io"
@@ -380,12 +409,17 @@ def token_minters(owner: str, people: Sequence[str], groups: Sequence[str]) -> l
 
 
 def team_serving_objects(
-    namespace: str, minters: Sequence[dict[str, str]], bucket: str | None, llm_readers: Sequence[str] | None = None
+    namespace: str,
+    minters: Sequence[dict[str, str]],
+    bucket: str | None,
+    llm_readers: Sequence[str] | None = None,
+    gke_gateway_sources: Sequence[str] = (),
 ) -> list[dict[str, Any]]:
     """Everything of serving in one team namespace: its route and router, the model client and who
     mints its tokens, the router's policy for it, its serving pods' PodDefault, with a bucket (GKE)
     its model store, and with LLMs (`llm_readers`: everyone the team lets in) its LLM config and
-    the gateway's check of its LLM prefixes."""
+    the gateway's check of its LLM prefixes; behind GKE Inference Gateway (`gke_gateway_sources`),
+    the NetworkPolicies that let its load balancer in."""
     objects = [*router_objects(namespace), router_client_policy(namespace), *token_objects(namespace, minters)]
     objects.append(serving_pod_default(namespace, model_store=bucket is not None))
     if bucket is not None:
@@ -393,4 +427,6 @@ def team_serving_objects(
     if llm_readers is not None:
         store = bucket is not None
         objects += [team_llm_config(namespace, store), team_llm_workers_config(namespace, store), llm_gateway_policy(namespace, llm_readers)]
+        if gke_gateway_sources:
+            objects += gke_gateway_policies(namespace, gke_gateway_sources)
     return objects

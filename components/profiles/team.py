@@ -71,7 +71,9 @@ def team_objects(
         objects.append(priority)
     if args.serving:
         minters = token_minters(team.owner, [str(p.email) for p in team.people], [g.name for g in args.groups])
-        objects += team_serving_objects(team.name, minters, args.serving.bucket, readers(args) if args.serving.llm else None)
+        objects += team_serving_objects(
+            team.name, minters, args.serving.bucket, readers(args) if args.serving.llm else None, args.serving.gke_gateway_sources
+        )
     return objects
 
 

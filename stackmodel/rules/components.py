@@ -6,12 +6,18 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from facts import networks
 from facts.limits import PERSISTENT_DISK_MAX_BYTES
 from stackmodel import quantity
 from stackmodel.components.dcgm import DCGM_EXPORTER, DcgmSource
 from stackmodel.components.idle_reclaim import IDLE_RECLAIM
 from stackmodel.components.idle_reclaim import STEP_SECONDS as IDLE_RECLAIM_STEP_SECONDS
-from stackmodel.components.inference_gateway import INFERENCE_GATEWAY, GatewayProvider
+from stackmodel.components.inference_gateway import (
+    DEFAULT_PROXY_ONLY_SUBNET_RANGE,
+    INFERENCE_GATEWAY,
+    PROXY_ONLY_SUBNET_SMALLEST_PREFIX,
+    GatewayProvider,
+)
 from stackmodel.components.kubeflow import KUBEFLOW
 from stackmodel.components.kuberay import KUBERAY, RaySource
 from stackmodel.components.leader_worker_set import LEADER_WORKER_SET
@@ -310,6 +316,52 @@ def _gke_inference_gateway_on_gke(config: PlatformConfig) -> Found:
                 f"{INFERENCE_GATEWAY.path}.provider",
                 "GKE Inference Gateway needs GKE's Gateway API: set cluster.gatewayApi: true, or use provider: istio",
             )
+
+
+@stack_rule(
+    "gke-proxy-only-subnet",
+    "GKE Inference Gateway's proxy-only subnet: named for an existing network, a /26 or wider, apart from the cluster's ranges.",
+    reads=(INFERENCE_GATEWAY.path, CLUSTER),
+)
+def _gke_proxy_only_subnet(config: PlatformConfig) -> Found:
+    """The range GKE's load balancer proxies connect from (docs/serving.md, "The gateway, per cluster"):
+    the teams' NetworkPolicies and the firewall rule admit it, so it must be the region's real
+    proxy-only subnet. A network the platform creates gets one (the default range); an existing
+    network has its own, which only the stack's author can name (one active per region and network:
+    cloud.google.com/load-balancing/docs/proxy-only-subnets)."""
+    settings = config.components[INFERENCE_GATEWAY]
+    key = f"{INFERENCE_GATEWAY.path}.proxyOnlySubnetRange"
+    given = settings.proxy_only_subnet_range
+    gke = gke_cluster(config)
+    if not config.enabled(INFERENCE_GATEWAY) or settings.provider is not GatewayProvider.GKE or gke is None:
+        if given is not None:
+            yield key, "the proxy-only subnet is GKE Inference Gateway's (provider: gke on a gke cluster); remove it"
+        return
+    existing = gke.network.existing
+    if given is None and existing is not None:
+        project = f" --project {existing.host_project}" if existing.host_project else ""
+        yield (
+            key,
+            f"the cluster is on the existing network {existing.network}, whose proxy-only subnet in {gke.region} the "
+            f"platform does not make: give its range (gcloud compute networks subnets list{project} --network "
+            f"{existing.network} --filter purpose=REGIONAL_MANAGED_PROXY), or have one made in that region first",
+        )
+        return
+    cidr = given or DEFAULT_PROXY_ONLY_SUBNET_RANGE
+    if cidr.prefixlen > PROXY_ONLY_SUBNET_SMALLEST_PREFIX:
+        yield key, f"{cidr} has fewer than the 64 addresses a proxy-only subnet needs; use a /{PROXY_ONLY_SUBNET_SMALLEST_PREFIX} or wider, e.g. a /23"
+    reserved = networks.reserved_overlap(cidr)
+    if reserved:
+        yield key, f"{cidr} overlaps {reserved}, which no VPC range may use; pick a range in 10.0.0.0/8, 172.16.0.0/12 or 192.168.0.0/16"
+    net = gke.network
+    ranges = {"masterCidr": net.master_cidr} if gke.private_nodes else {}
+    if existing is None:
+        ranges |= {"subnetCidr": net.subnet_cidr, "podsCidr": net.pods_cidr, "servicesCidr": net.services_cidr}
+    ranges |= {f"gpuPools[{i}].fabric.cidr": p.fabric.cidr for i, p in enumerate(gke.gpu_pools) if p.fabric and p.fabric.cidr}
+    which = f"{cidr}" if given is not None else f"the default {cidr}"
+    for name, other in ranges.items():
+        if cidr.overlaps(other):
+            yield key, f"{which} overlaps the cluster's {name} {other}; give the proxy-only subnet a range of its own"
 
 
 @stack_rule(

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
+from components.inference_gateway import gke_gateway_network
 from facts import fabric_pods
 from tooling.check.platform import Platform, Violation, admits, check_rule, label, mappings_where
 from tooling.fullrender import Rendered
@@ -269,3 +270,74 @@ def llm_routes_role_checked(platform: Platform) -> Iterator[Violation]:
                     "llm-routes-role-checked", label(config), config.source,
                     f"the team's LLM prefix /{team}/ overlaps {prefix} of {label(route)}: rename the team",
                 )
+
+
+# --- GKE Inference Gateway: its load balancer reaches every team's LLMs ---------------------------
+LLM_SCHEDULER_PRESET = "kserve-config-llm-scheduler"
+"""KServe v0.20.0's scheduler preset (charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml): the
+InferencePool every LLMInferenceService gets (`spec.router.scheduler.pool.spec`) and its endpoint picker's pod."""
+LLM_TEMPLATE_PRESET = "kserve-config-llm-template"
+"""The same chart's preset of the model server's pod (`spec.template`)."""
+NAME_TEMPLATE = "{{ .ObjectMeta.Name }}"
+SAMPLE_SERVICE = "chat"
+"""An LLMInferenceService's name, for the labels KServe derives from it."""
+
+
+def picker_labels(service: str) -> dict[str, str]:
+    """The endpoint picker's pod labels (kserve v0.20.0 pkg/controller/v1alpha2/llmisvc/scheduler.go:1623
+    SchedulerLabels, the Deployment's template labels in expectedSchedulerDeployment)."""
+    return {
+        "app.kubernetes.io/component": "llminferenceservice-router-scheduler",
+        "app.kubernetes.io/name": service,
+        "app.kubernetes.io/part-of": "llminferenceservice",
+    }
+
+
+def _preset(platform: Platform, name: str) -> dict[str, Any]:
+    found = next((o.obj for o in platform.of_kind("LLMInferenceServiceConfig") if o.key[3] == name), None)
+    return (found or {}).get("spec") or {}
+
+
+def _names(pod: dict[str, Any], number: int) -> set[str]:
+    return port_names({"spec": pod}, number)
+
+
+@check_rule(
+    "gke-gateway-reach",
+    "with GKE Inference Gateway, every team's NetworkPolicies admit its proxies and health checks to the model servers and the endpoint picker",
+)
+def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
+    """With `inferenceGateway.provider: gke`, GKE's load balancer calls each LLMInferenceService's
+    InferencePool on its target ports and the pool's endpoint picker on its ext_proc port, both in the
+    service's (the team's) namespace, from the region's proxy-only subnet, and Google's health checkers
+    probe them from theirs (components/inference_gateway.py). Each team namespace with LLMs (its
+    `team-llm` config) must admit every one of those sources to the pods and ports KServe's scheduler
+    preset gives them, as the API server's NetworkPolicy semantics decide; a policy that admits only
+    pods of the platform's namespaces drops them all."""
+    network = gke_gateway_network(platform.config) if platform.config else None
+    scheduler = _preset(platform, LLM_SCHEDULER_PRESET).get("router", {}).get("scheduler") or {}
+    pool = (scheduler.get("pool") or {}).get("spec") or {}
+    if network is None or not pool:
+        return
+    models = {k: str(v).replace(NAME_TEMPLATE, SAMPLE_SERVICE) for k, v in ((pool.get("selector") or {}).get("matchLabels") or {}).items()}
+    model_pod = _preset(platform, LLM_TEMPLATE_PRESET).get("template") or {}
+    picker_pod = scheduler.get("template") or {}
+    calls = [
+        ("the model servers", models, model_pod, [int(p["number"]) for p in pool.get("targetPorts") or []]),
+        ("the endpoint picker", picker_labels(SAMPLE_SERVICE), picker_pod, [int(((pool.get("endpointPickerRef") or {}).get("port") or {})["number"])]),
+    ]
+    for config in platform.of_kind("LLMInferenceServiceConfig"):
+        if config.key[3] != "team-llm":
+            continue
+        team = config.key[2]
+        extra = (config.obj.get("spec") or {}).get("labels") or {}
+        for what, pod_labels, pod, ports in calls:
+            policies = platform.policies_for(team, {**pod_labels, **extra})
+            for number in ports:
+                for source in network.sources:
+                    if not admits(policies, number, _names(pod, number), source):
+                        yield Violation(
+                            "gke-gateway-reach", label(config), config.source,
+                            f"NetworkPolicies in {team} drop {source} to {what} on port {number}: GKE Inference Gateway "
+                            "cannot reach the team's LLMs (components/profiles/serving.py gke_gateway_policies)",
+                        )
