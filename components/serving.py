@@ -29,7 +29,7 @@ from typing import Any
 import pulumi
 
 from components.access import GATEWAY_SELECTOR
-from components.dashboards.serving import MODEL_LABEL
+from components.dashboards.serving import MODEL_LABEL, ROUTER_REQUESTS
 from components.inference_gateway import InferenceGatewayArgs, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
 from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controller, with_path_routing_only
@@ -38,6 +38,7 @@ from components.serving_runtimes import gpu_runtimes
 from components.serving_tokens import TokenIssuer, gateway_token_objects, token_issuer_args
 from facts.admission import deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
+from facts.naming import predictor_service
 from facts.node_labels import Pool
 from facts.versions import (
     KEDA_CHART,
@@ -51,7 +52,7 @@ from facts.versions import (
 )
 from infra.cluster import Cluster
 from plumbing.base import ChartArgs, PlatformComponent, apply_manifest
-from plumbing.charts import ChartValues, built_by
+from plumbing.charts import ChartValues, Relied, built_by, exactly
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.network import namespace_peer, network_policy
 from plumbing.readiness import Readiness
@@ -321,12 +322,57 @@ def serving_signal(server: str, namespace: str, name: str) -> str:
     return SERVING_SIGNALS[server].format(selector=f'namespace="{namespace}",{MODEL_LABEL}="{name}"')
 
 
-def keda_autoscaling(query: str, per_replica: str, prometheus: str) -> tuple[dict[str, str], dict[str, Any]]:
+# --- waking a model at zero: the requests its team's router passed on -------------------------
+# With no replica there is no model server and no series of its signal; the team router's sidecar
+# counts every request for the model all the same, the ones it answers 503 itself while no replica
+# is ready (components/dashboards/serving.py, the routers' monitor). A second External metric on
+# that count makes a second prometheus trigger of the same ScaledObject (keda_reconciler.go
+# getKedaMetrics: one trigger per metric, in order). KEDA 2.20.2 takes a ScaledObject as active when
+# any trigger is (pkg/scaling/scale_handler.go getScaledObjectState: isScaledObjectActive if one
+# result IsActive), a prometheus trigger as active when its value is above its activationThreshold,
+# 0 when not given (pkg/scalers/prometheus_scaler.go GetMetricsAndActivity: `val >
+# s.metadata.ActivationThreshold`; KServe writes none), an empty result as 0 (ignoreNullValues,
+# default true), and scales a target at zero to max(minReplicaCount, 1) when active
+# (pkg/scaling/executor/scale_scaledobjects.go scaleFromZeroOrIdle); its cooldown (300 s,
+# scale_executor.go defaultCooldownPeriod; KServe sets none) after the last active poll, it scales
+# back to zero. The query is 1 while the model had a request through the router in the last
+# WAKE_WINDOW, else 0: with `threshold` 1 the HPA KEDA makes asks for at most one replica of it (a
+# prometheus trigger's AverageValue target: ceil(value / threshold), kubernetes
+# pkg/controller/podautoscaler/replica_calculator.go GetExternalPerPodMetricReplicas; the HPA takes
+# the largest of its metrics' counts), so the model server's signal alone sets the count above
+# one, and a model whose own signal reads 0 under a light load (vLLM's waiting requests) is kept
+# while requests come. Prometheus' increase() needs two samples of a
+# series: a router pod's first request for a model with a new response code is seen from its
+# second on (the client's retry, which the router's Retry-After asks for).
+WAKE_WINDOW = "2m"
+"""How far back a request through the router keeps its model awake: four scrapes at Prometheus'
+30 s default, so a request is seen by at least one KEDA poll (30 s) within it."""
+WAKE_THRESHOLD = "1"
+
+
+def wake_signal(namespace: str, name: str) -> str:
+    """The PromQL: 1 when the team router of `namespace` passed on a request for the InferenceService
+    `name` in the last WAKE_WINDOW (answered or not), else 0. `namespace` is the router pod's (the
+    scrape's target label, which no series of the pod's can set), the destination the model's
+    predictor Service."""
+    selector = (
+        f'namespace="{namespace}",reporter="source",'
+        f'destination_service_namespace="{namespace}",destination_service_name="{predictor_service(name)}"'
+    )
+    return f"sum(increase({ROUTER_REQUESTS}{{{selector}}}[{WAKE_WINDOW}])) > bool 0"
+
+
+def keda_autoscaling(query: str, per_replica: str, prometheus: str, wake: str | None = None) -> tuple[dict[str, str], dict[str, Any]]:
     """(the InferenceService's annotations, its predictor's `autoScaling`): KEDA on `query`, a
-    replica for each `per_replica` of its value, Prometheus at `prometheus`."""
-    metric = {"backend": "prometheus", "serverAddress": prometheus, "query": query}
-    spec = {"metrics": [{"type": "External", "external": {"metric": metric, "target": {"type": "Value", "value": per_replica}}}]}
-    return {AUTOSCALER_CLASS_ANNOTATION: KEDA_AUTOSCALER}, spec
+    replica for each `per_replica` of its value, Prometheus at `prometheus`; with `wake`
+    (wake_signal), a request through the team's router brings the model back from zero."""
+
+    def external(promql: str, value: str) -> dict[str, Any]:
+        metric = {"backend": "prometheus", "serverAddress": prometheus, "query": promql}
+        return {"type": "External", "external": {"metric": metric, "target": {"type": "Value", "value": value}}}
+
+    metrics = [external(query, per_replica)] + ([external(wake, WAKE_THRESHOLD)] if wake is not None else [])
+    return {AUTOSCALER_CLASS_ANNOTATION: KEDA_AUTOSCALER}, {"metrics": metrics}
 
 
 # --- the component -----------------------------------------------------------------------------
@@ -445,12 +491,22 @@ def _install(args: ServingArgs, cluster: Cluster, ready: Readiness) -> PlatformC
     return Serving("serving", args, cluster, ready.resources(SERVING.needs, "serving"))
 
 
+KSERVE_RELIED = (
+    Relied(("kserve", "service", "serviceClusterIPNone"), exactly(False), "serviceClusterIPNone false, the chart's default",
+           "values.yaml kserve.service.serviceClusterIPNone, files/common/configmap-patch.yaml (inferenceservice-config `service`; "
+           "reconcilers/service/service_reconciler.go createDefaultSvc: ClusterIP None when true)",
+           "the team router reaches a model at zero replicas through its predictor Service's ClusterIP: a headless Service has no "
+           "address without a ready pod, the router's name lookup fails, its sidecar counts no request and the model never wakes "
+           "(docs/serving.md, \"Scale to zero, and back\")"),
+)
+
+
 INSTALLATION = Installation(
     SERVING,
     serving_args,
     _install,
     charts=(
-        ChartValues("values", KSERVE_CHART, lambda args: kserve_values(args.llm), lambda args: args.values, built_by(kserve_values)),
+        ChartValues("values", KSERVE_CHART, lambda args: kserve_values(args.llm), lambda args: args.values, built_by(kserve_values), relied=KSERVE_RELIED),
         ChartValues("runtimeValues", KSERVE_RUNTIMES_CHART, lambda args: runtime_values(args.llm), lambda args: args.runtime_values, built_by(runtime_values)),
         ChartValues("crdValues", KSERVE_CRD_CHART, lambda args: {}, lambda args: args.crd_values, "components/serving.py (none: the chart's defaults)"),
         ChartValues("kedaValues", KEDA_CHART, lambda args: keda_values(), lambda args: args.keda_values, built_by(keda_values)),
