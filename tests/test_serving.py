@@ -43,15 +43,13 @@ from components.serving import (
     DEFAULT_ROLLOUT,
     KEDA_NAMESPACE,
     MULTINODE_RUNTIME,
-    keda_autoscaling,
     kserve_values,
     kubeflow_roles,
     runtime_values,
-    serving_signal,
-    wake_signal,
     with_multinode_runtime_disabled,
     with_rollout_strategy,
 )
+from components.serving_autoscaling import keda_autoscaling, serving_signal, wake_signal
 from components.serving_runtimes import gpu_runtimes
 from facts.node_labels import GPU_RESOURCE, Taint, pool_selector, pool_taints
 from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART

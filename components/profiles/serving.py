@@ -44,7 +44,7 @@ NGINX_CONF_DIR = "/etc/nginx/conf.d"
 
 # A model at zero replicas keeps its Service, with no endpoint: the router's Istio sidecar answers
 # 503 itself (Envoy's "no healthy upstream", response flag UH) and counts the request, which wakes
-# the model (components/serving.py wake_signal). The router turns every 503 into one the client can
+# the model (components/serving_autoscaling.py wake_signal). The router turns every 503 into one the client can
 # act on: Retry-After, and a body that names the model and says why. A model server's own 503
 # (KServe's "model not ready") means the same, to retry later.
 WAKE_RETRY_AFTER = 30
@@ -155,7 +155,7 @@ def router_objects(namespace: str) -> list[dict[str, Any]]:
 
 def router_telemetry(namespace: str) -> dict[str, Any]:
     """Istio's request metrics on the router's sidecar alone, its outbound side: the count of
-    requests for each model that wakes one at zero (components/serving.py wake_signal). The mesh
+    requests for each model that wakes one at zero (components/serving_autoscaling.py wake_signal). The mesh
     has no default metrics provider: the pinned Kubeflow tree's patch of the mesh config
     (common/istio/istio-install/base/patches/istio-configmap-disable-tracing.yaml) replaces the
     chart's, which named `prometheus`, with one that names none, and istiod then makes no stats

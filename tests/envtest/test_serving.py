@@ -210,7 +210,7 @@ def test_a_model_that_follows_its_load_down_to_zero_is_taken_off_prod_and_kedas_
     the predictor, minReplicaCount 0, a prometheus trigger per metric: the load, and the router's
     requests that wake it) taken by KEDA 2.20.2's CRD."""
     from components.monitoring import PROMETHEUS_URL
-    from components.serving import keda_autoscaling, serving_signal, wake_signal
+    from components.serving_autoscaling import keda_autoscaling, serving_signal, wake_signal
 
     key, value = PROFILE_NAMESPACE_LABEL
     team = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {key: value}}}
