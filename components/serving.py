@@ -29,7 +29,6 @@ from typing import Any
 import pulumi
 
 from components.access import GATEWAY_SELECTOR
-from components.dashboards.serving import MODEL_LABEL
 from components.inference_gateway import InferenceGatewayArgs, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
 from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controller, with_path_routing_only
@@ -51,7 +50,7 @@ from facts.versions import (
 )
 from infra.cluster import Cluster
 from plumbing.base import ChartArgs, PlatformComponent, apply_manifest
-from plumbing.charts import ChartValues, built_by
+from plumbing.charts import ChartValues, Relied, built_by, exactly
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.network import namespace_peer, network_policy
 from plumbing.readiness import Readiness
@@ -290,46 +289,6 @@ def keda_to_prometheus_policy(monitoring_namespace: str, port: int) -> dict[str,
     return network_policy("keda-queries-prometheus", monitoring_namespace, [namespace_peer(KEDA_NAMESPACE, KEDA_OPERATOR_LABELS)], None, [port])
 
 
-# --- a predictor's autoscaling on a serving signal ----------------------------------------------
-# What a data scientist puts on an InferenceService for its replicas to follow load (docs/serving.md,
-# examples/kserve_mnist.py): the annotation `serving.kserve.io/autoscalerClass: keda`
-# (pkg/constants/constants.go AutoscalerClass, AutoscalerClassKeda; the default is hpa, CPU only)
-# and one External metric of backend `prometheus` (pkg/apis/serving/v1beta1/component.go
-# ExternalMetricSource, ExternalMetrics, MetricTarget). KServe's defaulting webhook writes the
-# Standard deployment mode on it (inference_service_defaults.go), so its validation is
-# validateScalingKedaCompExtension (a query and a target value wanted); its KEDA reconciler makes the
-# ScaledObject `<name>-predictor`: the query, the server and `threshold` the target's value, min and
-# max replicas the predictor's (0 allowed: keda_reconciler.go createKedaScaledObject, getKedaMetrics).
-# KEDA divides the query's value by the threshold for the replicas wanted (a prometheus trigger's
-# default metric type AverageValue). The queries read the labels the serving PodMonitor gives the
-# model servers' series (namespace, inferenceservice: components/dashboards/serving.py).
-AUTOSCALER_CLASS_ANNOTATION = "serving.kserve.io/autoscalerClass"
-KEDA_AUTOSCALER = "keda"
-SERVING_SIGNALS = {
-    # vLLM 0.24.0 (vllm/v1/metrics/loggers.py): requests waiting for a slot in the batch.
-    "vllm": "sum(vllm:num_requests_waiting{{{selector}}})",
-    # KServe's Python model servers, kserve 0.20.0 kserve/metrics.py: predictions per second.
-    "kserve": "sum(rate(request_predict_seconds_count{{{selector}}}[1m]))",
-    # Triton 23.05 (the chart's kserve-tritonserver; triton-inference-server/core r23.05
-    # src/metrics.cc): successful requests per second, a counter without `_total`.
-    "triton": "sum(rate(nv_inference_request_success{{{selector}}}[1m]))",
-}
-"""The serving signal per model server: what one replica should carry is the trigger's target."""
-
-
-def serving_signal(server: str, namespace: str, name: str) -> str:
-    """The PromQL of `server`'s load of the InferenceService `name` in `namespace`, all its replicas together."""
-    return SERVING_SIGNALS[server].format(selector=f'namespace="{namespace}",{MODEL_LABEL}="{name}"')
-
-
-def keda_autoscaling(query: str, per_replica: str, prometheus: str) -> tuple[dict[str, str], dict[str, Any]]:
-    """(the InferenceService's annotations, its predictor's `autoScaling`): KEDA on `query`, a
-    replica for each `per_replica` of its value, Prometheus at `prometheus`."""
-    metric = {"backend": "prometheus", "serverAddress": prometheus, "query": query}
-    spec = {"metrics": [{"type": "External", "external": {"metric": metric, "target": {"type": "Value", "value": per_replica}}}]}
-    return {AUTOSCALER_CLASS_ANNOTATION: KEDA_AUTOSCALER}, spec
-
-
 # --- the component -----------------------------------------------------------------------------
 
 
@@ -449,12 +408,22 @@ def _install(args: ServingArgs, cluster: Cluster, ready: Readiness) -> PlatformC
     return Serving("serving", args, cluster, ready.resources(SERVING.needs, "serving"))
 
 
+KSERVE_RELIED = (
+    Relied(("kserve", "service", "serviceClusterIPNone"), exactly(False), "serviceClusterIPNone false, the chart's default",
+           "values.yaml kserve.service.serviceClusterIPNone, files/common/configmap-patch.yaml (inferenceservice-config `service`; "
+           "reconcilers/service/service_reconciler.go createDefaultSvc: ClusterIP None when true)",
+           "the team router reaches a model at zero replicas through its predictor Service's ClusterIP: a headless Service has no "
+           "address without a ready pod, the router's name lookup fails, its sidecar counts no request and the model never wakes "
+           "(docs/serving.md, \"Scale to zero, and back\")"),
+)
+
+
 INSTALLATION = Installation(
     SERVING,
     serving_args,
     _install,
     charts=(
-        ChartValues("values", KSERVE_CHART, lambda args: kserve_values(args.llm), lambda args: args.values, built_by(kserve_values)),
+        ChartValues("values", KSERVE_CHART, lambda args: kserve_values(args.llm), lambda args: args.values, built_by(kserve_values), relied=KSERVE_RELIED),
         ChartValues("runtimeValues", KSERVE_RUNTIMES_CHART, lambda args: runtime_values(args.llm), lambda args: args.runtime_values, built_by(runtime_values)),
         ChartValues("crdValues", KSERVE_CRD_CHART, lambda args: {}, lambda args: args.crd_values, "components/serving.py (none: the chart's defaults)"),
         ChartValues("kedaValues", KEDA_CHART, lambda args: keda_values(), lambda args: args.keda_values, built_by(keda_values)),

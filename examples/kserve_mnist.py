@@ -66,6 +66,8 @@ PROMETHEUS = "http://kube-prometheus-stack-prometheus.monitoring.svc:9090"
 """The platform's Prometheus, which scrapes every model server (docs/serving.md, "Replicas follow load")."""
 REQUESTS_PER_REPLICA = "20"
 """The load one replica takes: KEDA asks for a replica per 20 requests a second (Triton's counter)."""
+WAKE_THRESHOLD = "1"
+"""The wake query is 0 or 1: at most one replica of its own, any request wakes the model."""
 
 
 def sample_images(count: int = 8, seed: int = 0) -> tuple[Any, Any]:
@@ -206,6 +208,17 @@ def load_query(namespace: str) -> str:
     return f'sum(rate(nv_inference_request_success{{namespace="{namespace}",inferenceservice="{MODEL_NAME}"}}[1m]))'
 
 
+def wake_query(namespace: str) -> str:
+    """1 while the team's model router passed on a request for the model in the last 2 minutes,
+    else 0: its Istio sidecar counts them (istio_requests_total) even while the model has no
+    replica, so a request brings it back from zero (docs/serving.md, "Scale to zero, and back")."""
+    selector = (
+        f'namespace="{namespace}",reporter="source",'
+        f'destination_service_namespace="{namespace}",destination_service_name="{MODEL_NAME}-predictor"'
+    )
+    return f"sum(increase(istio_requests_total{{{selector}}}[2m])) > bool 0"
+
+
 def inference_service(namespace: str, storage_uri: str, gpus: int = 0, min_replicas: int = 1) -> Any:
     """The InferenceService, through the kserve SDK's models: Triton, the TorchScript repository at
     `storage_uri`, `min_replicas` (0 where the stack's floor allows: an idle model holds nothing) to
@@ -235,15 +248,22 @@ def inference_service(namespace: str, storage_uri: str, gpus: int = 0, min_repli
         storage_uri=storage_uri,
         resources=V1ResourceRequirements(requests=dict(limits), limits=limits),
     )
-    load = V1beta1ExternalMetricSource(
-        metric=V1beta1ExternalMetrics(backend="prometheus", server_address=PROMETHEUS, query=load_query(namespace)),
-        target=V1beta1MetricTarget(type="Value", value=REQUESTS_PER_REPLICA),
-    )
+    def external(query: str, per_replica: str) -> Any:
+        return V1beta1MetricsSpec(
+            type="External",
+            external=V1beta1ExternalMetricSource(
+                metric=V1beta1ExternalMetrics(backend="prometheus", server_address=PROMETHEUS, query=query),
+                target=V1beta1MetricTarget(type="Value", value=per_replica),
+            ),
+        )
+
+    # Its load sets the replicas; a request through the router wakes it from zero.
+    metrics = [external(load_query(namespace), REQUESTS_PER_REPLICA), external(wake_query(namespace), WAKE_THRESHOLD)]
     predictor = V1beta1PredictorSpec(
         model=model,
         min_replicas=min_replicas,
         max_replicas=2,
-        auto_scaling=V1beta1AutoScalingSpec(metrics=[V1beta1MetricsSpec(type="External", external=load)]),
+        auto_scaling=V1beta1AutoScalingSpec(metrics=metrics),
     )
     return V1beta1InferenceService(
         api_version=constants.KSERVE_V1BETA1,

@@ -178,6 +178,18 @@ def serving_path(team: str, name: str = "") -> str:
     return f"/serving/{team}/{name}/" if name else f"/serving/{team}/"
 
 
+MODEL_ROUTER = "model-router"
+"""Each team's model router (components/profiles/serving.py): its Deployment, Service and its pods'
+`app.kubernetes.io/name`, which the routers' monitor selects (components/dashboards/serving.py)."""
+
+
+def predictor_service(name: str) -> str:
+    """The Service KServe makes for the predictor of the InferenceService `name`, which the team's
+    router proxies to and which stays while its Deployment is at zero replicas (kserve v0.20.0
+    pkg/constants/constants.go PredictorServiceName: `<name>-predictor`)."""
+    return f"{name}-predictor"
+
+
 PUBLISHED_PREFIX = "publishers"
 """KServe's LLM route preset publishes each model at /publishers/<namespace>/models/<model>/...
 too (kserve v0.20.0 charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml,

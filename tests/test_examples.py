@@ -131,9 +131,11 @@ def test_serving_example_trains_on_one_node_and_writes_the_model_to_the_team_buc
     assert module.MODEL_STORE_PVC == MODEL_STORE and module.RUNTIME.removeprefix("kserve-") in RUNTIMES_KEPT
     # Its replicas follow the load the platform's signal for Triton reads, from the platform's Prometheus.
     from components.monitoring import PROMETHEUS_URL
-    from components.serving import serving_signal
+    from components.serving_autoscaling import WAKE_THRESHOLD, serving_signal, wake_signal
 
     assert module.PROMETHEUS == PROMETHEUS_URL and module.load_query("nlp") == serving_signal("triton", "nlp", module.MODEL_NAME)
+    # and a request through the team's router wakes it from zero, as the platform's wake signal says.
+    assert module.wake_query("nlp") == wake_signal("nlp", module.MODEL_NAME) and module.WAKE_THRESHOLD == WAKE_THRESHOLD
 
 
 def test_mlx_example_submits_on_mlx_distributed_through_mpirun() -> None:

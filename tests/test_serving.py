@@ -4,8 +4,10 @@ token policies judged with Istio's semantics (tests/support/mesh.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import json
+import re
 import subprocess
 import threading
 import time
@@ -16,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import promql_parser
 import pytest
 import yaml
 
@@ -26,6 +29,7 @@ from components.profiles.serving import (
     MODEL_CLIENT,
     MODEL_SERVER,
     ROUTER,
+    WAKE_RETRY_AFTER,
     model_store_objects,
     router_client_policy,
     router_config,
@@ -39,14 +43,13 @@ from components.serving import (
     DEFAULT_ROLLOUT,
     KEDA_NAMESPACE,
     MULTINODE_RUNTIME,
-    keda_autoscaling,
     kserve_values,
     kubeflow_roles,
     runtime_values,
-    serving_signal,
     with_multinode_runtime_disabled,
     with_rollout_strategy,
 )
+from components.serving_autoscaling import keda_autoscaling, serving_signal, wake_signal
 from components.serving_runtimes import gpu_runtimes
 from facts.node_labels import GPU_RESOURCE, Taint, pool_selector, pool_taints
 from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART
@@ -115,11 +118,22 @@ def test_editors_manage_inference_services_and_viewers_read_them() -> None:
 
 
 class _Echo(http.server.BaseHTTPRequestHandler):
-    """An upstream that says what it was sent: method, path with query, Host, body length."""
+    """An upstream that says what it was sent: method, path with query, Host, body length; on
+    /answer/<code>, that code with a plain body, as the sidecar's own 503 ("no healthy upstream")
+    or a model server's error."""
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else b""
+        if self.path.startswith("/answer/"):
+            code = int(self.path.removeprefix("/answer/"))
+            text = b"no healthy upstream" if code == 503 else b"the model's own answer"
+            self.send_response(code)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", str(len(text)))
+            self.end_headers()
+            self.wfile.write(text)
+            return
         answer = json.dumps({"method": self.command, "path": self.path, "host": self.headers["Host"], "body": len(body)}).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -159,16 +173,15 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_the_router_passes_a_models_path_to_its_predictor_and_nothing_else(tmp_path: Path, echo: int) -> None:
-    """/serving/nlp/<name>/<rest>?<query> reaches <name>-predictor.nlp.svc.cluster.local/<rest>?<query>
-    (here an nginx upstream of that name on loopback, which nginx takes before asking its
-    resolver); another team's prefix, a name KServe would refuse and a bare prefix do not."""
+@contextlib.contextmanager
+def _router(tmp_path: Path, echo: int, models: tuple[str, ...] = ("mnist-cnn",)) -> Iterator[str]:
+    """Team nlp's router served by a real nginx on loopback, each of `models`' predictors an nginx
+    upstream of its Service's name on the echo server (nginx takes an upstream of that name before
+    asking its resolver); yields the router's base URL."""
     nginx = _nginx()
     port = _free_port()
-    conf = {
-        "router.conf": router_config("nlp", resolver="127.0.0.1:9", listen=f"127.0.0.1:{port}"),
-        "upstream.conf": f"upstream mnist-cnn-predictor.nlp.svc.cluster.local {{ server 127.0.0.1:{echo}; }}\n",
-    }
+    upstreams = "".join(f"upstream {m}-predictor.nlp.svc.cluster.local {{ server 127.0.0.1:{echo}; }}\n" for m in models)
+    conf = {"router.conf": router_config("nlp", resolver="127.0.0.1:9", listen=f"127.0.0.1:{port}"), "upstream.conf": upstreams}
     config = real_nginx.main_config(tmp_path, conf)
     checked = real_nginx.check(nginx, config)
     assert checked.returncode == 0, checked.stderr
@@ -184,6 +197,16 @@ def test_the_router_passes_a_models_path_to_its_predictor_and_nothing_else(tmp_p
             except OSError:
                 assert time.monotonic() < deadline, "nginx did not start"
                 time.sleep(0.1)
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_router_passes_a_models_path_to_its_predictor_and_nothing_else(tmp_path: Path, echo: int) -> None:
+    """/serving/nlp/<name>/<rest>?<query> reaches <name>-predictor.nlp.svc.cluster.local/<rest>?<query>;
+    another team's prefix, a name KServe would refuse and a bare prefix do not."""
+    with _router(tmp_path, echo) as base:
         with urllib.request.urlopen(f"{base}/serving/nlp/mnist-cnn/v2/models/mnist-cnn/ready?verbose=1", timeout=5) as got:
             seen = json.load(got)
         assert seen == {"method": "GET", "path": "/v2/models/mnist-cnn/ready?verbose=1", "host": "mnist-cnn-predictor.nlp.svc.cluster.local", "body": 0}
@@ -196,13 +219,30 @@ def test_the_router_passes_a_models_path_to_its_predictor_and_nothing_else(tmp_p
             with pytest.raises(urllib.error.HTTPError) as refused:
                 urllib.request.urlopen(f"{base}{path}", timeout=5)
             assert refused.value.code == 404, path
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+
+
+def test_a_model_with_no_ready_replica_is_answered_503_with_retry_after_and_why(tmp_path: Path, echo: int) -> None:
+    """The sidecar's 503 for a predictor Service with no endpoint (a model at zero, waking or
+    starting) reaches the client as 503 with Retry-After and a JSON body naming the model; a
+    POST's too (a query); any other answer of the model's passes unchanged."""
+    with _router(tmp_path, echo, ("chat",)) as base:
+        for method, data in (("GET", None), ("POST", b'{"prompt": "hi"}')):
+            asked = urllib.request.Request(f"{base}/serving/nlp/chat/answer/503", data=data, method=method)
+            with pytest.raises(urllib.error.HTTPError) as waking:
+                urllib.request.urlopen(asked, timeout=5)
+            assert waking.value.code == 503, method
+            assert waking.value.headers["Retry-After"] == str(WAKE_RETRY_AFTER)
+            assert waking.value.headers["Content-Type"] == "application/json"
+            error = json.load(waking.value)["error"]
+            assert error.startswith("model chat has no ready replica") and f"retry after {WAKE_RETRY_AFTER} seconds" in error
+        for code in (500, 404, 429):
+            with pytest.raises(urllib.error.HTTPError) as answered:
+                urllib.request.urlopen(f"{base}/serving/nlp/chat/answer/{code}", timeout=5)
+            assert (answered.value.code, answered.value.read(), answered.value.headers["Retry-After"]) == (code, b"the model's own answer", None)
 
 
 def test_the_gateway_routes_the_teams_prefix_to_its_router_unchanged() -> None:
-    config, deployment, service, route = router_objects("nlp")
+    config, deployment, service, route, _ = router_objects("nlp")
     assert config["data"]["default.conf"] == router_config("nlp")
     (http_route,) = route["spec"]["http"]
     assert http_route["match"] == [{"uri": {"prefix": "/serving/nlp/"}}] and "rewrite" not in http_route
@@ -401,18 +441,116 @@ def test_kedas_operator_reaches_prometheus_through_the_monitoring_namespaces_pol
     assert not network_allows(policies, {}, prometheus, PROMETHEUS_PORT, Pod("nlp", {}))
 
 
+def _triggers(autoscaling: dict[str, Any]) -> list[dict[str, Any]]:
+    """The prometheus triggers KServe v0.20.0's KEDA reconciler makes of a predictor's External
+    metrics, one per metric in order (keda_reconciler.go getKedaMetrics: the backend the trigger's
+    type, its query and server, `threshold` the target's value)."""
+    return [
+        {
+            "type": m["external"]["metric"]["backend"],
+            "metadata": {
+                "serverAddress": m["external"]["metric"]["serverAddress"],
+                "query": m["external"]["metric"]["query"],
+                "threshold": m["external"]["target"]["value"],
+            },
+        }
+        for m in autoscaling["metrics"]
+        if m["type"] == "External"
+    ]
+
+
 def test_a_predictor_follows_its_servers_load_through_keda_as_kserve_builds_the_scaled_object() -> None:
     """What the example puts on its InferenceService, and the ScaledObject KServe v0.20.0's KEDA
-    reconciler makes of it (keda_reconciler.go getKedaMetrics: the External metric's backend the
-    trigger's type, its query and server, `threshold` the target value; min and max the predictor's)."""
+    reconciler makes of it (min and max the predictor's): the server's load, and with a wake
+    signal a second trigger on the requests its team's router passed on."""
     query = serving_signal("vllm", "nlp", "chat")
     assert query == 'sum(vllm:num_requests_waiting{namespace="nlp",inferenceservice="chat"})'
     annotations, spec = keda_autoscaling(query, "4", PROMETHEUS_URL)
     assert annotations == {"serving.kserve.io/autoscalerClass": "keda"}
-    (metric,) = spec["metrics"]
-    external = metric["external"]
-    trigger = {"type": external["metric"]["backend"], "metadata": {"serverAddress": external["metric"]["serverAddress"], "query": external["metric"]["query"], "threshold": external["target"]["value"]}}
-    assert trigger == {"type": "prometheus", "metadata": {"serverAddress": "http://kube-prometheus-stack-prometheus.monitoring.svc:9090", "query": query, "threshold": "4"}}
+    server = "http://kube-prometheus-stack-prometheus.monitoring.svc:9090"
+    load = {"type": "prometheus", "metadata": {"serverAddress": server, "query": query, "threshold": "4"}}
+    assert _triggers(spec) == [load]
+    _, woken = keda_autoscaling(query, "4", PROMETHEUS_URL, wake_signal("nlp", "chat"))
+    wake = {"type": "prometheus", "metadata": {"serverAddress": server, "query": wake_signal("nlp", "chat"), "threshold": "1"}}
+    assert _triggers(woken) == [load, wake]
     # Every signal reads the labels the serving PodMonitor writes and a metric of its server's.
     assert serving_signal("kserve", "nlp", "iris") == 'sum(rate(request_predict_seconds_count{namespace="nlp",inferenceservice="iris"}[1m]))'
     assert serving_signal("triton", "nlp", "mnist-cnn") == 'sum(rate(nv_inference_request_success{namespace="nlp",inferenceservice="mnist-cnn"}[1m]))'
+
+
+def test_the_wake_signal_counts_the_routers_requests_for_the_models_predictor_service() -> None:
+    """The wake query parses, reads the one metric the routers' monitor keeps, from the team's own
+    router (the scrape's `namespace`) to the Service KServe makes for the predictor (the router's
+    proxy_pass host), and is 0 or 1 (`> bool 0`: at most one replica at its threshold of 1)."""
+    from components.dashboards.serving import ROUTER_REQUESTS
+    from tests.support.promql import metric_names, parse
+
+    expr = parse(wake_signal("nlp", "chat"))
+    assert metric_names(expr) == {ROUTER_REQUESTS}
+    assert isinstance(expr, promql_parser.BinaryExpr) and expr.modifier is not None and expr.modifier.return_bool
+    matchers: dict[str, str] = {}
+
+    def collect(node: promql_parser.Expr) -> bool:
+        if isinstance(node, promql_parser.VectorSelector):
+            matchers.update({m.name: m.value for m in node.matchers.matchers})
+        return True
+
+    promql_parser.walk(expr, pre_visit=collect)
+    assert matchers == {"namespace": "nlp", "reporter": "source", "destination_service_namespace": "nlp", "destination_service_name": "chat-predictor"}
+    # The router sends /serving/nlp/chat/... to that Service's name.
+    assert "proxy_pass http://$model-predictor.nlp.svc.cluster.local" in router_config("nlp")
+
+
+def test_the_routers_monitor_keeps_their_sidecars_outbound_request_counts_alone() -> None:
+    """Prometheus keeps a scraped series when the metric relabeling's regex matches its joined
+    labels whole (RE2, anchored): the routers' outbound request counts, nothing else of Envoy's."""
+    from components.dashboards.serving import router_pod_monitor_spec
+
+    spec = router_pod_monitor_spec()
+    (endpoint,) = spec["podMetricsEndpoints"]
+    (keep,) = endpoint["metricRelabelings"]
+    kept = re.compile(keep["regex"])
+    assert keep["action"] == "keep" and keep["sourceLabels"] == ["__name__", "reporter"]
+    assert kept.fullmatch("istio_requests_total;source")
+    for other in ("istio_requests_total;destination", "istio_request_duration_milliseconds_bucket;source", "envoy_cluster_upstream_rq_total;"):
+        assert not kept.fullmatch(other)
+    assert spec["selector"] == {"matchLabels": {"app.kubernetes.io/name": ROUTER}}
+    monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {"name": "model-routers", "namespace": "monitoring"}, "spec": spec}
+    if crds.available():
+        assert validate_object(monitor) == []  # prometheus-operator's PodMonitor CRD
+
+
+@mirror.needed
+def test_the_routers_monitor_scrapes_a_port_the_injected_sidecar_of_a_router_declares() -> None:
+    """In the dev render: the routers' PodMonitor is there; it selects the router's pods; the team
+    namespace is injected and the router does not opt out; a Telemetry of its namespace turns on
+    Prometheus' stats filter for it; the pinned injector's sidecar template declares the port the
+    monitor names (Envoy's Prometheus port, 15090)."""
+    from components.dashboards.serving import ENVOY_METRICS_PATH, ENVOY_METRICS_PORT, ROUTER_MONITOR
+
+    objects = [o.obj for o in rendered("dev").objects]
+    (monitor,) = [o for o in objects if o["kind"] == "PodMonitor" and o["metadata"]["name"] == ROUTER_MONITOR]
+    assert [(e["port"], e["path"]) for e in monitor["spec"]["podMetricsEndpoints"]] == [(ENVOY_METRICS_PORT, ENVOY_METRICS_PATH)]
+    routers = [o for o in objects if o["kind"] == "Deployment" and o["metadata"]["name"] == ROUTER]
+    assert routers
+    for router in routers:
+        meta = router["spec"]["template"]["metadata"]
+        assert all(meta["labels"].get(k) == v for k, v in monitor["spec"]["selector"]["matchLabels"].items())
+        assert "sidecar.istio.io/inject" not in {**meta["labels"], **meta.get("annotations", {})}
+        (namespace,) = [o for o in objects if o["kind"] == "Namespace" and o["metadata"]["name"] == router["metadata"]["namespace"]]
+        assert namespace["metadata"]["labels"]["istio-injection"] == "enabled"
+        # The mesh names no default metrics provider: the router's Telemetry turns Prometheus' on for
+        # its outbound side (the stats filter that counts the requests), on its pods alone.
+        (telemetry,) = [o for o in objects if o["kind"] == "Telemetry" and o["metadata"]["namespace"] == router["metadata"]["namespace"]]
+        assert telemetry["spec"]["selector"]["matchLabels"].items() <= meta["labels"].items()
+        (metrics,) = telemetry["spec"]["metrics"]
+        assert metrics["providers"] == [{"name": "prometheus"}]
+        assert metrics["overrides"] == [{"match": {"metric": "ALL_METRICS", "mode": "SERVER"}, "disabled": True}]
+    (injector,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "istio-sidecar-injector"]
+    template = yaml.safe_load(injector["data"]["config"])["templates"]["sidecar"]
+    assert re.search(rf"- containerPort: 15090\s+protocol: TCP\s+name: {ENVOY_METRICS_PORT}\n", template)
+    (mesh_config,) = [o for o in objects if o["kind"] == "ConfigMap" and o["metadata"]["name"] == "istio" and o["metadata"]["namespace"] == "istio-system"]
+    mesh = yaml.safe_load(mesh_config["data"]["mesh"])
+    assert "defaultProviders" not in mesh  # why the Telemetry is needed; were it back, the Telemetry would be harmless
+    # The provider it names is istiod's built-in `prometheus` (pkg/config/mesh/mesh.go DefaultMeshConfig), not redefined here.
+    assert "prometheus" not in [p["name"] for p in mesh.get("extensionProviders", [])]

@@ -30,6 +30,7 @@ from components.dashboards.common import (
     timeseries,
 )
 from facts.labels import INFERENCE_SERVICE_LABEL
+from facts.naming import MODEL_ROUTER
 
 UID = "mlplatform-serving"
 MODEL_LABEL = "inferenceservice"
@@ -186,6 +187,50 @@ def predictor_pod_monitor_spec() -> dict[str, Any]:
     }
 
 
+# --- the team routers' requests: a model's load that exists at zero replicas -----------------------
+# Each team's router runs with Istio's sidecar (the team namespace is injected), whose stats filter
+# (on for the router's outbound side by its Telemetry: components/profiles/serving.py
+# router_telemetry) counts every request it proxies in istio_requests_total{reporter="source"}, a request it answers
+# itself too: the filter is an access-log handler of the stream (istio/proxy 1.30.1
+# source/extensions/filters/http/istio_stats/istio_stats.cc: addAccessLogHandler, log() adds
+# requests_total with response_code and response_flags), and it names the destination from the
+# route's cluster, not from an upstream host (populatePeerInfo: upstreamClusterInfo()'s metadata
+# istio.services[0] name and namespace), which Envoy sets when the route is chosen (envoyproxy/envoy
+# source/common/http/conn_manager_impl.cc ActiveStream::setRoute) and istiod writes on every
+# outbound cluster of a Service (istio/istio 1.30.1 pilot/pkg/networking/core/cluster_builder.go
+# addTelemetryMetadata, PILOT_ENABLE_TELEMETRY_LABEL on by default). So a request for a model at
+# zero replicas (its Service has no endpoint: 503, flag UH) is counted as one to `<name>-predictor`.
+# Envoy serves it on the sidecar's `http-envoy-prom` port (15090, /stats/prometheus; the injector
+# template of the pinned Kubeflow tree, common/istio/istio-install/base/install.yaml), which the
+# sidecar's traffic capture leaves out (istio/istio 1.30.1 cni/pkg/plugin/sidecar_redirect.go:272
+# excludes 15020,15021,15090 from inbound redirection; the template's istio-init `-d` alike): Prometheus
+# scrapes it straight, no mTLS or AuthorizationPolicy in the way, and finds the port on a native
+# sidecar (an init container) too (prometheus/prometheus v3.14.0 discovery/kubernetes/pod.go: init
+# containers' ports are targets). Only these series are kept: one per model, response code and flags
+# of each team's router, not the hundreds of Envoy's own.
+ROUTER_MONITOR = "model-routers"
+ROUTER_REQUESTS = "istio_requests_total"
+ENVOY_METRICS_PORT = "http-envoy-prom"
+ENVOY_METRICS_PATH = "/stats/prometheus"
+
+
+def router_pod_monitor_spec() -> dict[str, Any]:
+    """The PodMonitor spec: every team router's sidecar, its outbound request counts alone."""
+    return {
+        "namespaceSelector": {"any": True},
+        "selector": {"matchLabels": {"app.kubernetes.io/name": MODEL_ROUTER}},
+        "podMetricsEndpoints": [
+            {
+                "port": ENVOY_METRICS_PORT,
+                "path": ENVOY_METRICS_PATH,
+                "metricRelabelings": [
+                    {"sourceLabels": ["__name__", "reporter"], "separator": ";", "regex": f"{ROUTER_REQUESTS};source", "action": "keep"}
+                ],
+            }
+        ],
+    }
+
+
 # --- alerts: a model down, a model saturated ----------------------------------------------------
 SERVING_ALERT_GROUP = "mlplatform-serving"
 SATURATED_WAITING = 10
@@ -238,11 +283,13 @@ def serving_alert_rules() -> list[dict[str, Any]]:
 
 def monitoring_objects(namespace: str, scrape_labels: dict[str, str], dashboard_labels: dict[str, str]) -> list[tuple[str, dict[str, Any]]]:
     """What serving adds to kube-prometheus-stack's Prometheus and to Grafana, in the monitoring
-    namespace: the predictors' PodMonitor, the serving alerts and the dashboard (names, objects)."""
+    namespace: the predictors' and the routers' PodMonitors, the serving alerts and the dashboard
+    (names, objects)."""
     from components.dashboards.common import to_json
 
     meta = {"namespace": namespace, "labels": dict(scrape_labels)}
     monitor = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {"name": PREDICTOR_MONITOR, **meta}, "spec": predictor_pod_monitor_spec()}
+    routers = {"apiVersion": "monitoring.coreos.com/v1", "kind": "PodMonitor", "metadata": {"name": ROUTER_MONITOR, **meta}, "spec": router_pod_monitor_spec()}
     rules = {
         "apiVersion": "monitoring.coreos.com/v1",
         "kind": "PrometheusRule",
@@ -255,4 +302,4 @@ def monitoring_objects(namespace: str, scrape_labels: dict[str, str], dashboard_
         "metadata": {"name": "dashboard-serving", "namespace": namespace, "labels": dict(dashboard_labels)},
         "data": {"serving.json": to_json(dashboard())},
     }
-    return [(f"serving-{PREDICTOR_MONITOR}", monitor), (f"serving-{SERVING_ALERT_GROUP}", rules), ("serving-dashboard", board)]
+    return [(f"serving-{PREDICTOR_MONITOR}", monitor), (f"serving-{ROUTER_MONITOR}", routers), (f"serving-{SERVING_ALERT_GROUP}", rules), ("serving-dashboard", board)]

@@ -22,7 +22,7 @@ from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER
 from components.serving import ROUTER_RESOURCES
 from components.serving_tokens import MODEL_CLIENT, service_account_user
 from facts.labels import INFERENCE_SERVICE_LABEL, KUEUE_PRIORITY_CLASS_LABEL
-from facts.naming import llm_prefixes, serving_path
+from facts.naming import MODEL_ROUTER, llm_prefixes, predictor_service, serving_path
 from facts.node_labels import GPU_TAINT
 from facts.priorities import SERVING_PRIORITY
 from facts.versions import RAY_DASHBOARD_AUTH_PROXY_IMAGE, image
@@ -36,7 +36,7 @@ from plumbing.network import ip_peer, network_policy
 # /serving/<team>/<name>/<rest> to <name>-predictor.<team>.svc.cluster.local/<rest>. nginx needs a
 # resolver for a proxy_pass with variables (nginx docs, ngx_http_proxy_module proxy_pass): the
 # cluster's DNS Service, kube-dns in kube-system on GKE and on kind (CoreDNS keeps that name).
-ROUTER = "model-router"
+ROUTER = MODEL_ROUTER
 ROUTER_PORT = 8080
 CLUSTER_DNS = "kube-dns.kube-system.svc.cluster.local"
 ISVC_NAME = "[a-z]([-a-z0-9]*[a-z0-9])?"
@@ -44,25 +44,51 @@ ISVC_NAME = "[a-z]([-a-z0-9]*[a-z0-9])?"
 NGINX_CONF = "default.conf"
 NGINX_CONF_DIR = "/etc/nginx/conf.d"
 
+# A model at zero replicas keeps its Service, with no endpoint: the router's Istio sidecar answers
+# 503 itself (Envoy's "no healthy upstream", response flag UH) and counts the request, which wakes
+# the model (components/serving_autoscaling.py wake_signal). The router turns every 503 into one the client can
+# act on: Retry-After, and a body that names the model and says why. A model server's own 503
+# (KServe's "model not ready") means the same, to retry later.
+WAKE_RETRY_AFTER = 30
+"""Seconds a client waits before it asks again: about one Prometheus scrape and one KEDA poll (30 s
+each by default), the time a request takes to be seen; a GPU replica then takes minutes to be
+ready (docs/serving.md, "Scale to zero, and back")."""
+
 
 def router_config(namespace: str, resolver: str = CLUSTER_DNS, listen: str = str(ROUTER_PORT)) -> str:
     """The router's nginx server: each InferenceService of `namespace` under its path, the rest
     of the path and the query passed on as they came, responses streamed (an LLM's tokens), no
-    size limit on a request body (a batch of inputs). `resolver` and `listen` for a test."""
+    size limit on a request body (a batch of inputs); a 503 (no ready replica: waking from zero,
+    starting, loading) answered with Retry-After. `resolver` and `listen` for a test."""
     prefix = serving_path(namespace)
+    predictor = predictor_service("$model")
+    # nginx (ngx_http_proxy_module proxy_intercept_errors, ngx_http_core_module error_page): with
+    # interception on, an upstream response whose code has an error_page is replaced by it, every
+    # other passes as it came; `=` keeps the named location's own code.
+    unavailable = (
+        f"model $model has no ready replica: it is waking from zero or starting (minutes for a GPU model); "
+        f"retry after {WAKE_RETRY_AFTER} seconds"
+    )
     return f"""# The team's model router (mlplatform components/serving.py): {prefix}<name>/<path> to the
-# InferenceService <name>'s predictor, <name>-predictor.{namespace}.svc.cluster.local/<path>.
+# InferenceService <name>'s predictor, {predictor_service("<name>")}.{namespace}.svc.cluster.local/<path>.
 server {{
     listen {listen};
     resolver {resolver} valid=10s ipv6=off;
     client_max_body_size 0;
     location ~ "^{prefix}(?<model>{ISVC_NAME})(?<rest>/.*)$" {{
-        proxy_pass http://$model-predictor.{namespace}.svc.cluster.local$rest$is_args$args;
+        proxy_pass http://{predictor}.{namespace}.svc.cluster.local$rest$is_args$args;
         proxy_http_version 1.1;
         proxy_set_header Connection "";
         proxy_buffering off;
         proxy_request_buffering off;
         proxy_read_timeout 1h;
+        proxy_intercept_errors on;
+        error_page 503 = @unavailable;
+    }}
+    location @unavailable {{
+        default_type application/json;
+        add_header Retry-After {WAKE_RETRY_AFTER} always;
+        return 503 '{{"error": "{unavailable}"}}';
     }}
     location / {{
         return 404;
@@ -72,7 +98,8 @@ server {{
 
 
 def router_objects(namespace: str) -> list[dict[str, Any]]:
-    """The router's configuration, Deployment and Service, and the gateway's route of the team's prefix to it."""
+    """The router's configuration, Deployment and Service, the gateway's route of the team's prefix
+    to it, and its sidecar's request metrics."""
     labels = {"app.kubernetes.io/name": ROUTER}
     config = {
         "apiVersion": "v1",
@@ -125,7 +152,35 @@ def router_objects(namespace: str) -> list[dict[str, Any]]:
             ],
         },
     }
-    return [config, deployment, service, route]
+    return [config, deployment, service, route, router_telemetry(namespace)]
+
+
+def router_telemetry(namespace: str) -> dict[str, Any]:
+    """Istio's request metrics on the router's sidecar alone, its outbound side: the count of
+    requests for each model that wakes one at zero (components/serving_autoscaling.py wake_signal). The mesh
+    has no default metrics provider: the pinned Kubeflow tree's patch of the mesh config
+    (common/istio/istio-install/base/patches/istio-configmap-disable-tracing.yaml) replaces the
+    chart's, which named `prometheus`, with one that names none, and istiod then makes no stats
+    filter (istio/istio 1.30.1 pilot/pkg/model/telemetry.go mergeMetrics: the providers are the
+    mesh's defaults or a Telemetry's). `prometheus` is one of istiod's built-in extension providers
+    (pkg/config/mesh/mesh.go DefaultMeshConfig), kept beside the mesh's own (ApplyMeshConfig); a
+    Telemetry with a selector applies to the pods it selects in its namespace (applicableTelemetries);
+    ALL_METRICS disabled for SERVER drops the inbound side's filter (mergeMetrics,
+    disabledAllMetricsProviders)."""
+    return {
+        "apiVersion": "telemetry.istio.io/v1",
+        "kind": "Telemetry",
+        "metadata": {"name": ROUTER, "namespace": namespace},
+        "spec": {
+            "selector": {"matchLabels": {"app.kubernetes.io/name": ROUTER}},
+            "metrics": [
+                {
+                    "providers": [{"name": "prometheus"}],
+                    "overrides": [{"match": {"metric": "ALL_METRICS", "mode": "SERVER"}, "disabled": True}],
+                }
+            ],
+        },
+    }
 
 
 # --- programs: a token the team mints ----------------------------------------------------------

@@ -103,6 +103,7 @@ OBJECT_NEEDS: dict[str, tuple[Need, ...]] = {
     "Profile": (Need(KUBEFLOW, What.CRDS),),
     "AuthorizationPolicy": (Need(ISTIO, What.CRDS),),
     "VirtualService": (Need(ISTIO, What.CRDS),),
+    "Telemetry": (Need(ISTIO, What.CRDS),),
     "ClusterQueue": (Need(KUEUE, What.CRDS),),
     "LocalQueue": (Need(KUEUE, What.CRDS),),
     "RayCluster": (Need(KUBERAY, What.CRDS, optional=True), Need(KUEUE, What.WEBHOOKS)),

@@ -207,18 +207,24 @@ def test_a_model_that_follows_its_load_down_to_zero_is_taken_off_prod_and_kedas_
     """The InferenceService a data scientist writes for its replicas to follow vLLM's queue, down to
     zero where the stack's floor is 0, taken by KServe's CRD and the replica policy; and the
     ScaledObject KServe v0.20.0 makes of it (keda_reconciler.go createKedaScaledObject: named after
-    the predictor, minReplicaCount 0, a prometheus trigger) taken by KEDA 2.20.2's CRD."""
+    the predictor, minReplicaCount 0, a prometheus trigger per metric: the load, and the router's
+    requests that wake it) taken by KEDA 2.20.2's CRD."""
     from components.monitoring import PROMETHEUS_URL
-    from components.serving import keda_autoscaling, serving_signal
+    from components.serving_autoscaling import keda_autoscaling, serving_signal, wake_signal
 
     key, value = PROFILE_NAMESPACE_LABEL
     team = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE, "labels": {key: value}}}
     query = serving_signal("vllm", NAMESPACE, "chat")
-    annotations, autoscaling = keda_autoscaling(query, "4", PROMETHEUS_URL)
+    annotations, autoscaling = keda_autoscaling(query, "4", PROMETHEUS_URL, wake_signal(NAMESPACE, "chat"))
     isvc = _isvc("chat", {"minReplicas": 0, "maxReplicas": 2})
     isvc["metadata"]["annotations"] = annotations
     isvc["spec"]["predictor"]["autoScaling"] = autoscaling
-    metric = autoscaling["metrics"][0]["external"]
+    # One prometheus trigger per External metric, in order: the load, then the router's requests.
+    triggers = [
+        {"type": m["external"]["metric"]["backend"], "metadata": {"serverAddress": m["external"]["metric"]["serverAddress"], "query": m["external"]["metric"]["query"], "threshold": m["external"]["target"]["value"]}}
+        for m in autoscaling["metrics"]
+    ]
+    assert len(triggers) == 2
     scaled = {
         "apiVersion": "keda.sh/v1alpha1",
         "kind": "ScaledObject",
@@ -227,7 +233,7 @@ def test_a_model_that_follows_its_load_down_to_zero_is_taken_off_prod_and_kedas_
             "scaleTargetRef": {"name": "chat-predictor"},
             "minReplicaCount": 0,
             "maxReplicaCount": 2,
-            "triggers": [{"type": metric["metric"]["backend"], "metadata": {"serverAddress": metric["metric"]["serverAddress"], "query": query, "threshold": metric["target"]["value"]}}],
+            "triggers": triggers,
         },
     }
     with kept(cluster, [*_kserve_crds(tmp_path), *_keda_crds(), team, replica_bounds_policy(0, 4), replica_bounds_binding()]):

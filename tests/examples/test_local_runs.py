@@ -264,7 +264,8 @@ def runpy_example(name: str) -> dict[str, object]:
 
 def test_the_inference_service_the_example_deploys_is_the_kserve_sdks() -> None:
     """What `deploy` sends, as the Kubernetes client serialises the kserve SDK's models: Triton
-    for the pytorch format, the team's model store, 1-2 replicas on KEDA, a GPU only when asked."""
+    for the pytorch format, the team's model store, 1-2 replicas on KEDA (woken from zero by the
+    router's requests), a GPU only when asked."""
     needs("kserve")
     from kubernetes.client import ApiClient
 
@@ -293,7 +294,22 @@ def test_the_inference_service_the_example_deploys_is_the_kserve_sdks() -> None:
                     },
                     "target": {"type": "Value", "value": "20"},
                 },
-            }
+            },
+            {
+                # and a request through the team's router wakes it from zero (docs/serving.md).
+                "type": "External",
+                "external": {
+                    "metric": {
+                        "backend": "prometheus",
+                        "serverAddress": "http://kube-prometheus-stack-prometheus.monitoring.svc:9090",
+                        "query": (
+                            'sum(increase(istio_requests_total{namespace="team-a",reporter="source",'
+                            'destination_service_namespace="team-a",destination_service_name="mnist-cnn-predictor"}[2m])) > bool 0'
+                        ),
+                    },
+                    "target": {"type": "Value", "value": "1"},
+                },
+            },
         ]
     }
     idle = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models", 0, 0))  # type: ignore[operator]
