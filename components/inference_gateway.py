@@ -104,7 +104,10 @@ BACKEND_PORTS = (MODEL_SERVER_PORT, PICKER_PORT)
 # manage HealthCheckPolicies in their namespace (gke_gateway_roles), and the team's deploy path makes
 # one per service (examples/llm_openai.py). check's `gke-pool-health-check` holds the published check
 # to what KServe's presets make: the pool's target port, the path the model server's readiness probe
-# asks, its scheme.
+# asks, its scheme. The port is named with `portSpecification: USE_FIXED_PORT`: the CRD as
+# GoogleCloudPlatform/gke-gateway-api publishes it (fc40d60, config/crd/networking.gke.io_healthcheckpolicies.yaml,
+# healthcheck_types.go) refuses a `port` without it ("port and portName must be unset for
+# portSpecification being USE_SERVING_PORT (which is the default)"), as the chart's own policy has it.
 POOL_HEALTH_CHECK_PATH = "/health"
 """vLLM's health endpoint, which KServe's model server preset probes (kserve-config-llm-template `main`:
 startup, liveness and readiness probes `httpGet /health` on 8000)."""
@@ -118,11 +121,14 @@ HEALTH_CHECK_POLICIES = "healthcheckpolicies"
 
 def pool_health_check() -> dict[str, Any]:
     """The HealthCheckPolicy's `spec.default` for an LLMInferenceService's InferencePool: the chart's
-    (HTTP /health on the target port, 2 s interval and timeout)."""
+    (HTTP /health on the target port, 2 s interval and timeout), the port as a fixed one."""
     return {
         "timeoutSec": 2,
         "checkIntervalSec": 2,
-        "config": {"type": "HTTP", "httpHealthCheck": {"requestPath": POOL_HEALTH_CHECK_PATH, "port": MODEL_SERVER_PORT}},
+        "config": {
+            "type": "HTTP",
+            "httpHealthCheck": {"requestPath": POOL_HEALTH_CHECK_PATH, "portSpecification": "USE_FIXED_PORT", "port": MODEL_SERVER_PORT},
+        },
     }
 
 

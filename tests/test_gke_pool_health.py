@@ -88,7 +88,11 @@ def test_the_example_makes_the_pools_health_check_from_its_teams_config() -> Non
         },
         "spec": {
             "targetRef": {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": "chat-inference-pool"},
-            "default": {"timeoutSec": 2, "checkIntervalSec": 2, "config": {"type": "HTTP", "httpHealthCheck": {"requestPath": "/health", "port": 8000}}},
+            "default": {
+                "timeoutSec": 2,
+                "checkIntervalSec": 2,
+                "config": {"type": "HTTP", "httpHealthCheck": {"requestPath": "/health", "portSpecification": "USE_FIXED_PORT", "port": 8000}},
+            },
         },
     }
     assert EXAMPLE["pool_health_check_policy"](_service("chat"), _team_llm(rendered("dev"), "vision")) is None
@@ -138,9 +142,11 @@ def test_check_fails_a_team_config_without_the_health_check() -> None:
 @pytest.mark.parametrize(
     ("check", "says"),
     [
-        ({"config": {"type": "HTTP", "httpHealthCheck": {"port": 8000}}}, "path /, the model server's readiness is /health"),  # GKE's default path
-        ({"config": {"type": "HTTP", "httpHealthCheck": {"requestPath": "/health", "port": 9002}}}, "port 9002, the pool targets [8000]"),
-        ({"config": {"type": "TCP", "tcpHealthCheck": {"port": 8000}}}, "type TCP, the model server speaks HTTP"),
+        ({"config": {"type": "HTTP", "httpHealthCheck": {"portSpecification": "USE_FIXED_PORT", "port": 8000}}}, "path /, the model server's readiness is /health"),  # GKE's default path
+        ({"config": {"type": "HTTP", "httpHealthCheck": {"requestPath": "/health", "portSpecification": "USE_FIXED_PORT", "port": 9002}}}, "port 9002, the pool targets [8000]"),
+        ({"config": {"type": "TCP", "tcpHealthCheck": {"portSpecification": "USE_FIXED_PORT", "port": 8000}}}, "type TCP, the model server speaks HTTP"),
+        # The chart's own shape: a port beside no portSpecification, which the published CRD refuses.
+        ({"config": {"type": "HTTP", "httpHealthCheck": {"requestPath": "/health", "port": 8000}}}, "port 8000 without portSpecification USE_FIXED_PORT"),
     ],
 )
 def test_check_fails_a_health_check_the_model_server_does_not_pass(check: dict[str, Any], says: str) -> None:

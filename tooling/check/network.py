@@ -417,6 +417,9 @@ def gke_pool_health_check(platform: Platform) -> Iterator[Violation]:
             problems.append(f"path {asks.get('requestPath', '/')}, the model server's readiness is {probe.get('path')}")
         if port not in target_ports or str(port) != str(probe.get("port")):
             problems.append(f"port {port}, the pool targets {sorted(target_ports)} and the model server answers on {probe.get('port')}")
+        elif asks.get("portSpecification") != "USE_FIXED_PORT":
+            # gke-gateway-api healthcheck_types.go: a port beside an unset portSpecification (USE_SERVING_PORT) is refused.
+            problems.append(f"port {port} without portSpecification USE_FIXED_PORT, which GKE's HealthCheckPolicy CRD refuses")
         if problems:
             yield Violation(
                 "gke-pool-health-check", label(config), config.source,
