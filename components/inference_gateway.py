@@ -55,9 +55,10 @@ from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.versions import GATEWAY_API_CRD_FILES, INFERENCE_POOL_CRD, ReleaseManifest
 from infra.cluster import Cluster
 from infra.network import ClusterNetwork
-from plumbing.base import PlatformComponent, UpstreamArgs
+from plumbing.base import PlatformComponent, UpstreamArgs, apply_manifest
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
+from plumbing.roles import AGGREGATE_LABEL, VERBS_EDIT, VERBS_READ
 from stackmodel.components.inference_gateway import (
     DEFAULT_PROXY_ONLY_SUBNET_RANGE,
     INFERENCE_GATEWAY,
@@ -87,6 +88,66 @@ PICKER_PORT = 9002
 """The endpoint picker's ext_proc port (same preset: `endpointPickerRef.port`, the EPP's `--grpc-port`)."""
 BACKEND_PORTS = (MODEL_SERVER_PORT, PICKER_PORT)
 """What GKE's load balancer calls in a team namespace: the model servers and the endpoint picker."""
+
+# --- each InferencePool's health check on GKE -----------------------------------------------------
+# GKE's load balancer sends to an InferencePool's endpoints only while its own health check passes,
+# and KServe v0.20.0 makes none (no HealthCheckPolicy anywhere in kserve/kserve at the tag). Without
+# one GKE checks HTTP `/` (gke-gateway-api apis/networking/v1 healthcheck_types.go: type HTTP and
+# requestPath "/" when unset), which vLLM does not serve: of the GET routes vLLM 0.24.0 registers
+# (vllm/entrypoints), none is `/`; its health is `GET /health`, 200 or 503 once the engine is dead
+# (vllm/entrypoints/serve/instrumentator/health.py). The pinned inferencepool chart makes, for
+# provider gke, a HealthCheckPolicy on its pool: HTTP /health on the pool's first target port, every
+# 2 s with a 2 s timeout, "more aggressive ... than the default 5s for faster switch over"
+# (gateway-api-inference-extension v1.5.0 config/charts/inferencepool/templates/gke.yaml). The pool is
+# KServe's, made at run time per service, so the platform cannot render its policy: it publishes the
+# policy's `spec.default` on each team's `team-llm` config (POOL_HEALTH_CHECK_ANNOTATION), editors may
+# manage HealthCheckPolicies in their namespace (gke_gateway_roles), and the team's deploy path makes
+# one per service (examples/llm_openai.py). check's `gke-pool-health-check` holds the published check
+# to what KServe's presets make: the pool's target port, the path the model server's readiness probe
+# asks, its scheme. The port is named with `portSpecification: USE_FIXED_PORT`: the CRD as
+# GoogleCloudPlatform/gke-gateway-api publishes it (fc40d60, config/crd/networking.gke.io_healthcheckpolicies.yaml,
+# healthcheck_types.go) refuses a `port` without it ("port and portName must be unset for
+# portSpecification being USE_SERVING_PORT (which is the default)"), as the chart's own policy has it.
+POOL_HEALTH_CHECK_PATH = "/health"
+"""vLLM's health endpoint, which KServe's model server preset probes (kserve-config-llm-template `main`:
+startup, liveness and readiness probes `httpGet /health` on 8000)."""
+POOL_HEALTH_CHECK_ANNOTATION = "mlplatform.io/gke-pool-health-check"
+"""On a team's `team-llm` config: the `spec.default` of the HealthCheckPolicy each of its services'
+InferencePools needs (JSON); absent where the gateway is not GKE's."""
+HEALTH_CHECK_POLICY_API = "networking.gke.io"
+HEALTH_CHECK_POLICIES = "healthcheckpolicies"
+"""GKE's HealthCheckPolicy (networking.gke.io/v1), which GKE installs with its Gateway API."""
+
+
+def pool_health_check() -> dict[str, Any]:
+    """The HealthCheckPolicy's `spec.default` for an LLMInferenceService's InferencePool: the chart's
+    (HTTP /health on the target port, 2 s interval and timeout), the port as a fixed one."""
+    return {
+        "timeoutSec": 2,
+        "checkIntervalSec": 2,
+        "config": {
+            "type": "HTTP",
+            "httpHealthCheck": {"requestPath": POOL_HEALTH_CHECK_PATH, "portSpecification": "USE_FIXED_PORT", "port": MODEL_SERVER_PORT},
+        },
+    }
+
+
+def gke_gateway_roles() -> list[dict[str, Any]]:
+    """Kubeflow roles for HealthCheckPolicies: editors (and owners, through kubeflow-edit) manage
+    them in their namespace, viewers read them. The team's deploy path makes one per service."""
+
+    def role(name: str, into: str, verbs: tuple[str, ...]) -> dict[str, Any]:
+        return {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRole",
+            "metadata": {"name": name, "labels": {AGGREGATE_LABEL.format(into): "true"}},
+            "rules": [{"apiGroups": [HEALTH_CHECK_POLICY_API], "resources": [HEALTH_CHECK_POLICIES], "verbs": list(verbs)}],
+        }
+
+    return [
+        role("kubeflow-gke-health-checks-edit", "kubeflow-edit", VERBS_EDIT),
+        role("kubeflow-gke-health-checks-view", "kubeflow-view", VERBS_READ),
+    ]
 
 
 @dataclass(frozen=True)
@@ -203,6 +264,8 @@ class InferenceGateway(PlatformComponent):
                 gcp.compute.Subnetwork(f"{name}-proxy-only", proxy_only_subnet_args(args.gke_network, vpc), opts=self.child())
             if vpc.manages_host_project:
                 gcp.compute.Firewall(f"{name}-backends", backend_firewall_args(args.gke_network, vpc), opts=self.child())
+            for role in gke_gateway_roles():
+                apply_manifest(role["metadata"]["name"], role, self.child())
         if args.install_crds:
             gateway_api = [self.release_manifest(_install_name(m), m) for m in GATEWAY_API_CRD_FILES]
             # Last, after Gateway API's: what waits for the component waits for every CRD through it.

@@ -18,6 +18,11 @@ defaults: an HTTPRoute on the platform's gateway at /<namespace>/<name>/v1/..., 
 and its endpoint picker, which sends each request to the replica with the shortest queue and the
 emptiest KV cache.
 
+Behind GKE Inference Gateway (the platform's `inferenceGateway.provider: gke`), GKE's load balancer
+sends to the service's InferencePool only while its own health check passes, and KServe makes none;
+the platform publishes the check on your team's `team-llm` config, and `deploy` makes it for the
+pool KServe names (a HealthCheckPolicy owned by the service, so `delete` removes it too).
+
 Query: from a notebook of your team the service answers at its in-cluster address (no sign-in:
 the namespace's own traffic); from elsewhere through the gateway at the URL in the service's
 status, with a token of your team in `OPENAI_API_KEY` (docs/serving.md, "LLMs").
@@ -34,6 +39,8 @@ as a notebook queries the cluster.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
 import socket
 import subprocess
@@ -55,6 +62,9 @@ API_VERSION = "v1alpha2"
 PLURAL = "llminferenceservices"
 VLLM_PORT = 8000
 """`vllm serve --port 8000` in KServe v0.20.0's presets; the workload Service's port."""
+TEAM_LLM = "team-llm"
+POOL_HEALTH_CHECK_ANNOTATION = "mlplatform.io/gke-pool-health-check"
+"""On `team-llm` behind GKE Inference Gateway: the health check of each service's InferencePool."""
 
 
 def namespace() -> str:
@@ -80,10 +90,37 @@ def llm_service(name: str, model_uri: str, gpus: int = 1, replicas: int = 1) -> 
         "spec": {
             "model": {"uri": model_uri, "name": name},
             "replicas": replicas,
-            "baseRefs": [{"name": "team-llm"}],
+            "baseRefs": [{"name": TEAM_LLM}],
             "template": {"containers": [{"name": "main", "resources": {"requests": resources, "limits": resources}}]},
             "router": {"route": {}, "gateway": {}, "scheduler": {}},
         },
+    }
+
+
+def child_name(parent: str, suffix: str) -> str:
+    """The name KServe gives a service's child object (knative.dev/pkg kmeta.ChildName, as
+    kserve v0.20.0 pins it, for a suffix of at most 30): `parent + suffix` if it fits 63
+    characters, else the parent cut short, its md5 and the suffix."""
+    if len(parent) + len(suffix) <= 63:
+        return parent + suffix
+    return parent[: 31 - len(suffix)] + hashlib.md5(parent.encode()).hexdigest() + suffix
+
+
+def pool_health_check_policy(service: dict[str, Any], team_config: dict[str, Any]) -> dict[str, Any] | None:
+    """The HealthCheckPolicy of the service's InferencePool (`<name>-inference-pool`: kserve v0.20.0
+    llmisvc/scheduler.go expectedSchedulerInferencePool), as the team's config publishes it; None
+    where it publishes none (the gateway is not GKE's). Owned by the service: deleted with it."""
+    published = (team_config.get("metadata", {}).get("annotations") or {}).get(POOL_HEALTH_CHECK_ANNOTATION)
+    if not published:
+        return None
+    meta = service["metadata"]
+    pool = child_name(meta["name"], "-inference-pool")
+    owner = {"apiVersion": service["apiVersion"], "kind": service["kind"], "name": meta["name"], "uid": meta["uid"]}
+    return {
+        "apiVersion": "networking.gke.io/v1",
+        "kind": "HealthCheckPolicy",
+        "metadata": {"name": pool, "namespace": meta["namespace"], "ownerReferences": [owner]},
+        "spec": {"targetRef": {"group": "inference.networking.k8s.io", "kind": "InferencePool", "name": pool}, "default": json.loads(published)},
     }
 
 
@@ -92,7 +129,12 @@ def deploy(name: str, model_uri: str, gpus: int) -> None:
 
     config.load_config()
     api = client.CustomObjectsApi()
-    api.create_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), PLURAL, llm_service(name, model_uri, gpus))
+    service = api.create_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), PLURAL, llm_service(name, model_uri, gpus))
+    team_config = api.get_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), "llminferenceserviceconfigs", TEAM_LLM)
+    policy = pool_health_check_policy(service, team_config)
+    if policy is not None:
+        api.create_namespaced_custom_object("networking.gke.io", "v1", namespace(), "healthcheckpolicies", policy)
+        print(f"created HealthCheckPolicy {policy['metadata']['name']} (GKE's load balancer checks the model servers on /health)")
     print(f"created LLMInferenceService {name}; waiting until it is ready (the GPU, then the model loading)")
     while True:
         status = api.get_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), PLURAL, name).get("status", {})
@@ -109,7 +151,7 @@ def delete(name: str) -> None:
 
     config.load_config()
     client.CustomObjectsApi().delete_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), PLURAL, name)
-    print(f"deleted LLMInferenceService {name}")
+    print(f"deleted LLMInferenceService {name} (and what it owns: its pool's health check on GKE)")
 
 
 def in_cluster_url(name: str) -> str:

@@ -11,6 +11,7 @@ import pulumi_kubernetes as k8s
 
 AGGREGATE_LABEL = "rbac.authorization.kubeflow.org/aggregate-to-{}"
 VERBS_READ = ("get", "list", "watch")
+VERBS_EDIT = (*VERBS_READ, "create", "delete", "deletecollection", "patch", "update")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ with, the PodDefault of its serving pods, and on GKE its model store (docs/servi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,7 +17,7 @@ from components.access import (
     USER_HEADER,
     identities,
 )
-from components.inference_gateway import MODEL_SERVER_PORT, PICKER_PORT
+from components.inference_gateway import MODEL_SERVER_PORT, PICKER_PORT, POOL_HEALTH_CHECK_ANNOTATION, pool_health_check
 from components.istio import GATEWAY_NAMESPACE
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
 from components.serving import ROUTER_RESOURCES
@@ -359,7 +360,7 @@ def _llm_pods(model_store: bool) -> dict[str, Any]:
     return {"tolerations": [GPU_TAINT.toleration()], **({"serviceAccountName": MODEL_SERVER} if model_store else {})}
 
 
-def team_llm_config(namespace: str, model_store: bool) -> dict[str, Any]:
+def team_llm_config(namespace: str, model_store: bool, gke_gateway: bool = False) -> dict[str, Any]:
     """The team's LLMInferenceServiceConfig: what serving_pod_default gives an InferenceService's
     pods, for its LLM pods, whose labels it does not select (kserve v0.20.0
     pkg/controller/v1alpha2/llmisvc workload_single_node.go singleNodeLabels: app.kubernetes.io/*,
@@ -375,19 +376,22 @@ def team_llm_config(namespace: str, model_store: bool) -> dict[str, Any]:
     Workload is made from the LeaderWorkerSet's templates (kueue v0.19.2 pkg/controller/jobs/
     leaderworkerset/leaderworkerset_reconciler.go podSets), not from pods GKE's
     ExtendedResourceToleration has seen, and Kueue gives a pod set no flavor whose taints it
-    does not tolerate (flavorassigner.go checkFlavorForPodSets; check's `admissible`)."""
+    does not tolerate (flavorassigner.go checkFlavorForPodSets; check's `admissible`).
+
+    Behind GKE Inference Gateway (`gke_gateway`) it carries the health check each service's
+    InferencePool needs, for the team's deploy path to make (components/inference_gateway.py
+    POOL_HEALTH_CHECK_ANNOTATION). KServe merges a config's spec only, never its metadata
+    (kserve v0.20.0 config_merge.go MergeSpecs), so the annotation reaches no service or pod."""
     annotations = {**NO_SIDECAR, **({GCS_FUSE_ANNOTATION: "true"} if model_store else {})}
     spec: dict[str, Any] = {"annotations": annotations, "router": {"scheduler": {"annotations": dict(NO_SIDECAR)}}}
     labels = serving_pod_labels()
     if labels:
         spec["labels"] = labels
     spec["template"] = _llm_pods(model_store)
-    return {
-        "apiVersion": "serving.kserve.io/v1alpha2",
-        "kind": "LLMInferenceServiceConfig",
-        "metadata": {"name": TEAM_LLM_CONFIG, "namespace": namespace},
-        "spec": spec,
-    }
+    metadata: dict[str, Any] = {"name": TEAM_LLM_CONFIG, "namespace": namespace}
+    if gke_gateway:
+        metadata["annotations"] = {POOL_HEALTH_CHECK_ANNOTATION: json.dumps(pool_health_check(), sort_keys=True)}
+    return {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceServiceConfig", "metadata": metadata, "spec": spec}
 
 
 def team_llm_workers_config(namespace: str, model_store: bool) -> dict[str, Any]:
@@ -474,14 +478,19 @@ def team_serving_objects(
     mints its tokens, the router's policy for it, its serving pods' PodDefault, with a bucket (GKE)
     its model store, and with LLMs (`llm_readers`: everyone the team lets in) its LLM config and
     the gateway's check of its LLM prefixes; behind GKE Inference Gateway (`gke_gateway_sources`),
-    the NetworkPolicies that let its load balancer in."""
+    the NetworkPolicies that let its load balancer in and, on its LLM config, its pools' health check."""
     objects = [*router_objects(namespace), router_client_policy(namespace), *token_objects(namespace, minters)]
     objects.append(serving_pod_default(namespace, model_store=bucket is not None))
     if bucket is not None:
         objects += model_store_objects(namespace, bucket)
     if llm_readers is not None:
         store = bucket is not None
-        objects += [team_llm_config(namespace, store), team_llm_workers_config(namespace, store), llm_gateway_policy(namespace, llm_readers)]
+        gke_gateway = bool(gke_gateway_sources)
+        objects += [
+            team_llm_config(namespace, store, gke_gateway),
+            team_llm_workers_config(namespace, store),
+            llm_gateway_policy(namespace, llm_readers),
+        ]
         if gke_gateway_sources:
             objects += gke_gateway_policies(namespace, gke_gateway_sources)
     return objects

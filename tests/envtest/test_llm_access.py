@@ -49,6 +49,54 @@ def test_editors_deploy_llms_in_their_team_only(cluster: Cluster, kind_rbac: Non
     assert cluster.allows(who, verb, "llminferenceservices", namespace, SERVING) is allowed
 
 
+# --- behind GKE Inference Gateway: each service's HealthCheckPolicy, made by the team ---------------
+GKE_LEAD, GKE_ANA, GKE_BO, GKE_KIM = user("lead@acme.com"), user("ana@acme.com"), user("bo@acme.com"), user("kim@acme.com")
+"""dev-shared-vpc's vision owner and editor, a viewer of vision (below), nlp's owner."""
+HEALTH_CHECKS = ("healthcheckpolicies", "networking.gke.io")
+GKE_CASES: list[tuple[Who, str, str, bool]] = [
+    # (who, verb, namespace, allowed) on healthcheckpolicies.networking.gke.io
+    (GKE_LEAD, "create", "vision", True),  # the owner, through kubeflow-admin
+    (GKE_ANA, "create", "vision", True),  # an editor: the example makes one per service
+    (GKE_ANA, "delete", "vision", True),
+    (GKE_ANA, "create", "nlp", False),  # ... in her team only
+    (GKE_BO, "get", "vision", True),  # a viewer reads them
+    (GKE_BO, "create", "vision", False),
+    (GKE_KIM, "create", "nlp", True),
+    (GKE_KIM, "create", "vision", False),
+    (GKE_KIM, "get", "vision", False),
+]
+
+
+def test_behind_istios_gateway_nobody_makes_health_check_policies(cluster: Cluster, kind_rbac: None) -> None:
+    """The kind stack's RBAC (Istio's gateway): no role names them, so an editor may not. Before
+    the GKE stack's RBAC below is stored beside it (the module keeps both)."""
+    resource, group = HEALTH_CHECKS
+    assert cluster.allows(ANA, "create", resource, "vision", group) is False
+    assert cluster.allows(LEAD, "create", resource, "vision", group) is False
+
+
+@pytest.fixture(scope="module")
+def gke_rbac(cluster: Cluster) -> Iterator[None]:
+    """dev-shared-vpc's RBAC (provider gke), and a viewer of vision bound as the platform binds a
+    view contributor (its editor's binding with kubeflow-view): the fixture has none."""
+    objects = rbac_of([o.obj for o in rendered("dev-shared-vpc").objects])
+    (editor,) = [o for o in objects if o["kind"] == "RoleBinding" and o["metadata"]["name"] == "user-ana-acme-com-clusterrole-edit"]
+    viewer = copy.deepcopy(editor)
+    viewer["metadata"]["name"] = "user-bo-acme-com-clusterrole-view"
+    viewer["roleRef"]["name"] = "kubeflow-view"
+    viewer["subjects"] = [{**editor["subjects"][0], "name": GKE_BO.name}]
+    with kept(cluster, [*objects, viewer]):
+        yield
+
+
+@pytest.mark.parametrize(("who", "verb", "namespace", "allowed"), GKE_CASES)
+def test_behind_gkes_gateway_editors_make_their_pools_health_checks_in_their_team_only(
+    cluster: Cluster, gke_rbac: None, who: Who, verb: str, namespace: str, allowed: bool
+) -> None:
+    resource, group = HEALTH_CHECKS
+    assert cluster.allows(who, verb, resource, namespace, group) is allowed
+
+
 def _route(namespace: str, paths: list[str], rule: dict[str, Any] | None = None) -> dict[str, Any]:
     """An HTTPRoute as KServe's route preset makes it for a service of `namespace`."""
     rules = [

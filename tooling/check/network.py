@@ -8,7 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
-from components.inference_gateway import gke_gateway_network
+from components.inference_gateway import POOL_HEALTH_CHECK_ANNOTATION, gke_gateway_network
+from components.profiles.serving import TEAM_LLM_CONFIG
+from components.serving import CONFIG_MAP as SERVING_CONFIG_MAP
+from components.serving import NAMESPACE as SERVING_NAMESPACE
 from facts import fabric_pods
 from tooling.check.platform import Platform, Violation, admits, check_rule, label, mappings_where
 from tooling.fullrender import Rendered
@@ -327,7 +330,7 @@ def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
         ("the endpoint picker", picker_labels(SAMPLE_SERVICE), picker_pod, [int(((pool.get("endpointPickerRef") or {}).get("port") or {})["number"])]),
     ]
     for config in platform.of_kind("LLMInferenceServiceConfig"):
-        if config.key[3] != "team-llm":
+        if config.key[3] != TEAM_LLM_CONFIG:
             continue
         team = config.key[2]
         extra = (config.obj.get("spec") or {}).get("labels") or {}
@@ -341,3 +344,85 @@ def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
                             f"NetworkPolicies in {team} drop {source} to {what} on port {number}: GKE Inference Gateway "
                             "cannot reach the team's LLMs (components/profiles/serving.py gke_gateway_policies)",
                         )
+
+
+# --- GKE Inference Gateway: each pool's health check passes on a serving model ------------------
+TLS_SCHEME_TEMPLATE = "{{ if .GlobalConfig.EnableTLS }}HTTPS{{else}}HTTP{{- end }}"
+"""The scheme of the model server preset's probes (kserve v0.20.0 kserve-config-llm-template), from
+inferenceservice-config's `ingress.enableLLMInferenceServiceTLS` (config_loader.go NewConfig: EnableTLS)."""
+HEALTH_CHECK_KEYS = {"HTTP": "httpHealthCheck", "HTTPS": "httpsHealthCheck"}
+"""A HealthCheckPolicy's `config.<key>` per `config.type` (gke-gateway-api apis/networking/v1
+healthcheck_types.go HealthCheck: the type names the one protocol field that must be set)."""
+
+
+def _llm_tls(platform: Platform) -> bool:
+    """Whether KServe serves its LLMs over TLS: `enableLLMInferenceServiceTLS` of the `ingress` key of
+    inferenceservice-config in KServe's namespace (unset: false)."""
+    for config in platform.of_kind("ConfigMap"):
+        if config.key[3] == SERVING_CONFIG_MAP and config.key[2] == SERVING_NAMESPACE:
+            ingress = json.loads(((config.obj.get("data") or {}).get("ingress")) or "{}")
+            return bool(ingress.get("enableLLMInferenceServiceTLS"))
+    return False
+
+
+def _readiness(pod: dict[str, Any]) -> dict[str, Any]:
+    """The `httpGet` of the model server container's readiness probe (`main`, the container the
+    services' own `template` merges into)."""
+    main: dict[str, Any] = next((c for c in pod.get("containers") or [] if c.get("name") == "main"), {})
+    return ((main.get("readinessProbe") or {}).get("httpGet")) or {}
+
+
+@check_rule(
+    "gke-pool-health-check",
+    "with GKE Inference Gateway, every team's LLM config publishes a health check its services' InferencePools pass when the model serves",
+)
+def gke_pool_health_check(platform: Platform) -> Iterator[Violation]:
+    """With `inferenceGateway.provider: gke`, GKE's load balancer sends to an InferencePool's pods only
+    while its health check passes; KServe makes no HealthCheckPolicy, and GKE's default asks `/`, which
+    vLLM does not serve (components/inference_gateway.py). Each team's `team-llm` config carries the
+    policy's `spec.default` its deploy path applies per service (POOL_HEALTH_CHECK_ANNOTATION): it must
+    ask on one of the pool's target ports (KServe's scheduler preset) the path and scheme the model
+    server's readiness probe asks there (KServe's template preset, its scheme from
+    `enableLLMInferenceServiceTLS`), which pass once the model serves."""
+    network = gke_gateway_network(platform.config) if platform.config else None
+    pool = ((_preset(platform, LLM_SCHEDULER_PRESET).get("router", {}).get("scheduler") or {}).get("pool") or {}).get("spec") or {}
+    probe = _readiness(_preset(platform, LLM_TEMPLATE_PRESET).get("template") or {})
+    if network is None or not pool or not probe:
+        return
+    target_ports = {int(p["number"]) for p in pool.get("targetPorts") or []}
+    scheme = str(probe.get("scheme") or "HTTP")
+    if scheme == TLS_SCHEME_TEMPLATE:
+        scheme = "HTTPS" if _llm_tls(platform) else "HTTP"
+    wanted = f"{scheme} {probe.get('path')} on port {probe.get('port')}"
+    for config in platform.of_kind("LLMInferenceServiceConfig"):
+        if config.key[3] != TEAM_LLM_CONFIG:
+            continue
+        team = config.key[2]
+        published = ((config.obj.get("metadata") or {}).get("annotations") or {}).get(POOL_HEALTH_CHECK_ANNOTATION)
+        if not published:
+            yield Violation(
+                "gke-pool-health-check", label(config), config.source,
+                f"team {team}'s LLM config publishes no health check ({POOL_HEALTH_CHECK_ANNOTATION}): GKE checks its "
+                f"InferencePools on `/`, which vLLM does not serve, and sends them nothing; the model server answers {wanted}",
+            )
+            continue
+        check = (json.loads(published).get("config")) or {}
+        kind = str(check.get("type") or "HTTP")
+        asks = check.get(HEALTH_CHECK_KEYS.get(kind, "")) or {}
+        port = asks.get("port")
+        problems = []
+        if kind != scheme:
+            problems.append(f"type {kind}, the model server speaks {scheme}")
+        if asks.get("requestPath", "/") != probe.get("path"):
+            problems.append(f"path {asks.get('requestPath', '/')}, the model server's readiness is {probe.get('path')}")
+        if port not in target_ports or str(port) != str(probe.get("port")):
+            problems.append(f"port {port}, the pool targets {sorted(target_ports)} and the model server answers on {probe.get('port')}")
+        elif asks.get("portSpecification") != "USE_FIXED_PORT":
+            # gke-gateway-api healthcheck_types.go: a port beside an unset portSpecification (USE_SERVING_PORT) is refused.
+            problems.append(f"port {port} without portSpecification USE_FIXED_PORT, which GKE's HealthCheckPolicy CRD refuses")
+        if problems:
+            yield Violation(
+                "gke-pool-health-check", label(config), config.source,
+                f"team {team}'s pool health check asks {'; '.join(problems)}: GKE would mark every model server "
+                f"unhealthy; ask {wanted} (components/inference_gateway.py pool_health_check)",
+            )
