@@ -31,7 +31,8 @@ the cluster does not bring them.
   on the workload pods and names the endpoint picker's Service on 9002, in the service's own
   namespace (kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler.yaml `pool.spec`;
   pkg/controller/v1alpha2/llmisvc/scheduler.go expectedSchedulerDeployment: the picker is made in
-  `llmSvc.GetNamespace()`).
+  `llmSvc.GetNamespace()`), and the health checkers probe the picker on its gRPC health port 9003
+  (PICKER_HEALTH_PORT).
 
 Routes attach from team namespaces only (allowedRoutes: the profile label), each on its team's
 own prefixes (components/serving_llm.py, the HTTPRoute policy). GKE brings Gateway API's CRDs
@@ -86,8 +87,15 @@ MODEL_SERVER_PORT = 8000
 config-llm-scheduler.yaml `pool.spec.targetPorts`; vLLM's `--port 8000` in config-llm-template.yaml)."""
 PICKER_PORT = 9002
 """The endpoint picker's ext_proc port (same preset: `endpointPickerRef.port`, the EPP's `--grpc-port`)."""
-BACKEND_PORTS = (MODEL_SERVER_PORT, PICKER_PORT)
-"""What GKE's load balancer calls in a team namespace: the model servers and the endpoint picker."""
+PICKER_HEALTH_PORT = 9003
+"""The endpoint picker's gRPC health port (same preset: `--grpc-health-port 9003`, container port
+`grpc-health`), where Google's health checkers probe the picker's backend: GKE's Gateway controller
+health-checks the EPP on gRPC port 9003 unless a HealthCheckPolicy on its Service says otherwise
+(llm-d/llm-d-router v0.9.0, the picker's release, config/charts/llm-d-router-gateway/templates/
+gke.yaml:38-41; KServe makes no HealthCheckPolicy). Closed, the picker is never healthy and the
+pool's `failureMode: FailOpen` routes around it."""
+BACKEND_PORTS = (MODEL_SERVER_PORT, PICKER_PORT, PICKER_HEALTH_PORT)
+"""What GKE's load balancer calls in a team namespace: the model servers, the endpoint picker and its health port."""
 
 # --- each InferencePool's health check on GKE -----------------------------------------------------
 # GKE's load balancer sends to an InferencePool's endpoints only while its own health check passes,

@@ -35,7 +35,7 @@ from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controll
 from components.serving_registry import STORAGE_INITIALIZER, STORAGE_INITIALIZER_TREE, with_team_registry
 from components.serving_runtimes import gpu_runtimes
 from components.serving_tokens import TokenIssuer, gateway_token_objects, token_issuer_args
-from facts.admission import deny_binding, fail_closed_policy
+from facts.admission import SPEC_CHANGED, deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.node_labels import Pool
 from facts.versions import (
@@ -224,6 +224,9 @@ keeps room for (components/profiles/namespace.py serving_requests)."""
 # from 0, an unset minimum 1 (constants.go DefaultMinReplicas), a maximum below the minimum
 # raised to it). A policy on InferenceServices in the team namespaces holds both to the stack's
 # bounds, as KServe will read them; the API server evaluates it after KServe's defaulting webhook.
+# It judges a create and a change of the spec only (facts/admission.py SPEC_CHANGED): KServe patches
+# the finalizer of a service being deleted (pkg/controller/v1beta1/inferenceservice/controller.go:
+# 195-205), which must pass for a service made before the stack narrowed its bounds.
 # The same bounds on LLMInferenceServices: components/serving_llm.py llm_replica_bounds_policy.
 REPLICA_BOUNDS = "serving-replica-bounds"
 EFFECTIVE_MIN = "has(object.spec.predictor.minReplicas) ? object.spec.predictor.minReplicas : 1"
@@ -248,7 +251,7 @@ def replica_bounds_policy(lowest_min: int, highest_max: int) -> dict[str, Any]:
             "messageExpression": f"'spec.predictor.maxReplicas ' + string(variables.maximum) + ' is above the platform\\'s ceiling of {highest_max} replicas'",
         },
     ]
-    return fail_closed_policy(REPLICA_BOUNDS, rules, [], validations, variables)
+    return fail_closed_policy(REPLICA_BOUNDS, rules, [SPEC_CHANGED], validations, variables)
 
 
 def replica_bounds_binding() -> dict[str, Any]:

@@ -56,7 +56,7 @@ import pulumi
 from components.inference_gateway import GATEWAY, InferenceGatewayArgs, gateway_object
 from components.istio import GATEWAY_NAMESPACE
 from components.serving_runtimes import SERVING_API
-from facts.admission import deny_binding, fail_closed_policy
+from facts.admission import SPEC_CHANGED, deny_binding, fail_closed_policy
 from facts.labels import PROFILE_NAMESPACE_LABEL
 from facts.naming import PUBLISHED_PREFIX
 from facts.versions import KSERVE_LLMISVC_CHART, KSERVE_LLMISVC_CRD_CHART
@@ -232,6 +232,12 @@ def routes_binding() -> dict[str, Any]:
 #   platform installs no WVA: the VariantAutoscaling kind is unknown, the controller marks the
 #   workload `ScalingCRDNotFound` and stops before the route (workload.go:96-107), and nothing
 #   would publish the metric. So `scaling` is refused where a team writes it, naming `replicas`.
+# - The controller writes the object itself only to add and remove its finalizer (controller.go:
+#   197-222, r.Update) and, at start, the storage migration's empty patch of every service and
+#   config (cmd/llmisvc/main.go:345-370; knative.dev/pkg apiextensions/storageversion migrator.go:
+#   99-100); the rest goes to the status subresource, which the policy does not match. The policy
+#   judges a create and a change of the spec only (facts/admission.py SPEC_CHANGED): a service made
+#   before the stack narrowed its bounds is still deleted, its finalizer removed.
 LLM_REPLICA_BOUNDS = "serving-llm-replica-bounds"
 LLM_VERSIONS = ["v1alpha1", "v1alpha2"]
 """Both served by the CRDs (kserve-llmisvc-crd v0.20.0), with the same fields: a policy naming both
@@ -302,7 +308,7 @@ def llm_replica_bounds_policy(lowest: int, highest: int) -> dict[str, Any]:
         *_bounds("spec.replicas", "main", "has(object.spec) && has(object.spec.replicas)", lowest, highest),
         *_bounds("spec.prefill.replicas", "prefill", "has(object.spec.prefill.replicas)", lowest, highest),
     ]
-    return fail_closed_policy(LLM_REPLICA_BOUNDS, rules, [], validations, variables)
+    return fail_closed_policy(LLM_REPLICA_BOUNDS, rules, [SPEC_CHANGED], validations, variables)
 
 
 def llm_replica_bounds_binding() -> dict[str, Any]:

@@ -21,6 +21,17 @@ def cel_list(values: Iterable[str]) -> str:
     return "[" + ", ".join(cel_string(v) for v in values) + "]"
 
 
+SPEC_CHANGED = {
+    "name": "spec-changed",
+    "expression": "request.operation == 'CREATE' || has(object.spec) != has(oldObject.spec) || (has(object.spec) && object.spec != oldObject.spec)",
+}
+"""A policy's match condition where it judges an object's spec: a create, or an update that changes
+the spec. An update of the rest (a controller adding or removing its finalizer, a label, a storage
+migration's empty patch) is not judged, so an object made before the policy, or before the stack
+narrowed its bounds, can still be deleted (its controller's finalizer removed) and migrated; a
+change of its spec is judged in full."""
+
+
 def fail_closed_policy(
     name: str,
     rules: list[dict[str, Any]],

@@ -45,7 +45,7 @@ def test_a_network_the_platform_creates_gets_the_regions_proxy_only_subnet_and_t
     assert subnet["network"] == nodes["network"]  # the created VPC, beside the nodes' subnet
     (rule,) = [r.inputs for r in plan.of_type(FIREWALL) if r.name == "inference-gateway-backends"]
     assert rule["sourceRanges"] == ["10.129.0.0/23", *HEALTH_CHECKS]
-    assert rule["allows"] == [{"protocol": "tcp", "ports": ["8000", "9002"]}]
+    assert rule["allows"] == [{"protocol": "tcp", "ports": ["8000", "9002", "9003"]}]
     assert rule["targetTags"] == ["ml-test-node"] and rule["direction"] == "INGRESS"
 
 
@@ -74,6 +74,7 @@ def test_nothing_of_gkes_gateway_with_the_istio_provider(shipped_plan: Callable[
         (MODEL_SERVER, 8000, "10.129.1.7/32", True),  # one proxy's address
         (PICKER, 9002, "10.129.0.0/23", True),  # ext_proc
         (PICKER, 9002, "130.211.0.0/22", True),
+        (PICKER, 9003, "35.191.0.0/16", True),  # the health checkers, on the picker's gRPC health port
         (MODEL_SERVER, 8001, "10.129.0.0/23", False),  # another port of the pod
         (PICKER, 9090, "10.129.0.0/23", False),  # the picker's metrics
         (MODEL_SERVER, 8000, "10.130.0.0/23", False),  # another range
@@ -105,7 +106,8 @@ def test_check_fails_a_team_namespace_that_drops_the_gateway() -> None:
     found = {(v.object, v.message.split(":")[0]) for v in violations(without, "gke-gateway-reach")}
     assert ("LLMInferenceServiceConfig.serving.kserve.io vision/team-llm", "NetworkPolicies in vision drop 10.129.0.0/23 to the model servers on port 8000") in found
     assert ("LLMInferenceServiceConfig.serving.kserve.io nlp/team-llm", "NetworkPolicies in nlp drop 35.191.0.0/16 to the endpoint picker on port 9002") in found
-    assert len(found) == 2 * 3 * 2  # two teams, three sources, two kinds of pod
+    assert ("LLMInferenceServiceConfig.serving.kserve.io nlp/team-llm", "NetworkPolicies in nlp drop 130.211.0.0/22 to the endpoint picker on port 9003") in found
+    assert len(found) == 2 * 3 * 3  # two teams, three sources, three pod ports (model server, picker, picker's health)
 
 
 @mirror.needed
@@ -125,3 +127,24 @@ def test_check_fails_a_policy_on_the_wrong_port() -> None:
 
     messages = {v.message.split(":")[0] for v in violations(with_objects(render, elsewhere), "gke-gateway-reach")}
     assert messages == {f"NetworkPolicies in vision drop {s} to the model servers on port 8000" for s in ["10.129.0.0/23", *HEALTH_CHECKS]}
+
+
+@mirror.needed
+def test_check_fails_a_picker_policy_without_the_health_port() -> None:
+    """Google's health checkers probe the picker on its gRPC health port (9003: llm-d-router v0.9.0's
+    GKE chart); a policy admitting only the ext_proc port leaves the picker unhealthy to the load balancer."""
+    render = rendered("dev-shared-vpc")
+
+    def ext_proc_only(objects: list[Any]) -> list[Any]:
+        from dataclasses import replace
+
+        changed = []
+        for o in objects:
+            if o.key[2:] == ("vision", "allow-gke-gateway-to-picker"):
+                obj = {**o.obj, "spec": {**o.obj["spec"], "ingress": [{**o.obj["spec"]["ingress"][0], "ports": [{"protocol": "TCP", "port": 9002}]}]}}
+                o = replace(o, obj=obj)
+            changed.append(o)
+        return changed
+
+    messages = {v.message.split(":")[0] for v in violations(with_objects(render, ext_proc_only), "gke-gateway-reach")}
+    assert messages == {f"NetworkPolicies in vision drop {s} to the endpoint picker on port 9003" for s in ["10.129.0.0/23", *HEALTH_CHECKS]}

@@ -87,7 +87,7 @@ def test_the_firewall_rules_are_made_in_the_host_project() -> None:
     assert rules["kubeflow-https-health-checks"]["allows"] == [{"protocol": "tcp", "ports": ["8080", "8443", "15021"]}]
     # GKE Inference Gateway: the host project's proxy-only subnet (the stack names it) and the health checkers to the LLM pods.
     assert rules["inference-gateway-backends"]["sourceRanges"] == ["10.129.0.0/23", "130.211.0.0/22", "35.191.0.0/16"]
-    assert rules["inference-gateway-backends"]["allows"] == [{"protocol": "tcp", "ports": ["8000", "9002"]}]
+    assert rules["inference-gateway-backends"]["allows"] == [{"protocol": "tcp", "ports": ["8000", "9002", "9003"]}]
     assert {tuple(r["targetTags"]) for r in rules.values()} == {("ml-dev-node",)}
 
 

@@ -17,7 +17,13 @@ from components.access import (
     USER_HEADER,
     identities,
 )
-from components.inference_gateway import MODEL_SERVER_PORT, PICKER_PORT, POOL_HEALTH_CHECK_ANNOTATION, pool_health_check
+from components.inference_gateway import (
+    MODEL_SERVER_PORT,
+    PICKER_HEALTH_PORT,
+    PICKER_PORT,
+    POOL_HEALTH_CHECK_ANNOTATION,
+    pool_health_check,
+)
 from components.istio import GATEWAY_NAMESPACE
 from components.profiles.pod_default import GCS_FUSE_ANNOTATION, GCS_FUSE_DRIVER, ISTIO_GCS_FUSE_ANNOTATIONS
 from components.serving import ROUTER_RESOURCES
@@ -446,12 +452,12 @@ GKE_GATEWAY_PICKER_POLICY = "allow-gke-gateway-to-picker"
 
 def gke_gateway_policies(namespace: str, sources: Sequence[str]) -> list[dict[str, Any]]:
     """The namespace's LLM model servers take GKE's load balancer on the InferencePool's target port,
-    their endpoint pickers on the ext_proc port, from `sources` (its proxy-only subnet and the health
-    checkers') and from nowhere else the other policies do not already admit."""
+    their endpoint pickers on the ext_proc and gRPC health ports, from `sources` (its proxy-only
+    subnet and the health checkers') and from nowhere else the other policies do not already admit."""
     peers = [ip_peer(cidr) for cidr in sources]
     return [
         network_policy(GKE_GATEWAY_MODELS_POLICY, namespace, peers, LLM_MODEL_SERVER_PODS, (MODEL_SERVER_PORT,)),
-        network_policy(GKE_GATEWAY_PICKER_POLICY, namespace, peers, LLM_PICKER_PODS, (PICKER_PORT,)),
+        network_policy(GKE_GATEWAY_PICKER_POLICY, namespace, peers, LLM_PICKER_PODS, (PICKER_PORT, PICKER_HEALTH_PORT)),
     ]
 
 

@@ -384,3 +384,57 @@ def test_the_dev_stacks_llm_policy_lets_an_llm_rest_at_zero_and_holds_its_ceilin
         assert "spec.replicas 5 is above the platform's ceiling of 4 replicas" in _refused(cluster, _llm("big", {"replicas": 5}))
         assert _refused(cluster, _llm("idle", {"replicas": 0})) == ""
         assert _refused(cluster, example) == ""
+
+
+# --- what the controllers write on a service made before the bounds narrowed -------------------
+
+
+def _finalized_and_deleted(cluster: Cluster, obj: dict[str, Any], finalizer: str, spec_change: dict[str, Any]) -> str:
+    """What the controllers do with `obj`, stored before its policy: the storage migration's no-op
+    write, its finalizer added, a team's edit of its spec (`spec_change` merged in: the refusal it
+    gets, returned), then its deletion, the finalizer removed. Each write a PUT of the whole object,
+    as controller-runtime's Update sends it; raises if any but the spec's edit is refused."""
+    path = cluster.path(obj)
+    stored = cluster.request("PUT", path, body=cluster.request("GET", path))  # an unchanged write
+    stored["metadata"]["finalizers"] = [finalizer]
+    stored = cluster.request("PUT", path, body=stored)
+    edited = json.loads(json.dumps(stored))
+    edited["spec"] = {**edited["spec"], **spec_change}
+    try:
+        cluster.request("PUT", path, body=edited)
+        refusal = ""
+    except ApiException as error:
+        refusal = str(json.loads(error.body)["message"])
+    cluster.request("DELETE", path)
+    stored = cluster.request("GET", path)
+    assert stored["metadata"].get("deletionTimestamp"), "the finalizer holds the deleted object"
+    stored["metadata"]["finalizers"] = []
+    cluster.request("PUT", path, body=stored)
+    with pytest.raises(ApiException) as gone:
+        cluster.request("GET", path)
+    assert gone.value.status == 404
+    return refusal
+
+
+@mirror.needed
+def test_a_model_made_before_the_bounds_narrowed_is_still_deleted_and_a_change_of_its_spec_is_judged(cluster: Cluster, tmp_path: Path) -> None:
+    """An InferenceService with 9 replicas and an LLMInferenceService with 9, stored before the
+    stack's ceiling of 4: KServe's controllers still add and remove their finalizers (v0.20.0
+    inferenceservice/controller.go:185-205, llmisvc/controller.go:197-222) and migrate them, so a
+    team can delete them (before the fix the policies refused the finalizer's removal and the
+    objects stayed Terminating); a change of their spec is judged as a new one would be."""
+    from components.serving_llm import llm_replica_bounds_binding, llm_replica_bounds_policy
+
+    isvc = _isvc("before", {"minReplicas": 9})
+    llm = _llm("before", {"replicas": 9})
+    with kept(cluster, [*_kserve_crds(tmp_path), *_llm_crds(), _team_namespace(NAMESPACE), isvc, llm]):
+        policies = [replica_bounds_policy(0, 4), replica_bounds_binding(), llm_replica_bounds_policy(0, 4), llm_replica_bounds_binding()]
+        with kept(cluster, policies):
+            def in_force() -> list[str]:
+                return [] if _refused(cluster, _isvc("big", {"minReplicas": 9})) and _refused(cluster, _llm("big", {"replicas": 9})) else ["not yet"]
+
+            wait_for("the replica policies in force", in_force, timeout=20, interval=0.2)
+            refused = _finalized_and_deleted(cluster, isvc, "inferenceservice.finalizers", {"predictor": {**isvc["spec"]["predictor"], "minReplicas": 8}})
+            assert "spec.predictor.maxReplicas 8 is above the platform's ceiling of 4 replicas" in refused
+            refused = _finalized_and_deleted(cluster, llm, "serving.kserve.io/llmisvc-finalizer", {"replicas": 8})
+            assert "spec.replicas 8 is above the platform's ceiling of 4 replicas" in refused

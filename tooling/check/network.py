@@ -305,6 +305,15 @@ def _names(pod: dict[str, Any], number: int) -> set[str]:
     return port_names({"spec": pod}, number)
 
 
+PICKER_HEALTH_PORT_NAME = "grpc-health"
+"""The picker container's port Google's health checkers probe (kserve v0.20.0 scheduler preset:
+`--grpc-health-port 9003`, container port `grpc-health`; components/inference_gateway.py PICKER_HEALTH_PORT)."""
+
+
+def _named_ports(pod: dict[str, Any], name: str) -> list[int]:
+    return [int(p["containerPort"]) for c in pod.get("containers") or [] for p in c.get("ports") or [] if p.get("name") == name]
+
+
 @check_rule(
     "gke-gateway-reach",
     "with GKE Inference Gateway, every team's NetworkPolicies admit its proxies and health checks to the model servers and the endpoint picker",
@@ -313,7 +322,7 @@ def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
     """With `inferenceGateway.provider: gke`, GKE's load balancer calls each LLMInferenceService's
     InferencePool on its target ports and the pool's endpoint picker on its ext_proc port, both in the
     service's (the team's) namespace, from the region's proxy-only subnet, and Google's health checkers
-    probe them from theirs (components/inference_gateway.py). Each team namespace with LLMs (its
+    probe them from theirs, the picker on its gRPC health port (components/inference_gateway.py). Each team namespace with LLMs (its
     `team-llm` config) must admit every one of those sources to the pods and ports KServe's scheduler
     preset gives them, as the API server's NetworkPolicy semantics decide; a policy that admits only
     pods of the platform's namespaces drops them all."""
@@ -327,7 +336,12 @@ def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
     picker_pod = scheduler.get("template") or {}
     calls = [
         ("the model servers", models, model_pod, [int(p["number"]) for p in pool.get("targetPorts") or []]),
-        ("the endpoint picker", picker_labels(SAMPLE_SERVICE), picker_pod, [int(((pool.get("endpointPickerRef") or {}).get("port") or {})["number"])]),
+        (
+            "the endpoint picker",
+            picker_labels(SAMPLE_SERVICE),
+            picker_pod,
+            [int(((pool.get("endpointPickerRef") or {}).get("port") or {})["number"]), *_named_ports(picker_pod, PICKER_HEALTH_PORT_NAME)],
+        ),
     ]
     for config in platform.of_kind("LLMInferenceServiceConfig"):
         if config.key[3] != TEAM_LLM_CONFIG:
