@@ -5,6 +5,8 @@ client.
     python examples/llm_openai.py deploy      # an LLMInferenceService "chat" in your namespace
     python examples/llm_openai.py query "What does the platform do?"
     python examples/llm_openai.py delete
+    python examples/llm_openai.py health-check --name NAME   # behind GKE Inference Gateway: the pool
+                                              # health check of a service you made another way
     python examples/llm_openai.py --local     # offline on CPU: a tiny model trained here, served over
                                               # the OpenAI API, queried with the same client
 
@@ -21,7 +23,9 @@ emptiest KV cache.
 Behind GKE Inference Gateway (the platform's `inferenceGateway.provider: gke`), GKE's load balancer
 sends to the service's InferencePool only while its own health check passes, and KServe makes none;
 the platform publishes the check on your team's `team-llm` config, and `deploy` makes it for the
-pool KServe names (a HealthCheckPolicy owned by the service, so `delete` removes it too).
+pool KServe names (a HealthCheckPolicy owned by the service, so `delete` removes it too). A service
+you make another way (kubectl, the KServe SDK) gets it from `health-check --name <service>`;
+without it GKE sends the service nothing.
 
 Query: from a notebook of your team the service answers at its in-cluster address (no sign-in:
 the namespace's own traffic); from elsewhere through the gateway at the URL in the service's
@@ -124,17 +128,47 @@ def pool_health_check_policy(service: dict[str, Any], team_config: dict[str, Any
     }
 
 
+def make_pool_health_check(api: Any, service: dict[str, Any]) -> None:
+    """The service's pool health check where the team's config publishes one (GKE Inference Gateway).
+    One of that name left from an earlier service of the same name (its deletion not yet collected)
+    or made by hand is replaced and so owned by this service: created again, it would be refused,
+    and collected with the old service, leaving this one without a check."""
+    from kubernetes.client.rest import ApiException
+
+    meta = service["metadata"]
+    team_config = api.get_namespaced_custom_object(API_GROUP, API_VERSION, meta["namespace"], "llminferenceserviceconfigs", TEAM_LLM)
+    policy = pool_health_check_policy(service, team_config)
+    if policy is None:
+        print(f"no pool health check to make: your team's {TEAM_LLM} config publishes none (the gateway is not GKE's)")
+        return
+    where = ("networking.gke.io", "v1", meta["namespace"], "healthcheckpolicies")
+    try:
+        api.create_namespaced_custom_object(*where, policy)
+    except ApiException as error:
+        if error.status != 409:
+            raise
+        current = api.get_namespaced_custom_object(*where, policy["metadata"]["name"])
+        policy["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+        api.replace_namespaced_custom_object(*where, policy["metadata"]["name"], policy)
+    print(f"made HealthCheckPolicy {policy['metadata']['name']} (GKE's load balancer checks {meta['name']}'s model servers on /health)")
+
+
+def health_check(name: str) -> None:
+    """The pool health check of a service made another way (kubectl, the KServe SDK, a script)."""
+    from kubernetes import client, config
+
+    config.load_config()
+    api = client.CustomObjectsApi()
+    make_pool_health_check(api, api.get_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), PLURAL, name))
+
+
 def deploy(name: str, model_uri: str, gpus: int) -> None:
     from kubernetes import client, config
 
     config.load_config()
     api = client.CustomObjectsApi()
     service = api.create_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), PLURAL, llm_service(name, model_uri, gpus))
-    team_config = api.get_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), "llminferenceserviceconfigs", TEAM_LLM)
-    policy = pool_health_check_policy(service, team_config)
-    if policy is not None:
-        api.create_namespaced_custom_object("networking.gke.io", "v1", namespace(), "healthcheckpolicies", policy)
-        print(f"created HealthCheckPolicy {policy['metadata']['name']} (GKE's load balancer checks the model servers on /health)")
+    make_pool_health_check(api, service)
     print(f"created LLMInferenceService {name}; waiting until it is ready (the GPU, then the model loading)")
     while True:
         status = api.get_namespaced_custom_object(API_GROUP, API_VERSION, namespace(), PLURAL, name).get("status", {})
@@ -273,7 +307,7 @@ def run_local() -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--local", action="store_true", help="train, serve and query a tiny model on this machine")
-    parser.add_argument("step", nargs="?", choices=["deploy", "query", "delete"])
+    parser.add_argument("step", nargs="?", choices=["deploy", "query", "delete", "health-check"])
     parser.add_argument("question", nargs="?", default=QUESTION)
     parser.add_argument("--name", default=NAME)
     parser.add_argument("--model-uri", default=DEFAULT_MODEL_URI, help="pvc://team-models/<folder> or hf://<org>/<model>")
@@ -288,8 +322,10 @@ def main() -> None:
         print(ask(args.base_url or in_cluster_url(args.name), args.name, args.question, os.environ.get("OPENAI_API_KEY", "none")))
     elif args.step == "delete":
         delete(args.name)
+    elif args.step == "health-check":
+        health_check(args.name)
     else:
-        parser.error("say deploy, query or delete, or --local")
+        parser.error("say deploy, query, delete or health-check, or --local")
 
 
 if __name__ == "__main__":

@@ -167,3 +167,59 @@ def test_check_follows_kserves_tls_switch() -> None:
     render = edited(rendered("dev-shared-vpc"), "ConfigMap", "inferenceservice-config", tls)
     messages = [v.message for v in violations(render, "gke-pool-health-check")]
     assert len(messages) == 2 and all("type HTTP, the model server speaks HTTPS" in m for m in messages)
+
+
+class _Store:
+    """The API server's answers `make_pool_health_check` relies on: create refuses a name taken (409),
+    replace wants the stored resourceVersion. Holds the team's config and what is made."""
+
+    def __init__(self, team_config: dict[str, Any], policies: dict[str, dict[str, Any]] | None = None):
+        self.team_config = team_config
+        self.policies = dict(policies or {})
+
+    def get_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str, name: str) -> dict[str, Any]:
+        from kubernetes.client.rest import ApiException
+
+        found = self.team_config if plural == "llminferenceserviceconfigs" and name == "team-llm" else self.policies.get(name)
+        if found is None:
+            raise ApiException(status=404)
+        return found
+
+    def create_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str, body: dict[str, Any]) -> dict[str, Any]:
+        from kubernetes.client.rest import ApiException
+
+        assert (group, version, namespace, plural) == ("networking.gke.io", "v1", "vision", "healthcheckpolicies")
+        if body["metadata"]["name"] in self.policies:
+            raise ApiException(status=409)
+        self.policies[body["metadata"]["name"]] = {**body, "metadata": {**body["metadata"], "resourceVersion": "1"}}
+        return body
+
+    def replace_namespaced_custom_object(self, group: str, version: str, namespace: str, plural: str, name: str, body: dict[str, Any]) -> dict[str, Any]:
+        from kubernetes.client.rest import ApiException
+
+        if body["metadata"].get("resourceVersion") != self.policies[name]["metadata"]["resourceVersion"]:
+            raise ApiException(status=409)
+        self.policies[name] = {**body, "metadata": {**body["metadata"], "resourceVersion": "2"}}
+        return body
+
+
+@mirror.needed
+def test_deploy_and_health_check_take_over_a_policy_left_by_an_earlier_service_of_the_name() -> None:
+    """A policy of the pool's name already there (an earlier `chat` deleted, its policy not yet
+    collected, or one made by hand) is replaced with the new service as its owner: created again it
+    would be refused, and the garbage collector would take it with the old service."""
+    team = _team_llm(rendered("dev-shared-vpc"), "vision")
+    old = EXAMPLE["pool_health_check_policy"](_service("chat"), team)
+    old["metadata"]["ownerReferences"][0]["uid"] = "0ld00000-0000-4000-8000-000000000000"
+    store = _Store(team, {"chat-inference-pool": {**old, "metadata": {**old["metadata"], "resourceVersion": "7"}}})
+    EXAMPLE["make_pool_health_check"](store, _service("chat"))
+    (owner,) = store.policies["chat-inference-pool"]["metadata"]["ownerReferences"]
+    assert owner["uid"] == "5f1c0b6e-0000-4000-8000-000000000001"
+    assert store.policies["chat-inference-pool"]["metadata"]["resourceVersion"] == "2"
+
+    fresh = _Store(team)
+    EXAMPLE["make_pool_health_check"](fresh, _service("chat"))
+    assert list(fresh.policies) == ["chat-inference-pool"]
+    behind_istio = _Store(_team_llm(rendered("dev"), "vision"))
+    EXAMPLE["make_pool_health_check"](behind_istio, _service("chat"))
+    assert behind_istio.policies == {}
