@@ -26,7 +26,7 @@ the cluster does not bring them.
   network the platform creates, the proxy-only subnet (purpose REGIONAL_MANAGED_PROXY, role ACTIVE),
   and wherever the platform makes the network's firewall rules, one that opens the model servers'
   and endpoint pickers' ports to those sources; each team namespace admits the same sources to the
-  same pods and ports (components/profiles/serving.py gke_gateway_policies; check's
+  same pods and ports (components/profiles/serving_llm.py gke_gateway_policies; check's
   `gke-gateway-reach`). The ports are KServe's: its scheduler preset's InferencePool targets 8000
   on the workload pods and names the endpoint picker's Service on 9002, in the service's own
   namespace (kserve v0.20.0 config/llmisvcconfig/config-llm-scheduler.yaml `pool.spec`;

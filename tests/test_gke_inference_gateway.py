@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from components.profiles.serving import gke_gateway_policies
+from components.profiles.serving_llm import gke_gateway_policies
 from tests.conftest import base_gke, with_changes
 from tests.support import mirror
 from tests.support.renders import rendered, violations, with_objects

@@ -12,7 +12,7 @@ import yaml
 from components.access import GATEWAY_SELECTOR
 from components.inference_gateway import InferenceGatewayArgs, gateway_object
 from components.istio import INFERENCE_EXTENSION_ENV
-from components.profiles.serving import llm_gateway_policy, team_llm_config, team_llm_workers_config
+from components.profiles.serving_llm import llm_gateway_policy, team_llm_config, team_llm_workers_config
 from components.serving import REPLICA_BOUNDS
 from components.serving_llm import LLM_REPLICA_BOUNDS, routes_policy, with_path_routing_only
 from stackmodel.components.inference_gateway import GatewayProvider, GkeGatewayClass

@@ -110,7 +110,7 @@ LLM_MULTI_NODE_PRESET = "kserve-config-llm-worker-data-parallel"
 (charts/kserve-runtime-configs files/llmisvcconfigs/resources.yaml)."""
 TEAM_LLM_CONFIG = "team-llm"
 TEAM_LLM_WORKERS_CONFIG = "team-llm-workers"
-"""components/profiles/serving.py: what a team's services name in `baseRefs`."""
+"""components/profiles/serving_llm.py: what a team's services name in `baseRefs`."""
 LLM_CONTAINER = "main"
 LLM_GPUS = {GPU_RESOURCE: "1"}
 """The `main` container's requests and limits in examples/llm_openai.py llm_service(gpus=1)

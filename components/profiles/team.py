@@ -23,6 +23,7 @@ from components.profiles.preemption import checkpoint_objects, priority_pod_defa
 from components.profiles.queues import queue_objects
 from components.profiles.ray import ray_objects
 from components.profiles.serving import team_serving_objects, token_minters
+from components.profiles.serving_llm import team_llm_objects
 from components.profiles.spark import SPARK_SERVICE_ACCOUNT, spark_objects
 from components.team_pipelines import ObjectStoreKeys, pipeline_objects
 from infra.cluster import Cluster
@@ -71,9 +72,10 @@ def team_objects(
         objects.append(priority)
     if args.serving:
         minters = token_minters(team.owner, [str(p.email) for p in team.people], [g.name for g in args.groups])
-        objects += team_serving_objects(
-            team.name, minters, args.serving.bucket, readers(args) if args.serving.llm else None, args.serving.gke_gateway_sources
-        )
+        objects += team_serving_objects(team.name, minters, args.serving.bucket)
+        if args.serving.llm:
+            store = args.serving.bucket is not None
+            objects += team_llm_objects(team.name, store, readers(args), args.serving.gke_gateway_sources)
     return objects
 
 

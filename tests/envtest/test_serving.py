@@ -326,7 +326,7 @@ def test_the_stacks_replica_floor_and_ceiling_hold_for_llm_services_and_their_co
     alike; a multi-node replica (`worker`) counts once, as a LeaderWorkerSet group; a team's config
     is held where it sets replicas; `scaling` (WVA's) is refused, naming `replicas`. Outside the
     team namespaces nothing is held."""
-    from components.profiles.serving import team_llm_config
+    from components.profiles.serving_llm import team_llm_config
     from components.serving_llm import llm_replica_bounds_binding, llm_replica_bounds_policy
 
     objects = [*_llm_crds(), _team_namespace(NAMESPACE), _namespace(OTHER), llm_replica_bounds_policy(2, 4), llm_replica_bounds_binding()]

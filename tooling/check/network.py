@@ -9,7 +9,7 @@ from typing import Any
 
 from components.gateway import GOOGLE_LB_RANGES
 from components.inference_gateway import POOL_HEALTH_CHECK_ANNOTATION, gke_gateway_network
-from components.profiles.serving import TEAM_LLM_CONFIG
+from components.profiles.serving_llm import TEAM_LLM_CONFIG
 from components.serving import CONFIG_MAP as SERVING_CONFIG_MAP
 from components.serving import NAMESPACE as SERVING_NAMESPACE
 from facts import fabric_pods
@@ -356,7 +356,7 @@ def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
                         yield Violation(
                             "gke-gateway-reach", label(config), config.source,
                             f"NetworkPolicies in {team} drop {source} to {what} on port {number}: GKE Inference Gateway "
-                            "cannot reach the team's LLMs (components/profiles/serving.py gke_gateway_policies)",
+                            "cannot reach the team's LLMs (components/profiles/serving_llm.py gke_gateway_policies)",
                         )
 
 
