@@ -143,13 +143,23 @@ def make_pool_health_check(api: Any, service: dict[str, Any]) -> None:
         return
     where = ("networking.gke.io", "v1", meta["namespace"], "healthcheckpolicies")
     try:
-        api.create_namespaced_custom_object(*where, policy)
+        try:
+            api.create_namespaced_custom_object(*where, policy)
+        except ApiException as error:
+            if error.status != 409:
+                raise
+            current = api.get_namespaced_custom_object(*where, policy["metadata"]["name"])
+            policy["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
+            api.replace_namespaced_custom_object(*where, policy["metadata"]["name"], policy)
     except ApiException as error:
-        if error.status != 409:
-            raise
-        current = api.get_namespaced_custom_object(*where, policy["metadata"]["name"])
-        policy["metadata"]["resourceVersion"] = current["metadata"]["resourceVersion"]
-        api.replace_namespaced_custom_object(*where, policy["metadata"]["name"], policy)
+        # 403: not an editor of the team; 404: the cluster serves no HealthCheckPolicy (its Gateway
+        # API is off). The service is made already: say so and how to finish, no traceback.
+        raise SystemExit(
+            f"{meta['name']} is deployed, but its HealthCheckPolicy {policy['metadata']['name']} could not be made "
+            f"(HTTP {error.status} {error.reason}): GKE's load balancer will find its model servers unhealthy and send it "
+            f"nothing. An editor of {meta['namespace']} runs `python examples/llm_openai.py health-check --name {meta['name']}`; "
+            "a 404 means the cluster's Gateway API is off (docs/serving.md, GKE Inference Gateway)."
+        ) from None
     print(f"made HealthCheckPolicy {policy['metadata']['name']} (GKE's load balancer checks {meta['name']}'s model servers on /health)")
 
 

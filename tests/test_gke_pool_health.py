@@ -223,3 +223,21 @@ def test_deploy_and_health_check_take_over_a_policy_left_by_an_earlier_service_o
     behind_istio = _Store(_team_llm(rendered("dev"), "vision"))
     EXAMPLE["make_pool_health_check"](behind_istio, _service("chat"))
     assert behind_istio.policies == {}
+
+
+@mirror.needed
+@pytest.mark.parametrize("status", [403, 404])
+def test_a_refused_health_check_says_the_service_is_up_without_it_and_how_to_finish(status: int) -> None:
+    """A viewer's deploy (403) or a cluster without GKE's Gateway API (404): the service exists
+    already, so the example says it runs without a health check and what makes one, not a traceback."""
+    from kubernetes.client.rest import ApiException
+
+    class Refusing(_Store):
+        def create_namespaced_custom_object(self, *args: Any) -> dict[str, Any]:
+            raise ApiException(status=status, reason="Forbidden" if status == 403 else "Not Found")
+
+    with pytest.raises(SystemExit) as stopped:
+        EXAMPLE["make_pool_health_check"](Refusing(_team_llm(rendered("dev-shared-vpc"), "vision")), _service("chat"))
+    message = str(stopped.value)
+    assert f"chat is deployed, but its HealthCheckPolicy chat-inference-pool could not be made (HTTP {status}" in message
+    assert "python examples/llm_openai.py health-check --name chat" in message
