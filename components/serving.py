@@ -31,6 +31,7 @@ import pulumi
 from components.access import GATEWAY_SELECTOR
 from components.inference_gateway import InferenceGatewayArgs, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
+from components.serving_autoscaling import wake_validation, wake_variables
 from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controller, with_path_routing_only
 from components.serving_registry import STORAGE_INITIALIZER, STORAGE_INITIALIZER_TREE, with_team_registry
 from components.serving_runtimes import gpu_runtimes
@@ -235,7 +236,8 @@ EFFECTIVE_MIN = "has(object.spec.predictor.minReplicas) ? object.spec.predictor.
 def replica_bounds_policy(lowest_min: int, highest_max: int) -> dict[str, Any]:
     """The ValidatingAdmissionPolicy: a predictor's minReplicas at least `lowest_min` (0 lets an
     idle model give its GPUs back) and its maxReplicas, or its minimum where it names none, at
-    most `highest_max`; each refusal names the field and the stack's bound."""
+    most `highest_max`; each refusal names the field and the stack's bound. Where the floor is 0,
+    a predictor at 0 must carry its wake signal (components/serving_autoscaling.py wake_validation)."""
     rules = [{"apiGroups": [SERVING_API], "apiVersions": ["v1beta1"], "resources": ["inferenceservices"], "operations": ["CREATE", "UPDATE"]}]
     variables = [
         {"name": "minimum", "expression": EFFECTIVE_MIN},
@@ -251,6 +253,9 @@ def replica_bounds_policy(lowest_min: int, highest_max: int) -> dict[str, Any]:
             "messageExpression": f"'spec.predictor.maxReplicas ' + string(variables.maximum) + ' is above the platform\\'s ceiling of {highest_max} replicas'",
         },
     ]
+    if lowest_min == 0:
+        variables += wake_variables()
+        validations.append(wake_validation("variables.minimum"))
     return fail_closed_policy(REPLICA_BOUNDS, rules, [SPEC_CHANGED], validations, variables)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from components.dashboards.serving import MODEL_LABEL, ROUTER_REQUESTS
+from facts.admission import cel_concat, cel_list, cel_string
 from facts.naming import predictor_service
 
 # --- a predictor's autoscaling on a serving signal ----------------------------------------------
@@ -94,3 +95,69 @@ def keda_autoscaling(query: str, per_replica: str, prometheus: str, wake: str | 
 
     metrics = [external(query, per_replica)] + ([external(wake, WAKE_THRESHOLD)] if wake is not None else [])
     return {AUTOSCALER_CLASS_ANNOTATION: KEDA_AUTOSCALER}, {"metrics": metrics}
+
+
+# --- a model that can reach zero must carry its wake signal: the replica policy's rule --------------
+# KServe v0.20.0 in Standard mode takes a predictor to zero replicas in two cases only, by the
+# autoscaler class its objects carry (the predictor's annotations over the InferenceService's over
+# its ServingRuntime's: components/predictor.go buildObjectMeta; hpa where none names one:
+# reconcilers/autoscaler/autoscaler_reconciler.go getAutoscalerClass, constants.go
+# DefaultAutoscalerClass). `keda`: the ScaledObject takes minReplicas as it is, 0 included
+# (keda_reconciler.go createKedaScaledObject), so without the wake signal nothing brings a replica
+# back. `none`: no autoscaler, and the Deployment is made with minReplicas replicas
+# (deployment_reconciler.go createRawDefaultDeployment), 0 for good. `hpa` never goes below 1
+# (hpa_reconciler.go createHPA, constants.go DefaultMinReplicas) and `external` makes no autoscaler
+# and leaves the Deployment's replicas unset (1) for the team's own; KServe's validation has no
+# word on minReplicas in either mode (inference_service_validation.go). So, where the stack's floor
+# allows 0, the replica policy (components/serving.py) refuses a predictor at minReplicas 0 unless
+# the InferenceService names hpa or external, or keda with this model's wake signal: an External
+# metric of backend prometheus, the query wake_signal gives for its own namespace and name (built
+# here from the same function, so the two cannot drift), and a target value of 1 (WAKE_THRESHOLD).
+# A class named nowhere is refused too: its ServingRuntime, which a team's editors may write, could
+# name keda or none. The target's value is an int-or-string quantity that KServe passes to KEDA as
+# written (metric_quantity.go MetricQuantity.Original; keda_reconciler.go getKedaMetrics
+# `threshold`), so 1 and "1" both qualify and CEL compares its string().
+_NAMESPACE, _NAME = "\x00namespace\x00", "\x00name\x00"
+WAKE_QUERY_CEL = cel_concat(wake_signal(_NAMESPACE, _NAME), {_NAMESPACE: "object.metadata.namespace", _NAME: "object.metadata.name"})
+"""The CEL string expression of wake_signal(<the object's namespace>, <its name>)."""
+NEVER_ZERO = ("hpa", "external")
+"""The autoscaler classes under which KServe never takes a predictor to zero replicas itself."""
+_CLASS = f"{cel_string(AUTOSCALER_CLASS_ANNOTATION)} in object.{{at}}annotations ? object.{{at}}annotations[{cel_string(AUTOSCALER_CLASS_ANNOTATION)}]"
+_WAKE_HELPER = "components/serving_autoscaling.py keda_autoscaling(..., wake=wake_signal(namespace, name)), docs/serving.md \"Scale to zero, and back\""
+
+
+def wake_variables() -> list[dict[str, str]]:
+    """The replica policy's variables for its wake rule: the autoscaler class the InferenceService
+    names ('' where it names none), the wake query of its name, and whether a metric carries it."""
+    named = f"has(object.spec.predictor.annotations) && {_CLASS.format(at='spec.predictor.')} : has(object.metadata.annotations) && {_CLASS.format(at='metadata.')} : ''"
+    carries = (
+        "has(object.spec.predictor.autoScaling) && has(object.spec.predictor.autoScaling.metrics) && object.spec.predictor.autoScaling.metrics.exists(m, "
+        "m.type == 'External' && has(m.external) && has(m.external.metric.backend) && m.external.metric.backend == 'prometheus' && "
+        "has(m.external.metric.query) && m.external.metric.query == variables.wakeQuery && "
+        f"has(m.external.target.value) && string(m.external.target.value) == {cel_string(WAKE_THRESHOLD)})"
+    )
+    return [{"name": "autoscaler", "expression": named}, {"name": "wakeQuery", "expression": WAKE_QUERY_CEL}, {"name": "wakes", "expression": carries}]
+
+
+def wake_validation(minimum: str) -> dict[str, str]:
+    """The rule on the predictor's minimum replicas (the CEL `minimum`): at zero, it must wake.
+    The refusal says why and the two ways out."""
+    keda, never = cel_string(KEDA_AUTOSCALER), cel_list(NEVER_ZERO)
+    by_keda = cel_string("lets KEDA take this model to zero replicas")
+    by_runtime = cel_string(f"with no {AUTOSCALER_CLASS_ANNOTATION} named here lets its ServingRuntime's class take this model to zero replicas")
+    wake_metric = "autoscalerClass keda and an External metric of backend prometheus, query "
+    fixes = (
+        f"{cel_string(', and no request would ever wake it. Either add the wake metric (' + wake_metric)} + variables.wakeQuery + "
+        f"{cel_string(f', target value {WAKE_THRESHOLD}: {_WAKE_HELPER}), or set spec.predictor.minReplicas to 1 or more')}"
+    )
+    by_other = f"{cel_string(f'with {AUTOSCALER_CLASS_ANNOTATION} ')} + variables.autoscaler + {cel_string(' may take this model to zero replicas')}"
+    to_zero = f"(variables.autoscaler == {keda} ? {by_keda} : variables.autoscaler == '' ? {by_runtime} : {by_other}) + {fixes}"
+    none = cel_string(
+        f"with {AUTOSCALER_CLASS_ANNOTATION} none: KServe keeps the predictor's Deployment at 0 replicas and nothing ever starts one. "
+        f"Set spec.predictor.minReplicas to 1 or more, or use autoscalerClass keda with the wake metric ({_WAKE_HELPER}); "
+        'to stop a model, KServe\'s annotation serving.kserve.io/stop: "true"'
+    )
+    return {
+        "expression": f"{minimum} > 0 || variables.autoscaler in {never} || (variables.autoscaler == {keda} && variables.wakes)",
+        "messageExpression": f"'spec.predictor.minReplicas 0 ' + (variables.autoscaler == 'none' ? {none} : {to_zero})",
+    }

@@ -5,7 +5,8 @@ With the quoting of the values the policies' CEL names."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from facts.labels import namespace_selector
@@ -19,6 +20,14 @@ def cel_string(value: str) -> str:
 def cel_list(values: Iterable[str]) -> str:
     """`values` as a CEL list of string literals."""
     return "[" + ", ".join(cel_string(v) for v in values) + "]"
+
+
+def cel_concat(text: str, parts: Mapping[str, str]) -> str:
+    """`text` as a CEL string expression in which each key of `parts` found in it is the CEL
+    expression (a string) that key maps to: a policy compares with a string the platform builds in
+    Python from the object's own fields, `text` made by the same function with placeholders."""
+    pieces = re.split("(" + "|".join(re.escape(key) for key in parts) + ")", text)
+    return " + ".join(parts[piece] if piece in parts else cel_string(piece) for piece in pieces if piece)
 
 
 SPEC_CHANGED = {

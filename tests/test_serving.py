@@ -554,3 +554,22 @@ def test_the_routers_monitor_scrapes_a_port_the_injected_sidecar_of_a_router_dec
     assert "defaultProviders" not in mesh  # why the Telemetry is needed; were it back, the Telemetry would be harmless
     # The provider it names is istiod's built-in `prometheus` (pkg/config/mesh/mesh.go DefaultMeshConfig), not redefined here.
     assert "prometheus" not in [p["name"] for p in mesh.get("extensionProviders", [])]
+
+
+def test_the_replica_policys_wake_query_is_the_wake_signal_of_the_objects_own_name() -> None:
+    """The policy compares each metric's query with a string it builds from the InferenceService's
+    namespace and name; evaluated by CEL for a sample, it is what wake_signal gives for them, quotes
+    and braces included, and the policy holds it only where the stack's floor lets a model reach 0."""
+    from cel_expr_python import cel
+
+    from components.serving import replica_bounds_policy
+
+    spec = replica_bounds_policy(0, 4)["spec"]
+    [expression] = [v["expression"] for v in spec["variables"] if v["name"] == "wakeQuery"]
+    env = cel.NewEnv(variables={"object": cel.Type.DYN})
+    for namespace, name in (("nlp", "chat"), ("team-a", "mnist-cnn")):
+        built = env.compile(expression).eval(data={"object": {"metadata": {"namespace": namespace, "name": name}}})
+        assert built.plain_value() == wake_signal(namespace, name)
+    assert spec["validations"][-1]["expression"].startswith("variables.minimum > 0 || ")
+    floor_of_one = replica_bounds_policy(1, 4)["spec"]
+    assert [v["name"] for v in floor_of_one["variables"]] == ["minimum", "maximum"] and len(floor_of_one["validations"]) == 2

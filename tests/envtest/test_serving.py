@@ -242,6 +242,67 @@ def test_a_model_that_follows_its_load_down_to_zero_is_taken_off_prod_and_kedas_
         assert cluster.apply(scaled, dry_run=True) in (200, 201)
 
 
+KSERVE_MNIST_IDLE = Path(__file__).parents[1] / "data" / "serving" / "kserve_mnist_idle.json"
+"""examples/kserve_mnist.py inference_service("serving-a", "pvc://team-models/models", 0, 0) as the
+Kubernetes client serialises the kserve SDK's models: the examples' run holds it to the real SDK
+(tests/examples/test_local_runs.py), whose environment this one cannot hold."""
+
+
+def _keda(name: str, replicas: dict[str, int], wake_for: str | None = None, threshold: Any = "1", annotations: dict[str, str] | None = None) -> dict[str, Any]:
+    """An InferenceService on vLLM's queue through KEDA, with the wake signal of the model `wake_for`
+    (None: none) at `threshold`."""
+    from components.monitoring import PROMETHEUS_URL
+    from components.serving_autoscaling import keda_autoscaling, serving_signal, wake_signal
+
+    wake = wake_signal(NAMESPACE, wake_for) if wake_for else None
+    keda, autoscaling = keda_autoscaling(serving_signal("vllm", NAMESPACE, name), "4", PROMETHEUS_URL, wake)
+    if wake:
+        autoscaling["metrics"][-1]["external"]["target"]["value"] = threshold
+    isvc = _isvc(name, replicas)
+    isvc["metadata"]["annotations"] = annotations if annotations is not None else keda
+    isvc["spec"]["predictor"]["autoScaling"] = autoscaling
+    return isvc
+
+
+@mirror.needed
+def test_a_model_that_can_reach_zero_replicas_is_refused_unless_a_request_wakes_it(cluster: Cluster, tmp_path: Path) -> None:
+    """Where the stack's floor is 0, a predictor at minReplicas 0 under KEDA carries the wake signal
+    of its own name at threshold 1, or is refused saying why and the two ways out; under `none`
+    (KServe keeps the Deployment at 0) it is refused, under hpa and external (KServe never goes
+    below 1 itself) it passes, and naming no class it is refused (its ServingRuntime's may be keda).
+    The example's InferenceService, at 0, passes. A model stored before the policy is still
+    finalized and deleted; a change of its spec is judged."""
+    from components.serving_autoscaling import wake_signal
+
+    stored_before = _keda("old", {"minReplicas": 0, "maxReplicas": 2})
+    # The model is stored first, the policy then (the `with` enters them in order).
+    with kept(cluster, [*_kserve_crds(tmp_path), _team_namespace(NAMESPACE), stored_before]), kept(cluster, [replica_bounds_policy(0, 4), replica_bounds_binding()]):
+        wait_for("the replica policy in force", lambda: [] if _refused(cluster, _isvc("big", {"minReplicas": 5})) else ["not yet"], timeout=20, interval=0.2)
+        assert _refused(cluster, _keda("chat", {"minReplicas": 0, "maxReplicas": 2}, wake_for="chat")) == ""
+        assert _refused(cluster, _keda("chat", {"minReplicas": 0}, wake_for="chat", threshold=1)) == ""  # 1 or "1": KEDA gets "1"
+        sleeps = _refused(cluster, _keda("chat", {"minReplicas": 0, "maxReplicas": 2}))
+        assert "spec.predictor.minReplicas 0 lets KEDA take this model to zero replicas, and no request would ever wake it" in sleeps
+        assert f"query {wake_signal(NAMESPACE, 'chat')}, target value 1" in sleeps
+        assert "keda_autoscaling(..., wake=wake_signal(namespace, name))" in sleeps and "or set spec.predictor.minReplicas to 1 or more" in sleeps
+        assert "no request would ever wake it" in _refused(cluster, _keda("chat", {"minReplicas": 0}, wake_for="other"))
+        assert "no request would ever wake it" in _refused(cluster, _keda("chat", {"minReplicas": 0}, wake_for="chat", threshold="2"))
+        assert _refused(cluster, _keda("chat", {"minReplicas": 1, "maxReplicas": 2})) == ""
+        # The predictor's class over the object's, as KServe's objects carry them.
+        keda_below = _keda("chat", {"minReplicas": 0}, annotations={"serving.kserve.io/autoscalerClass": "hpa"})
+        keda_below["spec"]["predictor"]["annotations"] = {"serving.kserve.io/autoscalerClass": "keda"}
+        assert "lets KEDA take this model to zero replicas" in _refused(cluster, keda_below)
+        assert _refused(cluster, _keda("chat", {"minReplicas": 0}, annotations={"serving.kserve.io/autoscalerClass": "hpa"})) == ""
+        assert _refused(cluster, _keda("chat", {"minReplicas": 0}, annotations={"serving.kserve.io/autoscalerClass": "external"})) == ""
+        kept_at_zero = _refused(cluster, _keda("chat", {"minReplicas": 0}, wake_for="chat", annotations={"serving.kserve.io/autoscalerClass": "none"}))
+        assert "with serving.kserve.io/autoscalerClass none: KServe keeps the predictor's Deployment at 0 replicas" in kept_at_zero
+        assert "lets its ServingRuntime's class take this model to zero replicas" in _refused(cluster, _isvc("iris", {"minReplicas": 0}))
+        assert _refused(cluster, _isvc("iris", {})) == ""
+        example = json.loads(KSERVE_MNIST_IDLE.read_text())
+        assert example["spec"]["predictor"]["minReplicas"] == 0 and _refused(cluster, example) == ""
+        refused = _finalized_and_deleted(cluster, stored_before, "inferenceservice.finalizers", {"predictor": {**stored_before["spec"]["predictor"], "maxReplicas": 3}})
+        assert "no request would ever wake it" in refused
+
+
 def _refused(cluster: Cluster, obj: dict[str, Any]) -> str:
     try:
         cluster.apply(obj, dry_run=True)

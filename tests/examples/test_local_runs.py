@@ -314,6 +314,10 @@ def test_the_inference_service_the_example_deploys_is_the_kserve_sdks() -> None:
     }
     idle = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models", 0, 0))  # type: ignore[operator]
     assert idle["spec"]["predictor"]["minReplicas"] == 0
+    # At zero, what the envtest holds the platform's replica policy to (tests/envtest/test_serving.py
+    # KSERVE_MNIST_IDLE, built in a team namespace of its own): exactly what the SDK sends.
+    idle_there = ApiClient().sanitize_for_serialization(build("serving-a", "pvc://team-models/models", 0, 0))  # type: ignore[operator]
+    assert idle_there == json.loads((REPO / "tests" / "data" / "serving" / "kserve_mnist_idle.json").read_text())
     gpu = ApiClient().sanitize_for_serialization(build("team-a", "pvc://team-models/models", 1))  # type: ignore[operator]
     assert gpu["spec"]["predictor"]["model"]["resources"]["limits"]["nvidia.com/gpu"] == "1"
     assert gpu["spec"]["predictor"]["model"]["resources"]["requests"]["nvidia.com/gpu"] == "1"
