@@ -31,7 +31,7 @@ import pulumi
 from components.access import GATEWAY_SELECTOR
 from components.inference_gateway import InferenceGatewayArgs, inference_gateway_args
 from components.istio import GATEWAY_NAMESPACE
-from components.serving_autoscaling import wake_validation, wake_variables
+from components.serving_autoscaling import SPEC_OR_CLASS_CHANGED, wake_validation, wake_variables
 from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controller, with_path_routing_only
 from components.serving_registry import STORAGE_INITIALIZER, STORAGE_INITIALIZER_TREE, with_team_registry
 from components.serving_runtimes import gpu_runtimes
@@ -225,7 +225,8 @@ keeps room for (components/profiles/namespace.py serving_requests)."""
 # from 0, an unset minimum 1 (constants.go DefaultMinReplicas), a maximum below the minimum
 # raised to it). A policy on InferenceServices in the team namespaces holds both to the stack's
 # bounds, as KServe will read them; the API server evaluates it after KServe's defaulting webhook.
-# It judges a create and a change of the spec only (facts/admission.py SPEC_CHANGED): KServe patches
+# It judges a create and a change of the spec only (facts/admission.py SPEC_CHANGED; with a floor
+# of 0 a change of the InferenceService's autoscaler class too, which its wake rule reads): KServe patches
 # the finalizer of a service being deleted (pkg/controller/v1beta1/inferenceservice/controller.go:
 # 195-205), which must pass for a service made before the stack narrowed its bounds.
 # The same bounds on LLMInferenceServices: components/serving_llm.py llm_replica_bounds_policy.
@@ -256,7 +257,7 @@ def replica_bounds_policy(lowest_min: int, highest_max: int) -> dict[str, Any]:
     if lowest_min == 0:
         variables += wake_variables()
         validations.append(wake_validation("variables.minimum"))
-    return fail_closed_policy(REPLICA_BOUNDS, rules, [SPEC_CHANGED], validations, variables)
+    return fail_closed_policy(REPLICA_BOUNDS, rules, [SPEC_OR_CLASS_CHANGED if lowest_min == 0 else SPEC_CHANGED], validations, variables)
 
 
 def replica_bounds_binding() -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from components.dashboards.serving import MODEL_LABEL, ROUTER_REQUESTS
-from facts.admission import cel_concat, cel_list, cel_string
+from facts.admission import SPEC_CHANGED, cel_concat, cel_list, cel_string
 from facts.naming import predictor_service
 
 # --- a predictor's autoscaling on a serving signal ----------------------------------------------
@@ -113,8 +113,9 @@ def keda_autoscaling(query: str, per_replica: str, prometheus: str, wake: str | 
 # the InferenceService names hpa or external, or keda with this model's wake signal: an External
 # metric of backend prometheus, the query wake_signal gives for its own namespace and name (built
 # here from the same function, so the two cannot drift), and a target value of 1 (WAKE_THRESHOLD).
-# A class named nowhere is refused too: its ServingRuntime, which a team's editors may write, could
-# name keda or none. The target's value is an int-or-string quantity that KServe passes to KEDA as
+# A class named nowhere is refused too: its ServingRuntime (`spec.annotations`, merged under the
+# InferenceService's: predictor.go buildObjectMeta), which a team's editors may write, could name
+# keda or none. The target's value is an int-or-string quantity that KServe passes to KEDA as
 # written (metric_quantity.go MetricQuantity.Original; keda_reconciler.go getKedaMetrics
 # `threshold`), so 1 and "1" both qualify and CEL compares its string().
 _NAMESPACE, _NAME = "\x00namespace\x00", "\x00name\x00"
@@ -124,6 +125,21 @@ NEVER_ZERO = ("hpa", "external")
 """The autoscaler classes under which KServe never takes a predictor to zero replicas itself."""
 _CLASS = f"{cel_string(AUTOSCALER_CLASS_ANNOTATION)} in object.{{at}}annotations ? object.{{at}}annotations[{cel_string(AUTOSCALER_CLASS_ANNOTATION)}]"
 _WAKE_HELPER = "components/serving_autoscaling.py keda_autoscaling(..., wake=wake_signal(namespace, name)), docs/serving.md \"Scale to zero, and back\""
+
+
+def _class_named_on(obj: str) -> str:
+    """CEL: the autoscaler class `obj`'s own metadata names ('' where none)."""
+    key = cel_string(AUTOSCALER_CLASS_ANNOTATION)
+    return f"(has({obj}.metadata.annotations) && {key} in {obj}.metadata.annotations ? {obj}.metadata.annotations[{key}] : '')"
+
+
+SPEC_OR_CLASS_CHANGED = {
+    "name": "spec-or-autoscaler-class-changed",
+    "expression": f"{SPEC_CHANGED['expression']} || {_class_named_on('object')} != {_class_named_on('oldObject')}",
+}
+"""The replica policy's match condition where its wake rule applies: SPEC_CHANGED's, and an update
+that changes only the InferenceService's own autoscaler class, which the rule reads (an hpa model at
+0, admitted, turned keda or none by its annotation alone would never wake)."""
 
 
 def wake_variables() -> list[dict[str, str]]:

@@ -567,9 +567,37 @@ def test_the_replica_policys_wake_query_is_the_wake_signal_of_the_objects_own_na
     spec = replica_bounds_policy(0, 4)["spec"]
     [expression] = [v["expression"] for v in spec["variables"] if v["name"] == "wakeQuery"]
     env = cel.NewEnv(variables={"object": cel.Type.DYN})
-    for namespace, name in (("nlp", "chat"), ("team-a", "mnist-cnn")):
+    for namespace, name in (("nlp", "chat"), ("team-a", "mnist-cnn"), ("team-01", "m2-7b-v1")):
         built = env.compile(expression).eval(data={"object": {"metadata": {"namespace": namespace, "name": name}}})
         assert built.plain_value() == wake_signal(namespace, name)
     assert spec["validations"][-1]["expression"].startswith("variables.minimum > 0 || ")
     floor_of_one = replica_bounds_policy(1, 4)["spec"]
     assert [v["name"] for v in floor_of_one["variables"]] == ["minimum", "maximum"] and len(floor_of_one["validations"]) == 2
+
+
+def test_with_a_floor_of_zero_the_replica_policy_judges_a_change_of_the_autoscaler_class_alone() -> None:
+    """The wake rule reads the InferenceService's own autoscalerClass, so an update that changes only
+    it is judged (an hpa model at 0 turned keda by its annotation would never wake); a label alone,
+    KServe's finalizer writes, are not. With a floor of 1 the condition is the spec's only."""
+    from cel_expr_python import cel
+
+    from components.serving import replica_bounds_policy
+    from facts.admission import SPEC_CHANGED
+
+    [condition] = replica_bounds_policy(0, 4)["spec"]["matchConditions"]
+    env = cel.NewEnv(variables={"object": cel.Type.DYN, "oldObject": cel.Type.DYN, "request": cel.Type.DYN})
+    program = env.compile(condition["expression"])
+
+    def model(klass: str | None, labels: dict[str, str] | None = None) -> dict[str, object]:
+        metadata: dict[str, object] = {"name": "chat", "labels": labels or {}}
+        if klass is not None:
+            metadata["annotations"] = {"serving.kserve.io/autoscalerClass": klass}
+        return {"metadata": metadata, "spec": {"predictor": {"minReplicas": 0}}}
+
+    def judged(old: dict[str, object], new: dict[str, object]) -> bool:
+        return bool(program.eval(data={"object": new, "oldObject": old, "request": {"operation": "UPDATE"}}).plain_value())
+
+    assert judged(model("hpa"), model("keda")) and judged(model("hpa"), model(None)) and judged(model(None), model("none"))
+    assert not judged(model("hpa"), model("hpa", {"team": "nlp"}))
+    assert not judged(model(None), model(None, {"team": "nlp"}))
+    assert replica_bounds_policy(1, 4)["spec"]["matchConditions"] == [SPEC_CHANGED]

@@ -301,6 +301,21 @@ def test_a_model_that_can_reach_zero_replicas_is_refused_unless_a_request_wakes_
         assert example["spec"]["predictor"]["minReplicas"] == 0 and _refused(cluster, example) == ""
         refused = _finalized_and_deleted(cluster, stored_before, "inferenceservice.finalizers", {"predictor": {**stored_before["spec"]["predictor"], "maxReplicas": 3}})
         assert "no request would ever wake it" in refused
+        # The class alone changed on a stored model at 0: judged (an hpa model turned keda or none
+        # by its annotation would never wake); a label alone is not.
+        hpa_at_zero = _keda("flip", {"minReplicas": 0}, annotations={"serving.kserve.io/autoscalerClass": "hpa"})
+        cluster.apply(hpa_at_zero)
+        path = cluster.path(hpa_at_zero)
+        for new_class, refusal in (("keda", "no request would ever wake it"), ("none", "KServe keeps the predictor's Deployment at 0 replicas")):
+            flipped = cluster.request("GET", path)
+            flipped["metadata"]["annotations"]["serving.kserve.io/autoscalerClass"] = new_class
+            with pytest.raises(ApiException) as turned:
+                cluster.request("PUT", path, body=flipped)
+            assert refusal in json.loads(turned.value.body)["message"], new_class
+        labelled = cluster.request("GET", path)
+        labelled["metadata"].setdefault("labels", {})["team"] = "nlp"
+        cluster.request("PUT", path, body=labelled)
+        cluster.delete(hpa_at_zero)
 
 
 def _refused(cluster: Cluster, obj: dict[str, Any]) -> str:
