@@ -213,10 +213,18 @@ CASES = [
     Case("idle reclaim on kind", {f"{K}.idleReclaim": {"enabled": True}}, f"{K}.idleReclaim.enabled", "idle reclaim needs monitoring (the Prometheus it reads) and dcgmExporter (the GPUs' utilisation; kind has no GPUs); enable them or remove idleReclaim.enabled", base="kind", rule="idle-reclaim-can-judge"),
     Case(
         "serving scales to zero on prod",
-        {**PROD, f"{K}.serving": {"enabled": True, "replicas": {"minReplicas": 0}}},
+        {**PROD, f"{K}.monitoring": {"enabled": True}, f"{K}.serving": {"enabled": True, "replicas": {"minReplicas": 0}}},
         f"{K}.serving.replicas.minReplicas",
         "0 on a prod stack: a model scaled to zero answers its first request only after a replica starts; use 1 or more on prod (zero is for dev, staging and ci)",
         rule="serving-scale-to-zero-off-prod",
+    ),
+    Case(
+        "serving scales to zero where KEDA reads no signal",
+        {f"{C}.managedPrometheus": True, f"{K}.monitoring": {"enabled": True, "backend": "gke-managed"}, f"{K}.dcgmExporter": {"source": "gke-managed"},
+         f"{K}.serving": {"enabled": True, "replicas": {"minReplicas": 0}}},
+        f"{K}.serving.replicas.minReplicas",
+        "0 with monitoring.backend gke-managed: the serving and wake signals are scraped for kube-prometheus-stack's Prometheus only, so a model at zero would never wake; use minReplicas 1 or more, or monitoring on kube-prometheus-stack",
+        rule="serving-zero-needs-its-signals",
     ),
     Case("team pushes images without the registry", {f"{C}.imageRegistry": {"enabled": False}, f"{K}.kubeflow.notebookRegistry": "ghcr.io/acme/ml", T: [{**TEAM, "pushImages": True}]}, f"{T}[0].pushImages", "pushImages grants push to the stack's Artifact Registry repository, which only a gke stack with cluster.imageRegistry enabled has; remove it or enable the registry", rule="team-push-images-needs-registry"),
 ]

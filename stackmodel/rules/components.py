@@ -381,6 +381,28 @@ def _serving_zero_off_prod(config: PlatformConfig) -> Found:
 
 
 @stack_rule(
+    "serving-zero-needs-its-signals",
+    "A model may go to zero replicas only where KEDA reads its signals: monitoring on kube-prometheus-stack.",
+    reads=(f"{SERVING.path}.replicas.minReplicas", MONITORING.path),
+)
+def _serving_zero_needs_its_signals(config: PlatformConfig) -> Found:
+    """The model servers' load signals and the router's wake signal are scraped by PodMonitors of
+    kube-prometheus-stack and read by KEDA from its Prometheus (components/platform.py
+    serving-metrics; docs/serving.md "Scale to zero, and back"). Elsewhere KEDA reads no series,
+    an empty result counts as 0 (keda v2.20.2 prometheus_scaler.go ignoreNullValues), and a model
+    at zero never wakes."""
+    monitoring = config.components[MONITORING]
+    scraped = monitoring.enabled and monitoring.backend is MetricsBackend.KUBE_PROMETHEUS_STACK
+    if config.enabled(SERVING) and config.components[SERVING].replicas.min_replicas == 0 and not scraped:
+        where = "monitoring off" if not monitoring.enabled else f"monitoring.backend {monitoring.backend.value}"
+        yield (
+            f"{SERVING.path}.replicas.minReplicas",
+            f"0 with {where}: the serving and wake signals are scraped for kube-prometheus-stack's Prometheus only, "
+            "so a model at zero would never wake; use minReplicas 1 or more, or monitoring on kube-prometheus-stack",
+        )
+
+
+@stack_rule(
     "serving-llm-needs",
     "KServe's LLM controller (serving.llm) needs leaderWorkerSet and inferenceGateway.",
     reads=(f"{SERVING.path}.llm", LEADER_WORKER_SET.path, INFERENCE_GATEWAY.path),
