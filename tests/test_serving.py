@@ -14,7 +14,6 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +55,7 @@ from facts.versions import KSERVE_CHART, KSERVE_RUNTIMES_CHART
 from tests.support import crds, mirror
 from tests.support import nginx as real_nginx
 from tests.support.mesh import Pod, Request, istio_decision, network_allows
+from tests.support.pools import FakePool
 from tests.support.renders import rendered
 from tests.support.validation import validate as validate_object
 from tooling import tools
@@ -305,21 +305,10 @@ def test_the_team_mints_tokens_of_the_model_client_only() -> None:
 # --- GPU runtimes ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Pool:
-    """A GPU pool as facts/node_labels.py reads one (the stack model's GpuPool has these)."""
-
-    name: str
-    accelerator: str = "nvidia-l4"
-    spot: bool = False
-    labels: dict[str, str] = field(default_factory=dict)
-    extra_taints: tuple[Taint, ...] = ()
-    dra: bool = False
-
 
 def test_each_device_plugin_gpu_pool_gets_a_vllm_and_a_huggingface_runtime_placed_on_it() -> None:
-    spot = _Pool("l4", spot=True, extra_taints=(Taint("team", "nlp", "NoSchedule"),))
-    runtimes = gpu_runtimes([spot, _Pool("h100", accelerator="nvidia-h100-80gb"), _Pool("b200", accelerator="nvidia-b200", dra=True)])
+    spot = FakePool("l4", spot=True, extra_taints=(Taint("team", "nlp", "NoSchedule"),))
+    runtimes = gpu_runtimes([spot, FakePool("h100", accelerator="nvidia-h100-80gb"), FakePool("b200", accelerator="nvidia-b200", dra=True)])
     assert [r["metadata"]["name"] for r in runtimes] == [
         "kserve-vllm-l4", "kserve-huggingface-l4", "kserve-vllm-h100", "kserve-huggingface-h100",
     ]  # no runtime on the DRA pool: its GPUs are claimed, which a runtime cannot say
@@ -344,7 +333,7 @@ def test_the_vllm_runtime_starts_vllm_as_the_charts_own_runtime_does(tmp_path: P
     objects = helm_template(KSERVE_RUNTIMES_CHART.name, KSERVE_RUNTIMES_CHART.version, {"kserve": {"servingruntime": {"enabled": True, "vllmserver": {"disabled": False}}}}, tmp_path)
     chart = next(o for o in objects if o["kind"] == "ClusterServingRuntime" and o["metadata"]["name"] == "kserve-vllmserver")
     (upstream,) = chart["spec"]["containers"]
-    (ours,) = gpu_runtimes([_Pool("l4")])[0]["spec"]["containers"]
+    (ours,) = gpu_runtimes([FakePool("l4")])[0]["spec"]["containers"]
     assert ours.get("command") == upstream.get("command")
     assert set(upstream["args"]) <= set(ours["args"])
     assert [m["mountPath"] for m in ours["volumeMounts"]] == [m["mountPath"] for m in upstream["volumeMounts"]]

@@ -6,7 +6,6 @@ roles as the controller manager aggregates them."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,10 +22,10 @@ from components.serving import (
 )
 from components.serving_runtimes import gpu_runtimes
 from facts.labels import PROFILE_NAMESPACE_LABEL
-from facts.node_labels import Taint
 from tests.envtest.conftest import kept
 from tests.support import mirror
 from tests.support.apiserver import Cluster, user
+from tests.support.pools import FakePool
 from tooling.waiting import wait_for
 
 NAMESPACE = "serving-a"
@@ -121,15 +120,6 @@ def _kserve_crds(tmp_path: Path) -> list[dict[str, Any]]:
     return [o for o in yaml.safe_load_all(run.stdout) if o and o["kind"] == "CustomResourceDefinition"]
 
 
-@dataclass(frozen=True)
-class _Pool:
-    name: str
-    accelerator: str = "nvidia-l4"
-    spot: bool = False
-    labels: dict[str, str] = field(default_factory=dict)
-    extra_taints: tuple[Taint, ...] = ()
-    dra: bool = False
-
 
 @mirror.needed
 def test_the_gpu_runtimes_and_the_examples_inference_service_are_valid_under_kserves_crds(cluster: Cluster, tmp_path: Path) -> None:
@@ -152,7 +142,7 @@ def test_the_gpu_runtimes_and_the_examples_inference_service_are_valid_under_kse
             }
         },
     }
-    runtimes = gpu_runtimes([_Pool("l4", spot=True), _Pool("h100", accelerator="nvidia-h100-80gb")])
+    runtimes = gpu_runtimes([FakePool("l4", spot=True), FakePool("h100", accelerator="nvidia-h100-80gb")])
     with kept(cluster, [*_kserve_crds(tmp_path), _namespace(NAMESPACE)]):
         for obj in (*runtimes, isvc):
             assert cluster.apply(obj, dry_run=True) in (200, 201), obj["metadata"]["name"]
