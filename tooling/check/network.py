@@ -301,6 +301,19 @@ def _preset(platform: Platform, name: str) -> dict[str, Any]:
     return (found or {}).get("spec") or {}
 
 
+def _scheduler_and_pool(platform: Platform) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scheduler preset's `router.scheduler` and the InferencePool spec in it ({} where absent)."""
+    scheduler = _preset(platform, LLM_SCHEDULER_PRESET).get("router", {}).get("scheduler") or {}
+    return scheduler, (scheduler.get("pool") or {}).get("spec") or {}
+
+
+def _team_llm_configs(platform: Platform) -> Iterator[tuple[str, Rendered]]:
+    """Each team's `team-llm` config, with its team (namespace)."""
+    for config in platform.of_kind("LLMInferenceServiceConfig"):
+        if config.key[3] == TEAM_LLM_CONFIG:
+            yield config.key[2], config
+
+
 def _names(pod: dict[str, Any], number: int) -> set[str]:
     return port_names({"spec": pod}, number)
 
@@ -327,8 +340,7 @@ def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
     preset gives them, as the API server's NetworkPolicy semantics decide; a policy that admits only
     pods of the platform's namespaces drops them all."""
     network = gke_gateway_network(platform.config) if platform.config else None
-    scheduler = _preset(platform, LLM_SCHEDULER_PRESET).get("router", {}).get("scheduler") or {}
-    pool = (scheduler.get("pool") or {}).get("spec") or {}
+    scheduler, pool = _scheduler_and_pool(platform)
     if network is None or not pool:
         return
     models = {k: str(v).replace(NAME_TEMPLATE, SAMPLE_SERVICE) for k, v in ((pool.get("selector") or {}).get("matchLabels") or {}).items()}
@@ -343,10 +355,7 @@ def gke_gateway_reach(platform: Platform) -> Iterator[Violation]:
             [int(((pool.get("endpointPickerRef") or {}).get("port") or {})["number"]), *_named_ports(picker_pod, PICKER_HEALTH_PORT_NAME)],
         ),
     ]
-    for config in platform.of_kind("LLMInferenceServiceConfig"):
-        if config.key[3] != TEAM_LLM_CONFIG:
-            continue
-        team = config.key[2]
+    for team, config in _team_llm_configs(platform):
         extra = (config.obj.get("spec") or {}).get("labels") or {}
         for what, pod_labels, pod, ports in calls:
             policies = platform.policies_for(team, {**pod_labels, **extra})
@@ -399,7 +408,7 @@ def gke_pool_health_check(platform: Platform) -> Iterator[Violation]:
     server's readiness probe asks there (KServe's template preset, its scheme from
     `enableLLMInferenceServiceTLS`), which pass once the model serves."""
     network = gke_gateway_network(platform.config) if platform.config else None
-    pool = ((_preset(platform, LLM_SCHEDULER_PRESET).get("router", {}).get("scheduler") or {}).get("pool") or {}).get("spec") or {}
+    _, pool = _scheduler_and_pool(platform)
     probe = _readiness(_preset(platform, LLM_TEMPLATE_PRESET).get("template") or {})
     if network is None or not pool or not probe:
         return
@@ -408,10 +417,7 @@ def gke_pool_health_check(platform: Platform) -> Iterator[Violation]:
     if scheme == TLS_SCHEME_TEMPLATE:
         scheme = "HTTPS" if _llm_tls(platform) else "HTTP"
     wanted = f"{scheme} {probe.get('path')} on port {probe.get('port')}"
-    for config in platform.of_kind("LLMInferenceServiceConfig"):
-        if config.key[3] != TEAM_LLM_CONFIG:
-            continue
-        team = config.key[2]
+    for team, config in _team_llm_configs(platform):
         published = ((config.obj.get("metadata") or {}).get("annotations") or {}).get(POOL_HEALTH_CHECK_ANNOTATION)
         if not published:
             yield Violation(
