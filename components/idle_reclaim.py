@@ -36,8 +36,8 @@ import pulumi
 
 from components import idle_reclaim_job as job
 from components.monitoring import NAMESPACE, datasource_url_of
-from facts.admission import deny_binding, fail_closed_policy
-from facts.labels import IDLE_RECLAIM_LABEL, PROFILE_NAMESPACE_LABEL
+from facts.admission import fail_closed_policy, teams_binding
+from facts.labels import IDLE_RECLAIM_LABEL
 from facts.versions import PYTHON_IMAGE, image
 from infra.cluster import Cluster
 from plumbing.base import CONFIG_DIGEST_ANNOTATION, PlatformComponent, apply_manifest, config_digest
@@ -139,8 +139,7 @@ def exemption_policy() -> list[dict[str, Any]]:
         ],
         variables=[{"name": "mayManageAccess", "expression": OWNER}],
     )
-    key, value = PROFILE_NAMESPACE_LABEL
-    return [policy, deny_binding(name, name, {"matchLabels": {key: value}})]
+    return [policy, teams_binding(name)]
 
 
 def objects(args: IdleReclaimArgs) -> list[dict[str, Any]]:

@@ -35,8 +35,7 @@ import pulumi_random as random
 import yaml
 
 from components.kubeflow import with_secrets
-from facts.admission import deny_binding, fail_closed_policy
-from facts.labels import PROFILE_NAMESPACE_LABEL
+from facts.admission import fail_closed_policy, teams_binding
 from infra.cluster import Cluster
 from plumbing.base import (
     PlatformComponent,
@@ -283,8 +282,7 @@ def primary_pod_policy() -> list[dict[str, Any]]:
             }
         ],
     )
-    key, value = PROFILE_NAMESPACE_LABEL
-    return [policy, deny_binding(PRIMARY_POD_POLICY, PRIMARY_POD_POLICY, {"matchLabels": {key: value}})]
+    return [policy, teams_binding(PRIMARY_POD_POLICY)]
 
 
 class Katib(PlatformComponent):

@@ -36,8 +36,7 @@ from components.serving_llm import LLM_CHARTS, gateway_ref, install_llm_controll
 from components.serving_registry import STORAGE_INITIALIZER, STORAGE_INITIALIZER_TREE, with_team_registry
 from components.serving_runtimes import gpu_runtimes
 from components.serving_tokens import TokenIssuer, gateway_token_objects, token_issuer_args
-from facts.admission import SPEC_CHANGED, deny_binding, fail_closed_policy
-from facts.labels import PROFILE_NAMESPACE_LABEL
+from facts.admission import SPEC_CHANGED, fail_closed_policy, teams_binding
 from facts.node_labels import Pool
 from facts.versions import (
     KEDA_CHART,
@@ -262,8 +261,7 @@ def replica_bounds_policy(lowest_min: int, highest_max: int) -> dict[str, Any]:
 
 def replica_bounds_binding() -> dict[str, Any]:
     """The policy in force in every team namespace."""
-    key, value = PROFILE_NAMESPACE_LABEL
-    return deny_binding(REPLICA_BOUNDS, REPLICA_BOUNDS, {"matchLabels": {key: value}})
+    return teams_binding(REPLICA_BOUNDS)
 
 
 # --- KEDA: replicas on a serving signal ------------------------------------------------------------

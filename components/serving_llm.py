@@ -56,8 +56,7 @@ import pulumi
 from components.inference_gateway import GATEWAY, InferenceGatewayArgs, gateway_object
 from components.istio import GATEWAY_NAMESPACE
 from components.serving_runtimes import SERVING_API
-from facts.admission import SPEC_CHANGED, deny_binding, fail_closed_policy
-from facts.labels import PROFILE_NAMESPACE_LABEL
+from facts.admission import SPEC_CHANGED, fail_closed_policy, teams_binding
 from facts.naming import PUBLISHED_PREFIX
 from facts.versions import KSERVE_LLMISVC_CHART, KSERVE_LLMISVC_CRD_CHART
 from plumbing.base import PlatformComponent, apply_manifest, matches
@@ -207,8 +206,7 @@ def _backends_own(rule: str) -> str:
 
 def routes_binding() -> dict[str, Any]:
     """The policy in force in every team namespace."""
-    key, value = PROFILE_NAMESPACE_LABEL
-    return deny_binding(ROUTES_POLICY, ROUTES_POLICY, {"matchLabels": {key: value}})
+    return teams_binding(ROUTES_POLICY)
 
 
 # --- replicas: the stack's floor and ceiling on LLMs -------------------------------------------
@@ -313,8 +311,7 @@ def llm_replica_bounds_policy(lowest: int, highest: int) -> dict[str, Any]:
 
 def llm_replica_bounds_binding() -> dict[str, Any]:
     """The policy in force in every team namespace."""
-    key, value = PROFILE_NAMESPACE_LABEL
-    return deny_binding(LLM_REPLICA_BOUNDS, LLM_REPLICA_BOUNDS, {"matchLabels": {key: value}})
+    return teams_binding(LLM_REPLICA_BOUNDS)
 
 
 # What the platform needs of kserve-llmisvc-resources' values beyond what it sets (plumbing/charts.py):

@@ -16,8 +16,8 @@ from typing import Any
 import pulumi
 
 from components.kueue_pods import names_gpus
-from facts.admission import deny_binding, fail_closed_policy
-from facts.labels import KUEUE_QUEUE_LABEL, PROFILE_NAMESPACE_LABEL
+from facts.admission import fail_closed_policy, teams_binding
+from facts.labels import KUEUE_QUEUE_LABEL
 from facts.node_labels import GPU_RESOURCE
 from infra.cluster import Cluster
 from plumbing.base import PlatformComponent, UpstreamArgs, apply_manifest
@@ -137,9 +137,7 @@ def gpu_driver_policy() -> list[dict[str, Any]]:
             },
         ],
     )
-    key, value = PROFILE_NAMESPACE_LABEL
-    binding = deny_binding(GPU_DRIVER_POLICY, GPU_DRIVER_POLICY, {"matchLabels": {key: value}})
-    return [policy, binding]
+    return [policy, teams_binding(GPU_DRIVER_POLICY)]
 
 
 def spark_role() -> dict[str, object]:

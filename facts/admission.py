@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from facts.labels import namespace_selector
+from facts.labels import PROFILE_NAMESPACE_LABEL, namespace_selector
 
 
 def cel_string(value: str) -> str:
@@ -65,6 +65,12 @@ def deny_binding(name: str, policy: str, selector: dict[str, Any]) -> dict[str, 
         "metadata": {"name": name},
         "spec": {"policyName": policy, "validationActions": ["Deny"], "matchResources": {"namespaceSelector": selector}},
     }
+
+
+def teams_binding(policy: str) -> dict[str, Any]:
+    """`policy` in force in every team namespace (the profile label), bound under its own name."""
+    key, value = PROFILE_NAMESPACE_LABEL
+    return deny_binding(policy, policy, {"matchLabels": {key: value}})
 
 
 def team_binding(policy: str, namespace: str) -> dict[str, Any]:
