@@ -123,19 +123,18 @@ WAKE_QUERY_CEL = cel_concat(wake_signal(_NAMESPACE, _NAME), {_NAMESPACE: "object
 """The CEL string expression of wake_signal(<the object's namespace>, <its name>)."""
 NEVER_ZERO = ("hpa", "external")
 """The autoscaler classes under which KServe never takes a predictor to zero replicas itself."""
-_CLASS = f"{cel_string(AUTOSCALER_CLASS_ANNOTATION)} in object.{{at}}annotations ? object.{{at}}annotations[{cel_string(AUTOSCALER_CLASS_ANNOTATION)}]"
 _WAKE_HELPER = "components/serving_autoscaling.py keda_autoscaling(..., wake=wake_signal(namespace, name)), docs/serving.md \"Scale to zero, and back\""
 
 
-def _class_named_on(obj: str) -> str:
-    """CEL: the autoscaler class `obj`'s own metadata names ('' where none)."""
+def _class_in(*annotations: str) -> str:
+    """CEL: the autoscaler class the first of the `annotations` maps naming one names ('' where none)."""
     key = cel_string(AUTOSCALER_CLASS_ANNOTATION)
-    return f"(has({obj}.metadata.annotations) && {key} in {obj}.metadata.annotations ? {obj}.metadata.annotations[{key}] : '')"
+    return "".join(f"has({a}) && {key} in {a} ? {a}[{key}] : " for a in annotations) + "''"
 
 
 SPEC_OR_CLASS_CHANGED = {
     "name": "spec-or-autoscaler-class-changed",
-    "expression": f"{SPEC_CHANGED['expression']} || {_class_named_on('object')} != {_class_named_on('oldObject')}",
+    "expression": f"{SPEC_CHANGED['expression']} || ({_class_in('object.metadata.annotations')}) != ({_class_in('oldObject.metadata.annotations')})",
 }
 """The replica policy's match condition where its wake rule applies: SPEC_CHANGED's, and an update
 that changes only the InferenceService's own autoscaler class, which the rule reads (an hpa model at
@@ -145,7 +144,7 @@ that changes only the InferenceService's own autoscaler class, which the rule re
 def wake_variables() -> list[dict[str, str]]:
     """The replica policy's variables for its wake rule: the autoscaler class the InferenceService
     names ('' where it names none), the wake query of its name, and whether a metric carries it."""
-    named = f"has(object.spec.predictor.annotations) && {_CLASS.format(at='spec.predictor.')} : has(object.metadata.annotations) && {_CLASS.format(at='metadata.')} : ''"
+    named = _class_in("object.spec.predictor.annotations", "object.metadata.annotations")
     carries = (
         "has(object.spec.predictor.autoScaling) && has(object.spec.predictor.autoScaling.metrics) && object.spec.predictor.autoScaling.metrics.exists(m, "
         "m.type == 'External' && has(m.external) && has(m.external.metric.backend) && m.external.metric.backend == 'prometheus' && "
