@@ -59,7 +59,7 @@ from infra.network import ClusterNetwork
 from plumbing.base import PlatformComponent, UpstreamArgs, apply_manifest
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.readiness import Readiness
-from plumbing.roles import AGGREGATE_LABEL, VERBS_EDIT, VERBS_READ
+from plumbing.roles import VERBS_EDIT, VERBS_READ, Rule, aggregated_role_manifest
 from stackmodel.components.inference_gateway import (
     DEFAULT_PROXY_ONLY_SUBNET_RANGE,
     INFERENCE_GATEWAY,
@@ -144,17 +144,10 @@ def gke_gateway_roles() -> list[dict[str, Any]]:
     """Kubeflow roles for HealthCheckPolicies: editors (and owners, through kubeflow-edit) manage
     them in their namespace, viewers read them. The team's deploy path makes one per service."""
 
-    def role(name: str, into: str, verbs: tuple[str, ...]) -> dict[str, Any]:
-        return {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"name": name, "labels": {AGGREGATE_LABEL.format(into): "true"}},
-            "rules": [{"apiGroups": [HEALTH_CHECK_POLICY_API], "resources": [HEALTH_CHECK_POLICIES], "verbs": list(verbs)}],
-        }
-
+    on_policies = (HEALTH_CHECK_POLICY_API,), (HEALTH_CHECK_POLICIES,)
     return [
-        role("kubeflow-gke-health-checks-edit", "kubeflow-edit", VERBS_EDIT),
-        role("kubeflow-gke-health-checks-view", "kubeflow-view", VERBS_READ),
+        aggregated_role_manifest("kubeflow-gke-health-checks-edit", ("kubeflow-edit",), [Rule(*on_policies, VERBS_EDIT)]),
+        aggregated_role_manifest("kubeflow-gke-health-checks-view", ("kubeflow-view",), [Rule(*on_policies, VERBS_READ)]),
     ]
 
 

@@ -21,7 +21,7 @@ render alike. Upstream facts, read at kserve/kserve tag v0.20.0 (1fb78105) unles
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -54,6 +54,7 @@ from plumbing.charts import ChartValues, Relied, built_by, exactly
 from plumbing.installation import NO_SECRETS, Installation, Secrets
 from plumbing.network import namespace_peer, network_policy
 from plumbing.readiness import Readiness
+from plumbing.roles import VERBS_EDIT, VERBS_READ, Rule, aggregated_role_manifest
 from stackmodel.components.model_registry import MODEL_REGISTRY
 from stackmodel.components.serving import SERVING
 from stackmodel.schema import GkeClusterConfig
@@ -185,31 +186,15 @@ SERVING_RESOURCES = (
     "llminferenceservices",
     "llminferenceserviceconfigs",
 )
-EDIT_VERBS = ("get", "list", "watch", "create", "delete", "deletecollection", "patch", "update")
-VIEW_VERBS = ("get", "list", "watch")
-AGGREGATE = "rbac.authorization.kubeflow.org/aggregate-to-{role}"
 
 
 def kubeflow_roles() -> list[dict[str, Any]]:
     """kubeflow-kserve-admin (aggregating the edit role), -edit into kubeflow-edit, -view into kubeflow-view."""
-
-    def role(name: str, labels: Sequence[str], verbs: Sequence[str] | None) -> dict[str, Any]:
-        body: dict[str, Any] = {
-            "apiVersion": "rbac.authorization.k8s.io/v1",
-            "kind": "ClusterRole",
-            "metadata": {"name": name, "labels": {AGGREGATE.format(role=label): "true" for label in labels}},
-        }
-        if verbs is None:
-            body["aggregationRule"] = {"clusterRoleSelectors": [{"matchLabels": {AGGREGATE.format(role="kubeflow-kserve-admin"): "true"}}]}
-            body["rules"] = []
-        else:
-            body["rules"] = [{"apiGroups": [SERVING_API], "resources": list(SERVING_RESOURCES), "verbs": list(verbs)}]
-        return body
-
+    on_serving = (SERVING_API,), SERVING_RESOURCES
     return [
-        role("kubeflow-kserve-admin", ("kubeflow-admin",), None),
-        role("kubeflow-kserve-edit", ("kubeflow-edit", "kubeflow-kserve-admin"), EDIT_VERBS),
-        role("kubeflow-kserve-view", ("kubeflow-view",), VIEW_VERBS),
+        aggregated_role_manifest("kubeflow-kserve-admin", ("kubeflow-admin",), aggregates="kubeflow-kserve-admin"),
+        aggregated_role_manifest("kubeflow-kserve-edit", ("kubeflow-edit", "kubeflow-kserve-admin"), [Rule(*on_serving, VERBS_EDIT)]),
+        aggregated_role_manifest("kubeflow-kserve-view", ("kubeflow-view",), [Rule(*on_serving, VERBS_READ)]),
     ]
 
 

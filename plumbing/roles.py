@@ -4,7 +4,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -50,3 +52,18 @@ def cluster_role(
         ],
         opts=opts,
     )
+
+
+def aggregated_role_manifest(
+    name: str, aggregate_to: Sequence[str], rules: Sequence[Rule] = (), aggregates: str | None = None
+) -> dict[str, Any]:
+    """cluster_role's ClusterRole as a manifest, for a component that applies its objects as such."""
+    body: dict[str, Any] = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {"name": name, "labels": {AGGREGATE_LABEL.format(target): "true" for target in aggregate_to}},
+    }
+    if aggregates:
+        body["aggregationRule"] = {"clusterRoleSelectors": [{"matchLabels": {AGGREGATE_LABEL.format(aggregates): "true"}}]}
+    body["rules"] = [{"apiGroups": list(r.api_groups), "resources": list(r.resources), "verbs": list(r.verbs)} for r in rules]
+    return body
